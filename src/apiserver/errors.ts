@@ -1,0 +1,129 @@
+// Kubernetes Status errors. Every failure the API server returns is one of these, rendered as a
+// metav1.Status body with the HTTP code and reason a real API server would use.
+
+export interface StatusCause {
+  type?: string;
+  message: string;
+  field?: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+export type StatusReason =
+  | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Gone'
+  | 'Expired'
+  | 'Invalid'
+  | 'MethodNotAllowed'
+  | 'NotAcceptable'
+  | 'RequestEntityTooLarge'
+  | 'UnsupportedMediaType'
+  | 'TooManyRequests'
+  | 'InternalError'
+  | 'ServiceUnavailable'
+  | 'Timeout';
+
+export class ApiError extends Error {
+  readonly code: number;
+  readonly reason: StatusReason;
+  readonly details: StatusDetails | undefined;
+
+  constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails) {
+    super(message);
+    this.code = code;
+    this.reason = reason;
+    this.details = details;
+  }
+
+  toStatus(): Record<string, unknown> {
+    return {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: this.message,
+      reason: this.reason,
+      ...(this.details ? { details: this.details } : {}),
+      code: this.code,
+    };
+  }
+}
+
+/** Identifies an object in messages the way the real API server does: `widgets.example.com "foo"`. */
+export interface ResourceRef {
+  group: string;
+  resource: string;
+  kind: string;
+  name: string;
+}
+
+function qualified(ref: ResourceRef): string {
+  return ref.group ? `${ref.resource}.${ref.group}` : ref.resource;
+}
+
+export function notFound(ref: ResourceRef): ApiError {
+  return new ApiError(404, 'NotFound', `${qualified(ref)} "${ref.name}" not found`, {
+    name: ref.name,
+    group: ref.group,
+    kind: ref.resource,
+  });
+}
+
+export function alreadyExists(ref: ResourceRef): ApiError {
+  return new ApiError(409, 'AlreadyExists', `${qualified(ref)} "${ref.name}" already exists`, {
+    name: ref.name,
+    group: ref.group,
+    kind: ref.resource,
+  });
+}
+
+export function conflict(ref: ResourceRef): ApiError {
+  return new ApiError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualified(ref)} "${ref.name}": the object has been modified; please apply your changes to the latest version and try again`,
+    { name: ref.name, group: ref.group, kind: ref.resource },
+  );
+}
+
+export function invalid(ref: ResourceRef, causes: StatusCause[]): ApiError {
+  const summary = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message)).join(', ');
+  return new ApiError(422, 'Invalid', `${ref.kind} "${ref.name}" is invalid: ${summary}`, {
+    name: ref.name,
+    group: ref.group,
+    kind: ref.kind,
+    causes: causes.map((c) => ({ type: c.type ?? 'FieldValueInvalid', message: c.message, field: c.field })),
+  });
+}
+
+export function badRequest(message: string): ApiError {
+  return new ApiError(400, 'BadRequest', message);
+}
+
+export function expired(message: string): ApiError {
+  return new ApiError(410, 'Expired', message);
+}
+
+export function forbidden(user: string, verb: string, ref: Partial<ResourceRef>, why?: string): ApiError {
+  const what = ref.resource ? (ref.group ? `${ref.resource}.${ref.group}` : ref.resource) : 'resource';
+  const named = ref.name ? ` "${ref.name}"` : '';
+  const reason = why ? `: ${why}` : '';
+  return new ApiError(
+    403,
+    'Forbidden',
+    `${what}${named} is forbidden: User "${user}" cannot ${verb} resource "${ref.resource ?? ''}" in API group "${ref.group ?? ''}"${reason}`,
+    { name: ref.name, group: ref.group, kind: ref.resource },
+  );
+}

@@ -1,0 +1,100 @@
+// The contract between the HTTP layer and storage. Keys are `/<group or "core">/<resource>/<namespace or "">/<name>`;
+// values are plain JSON objects. The store owns metadata.resourceVersion: it strips it on write and sets it on
+// every object it returns, as the decimal string of the log revision that produced that state.
+
+export type KubeObject = Record<string, any>;
+
+export interface StoredItem {
+  key: string;
+  /** Revision that last modified this key (equals metadata.resourceVersion). */
+  revision: number;
+  /** Revision that created this key (kept for watch semantics and future use). */
+  createRevision: number;
+  object: KubeObject;
+}
+
+export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface StoreEvent {
+  type: StoreEventType;
+  key: string;
+  /** Revision of this event; strictly increasing across the whole store. */
+  revision: number;
+  /** The new state, or for DELETED the last state carrying the deletion revision as resourceVersion. */
+  object: KubeObject;
+  /** The state before this event (undefined for ADDED); selector-filtered watches need it. */
+  prevObject?: KubeObject;
+}
+
+export interface ListOptions {
+  /** Return only keys strictly greater than this one (for limit/continue paging). */
+  afterKey?: string;
+  limit?: number;
+  /** Read the state as of this revision (consistent paging). Throws StoreExpiredError if compacted. */
+  atRevision?: number;
+}
+
+export interface ListResult {
+  items: StoredItem[];
+  /** The revision the list reflects. */
+  revision: number;
+  /** True when more keys under the prefix follow the last returned item. */
+  more: boolean;
+}
+
+export class StoreConflictError extends Error {
+  readonly key: string;
+  readonly currentRevision: number | undefined;
+  constructor(key: string, currentRevision: number | undefined) {
+    super(`conflict on ${key}`);
+    this.key = key;
+    this.currentRevision = currentRevision;
+  }
+}
+export class StoreNotFoundError extends Error {
+  readonly key: string;
+  constructor(key: string) {
+    super(`not found: ${key}`);
+    this.key = key;
+  }
+}
+export class StoreExistsError extends Error {
+  readonly key: string;
+  constructor(key: string) {
+    super(`already exists: ${key}`);
+    this.key = key;
+  }
+}
+export class StoreExpiredError extends Error {
+  readonly requested: number;
+  readonly compacted: number;
+  constructor(requested: number, compacted: number) {
+    super(`revision ${requested} has been compacted (oldest available: ${compacted})`);
+    this.requested = requested;
+    this.compacted = compacted;
+  }
+}
+
+export interface Store {
+  /** The highest revision written so far (0 for an empty store). */
+  currentRevision(): number;
+  /** Revisions at or below this number can no longer be watched from or listed at. */
+  compactedRevision(): number;
+  get(key: string): StoredItem | undefined;
+  /** Keys starting with prefix, in key order. */
+  list(prefix: string, options?: ListOptions): ListResult;
+  count(prefix: string): number;
+  /** Durable (fsynced) before it returns. Throws StoreExistsError. */
+  create(key: string, object: KubeObject): StoredItem;
+  /** Compare-and-swap on the key's current revision. Throws StoreConflictError / StoreNotFoundError. */
+  update(key: string, expectedRevision: number, object: KubeObject): StoredItem;
+  /** Deletes the key; with expectedRevision, only if it still matches. Returns the last state with the deletion revision. */
+  delete(key: string, expectedRevision?: number): StoredItem;
+  /** Events for keys under prefix with revision > afterRevision, oldest first. Throws StoreExpiredError. */
+  eventsSince(prefix: string, afterRevision: number): StoreEvent[];
+  /** Called synchronously after every committed write, in revision order. Returns an unsubscribe function. */
+  subscribe(listener: (event: StoreEvent) => void): () => void;
+  /** Drops history older than the retention window; returns the new compacted revision. */
+  compact(): number;
+  close(): void;
+}
