@@ -1,0 +1,378 @@
+// The API server's Store over SQLite, in the spirit of k3s-io/kine: an append-only revision log on disk
+// (revision-log.ts) plus the live state of every key in memory, parsed once and frozen, so reads never
+// touch SQLite or JSON.parse. Historical reads (list at a revision, watch resume) go to the log.
+import { EventDispatcher, type StoreListener } from './event-dispatcher.ts';
+import { cloneJson, deepFreeze } from './json-clone.ts';
+import { isPlainObject, serializeForStorage, stampResourceVersion } from './resource-version.ts';
+import { LogConflictError, type LogEventRow, type LogRow, RevisionLog } from './revision-log.ts';
+import { SortedKeys } from './sorted-keys.ts';
+import {
+  type KubeObject,
+  type ListOptions,
+  type ListResult,
+  type Store,
+  StoreConflictError,
+  type StoredItem,
+  type StoreEvent,
+  StoreExistsError,
+  StoreExpiredError,
+  StoreNotFoundError,
+} from './types.ts';
+
+export interface SqliteStoreOptions {
+  /** How many revisions of history compaction keeps for watch resume and paging (default 10,000). */
+  retainRevisions?: number;
+  /** Run compact() this often; unset means only when called. The timer never keeps the process alive. */
+  compactIntervalMs?: number;
+  /** Failures that cannot be thrown to a caller: a throwing listener, a periodic compaction. */
+  onBackgroundError?: (error: unknown, context: string) => void;
+}
+
+export const DEFAULT_RETAIN_REVISIONS = 10_000;
+
+/** The live state of one key. template is frozen and never handed out: callers get copies. */
+interface LiveEntry {
+  revision: number;
+  createRevision: number;
+  template: KubeObject;
+}
+
+export class SqliteStore implements Store {
+  readonly #log: RevisionLog;
+  readonly #live = new Map<string, LiveEntry>();
+  readonly #keys = new SortedKeys();
+  readonly #dispatcher: EventDispatcher;
+  readonly #retainRevisions: number;
+  readonly #onBackgroundError: (error: unknown, context: string) => void;
+  #revision: number;
+  #compacted: number;
+  #compactTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  private constructor(log: RevisionLog, options: SqliteStoreOptions) {
+    this.#log = log;
+    this.#retainRevisions = options.retainRevisions ?? DEFAULT_RETAIN_REVISIONS;
+    this.#onBackgroundError = options.onBackgroundError ?? reportAsWarning;
+    this.#dispatcher = new EventDispatcher((error, event) =>
+      this.#onBackgroundError(
+        error,
+        `store listener for ${event.type} ${event.key} at revision ${event.revision}`,
+      ),
+    );
+    this.#revision = log.sequence();
+    this.#compacted = log.compactedRevision();
+    for (const row of log.liveRowsAt('', undefined, this.#revision, -1)) {
+      this.#live.set(row.key, {
+        revision: row.revision,
+        createRevision: row.createRevision,
+        template: deepFreeze(JSON.parse(row.value)),
+      });
+      this.#keys.insert(row.key);
+    }
+  }
+
+  /** Opens or creates the store at path (':memory:' for a throwaway one). */
+  static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
+    validateOptions(options);
+    const log = RevisionLog.open(path);
+    let store: SqliteStore;
+    try {
+      store = new SqliteStore(log, options);
+    } catch (error) {
+      log.close();
+      throw error;
+    }
+    if (options.compactIntervalMs !== undefined) store.#startCompactTimer(options.compactIntervalMs);
+    return store;
+  }
+
+  currentRevision(): number {
+    return this.#revision;
+  }
+
+  compactedRevision(): number {
+    return this.#compacted;
+  }
+
+  get(key: string): StoredItem | undefined {
+    this.#assertOpen();
+    const entry = this.#live.get(key);
+    return entry === undefined ? undefined : item(key, entry, entry.revision);
+  }
+
+  list(prefix: string, options: ListOptions = {}): ListResult {
+    this.#assertOpen();
+    assertPrefix(prefix);
+    const { afterKey, atRevision } = options;
+    if (afterKey !== undefined && typeof afterKey !== 'string')
+      throw new TypeError('afterKey must be a string');
+    const limit = normalizeLimit(options.limit);
+    if (atRevision === undefined || atRevision === this.#revision)
+      return this.#listLive(prefix, afterKey, limit);
+    assertRevision('atRevision', atRevision);
+    if (atRevision > this.#revision) {
+      throw new RangeError(`atRevision ${atRevision} is newer than the current revision ${this.#revision}`);
+    }
+    this.#assertNotCompacted(atRevision);
+    // One extra row tells whether another page follows.
+    const rows = this.#log.liveRowsAt(prefix, afterKey, atRevision, limit === undefined ? -1 : limit + 1);
+    const more = limit !== undefined && rows.length > limit;
+    const page = more ? rows.slice(0, limit) : rows;
+    return { items: page.map(itemFromRow), revision: atRevision, more };
+  }
+
+  count(prefix: string): number {
+    this.#assertOpen();
+    assertPrefix(prefix);
+    return this.#keys.countPrefix(prefix);
+  }
+
+  create(key: string, object: KubeObject): StoredItem {
+    this.#assertOpen();
+    assertKey(key);
+    assertObject(key, object);
+    if (this.#live.has(key)) throw new StoreExistsError(key);
+    const value = serializeForStorage(key, object);
+    // Chain onto the key's tombstone if its history still holds one, so (name, prev_revision) stays unique.
+    const prevRevision = this.#log.newestRevisionOf(key);
+    const revision = this.#append(key, {
+      created: true,
+      deleted: false,
+      createRevision: 0,
+      prevRevision,
+      value,
+    });
+    const entry: LiveEntry = { revision, createRevision: revision, template: deepFreeze(JSON.parse(value)) };
+    this.#live.set(key, entry);
+    this.#keys.insert(key);
+    if (this.#dispatcher.hasListeners) {
+      this.#dispatcher.publish({ type: 'ADDED', key, revision, object: fresh(entry.template, revision) });
+    }
+    return item(key, entry, revision);
+  }
+
+  update(key: string, expectedRevision: number, object: KubeObject): StoredItem {
+    this.#assertOpen();
+    assertKey(key);
+    assertRevision('expectedRevision', expectedRevision);
+    assertObject(key, object);
+    const previous = this.#live.get(key);
+    if (previous === undefined) throw new StoreNotFoundError(key);
+    if (previous.revision !== expectedRevision) throw new StoreConflictError(key, previous.revision);
+    const value = serializeForStorage(key, object);
+    const revision = this.#append(key, {
+      created: false,
+      deleted: false,
+      createRevision: previous.createRevision,
+      prevRevision: previous.revision,
+      value,
+    });
+    const entry: LiveEntry = {
+      revision,
+      createRevision: previous.createRevision,
+      template: deepFreeze(JSON.parse(value)),
+    };
+    this.#live.set(key, entry);
+    if (this.#dispatcher.hasListeners) {
+      this.#dispatcher.publish({
+        type: 'MODIFIED',
+        key,
+        revision,
+        object: fresh(entry.template, revision),
+        prevObject: fresh(previous.template, previous.revision),
+      });
+    }
+    return item(key, entry, revision);
+  }
+
+  delete(key: string, expectedRevision?: number): StoredItem {
+    this.#assertOpen();
+    assertKey(key);
+    if (expectedRevision !== undefined) assertRevision('expectedRevision', expectedRevision);
+    const previous = this.#live.get(key);
+    if (previous === undefined) throw new StoreNotFoundError(key);
+    if (expectedRevision !== undefined && previous.revision !== expectedRevision) {
+      throw new StoreConflictError(key, previous.revision);
+    }
+    // The tombstone carries the last state, so a resumed watch can still deliver the DELETED object.
+    const revision = this.#append(key, {
+      created: false,
+      deleted: true,
+      createRevision: previous.createRevision,
+      prevRevision: previous.revision,
+      value: JSON.stringify(previous.template),
+    });
+    this.#live.delete(key);
+    this.#keys.remove(key);
+    if (this.#dispatcher.hasListeners) {
+      this.#dispatcher.publish({
+        type: 'DELETED',
+        key,
+        revision,
+        object: fresh(previous.template, revision),
+        prevObject: fresh(previous.template, previous.revision),
+      });
+    }
+    return item(key, previous, revision);
+  }
+
+  eventsSince(prefix: string, afterRevision: number): StoreEvent[] {
+    this.#assertOpen();
+    assertPrefix(prefix);
+    if (!Number.isSafeInteger(afterRevision) || afterRevision < 0) {
+      throw new TypeError(`afterRevision must be a non-negative integer, got ${String(afterRevision)}`);
+    }
+    this.#assertNotCompacted(afterRevision);
+    if (afterRevision >= this.#revision) return [];
+    return this.#log.rowsAfter(prefix, afterRevision).map(eventFromRow);
+  }
+
+  subscribe(listener: StoreListener): () => void {
+    this.#assertOpen();
+    return this.#dispatcher.subscribe(listener);
+  }
+
+  compact(): number {
+    this.#assertOpen();
+    const target = this.#revision - this.#retainRevisions;
+    if (target <= this.#compacted) return this.#compacted;
+    this.#log.compact(this.#compacted, target);
+    this.#compacted = target;
+    return target;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#compactTimer);
+    this.#log.close();
+  }
+
+  #append(key: string, row: Omit<Parameters<RevisionLog['append']>[0], 'key'>): number {
+    let revision: number;
+    try {
+      revision = this.#log.append({ key, ...row });
+    } catch (error) {
+      // Only another process could have written the key: report what the log now holds.
+      if (error instanceof LogConflictError)
+        throw new StoreConflictError(key, this.#log.newestRevisionOf(key));
+      throw error;
+    }
+    if (revision <= this.#revision) {
+      throw new Error(`store revision went backwards: ${revision} after ${this.#revision} (file shared?)`);
+    }
+    this.#revision = revision;
+    return revision;
+  }
+
+  #listLive(prefix: string, afterKey: string | undefined, limit: number | undefined): ListResult {
+    const items: StoredItem[] = [];
+    let more = false;
+    for (const key of this.#keys.range(prefix, afterKey)) {
+      if (limit !== undefined && items.length === limit) {
+        more = true;
+        break;
+      }
+      const entry = this.#live.get(key)!;
+      items.push(item(key, entry, entry.revision));
+    }
+    return { items, revision: this.#revision, more };
+  }
+
+  #assertNotCompacted(revision: number): void {
+    // The state at the compaction point itself is still complete, and so is every change after it.
+    if (revision < this.#compacted) throw new StoreExpiredError(revision, this.#compacted);
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error('store is closed');
+  }
+
+  #startCompactTimer(intervalMs: number): void {
+    this.#compactTimer = setInterval(() => {
+      try {
+        this.compact();
+      } catch (error) {
+        this.#onBackgroundError(error, 'periodic store compaction');
+      }
+    }, intervalMs);
+    this.#compactTimer.unref();
+  }
+}
+
+function fresh(template: KubeObject, revision: number): KubeObject {
+  return stampResourceVersion(cloneJson(template), revision);
+}
+
+function item(key: string, entry: LiveEntry, revision: number): StoredItem {
+  return { key, revision, createRevision: entry.createRevision, object: fresh(entry.template, revision) };
+}
+
+function itemFromRow(row: LogRow): StoredItem {
+  return {
+    key: row.key,
+    revision: row.revision,
+    createRevision: row.createRevision,
+    object: stampResourceVersion(JSON.parse(row.value), row.revision),
+  };
+}
+
+function eventFromRow(row: LogEventRow): StoreEvent {
+  const object = stampResourceVersion(JSON.parse(row.value), row.revision);
+  if (row.created) return { type: 'ADDED', key: row.key, revision: row.revision, object };
+  const prevObject =
+    row.prevValue === null ? undefined : stampResourceVersion(JSON.parse(row.prevValue), row.prevRevision);
+  return {
+    type: row.deleted ? 'DELETED' : 'MODIFIED',
+    key: row.key,
+    revision: row.revision,
+    object,
+    prevObject,
+  };
+}
+
+function reportAsWarning(error: unknown, context: string): void {
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.emitWarning(`${context} failed: ${detail}`, 'StoreWarning');
+}
+
+function validateOptions(options: SqliteStoreOptions): void {
+  const { retainRevisions, compactIntervalMs } = options;
+  if (retainRevisions !== undefined && (!Number.isSafeInteger(retainRevisions) || retainRevisions < 0)) {
+    throw new TypeError(`retainRevisions must be a non-negative integer, got ${String(retainRevisions)}`);
+  }
+  if (compactIntervalMs !== undefined && (!Number.isFinite(compactIntervalMs) || compactIntervalMs <= 0)) {
+    throw new TypeError(`compactIntervalMs must be a positive number, got ${String(compactIntervalMs)}`);
+  }
+}
+
+function assertKey(key: string): void {
+  if (typeof key !== 'string' || !key.startsWith('/') || !key.isWellFormed() || key.includes('\0')) {
+    throw new TypeError(
+      `key must be a string starting with "/" (well-formed, no NUL), got ${JSON.stringify(key)}`,
+    );
+  }
+}
+
+function assertPrefix(prefix: string): void {
+  if (typeof prefix !== 'string' || !prefix.isWellFormed()) {
+    throw new TypeError(`prefix must be a well-formed string, got ${JSON.stringify(prefix)}`);
+  }
+}
+
+function assertObject(key: string, object: KubeObject): void {
+  if (!isPlainObject(object)) throw new TypeError(`object for ${key} must be a JSON object`);
+}
+
+function assertRevision(name: string, revision: number): void {
+  if (!Number.isSafeInteger(revision) || revision <= 0) {
+    throw new TypeError(`${name} must be a positive integer, got ${String(revision)}`);
+  }
+}
+
+/** Kubernetes treats limit <= 0 as "no limit". */
+function normalizeLimit(limit: number | undefined): number | undefined {
+  if (limit === undefined) return undefined;
+  if (!Number.isSafeInteger(limit)) throw new TypeError(`limit must be an integer, got ${String(limit)}`);
+  return limit > 0 ? limit : undefined;
+}
