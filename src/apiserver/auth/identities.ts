@@ -1,0 +1,65 @@
+// Who can talk to the embedded API server, named the way Kubernetes names users so that the same
+// RBAC manifests (deploy/) describe the same principals in a real cluster:
+// - the admin (kubectl, the CLI) is in system:masters, like a cluster-admin certificate;
+// - the controller is the nodeherd-controller service account in namespace nodeherd, which is what
+//   it runs as when deployed in a cluster;
+// - the agent of node X is "nodeherd:agent:X" in group "nodeherd:agents". Not "system:node:X": that
+//   name belongs to the kubelet and the Node authorizer, and an agent is not a kubelet.
+
+export type IdentityKind = 'admin' | 'controller' | 'node';
+
+export interface Identity {
+  kind: IdentityKind;
+  /** Kubernetes user name. */
+  name: string;
+  groups: readonly string[];
+  /** Set for kind 'node': the Node this agent runs on. */
+  nodeName?: string;
+}
+
+export const AUTHENTICATED_GROUP = 'system:authenticated';
+export const MASTERS_GROUP = 'system:masters';
+export const ADMIN_USER = 'nodeherd:admin';
+export const CONTROLLER_NAMESPACE = 'nodeherd';
+export const CONTROLLER_SERVICE_ACCOUNT = 'nodeherd-controller';
+export const CONTROLLER_USER = `system:serviceaccount:${CONTROLLER_NAMESPACE}:${CONTROLLER_SERVICE_ACCOUNT}`;
+export const AGENT_USER_PREFIX = 'nodeherd:agent:';
+export const AGENTS_GROUP = 'nodeherd:agents';
+
+// RFC 1123 subdomain, the rule for Node names.
+const NODE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+export function isValidNodeName(name: string): boolean {
+  return name.length > 0 && name.length <= 253 && NODE_NAME.test(name);
+}
+
+export function agentUserName(nodeName: string): string {
+  return `${AGENT_USER_PREFIX}${nodeName}`;
+}
+
+/** The identity of a kind (and node, for agents). Throws on a missing or invalid node name. */
+export function identityFor(kind: IdentityKind, nodeName?: string): Identity {
+  switch (kind) {
+    case 'admin':
+      if (nodeName !== undefined) throw new Error('the admin identity takes no node name');
+      return { kind, name: ADMIN_USER, groups: [MASTERS_GROUP, AUTHENTICATED_GROUP] };
+    case 'controller':
+      if (nodeName !== undefined) throw new Error('the controller identity takes no node name');
+      return {
+        kind,
+        name: CONTROLLER_USER,
+        groups: [
+          'system:serviceaccounts',
+          `system:serviceaccounts:${CONTROLLER_NAMESPACE}`,
+          AUTHENTICATED_GROUP,
+        ],
+      };
+    case 'node':
+      if (nodeName === undefined || !isValidNodeName(nodeName)) {
+        throw new Error(`a node agent identity needs a valid node name, got ${JSON.stringify(nodeName)}`);
+      }
+      return { kind, name: agentUserName(nodeName), groups: [AGENTS_GROUP, AUTHENTICATED_GROUP], nodeName };
+    default:
+      throw new Error(`unknown identity kind ${JSON.stringify(kind)}`);
+  }
+}

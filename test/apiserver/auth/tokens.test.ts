@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import {
+  ADMIN_USER,
+  AGENTS_GROUP,
+  CONTROLLER_USER,
+  identityFor,
+  MASTERS_GROUP,
+} from '../../../src/apiserver/auth/identities.ts';
+import { bearerToken, TOKENS_FILE, TokenStore } from '../../../src/apiserver/auth/tokens.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'nodeherd-tokens-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+let dirs = 0;
+function freshDataDir(): string {
+  return mkdtempSync(join(root, `data-${dirs++}-`));
+}
+
+test('identities are named like Kubernetes users', () => {
+  assert.deepEqual(identityFor('admin'), {
+    kind: 'admin',
+    name: 'nodeherd:admin',
+    groups: ['system:masters', 'system:authenticated'],
+  });
+  assert.equal(identityFor('controller').name, 'system:serviceaccount:nodeherd:nodeherd-controller');
+  assert.deepEqual(identityFor('node', 'worker-1.zone-a'), {
+    kind: 'node',
+    name: 'nodeherd:agent:worker-1.zone-a',
+    groups: ['nodeherd:agents', 'system:authenticated'],
+    nodeName: 'worker-1.zone-a',
+  });
+  assert.throws(() => identityFor('node'), /valid node name/);
+  assert.throws(() => identityFor('node', 'Bad_Name'), /valid node name/);
+  assert.throws(() => identityFor('admin', 'n1'), /no node name/);
+});
+
+test('a created identity gets a 32-byte base64url token, returned once, stored only as a hash', async () => {
+  const dataDir = freshDataDir();
+  const store = TokenStore.open(dataDir);
+  const created = await store.ensureIdentity('admin');
+  assert.equal(created.created, true);
+  assert.equal(created.identity.name, ADMIN_USER);
+  const token = created.token ?? '';
+  assert.match(token, /^[A-Za-z0-9_-]{43}$/);
+  assert.equal(Buffer.from(token, 'base64url').length, 32);
+
+  const again = await store.ensureIdentity('admin');
+  assert.equal(again.created, false);
+  assert.equal(again.token, undefined);
+
+  const path = join(dataDir, TOKENS_FILE);
+  assert.equal(statSync(path).mode & 0o777, 0o600);
+  const text = readFileSync(path, 'utf8');
+  assert.ok(!text.includes(token), 'the plaintext token must not be on disk');
+  const stored = JSON.parse(text);
+  assert.equal(stored.identities.length, 1);
+  assert.match(stored.identities[0].tokenSha256, /^[0-9a-f]{64}$/);
+});
+
+test('authenticate maps a Bearer header to its identity and rejects everything else', async () => {
+  const store = TokenStore.open(freshDataDir());
+  const admin = (await store.ensureIdentity('admin')).token ?? '';
+  const controller = (await store.ensureIdentity('controller')).token ?? '';
+  const agent = (await store.ensureIdentity('node', 'n1')).token ?? '';
+
+  assert.equal(store.authenticate(`Bearer ${admin}`)?.groups.includes(MASTERS_GROUP), true);
+  assert.equal(store.authenticate(`bearer ${controller}`)?.name, CONTROLLER_USER);
+  const node = store.authenticate(`Bearer  ${agent} `);
+  assert.equal(node?.nodeName, 'n1');
+  assert.equal(node?.groups.includes(AGENTS_GROUP), true);
+
+  for (const header of [
+    undefined,
+    '',
+    'Bearer',
+    'Bearer ',
+    admin,
+    `Basic ${admin}`,
+    `Bearer ${admin}x`,
+    `Bearer ${admin.slice(0, -1)}`,
+    `Bearer ${admin} ${admin}`,
+    `Bearer ${'a'.repeat(5000)}`,
+  ]) {
+    assert.equal(store.authenticate(header), undefined, `header ${JSON.stringify(header?.slice(0, 60))}`);
+  }
+  assert.equal(bearerToken('Bearer abc'), 'abc');
+  assert.equal(bearerToken('Token abc'), undefined);
+});
+
+test('rotate issues a new token and the old one stops working; revoke removes the identity', async () => {
+  const store = TokenStore.open(freshDataDir());
+  const first = (await store.ensureIdentity('node', 'n1')).token ?? '';
+  const other = (await store.ensureIdentity('node', 'n2')).token ?? '';
+  const rotated = await store.rotate('node', 'n1');
+  assert.notEqual(rotated.token, first);
+  assert.equal(store.authenticateToken(first), undefined);
+  assert.equal(store.authenticateToken(rotated.token)?.nodeName, 'n1');
+  assert.equal(store.authenticateToken(other)?.nodeName, 'n2', 'rotating n1 must not touch n2');
+  assert.equal(store.list().length, 2);
+
+  assert.equal(await store.revoke('node', 'n1'), true);
+  assert.equal(await store.revoke('node', 'n1'), false);
+  assert.equal(store.authenticateToken(rotated.token), undefined);
+  assert.equal(store.get('node', 'n1'), undefined);
+  assert.deepEqual(
+    store.list().map((identity) => identity.name),
+    ['nodeherd:agent:n2'],
+  );
+  // rotate also creates a missing identity.
+  const fresh = await store.rotate('controller');
+  assert.equal(store.authenticateToken(fresh.token)?.kind, 'controller');
+});
+
+test('the store survives a restart and sees changes made by another process', async () => {
+  const dataDir = freshDataDir();
+  const server = TokenStore.open(dataDir);
+  const admin = (await server.ensureIdentity('admin')).token ?? '';
+
+  const reopened = TokenStore.open(dataDir);
+  assert.equal(reopened.authenticateToken(admin)?.name, ADMIN_USER);
+
+  // The CLI adds a node while the server runs: the server accepts its token at once.
+  const cli = TokenStore.open(dataDir);
+  const agent = (await cli.ensureIdentity('node', 'late-node')).token ?? '';
+  assert.equal(server.authenticateToken(agent)?.nodeName, 'late-node');
+
+  // The CLI revokes the admin token: the server stops accepting it within its recheck interval.
+  await cli.revoke('admin');
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  assert.equal(server.authenticateToken(admin), undefined);
+});
+
+test('concurrent changes in one process are all kept', async () => {
+  const dataDir = freshDataDir();
+  const store = TokenStore.open(dataDir);
+  const names = Array.from({ length: 20 }, (_, i) => `node-${i}`);
+  const results = await Promise.all(names.map((name) => store.ensureIdentity('node', name)));
+  assert.ok(results.every((result) => result.created && result.token));
+  const reopened = TokenStore.open(dataDir);
+  assert.equal(reopened.list().length, 20);
+  for (const [i, result] of results.entries()) {
+    assert.equal(reopened.authenticateToken(result.token ?? '')?.nodeName, names[i]);
+  }
+});
+
+test('a corrupt token file is reported, not silently replaced', () => {
+  const dataDir = freshDataDir();
+  writeFileSync(join(dataDir, TOKENS_FILE), JSON.stringify({ version: 99, identities: [] }));
+  assert.throws(() => TokenStore.open(dataDir), /unsupported token store format/);
+});
