@@ -1,0 +1,108 @@
+// The executors are the only way the agent touches the node: files, systemd units, apt. Each concern
+// has a real backend (acts on a root filesystem and runs systemctl/apt-get) and a simulated one
+// (in memory, for simulated nodes and tests). The interfaces use plain values only, so they do not
+// depend on the API types: the reconciler translates plan actions into these calls.
+
+/** What is at a path right now. `kind` is not 'file' when something else sits where a file belongs. */
+export interface FileState {
+  kind: 'file' | 'symlink' | 'directory' | 'other';
+  /** The file's bytes; empty for anything that is not a regular file. */
+  content: Buffer;
+  /** Permission bits only (including setuid/setgid/sticky), e.g. 0o644. */
+  mode: number;
+  uid: number;
+  gid: number;
+}
+
+/** A user or group: a name looked up in the root's /etc/passwd or /etc/group, or a numeric id. */
+export type Principal = string | number;
+
+export interface FileWriteOptions {
+  /** Permission bits; default 0o644. */
+  mode?: number;
+  /** Default root. */
+  owner?: Principal;
+  /** Default root. */
+  group?: Principal;
+}
+
+export interface Ownership {
+  uid: number;
+  gid: number;
+}
+
+export interface FileExecutor {
+  /** The entry at `path` (never following a symlink in the last component), or undefined if absent. */
+  read(path: string): Promise<FileState | undefined>;
+  /**
+   * Replaces the entry at `path` atomically: readers see the old file or the new one, never a mix,
+   * and after a crash the path holds one of the two. Missing parent directories are created 0755.
+   * A symlink at `path` is replaced, never written through.
+   */
+  write(path: string, content: Buffer, options?: FileWriteOptions): Promise<void>;
+  /** Removes the file or symlink at `path`; a missing path is not an error. */
+  remove(path: string): Promise<void>;
+  /** Removes the directory at `path` if it exists and is empty; says whether it is gone now. */
+  removeDirectoryIfEmpty(path: string): Promise<boolean>;
+  /** Resolves owner and group the way `write` does (unknown names are an error, absent means root). */
+  resolveOwnership(owner?: Principal, group?: Principal): Promise<Ownership>;
+}
+
+/** The subset of `systemctl show` the agent and its health gates look at. */
+export interface UnitStatus {
+  /** active | reloading | inactive | failed | activating | deactivating */
+  activeState: string;
+  /** running | exited | dead | failed | auto-restart | ... */
+  subState: string;
+  /** Automatic restarts by systemd's Restart= policy since the unit was last started by hand. */
+  nRestarts?: number;
+  /** Changes on every start: lets a health gate tell a restarted unit from one that stayed up. */
+  invocationId?: string;
+  /** enabled | disabled | static | masked | ... (UnitFileState) */
+  unitFileState?: string;
+}
+
+export interface SystemdExecutor {
+  /** Writes /etc/systemd/system/<name> (0644). Takes effect after daemonReload(). */
+  writeUnit(name: string, content: string): Promise<void>;
+  removeUnit(name: string): Promise<void>;
+  /** Writes /etc/systemd/system/<unit>.d/<dropIn> (0644). */
+  writeDropIn(unit: string, dropIn: string, content: string): Promise<void>;
+  /** Removes the drop-in, and the <unit>.d directory when nothing else is left in it. */
+  removeDropIn(unit: string, dropIn: string): Promise<void>;
+  daemonReload(): Promise<void>;
+  enable(name: string): Promise<void>;
+  disable(name: string): Promise<void>;
+  start(name: string): Promise<void>;
+  stop(name: string): Promise<void>;
+  restart(name: string): Promise<void>;
+  reload(name: string): Promise<void>;
+  isActive(name: string): Promise<boolean>;
+  isFailed(name: string): Promise<boolean>;
+  status(name: string): Promise<UnitStatus>;
+}
+
+export interface AptRepository {
+  /** Short name: the files are nodeherd-<name>.sources and nodeherd-<name>.{asc,gpg}. */
+  name: string;
+  uri: string;
+  /** A suite ending in '/' is a flat repository path; components must then be empty. */
+  suites: string[];
+  components: string[];
+  /** ASCII-armored OpenPGP public key (written as .asc) or a base64 binary keyring (written as .gpg). */
+  signingKey: string;
+  architectures?: string[];
+}
+
+export interface PackageExecutor {
+  addRepository(repository: AptRepository): Promise<void>;
+  removeRepository(name: string): Promise<void>;
+  /** Refreshes the package lists (apt-get update). */
+  update(): Promise<void>;
+  /** Installs the package, pinned to `version` when given (downgrades allowed: rollback needs them). */
+  install(name: string, version?: string): Promise<void>;
+  /** Removes the package but keeps its configuration files (apt-get remove, not purge). */
+  remove(name: string): Promise<void>;
+  /** The installed version, or undefined when the package is not installed. */
+  installedVersion(name: string): Promise<string | undefined>;
+}
