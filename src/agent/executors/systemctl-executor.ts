@@ -1,0 +1,121 @@
+// The real SystemdExecutor: unit files and drop-ins are written under <root>/etc/systemd/system
+// through a FileExecutor; everything else runs `systemctl`.
+//
+// systemctl always acts on the live system it talks to over D-Bus, whatever directory the files
+// went to, so with a rootDir other than '/' commands are refused (see live-system-guard.ts).
+
+import { resolve } from 'node:path';
+import { type CommandRunner, execFileRunner, runChecked } from './command-runner.ts';
+import { assertLiveCommandsAllowed } from './live-system-guard.ts';
+import { LocalFileExecutor } from './local-file-executor.ts';
+import {
+  daemonReloadArgs,
+  parseShowOutput,
+  showArgs,
+  type UnitVerb,
+  unitVerbArgs,
+} from './systemctl-commands.ts';
+import type { FileExecutor, SystemdExecutor, UnitStatus } from './types.ts';
+import { dropInDirectory, dropInPath, unitFilePath } from './unit-names.ts';
+
+const UNIT_FILE_MODE = 0o644;
+const DEFAULT_TIMEOUT_MS = 5 * 60_000; // above systemd's default 90 s start timeout, with margin
+
+export interface SystemctlExecutorOptions {
+  /** Default '/'. */
+  rootDir?: string;
+  /** Default: a LocalFileExecutor on rootDir. */
+  files?: FileExecutor;
+  runner?: CommandRunner;
+  /** Default 'systemctl' (looked up in PATH). */
+  systemctlPath?: string;
+  /** Run systemctl even though rootDir is not '/'; see the comment at the top. */
+  allowLiveCommands?: boolean;
+  timeoutMs?: number;
+}
+
+export class SystemctlExecutor implements SystemdExecutor {
+  private readonly rootDir: string;
+  private readonly files: FileExecutor;
+  private readonly runner: CommandRunner;
+  private readonly systemctlPath: string;
+  private readonly allowLiveCommands: boolean;
+  private readonly timeoutMs: number;
+
+  constructor(options: SystemctlExecutorOptions = {}) {
+    this.rootDir = resolve(options.rootDir ?? '/');
+    this.files = options.files ?? new LocalFileExecutor(this.rootDir);
+    this.runner = options.runner ?? execFileRunner;
+    this.systemctlPath = options.systemctlPath ?? 'systemctl';
+    this.allowLiveCommands = options.allowLiveCommands ?? false;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  async writeUnit(name: string, content: string): Promise<void> {
+    return this.files.write(unitFilePath(name), Buffer.from(content), { mode: UNIT_FILE_MODE });
+  }
+
+  /** Removes the unit file only; its drop-ins are removed one by one like any other change. */
+  async removeUnit(name: string): Promise<void> {
+    return this.files.remove(unitFilePath(name));
+  }
+
+  async writeDropIn(unit: string, dropIn: string, content: string): Promise<void> {
+    return this.files.write(dropInPath(unit, dropIn), Buffer.from(content), { mode: UNIT_FILE_MODE });
+  }
+
+  async removeDropIn(unit: string, dropIn: string): Promise<void> {
+    await this.files.remove(dropInPath(unit, dropIn));
+    await this.files.removeDirectoryIfEmpty(dropInDirectory(unit));
+  }
+
+  async daemonReload(): Promise<void> {
+    await this.systemctl(daemonReloadArgs());
+  }
+
+  async enable(name: string): Promise<void> {
+    return this.verb('enable', name);
+  }
+
+  async disable(name: string): Promise<void> {
+    return this.verb('disable', name);
+  }
+
+  async start(name: string): Promise<void> {
+    return this.verb('start', name);
+  }
+
+  async stop(name: string): Promise<void> {
+    return this.verb('stop', name);
+  }
+
+  async restart(name: string): Promise<void> {
+    return this.verb('restart', name);
+  }
+
+  async reload(name: string): Promise<void> {
+    return this.verb('reload', name);
+  }
+
+  async isActive(name: string): Promise<boolean> {
+    const { activeState } = await this.status(name);
+    return activeState === 'active' || activeState === 'reloading';
+  }
+
+  async isFailed(name: string): Promise<boolean> {
+    return (await this.status(name)).activeState === 'failed';
+  }
+
+  async status(name: string): Promise<UnitStatus> {
+    return parseShowOutput((await this.systemctl(showArgs(name))).stdout);
+  }
+
+  private async verb(verb: UnitVerb, name: string): Promise<void> {
+    await this.systemctl(unitVerbArgs(verb, name));
+  }
+
+  private async systemctl(args: string[]) {
+    assertLiveCommandsAllowed('systemctl', this.rootDir, this.allowLiveCommands);
+    return runChecked(this.runner, this.systemctlPath, args, { timeoutMs: this.timeoutMs });
+  }
+}
