@@ -1,0 +1,284 @@
+// Authorization for the embedded API server: a pure function of who is asking and what they ask.
+//
+// - admin: everything (system:masters).
+// - controller: the RBAC-style rules in CONTROLLER_RULES, least privilege for what it does: its own
+//   API group; reading and annotating/cordoning Nodes; deleting and evicting Pods (drain, DaemonSet
+//   updates) and writing pod status (OTA condition); reading Secrets (NodeConfig secretRef rendering)
+//   but never writing them; Events; Leases (leader election, Serial semaphores). It cannot create or
+//   delete Nodes or Namespaces, nor touch RBAC or CRDs.
+// - node agent of node X: only what concerns X, checked per request like the Node authorizer and
+//   NodeRestriction do for kubelets (see authorizeAgent).
+// - everyone authenticated: discovery, OpenAPI, version and health paths, and self-reviews.
+
+import type { Identity } from './identities.ts';
+
+export type RequestVerb =
+  | 'get'
+  | 'list'
+  | 'watch'
+  | 'create'
+  | 'update'
+  | 'patch'
+  | 'delete'
+  | 'deletecollection';
+
+export interface ResourceAttributes {
+  verb: RequestVerb;
+  /** API group, '' for core. */
+  group: string;
+  /** Plural resource name, e.g. 'nodes'. */
+  resource: string;
+  subresource?: string;
+  namespace?: string;
+  /** Object name from the URL. */
+  name?: string;
+  /** Value of an exact `metadata.name=` field selector (list/watch). */
+  fieldSelectorName?: string;
+  /** Value of an exact `spec.nodeName=` field selector (pod list/watch). */
+  fieldSelectorNodeName?: string;
+  /** The object being created (or the full object of an update). */
+  body?: unknown;
+}
+
+export interface NonResourceAttributes {
+  /** Lower-case HTTP method, as Kubernetes names non-resource verbs ('get', 'head', 'post'…). */
+  verb: string;
+  path: string;
+}
+
+export type RequestAttributes = ResourceAttributes | NonResourceAttributes;
+
+export type Decision = { allowed: true } | { allowed: false; reason: string };
+
+export interface PolicyRule {
+  groups: readonly string[];
+  /** 'resource' or 'resource/subresource'; '*' matches every resource and subresource. */
+  resources: readonly string[];
+  verbs: readonly (RequestVerb | '*')[];
+  /** Restricts the rule to these namespaces; absent means any namespace and cluster scope. */
+  namespaces?: readonly string[];
+}
+
+export const NODEHERD_GROUP = 'nodeherd.io';
+export const NODEHERD_NAMESPACE = 'nodeherd';
+export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+/** Namespaces in which an agent may record Events about its Node. */
+export const AGENT_EVENT_NAMESPACES: readonly string[] = ['default', NODEHERD_NAMESPACE];
+
+const READ: readonly RequestVerb[] = ['get', 'list', 'watch'];
+const WRITE_ONE: readonly RequestVerb[] = ['create', 'update', 'patch', 'delete'];
+
+export const CONTROLLER_RULES: readonly PolicyRule[] = [
+  { groups: [NODEHERD_GROUP], resources: ['*'], verbs: ['*'] },
+  { groups: [''], resources: ['nodes', 'nodes/status'], verbs: [...READ, 'update', 'patch'] },
+  { groups: [''], resources: ['pods'], verbs: [...READ, 'delete'] },
+  { groups: [''], resources: ['pods/eviction'], verbs: ['create'] },
+  { groups: [''], resources: ['pods/status'], verbs: ['get', 'update', 'patch'] },
+  { groups: ['', 'events.k8s.io'], resources: ['events'], verbs: [...READ, 'create', 'update', 'patch'] },
+  { groups: [''], resources: ['secrets', 'configmaps', 'namespaces'], verbs: READ },
+  { groups: ['apps'], resources: ['daemonsets'], verbs: [...READ, 'update', 'patch'] },
+  { groups: ['apps'], resources: ['daemonsets/status', 'controllerrevisions'], verbs: READ },
+  { groups: ['coordination.k8s.io'], resources: ['leases'], verbs: READ },
+  {
+    groups: ['coordination.k8s.io'],
+    resources: ['leases'],
+    verbs: [...READ, ...WRITE_ONE],
+    namespaces: [NODEHERD_NAMESPACE],
+  },
+  { groups: ['policy'], resources: ['poddisruptionbudgets'], verbs: READ },
+  { groups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: READ },
+];
+
+/** What every authenticated identity may do (kubectl auth can-i, whoami). */
+export const SELF_REVIEW_RULES: readonly PolicyRule[] = [
+  {
+    groups: ['authorization.k8s.io'],
+    resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
+    verbs: ['create'],
+  },
+  { groups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] },
+];
+
+// Non-resource paths for any authenticated identity (Kubernetes' system:discovery and
+// system:public-info-viewer roles).
+const DISCOVERY_PATHS = ['/api', '/apis', '/openapi', '/version', '/healthz', '/livez', '/readyz'];
+// Paths a client without credentials may read (Kubernetes allows these to system:anonymous).
+const PUBLIC_PATHS = ['/version', '/healthz', '/livez', '/readyz'];
+
+function underAny(path: string, prefixes: readonly string[]): boolean {
+  const bare = path.split('?')[0] ?? '';
+  return prefixes.some((prefix) => bare === prefix || bare.startsWith(`${prefix}/`));
+}
+
+/** Whether a request without credentials may read this path (health and version). */
+export function allowsAnonymous(path: string, verb = 'get'): boolean {
+  return isReadVerb(verb) && underAny(path, PUBLIC_PATHS);
+}
+
+function isReadVerb(verb: string): boolean {
+  return verb === 'get' || verb === 'head';
+}
+
+const ALLOW: Decision = { allowed: true };
+
+function deny(reason: string): Decision {
+  return { allowed: false, reason };
+}
+
+function resourceKey(attrs: ResourceAttributes): string {
+  return attrs.subresource ? `${attrs.resource}/${attrs.subresource}` : attrs.resource;
+}
+
+/** Whether an RBAC-style rule covers the request. */
+export function ruleAllows(rule: PolicyRule, attrs: ResourceAttributes): boolean {
+  const resource = resourceKey(attrs);
+  return (
+    rule.groups.includes(attrs.group) &&
+    (rule.resources.includes('*') || rule.resources.includes(resource)) &&
+    (rule.verbs.includes('*') || rule.verbs.includes(attrs.verb)) &&
+    (rule.namespaces === undefined ||
+      (attrs.namespace !== undefined && rule.namespaces.includes(attrs.namespace)))
+  );
+}
+
+function isNonResource(attrs: RequestAttributes): attrs is NonResourceAttributes {
+  return 'path' in attrs && typeof attrs.path === 'string';
+}
+
+function describe(attrs: ResourceAttributes): string {
+  const group = attrs.group ? `.${attrs.group}` : '';
+  const name = attrs.name ? ` "${attrs.name}"` : '';
+  const where = attrs.namespace ? ` in namespace "${attrs.namespace}"` : '';
+  return `${attrs.verb} ${resourceKey(attrs)}${group}${name}${where}`;
+}
+
+/** Decides whether `identity` may perform the request. */
+export function authorize(identity: Identity, attrs: RequestAttributes): Decision {
+  if (identity.kind === 'admin') return ALLOW;
+  if (isNonResource(attrs)) {
+    if (isReadVerb(attrs.verb) && underAny(attrs.path, DISCOVERY_PATHS)) return ALLOW;
+    return deny(`only discovery, OpenAPI, version and health paths may be read by ${identity.name}`);
+  }
+  if (SELF_REVIEW_RULES.some((rule) => ruleAllows(rule, attrs))) return ALLOW;
+  switch (identity.kind) {
+    case 'controller':
+      return CONTROLLER_RULES.some((rule) => ruleAllows(rule, attrs))
+        ? ALLOW
+        : deny(`no rule of the nodeherd controller role allows ${describe(attrs)}`);
+    case 'node':
+      return authorizeAgent(identity, attrs);
+    default:
+      return deny(`unknown identity kind ${JSON.stringify(identity.kind)}`);
+  }
+}
+
+function objectName(body: unknown): string | undefined {
+  const metadata = (body as { metadata?: { name?: unknown } } | undefined)?.metadata;
+  return typeof metadata?.name === 'string' ? metadata.name : undefined;
+}
+
+// The object an Event is about: involvedObject in core/v1, regarding in events.k8s.io/v1.
+function eventSubject(group: string, body: unknown): { kind?: unknown; name?: unknown; namespace?: unknown } {
+  const event = (body ?? {}) as Record<string, unknown>;
+  const subject = group === 'events.k8s.io' ? event.regarding : event.involvedObject;
+  return subject && typeof subject === 'object' ? (subject as Record<string, unknown>) : {};
+}
+
+// The name a read is confined to: from the URL or from an exact metadata.name field selector; both
+// must agree when both are given.
+function confinedName(attrs: ResourceAttributes): string | undefined {
+  if (
+    attrs.name !== undefined &&
+    attrs.fieldSelectorName !== undefined &&
+    attrs.name !== attrs.fieldSelectorName
+  ) {
+    return undefined;
+  }
+  return attrs.name ?? attrs.fieldSelectorName;
+}
+
+/**
+ * Node agent of node X:
+ * - its own Node X: get; list/watch confined to X (metadata.name field selector); create X (first
+ *   registration of a simulated node); update/patch X and X/status. Never another Node, never delete.
+ * - nodeherd.io: read NodeConfigRevisions (what to apply) and NodePools (strategy parameters such as
+ *   Serial slots and Spread windows, which agents act on without the controller).
+ * - Events about Node X only, created in namespaces default or nodeherd.
+ * - Leases: any in namespace nodeherd (Serial semaphore), and its own heartbeat lease X in
+ *   kube-node-lease.
+ * - Pods: list/watch only with the field selector spec.nodeName=X.
+ */
+function authorizeAgent(identity: Identity, attrs: ResourceAttributes): Decision {
+  const node = identity.nodeName;
+  if (node === undefined) return deny('node agent identity without a node name');
+  const own = `node agent ${identity.name} may only`;
+  const { group, resource, subresource, verb } = attrs;
+
+  if (group === '' && resource === 'nodes') {
+    if (subresource !== undefined && subresource !== 'status') {
+      return deny(`${own} use the status subresource of its Node, not nodes/${subresource}`);
+    }
+    switch (verb) {
+      case 'get':
+      case 'update':
+      case 'patch':
+        return attrs.name === node ? ALLOW : deny(`${own} ${verb} its own Node "${node}"`);
+      case 'list':
+      case 'watch':
+        if (subresource !== undefined) return deny(`${own} ${verb} nodes, not nodes/${subresource}`);
+        return confinedName(attrs) === node
+          ? ALLOW
+          : deny(`${own} ${verb} its own Node "${node}" (field selector metadata.name=${node})`);
+      case 'create':
+        return subresource === undefined &&
+          objectName(attrs.body) === node &&
+          (attrs.name === undefined || attrs.name === node)
+          ? ALLOW
+          : deny(`${own} create its own Node "${node}"`);
+      default:
+        return deny(`node agents may not ${verb} Nodes`);
+    }
+  }
+
+  if (group === NODEHERD_GROUP && subresource === undefined) {
+    if ((resource === 'nodeconfigrevisions' || resource === 'nodepools') && READ.includes(verb)) return ALLOW;
+    return deny(`node agents may only read nodeconfigrevisions and nodepools in ${NODEHERD_GROUP}`);
+  }
+
+  if ((group === '' || group === 'events.k8s.io') && resource === 'events' && subresource === undefined) {
+    if (verb !== 'create') return deny(`node agents may only create events, not ${verb} them`);
+    if (!attrs.namespace || !AGENT_EVENT_NAMESPACES.includes(attrs.namespace)) {
+      return deny(`${own} create events in namespaces ${AGENT_EVENT_NAMESPACES.join(', ')}`);
+    }
+    const subject = eventSubject(group, attrs.body);
+    const field = group === 'events.k8s.io' ? 'regarding' : 'involvedObject';
+    return subject.kind === 'Node' && subject.name === node && !subject.namespace
+      ? ALLOW
+      : deny(`${own} create events whose ${field} is its own Node "${node}"`);
+  }
+
+  if (group === 'coordination.k8s.io' && resource === 'leases' && subresource === undefined) {
+    if (attrs.namespace === NODEHERD_NAMESPACE) {
+      return verb === 'deletecollection' ? deny(`node agents may not deletecollection leases`) : ALLOW;
+    }
+    if (attrs.namespace === NODE_LEASE_NAMESPACE) {
+      const ownLease =
+        verb === 'create'
+          ? objectName(attrs.body) === node && (attrs.name === undefined || attrs.name === node)
+          : (verb === 'get' || verb === 'update' || verb === 'patch') && attrs.name === node;
+      return ownLease
+        ? ALLOW
+        : deny(`${own} get, create, update or patch its own lease "${node}" in ${NODE_LEASE_NAMESPACE}`);
+    }
+    return deny(
+      `${own} use leases in namespace ${NODEHERD_NAMESPACE} and its own lease in ${NODE_LEASE_NAMESPACE}`,
+    );
+  }
+
+  if (group === '' && resource === 'pods' && subresource === undefined) {
+    if ((verb === 'list' || verb === 'watch') && attrs.fieldSelectorNodeName === node) return ALLOW;
+    return deny(`${own} list or watch pods with the field selector spec.nodeName=${node}`);
+  }
+
+  return deny(`no rule for node agents allows ${describe(attrs)}`);
+}
