@@ -1,0 +1,124 @@
+// Collects field errors the way Kubernetes reports them: a field path such as `spec.files[0].path`,
+// a cause type (FieldValueInvalid, ...) and a message in apimachinery's wording, so a 422 from the
+// embedded API server reads like one from a real one.
+
+import type { StatusCause } from '../apiserver/errors.ts';
+
+export type Cause = Required<StatusCause>;
+
+/** Values in messages are shortened: a cause must never echo a whole file. */
+function show(value: unknown): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+export class FieldErrors {
+  readonly causes: Cause[] = [];
+
+  private add(type: string, field: string, message: string): void {
+    this.causes.push({ type, field, message });
+  }
+
+  invalid(field: string, value: unknown, detail: string): void {
+    this.add('FieldValueInvalid', field, `Invalid value: ${show(value)}: ${detail}`);
+  }
+
+  required(field: string, detail?: string): void {
+    this.add('FieldValueRequired', field, detail ? `Required value: ${detail}` : 'Required value');
+  }
+
+  duplicate(field: string, value: unknown): void {
+    this.add('FieldValueDuplicate', field, `Duplicate value: ${show(value)}`);
+  }
+
+  notSupported(field: string, value: unknown, supported: readonly string[]): void {
+    const list = supported.map((s) => JSON.stringify(s)).join(', ');
+    this.add('FieldValueNotSupported', field, `Unsupported value: ${show(value)}: supported values: ${list}`);
+  }
+
+  tooLong(field: string, max: number, actual: number): void {
+    this.add('FieldValueTooLong', field, `Too long: may not be more than ${max} bytes (has ${actual})`);
+  }
+
+  forbidden(field: string, detail: string): void {
+    this.add('FieldValueForbidden', field, `Forbidden: ${detail}`);
+  }
+
+  typeInvalid(field: string, value: unknown, expected: string): void {
+    this.add('FieldValueTypeInvalid', field, `Invalid value: ${show(value)}: must be ${expected}`);
+  }
+}
+
+export function isObject(value: unknown): value is Record<string, any> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Reads an optional string field, reporting a wrong type. Returns undefined when absent or wrong. */
+export function stringAt(errors: FieldErrors, field: string, value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') {
+    errors.typeInvalid(field, value, 'a string');
+    return undefined;
+  }
+  return value;
+}
+
+/** Reads an optional array field, reporting a wrong type. */
+export function arrayAt(errors: FieldErrors, field: string, value: unknown): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    errors.typeInvalid(field, value, 'a list');
+    return [];
+  }
+  return value;
+}
+
+/** Reads an optional object field, reporting a wrong type. */
+export function objectAt(
+  errors: FieldErrors,
+  field: string,
+  value: unknown,
+): Record<string, any> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value)) {
+    errors.typeInvalid(field, value, 'an object');
+    return undefined;
+  }
+  return value;
+}
+
+/** Reads an optional integer field within bounds. */
+export function integerAt(
+  errors: FieldErrors,
+  field: string,
+  value: unknown,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    errors.typeInvalid(field, value, 'an integer');
+    return undefined;
+  }
+  if (value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `between ${min} and ${max}`;
+    errors.invalid(field, value, `must be ${range}`);
+    return undefined;
+  }
+  return value;
+}
+
+/** Reads an optional enum field. */
+export function enumAt<const V extends readonly string[]>(
+  errors: FieldErrors,
+  field: string,
+  value: unknown,
+  supported: V,
+): V[number] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || !supported.includes(value)) {
+    errors.notSupported(field, value, supported);
+    return undefined;
+  }
+  return value;
+}

@@ -1,0 +1,43 @@
+// The nodeherd.io API group: names every part of the system agrees on.
+
+export const GROUP = 'nodeherd.io';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+export const KINDS = ['NodeConfig', 'NodePool', 'NodeConfigRevision'] as const;
+export type Kind = (typeof KINDS)[number];
+
+export interface ResourceNames {
+  kind: Kind;
+  listKind: string;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+}
+
+export const RESOURCES: Record<Kind, ResourceNames> = {
+  NodeConfig: {
+    kind: 'NodeConfig',
+    listKind: 'NodeConfigList',
+    plural: 'nodeconfigs',
+    singular: 'nodeconfig',
+    shortNames: ['ncfg'],
+  },
+  NodePool: {
+    kind: 'NodePool',
+    listKind: 'NodePoolList',
+    plural: 'nodepools',
+    singular: 'nodepool',
+    shortNames: ['np'],
+  },
+  NodeConfigRevision: {
+    kind: 'NodeConfigRevision',
+    listKind: 'NodeConfigRevisionList',
+    plural: 'nodeconfigrevisions',
+    singular: 'nodeconfigrevision',
+    shortNames: ['ncr'],
+  },
+};
+
+/** `kubectl get nodeherd` lists all three. */
+export const CATEGORY = 'nodeherd';

@@ -1,0 +1,29 @@
+// NodeConfigRevision: the immutable, rendered configuration of a pool, named `<pool>-<hash10>`.
+
+import { nodeConfigSpecSchema } from './node-config-schema.ts';
+import { array, integer, object, optional, string } from './schema-builder.ts';
+
+export const revisionSourceSchema = object(
+  {
+    name: string('NodeConfig name.'),
+    uid: optional(string('Its uid.')),
+    generation: optional(integer('Its generation when rendered.')),
+    resourceVersion: optional(string('Its resourceVersion when rendered.')),
+  },
+  'A NodeConfig that went into the revision.',
+);
+
+export const nodeConfigRevisionSpecSchema = object(
+  {
+    pool: string('The NodePool this revision belongs to.'),
+    revision: integer('Monotonic revision number within the pool.', { minimum: 1 }),
+    hash: string('Hash of config, computed with hashAlgorithm.', { pattern: '^[0-9a-f]{64}$' }),
+    hashAlgorithm: string(
+      'Version of the hashing scheme, so a new scheme is not mistaken for a config change.',
+    ),
+    config: nodeConfigSpecSchema,
+    sources: array(revisionSourceSchema, 'The NodeConfigs merged, in merge (name) order.'),
+  },
+  'Immutable. config is the merged, defaulted, sorted configuration; Secret contents are referenced by digest.',
+  { 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec is immutable' }] },
+);

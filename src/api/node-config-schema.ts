@@ -1,0 +1,292 @@
+// NodeConfig: the files, systemd units, apt repositories and packages a set of nodes should have.
+// This schema is the single source of truth for the CRD, the TypeScript types and the API reference.
+
+import { MAX_CONTENT_BYTES_PER_OBJECT, MAX_PATH_LENGTH, MAX_UNIT_NAME_LENGTH } from './limits.ts';
+import {
+  ABSOLUTE_PATH,
+  ARCHITECTURE,
+  DNS1123_LABEL,
+  DNS1123_SUBDOMAIN,
+  DROP_IN_NAME,
+  OWNER,
+  PACKAGE_NAME,
+  PACKAGE_VERSION,
+  REPOSITORY_NAME,
+  SECRET_KEY,
+  UNIT_NAME,
+  WORD,
+} from './patterns.ts';
+import {
+  array,
+  boolean,
+  defaulted,
+  integer,
+  object,
+  optional,
+  string,
+  stringEnum,
+} from './schema-builder.ts';
+
+/** What a change does to a node, from least to most disruptive (DaemonReload only reloads systemd). */
+export const DISRUPTION_ACTIONS = ['None', 'DaemonReload', 'Reload', 'Restart', 'Drain', 'Reboot'] as const;
+
+const absolutePath = (description: string) =>
+  string(description, { pattern: ABSOLUTE_PATH, maxLength: MAX_PATH_LENGTH });
+const unitName = (description: string) =>
+  string(description, { pattern: UNIT_NAME, maxLength: MAX_UNIT_NAME_LENGTH });
+const disruptionAction = (description: string) => stringEnum(DISRUPTION_ACTIONS, description);
+const packageName = (description: string) => string(description, { pattern: PACKAGE_NAME });
+const content = (description: string) => string(description, { maxLength: MAX_CONTENT_BYTES_PER_OBJECT });
+
+export const inlineContentSchema = object(
+  {
+    data: content('The file content, encoded as `encoding` says.'),
+    encoding: defaulted(
+      stringEnum(['plain', 'base64'], '`plain` stores data as UTF-8 text; `base64` for binary content.'),
+      'plain',
+    ),
+  },
+  'Content stored in the NodeConfig itself.',
+);
+
+export const secretRefSchema = object(
+  {
+    namespace: string('Namespace of the Secret.', { pattern: DNS1123_LABEL, maxLength: 63 }),
+    name: string('Name of the Secret.', { pattern: DNS1123_SUBDOMAIN, maxLength: 253 }),
+    key: string('Key in the Secret whose value is the file content.', {
+      pattern: SECRET_KEY,
+      maxLength: 253,
+    }),
+    sha256: optional(
+      string(
+        'Set by the renderer in NodeConfigRevisions only: hex SHA-256 of the value at render time, so a ' +
+          'changed Secret yields a new revision and the agent can verify what it fetched. Never set it in a NodeConfig.',
+        { pattern: '^[0-9a-f]{64}$' },
+      ),
+    ),
+  },
+  'Content read by the agent from a Secret at apply time; never copied into revisions in clear.',
+);
+
+export const fileContentSchema = object(
+  {
+    inline: optional(inlineContentSchema),
+    secretRef: optional(secretRefSchema),
+  },
+  'Exactly one of inline or secretRef.',
+  { oneOf: [{ required: ['inline'] }, { required: ['secretRef'] }] },
+);
+
+export const fileSchema = object(
+  {
+    path: absolutePath('Absolute, normalised path of the file on the node.'),
+    mode: defaulted(
+      integer('Permission bits, 0 to 07777 (decimal in JSON: 420 is 0644).', { minimum: 0, maximum: 0o7777 }),
+      0o644,
+    ),
+    owner: defaulted(
+      string('User name or numeric uid owning the file.', { pattern: OWNER, maxLength: 32 }),
+      'root',
+    ),
+    group: defaulted(
+      string('Group name or numeric gid of the file.', { pattern: OWNER, maxLength: 32 }),
+      'root',
+    ),
+    content: fileContentSchema,
+  },
+  'A file nodeherd writes (atomically) and removes again when it leaves the config.',
+);
+
+export const dropInSchema = object(
+  {
+    name: string('File name in the unit’s .d directory; must end in .conf.', {
+      pattern: DROP_IN_NAME,
+      maxLength: MAX_UNIT_NAME_LENGTH,
+    }),
+    content: content('The drop-in’s content.'),
+  },
+  'A systemd drop-in for a unit.',
+);
+
+export const healthProbeSchema = object(
+  {
+    http: optional(
+      object(
+        {
+          url: string('http:// or https:// URL queried on the node.', { pattern: '^https?://' }),
+          expectStatus: optional(
+            integer('Expected HTTP status; any 2xx when unset.', { minimum: 100, maximum: 599 }),
+          ),
+        },
+        'Probe by HTTP GET.',
+      ),
+    ),
+    exec: optional(
+      object(
+        { command: array(string('An argument.'), 'Command and arguments; exit status 0 means healthy.') },
+        'Probe by running a command (no shell).',
+      ),
+    ),
+    timeoutSeconds: defaulted(integer('Seconds before the probe counts as failed.', { minimum: 1 }), 10),
+  },
+  'How the agent checks that the unit works after it was (re)started. Exactly one of http or exec.',
+  { oneOf: [{ required: ['http'] }, { required: ['exec'] }] },
+);
+
+export const unitSchema = object(
+  {
+    name: unitName('Unit name, e.g. kubelet.service, foo@.service (template) or foo@bar.service.'),
+    content: optional(
+      content(
+        'The unit file. Absent: a unit nodeherd did not create (e.g. from a package); nodeherd then only ' +
+          'manages its drop-ins, enablement and state, and never deletes it.',
+      ),
+    ),
+    enabled: optional(
+      boolean(
+        'Whether the unit is enabled. Defaults to true for units nodeherd creates (except templates); ' +
+          'absent on other units means "leave as is".',
+      ),
+    ),
+    state: optional(
+      stringEnum(
+        ['running', 'stopped'],
+        'Whether the unit should run. Defaults to running for units nodeherd creates (except templates); ' +
+          'absent on other units means "leave as is".',
+      ),
+    ),
+    dropIns: defaulted(array(dropInSchema, 'Drop-ins nodeherd writes for this unit.'), []),
+    filePaths: defaulted(
+      array(absolutePath('A path.'), 'Files whose change restarts this unit (or what a policy says).'),
+      [],
+    ),
+    packages: defaulted(
+      array(
+        packageName('A package name.'),
+        'Packages whose change restarts this unit (or what a policy says).',
+      ),
+      [],
+    ),
+    disruption: optional(
+      disruptionAction(
+        'What a change of this unit does instead of a restart, e.g. Reload, or Drain for a container runtime.',
+      ),
+    ),
+    healthProbe: optional(healthProbeSchema),
+  },
+  'A systemd unit.',
+);
+
+export const signingKeySchema = object(
+  {
+    data: string('The public key.', { maxLength: 65536 }),
+    encoding: defaulted(
+      stringEnum(['armored', 'base64'], '`armored` (ASCII-armored OpenPGP) or `base64` of a binary keyring.'),
+      'armored',
+    ),
+  },
+  'The OpenPGP key the repository is signed with (written to a keyring referenced by Signed-By).',
+);
+
+export const repositorySchema = object(
+  {
+    name: string('Name; also names the files under /etc/apt.', { pattern: REPOSITORY_NAME, maxLength: 63 }),
+    uri: string('Base URI of the repository.', { pattern: '^(https?|file)://' }),
+    suites: array(
+      string('A suite.', { pattern: WORD }),
+      'Suites, e.g. bookworm or stable; a flat repository: ./',
+    ),
+    components: defaulted(
+      array(string('A component.', { pattern: WORD }), 'Components, e.g. main; empty for a flat repository.'),
+      [],
+    ),
+    architectures: optional(
+      array(string('An architecture.', { pattern: ARCHITECTURE }), 'Restrict to these.'),
+    ),
+    signingKey: optional(signingKeySchema),
+  },
+  'An apt repository (deb822 sources file). Without signingKey apt verifies with the system keyrings.',
+);
+
+export const packageSchema = object(
+  {
+    name: packageName('Package name, optionally with :architecture.'),
+    version: optional(
+      string('Exact version (apt `=` syntax, `*` allowed). Unset: any installed version is fine.', {
+        pattern: PACKAGE_VERSION,
+      }),
+    ),
+    state: defaulted(
+      stringEnum(['present', 'absent'], 'Whether the package should be installed.'),
+      'present',
+    ),
+  },
+  'A package. Removing it from the config stops managing it; `state: absent` uninstalls it.',
+);
+
+export const disruptionPoliciesSchema = object(
+  {
+    files: defaulted(
+      array(
+        object(
+          {
+            path: absolutePath('An exact path, or a directory followed by /** for everything below it.'),
+            action: disruptionAction('What a change of a matching file does.'),
+          },
+          'Policy for files; the most specific path wins.',
+        ),
+        'Policies by file path.',
+      ),
+      [],
+    ),
+    units: defaulted(
+      array(
+        object(
+          { name: unitName('A unit name.'), action: disruptionAction('What a change of the unit does.') },
+          'Policy for a unit (a unit’s own `disruption` takes precedence).',
+        ),
+        'Policies by unit.',
+      ),
+      [],
+    ),
+    packages: defaulted(
+      array(
+        object(
+          {
+            name: packageName('A package name.'),
+            action: disruptionAction('What a change of the package does.'),
+          },
+          'Policy for a package.',
+        ),
+        'Policies by package.',
+      ),
+      [],
+    ),
+    default: optional(
+      stringEnum(
+        ['None', 'DaemonReload', 'Drain', 'Reboot'],
+        'What a change no unit depends on and no policy names does. Unset: None (the file is just written).',
+      ),
+    ),
+  },
+  'How changes disrupt a node. Without a policy a change restarts the units that depend on it, and nothing else.',
+);
+
+export const nodeConfigSpecSchema = object(
+  {
+    files: defaulted(array(fileSchema, 'Files.'), []),
+    units: defaulted(array(unitSchema, 'systemd units.'), []),
+    repositories: defaulted(array(repositorySchema, 'apt repositories.'), []),
+    packages: defaulted(array(packageSchema, 'Packages.'), []),
+    disruptionPolicies: defaulted(disruptionPoliciesSchema, {}),
+  },
+  'Desired operating-system configuration. NodeConfigs selected by a NodePool are merged in name order.',
+);
+
+export const nodeConfigStatusSchema = object(
+  {
+    observedGeneration: optional(integer('Generation the controller last looked at.')),
+    pools: optional(array(string('A pool name.'), 'NodePools whose configSelector selects this NodeConfig.')),
+  },
+  'Observed state, written by the controller.',
+);

@@ -1,0 +1,109 @@
+// A tiny builder for structural OpenAPI v3 schemas that also yields the TypeScript types, so the CRD
+// manifests, the API reference and the code share ONE definition. Every builder returns a plain
+// JSONSchemaProps (`.json`) plus phantom types: `InputOf` (what a user may write: defaulted fields
+// optional) and `OutputOf` (what a renderer or the API server's defaulting produces).
+
+import type { JSONSchemaProps } from '../apiserver/registry/resource-definition.ts';
+
+export type Presence = 'required' | 'optional' | 'defaulted';
+
+export interface Schema<In, Out = In, P extends Presence = 'required'> {
+  readonly json: JSONSchemaProps;
+  readonly presence: P;
+  /** Type-level only: never set at run time. */
+  readonly types?: { in: In; out: Out };
+}
+
+export type AnySchema = Schema<any, any, Presence>;
+export type InputOf<S> = S extends Schema<infer I, any, any> ? I : never;
+export type OutputOf<S> = S extends Schema<any, infer O, any> ? O : never;
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type ObjectInput<P extends Record<string, AnySchema>> = Simplify<
+  { [K in keyof P as P[K]['presence'] extends 'required' ? K : never]: InputOf<P[K]> } & {
+    [K in keyof P as P[K]['presence'] extends 'required' ? never : K]?: InputOf<P[K]>;
+  }
+>;
+type ObjectOutput<P extends Record<string, AnySchema>> = Simplify<
+  { [K in keyof P as P[K]['presence'] extends 'optional' ? never : K]: OutputOf<P[K]> } & {
+    [K in keyof P as P[K]['presence'] extends 'optional' ? K : never]?: OutputOf<P[K]>;
+  }
+>;
+
+/** Keywords a caller may add to any node (type, properties and items are the builder's job). */
+export type Extra = Omit<JSONSchemaProps, 'type' | 'properties' | 'items' | 'required' | 'enum' | 'default'>;
+
+function make<I, O = I>(json: JSONSchemaProps): Schema<I, O> {
+  return { json, presence: 'required' };
+}
+
+export function string(description: string, extra: Extra = {}): Schema<string> {
+  return make({ type: 'string', description, ...extra });
+}
+
+export function stringEnum<const V extends readonly string[]>(
+  values: V,
+  description: string,
+  extra: Extra = {},
+): Schema<V[number]> {
+  return make({ type: 'string', description, enum: [...values], ...extra });
+}
+
+export function integer(description: string, extra: Extra = {}): Schema<number> {
+  return make({ type: 'integer', description, ...extra });
+}
+
+export function boolean(description: string, extra: Extra = {}): Schema<boolean> {
+  return make({ type: 'boolean', description, ...extra });
+}
+
+/** An integer or a percentage string such as "25%" (Kubernetes IntOrString). */
+export function intOrString(description: string, extra: Extra = {}): Schema<number | string> {
+  return make({ 'x-kubernetes-int-or-string': true, description, ...extra });
+}
+
+/** RFC 3339 timestamp, as metav1.Time serialises. */
+export function dateTime(description: string): Schema<string> {
+  return make({ type: 'string', format: 'date-time', description });
+}
+
+export function array<S extends AnySchema>(
+  items: S,
+  description: string,
+  extra: Extra = {},
+): Schema<InputOf<S>[], OutputOf<S>[]> {
+  return make({ type: 'array', description, items: items.json, ...extra });
+}
+
+export function stringMap(description: string, extra: Extra = {}): Schema<Record<string, string>> {
+  return make({ type: 'object', description, additionalProperties: { type: 'string' }, ...extra });
+}
+
+export function object<P extends Record<string, AnySchema>>(
+  properties: P,
+  description: string,
+  extra: Extra = {},
+): Schema<ObjectInput<P>, ObjectOutput<P>> {
+  const json: JSONSchemaProps = { type: 'object', description, properties: {} };
+  const required: string[] = [];
+  for (const [name, schema] of Object.entries(properties)) {
+    json.properties![name] = schema.json;
+    if (schema.presence === 'required') required.push(name);
+  }
+  if (required.length > 0) json.required = required;
+  return make({ ...json, ...extra });
+}
+
+/** An object whose content is not described (kept as given). */
+export function freeform(description: string): Schema<Record<string, unknown>> {
+  return make({ type: 'object', description, 'x-kubernetes-preserve-unknown-fields': true });
+}
+
+export function optional<I, O>(schema: Schema<I, O, 'required'>): Schema<I, O, 'optional'> {
+  return { json: schema.json, presence: 'optional' };
+}
+
+/** Optional for the writer, always present after defaulting. */
+export function defaulted<I, O>(schema: Schema<I, O, 'required'>, value: I): Schema<I, O, 'defaulted'> {
+  return { json: { ...schema.json, default: value }, presence: 'defaulted' };
+}

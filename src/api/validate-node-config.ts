@@ -1,0 +1,427 @@
+// Validation of a NodeConfig spec (also of the merged config inside a revision), with exact field
+// paths. It accepts raw, possibly undefaulted and wrongly typed input: a wrong type is a cause, never a crash.
+
+import {
+  base64DecodedLength,
+  decodedLength,
+  filePathProblem,
+  isTemplateUnit,
+  normalisedPathProblem,
+  policyPathProblem,
+  unitNameProblem,
+} from './config-rules.ts';
+import { arrayAt, enumAt, FieldErrors, integerAt, isObject, objectAt, stringAt } from './field-errors.ts';
+import { MAX_CONTENT_BYTES_PER_OBJECT, MAX_FILE_BYTES, MAX_PROBE_TIMEOUT_SECONDS } from './limits.ts';
+import { DISRUPTION_ACTIONS } from './node-config-schema.ts';
+import {
+  ARCHITECTURE,
+  DNS1123_LABEL,
+  DNS1123_SUBDOMAIN,
+  DROP_IN_NAME,
+  OWNER,
+  PACKAGE_NAME,
+  PACKAGE_VERSION,
+  REPOSITORY_NAME,
+  SECRET_KEY,
+  WORD,
+} from './patterns.ts';
+
+export interface ConfigValidationOptions {
+  /** Inside a NodeConfigRevision secretRef.sha256 is required; in a NodeConfig it is forbidden. */
+  inRevision?: boolean;
+}
+
+const DEFAULT_POLICY_ACTIONS = ['None', 'DaemonReload', 'Drain', 'Reboot'] as const;
+
+/** Checks a string against a pattern; returns the string when present and valid. */
+function patterned(
+  errors: FieldErrors,
+  field: string,
+  value: unknown,
+  pattern: string,
+  what: string,
+  maxLength = Number.MAX_SAFE_INTEGER,
+): string | undefined {
+  const text = stringAt(errors, field, value);
+  if (text === undefined) return undefined;
+  if (text.length > maxLength) {
+    errors.invalid(field, text, `must be at most ${maxLength} characters`);
+    return undefined;
+  }
+  if (!new RegExp(pattern).test(text)) {
+    errors.invalid(field, text, `must be ${what}`);
+    return undefined;
+  }
+  return text;
+}
+
+function requiredPatterned(
+  errors: FieldErrors,
+  field: string,
+  value: unknown,
+  pattern: string,
+  what: string,
+  maxLength?: number,
+): string | undefined {
+  if (value === undefined || value === null || value === '') {
+    errors.required(field);
+    return undefined;
+  }
+  return patterned(errors, field, value, pattern, what, maxLength);
+}
+
+/** Reports a duplicate key; returns false for a duplicate. */
+function unique(errors: FieldErrors, seen: Set<string>, field: string, key: string | undefined): boolean {
+  if (key === undefined) return true;
+  if (seen.has(key)) {
+    errors.duplicate(field, key);
+    return false;
+  }
+  seen.add(key);
+  return true;
+}
+
+function booleanAt(errors: FieldErrors, field: string, value: unknown): void {
+  if (value !== undefined && value !== null && typeof value !== 'boolean')
+    errors.typeInvalid(field, value, 'a boolean');
+}
+
+class ConfigValidator {
+  readonly errors: FieldErrors;
+  readonly options: ConfigValidationOptions;
+  contentBytes = 0;
+
+  constructor(errors: FieldErrors, options: ConfigValidationOptions) {
+    this.errors = errors;
+    this.options = options;
+  }
+
+  private content(field: string, value: unknown, required: boolean): string | undefined {
+    if (value === undefined || value === null) {
+      if (required) this.errors.required(field);
+      return undefined;
+    }
+    const text = stringAt(this.errors, field, value);
+    if (text !== undefined) this.contentBytes += Buffer.byteLength(text, 'utf8');
+    return text;
+  }
+
+  spec(field: string, value: unknown): void {
+    const spec = objectAt(this.errors, field, value);
+    if (!spec) {
+      if (value === undefined || value === null) this.errors.required(field);
+      return;
+    }
+    const paths = new Set<string>();
+    arrayAt(this.errors, `${field}.files`, spec.files).forEach((f, i) => {
+      this.file(`${field}.files[${i}]`, f, paths);
+    });
+    const units = new Set<string>();
+    arrayAt(this.errors, `${field}.units`, spec.units).forEach((u, i) => {
+      this.unit(`${field}.units[${i}]`, u, units);
+    });
+    const repos = new Set<string>();
+    arrayAt(this.errors, `${field}.repositories`, spec.repositories).forEach((r, i) => {
+      this.repository(`${field}.repositories[${i}]`, r, repos);
+    });
+    const packages = new Set<string>();
+    arrayAt(this.errors, `${field}.packages`, spec.packages).forEach((p, i) => {
+      this.package(`${field}.packages[${i}]`, p, packages);
+    });
+    this.policies(`${field}.disruptionPolicies`, spec.disruptionPolicies);
+    if (this.contentBytes > MAX_CONTENT_BYTES_PER_OBJECT) {
+      this.errors.tooLong(field, MAX_CONTENT_BYTES_PER_OBJECT, this.contentBytes);
+    }
+  }
+
+  private file(at: string, value: unknown, paths: Set<string>): void {
+    const e = this.errors;
+    if (!isObject(value)) {
+      e.typeInvalid(at, value, 'an object');
+      return;
+    }
+    const path = stringAt(e, `${at}.path`, value.path);
+    if (path === undefined || path === '') {
+      if (value.path === undefined || value.path === '') e.required(`${at}.path`);
+    } else {
+      const problem = filePathProblem(path);
+      if (problem?.kind === 'invalid') e.invalid(`${at}.path`, path, problem.detail);
+      else if (problem?.kind === 'forbidden') e.forbidden(`${at}.path`, problem.detail);
+      else unique(e, paths, `${at}.path`, path);
+    }
+    integerAt(e, `${at}.mode`, value.mode, 0, 0o7777);
+    patterned(e, `${at}.owner`, value.owner, OWNER, 'a user name or a numeric uid', 32);
+    patterned(e, `${at}.group`, value.group, OWNER, 'a group name or a numeric gid', 32);
+    this.fileContent(`${at}.content`, value.content);
+  }
+
+  private fileContent(at: string, value: unknown): void {
+    const e = this.errors;
+    if (value === undefined || value === null) {
+      e.required(at, 'exactly one of inline or secretRef');
+      return;
+    }
+    if (!isObject(value)) {
+      e.typeInvalid(at, value, 'an object');
+      return;
+    }
+    const hasInline = value.inline !== undefined && value.inline !== null;
+    const hasSecret = value.secretRef !== undefined && value.secretRef !== null;
+    if (hasInline && hasSecret) {
+      e.forbidden(at, 'exactly one of inline or secretRef may be set');
+      return;
+    }
+    if (!hasInline && !hasSecret) {
+      e.required(at, 'exactly one of inline or secretRef');
+      return;
+    }
+    if (hasInline) {
+      const inline = objectAt(e, `${at}.inline`, value.inline);
+      if (!inline) return;
+      const encoding = enumAt(e, `${at}.inline.encoding`, inline.encoding, ['plain', 'base64'] as const);
+      const data = this.content(`${at}.inline.data`, inline.data, true);
+      if (data === undefined) return;
+      const size = decodedLength(data, encoding);
+      if (size === undefined) e.invalid(`${at}.inline.data`, data, 'must be valid base64 (RFC 4648, padded)');
+      else if (size > MAX_FILE_BYTES) e.tooLong(`${at}.inline.data`, MAX_FILE_BYTES, size);
+      return;
+    }
+    const ref = objectAt(e, `${at}.secretRef`, value.secretRef);
+    if (!ref) return;
+    requiredPatterned(e, `${at}.secretRef.namespace`, ref.namespace, DNS1123_LABEL, 'a namespace name', 63);
+    requiredPatterned(e, `${at}.secretRef.name`, ref.name, DNS1123_SUBDOMAIN, 'a Secret name', 253);
+    requiredPatterned(e, `${at}.secretRef.key`, ref.key, SECRET_KEY, 'a Secret key', 253);
+    if (this.options.inRevision) {
+      requiredPatterned(e, `${at}.secretRef.sha256`, ref.sha256, '^[0-9a-f]{64}$', 'a hex SHA-256 digest');
+    } else if (ref.sha256 !== undefined) {
+      e.forbidden(`${at}.secretRef.sha256`, 'set by the renderer in NodeConfigRevisions only');
+    }
+  }
+
+  private unit(at: string, value: unknown, names: Set<string>): void {
+    const e = this.errors;
+    if (!isObject(value)) {
+      e.typeInvalid(at, value, 'an object');
+      return;
+    }
+    const name = stringAt(e, `${at}.name`, value.name);
+    if (name === undefined || name === '') {
+      if (value.name === undefined || value.name === '') e.required(`${at}.name`);
+    } else {
+      const problem = unitNameProblem(name);
+      if (problem) e.invalid(`${at}.name`, name, problem);
+      else unique(e, names, `${at}.name`, name);
+    }
+    this.content(`${at}.content`, value.content, false);
+    booleanAt(e, `${at}.enabled`, value.enabled);
+    const state = enumAt(e, `${at}.state`, value.state, ['running', 'stopped'] as const);
+    if (name !== undefined && isTemplateUnit(name) && state === 'running') {
+      e.forbidden(`${at}.state`, 'a template unit cannot run; declare an instance such as name@x.service');
+    }
+    const dropIns = new Set<string>();
+    arrayAt(e, `${at}.dropIns`, value.dropIns).forEach((d, i) => {
+      const dat = `${at}.dropIns[${i}]`;
+      if (!isObject(d)) {
+        e.typeInvalid(dat, d, 'an object');
+        return;
+      }
+      const dropIn = requiredPatterned(
+        e,
+        `${dat}.name`,
+        d.name,
+        DROP_IN_NAME,
+        'a file name ending in .conf',
+        255,
+      );
+      unique(e, dropIns, `${dat}.name`, dropIn);
+      this.content(`${dat}.content`, d.content, true);
+    });
+    const filePaths = new Set<string>();
+    arrayAt(e, `${at}.filePaths`, value.filePaths).forEach((p, i) => {
+      const path = stringAt(e, `${at}.filePaths[${i}]`, p);
+      if (path === undefined) return;
+      const problem = normalisedPathProblem(path);
+      if (problem) e.invalid(`${at}.filePaths[${i}]`, path, problem);
+      else unique(e, filePaths, `${at}.filePaths[${i}]`, path);
+    });
+    const packages = new Set<string>();
+    arrayAt(e, `${at}.packages`, value.packages).forEach((p, i) => {
+      const pkg = requiredPatterned(e, `${at}.packages[${i}]`, p, PACKAGE_NAME, 'a Debian package name');
+      unique(e, packages, `${at}.packages[${i}]`, pkg);
+    });
+    enumAt(e, `${at}.disruption`, value.disruption, DISRUPTION_ACTIONS);
+    if (value.healthProbe !== undefined && value.healthProbe !== null) {
+      if (state === 'stopped') e.forbidden(`${at}.healthProbe`, 'a stopped unit cannot be probed');
+      this.healthProbe(`${at}.healthProbe`, value.healthProbe);
+    }
+  }
+
+  private healthProbe(at: string, value: unknown): void {
+    const e = this.errors;
+    const probe = objectAt(e, at, value);
+    if (!probe) return;
+    const hasHttp = probe.http !== undefined && probe.http !== null;
+    const hasExec = probe.exec !== undefined && probe.exec !== null;
+    if (hasHttp === hasExec) {
+      if (hasHttp) e.forbidden(at, 'exactly one of http or exec may be set');
+      else e.required(at, 'exactly one of http or exec');
+    }
+    const http = objectAt(e, `${at}.http`, probe.http);
+    if (http) {
+      const url = stringAt(e, `${at}.http.url`, http.url);
+      if (url === undefined) e.required(`${at}.http.url`);
+      else if (!URL.canParse(url) || !['http:', 'https:'].includes(new URL(url).protocol)) {
+        e.invalid(`${at}.http.url`, url, 'must be an http:// or https:// URL');
+      }
+      integerAt(e, `${at}.http.expectStatus`, http.expectStatus, 100, 599);
+    }
+    const exec = objectAt(e, `${at}.exec`, probe.exec);
+    if (exec) {
+      const command = arrayAt(e, `${at}.exec.command`, exec.command);
+      if (command.length === 0) e.required(`${at}.exec.command`);
+      command.forEach((arg, i) => {
+        stringAt(e, `${at}.exec.command[${i}]`, arg);
+      });
+    }
+    integerAt(e, `${at}.timeoutSeconds`, probe.timeoutSeconds, 1, MAX_PROBE_TIMEOUT_SECONDS);
+  }
+
+  private repository(at: string, value: unknown, names: Set<string>): void {
+    const e = this.errors;
+    if (!isObject(value)) {
+      e.typeInvalid(at, value, 'an object');
+      return;
+    }
+    const name = requiredPatterned(
+      e,
+      `${at}.name`,
+      value.name,
+      REPOSITORY_NAME,
+      'lower case alphanumerics, ., _ or -',
+      63,
+    );
+    unique(e, names, `${at}.name`, name);
+    const uri = stringAt(e, `${at}.uri`, value.uri);
+    if (uri === undefined) e.required(`${at}.uri`);
+    else if (!URL.canParse(uri) || !['http:', 'https:', 'file:'].includes(new URL(uri).protocol)) {
+      e.invalid(`${at}.uri`, uri, 'must be an http://, https:// or file:// URI');
+    }
+    const suites = arrayAt(e, `${at}.suites`, value.suites);
+    if (suites.length === 0) e.required(`${at}.suites`);
+    for (const [i, s] of suites.entries())
+      requiredPatterned(e, `${at}.suites[${i}]`, s, WORD, 'a single word');
+    const components = arrayAt(e, `${at}.components`, value.components);
+    for (const [i, c] of components.entries()) {
+      requiredPatterned(e, `${at}.components[${i}]`, c, WORD, 'a single word');
+    }
+    const flat = suites.some((s) => typeof s === 'string' && s.endsWith('/'));
+    if (flat && components.length > 0) {
+      e.forbidden(`${at}.components`, 'a flat repository (suite ending in /) has no components');
+    } else if (!flat && suites.length > 0 && components.length === 0) {
+      e.required(`${at}.components`, 'at least one component unless the suite ends in / (flat repository)');
+    }
+    arrayAt(e, `${at}.architectures`, value.architectures).forEach((a, i) => {
+      requiredPatterned(e, `${at}.architectures[${i}]`, a, ARCHITECTURE, 'a Debian architecture');
+    });
+    const key = objectAt(e, `${at}.signingKey`, value.signingKey);
+    if (key) {
+      const encoding = enumAt(e, `${at}.signingKey.encoding`, key.encoding, ['armored', 'base64'] as const);
+      const data = stringAt(e, `${at}.signingKey.data`, key.data);
+      if (data === undefined || data === '') e.required(`${at}.signingKey.data`);
+      else if (encoding === 'base64') {
+        if (base64DecodedLength(data) === undefined)
+          e.invalid(`${at}.signingKey.data`, data, 'must be valid base64');
+      } else if (
+        !data.includes('-----BEGIN PGP PUBLIC KEY BLOCK-----') ||
+        !data.includes('-----END PGP PUBLIC KEY BLOCK-----')
+      ) {
+        e.invalid(`${at}.signingKey.data`, data, 'must be an ASCII-armored OpenPGP public key block');
+      }
+    }
+  }
+
+  private package(at: string, value: unknown, names: Set<string>): void {
+    const e = this.errors;
+    if (!isObject(value)) {
+      e.typeInvalid(at, value, 'an object');
+      return;
+    }
+    const name = requiredPatterned(e, `${at}.name`, value.name, PACKAGE_NAME, 'a Debian package name');
+    unique(e, names, `${at}.name`, name);
+    const version = patterned(e, `${at}.version`, value.version, PACKAGE_VERSION, 'a Debian version');
+    const state = enumAt(e, `${at}.state`, value.state, ['present', 'absent'] as const);
+    if (version !== undefined && state === 'absent') {
+      e.forbidden(`${at}.version`, 'a package to be removed has no version');
+    }
+  }
+
+  private policies(at: string, value: unknown): void {
+    const e = this.errors;
+    const policies = objectAt(e, at, value);
+    if (!policies) return;
+    const paths = new Set<string>();
+    arrayAt(e, `${at}.files`, policies.files).forEach((p, i) => {
+      const pat = `${at}.files[${i}]`;
+      if (!isObject(p)) {
+        e.typeInvalid(pat, p, 'an object');
+        return;
+      }
+      const path = stringAt(e, `${pat}.path`, p.path);
+      if (path === undefined) e.required(`${pat}.path`);
+      else if (policyPathProblem(path)) e.invalid(`${pat}.path`, path, policyPathProblem(path)!);
+      else unique(e, paths, `${pat}.path`, path);
+      this.action(`${pat}.action`, p.action);
+    });
+    const units = new Set<string>();
+    arrayAt(e, `${at}.units`, policies.units).forEach((p, i) => {
+      const pat = `${at}.units[${i}]`;
+      if (!isObject(p)) {
+        e.typeInvalid(pat, p, 'an object');
+        return;
+      }
+      const name = stringAt(e, `${pat}.name`, p.name);
+      if (name === undefined) e.required(`${pat}.name`);
+      else if (unitNameProblem(name)) e.invalid(`${pat}.name`, name, unitNameProblem(name)!);
+      else unique(e, units, `${pat}.name`, name);
+      this.action(`${pat}.action`, p.action);
+    });
+    const packages = new Set<string>();
+    arrayAt(e, `${at}.packages`, policies.packages).forEach((p, i) => {
+      const pat = `${at}.packages[${i}]`;
+      if (!isObject(p)) {
+        e.typeInvalid(pat, p, 'an object');
+        return;
+      }
+      const name = requiredPatterned(e, `${pat}.name`, p.name, PACKAGE_NAME, 'a Debian package name');
+      unique(e, packages, `${pat}.name`, name);
+      this.action(`${pat}.action`, p.action);
+    });
+    enumAt(e, `${at}.default`, policies.default, DEFAULT_POLICY_ACTIONS);
+  }
+
+  private action(field: string, value: unknown): void {
+    if (value === undefined || value === null) this.errors.required(field);
+    else enumAt(this.errors, field, value, DISRUPTION_ACTIONS);
+  }
+}
+
+/** Appends the causes of a NodeConfig spec at `field` (e.g. `spec`, or `spec.config` in a revision). */
+export function validateNodeConfigSpec(
+  errors: FieldErrors,
+  field: string,
+  spec: unknown,
+  options: ConfigValidationOptions = {},
+): void {
+  new ConfigValidator(errors, options).spec(field, spec);
+}
+
+/** Causes for a whole NodeConfig object; empty when it is acceptable. */
+export function validateNodeConfig(obj: unknown): FieldErrors['causes'] {
+  const errors = new FieldErrors();
+  if (!isObject(obj)) {
+    errors.typeInvalid('', obj, 'an object');
+    return errors.causes;
+  }
+  validateNodeConfigSpec(errors, 'spec', obj.spec);
+  return errors.causes;
+}

@@ -1,0 +1,174 @@
+// Validation of a NodePool, with exact field paths.
+
+import { CronError, parseCron } from './cron.ts';
+import { parseDuration } from './duration.ts';
+import { arrayAt, enumAt, FieldErrors, integerAt, isObject, objectAt, stringAt } from './field-errors.ts';
+import { validateLabelSelector } from './label-selector.ts';
+import { MAX_POOL_NAME_LENGTH } from './limits.ts';
+import { UPDATE_STRATEGY_TYPES } from './node-pool-schema.ts';
+import { DNS1123_LABEL } from './patterns.ts';
+
+const PERCENT = /^([0-9]+)%$/;
+
+/** An IntOrString that must allow at least one node: a positive integer or 1%..100%. */
+function positiveIntOrPercent(errors: FieldErrors, field: string, value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value) || value < 1) {
+      errors.invalid(field, value, 'must be a positive integer or a percentage such as "25%"');
+    }
+    return;
+  }
+  const match = typeof value === 'string' ? PERCENT.exec(value) : null;
+  if (!match || Number(match[1]) < 1 || Number(match[1]) > 100) {
+    errors.invalid(field, value, 'must be a positive integer or a percentage between "1%" and "100%"');
+  }
+}
+
+/** Whether Intl knows the IANA zone (Node ships full ICU). */
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function validateMaintenanceWindow(errors: FieldErrors, at: string, value: unknown): void {
+  if (!isObject(value)) {
+    errors.typeInvalid(at, value, 'an object');
+    return;
+  }
+  const schedule = stringAt(errors, `${at}.schedule`, value.schedule);
+  if (schedule === undefined) errors.required(`${at}.schedule`);
+  else {
+    try {
+      parseCron(schedule);
+    } catch (err) {
+      if (!(err instanceof CronError)) throw err;
+      errors.invalid(`${at}.schedule`, schedule, `must be a cron schedule: ${err.message}`);
+    }
+  }
+  const duration = stringAt(errors, `${at}.duration`, value.duration);
+  if (duration === undefined) errors.required(`${at}.duration`);
+  else {
+    const ms = parseDuration(duration);
+    if (ms === undefined) errors.invalid(`${at}.duration`, duration, 'must be a duration such as 4h or 90m');
+    else if (ms < 60_000) errors.invalid(`${at}.duration`, duration, 'must be at least 1m');
+  }
+  const zone = stringAt(errors, `${at}.timeZone`, value.timeZone);
+  if (zone !== undefined && !isTimeZone(zone)) {
+    errors.invalid(`${at}.timeZone`, zone, 'must be an IANA time zone such as Europe/Berlin');
+  }
+}
+
+function validateRollingUpdate(errors: FieldErrors, at: string, value: unknown): void {
+  const ru = objectAt(errors, at, value);
+  if (!ru) return;
+  positiveIntOrPercent(errors, `${at}.maxUnavailable`, ru.maxUnavailable);
+  positiveIntOrPercent(errors, `${at}.maxUnavailablePerZone`, ru.maxUnavailablePerZone);
+  stringAt(errors, `${at}.zoneLabel`, ru.zoneLabel);
+  const canary = objectAt(errors, `${at}.canary`, ru.canary);
+  if (canary) {
+    if (canary.nodes === undefined || canary.nodes === null) errors.required(`${at}.canary.nodes`);
+    positiveIntOrPercent(errors, `${at}.canary.nodes`, canary.nodes);
+  }
+  const minReady = integerAt(errors, `${at}.minReadySeconds`, ru.minReadySeconds, 0);
+  const deadline = integerAt(errors, `${at}.progressDeadlineSeconds`, ru.progressDeadlineSeconds, 1);
+  if (minReady !== undefined && deadline !== undefined && deadline <= minReady) {
+    errors.invalid(`${at}.progressDeadlineSeconds`, deadline, 'must be greater than minReadySeconds');
+  }
+  const failure = objectAt(errors, `${at}.failurePolicy`, ru.failurePolicy);
+  if (failure) {
+    enumAt(errors, `${at}.failurePolicy.action`, failure.action, ['Pause', 'Rollback'] as const);
+    integerAt(errors, `${at}.failurePolicy.maxFailures`, failure.maxFailures, 0);
+  }
+  const gate = objectAt(errors, `${at}.healthGate`, ru.healthGate);
+  if (gate?.podSelector !== undefined)
+    validateLabelSelector(errors, `${at}.healthGate.podSelector`, gate.podSelector);
+  arrayAt(errors, `${at}.maintenanceWindows`, ru.maintenanceWindows).forEach((w, i) => {
+    validateMaintenanceWindow(errors, `${at}.maintenanceWindows[${i}]`, w);
+  });
+}
+
+const STRATEGY_FIELDS: Record<string, (typeof UPDATE_STRATEGY_TYPES)[number]> = {
+  rollingUpdate: 'RollingUpdate',
+  serial: 'Serial',
+  spread: 'Spread',
+  onDelete: 'OnDelete',
+};
+
+function validateUpdateStrategy(errors: FieldErrors, at: string, value: unknown): void {
+  const strategy = objectAt(errors, at, value);
+  if (!strategy) return;
+  const type = enumAt(errors, `${at}.type`, strategy.type, UPDATE_STRATEGY_TYPES) ?? 'RollingUpdate';
+  // Like Deployment: settings of another strategy type are refused, not silently ignored.
+  for (const [field, owner] of Object.entries(STRATEGY_FIELDS)) {
+    if (strategy[field] !== undefined && strategy[field] !== null && owner !== type) {
+      errors.forbidden(`${at}.${field}`, `may only be set when type is ${owner}`);
+    }
+  }
+  if (type === 'RollingUpdate') validateRollingUpdate(errors, `${at}.rollingUpdate`, strategy.rollingUpdate);
+  const serial = objectAt(errors, `${at}.serial`, strategy.serial);
+  if (serial) {
+    integerAt(errors, `${at}.serial.slots`, serial.slots, 1);
+    integerAt(errors, `${at}.serial.leaseDurationSeconds`, serial.leaseDurationSeconds, 10);
+  }
+  const spread = objectAt(errors, `${at}.spread`, strategy.spread);
+  if (type === 'Spread' && !spread)
+    errors.required(`${at}.spread`, 'windowSeconds is needed for type Spread');
+  if (spread) {
+    if (spread.windowSeconds === undefined) errors.required(`${at}.spread.windowSeconds`);
+    integerAt(errors, `${at}.spread.windowSeconds`, spread.windowSeconds, 1);
+  }
+  const onDelete = objectAt(errors, `${at}.onDelete`, strategy.onDelete);
+  if (onDelete) {
+    enumAt(errors, `${at}.onDelete.outdatedTaint`, onDelete.outdatedTaint, [
+      'None',
+      'NoSchedule',
+      'PreferNoSchedule',
+    ] as const);
+  }
+}
+
+/** Causes for a whole NodePool object; empty when it is acceptable. */
+export function validateNodePool(obj: unknown): FieldErrors['causes'] {
+  const errors = new FieldErrors();
+  if (!isObject(obj)) {
+    errors.typeInvalid('', obj, 'an object');
+    return errors.causes;
+  }
+  // Pool names are label values on nodes and revisions, and prefix revision names.
+  const name = obj.metadata?.name;
+  if (
+    typeof name === 'string' &&
+    (name.length > MAX_POOL_NAME_LENGTH || !new RegExp(DNS1123_LABEL).test(name))
+  ) {
+    errors.invalid(
+      'metadata.name',
+      name,
+      `must be a DNS-1123 label: at most ${MAX_POOL_NAME_LENGTH} lower case alphanumerics or -`,
+    );
+  }
+  const spec = objectAt(errors, 'spec', obj.spec);
+  if (!spec) {
+    if (obj.spec === undefined || obj.spec === null) errors.required('spec');
+    return errors.causes;
+  }
+  for (const field of ['nodeSelector', 'configSelector']) {
+    if (spec[field] === undefined || spec[field] === null) errors.required(`spec.${field}`);
+    else validateLabelSelector(errors, `spec.${field}`, spec[field]);
+  }
+  validateUpdateStrategy(errors, 'spec.updateStrategy', spec.updateStrategy);
+  integerAt(errors, 'spec.revisionHistoryLimit', spec.revisionHistoryLimit, 0);
+  if (spec.paused !== undefined && typeof spec.paused !== 'boolean') {
+    errors.typeInvalid('spec.paused', spec.paused, 'a boolean');
+  }
+  const rollbackTo = objectAt(errors, 'spec.rollbackTo', spec.rollbackTo);
+  if (rollbackTo) {
+    if (rollbackTo.revision === undefined) errors.required('spec.rollbackTo.revision');
+    integerAt(errors, 'spec.rollbackTo.revision', rollbackTo.revision, 1);
+  }
+  return errors.causes;
+}

@@ -1,0 +1,21 @@
+// Entry point for validation of nodeherd.io objects. The embedded API server calls these on create
+// and update (422 Invalid with the causes). On a real cluster the CRD schemas catch the basics and
+// the controller runs the same validators when it renders, so an invalid config never reaches a node.
+
+import type { Cause } from './field-errors.ts';
+import type { Kind } from './group.ts';
+import { validateNodeConfig } from './validate-node-config.ts';
+import { validateNodePool } from './validate-node-pool.ts';
+import { validateNodeConfigRevision } from './validate-revision.ts';
+
+export type { Cause } from './field-errors.ts';
+export { validateNodeConfig, validateNodeConfigSpec } from './validate-node-config.ts';
+export { validateNodePool } from './validate-node-pool.ts';
+export { validateNodeConfigRevision } from './validate-revision.ts';
+
+/** Validator per kind; `old` is the stored object on update, undefined on create. */
+export const validators: Record<Kind, (obj: unknown, old?: unknown) => Cause[]> = {
+  NodeConfig: (obj) => validateNodeConfig(obj),
+  NodePool: (obj) => validateNodePool(obj),
+  NodeConfigRevision: (obj, old) => validateNodeConfigRevision(obj, old),
+};
