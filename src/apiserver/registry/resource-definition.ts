@@ -49,6 +49,12 @@ export interface PrinterColumn {
   description?: string;
   priority?: number;
   jsonPath: string;
+  /**
+   * Built-in kinds only: computes the cell the way kubectl's compiled printers do (e.g. a node's
+   * "Ready,SchedulingDisabled"). When present it wins over jsonPath; jsonPath stays a best-effort
+   * fallback. 'date' columns return a timestamp string, formatted as an age like jsonPath dates.
+   */
+  compute?: (object: KubeObject) => unknown;
 }
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
