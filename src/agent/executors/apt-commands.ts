@@ -1,0 +1,85 @@
+// The apt-get and dpkg-query command lines the real package backend runs, their environment, and
+// the parsing of dpkg-query's answer. Pure functions, tested without apt.
+
+// Wait up to 5 minutes for another dpkg/apt (unattended-upgrades, cloud-init) instead of failing
+// at once on the lock.
+const LOCK_WAIT = ['-o', 'DPkg::Lock::Timeout=300'];
+
+// Keep a locally modified conffile, take the maintainer's for untouched ones, never ask.
+const CONFFILE_POLICY = ['-o', 'Dpkg::Options::=--force-confdef', '-o', 'Dpkg::Options::=--force-confold'];
+
+const PACKAGE_NAME = /^[a-z0-9][a-z0-9+.-]+(:[a-z0-9-]+)?$/; // Debian policy 5.6.1, optional :arch
+const VERSION = /^[A-Za-z0-9.+~:-]+$/; // Debian policy 5.6.12 characters
+const PACKAGE_VERSION_START = /^[0-9]/; // upstream versions start with a digit (after any epoch)
+
+export function assertPackageName(name: string): void {
+  if (!PACKAGE_NAME.test(name)) throw new Error(`invalid package name ${JSON.stringify(name)}`);
+}
+
+export function assertPackageVersion(version: string): void {
+  const upstream = version.includes(':') ? version.slice(version.indexOf(':') + 1) : version;
+  if (!VERSION.test(version) || !PACKAGE_VERSION_START.test(upstream)) {
+    throw new Error(`invalid package version ${JSON.stringify(version)}`);
+  }
+}
+
+/**
+ * The environment for apt-get: never prompt (DEBIAN_FRONTEND), and let needrestart only list
+ * services instead of restarting them: which services restart is the agent's decision.
+ */
+export function aptEnvironment(base: Record<string, string | undefined>): Record<string, string | undefined> {
+  return { ...base, DEBIAN_FRONTEND: 'noninteractive', NEEDRESTART_MODE: 'l' };
+}
+
+/**
+ * apt-get update exits 0 even when a repository could not be fetched; Error-Mode=any (recent apt; older
+ * apt ignores unknown -o options) makes that an error, so a broken repository fails the apply.
+ */
+export function aptUpdateArgs(): string[] {
+  return ['-q', ...LOCK_WAIT, '-o', 'APT::Update::Error-Mode=any', 'update'];
+}
+
+/**
+ * Installs one package, `name=version` when pinned. Downgrades are allowed because rolling back a
+ * revision means installing the older pinned version again.
+ */
+export function aptInstallArgs(name: string, version?: string): string[] {
+  assertPackageName(name);
+  if (version !== undefined) assertPackageVersion(version);
+  return [
+    '-q',
+    '-y',
+    '--no-install-recommends',
+    '--allow-downgrades',
+    ...LOCK_WAIT,
+    ...CONFFILE_POLICY,
+    'install',
+    version === undefined ? name : `${name}=${version}`,
+  ];
+}
+
+/**
+ * Removes a package but not its conffiles (remove, not purge): an admin's edits survive, and a
+ * rollback that installs it again gets the same configuration back.
+ */
+export function aptRemoveArgs(name: string): string[] {
+  assertPackageName(name);
+  return ['-q', '-y', ...LOCK_WAIT, 'remove', name];
+}
+
+export function dpkgQueryArgs(name: string): string[] {
+  assertPackageName(name);
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${Field} syntax
+  const format = '${Status} ${Version}';
+  return ['-W', `--showformat=${format}`, name];
+}
+
+/**
+ * The installed version from `${Status} ${Version}` ("install ok installed 1.2-3"); undefined for
+ * any other status, e.g. "deinstall ok config-files 1.2-3" after a remove.
+ */
+export function parseDpkgQueryOutput(stdout: string): string | undefined {
+  const [, , status, version] = stdout.trim().split(/\s+/);
+  if (status !== 'installed' || !version) return undefined;
+  return version;
+}

@@ -1,0 +1,103 @@
+// The real PackageExecutor: repository files are written under the root through a FileExecutor;
+// packages are installed with apt-get and queried with dpkg-query, which act on the live system
+// (see live-system-guard.ts for why they are refused when the root is not '/').
+
+import { resolve } from 'node:path';
+import {
+  aptEnvironment,
+  aptInstallArgs,
+  aptRemoveArgs,
+  aptUpdateArgs,
+  dpkgQueryArgs,
+  parseDpkgQueryOutput,
+} from './apt-commands.ts';
+import { keyringFile, keyringPaths, renderSources, sourcesPath } from './apt-sources.ts';
+import { CommandError, type CommandRunner, execFileRunner, runChecked } from './command-runner.ts';
+import { assertLiveCommandsAllowed } from './live-system-guard.ts';
+import { LocalFileExecutor } from './local-file-executor.ts';
+import type { AptRepository, FileExecutor, PackageExecutor } from './types.ts';
+
+const PUBLIC_FILE_MODE = 0o644; // apt drops privileges to _apt, which must read both files
+const DEFAULT_TIMEOUT_MS = 30 * 60_000; // a big install on a slow mirror
+
+export interface AptPackageExecutorOptions {
+  /** Default '/'. */
+  rootDir?: string;
+  /** Default: a LocalFileExecutor on rootDir. */
+  files?: FileExecutor;
+  runner?: CommandRunner;
+  aptGetPath?: string;
+  dpkgQueryPath?: string;
+  /** Run apt-get/dpkg-query even though rootDir is not '/'. */
+  allowLiveCommands?: boolean;
+  /** Base environment (default process.env); DEBIAN_FRONTEND and NEEDRESTART_MODE are added. */
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+}
+
+export class AptPackageExecutor implements PackageExecutor {
+  private readonly rootDir: string;
+  private readonly files: FileExecutor;
+  private readonly runner: CommandRunner;
+  private readonly aptGetPath: string;
+  private readonly dpkgQueryPath: string;
+  private readonly allowLiveCommands: boolean;
+  private readonly env: Record<string, string | undefined>;
+  private readonly timeoutMs: number;
+
+  constructor(options: AptPackageExecutorOptions = {}) {
+    this.rootDir = resolve(options.rootDir ?? '/');
+    this.files = options.files ?? new LocalFileExecutor(this.rootDir);
+    this.runner = options.runner ?? execFileRunner;
+    this.aptGetPath = options.aptGetPath ?? 'apt-get';
+    this.dpkgQueryPath = options.dpkgQueryPath ?? 'dpkg-query';
+    this.allowLiveCommands = options.allowLiveCommands ?? false;
+    this.env = aptEnvironment(options.env ?? process.env);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** Writes the keyring first, so the .sources file never names a key that is not there yet. */
+  async addRepository(repository: AptRepository): Promise<void> {
+    const keyring = keyringFile(repository);
+    const sources = renderSources(repository, keyring.path);
+    const paths = keyringPaths(repository.name);
+    await this.files.write(keyring.path, keyring.content, { mode: PUBLIC_FILE_MODE });
+    await this.files.write(sourcesPath(repository.name), Buffer.from(sources), { mode: PUBLIC_FILE_MODE });
+    // The key changed format: drop the other file so only one key is ever trusted for the repository.
+    await this.files.remove(keyring.path === paths.armored ? paths.binary : paths.armored);
+  }
+
+  /** Removes the .sources file before the keyring: the reverse of addRepository. */
+  async removeRepository(name: string): Promise<void> {
+    const paths = keyringPaths(name);
+    await this.files.remove(sourcesPath(name));
+    await this.files.remove(paths.armored);
+    await this.files.remove(paths.binary);
+  }
+
+  async update(): Promise<void> {
+    await this.aptGet(aptUpdateArgs());
+  }
+
+  async install(name: string, version?: string): Promise<void> {
+    await this.aptGet(aptInstallArgs(name, version));
+  }
+
+  async remove(name: string): Promise<void> {
+    await this.aptGet(aptRemoveArgs(name));
+  }
+
+  async installedVersion(name: string): Promise<string | undefined> {
+    const args = dpkgQueryArgs(name);
+    assertLiveCommandsAllowed('dpkg-query', this.rootDir, this.allowLiveCommands);
+    const result = await this.runner.run(this.dpkgQueryPath, args, { env: this.env });
+    if (result.code === 1) return undefined; // dpkg knows no such package
+    if (result.code !== 0) throw new CommandError(this.dpkgQueryPath, args, result);
+    return parseDpkgQueryOutput(result.stdout);
+  }
+
+  private async aptGet(args: string[]): Promise<void> {
+    assertLiveCommandsAllowed('apt-get', this.rootDir, this.allowLiveCommands);
+    await runChecked(this.runner, this.aptGetPath, args, { env: this.env, timeoutMs: this.timeoutMs });
+  }
+}

@@ -1,0 +1,93 @@
+// The files that make an apt repository known: a deb822 .sources file in sources.list.d whose
+// Signed-By names the repository's own keyring, so its key is trusted for that repository only
+// (never dropped into trusted.gpg.d, where it would vouch for every repository). Pure functions.
+
+import type { AptRepository } from './types.ts';
+
+export const SOURCES_DIR = '/etc/apt/sources.list.d';
+export const KEYRINGS_DIR = '/etc/apt/keyrings';
+
+const REPOSITORY_NAME = /^[a-z0-9][a-z0-9.-]{0,62}$/;
+const TOKEN = /^[^\s#]+$/; // one deb822 field word: no whitespace, no comment start
+const ARMORED_KEY = '-----BEGIN PGP PUBLIC KEY BLOCK-----';
+
+export function assertRepositoryName(name: string): void {
+  if (!REPOSITORY_NAME.test(name)) {
+    throw new Error(`invalid repository name ${JSON.stringify(name)} (lowercase letters, digits, '.', '-')`);
+  }
+}
+
+export function sourcesPath(name: string): string {
+  assertRepositoryName(name);
+  return `${SOURCES_DIR}/nodeherd-${name}.sources`;
+}
+
+/** Both possible keyring paths: adding a repository writes one and removes the other. */
+export function keyringPaths(name: string): { armored: string; binary: string } {
+  assertRepositoryName(name);
+  const base = `${KEYRINGS_DIR}/nodeherd-${name}`;
+  return { armored: `${base}.asc`, binary: `${base}.gpg` };
+}
+
+/** The keyring file for a repository: .asc for an armored key, .gpg for a base64 binary one. */
+export function keyringFile(repository: AptRepository): { path: string; content: Buffer } {
+  const paths = keyringPaths(repository.name);
+  const key = repository.signingKey.trim();
+  if (key.startsWith(ARMORED_KEY)) {
+    if (!key.includes('-----END PGP PUBLIC KEY BLOCK-----')) {
+      throw new Error(`repository ${repository.name}: armored signing key is not terminated`);
+    }
+    return { path: paths.armored, content: Buffer.from(`${key}\n`) };
+  }
+  const compact = key.replace(/\s+/g, '');
+  const binary = /^[A-Za-z0-9+/]+={0,2}$/.test(compact) ? Buffer.from(compact, 'base64') : Buffer.alloc(0);
+  if (!startsWithPublicKeyPacket(binary)) {
+    throw new Error(
+      `repository ${repository.name}: signing key is neither armored nor a base64 OpenPGP keyring`,
+    );
+  }
+  return { path: paths.binary, content: binary };
+}
+
+function words(repository: AptRepository, field: string, values: readonly string[]): string {
+  for (const value of values) {
+    if (!TOKEN.test(value)) {
+      throw new Error(`repository ${repository.name}: invalid ${field} entry ${JSON.stringify(value)}`);
+    }
+  }
+  return values.join(' ');
+}
+
+/** The deb822 .sources file for `repository`, trusting only the keyring at `keyringPath`. */
+export function renderSources(repository: AptRepository, keyringPath: string): string {
+  assertRepositoryName(repository.name);
+  if (repository.suites.length === 0) throw new Error(`repository ${repository.name}: no suites`);
+  const flat = repository.suites.some((suite) => suite.endsWith('/'));
+  if (flat && repository.components.length > 0) {
+    throw new Error(`repository ${repository.name}: a flat suite (ending in '/') takes no components`);
+  }
+  if (!flat && repository.components.length === 0) {
+    throw new Error(`repository ${repository.name}: components are required`);
+  }
+  if (!/^[a-z][a-z0-9+.-]*:\S+$/.test(repository.uri)) {
+    throw new Error(`repository ${repository.name}: invalid uri ${JSON.stringify(repository.uri)}`);
+  }
+  const lines = [
+    '# Managed by nodeherd: changes are overwritten.',
+    'Types: deb',
+    `URIs: ${words(repository, 'uri', [repository.uri])}`,
+    `Suites: ${words(repository, 'suites', repository.suites)}`,
+  ];
+  if (!flat) lines.push(`Components: ${words(repository, 'components', repository.components)}`);
+  if (repository.architectures && repository.architectures.length > 0) {
+    lines.push(`Architectures: ${words(repository, 'architectures', repository.architectures)}`);
+  }
+  lines.push(`Signed-By: ${keyringPath}`);
+  return `${lines.join('\n')}\n`;
+}
+
+// A keyring starts with a public-key packet (tag 6): old format 0b10_0110_xx, new format 0xc6.
+function startsWithPublicKeyPacket(bytes: Buffer): boolean {
+  const tag = bytes[0];
+  return tag !== undefined && ((tag & 0xfc) === 0x98 || tag === 0xc6);
+}

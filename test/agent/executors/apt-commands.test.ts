@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  aptEnvironment,
+  aptInstallArgs,
+  aptRemoveArgs,
+  aptUpdateArgs,
+  dpkgQueryArgs,
+  parseDpkgQueryOutput,
+} from '../../../src/agent/executors/apt-commands.ts';
+
+test('install is non-interactive about conffiles, waits for the dpkg lock, pins with name=version', () => {
+  assert.deepEqual(aptInstallArgs('containerd', '1.7.24-1'), [
+    '-q',
+    '-y',
+    '--no-install-recommends',
+    '--allow-downgrades',
+    '-o',
+    'DPkg::Lock::Timeout=300',
+    '-o',
+    'Dpkg::Options::=--force-confdef',
+    '-o',
+    'Dpkg::Options::=--force-confold',
+    'install',
+    'containerd=1.7.24-1',
+  ]);
+  assert.equal(aptInstallArgs('jq').at(-1), 'jq');
+  assert.equal(aptInstallArgs('libc6:amd64', '1:2.36-9').at(-1), 'libc6:amd64=1:2.36-9');
+});
+
+test('update fails on unreachable repositories; remove keeps conffiles', () => {
+  assert.deepEqual(aptUpdateArgs(), [
+    '-q',
+    '-o',
+    'DPkg::Lock::Timeout=300',
+    '-o',
+    'APT::Update::Error-Mode=any',
+    'update',
+  ]);
+  assert.deepEqual(aptRemoveArgs('jq'), ['-q', '-y', '-o', 'DPkg::Lock::Timeout=300', 'remove', 'jq']);
+});
+
+test('names and versions that could be read as options or shell are refused', () => {
+  for (const name of ['-y', '--purge', 'a b', 'Jq', 'x;rm', '']) {
+    assert.throws(() => aptInstallArgs(name), /invalid package name/, name);
+  }
+  for (const version of ['-1', 'latest', '1.0 2', '1.0;x', '']) {
+    assert.throws(() => aptInstallArgs('jq', version), /invalid package version/, version);
+  }
+});
+
+test('the environment never prompts and keeps needrestart from restarting services', () => {
+  assert.deepEqual(aptEnvironment({ PATH: '/usr/bin', DEBIAN_FRONTEND: 'dialog' }), {
+    PATH: '/usr/bin',
+    DEBIAN_FRONTEND: 'noninteractive',
+    NEEDRESTART_MODE: 'l',
+  });
+});
+
+test('dpkg-query reports a version only for an installed package', () => {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${Field} syntax
+  assert.deepEqual(dpkgQueryArgs('jq'), ['-W', '--showformat=${Status} ${Version}', 'jq']);
+  assert.equal(parseDpkgQueryOutput('install ok installed 1.6-2.1'), '1.6-2.1');
+  assert.equal(parseDpkgQueryOutput('hold ok installed 1:2.36-9+deb12u4'), '1:2.36-9+deb12u4');
+  assert.equal(parseDpkgQueryOutput('deinstall ok config-files 1.6-2.1'), undefined);
+  assert.equal(parseDpkgQueryOutput('unknown ok not-installed '), undefined);
+  assert.equal(parseDpkgQueryOutput(''), undefined);
+});
