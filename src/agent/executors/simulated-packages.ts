@@ -1,0 +1,115 @@
+// An in-memory apt for simulated nodes and tests. It keeps the ordering rule agents get wrong: the
+// packages of a newly added repository become installable only after update(). Repositories are
+// validated exactly as the real backend renders them, so a config the simulator accepts is one
+// apt would accept.
+
+import { assertPackageName, assertPackageVersion } from './apt-commands.ts';
+import { keyringFile, renderSources } from './apt-sources.ts';
+import { type FailureInjection, SimulationRecorder, type SimulationTiming } from './simulation-recorder.ts';
+import type { AptRepository, PackageExecutor } from './types.ts';
+
+export type PackageOperation =
+  | 'addRepository'
+  | 'removeRepository'
+  | 'update'
+  | 'install'
+  | 'remove'
+  | 'installedVersion';
+
+/** Versions are listed oldest first; installing without a version takes the last one. */
+export type PackageCatalogue = Record<string, string[]>;
+
+export interface SimulatedPackagesOptions extends SimulationTiming<PackageOperation> {
+  /** Installed before the agent runs: name → version. */
+  installed?: Record<string, string>;
+  /** Installable from the distribution's own repositories. */
+  available?: PackageCatalogue;
+  /** What each added repository offers (by repository name), visible after add + update(). */
+  repositoryPackages?: Record<string, PackageCatalogue>;
+}
+
+export class SimulatedPackages implements PackageExecutor {
+  readonly recorder: SimulationRecorder<PackageOperation>;
+  private readonly installedPackages: Map<string, string>;
+  private readonly baseCatalogue: PackageCatalogue;
+  private readonly repositoryPackages: Record<string, PackageCatalogue>;
+  private readonly addedRepositories = new Map<string, AptRepository>();
+  /** Repositories as of the last update(): apt only knows those lists. */
+  private indexedRepositories: string[] = [];
+
+  constructor(options: SimulatedPackagesOptions = {}) {
+    this.recorder = new SimulationRecorder(options);
+    this.installedPackages = new Map(Object.entries(options.installed ?? {}));
+    this.baseCatalogue = { ...options.available };
+    this.repositoryPackages = { ...options.repositoryPackages };
+  }
+
+  get calls() {
+    return this.recorder.calls;
+  }
+
+  fail(op: PackageOperation, target: string | undefined, injection?: FailureInjection): void {
+    this.recorder.fail(op, target, injection);
+  }
+
+  installed(): Record<string, string> {
+    return Object.fromEntries([...this.installedPackages].sort(([a], [b]) => a.localeCompare(b)));
+  }
+
+  repositories(): AptRepository[] {
+    return [...this.addedRepositories.values()];
+  }
+
+  async addRepository(repository: AptRepository): Promise<void> {
+    renderSources(repository, keyringFile(repository).path); // same validation as the real backend
+    return this.recorder.run('addRepository', repository.name, () => {
+      this.addedRepositories.set(repository.name, structuredClone(repository));
+    });
+  }
+
+  async removeRepository(name: string): Promise<void> {
+    return this.recorder.run('removeRepository', name, () => {
+      this.addedRepositories.delete(name);
+    });
+  }
+
+  async update(): Promise<void> {
+    return this.recorder.run('update', undefined, () => {
+      this.indexedRepositories = [...this.addedRepositories.keys()];
+    });
+  }
+
+  async install(name: string, version?: string): Promise<void> {
+    assertPackageName(name);
+    if (version !== undefined) assertPackageVersion(version);
+    return this.recorder.run('install', name, () => {
+      const versions = this.versionsOf(name);
+      if (versions.length === 0) throw new Error(`E: Unable to locate package ${name}`);
+      const chosen = version ?? versions[versions.length - 1]!;
+      if (!versions.includes(chosen)) throw new Error(`E: Version '${chosen}' for '${name}' was not found`);
+      this.installedPackages.set(name, chosen);
+    });
+  }
+
+  async remove(name: string): Promise<void> {
+    assertPackageName(name);
+    return this.recorder.run('remove', name, () => {
+      this.installedPackages.delete(name); // removing an absent package is not an error in apt either
+    });
+  }
+
+  async installedVersion(name: string): Promise<string | undefined> {
+    assertPackageName(name);
+    return this.recorder.run('installedVersion', name, () => this.installedPackages.get(name));
+  }
+
+  private versionsOf(name: string): string[] {
+    const versions = [...(this.baseCatalogue[name] ?? [])];
+    for (const repository of this.indexedRepositories) {
+      for (const version of this.repositoryPackages[repository]?.[name] ?? []) {
+        if (!versions.includes(version)) versions.push(version);
+      }
+    }
+    return versions;
+  }
+}

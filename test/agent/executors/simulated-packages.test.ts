@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SimulatedPackages } from '../../../src/agent/executors/simulated-packages.ts';
+import { InjectedFailureError } from '../../../src/agent/executors/simulation-recorder.ts';
+import type { AptRepository } from '../../../src/agent/executors/types.ts';
+
+const docker: AptRepository = {
+  name: 'docker',
+  uri: 'https://download.docker.com/linux/debian',
+  suites: ['bookworm'],
+  components: ['stable'],
+  signingKey: '-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBGN\n-----END PGP PUBLIC KEY BLOCK-----',
+};
+
+test('installs the newest available version, or the pinned one, and removes', async () => {
+  const apt = new SimulatedPackages({ available: { jq: ['1.6-2', '1.7.1-3'] }, installed: { curl: '7.88' } });
+  await apt.install('jq');
+  assert.equal(await apt.installedVersion('jq'), '1.7.1-3');
+  await apt.install('jq', '1.6-2'); // a downgrade, as a rollback needs
+  assert.deepEqual(apt.installed(), { curl: '7.88', jq: '1.6-2' });
+  await apt.remove('jq');
+  await apt.remove('jq');
+  assert.equal(await apt.installedVersion('jq'), undefined);
+});
+
+test('unknown packages and versions fail like apt', async () => {
+  const apt = new SimulatedPackages({ available: { jq: ['1.6-2'] } });
+  await assert.rejects(apt.install('nope'), /Unable to locate package nope/);
+  await assert.rejects(apt.install('jq', '9.9'), /Version '9.9' for 'jq' was not found/);
+  await assert.rejects(apt.install('-y'), /invalid package name/);
+});
+
+test("a repository's packages are installable only after add and update", async () => {
+  const apt = new SimulatedPackages({
+    repositoryPackages: { docker: { 'docker-ce': ['5:27.3.1-1', '5:27.4.0-1'] } },
+  });
+  await apt.addRepository(docker);
+  await assert.rejects(apt.install('docker-ce'), /Unable to locate package/);
+  await apt.update();
+  await apt.install('docker-ce', '5:27.3.1-1');
+  assert.equal(await apt.installedVersion('docker-ce'), '5:27.3.1-1');
+  await apt.removeRepository('docker');
+  await apt.update();
+  await assert.rejects(apt.install('docker-ce', '5:27.4.0-1'), /Unable to locate package/);
+  assert.equal(
+    await apt.installedVersion('docker-ce'),
+    '5:27.3.1-1',
+    'removing a repository uninstalls nothing',
+  );
+});
+
+test('repositories are validated like the real backend renders them', async () => {
+  const apt = new SimulatedPackages();
+  await assert.rejects(apt.addRepository({ ...docker, signingKey: 'garbage' }), /signing key/);
+  await assert.rejects(apt.addRepository({ ...docker, name: 'Bad Name' }), /invalid repository name/);
+  assert.deepEqual(apt.repositories(), []);
+  assert.equal(apt.calls.length, 0);
+});
+
+test('injected failures, durations and the call log', async () => {
+  const apt = new SimulatedPackages({ available: { jq: ['1.6-2'] }, durations: { install: 40 } });
+  apt.fail('update', undefined, { times: 1, message: 'E: Failed to fetch mirror' });
+  await assert.rejects(apt.update(), InjectedFailureError);
+  await apt.update();
+  const started = performance.now();
+  await apt.install('jq');
+  assert.ok(performance.now() - started >= 35);
+  apt.fail('install', 'jq');
+  await assert.rejects(apt.install('jq'), /injected failure: install jq/);
+  assert.deepEqual(
+    apt.calls.map(({ op, target, ok }) => [op, target, ok]),
+    [
+      ['update', undefined, false],
+      ['update', undefined, true],
+      ['install', 'jq', true],
+      ['install', 'jq', false],
+    ],
+  );
+});
