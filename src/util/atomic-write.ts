@@ -90,8 +90,9 @@ export function writeFileAtomicSync(
   try {
     // 'wx' refuses to follow a planted symlink or reuse an existing file.
     fd = openSync(temporary, 'wx', mode);
-    fchmodSync(fd, mode);
+    // chown clears setuid/setgid, so the mode is set after it.
     if (wantsOwner(options)) fchownSync(fd, options.uid ?? -1, options.gid ?? -1);
+    fchmodSync(fd, mode);
     let written = 0;
     while (written < bytes.length) {
       written += writeSync(fd, bytes, written, bytes.length - written);
@@ -123,8 +124,8 @@ export async function writeFileAtomic(
   let handle: FileHandle | undefined;
   try {
     handle = await open(temporary, 'wx', mode);
-    await handle.chmod(mode);
     if (wantsOwner(options)) await handle.chown(options.uid ?? -1, options.gid ?? -1);
+    await handle.chmod(mode);
     await handle.writeFile(toBytes(data));
     await handle.sync();
     await handle.close();

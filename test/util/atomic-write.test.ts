@@ -176,3 +176,14 @@ test('the torn-read detector does catch plain, non-atomic writes', async () => {
   await finished;
   assert.ok(torn > 0, 'expected truncate-then-write to expose partial files to the reader');
 });
+
+test('setuid and setgid bits survive a write that also sets the owner', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'atomic-suid-'));
+  try {
+    const path = join(dir, 'tool');
+    writeFileAtomicSync(path, 'x', { mode: 0o6755, uid: 0, gid: 0 });
+    assert.equal(statSync(path).mode & 0o7777, 0o6755);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -78,7 +78,7 @@ export class StoreExpiredError extends Error {
 export interface Store {
   /** The highest revision written so far (0 for an empty store). */
   currentRevision(): number;
-  /** Revisions at or below this number can no longer be watched from or listed at. */
+  /** Revisions below this number can no longer be watched from or listed at. */
   compactedRevision(): number;
   get(key: string): StoredItem | undefined;
   /** Keys starting with prefix, in key order. */
