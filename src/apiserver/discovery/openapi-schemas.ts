@@ -104,11 +104,7 @@ export function metaSchemas(): Record<string, OpenAPISchema> {
         name: s('string', 'Name must be unique within a namespace.'),
         namespace: s('string', 'Namespace defines the space within which each name must be unique.'),
         ownerReferences: s('array', 'List of objects depended by this object.', {
-          items: refWith(
-            `${META}.OwnerReference`,
-            'OwnerReference contains enough information to let you identify an owning object.',
-            { default: {} },
-          ),
+          items: { allOf: [ref(`${META}.OwnerReference`)], default: {} },
           'x-kubernetes-list-map-keys': ['uid'],
           'x-kubernetes-list-type': 'map',
           'x-kubernetes-patch-merge-key': 'uid',

@@ -32,7 +32,8 @@ const timeOf = (value: unknown): number => (typeof value === 'string' ? Date.par
 
 /** kube's duration.HumanDuration: the compact age kubectl shows ("5m", "3h20m", "2d"). */
 export function humanDuration(milliseconds: number): string {
-  const seconds = Math.floor(milliseconds / 1000);
+  // Go truncates toward zero: -1.5s is "0s", not "<invalid>".
+  const seconds = Math.trunc(milliseconds / 1000);
   if (seconds < -1) return '<invalid>';
   if (seconds < 0) return '0s';
   if (seconds < 120) return `${seconds}s`;
