@@ -1,0 +1,153 @@
+// The HTTPS connection to one API server: a keep-alive agent trusting only the cluster's CA, the
+// bearer token on every request, whole-body requests with a timeout, and streamed requests for
+// watches. The token is kept in a private field and scrubbed from any text that reaches an error.
+
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import { Agent, request as httpsRequest } from 'node:https';
+import type { RequestCounters } from './request-counters.ts';
+
+export interface HttpsTransportOptions {
+  /** API server URL, e.g. https://127.0.0.1:6443 (a path prefix is kept). */
+  server: string;
+  /** PEM of the CA that signed the server's certificate; nothing else is trusted. */
+  caPem: string;
+  token: string;
+  /** Limit for a whole request/response exchange other than a watch (default 30 s). */
+  requestTimeoutMs?: number;
+  userAgent?: string;
+}
+
+export interface BufferedResponse {
+  status: number;
+  text: string;
+}
+
+export interface StreamedRequest {
+  request: ClientRequest;
+  /** Resolves when response headers arrive; rejects if the request fails before that. */
+  response: Promise<IncomingMessage>;
+}
+
+/** A response larger than this is refused rather than buffered (the agent reads single objects). */
+const MAX_BUFFERED_RESPONSE_BYTES = 128 * 1024 * 1024;
+const REDACTED = '[redacted]';
+
+export class HttpsTransport {
+  readonly server: URL;
+  #token: string;
+  private readonly agent: Agent;
+  private readonly basePath: string;
+  private readonly requestTimeoutMs: number;
+  private readonly userAgent: string;
+  private readonly counters: RequestCounters;
+
+  constructor(options: HttpsTransportOptions, counters: RequestCounters) {
+    const server = new URL(options.server);
+    if (server.protocol !== 'https:') throw new Error(`API server URL must use https: ${server.origin}`);
+    if (options.token === '') throw new Error('a bearer token is required');
+    this.server = server;
+    this.basePath = server.pathname.replace(/\/+$/, '');
+    this.#token = options.token;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.userAgent = options.userAgent ?? 'nodeherd-light-client';
+    this.counters = counters;
+    // One idle socket is enough for an agent that makes a request every few minutes; LIFO reuse keeps
+    // the warm one. Node closes idle sockets when the server's Keep-Alive timeout says so.
+    this.agent = new Agent({ keepAlive: true, maxFreeSockets: 2, scheduling: 'lifo', ca: options.caPem });
+  }
+
+  /** Sends a request and reads the whole response body. */
+  send(
+    method: string,
+    path: string,
+    body?: { contentType: string; data: string },
+  ): Promise<BufferedResponse> {
+    return new Promise<BufferedResponse>((resolve, reject) => {
+      const req = this.open(method, path, body?.contentType);
+      req.setTimeout(this.requestTimeoutMs, () => {
+        req.destroy(
+          new Error(`${method} ${this.server.origin}${path} timed out after ${this.requestTimeoutMs} ms`),
+        );
+      });
+      req.on('error', (err) => {
+        this.counters.transportFailure();
+        reject(err);
+      });
+      req.on('response', (res) => {
+        this.counters.response(res.statusCode ?? 0);
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          this.counters.bytes(chunk.length);
+          if (size > MAX_BUFFERED_RESPONSE_BYTES) {
+            req.destroy(
+              new Error(`response to ${method} ${path} exceeds ${MAX_BUFFERED_RESPONSE_BYTES} bytes`),
+            );
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => {
+          resolve({
+            status: res.statusCode ?? 0,
+            text: this.redact(Buffer.concat(chunks, size).toString('utf8')),
+          });
+        });
+        // A connection lost mid-body errors the response, not the request.
+        res.on('error', reject);
+      });
+      req.end(body?.data);
+    });
+  }
+
+  /** Opens a GET whose response body the caller reads as a stream (a watch). No timeout is set here. */
+  stream(path: string): StreamedRequest {
+    const req = this.open('GET', path);
+    let answered = false;
+    const response = new Promise<IncomingMessage>((resolve, reject) => {
+      req.once('response', (res) => {
+        answered = true;
+        this.counters.response(res.statusCode ?? 0);
+        resolve(res);
+      });
+      req.on('error', (err) => {
+        if (!answered) this.counters.transportFailure();
+        reject(err);
+      });
+    });
+    // Keep an early failure from becoming an unhandled rejection if the caller aborts first.
+    response.catch(() => {});
+    req.end();
+    return { request: req, response };
+  }
+
+  /** Replaces any occurrence of the token in text that may end up in an error or a log. */
+  redact(text: string): string {
+    return text.includes(this.#token) ? text.split(this.#token).join(REDACTED) : text;
+  }
+
+  /** Closes pooled sockets; in-flight requests are destroyed. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private open(method: string, path: string, contentType?: string): ClientRequest {
+    if (!path.startsWith('/')) throw new Error(`request path must start with '/': ${path}`);
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      Authorization: `Bearer ${this.#token}`,
+      'User-Agent': this.userAgent,
+    };
+    if (contentType !== undefined) headers['Content-Type'] = contentType;
+    return httpsRequest({
+      agent: this.agent,
+      protocol: 'https:',
+      hostname: this.server.hostname.replace(/^\[|\]$/g, ''),
+      port: this.server.port === '' ? 443 : Number(this.server.port),
+      method,
+      path: `${this.basePath}${path}`,
+      headers,
+    });
+  }
+}

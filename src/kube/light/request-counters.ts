@@ -1,0 +1,72 @@
+// Counts what the client asks of the API server, so benchmarks and the agent's metrics can show
+// how many requests an idle node costs (the agent's budget is a handful per idle hour).
+
+export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+
+export const KUBE_VERBS: readonly KubeVerb[] = [
+  'get',
+  'list',
+  'watch',
+  'create',
+  'update',
+  'patch',
+  'delete',
+];
+
+export interface RequestCountsSnapshot {
+  /** Requests sent, all verbs. */
+  requests: number;
+  byVerb: Record<KubeVerb, number>;
+  /** Responses received, by HTTP status code (a watch counts when its headers arrive). */
+  byStatus: Record<number, number>;
+  /** Requests that got no HTTP response at all (refused, reset, timed out). */
+  transportFailures: number;
+  /** Watch events delivered, by type (BOOKMARK included). */
+  watchEvents: Record<string, number>;
+  /** Response body bytes received. */
+  bytesReceived: number;
+}
+
+export class RequestCounters {
+  private requests = 0;
+  private readonly byVerb = Object.fromEntries(KUBE_VERBS.map((verb) => [verb, 0])) as Record<
+    KubeVerb,
+    number
+  >;
+  private readonly byStatus = new Map<number, number>();
+  private transportFailures = 0;
+  private readonly watchEvents = new Map<string, number>();
+  private bytesReceived = 0;
+
+  request(verb: KubeVerb): void {
+    this.requests++;
+    this.byVerb[verb]++;
+  }
+
+  response(status: number): void {
+    this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);
+  }
+
+  transportFailure(): void {
+    this.transportFailures++;
+  }
+
+  watchEvent(type: string): void {
+    this.watchEvents.set(type, (this.watchEvents.get(type) ?? 0) + 1);
+  }
+
+  bytes(count: number): void {
+    this.bytesReceived += count;
+  }
+
+  snapshot(): RequestCountsSnapshot {
+    return {
+      requests: this.requests,
+      byVerb: { ...this.byVerb },
+      byStatus: Object.fromEntries(this.byStatus),
+      transportFailures: this.transportFailures,
+      watchEvents: Object.fromEntries(this.watchEvents),
+      bytesReceived: this.bytesReceived,
+    };
+  }
+}
