@@ -1,6 +1,7 @@
 // Kubernetes Status errors. Every failure the API server returns is one of these, rendered as a
 // metav1.Status body with the HTTP code and reason a real API server would use.
 
+/** `type` is kube's CauseType; on the wire (metav1.StatusCause) it is spelled `reason`. */
 export interface StatusCause {
   type?: string;
   message: string;
@@ -55,10 +56,22 @@ export class ApiError extends Error {
       status: 'Failure',
       message: this.message,
       reason: this.reason,
-      ...(this.details ? { details: this.details } : {}),
+      ...(this.details ? { details: wireDetails(this.details) } : {}),
       code: this.code,
     };
   }
+}
+
+function wireDetails(details: StatusDetails): Record<string, unknown> {
+  if (!details.causes) return { ...details };
+  return {
+    ...details,
+    causes: details.causes.map((c) => ({
+      ...(c.type !== undefined ? { reason: c.type } : {}),
+      message: c.message,
+      ...(c.field !== undefined ? { field: c.field } : {}),
+    })),
+  };
 }
 
 /** Identifies an object in messages the way the real API server does: `widgets.example.com "foo"`. */

@@ -29,7 +29,7 @@ test('Invalid lists every cause with its field path', () => {
   ]);
   assert.equal(err.code, 422);
   assert.equal(err.message, 'Widget "w1" is invalid: spec.size: must be positive');
-  assert.deepEqual(err.details?.causes, [
-    { type: 'FieldValueInvalid', message: 'must be positive', field: 'spec.size' },
+  assert.deepEqual((err.toStatus().details as { causes: unknown }).causes, [
+    { reason: 'FieldValueInvalid', message: 'must be positive', field: 'spec.size' },
   ]);
 });

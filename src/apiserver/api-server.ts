@@ -1,0 +1,299 @@
+// The embedded Kubernetes-compatible API server: one process, one SQLite file, HTTPS with its own CA,
+// bearer tokens, and the controllers a bare kube-apiserver relies on (namespaces, CRDs, garbage
+// collection, disruption budgets, node leases). Everything in nodeherd talks to it exactly as it would
+// talk to a real cluster.
+
+import { mkdirSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import pino, { type Logger } from 'pino';
+import { allowsAnonymous, authorize } from './auth/authorizer.ts';
+import { ensurePki } from './auth/certificates.ts';
+import { adminKubeconfigPath, ensureCredential } from './auth/credentials.ts';
+import { forbiddenError, unauthorizedError } from './auth/denials.ts';
+import type { Identity, IdentityKind } from './auth/identities.ts';
+import { TokenStore } from './auth/tokens.ts';
+import { CrdController, crdStrategy } from './controllers/crd-controller.ts';
+import { DisruptionController } from './controllers/disruption.ts';
+import { GarbageCollector } from './controllers/garbage-collector.ts';
+import { NamespaceController, namespaceStrategy } from './controllers/namespace-controller.ts';
+import { NodeLifecycleController } from './controllers/node-lifecycle.ts';
+import { ApiError } from './errors.ts';
+import { decodeObject, readBody } from './http/body.ts';
+import { DiscoveryService } from './http/discovery-service.ts';
+import { parseRequestInfo } from './http/request-info.ts';
+import { ResourceHandler } from './http/resource-handler.ts';
+import { sendError, sendJson } from './http/respond.ts';
+import { ObjectService } from './objects/object-service.ts';
+import type { KindStrategy } from './objects/strategy.ts';
+import {
+  applyPatchFor,
+  compileSelection,
+  customResourceStrategy,
+  fieldSelectorPins,
+  kindValidationStrategy,
+  matchLabelSelectorObject,
+  nameProblem,
+  renderingFor,
+  tableFor,
+} from './parts.ts';
+import type { ResourceDefinition } from './registry/resource-definition.ts';
+import { ResourceRegistry } from './registry/resource-registry.ts';
+import { SqliteStore } from './storage/sqlite-store.ts';
+import { WatchHub } from './watch/watch-hub.ts';
+
+export interface ApiServerOptions {
+  dataDir: string;
+  /** 0 picks a free port. */
+  port?: number;
+  host?: string;
+  /** Extra names/addresses for the serving certificate (e.g. a container bridge address). */
+  extraSans?: string[];
+  /** Revisions of history kept for watch resume (default 10,000). */
+  retainRevisions?: number;
+  compactIntervalMs?: number;
+  bookmarkIntervalMs?: number;
+  /** Range from which each watch's default timeout is drawn. */
+  watchTimeoutMs?: [number, number];
+  /** How long a node may go without renewing its Lease before it is marked NotReady. */
+  nodeMonitorGracePeriodMs?: number;
+  logger?: Logger;
+}
+
+const DEFAULT_BOOKMARK_MS = 15_000;
+const DEFAULT_WATCH_TIMEOUT_MS: [number, number] = [30 * 60_000, 60 * 60_000];
+
+export class ApiServer {
+  readonly dataDir: string;
+  readonly store: SqliteStore;
+  readonly registry: ResourceRegistry;
+  readonly objects: ObjectService;
+  readonly tokens: TokenStore;
+  readonly caPem: string;
+  readonly log: Logger;
+  private readonly server: Server;
+  private readonly hub: WatchHub;
+  private readonly controllers: { stop(): void }[];
+  private readonly host: string;
+  private port = 0;
+
+  private constructor(parts: {
+    dataDir: string;
+    store: SqliteStore;
+    registry: ResourceRegistry;
+    objects: ObjectService;
+    tokens: TokenStore;
+    caPem: string;
+    server: Server;
+    hub: WatchHub;
+    controllers: { stop(): void }[];
+    host: string;
+    log: Logger;
+  }) {
+    this.dataDir = parts.dataDir;
+    this.store = parts.store;
+    this.registry = parts.registry;
+    this.objects = parts.objects;
+    this.tokens = parts.tokens;
+    this.caPem = parts.caPem;
+    this.server = parts.server;
+    this.hub = parts.hub;
+    this.controllers = parts.controllers;
+    this.host = parts.host;
+    this.log = parts.log;
+  }
+
+  get url(): string {
+    const host = this.host.includes(':') ? `[${this.host}]` : this.host;
+    return `https://${host}:${this.port}`;
+  }
+
+  get openWatches(): number {
+    return this.hub.size;
+  }
+
+  static async start(options: ApiServerOptions): Promise<ApiServer> {
+    const log =
+      options.logger ?? pino({ level: process.env.NODEHERD_LOG_LEVEL ?? 'info', name: 'apiserver' });
+    const dataDir = options.dataDir;
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const host = options.host ?? '127.0.0.1';
+    const pki = await ensurePki(dataDir, { extraSans: options.extraSans ?? [] });
+    const tokens = TokenStore.open(dataDir);
+    const store = SqliteStore.open(join(dataDir, 'state.db'), {
+      ...(options.retainRevisions !== undefined ? { retainRevisions: options.retainRevisions } : {}),
+      compactIntervalMs: options.compactIntervalMs ?? 5 * 60_000,
+      onBackgroundError: (err, context) => log.error({ err, context }, 'storage background failure'),
+    });
+    const registry = new ResourceRegistry();
+
+    const strategiesByResource = new Map<string, KindStrategy[]>();
+    const strategies = (def: ResourceDefinition): KindStrategy[] => {
+      const specific = strategiesByResource.get(`${def.group}/${def.resource}`) ?? [];
+      return def.builtin
+        ? [...specific, kindValidationStrategy]
+        : [customResourceStrategy, kindValidationStrategy, ...specific];
+    };
+    const objects = new ObjectService({
+      store,
+      strategies,
+      applyPatch: applyPatchFor,
+      validateName: nameProblem,
+      admitNamespace: (ns) => namespaces.admit(ns),
+    });
+    strategiesByResource.set('/namespaces', [namespaceStrategy]);
+    strategiesByResource.set('apiextensions.k8s.io/customresourcedefinitions', [crdStrategy(registry)]);
+
+    const crds = new CrdController(store, registry, objects);
+    crds.start();
+    const namespaces = new NamespaceController(store, registry, objects);
+    namespaces.start();
+    const gc = new GarbageCollector(store, registry, objects);
+    gc.start();
+    const disruption = new DisruptionController(store, registry, objects, matchLabelSelectorObject);
+    disruption.start();
+    const nodeLifecycle = new NodeLifecycleController(store, registry, objects, {
+      gracePeriodMs: options.nodeMonitorGracePeriodMs ?? 40_000,
+    });
+    nodeLifecycle.start();
+
+    const hub = new WatchHub(store);
+    const handler = new ResourceHandler({
+      objects,
+      store,
+      hub,
+      select: compileSelection,
+      render: renderingFor,
+      toTable: tableFor,
+      evict: (_def, namespace, name, body) => disruption.evict(namespace, name, body),
+      bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_MS,
+      watchTimeoutMs: options.watchTimeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS,
+    });
+    const discovery = new DiscoveryService(registry);
+
+    const server = createServer({ cert: pki.certPem, key: pki.keyPem, minVersion: 'TLSv1.2' });
+    // Watches are long-lived; Node's default request timeouts would cut them.
+    server.requestTimeout = 0;
+    server.headersTimeout = 60_000;
+    server.keepAliveTimeout = 90_000;
+    server.maxHeadersCount = 200;
+
+    const api = new ApiServer({
+      dataDir,
+      store,
+      registry,
+      objects,
+      tokens,
+      caPem: pki.caPem,
+      server,
+      hub,
+      controllers: [nodeLifecycle, disruption, gc, namespaces, crds, { stop: () => hub.close() }],
+      host,
+      log,
+    });
+    server.on('request', (req, res) => {
+      api.serve(req, res, handler, discovery).catch((err) => sendError(res, err));
+    });
+    server.on('clientError', (_err, socket) => socket.destroy());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    api.port = (server.address() as AddressInfo).port;
+    await api.issueCredential('admin', undefined, adminKubeconfigPath(dataDir));
+    log.info({ url: api.url, dataDir }, 'API server listening');
+    return api;
+  }
+
+  /** Writes (or keeps) a kubeconfig for an identity at path; returns its token. */
+  async issueCredential(
+    kind: IdentityKind,
+    nodeName: string | undefined,
+    path: string,
+    server = this.url,
+  ): Promise<string> {
+    const credential = await ensureCredential(this.tokens, {
+      kind,
+      ...(nodeName !== undefined ? { nodeName } : {}),
+      path,
+      server,
+      caPem: this.caPem,
+    });
+    return credential.token;
+  }
+
+  private async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    handler: ResourceHandler,
+    discovery: DiscoveryService,
+  ): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    const method = req.method ?? 'GET';
+    const info = parseRequestInfo(method, url.pathname, url.searchParams);
+
+    if (!info.isResourceRequest && allowsAnonymous(url.pathname, info.verb)) {
+      discovery.serve(req, res, url);
+      return;
+    }
+    const identity: Identity | undefined = this.tokens.authenticate(req.headers.authorization);
+    if (!identity) throw unauthorizedError();
+
+    if (!info.isResourceRequest) {
+      const decision = authorize(identity, { verb: info.verb, path: url.pathname });
+      if (!decision.allowed)
+        throw forbiddenError(identity, { verb: info.verb, path: url.pathname }, decision.reason);
+      if (!discovery.serve(req, res, url)) {
+        sendJson(
+          res,
+          404,
+          new ApiError(404, 'NotFound', 'the server could not find the requested resource').toStatus(),
+        );
+      }
+      return;
+    }
+
+    const def = this.registry.get(info.group, info.version, info.resource);
+    if (!def) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    const pins = fieldSelectorPins(url.searchParams.get('fieldSelector'));
+    const attrs = {
+      verb: info.verb,
+      group: info.group,
+      resource: info.resource,
+      ...(info.subresource !== undefined ? { subresource: info.subresource } : {}),
+      ...(info.namespace !== undefined ? { namespace: info.namespace } : {}),
+      ...(info.name !== undefined ? { name: info.name } : {}),
+      ...(pins.name !== undefined ? { fieldSelectorName: pins.name } : {}),
+      ...(pins.nodeName !== undefined ? { fieldSelectorNodeName: pins.nodeName } : {}),
+    };
+    let body: Buffer | undefined;
+    if (identity.kind !== 'admin') {
+      // Some rules look at what a new object says (an Event's subject, a Node's name): read writes first.
+      let parsed: unknown;
+      if (info.verb === 'create' || info.verb === 'update') {
+        body = await readBody(req);
+        try {
+          parsed = decodeObject(body, req.headers['content-type']);
+        } catch {
+          parsed = undefined;
+        }
+      }
+      const withBody = parsed !== undefined ? { ...attrs, body: parsed } : attrs;
+      const decision = authorize(identity, withBody);
+      if (!decision.allowed) throw forbiddenError(identity, withBody, decision.reason);
+    }
+    await handler.handle(req, res, info, def, url.searchParams, body);
+  }
+
+  async stop(): Promise<void> {
+    for (const c of this.controllers) c.stop();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.store.close();
+  }
+}

@@ -1,0 +1,61 @@
+// Maps storage keys back to the resource they belong to, for controllers that react to raw store events.
+
+import type { ResourceDefinition } from '../registry/resource-definition.ts';
+import type { ResourceRegistry } from '../registry/resource-registry.ts';
+
+export interface ParsedKey {
+  group: string;
+  resource: string;
+  namespace: string | undefined;
+  name: string;
+}
+
+export function parseKey(key: string): ParsedKey | undefined {
+  const parts = key.split('/');
+  // ['', group, resource, namespace, name]
+  if (parts.length !== 5) return undefined;
+  const [, group, resource, namespace, name] = parts as [string, string, string, string, string];
+  return {
+    group: group === 'core' ? '' : group,
+    resource,
+    namespace: namespace === '' ? undefined : namespace,
+    name,
+  };
+}
+
+/** The preferred served definition of the resource a key belongs to. */
+export function definitionForKey(registry: ResourceRegistry, key: string): ResourceDefinition | undefined {
+  const parsed = parseKey(key);
+  if (!parsed) return undefined;
+  return registry.versionsOf(parsed.group, parsed.resource)[0];
+}
+
+/** Runs deferred work outside the store's synchronous event callback, coalescing repeats by name. */
+export class DeferredQueue {
+  private readonly pending = new Map<string, () => void>();
+  private scheduled = false;
+  private closed = false;
+
+  add(id: string, work: () => void): void {
+    if (this.closed) return;
+    this.pending.set(id, work);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.drain());
+  }
+
+  private drain(): void {
+    this.scheduled = false;
+    const batch = [...this.pending.values()];
+    this.pending.clear();
+    for (const work of batch) {
+      if (this.closed) return;
+      work();
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.pending.clear();
+  }
+}

@@ -1,0 +1,151 @@
+// Namespace lifecycle: new namespaces are Active; a deleted namespace turns Terminating, refuses new
+// content, has everything in it deleted, and disappears once it is empty.
+
+import { ApiError } from '../errors.ts';
+import type { ObjectService } from '../objects/object-service.ts';
+import type { KindStrategy } from '../objects/strategy.ts';
+import type { ResourceDefinition } from '../registry/resource-definition.ts';
+import type { ResourceRegistry } from '../registry/resource-registry.ts';
+import type { Store, StoreEvent } from '../storage/types.ts';
+import { DeferredQueue } from './keys.ts';
+
+const NAMESPACE_PREFIX = '/core/namespaces/';
+const RETRY_MS = 500;
+export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease', 'nodeherd'];
+
+export const namespaceStrategy: KindStrategy = {
+  prepare(obj, old, ctx) {
+    if (ctx.operation === 'create') {
+      obj.spec = { ...(obj.spec ?? {}), finalizers: ['kubernetes'] };
+      obj.status = { phase: 'Active' };
+      obj.metadata.labels = {
+        ...(obj.metadata.labels ?? {}),
+        'kubernetes.io/metadata.name': obj.metadata.name,
+      };
+      return;
+    }
+    // spec.finalizers is only changed by the namespace controller (kube's /finalize); keep the stored one.
+    if (old) {
+      obj.spec = { ...(obj.spec ?? {}), finalizers: old.spec?.finalizers ?? [] };
+      if (ctx.subresource !== 'status') obj.status = old.status;
+    }
+  },
+};
+
+export class NamespaceController {
+  private readonly store: Store;
+  private readonly registry: ResourceRegistry;
+  private readonly objects: ObjectService;
+  private readonly namespaces: ResourceDefinition;
+  private readonly queue = new DeferredQueue();
+  private readonly retries = new Map<string, NodeJS.Timeout>();
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(store: Store, registry: ResourceRegistry, objects: ObjectService) {
+    this.store = store;
+    this.registry = registry;
+    this.objects = objects;
+    this.namespaces = registry.get('', 'v1', 'namespaces')!;
+  }
+
+  start(): void {
+    for (const name of DEFAULT_NAMESPACES) {
+      if (!this.objects.tryGet(this.namespaces, undefined, name)) {
+        this.objects.create(this.namespaces, undefined, { metadata: { name } });
+      }
+    }
+    for (const item of this.store.list(NAMESPACE_PREFIX).items) {
+      if (item.object.metadata.deletionTimestamp !== undefined) this.schedule(item.object.metadata.name);
+    }
+    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+  }
+
+  /** Admission: objects may be created only in namespaces that exist and are not terminating. */
+  admit(namespace: string): void {
+    const ns = this.objects.tryGet(this.namespaces, undefined, namespace);
+    if (!ns) {
+      throw new ApiError(404, 'NotFound', `namespaces "${namespace}" not found`, {
+        name: namespace,
+        kind: 'namespaces',
+      });
+    }
+    if (ns.metadata.deletionTimestamp !== undefined) {
+      throw new ApiError(
+        403,
+        'Forbidden',
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+        { name: namespace, kind: 'namespaces' },
+      );
+    }
+  }
+
+  private onEvent(event: StoreEvent): void {
+    if (!event.key.startsWith(NAMESPACE_PREFIX) || event.type === 'DELETED') return;
+    if (event.object.metadata.deletionTimestamp !== undefined) this.schedule(event.object.metadata.name);
+  }
+
+  private schedule(name: string): void {
+    this.queue.add(name, () => this.finalize(name));
+  }
+
+  private finalize(name: string): void {
+    const ns = this.objects.tryGet(this.namespaces, undefined, name);
+    if (!ns || ns.metadata.deletionTimestamp === undefined) return;
+    let remaining = 0;
+    for (const def of this.namespacedResources()) {
+      const prefix = `/${def.group || 'core'}/${def.resource}/${name}/`;
+      for (const item of this.store.list(prefix).items) {
+        remaining++;
+        if (item.object.metadata.deletionTimestamp !== undefined) continue;
+        try {
+          this.objects.delete(def, name, item.object.metadata.name);
+        } catch (err) {
+          if (!(err instanceof ApiError && err.code === 404)) throw err;
+        }
+      }
+    }
+    const stillThere = this.namespacedResources().some(
+      (def) => this.store.count(`/${def.group || 'core'}/${def.resource}/${name}/`) > 0,
+    );
+    if (remaining > 0 && stillThere) {
+      if (!this.retries.has(name)) {
+        const timer = setTimeout(() => {
+          this.retries.delete(name);
+          this.schedule(name);
+        }, RETRY_MS);
+        timer.unref();
+        this.retries.set(name, timer);
+      }
+      return;
+    }
+    // Empty: drop the lifecycle finalizer; the object service removes the namespace when none are left.
+    const current = this.store.get(`${NAMESPACE_PREFIX}/${name}`);
+    if (!current) return;
+    const next = structuredClone(current.object);
+    next.spec = { ...(next.spec ?? {}), finalizers: [] };
+    if ((next.metadata.finalizers ?? []).length === 0) {
+      this.store.delete(current.key, current.revision);
+    } else {
+      this.store.update(current.key, current.revision, next);
+    }
+  }
+
+  /** One definition per namespaced resource (versions share storage). */
+  private namespacedResources(): ResourceDefinition[] {
+    const seen = new Set<string>();
+    const defs: ResourceDefinition[] = [];
+    for (const def of this.registry.definitions()) {
+      const id = `${def.group}/${def.resource}`;
+      if (!def.namespaced || seen.has(id)) continue;
+      seen.add(id);
+      defs.push(def);
+    }
+    return defs;
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.queue.close();
+    for (const t of this.retries.values()) clearTimeout(t);
+  }
+}

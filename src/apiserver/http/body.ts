@@ -1,0 +1,68 @@
+// Reading and decoding request bodies with the limits and errors of a real API server.
+
+import type { IncomingMessage } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import { ApiError, badRequest } from '../errors.ts';
+
+/** kube-apiserver's default maximum request body (3 MiB). */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (declared > limit) {
+    req.resume();
+    throw new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      req.resume();
+      throw new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** Decodes a create/update body: JSON, or YAML when the client says so (kube accepts both). */
+export function decodeObject(body: Buffer, contentType: string | undefined): Record<string, any> {
+  const type = mediaType(contentType);
+  const text = body.toString('utf8');
+  if (text.trim() === '') throw badRequest('the body of the request was empty');
+  let value: unknown;
+  if (type === 'application/yaml' || type === 'application/x-yaml' || type === 'text/yaml') {
+    try {
+      value = parseYaml(text, { maxAliasCount: 100 });
+    } catch (err) {
+      throw badRequest(`error decoding YAML: ${(err as Error).message.split('\n')[0]}`);
+    }
+  } else if (type === '' || type === 'application/json' || type === '*/*') {
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
+    }
+  } else if (type === 'application/vnd.kubernetes.protobuf') {
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+    );
+  } else {
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+    );
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw badRequest('the body of the request was not a JSON object');
+  }
+  return value as Record<string, any>;
+}

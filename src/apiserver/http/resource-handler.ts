@@ -1,0 +1,382 @@
+// Serves resource URLs (/api/v1/..., /apis/<g>/<v>/...): maps verbs onto the object service and
+// shapes the answers (lists, Tables, watches, Status errors) the way kube-apiserver does.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError, badRequest, expired } from '../errors.ts';
+import type { DeleteOptions, ObjectFilter, ObjectService, WriteOptions } from '../objects/object-service.ts';
+import type { ResourceDefinition } from '../registry/resource-definition.ts';
+import { apiVersionOf } from '../registry/resource-definition.ts';
+import { type KubeObject, type Store, type StoreEvent, StoreExpiredError } from '../storage/types.ts';
+import type { WatchHub } from '../watch/watch-hub.ts';
+import { decodeObject, mediaType, readBody } from './body.ts';
+import type { ResourceRequestInfo } from './request-info.ts';
+import { listPrefix } from './request-info.ts';
+import { sendJson, warningHeaders } from './respond.ts';
+import { WatchStream } from './watch-stream.ts';
+
+/** How the client wants objects rendered, decided from its Accept header. */
+export type Rendering =
+  | { kind: 'json' }
+  | { kind: 'table'; includeObject: 'None' | 'Metadata' | 'Object' }
+  | { kind: 'metadata' };
+
+export interface CompiledSelection {
+  filter?: ObjectFilter;
+  /** Set when the field selector pins metadata.name exactly (used to index watches). */
+  name?: string;
+}
+
+export interface ResourceHandlerDeps {
+  objects: ObjectService;
+  store: Store;
+  hub: WatchHub;
+  select(
+    def: ResourceDefinition,
+    labelSelector: string | null,
+    fieldSelector: string | null,
+  ): CompiledSelection;
+  render(accept: string | undefined, query: URLSearchParams): Rendering;
+  toTable(
+    def: ResourceDefinition,
+    objects: KubeObject[],
+    rendering: Rendering,
+    listMeta: KubeObject,
+  ): KubeObject;
+  evict(def: ResourceDefinition, namespace: string, name: string, body: KubeObject): KubeObject;
+  bookmarkIntervalMs: number;
+  /** Default watch timeout range in ms; each watch picks a random value in it to spread reconnects. */
+  watchTimeoutMs: [number, number];
+}
+
+function parseDryRun(query: URLSearchParams): boolean {
+  const values = query.getAll('dryRun');
+  for (const v of values) {
+    if (v !== 'All') throw badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`);
+  }
+  return values.length > 0;
+}
+
+function parseFieldValidation(query: URLSearchParams): WriteOptions['fieldValidation'] {
+  const raw = query.get('fieldValidation');
+  if (raw === null || raw === '') return 'Ignore';
+  const normal = raw.charAt(0).toUpperCase() + raw.slice(1).toLowerCase();
+  if (normal === 'Strict' || normal === 'Warn' || normal === 'Ignore') return normal;
+  throw badRequest(
+    `fieldValidation: Unsupported value: "${raw}": supported values: "Ignore", "Strict", "Warn"`,
+  );
+}
+
+function parseNonNegativeInt(query: URLSearchParams, name: string): number | undefined {
+  const raw = query.get(name);
+  if (raw === null || raw === '') return undefined;
+  if (!/^\d+$/.test(raw))
+    throw badRequest(`${name}: Invalid value: "${raw}": must be a non-negative integer`);
+  return Number(raw);
+}
+
+function writeOptions(query: URLSearchParams, subresource?: string): WriteOptions {
+  return {
+    dryRun: parseDryRun(query),
+    fieldValidation: parseFieldValidation(query),
+    subresource,
+  };
+}
+
+function listKindOf(def: ResourceDefinition): string {
+  return def.listKind || `${def.kind}List`;
+}
+
+export class ResourceHandler {
+  private readonly deps: ResourceHandlerDeps;
+
+  constructor(deps: ResourceHandlerDeps) {
+    this.deps = deps;
+  }
+
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: ResourceRequestInfo,
+    def: ResourceDefinition,
+    query: URLSearchParams,
+    preread?: Buffer,
+  ): Promise<void> {
+    const { objects } = this.deps;
+    const body = async () => preread ?? (await readBody(req));
+    const namespace = def.namespaced ? info.namespace : undefined;
+    const sub = info.subresource;
+    if (
+      sub !== undefined &&
+      !(sub === 'status' && def.subresources.status) &&
+      !(sub === 'eviction' && def.subresources.eviction)
+    ) {
+      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    }
+    if (def.namespaced && namespace === undefined && info.name !== undefined) {
+      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    }
+    if (!def.verbs.includes(info.verb) && !(sub !== undefined)) {
+      throw new ApiError(
+        405,
+        'MethodNotAllowed',
+        `the server does not allow this method on the requested resource`,
+      );
+    }
+
+    switch (info.verb) {
+      case 'get': {
+        const object = objects.get(def, namespace, info.name!);
+        this.sendObject(req, res, def, 200, object, query);
+        return;
+      }
+      case 'list':
+        this.list(req, res, def, namespace, query);
+        return;
+      case 'watch':
+        this.watch(req, res, def, namespace, info.name, query);
+        return;
+      case 'create': {
+        const raw = await body();
+        if (sub === 'eviction') {
+          const status = this.deps.evict(
+            def,
+            namespace!,
+            info.name!,
+            decodeObject(raw, req.headers['content-type']),
+          );
+          sendJson(res, 201, status);
+          return;
+        }
+        if (info.name !== undefined)
+          throw new ApiError(
+            405,
+            'MethodNotAllowed',
+            'the server does not allow this method on the requested resource',
+          );
+        const result = objects.create(
+          def,
+          namespace,
+          decodeObject(raw, req.headers['content-type']),
+          writeOptions(query),
+        );
+        this.sendObject(req, res, def, 201, result.object, query, result.warnings);
+        return;
+      }
+      case 'update': {
+        const raw = await body();
+        const result = objects.update(
+          def,
+          namespace,
+          info.name!,
+          decodeObject(raw, req.headers['content-type']),
+          writeOptions(query, sub),
+        );
+        this.sendObject(req, res, def, 200, result.object, query, result.warnings);
+        return;
+      }
+      case 'patch': {
+        const raw = await body();
+        const result = objects.patch(
+          def,
+          namespace,
+          info.name!,
+          mediaType(req.headers['content-type']),
+          raw,
+          writeOptions(query, sub),
+        );
+        this.sendObject(req, res, def, 200, result.object, query, result.warnings);
+        return;
+      }
+      case 'delete': {
+        const options = await this.deleteOptions(req, query);
+        const result = objects.delete(def, namespace, info.name!, options);
+        this.sendObject(req, res, def, result.deleted ? 200 : 200, result.object, query);
+        return;
+      }
+      case 'deletecollection': {
+        const options = await this.deleteOptions(req, query);
+        const selection = this.deps.select(def, query.get('labelSelector'), query.get('fieldSelector'));
+        const deleted = objects.deleteCollection(def, namespace, selection.filter, options);
+        sendJson(res, 200, {
+          kind: listKindOf(def),
+          apiVersion: apiVersionOf(def),
+          metadata: { resourceVersion: String(this.deps.store.currentRevision()) },
+          items: deleted,
+        });
+        return;
+      }
+    }
+  }
+
+  private async deleteOptions(req: IncomingMessage, query: URLSearchParams): Promise<DeleteOptions> {
+    const body = await readBody(req);
+    const fromBody: KubeObject =
+      body.length > 0 && body.toString('utf8').trim() !== ''
+        ? decodeObject(body, req.headers['content-type'])
+        : {};
+    const options: DeleteOptions = {
+      dryRun: parseDryRun(query) || (Array.isArray(fromBody.dryRun) && fromBody.dryRun.includes('All')),
+    };
+    const policy = query.get('propagationPolicy') ?? fromBody.propagationPolicy;
+    if (policy !== undefined && policy !== null && policy !== '') {
+      if (policy !== 'Orphan' && policy !== 'Background' && policy !== 'Foreground') {
+        throw badRequest(
+          `propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
+        );
+      }
+      options.propagationPolicy = policy;
+    } else if (fromBody.orphanDependents === true || query.get('orphanDependents') === 'true') {
+      options.propagationPolicy = 'Orphan';
+    }
+    if (fromBody.preconditions) options.preconditions = fromBody.preconditions;
+    const grace = parseNonNegativeInt(query, 'gracePeriodSeconds') ?? fromBody.gracePeriodSeconds;
+    if (typeof grace === 'number') options.gracePeriodSeconds = grace;
+    return options;
+  }
+
+  private sendObject(
+    req: IncomingMessage,
+    res: ServerResponse,
+    def: ResourceDefinition,
+    status: number,
+    object: KubeObject,
+    query: URLSearchParams,
+    warnings: string[] = [],
+  ): void {
+    const rendering = this.deps.render(req.headers.accept, query);
+    const body =
+      rendering.kind === 'json'
+        ? object
+        : this.deps.toTable(def, [object], rendering, { resourceVersion: object.metadata?.resourceVersion });
+    sendJson(res, status, body, warningHeaders(warnings));
+  }
+
+  private list(
+    req: IncomingMessage,
+    res: ServerResponse,
+    def: ResourceDefinition,
+    namespace: string | undefined,
+    query: URLSearchParams,
+  ): void {
+    if (query.get('sendInitialEvents') !== null) {
+      throw badRequest('sendInitialEvents is forbidden for list');
+    }
+    const selection = this.deps.select(def, query.get('labelSelector'), query.get('fieldSelector'));
+    const limit = parseNonNegativeInt(query, 'limit');
+    const page = this.deps.objects.list(def, namespace, {
+      ...(selection.filter ? { filter: selection.filter } : {}),
+      ...(limit !== undefined ? { limit } : {}),
+      ...(query.get('continue') ? { continueToken: query.get('continue')! } : {}),
+      ...(query.get('resourceVersion') ? { resourceVersion: query.get('resourceVersion')! } : {}),
+      ...(query.get('resourceVersionMatch')
+        ? { resourceVersionMatch: query.get('resourceVersionMatch')! }
+        : {}),
+    });
+    const listMeta: KubeObject = { resourceVersion: page.resourceVersion };
+    if (page.continueToken) listMeta.continue = page.continueToken;
+    const rendering = this.deps.render(req.headers.accept, query);
+    if (rendering.kind !== 'json') {
+      sendJson(res, 200, this.deps.toTable(def, page.items, rendering, listMeta));
+      return;
+    }
+    sendJson(res, 200, {
+      kind: listKindOf(def),
+      apiVersion: apiVersionOf(def),
+      metadata: listMeta,
+      items: page.items,
+    });
+  }
+
+  private watch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    def: ResourceDefinition,
+    namespace: string | undefined,
+    name: string | undefined,
+    query: URLSearchParams,
+  ): void {
+    const { store, hub } = this.deps;
+    let fieldSelector = query.get('fieldSelector');
+    // GET .../watch/<resource>/<name> is a watch on one object.
+    if (name !== undefined)
+      fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${name}` : `metadata.name=${name}`;
+    const selection = this.deps.select(def, query.get('labelSelector'), fieldSelector);
+    const rv = query.get('resourceVersion') ?? '';
+    const bookmarks = query.get('allowWatchBookmarks') === 'true';
+    const sendInitialEvents = query.get('sendInitialEvents');
+    if (sendInitialEvents !== null && sendInitialEvents !== 'true' && sendInitialEvents !== 'false') {
+      throw badRequest(`sendInitialEvents: Invalid value: "${sendInitialEvents}": must be true or false`);
+    }
+    if (sendInitialEvents !== null) {
+      if (query.get('resourceVersionMatch') !== 'NotOlderThan') {
+        throw badRequest(
+          'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+        );
+      }
+      if (!bookmarks)
+        throw badRequest(
+          'allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true',
+        );
+    }
+    if (rv !== '' && !/^\d+$/.test(rv))
+      throw badRequest(`resourceVersion: Invalid value: "${rv}": must be a non-negative integer`);
+
+    const timeoutSeconds = parseNonNegativeInt(query, 'timeoutSeconds');
+    const [lo, hi] = this.deps.watchTimeoutMs;
+    const timeoutMs =
+      timeoutSeconds !== undefined && timeoutSeconds > 0
+        ? timeoutSeconds * 1000
+        : lo + Math.random() * (hi - lo);
+    const rendering = this.deps.render(req.headers.accept, query);
+    const prefix = listPrefix(def.group, def.resource, def.namespaced ? namespace : '');
+
+    // Check history before answering 200, so a too-old resourceVersion can still be a plain 410.
+    const initial = sendInitialEvents === 'true' || (sendInitialEvents === null && (rv === '' || rv === '0'));
+    let backlog: StoreEvent[] | StoreExpiredError | undefined;
+    if (!initial) {
+      try {
+        backlog = store.eventsSince(prefix, Number(rv));
+      } catch (err) {
+        if (!(err instanceof StoreExpiredError)) throw err;
+        backlog = err;
+      }
+    }
+
+    const stream = new WatchStream(req, res, {
+      def,
+      prefix,
+      ...(selection.name !== undefined ? { name: selection.name } : {}),
+      ...(selection.filter ? { filter: selection.filter } : {}),
+      bookmarks,
+      bookmarkIntervalMs: this.deps.bookmarkIntervalMs,
+      timeoutMs,
+      currentRevision: () => store.currentRevision(),
+      ...(rendering.kind !== 'json'
+        ? {
+            transform: (o: KubeObject) =>
+              this.deps.toTable(def, [o], rendering, { resourceVersion: o.metadata?.resourceVersion }),
+          }
+        : {}),
+    });
+    if (backlog instanceof StoreExpiredError) {
+      // Like kube: the stream opens, then an ERROR event with 410 Expired tells the client to re-list.
+      stream.sendError(expired(`too old resource version: ${rv} (${backlog.compacted})`).toStatus());
+      return;
+    }
+    // Everything below runs in one tick: nothing can be written between the snapshot and attaching.
+    if (initial) {
+      const page = this.deps.objects.list(
+        def,
+        namespace,
+        selection.filter ? { filter: selection.filter } : {},
+      );
+      for (const object of page.items) {
+        stream.send({ type: 'ADDED', object, revision: Number(object.metadata.resourceVersion) });
+      }
+      if (sendInitialEvents === 'true') stream.bookmark({ 'k8s.io/initial-events-end': 'true' });
+    } else if (backlog) {
+      stream.replay(backlog);
+    }
+    stream.attach(hub);
+  }
+}

@@ -1,0 +1,48 @@
+// Writing JSON responses and Status errors.
+
+import type { ServerResponse } from 'node:http';
+import { ApiError } from '../errors.ts';
+
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string | string[]> = {},
+): void {
+  const payload = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, {
+    'Content-Type': 'application/json',
+    'Content-Length': String(payload.length),
+    'Cache-Control': 'no-cache, private',
+    ...headers,
+  });
+  res.end(payload);
+}
+
+/** Any thrown value becomes a Status body; unknown errors are 500 without leaking internals. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  return new ApiError(
+    500,
+    'InternalError',
+    'Internal error occurred: the server could not complete the request',
+  );
+}
+
+export function sendError(res: ServerResponse, err: unknown): void {
+  const apiError = toApiError(err);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const headers: Record<string, string> = {};
+  if (apiError.details?.retryAfterSeconds !== undefined)
+    headers['Retry-After'] = String(apiError.details.retryAfterSeconds);
+  sendJson(res, apiError.code, apiError.toStatus(), headers);
+}
+
+/** Warning headers as kube sends them (RFC 7234 style, code 299). */
+export function warningHeaders(warnings: string[]): Record<string, string[]> {
+  if (warnings.length === 0) return {};
+  return { Warning: warnings.map((w) => `299 - "${w.replaceAll('"', '\\"')}"`) };
+}

@@ -1,0 +1,748 @@
+// The generic object lifecycle of the API server: create, read, update, patch and delete any resource
+// with Kubernetes semantics (uid, generation, optimistic concurrency, status subresource, finalizers,
+// deletionTimestamp, dry run). HTTP handlers and in-process controllers both go through it, so every
+// write follows the same rules.
+
+import { randomUUID } from 'node:crypto';
+import {
+  ApiError,
+  alreadyExists,
+  badRequest,
+  conflict,
+  invalid,
+  notFound,
+  type StatusCause,
+} from '../errors.ts';
+import { listPrefix, objectKey } from '../http/request-info.ts';
+import type { ResourceDefinition } from '../registry/resource-definition.ts';
+import { apiVersionOf } from '../registry/resource-definition.ts';
+import {
+  type KubeObject,
+  type Store,
+  StoreConflictError,
+  type StoredItem,
+  StoreExistsError,
+  StoreExpiredError,
+  StoreNotFoundError,
+} from '../storage/types.ts';
+import type { KindStrategy, StrategyContext, StrategyLookup } from './strategy.ts';
+
+export type ObjectFilter = (object: KubeObject) => boolean;
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  /** Strict rejects unknown fields, Warn reports them, Ignore (default) drops them silently. */
+  fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  subresource?: string | undefined;
+}
+
+export interface WriteResult {
+  object: KubeObject;
+  warnings: string[];
+}
+
+export interface DeleteOptions {
+  dryRun?: boolean;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  preconditions?: { uid?: string; resourceVersion?: string };
+  gracePeriodSeconds?: number;
+}
+
+export interface DeleteResult {
+  object: KubeObject;
+  /** False when finalizers keep the object around with a deletionTimestamp. */
+  deleted: boolean;
+}
+
+export interface ListQuery {
+  filter?: ObjectFilter;
+  limit?: number;
+  continueToken?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface ListPage {
+  items: KubeObject[];
+  resourceVersion: string;
+  continueToken?: string;
+}
+
+/** Patch application is injected so this file stays about lifecycle, not patch formats. */
+export type PatchApplier = (
+  contentType: string,
+  current: KubeObject,
+  patch: Buffer,
+  def: ResourceDefinition,
+) => KubeObject;
+
+export type NameValidator = (def: ResourceDefinition, name: string) => string | undefined;
+
+export interface ObjectServiceOptions {
+  store: Store;
+  strategies: StrategyLookup;
+  applyPatch: PatchApplier;
+  validateName: NameValidator;
+  /** Decides whether a namespace accepts new objects; throws ApiError when it does not. */
+  admitNamespace?: (namespace: string) => void;
+  now?: () => Date;
+}
+
+const PATCH_RETRIES = 5;
+/** Random suffix alphabet used by kube for generateName (no vowels, no look-alikes). */
+const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+export function refOf(def: ResourceDefinition, name: string) {
+  return { group: def.group, resource: def.resource, kind: def.kind, name };
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Deep equality for JSON values; used to decide whether a write changed anything outside metadata. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
+  }
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    return ka.length === kb.length && ka.every((k) => jsonEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+function withoutKeys(obj: KubeObject, keys: string[]): KubeObject {
+  const copy: KubeObject = { ...obj };
+  for (const k of keys) delete copy[k];
+  return copy;
+}
+
+interface ContinueToken {
+  rv: number;
+  key: string;
+}
+
+function encodeContinue(token: ContinueToken): string {
+  return Buffer.from(JSON.stringify(token)).toString('base64url');
+}
+
+function decodeContinue(raw: string): ContinueToken {
+  try {
+    const parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    if (typeof parsed?.rv === 'number' && typeof parsed?.key === 'string') return parsed;
+  } catch {
+    // fall through to the error below
+  }
+  throw badRequest('continue key is not valid: malformed continue token');
+}
+
+export class ObjectService {
+  private readonly store: Store;
+  private readonly strategies: StrategyLookup;
+  private readonly patcher: PatchApplier;
+  private readonly nameValidator: NameValidator;
+  private readonly admitNamespace: ((namespace: string) => void) | undefined;
+  private readonly now: () => Date;
+
+  constructor(options: ObjectServiceOptions) {
+    this.store = options.store;
+    this.strategies = options.strategies;
+    this.patcher = options.applyPatch;
+    this.nameValidator = options.validateName;
+    this.admitNamespace = options.admitNamespace;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  private timestamp(): string {
+    return this.now()
+      .toISOString()
+      .replace(/\.\d+Z$/, 'Z');
+  }
+
+  private present(def: ResourceDefinition, object: KubeObject): KubeObject {
+    // Served versions share storage without conversion: report the version the client asked for.
+    object.apiVersion = apiVersionOf(def);
+    object.kind = def.kind;
+    return object;
+  }
+
+  private readItem(def: ResourceDefinition, namespace: string | undefined, name: string): StoredItem {
+    const item = this.store.get(
+      objectKey(def.group, def.resource, def.namespaced ? namespace : undefined, name),
+    );
+    if (!item) throw notFound(refOf(def, name));
+    return item;
+  }
+
+  get(def: ResourceDefinition, namespace: string | undefined, name: string): KubeObject {
+    return this.present(def, this.readItem(def, namespace, name).object);
+  }
+
+  /** Reads without throwing; in-process controllers use it. */
+  tryGet(def: ResourceDefinition, namespace: string | undefined, name: string): KubeObject | undefined {
+    const item = this.store.get(
+      objectKey(def.group, def.resource, def.namespaced ? namespace : undefined, name),
+    );
+    return item ? this.present(def, item.object) : undefined;
+  }
+
+  list(def: ResourceDefinition, namespace: string | undefined, query: ListQuery = {}): ListPage {
+    const prefix = listPrefix(def.group, def.resource, def.namespaced ? namespace : '');
+    const limit = query.limit && query.limit > 0 ? query.limit : undefined;
+    let atRevision: number | undefined;
+    let afterKey: string | undefined;
+    if (query.continueToken) {
+      const token = decodeContinue(query.continueToken);
+      atRevision = token.rv;
+      afterKey = token.key;
+    } else if (
+      query.resourceVersion &&
+      query.resourceVersion !== '0' &&
+      query.resourceVersionMatch === 'Exact'
+    ) {
+      if (!/^\d+$/.test(query.resourceVersion)) {
+        throw badRequest(
+          `resourceVersion: Invalid value: "${query.resourceVersion}": must be a non-negative integer`,
+        );
+      }
+      atRevision = Number(query.resourceVersion);
+    }
+    if (atRevision !== undefined && atRevision > this.store.currentRevision()) {
+      throw new ApiError(
+        504,
+        'Timeout',
+        `Too large resource version: ${atRevision}, current: ${this.store.currentRevision()}`,
+        {
+          retryAfterSeconds: 1,
+        },
+      );
+    }
+
+    const items: KubeObject[] = [];
+    let revision = atRevision ?? this.store.currentRevision();
+    let lastKey: string | undefined = afterKey;
+    let more = false;
+    try {
+      // Filters apply after paging, as in kube: keep reading until the page is full or keys run out.
+      for (;;) {
+        const chunkSize = limit ? Math.max(limit - items.length, 1) * (query.filter ? 4 : 1) : undefined;
+        const page = this.store.list(prefix, {
+          ...(lastKey !== undefined ? { afterKey: lastKey } : {}),
+          ...(chunkSize !== undefined ? { limit: chunkSize } : {}),
+          atRevision: revision,
+        });
+        revision = page.revision;
+        let stoppedEarly = false;
+        for (const item of page.items) {
+          if (limit && items.length >= limit) {
+            stoppedEarly = true;
+            break;
+          }
+          lastKey = item.key;
+          if (!query.filter || query.filter(item.object)) items.push(this.present(def, item.object));
+        }
+        if (stoppedEarly) {
+          more = true;
+          break;
+        }
+        if (!page.more) break;
+        if (limit && items.length >= limit) {
+          more = true;
+          break;
+        }
+      }
+    } catch (err) {
+      if (err instanceof StoreExpiredError) {
+        throw new ApiError(
+          410,
+          'Expired',
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+        );
+      }
+      throw err;
+    }
+    const result: ListPage = { items, resourceVersion: String(revision) };
+    if (more && lastKey !== undefined) {
+      result.continueToken = encodeContinue({ rv: revision, key: lastKey });
+    }
+    return result;
+  }
+
+  private strategyContext(def: ResourceDefinition, operation: 'create' | 'update', subresource?: string) {
+    return { def, operation, subresource } satisfies StrategyContext;
+  }
+
+  private runStrategies(
+    strategies: KindStrategy[],
+    obj: KubeObject,
+    old: KubeObject | undefined,
+    ctx: StrategyContext,
+    fieldValidation: WriteOptions['fieldValidation'],
+  ): { causes: StatusCause[]; warnings: string[] } {
+    const warnings: string[] = [];
+    for (const s of strategies) {
+      const pruned = s.prune?.(obj, ctx) ?? [];
+      if (pruned.length > 0) {
+        if (fieldValidation === 'Strict') {
+          throw badRequest(`strict decoding error: ${pruned.map((p) => `unknown field "${p}"`).join(', ')}`);
+        }
+        if (fieldValidation === 'Warn') warnings.push(...pruned.map((p) => `unknown field "${p}"`));
+      }
+    }
+    for (const s of strategies) s.prepare?.(obj, old, ctx);
+    const causes: StatusCause[] = [];
+    for (const s of strategies) causes.push(...(s.validate?.(obj, old, ctx) ?? []));
+    return { causes, warnings };
+  }
+
+  private checkTypeMeta(def: ResourceDefinition, body: KubeObject): void {
+    if (!isPlainObject(body)) throw badRequest('the body of the request was not a JSON object');
+    const expectedVersion = apiVersionOf(def);
+    if (body.apiVersion !== undefined && body.apiVersion !== '' && body.apiVersion !== expectedVersion) {
+      // kube accepts other served versions of the same group; we serve without conversion so insist on the URL's.
+      const sameGroup =
+        typeof body.apiVersion === 'string' &&
+        (def.group === '' ? !body.apiVersion.includes('/') : body.apiVersion.startsWith(`${def.group}/`));
+      if (!sameGroup) {
+        throw badRequest(
+          `the API version in the data (${body.apiVersion}) does not match the expected API version (${expectedVersion})`,
+        );
+      }
+    }
+    if (body.kind !== undefined && body.kind !== '' && body.kind !== def.kind) {
+      throw badRequest(
+        `the kind in the data (${String(body.kind)}) does not match the expected kind (${def.kind})`,
+      );
+    }
+    if (body.metadata !== undefined && !isPlainObject(body.metadata)) {
+      throw badRequest('metadata: must be an object');
+    }
+  }
+
+  private checkMetadata(def: ResourceDefinition, meta: KubeObject): StatusCause[] {
+    const causes: StatusCause[] = [];
+    const name = meta.name;
+    if (typeof name !== 'string' || name === '') {
+      causes.push({
+        type: 'FieldValueRequired',
+        field: 'metadata.name',
+        message: 'Required value: name or generateName is required',
+      });
+    } else {
+      const problem = this.nameValidator(def, name);
+      if (problem)
+        causes.push({
+          type: 'FieldValueInvalid',
+          field: 'metadata.name',
+          message: `Invalid value: "${name}": ${problem}`,
+        });
+    }
+    for (const field of ['labels', 'annotations'] as const) {
+      const value = meta[field];
+      if (value === undefined || value === null) continue;
+      if (!isPlainObject(value) || Object.values(value).some((v) => typeof v !== 'string')) {
+        causes.push({
+          type: 'FieldValueTypeInvalid',
+          field: `metadata.${field}`,
+          message: 'must be a map of string to string',
+        });
+      }
+    }
+    if (meta.finalizers !== undefined && meta.finalizers !== null) {
+      if (
+        !Array.isArray(meta.finalizers) ||
+        meta.finalizers.some((f: unknown) => typeof f !== 'string' || f === '')
+      ) {
+        causes.push({
+          type: 'FieldValueInvalid',
+          field: 'metadata.finalizers',
+          message: 'must be a list of non-empty strings',
+        });
+      }
+    }
+    if (meta.ownerReferences !== undefined && meta.ownerReferences !== null) {
+      if (!Array.isArray(meta.ownerReferences)) {
+        causes.push({
+          type: 'FieldValueTypeInvalid',
+          field: 'metadata.ownerReferences',
+          message: 'must be a list',
+        });
+      } else {
+        meta.ownerReferences.forEach((ref: unknown, i: number) => {
+          const r = ref as KubeObject;
+          for (const f of ['apiVersion', 'kind', 'name', 'uid']) {
+            if (!isPlainObject(r) || typeof r[f] !== 'string' || r[f] === '') {
+              causes.push({
+                type: 'FieldValueRequired',
+                field: `metadata.ownerReferences[${i}].${f}`,
+                message: 'Required value',
+              });
+            }
+          }
+        });
+      }
+    }
+    return causes;
+  }
+
+  create(
+    def: ResourceDefinition,
+    namespace: string | undefined,
+    body: KubeObject,
+    options: WriteOptions = {},
+  ): WriteResult {
+    this.checkTypeMeta(def, body);
+    const obj = clone(body);
+    const meta: KubeObject = isPlainObject(obj.metadata) ? obj.metadata : {};
+    obj.metadata = meta;
+    if (def.namespaced) {
+      if (
+        meta.namespace !== undefined &&
+        meta.namespace !== '' &&
+        namespace !== undefined &&
+        meta.namespace !== namespace
+      ) {
+        throw badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
+      }
+      const ns = namespace ?? meta.namespace;
+      if (!ns) throw badRequest('the server could not find the requested resource: a namespace is required');
+      meta.namespace = ns;
+    } else {
+      delete meta.namespace;
+    }
+    if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
+      throw badRequest('resourceVersion should not be set on objects to be created');
+    }
+    if (
+      (!meta.name || meta.name === '') &&
+      typeof meta.generateName === 'string' &&
+      meta.generateName !== ''
+    ) {
+      let suffix = '';
+      for (let i = 0; i < 5; i++) suffix += NAME_ALPHABET[Math.floor(Math.random() * NAME_ALPHABET.length)];
+      meta.name = `${meta.generateName}${suffix}`;
+    }
+    meta.uid = randomUUID();
+    meta.creationTimestamp = this.timestamp();
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.resourceVersion;
+    delete meta.managedFields;
+    if (def.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+    // A status subresource means status is written only through /status; kube drops it on create for CRs.
+    if (def.subresources.status && !def.builtin) delete obj.status;
+    obj.apiVersion = apiVersionOf(def);
+    obj.kind = def.kind;
+
+    const ctx = this.strategyContext(def, 'create');
+    const { causes, warnings } = this.runStrategies(
+      this.strategies(def),
+      obj,
+      undefined,
+      ctx,
+      options.fieldValidation,
+    );
+    causes.unshift(...this.checkMetadata(def, meta));
+    if (causes.length > 0) throw invalid(refOf(def, String(meta.name ?? '')), causes);
+    if (def.namespaced && this.admitNamespace) this.admitNamespace(meta.namespace);
+
+    const key = objectKey(def.group, def.resource, def.namespaced ? meta.namespace : undefined, meta.name);
+    if (options.dryRun) {
+      if (this.store.get(key)) throw alreadyExists(refOf(def, meta.name));
+      return { object: this.present(def, obj), warnings };
+    }
+    try {
+      return { object: this.present(def, this.store.create(key, obj).object), warnings };
+    } catch (err) {
+      if (err instanceof StoreExistsError) throw alreadyExists(refOf(def, meta.name));
+      throw err;
+    }
+  }
+
+  /**
+   * Replaces an object. With a status subresource, main-resource writes keep the stored status and
+   * /status writes keep everything but status.
+   */
+  update(
+    def: ResourceDefinition,
+    namespace: string | undefined,
+    name: string,
+    body: KubeObject,
+    options: WriteOptions = {},
+  ): WriteResult {
+    this.checkTypeMeta(def, body);
+    const meta: KubeObject = isPlainObject(body.metadata) ? body.metadata : {};
+    if (meta.name !== undefined && meta.name !== name) {
+      throw badRequest(
+        `the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`,
+      );
+    }
+    if (
+      def.namespaced &&
+      meta.namespace !== undefined &&
+      meta.namespace !== '' &&
+      meta.namespace !== namespace
+    ) {
+      throw badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
+    }
+    const requestedRv = meta.resourceVersion;
+    if ((requestedRv === undefined || requestedRv === '') && !def.builtin) {
+      throw invalid(refOf(def, name), [
+        {
+          type: 'FieldValueInvalid',
+          field: 'metadata.resourceVersion',
+          message: 'Invalid value: 0x0: must be specified for an update',
+        },
+      ]);
+    }
+    const current = this.readItem(def, namespace, name);
+    if (requestedRv !== undefined && requestedRv !== '' && String(requestedRv) !== String(current.revision)) {
+      throw conflict(refOf(def, name));
+    }
+    return this.writeUpdate(def, current, clone(body), options);
+  }
+
+  /** Applies the new state on top of the stored one with every lifecycle rule, then compare-and-swaps. */
+  private writeUpdate(
+    def: ResourceDefinition,
+    current: StoredItem,
+    incoming: KubeObject,
+    options: WriteOptions,
+  ): WriteResult {
+    const old = current.object;
+    const oldMeta: KubeObject = old.metadata;
+    const statusWrite = options.subresource === 'status';
+    let obj: KubeObject;
+    if (statusWrite) {
+      obj = clone(old);
+      if (incoming.status === undefined) delete obj.status;
+      else obj.status = incoming.status;
+    } else {
+      obj = incoming;
+      if (def.subresources.status) {
+        if (old.status === undefined) delete obj.status;
+        else obj.status = clone(old.status);
+      }
+    }
+    const meta: KubeObject = isPlainObject(obj.metadata) ? obj.metadata : {};
+    obj.metadata = meta;
+    // Server-owned metadata cannot be changed by clients.
+    meta.name = oldMeta.name;
+    if (def.namespaced) meta.namespace = oldMeta.namespace;
+    else delete meta.namespace;
+    meta.uid = oldMeta.uid;
+    meta.creationTimestamp = oldMeta.creationTimestamp;
+    if (oldMeta.deletionTimestamp !== undefined) {
+      meta.deletionTimestamp = oldMeta.deletionTimestamp;
+      if (oldMeta.deletionGracePeriodSeconds !== undefined)
+        meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    } else {
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+    }
+    delete meta.resourceVersion;
+    delete meta.managedFields;
+    if (def.tracksGeneration) meta.generation = oldMeta.generation ?? 1;
+    else delete meta.generation;
+    obj.apiVersion = apiVersionOf(def);
+    obj.kind = def.kind;
+
+    const ctx = this.strategyContext(def, 'update', options.subresource);
+    const { causes, warnings } = this.runStrategies(
+      this.strategies(def),
+      obj,
+      old,
+      ctx,
+      options.fieldValidation,
+    );
+    causes.unshift(...this.checkMetadata(def, meta).filter((c) => c.field !== 'metadata.name'));
+    if (oldMeta.deletionTimestamp !== undefined) {
+      const before = new Set<string>(oldMeta.finalizers ?? []);
+      const added = (meta.finalizers ?? []).filter((f: string) => !before.has(f));
+      if (added.length > 0) {
+        causes.push({
+          type: 'FieldValueForbidden',
+          field: 'metadata.finalizers',
+          message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+        });
+      }
+    }
+    if (causes.length > 0) throw invalid(refOf(def, oldMeta.name), causes);
+
+    if (def.tracksGeneration) {
+      const ignored = def.subresources.status
+        ? ['metadata', 'status', 'apiVersion', 'kind']
+        : ['metadata', 'apiVersion', 'kind'];
+      if (!jsonEqual(withoutKeys(obj, ignored), withoutKeys(old, ignored)))
+        meta.generation = (oldMeta.generation ?? 1) + 1;
+    }
+
+    const unchanged = jsonEqual(
+      withoutKeys(obj, ['apiVersion', 'kind']),
+      withoutKeys(old, ['apiVersion', 'kind']),
+    );
+    const finalized =
+      oldMeta.deletionTimestamp !== undefined &&
+      (meta.finalizers ?? []).length === 0 &&
+      !this.hasSpecFinalizers(obj);
+    if (options.dryRun) return { object: this.present(def, obj), warnings };
+    if (finalized) {
+      // The last finalizer is gone: the object disappears now.
+      try {
+        const gone = this.store.delete(current.key, current.revision);
+        return { object: this.present(def, gone.object), warnings };
+      } catch (err) {
+        throw this.translateStoreError(err, def, oldMeta.name);
+      }
+    }
+    // A no-op write keeps the resourceVersion, as kube does; watchers see nothing.
+    if (unchanged) return { object: this.present(def, old), warnings };
+    try {
+      return {
+        object: this.present(def, this.store.update(current.key, current.revision, obj).object),
+        warnings,
+      };
+    } catch (err) {
+      throw this.translateStoreError(err, def, oldMeta.name);
+    }
+  }
+
+  /** Namespaces carry their lifecycle finalizers in spec.finalizers; they block removal like metadata ones. */
+  private hasSpecFinalizers(obj: KubeObject): boolean {
+    return obj.kind === 'Namespace' && Array.isArray(obj.spec?.finalizers) && obj.spec.finalizers.length > 0;
+  }
+
+  private translateStoreError(err: unknown, def: ResourceDefinition, name: string): unknown {
+    if (err instanceof StoreConflictError) return conflict(refOf(def, name));
+    if (err instanceof StoreNotFoundError) return notFound(refOf(def, name));
+    if (err instanceof StoreExistsError) return alreadyExists(refOf(def, name));
+    return err;
+  }
+
+  /**
+   * Applies a patch to the stored object and writes it. Retries on a concurrent write unless the
+   * patch itself pins metadata.resourceVersion (then a mismatch is the client's conflict).
+   */
+  patch(
+    def: ResourceDefinition,
+    namespace: string | undefined,
+    name: string,
+    contentType: string,
+    patch: Buffer,
+    options: WriteOptions = {},
+  ): WriteResult {
+    for (let attempt = 0; ; attempt++) {
+      const current = this.readItem(def, namespace, name);
+      const patched: KubeObject = this.patcher(contentType, clone(current.object), patch, def);
+      if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) {
+        throw badRequest('the patch did not produce a JSON object');
+      }
+      const pinned = patched.metadata?.resourceVersion;
+      if (pinned !== undefined && pinned !== '' && String(pinned) !== String(current.revision)) {
+        throw conflict(refOf(def, name));
+      }
+      if (patched.metadata?.name !== undefined && patched.metadata.name !== name) {
+        throw badRequest(
+          `the name of the object (${String(patched.metadata.name)}) does not match the name on the URL (${name})`,
+        );
+      }
+      this.checkTypeMeta(def, patched);
+      try {
+        return this.writeUpdate(def, current, patched, options);
+      } catch (err) {
+        const retriable = err instanceof ApiError && err.reason === 'Conflict' && pinned === undefined;
+        if (!retriable || attempt >= PATCH_RETRIES) throw err;
+      }
+    }
+  }
+
+  delete(
+    def: ResourceDefinition,
+    namespace: string | undefined,
+    name: string,
+    options: DeleteOptions = {},
+  ): DeleteResult {
+    const current = this.readItem(def, namespace, name);
+    const obj = clone(current.object);
+    const meta: KubeObject = obj.metadata;
+    const pre = options.preconditions;
+    if (pre?.uid && pre.uid !== meta.uid) {
+      throw new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${def.group ? `${def.resource}.${def.group}` : def.resource} "${name}": Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`,
+        { name, group: def.group, kind: def.resource },
+      );
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== String(current.revision)) {
+      throw new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${def.group ? `${def.resource}.${def.group}` : def.resource} "${name}": Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.revision}`,
+        { name, group: def.group, kind: def.resource },
+      );
+    }
+
+    const finalizers: string[] = [...(meta.finalizers ?? [])];
+    if (options.propagationPolicy === 'Foreground' && !finalizers.includes('foregroundDeletion')) {
+      finalizers.push('foregroundDeletion');
+    }
+    if (options.propagationPolicy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
+    const blocked = finalizers.length > 0 || this.hasSpecFinalizers(obj);
+    if (!blocked) {
+      if (options.dryRun) return { object: this.present(def, obj), deleted: true };
+      try {
+        const gone = this.store.delete(current.key, current.revision);
+        return { object: this.present(def, gone.object), deleted: true };
+      } catch (err) {
+        throw this.translateStoreError(err, def, name);
+      }
+    }
+    if (meta.deletionTimestamp !== undefined && jsonEqual(finalizers, meta.finalizers ?? [])) {
+      // Already being deleted: deleting again changes nothing.
+      return { object: this.present(def, obj), deleted: false };
+    }
+    meta.deletionTimestamp ??= this.timestamp();
+    meta.deletionGracePeriodSeconds ??= 0;
+    meta.finalizers = finalizers;
+    if (obj.kind === 'Namespace') obj.status = { ...(obj.status ?? {}), phase: 'Terminating' };
+    if (options.dryRun) return { object: this.present(def, obj), deleted: false };
+    try {
+      const written = this.store.update(current.key, current.revision, obj);
+      return { object: this.present(def, written.object), deleted: false };
+    } catch (err) {
+      throw this.translateStoreError(err, def, name);
+    }
+  }
+
+  /** Deletes every object a list would return; finalizers are honoured per object. */
+  deleteCollection(
+    def: ResourceDefinition,
+    namespace: string | undefined,
+    filter: ObjectFilter | undefined,
+    options: DeleteOptions = {},
+  ): KubeObject[] {
+    const page = this.list(def, namespace, filter ? { filter } : {});
+    const deleted: KubeObject[] = [];
+    for (const item of page.items) {
+      try {
+        deleted.push(this.delete(def, item.metadata.namespace, item.metadata.name, options).object);
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === 404)) throw err;
+      }
+    }
+    return deleted;
+  }
+}

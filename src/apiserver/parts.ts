@@ -1,0 +1,118 @@
+// Adapters between the generic server machinery (object service, HTTP handlers) and the pure
+// libraries it uses: patches, selectors, schemas, names and the nodeherd.io validators. Keeping the
+// glue in one place keeps those libraries free of server types and the server free of their details.
+
+import type { StatusCause } from './errors.ts';
+import type { CompiledSelection, Rendering } from './http/resource-handler.ts';
+import type { KindStrategy } from './objects/strategy.ts';
+import { applyPatch } from './patch/apply-patch.ts';
+import type { ResourceDefinition } from './registry/resource-definition.ts';
+import { nameIsDNSLabel, nameIsDNSSubdomain, validatePathSegmentName } from './schema/names.ts';
+import { exactNameFromFieldSelector, fieldGetter, parseFieldSelector } from './selectors/field-selector.ts';
+import {
+  type LabelSelectorObject,
+  labelSelectorFromObject,
+  parseLabelSelector,
+} from './selectors/label-selector.ts';
+import type { KubeObject } from './storage/types.ts';
+
+export function applyPatchFor(
+  contentType: string,
+  current: KubeObject,
+  patch: Buffer,
+  def: ResourceDefinition,
+): KubeObject {
+  return applyPatch(contentType, current, patch, def.kind, { builtin: def.builtin });
+}
+
+/** Label and field selectors of a list or watch, compiled once per request. */
+export function compileSelection(
+  def: ResourceDefinition,
+  labelSelector: string | null,
+  fieldSelector: string | null,
+): CompiledSelection {
+  const labels = labelSelector ? parseLabelSelector(labelSelector) : undefined;
+  const fields = fieldSelector
+    ? parseFieldSelector(fieldSelector, Object.keys(def.selectableFields))
+    : undefined;
+  const getField = fieldGetter(def.selectableFields);
+  const useLabels = labels && !labels.isEverything() ? labels : undefined;
+  const useFields = fields && !fields.isEverything() ? fields : undefined;
+  const selection: CompiledSelection = {};
+  if (useLabels || useFields) {
+    selection.filter = (object) =>
+      (!useLabels || useLabels.matches(object.metadata?.labels)) &&
+      (!useFields || useFields.matches(object, getField));
+  }
+  const name = fields ? exactNameFromFieldSelector(fields) : undefined;
+  if (name !== undefined) selection.name = name;
+  return selection;
+}
+
+/** What an exact field selector pins, for authorization (never from `!=`). */
+export function fieldSelectorPins(fieldSelector: string | null): { name?: string; nodeName?: string } {
+  if (!fieldSelector) return {};
+  try {
+    const parsed = parseFieldSelector(fieldSelector, ['spec.nodeName', ...anyFields(fieldSelector)]);
+    const pins: { name?: string; nodeName?: string } = {};
+    const name = parsed.requiresExactMatch('metadata.name');
+    const nodeName = parsed.requiresExactMatch('spec.nodeName');
+    if (name !== undefined) pins.name = name;
+    if (nodeName !== undefined) pins.nodeName = nodeName;
+    return pins;
+  } catch {
+    // The handler reports a malformed selector; authorization just sees no pins.
+    return {};
+  }
+}
+
+/** Field names mentioned in a selector, so parsing for pins never rejects a field the resource allows. */
+function anyFields(fieldSelector: string): string[] {
+  return fieldSelector
+    .split(',')
+    .map((term) => term.split(/!=|==|=/)[0]!.trim())
+    .filter((f) => f !== '');
+}
+
+export function matchLabelSelectorObject(
+  selector: KubeObject | undefined,
+  labels: Record<string, string>,
+): boolean {
+  if (selector === undefined) return false;
+  return labelSelectorFromObject(selector as LabelSelectorObject).matches(labels);
+}
+
+/** Namespaces and nodes follow their own naming rules; most kinds are DNS subdomains. */
+export function nameProblem(def: ResourceDefinition, name: string): string | undefined {
+  const validator =
+    def.group === '' && def.resource === 'namespaces'
+      ? nameIsDNSLabel
+      : def.group === '' && (def.resource === 'serviceaccounts' || def.resource === 'events')
+        ? validatePathSegmentName
+        : nameIsDNSSubdomain;
+  const problems = validator(name, false);
+  return problems.length > 0 ? problems.join('; ') : undefined;
+}
+
+export function renderingFor(_accept: string | undefined, _query: URLSearchParams): Rendering {
+  return { kind: 'json' };
+}
+
+export function tableFor(
+  _def: ResourceDefinition,
+  objects: KubeObject[],
+  _rendering: Rendering,
+  listMeta: KubeObject,
+): KubeObject {
+  return { kind: 'List', apiVersion: 'v1', metadata: listMeta, items: objects };
+}
+
+/** Structural-schema pruning, defaulting and validation of custom resources. */
+export const customResourceStrategy: KindStrategy = {};
+
+/** Validation of specific kinds (nodeherd.io kinds, CRDs, a few built-ins). */
+export const kindValidationStrategy: KindStrategy = {
+  validate(): StatusCause[] {
+    return [];
+  },
+};

@@ -1,0 +1,63 @@
+// `nodeherd apiserver`: runs the embedded Kubernetes-compatible API server in the foreground.
+
+import { resolve } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { ApiServer } from '../apiserver/api-server.ts';
+import { adminKubeconfigPath } from '../apiserver/auth/credentials.ts';
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError('must be a port number from 0 to 65535');
+  return n;
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive integer');
+  return n;
+}
+
+export function apiserverCommand(): Command {
+  return new Command('apiserver')
+    .description('run the embedded Kubernetes-compatible API server (SQLite storage, HTTPS, bearer tokens)')
+    .option(
+      '--data-dir <dir>',
+      'where state, certificates and the admin kubeconfig live',
+      '.nodeherd/apiserver',
+    )
+    .option('--port <port>', 'HTTPS port on the bind address (0 picks a free one)', port, 6443)
+    .option('--bind-address <addr>', 'address to listen on', '127.0.0.1')
+    .option('--tls-san <name...>', 'extra host names or IP addresses for the serving certificate', [])
+    .option('--retain-revisions <n>', 'revisions of history kept for watch resume', positiveInt, 10_000)
+    .action(
+      async (opts: {
+        dataDir: string;
+        port: number;
+        bindAddress: string;
+        tlsSan: string[];
+        retainRevisions: number;
+      }) => {
+        const dataDir = resolve(opts.dataDir);
+        const server = await ApiServer.start({
+          dataDir,
+          port: opts.port,
+          host: opts.bindAddress,
+          extraSans: opts.tlsSan,
+          retainRevisions: opts.retainRevisions,
+        });
+        process.stdout.write(
+          `nodeherd API server listening on ${server.url}\nadmin kubeconfig: ${adminKubeconfigPath(dataDir)}\n`,
+        );
+        process.stdout.write(`  export KUBECONFIG=${adminKubeconfigPath(dataDir)}\n`);
+        const shutdown = () => {
+          server.stop().then(
+            () => process.exit(0),
+            () => process.exit(1),
+          );
+        };
+        process.once('SIGINT', shutdown);
+        process.once('SIGTERM', shutdown);
+      },
+    );
+}

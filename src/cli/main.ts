@@ -1,0 +1,13 @@
+// The nodeherd command line. Each subcommand lives in its own file; this one only assembles them.
+
+import { Command } from 'commander';
+import { apiserverCommand } from './apiserver-command.ts';
+
+export async function main(argv: string[]): Promise<void> {
+  const program = new Command('nodeherd')
+    .description('Declarative OS configuration for Kubernetes nodes, rolled out across the fleet safely')
+    .showHelpAfterError()
+    .enablePositionalOptions();
+  program.addCommand(apiserverCommand());
+  await program.parseAsync(argv);
+}
