@@ -105,8 +105,6 @@ function constraints(schema: JSONSchemaProps): string[] {
     notes.push(`At least ${target.minimum}.`);
   }
   if (target.maxLength !== undefined) notes.push(`At most ${target.maxLength} characters.`);
-  if (target.oneOf)
-    notes.push(`Exactly one of ${target.oneOf.map((o) => `\`${o.required?.[0]}\``).join(', ')}.`);
   return notes;
 }
 
