@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
+import { customResourceDefinitions } from '../api/crds.ts';
 import { allowsAnonymous, authorize } from './auth/authorizer.ts';
 import { ensurePki } from './auth/certificates.ts';
 import { adminKubeconfigPath, ensureCredential } from './auth/credentials.ts';
@@ -42,6 +43,7 @@ import {
 import type { ResourceDefinition } from './registry/resource-definition.ts';
 import { ResourceRegistry } from './registry/resource-registry.ts';
 import { SqliteStore } from './storage/sqlite-store.ts';
+import type { KubeObject } from './storage/types.ts';
 import { WatchHub } from './watch/watch-hub.ts';
 
 export interface ApiServerOptions {
@@ -59,11 +61,30 @@ export interface ApiServerOptions {
   watchTimeoutMs?: [number, number];
   /** How long a node may go without renewing its Lease before it is marked NotReady. */
   nodeMonitorGracePeriodMs?: number;
+  /** Install (or upgrade) the nodeherd.io CRDs at start; default true. */
+  installCrds?: boolean;
   logger?: Logger;
 }
 
 const DEFAULT_BOOKMARK_MS = 15_000;
 const DEFAULT_WATCH_TIMEOUT_MS: [number, number] = [30 * 60_000, 60 * 60_000];
+
+/** Creates the CRDs, or updates them when this build's schemas differ from the stored ones. */
+function installCustomResourceDefinitions(
+  objects: ObjectService,
+  registry: ResourceRegistry,
+  crds: KubeObject[],
+): void {
+  const def = registry.get('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
+  for (const crd of crds) {
+    const existing = objects.tryGet(def, undefined, crd.metadata.name);
+    if (!existing) {
+      objects.create(def, undefined, crd);
+    } else if (JSON.stringify(existing.spec) !== JSON.stringify(crd.spec)) {
+      objects.update(def, undefined, crd.metadata.name, { ...existing, spec: crd.spec });
+    }
+  }
+}
 
 export class ApiServer {
   readonly dataDir: string;
@@ -158,6 +179,9 @@ export class ApiServer {
       gracePeriodMs: options.nodeMonitorGracePeriodMs ?? 40_000,
     });
     nodeLifecycle.start();
+
+    if (options.installCrds !== false)
+      installCustomResourceDefinitions(objects, registry, customResourceDefinitions());
 
     const hub = new WatchHub(store);
     const handler = new ResourceHandler({

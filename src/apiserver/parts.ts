@@ -2,6 +2,8 @@
 // libraries it uses: patches, selectors, schemas, names and the nodeherd.io validators. Keeping the
 // glue in one place keeps those libraries free of server types and the server free of their details.
 
+import { GROUP, type Kind } from '../api/group.ts';
+import { validators } from '../api/validation.ts';
 import type { StatusCause } from './errors.ts';
 import type { CompiledSelection, Rendering } from './http/resource-handler.ts';
 import type { KindStrategy } from './objects/strategy.ts';
@@ -110,9 +112,12 @@ export function tableFor(
 /** Structural-schema pruning, defaulting and validation of custom resources. */
 export const customResourceStrategy: KindStrategy = {};
 
-/** Validation of specific kinds (nodeherd.io kinds, CRDs, a few built-ins). */
+/** Validation of specific kinds: the nodeherd.io kinds run their own validators (field paths, limits, conflicts). */
 export const kindValidationStrategy: KindStrategy = {
-  validate(): StatusCause[] {
+  validate(obj, old, ctx): StatusCause[] {
+    if (ctx.def.group === GROUP && ctx.subresource !== 'status' && Object.hasOwn(validators, ctx.def.kind)) {
+      return validators[ctx.def.kind as Kind](obj, old);
+    }
     return [];
   },
 };
