@@ -1,7 +1,8 @@
 // Runs the real kubectl against the discovery and OpenAPI documents to pin down the contract the
 // builders exist for: kubectl 1.32 must choose server-side field validation (never downloading
 // /openapi/v2 to validate), compute strategic merge patches for built-ins from its compiled-in
-// types without warnings, use merge patches for custom resources, and find kinds for explain.
+// types without warnings (even though /openapi/v2 answers, with an empty document), use merge
+// patches for custom resources, and find kinds for explain.
 // Object requests are answered by a recording stub: the real object handling lives in
 // src/apiserver/http and is tested there. Skipped when kubectl is not installed.
 
@@ -26,6 +27,10 @@ import {
   apiResourceList,
   apiVersions,
 } from '../../../src/apiserver/discovery/legacy-discovery.ts';
+import {
+  OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
+  openApiV2Protobuf,
+} from '../../../src/apiserver/discovery/openapi-v2.ts';
 import { openApiV3Document, openApiV3Root } from '../../../src/apiserver/discovery/openapi-v3.ts';
 import { versionInfo } from '../../../src/apiserver/discovery/version-info.ts';
 import { ResourceRegistry } from '../../../src/apiserver/registry/resource-registry.ts';
@@ -122,6 +127,11 @@ before(async () => {
         contentType: req.headers['content-type'] ?? '',
         body,
       });
+      if (req.method === 'GET' && path === '/openapi/v2') {
+        res.writeHead(200, { 'Content-Type': OPENAPI_V2_PROTOBUF_CONTENT_TYPE });
+        res.end(openApiV2Protobuf());
+        return;
+      }
       const document = req.method === 'GET' ? documentFor(req, path) : undefined;
       if (document) {
         res.writeHead(200, { 'Content-Type': document.type });
