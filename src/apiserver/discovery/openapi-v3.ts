@@ -62,7 +62,7 @@ const P = {
   ),
   fieldValidation: query(
     'fieldValidation',
-    'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields. Valid values are: Ignore, Warn and Strict (the default).',
+    'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields. Valid values are: Ignore, Warn (the default) and Strict.',
   ),
   force: query('force', 'Force is going to "force" Apply requests.', 'boolean'),
   labelSelector: query(
