@@ -173,11 +173,10 @@ class Merger {
       this.units.set(unit.name, structuredClone(unit));
       return;
     }
-    merged.content ??= unit.content;
-    merged.enabled ??= unit.enabled;
-    merged.state ??= unit.state;
-    merged.disruption ??= unit.disruption;
-    merged.healthProbe ??= unit.healthProbe;
+    for (const field of ['content', 'enabled', 'state', 'disruption', 'healthProbe'] as const) {
+      if (merged[field] === undefined && unit[field] !== undefined)
+        Object.assign(merged, { [field]: unit[field] });
+    }
     for (const dropIn of unit.dropIns) {
       if (!merged.dropIns.some((d) => d.name === dropIn.name)) merged.dropIns.push(dropIn);
     }

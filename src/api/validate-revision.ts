@@ -25,33 +25,28 @@ export function validateNodeConfigRevision(obj: unknown, old?: unknown): FieldEr
     return errors.causes;
   }
   const pool = stringAt(errors, 'spec.pool', spec.pool);
+  const poolValid =
+    pool !== undefined && pool.length <= MAX_POOL_NAME_LENGTH && new RegExp(DNS1123_LABEL).test(pool);
   if (pool === undefined) errors.required('spec.pool');
-  else if (pool.length > MAX_POOL_NAME_LENGTH || !new RegExp(DNS1123_LABEL).test(pool)) {
-    errors.invalid('spec.pool', pool, 'must be a NodePool name');
-  }
+  else if (!poolValid) errors.invalid('spec.pool', pool, 'must be a NodePool name');
   if (spec.revision === undefined) errors.required('spec.revision');
   integerAt(errors, 'spec.revision', spec.revision, 1);
   const algorithm = stringAt(errors, 'spec.hashAlgorithm', spec.hashAlgorithm);
   if (algorithm === undefined) errors.required('spec.hashAlgorithm');
   else if (!/^v[0-9]+$/.test(algorithm)) errors.invalid('spec.hashAlgorithm', algorithm, 'must look like v1');
   const hash = stringAt(errors, 'spec.hash', spec.hash);
+  const hashValid = hash !== undefined && /^[0-9a-f]{64}$/.test(hash);
   if (hash === undefined) errors.required('spec.hash');
-  else if (!/^[0-9a-f]{64}$/.test(hash))
-    errors.invalid('spec.hash', hash, 'must be 64 lower-case hex digits');
+  else if (!hashValid) errors.invalid('spec.hash', hash, 'must be 64 lower-case hex digits');
   validateNodeConfigSpec(errors, 'spec.config', spec.config, { inRevision: true });
   if (!Array.isArray(spec.sources)) errors.required('spec.sources');
 
   const name = obj.metadata?.name;
-  if (
-    pool !== undefined &&
-    hash !== undefined &&
-    typeof name === 'string' &&
-    name !== revisionName(pool, hash)
-  ) {
+  if (poolValid && hashValid && typeof name === 'string' && name !== revisionName(pool!, hash!)) {
     errors.invalid(
       'metadata.name',
       name,
-      `must be ${revisionName(pool, hash)} (<pool>-<first 10 digits of hash>)`,
+      `must be ${revisionName(pool!, hash!)} (<pool>-<first 10 digits of hash>)`,
     );
   }
   // Checked on create only: a later defaulting change must not lock old revisions (e.g. their finalizers).

@@ -1,0 +1,250 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { validateNodePool, validators } from '../../src/api/validation.ts';
+
+function pool(spec: unknown, name = 'workers'): Record<string, unknown> {
+  return { apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodePool', metadata: { name }, spec };
+}
+
+const base = { nodeSelector: {}, configSelector: { matchLabels: { 'nodeherd.io/pool': 'workers' } } };
+
+function causesOf(obj: unknown): [string, string][] {
+  return validateNodePool(obj).map((c) => [c.field, c.type]);
+}
+
+describe('validateNodePool accepts', () => {
+  const valid: [string, unknown][] = [
+    ['the minimal pool', base],
+    [
+      'a full rolling update',
+      {
+        ...base,
+        nodeSelector: {
+          matchLabels: { 'node-role.kubernetes.io/worker': '' },
+          matchExpressions: [
+            { key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a', 'b'] },
+            { key: 'gpu', operator: 'DoesNotExist' },
+          ],
+        },
+        updateStrategy: {
+          type: 'RollingUpdate',
+          rollingUpdate: {
+            maxUnavailable: '25%',
+            maxUnavailablePerZone: 1,
+            canary: { nodes: 1 },
+            minReadySeconds: 60,
+            progressDeadlineSeconds: 900,
+            failurePolicy: { action: 'Rollback', maxFailures: 2 },
+            healthGate: { podSelector: { matchLabels: { app: 'critical' } } },
+            maintenanceWindows: [
+              { schedule: '0 2 * * 1-5', duration: '4h', timeZone: 'Europe/Berlin' },
+              { schedule: '@weekly', duration: '1h30m' },
+            ],
+          },
+        },
+        revisionHistoryLimit: 5,
+        paused: true,
+        rollbackTo: { revision: 3 },
+      },
+    ],
+    ['a serial strategy', { ...base, updateStrategy: { type: 'Serial', serial: { slots: 2 } } }],
+    ['a spread strategy', { ...base, updateStrategy: { type: 'Spread', spread: { windowSeconds: 600 } } }],
+    [
+      'an OnDelete strategy',
+      { ...base, updateStrategy: { type: 'OnDelete', onDelete: { outdatedTaint: 'PreferNoSchedule' } } },
+    ],
+    ['an OTA strategy', { ...base, updateStrategy: { type: 'OTA' } }],
+  ];
+  for (const [name, spec] of valid) test(name, () => assert.deepEqual(causesOf(pool(spec)), []));
+});
+
+describe('validateNodePool refuses, with exact field paths', () => {
+  const ru = (rollingUpdate: unknown) =>
+    pool({ ...base, updateStrategy: { type: 'RollingUpdate', rollingUpdate } });
+  const window = (w: unknown) => ru({ maintenanceWindows: [w] });
+  const cases: [string, unknown, [string, string][]][] = [
+    ['a missing spec', { metadata: { name: 'p' } }, [['spec', 'FieldValueRequired']]],
+    [
+      'missing selectors',
+      pool({}),
+      [
+        ['spec.nodeSelector', 'FieldValueRequired'],
+        ['spec.configSelector', 'FieldValueRequired'],
+      ],
+    ],
+    [
+      'a name that cannot be a label value',
+      pool(base, 'Workers.Pool'),
+      [['metadata.name', 'FieldValueInvalid']],
+    ],
+    ['a name longer than 63', pool(base, 'a'.repeat(64)), [['metadata.name', 'FieldValueInvalid']]],
+    [
+      'a bad label key',
+      pool({ ...base, nodeSelector: { matchLabels: { 'a/b/c': 'x' } } }),
+      [['spec.nodeSelector.matchLabels', 'FieldValueInvalid']],
+    ],
+    [
+      'a bad label value',
+      pool({ ...base, nodeSelector: { matchLabels: { a: 'x y' } } }),
+      [['spec.nodeSelector.matchLabels[a]', 'FieldValueInvalid']],
+    ],
+    [
+      'In without values',
+      pool({ ...base, configSelector: { matchExpressions: [{ key: 'a', operator: 'In' }] } }),
+      [['spec.configSelector.matchExpressions[0].values', 'FieldValueRequired']],
+    ],
+    [
+      'Exists with values',
+      pool({
+        ...base,
+        configSelector: { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] },
+      }),
+      [['spec.configSelector.matchExpressions[0].values', 'FieldValueForbidden']],
+    ],
+    [
+      'an unknown operator',
+      pool({ ...base, configSelector: { matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] } }),
+      [['spec.configSelector.matchExpressions[0].operator', 'FieldValueNotSupported']],
+    ],
+    [
+      'an unknown strategy',
+      pool({ ...base, updateStrategy: { type: 'BlueGreen' } }),
+      [['spec.updateStrategy.type', 'FieldValueNotSupported']],
+    ],
+    [
+      'settings of another strategy',
+      pool({ ...base, updateStrategy: { type: 'Serial', rollingUpdate: { maxUnavailable: 2 } } }),
+      [['spec.updateStrategy.rollingUpdate', 'FieldValueForbidden']],
+    ],
+    [
+      'rolling update settings with the default type',
+      pool({ ...base, updateStrategy: { serial: { slots: 1 } } }),
+      [['spec.updateStrategy.serial', 'FieldValueForbidden']],
+    ],
+    [
+      'Spread without a window',
+      pool({ ...base, updateStrategy: { type: 'Spread' } }),
+      [['spec.updateStrategy.spread', 'FieldValueRequired']],
+    ],
+    [
+      'zero serial slots',
+      pool({ ...base, updateStrategy: { type: 'Serial', serial: { slots: 0 } } }),
+      [['spec.updateStrategy.serial.slots', 'FieldValueInvalid']],
+    ],
+    [
+      'maxUnavailable 0',
+      ru({ maxUnavailable: 0 }),
+      [['spec.updateStrategy.rollingUpdate.maxUnavailable', 'FieldValueInvalid']],
+    ],
+    [
+      'maxUnavailable 0%',
+      ru({ maxUnavailable: '0%' }),
+      [['spec.updateStrategy.rollingUpdate.maxUnavailable', 'FieldValueInvalid']],
+    ],
+    [
+      'maxUnavailable 101%',
+      ru({ maxUnavailable: '101%' }),
+      [['spec.updateStrategy.rollingUpdate.maxUnavailable', 'FieldValueInvalid']],
+    ],
+    [
+      'maxUnavailable "two"',
+      ru({ maxUnavailable: 'two' }),
+      [['spec.updateStrategy.rollingUpdate.maxUnavailable', 'FieldValueInvalid']],
+    ],
+    [
+      'maxUnavailable 1.5',
+      ru({ maxUnavailable: 1.5 }),
+      [['spec.updateStrategy.rollingUpdate.maxUnavailable', 'FieldValueInvalid']],
+    ],
+    [
+      'a zone cap of 0',
+      ru({ maxUnavailablePerZone: 0 }),
+      [['spec.updateStrategy.rollingUpdate.maxUnavailablePerZone', 'FieldValueInvalid']],
+    ],
+    [
+      'a canary without nodes',
+      ru({ canary: {} }),
+      [['spec.updateStrategy.rollingUpdate.canary.nodes', 'FieldValueRequired']],
+    ],
+    [
+      'a negative soak',
+      ru({ minReadySeconds: -1 }),
+      [['spec.updateStrategy.rollingUpdate.minReadySeconds', 'FieldValueInvalid']],
+    ],
+    [
+      'a deadline not above the soak',
+      ru({ minReadySeconds: 600, progressDeadlineSeconds: 600 }),
+      [['spec.updateStrategy.rollingUpdate.progressDeadlineSeconds', 'FieldValueInvalid']],
+    ],
+    [
+      'an unknown failure action and negative maxFailures',
+      ru({ failurePolicy: { action: 'Ignore', maxFailures: -1 } }),
+      [
+        ['spec.updateStrategy.rollingUpdate.failurePolicy.action', 'FieldValueNotSupported'],
+        ['spec.updateStrategy.rollingUpdate.failurePolicy.maxFailures', 'FieldValueInvalid'],
+      ],
+    ],
+    [
+      'a health gate with a bad selector',
+      ru({ healthGate: { podSelector: { matchLabels: { '-a': 'b' } } } }),
+      [['spec.updateStrategy.rollingUpdate.healthGate.podSelector.matchLabels', 'FieldValueInvalid']],
+    ],
+    [
+      'a cron with 6 fields',
+      window({ schedule: '0 0 2 * * *', duration: '1h' }),
+      [['spec.updateStrategy.rollingUpdate.maintenanceWindows[0].schedule', 'FieldValueInvalid']],
+    ],
+    [
+      'a cron hour of 24',
+      window({ schedule: '0 24 * * *', duration: '1h' }),
+      [['spec.updateStrategy.rollingUpdate.maintenanceWindows[0].schedule', 'FieldValueInvalid']],
+    ],
+    [
+      'an unknown cron macro',
+      window({ schedule: '@fortnightly', duration: '1h' }),
+      [['spec.updateStrategy.rollingUpdate.maintenanceWindows[0].schedule', 'FieldValueInvalid']],
+    ],
+    [
+      'a duration without unit',
+      window({ schedule: '@daily', duration: '60' }),
+      [['spec.updateStrategy.rollingUpdate.maintenanceWindows[0].duration', 'FieldValueInvalid']],
+    ],
+    [
+      'a 30s window',
+      window({ schedule: '@daily', duration: '30s' }),
+      [['spec.updateStrategy.rollingUpdate.maintenanceWindows[0].duration', 'FieldValueInvalid']],
+    ],
+    [
+      'an unknown time zone',
+      window({ schedule: '@daily', duration: '1h', timeZone: 'Mars/Olympus' }),
+      [['spec.updateStrategy.rollingUpdate.maintenanceWindows[0].timeZone', 'FieldValueInvalid']],
+    ],
+    [
+      'a window without schedule and duration',
+      window({}),
+      [
+        ['spec.updateStrategy.rollingUpdate.maintenanceWindows[0].schedule', 'FieldValueRequired'],
+        ['spec.updateStrategy.rollingUpdate.maintenanceWindows[0].duration', 'FieldValueRequired'],
+      ],
+    ],
+    [
+      'a negative history limit',
+      pool({ ...base, revisionHistoryLimit: -1 }),
+      [['spec.revisionHistoryLimit', 'FieldValueInvalid']],
+    ],
+    ['paused as a string', pool({ ...base, paused: 'true' }), [['spec.paused', 'FieldValueTypeInvalid']]],
+    [
+      'rollback to revision 0',
+      pool({ ...base, rollbackTo: { revision: 0 } }),
+      [['spec.rollbackTo.revision', 'FieldValueInvalid']],
+    ],
+  ];
+  for (const [name, obj, expected] of cases) test(name, () => assert.deepEqual(causesOf(obj), expected));
+});
+
+test('the validator registry dispatches NodePool', () => {
+  assert.deepEqual(
+    validators.NodePool(pool({ ...base, paused: 1 })).map((c) => c.field),
+    ['spec.paused'],
+  );
+});
