@@ -31,6 +31,7 @@ import { ObjectService } from './objects/object-service.ts';
 import type { KindStrategy } from './objects/strategy.ts';
 import {
   applyPatchFor,
+  builtinPruningStrategy,
   compileSelection,
   customResourceStrategy,
   fieldSelectorPins,

@@ -9,7 +9,10 @@ import type { CompiledSelection, Rendering } from './http/resource-handler.ts';
 import type { KindStrategy } from './objects/strategy.ts';
 import { applyPatch } from './patch/apply-patch.ts';
 import type { ResourceDefinition } from './registry/resource-definition.ts';
+import { applyDefaults } from './schema/defaulting.ts';
 import { nameIsDNSLabel, nameIsDNSSubdomain, validatePathSegmentName } from './schema/names.ts';
+import { pruneNonNullableNulls, pruneUnknownFields } from './schema/pruning.ts';
+import { validateCustomResource } from './schema/structural-validation.ts';
 import { exactNameFromFieldSelector, fieldGetter, parseFieldSelector } from './selectors/field-selector.ts';
 import {
   type LabelSelectorObject,
@@ -109,8 +112,35 @@ export function tableFor(
   return { kind: 'List', apiVersion: 'v1', metadata: listMeta, items: objects };
 }
 
-/** Structural-schema pruning, defaulting and validation of custom resources. */
-export const customResourceStrategy: KindStrategy = {};
+/**
+ * Structural-schema handling of custom resources, in kube's order: prune unknown fields (reported for
+ * fieldValidation), drop disallowed nulls, apply defaults, then validate.
+ */
+export const customResourceStrategy: KindStrategy = {
+  prune(obj, ctx) {
+    const schema = ctx.def.schema;
+    if (!schema) return [];
+    const pruned = pruneUnknownFields(obj, schema);
+    pruneNonNullableNulls(obj, schema);
+    return pruned;
+  },
+  prepare(obj, _old, ctx) {
+    if (ctx.def.schema) applyDefaults(obj, ctx.def.schema);
+  },
+  validate(obj, _old, ctx) {
+    return ctx.def.schema ? validateCustomResource(obj, ctx.def.schema) : [];
+  },
+};
+
+/**
+ * Built-in kinds carry top-level schemas only: unknown top-level fields (typos such as `datta:`) are
+ * dropped and reported like kube does, while everything below them is kept as sent.
+ */
+export const builtinPruningStrategy: KindStrategy = {
+  prune(obj, ctx) {
+    return ctx.def.schema ? pruneUnknownFields(obj, ctx.def.schema) : [];
+  },
+};
 
 /** Validation of specific kinds: the nodeherd.io kinds run their own validators (field paths, limits, conflicts). */
 export const kindValidationStrategy: KindStrategy = {

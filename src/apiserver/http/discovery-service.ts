@@ -10,6 +10,7 @@ import {
 } from '../discovery/aggregated-discovery.ts';
 import { canonicalJson, documentHash } from '../discovery/document-hash.ts';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from '../discovery/legacy-discovery.ts';
+import { acceptsOpenApiV2Protobuf, openApiV2Json, openApiV2Protobuf } from '../discovery/openapi-v2.ts';
 import { openApiV3Document, openApiV3Root } from '../discovery/openapi-v3.ts';
 import { versionInfo } from '../discovery/version-info.ts';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
@@ -138,11 +139,36 @@ export class DiscoveryService {
         openApiV3Document(this.registry, groupVersionPath),
       );
       if (!doc) return false;
-      // Clients fetch these by hash-bearing URLs: immutable, cache them for good.
-      const cache: Record<string, string> = url.searchParams.has('hash')
-        ? { 'Cache-Control': 'public, immutable, max-age=31536000' }
-        : {};
+      const asked = url.searchParams.get('hash');
+      const current = doc.etag.slice(1, -1);
+      if (asked !== null && asked !== current) {
+        // An outdated hash URL must not be cached as if it named today's document: point at the current one.
+        res.writeHead(301, {
+          Location: `${url.pathname}?hash=${current}`,
+          'Cache-Control': 'no-cache, private',
+        });
+        res.end();
+        return true;
+      }
+      // Hash-bearing URLs name one immutable document: clients may cache them for good.
+      const cache: Record<string, string> =
+        asked !== null ? { 'Cache-Control': 'public, immutable, max-age=31536000' } : {};
       this.send(req, res, doc, cache);
+      return true;
+    }
+    if (path === '/openapi/v2') {
+      // Old kubectl (1.20) validates with v2 only; an empty protobuf document makes it skip validation
+      // cleanly. It must be application/octet-stream: those clients cannot parse the real v2 media type.
+      if (acceptsOpenApiV2Protobuf(req.headers.accept)) {
+        const body = openApiV2Protobuf();
+        res.writeHead(200, {
+          'Content-Type': 'application/octet-stream',
+          'Content-Length': String(body.length),
+        });
+        res.end(body);
+      } else {
+        this.send(req, res, this.document(path, 'application/json', () => openApiV2Json())!);
+      }
       return true;
     }
     return false;
