@@ -32,6 +32,11 @@ import type {
 } from './types.ts';
 import { validateNodeConfigSpec } from './validate-node-config.ts';
 
+/** Hex SHA-256 of a Secret value, as stored in a revision's secretRef.sha256 (the agent checks it). */
+export function secretValueDigest(value: Uint8Array): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
 /** Returns a Secret's value (decoded bytes) or undefined when the Secret or key does not exist. */
 export type SecretLookup = (ref: { namespace: string; name: string; key: string }) => Uint8Array | undefined;
 
@@ -284,8 +289,7 @@ export function renderConfigs(configs: readonly NodeConfig[], options: RenderOpt
         message: `Secret ${describeRef(ref)} holds ${value.byteLength} bytes, more than ${MAX_FILE_BYTES}`,
       });
     } else {
-      const sha256 = createHash('sha256').update(value).digest('hex');
-      files.push({ ...file, content: { secretRef: { ...plainRef, sha256 } } });
+      files.push({ ...file, content: { secretRef: { ...plainRef, sha256: secretValueDigest(value) } } });
     }
   }
 

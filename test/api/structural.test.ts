@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { nodeConfigSpecSchema } from '../../src/api/node-config-schema.ts';
 import { nodePoolSpecSchema } from '../../src/api/node-pool-schema.ts';
+import { type DefaultedPoolSpec, defaultedPoolSpec } from '../../src/api/pool-defaults.ts';
 import { array, defaulted, integer, object, optional, string } from '../../src/api/schema-builder.ts';
 import { applyDefaults, pruneUnknown } from '../../src/api/structural.ts';
+import type { NodePoolSpec } from '../../src/api/types.ts';
 
 describe('schema builder', () => {
   test('lists required properties only; optional and defaulted ones are not required', () => {
@@ -123,4 +125,41 @@ describe('pruneUnknown', () => {
     const pruned = pruneUnknown(nodePoolSpecSchema.json, { nodeSelector: { matchLabels: { a: 'b' } } });
     assert.deepEqual(pruned, { nodeSelector: { matchLabels: { a: 'b' } } });
   });
+});
+
+describe('defaultedPoolSpec', () => {
+  const selectors = { nodeSelector: {}, configSelector: {} };
+  const cases: [string, NodePoolSpec, (spec: DefaultedPoolSpec) => unknown, unknown][] = [
+    ['RollingUpdate gets its settings', selectors, (s) => s.updateStrategy.rollingUpdate?.maxUnavailable, 1],
+    [
+      'given rolling update settings are kept and completed',
+      { ...selectors, updateStrategy: { rollingUpdate: { maxUnavailable: '20%' } } },
+      (s) => [
+        s.updateStrategy.rollingUpdate?.maxUnavailable,
+        s.updateStrategy.rollingUpdate?.progressDeadlineSeconds,
+      ],
+      ['20%', 600],
+    ],
+    [
+      'Serial gets one slot',
+      { ...selectors, updateStrategy: { type: 'Serial' } },
+      (s) => s.updateStrategy.serial,
+      { slots: 1, leaseDurationSeconds: 600 },
+    ],
+    [
+      'Serial gets no rolling update settings',
+      { ...selectors, updateStrategy: { type: 'Serial' } },
+      (s) => s.updateStrategy.rollingUpdate,
+      undefined,
+    ],
+    [
+      'OnDelete taints nothing by default',
+      { ...selectors, updateStrategy: { type: 'OnDelete' } },
+      (s) => s.updateStrategy.onDelete,
+      { outdatedTaint: 'None' },
+    ],
+    ['pool-level defaults', selectors, (s) => [s.paused, s.revisionHistoryLimit], [false, 10]],
+  ];
+  for (const [name, spec, pick, expected] of cases)
+    test(name, () => assert.deepEqual(pick(defaultedPoolSpec(spec)), expected));
 });

@@ -1,0 +1,28 @@
+// A NodePool spec with every default filled in, including the settings of the chosen strategy type
+// (the schema cannot default those: a `rollingUpdate: {}` default would also land on Serial pools).
+
+import { nodePoolSpecSchema, rollingUpdateSchema, updateStrategySchema } from './node-pool-schema.ts';
+import type { OutputOf } from './schema-builder.ts';
+import { applyDefaults, pruneUnknown } from './structural.ts';
+import type { NodePoolSpec } from './types.ts';
+
+export type DefaultedPoolSpec = OutputOf<typeof nodePoolSpecSchema>;
+
+const STRATEGY_FIELD = {
+  RollingUpdate: 'rollingUpdate',
+  Serial: 'serial',
+  OnDelete: 'onDelete',
+} as const;
+
+export function defaultedPoolSpec(spec: NodePoolSpec): DefaultedPoolSpec {
+  const schema = nodePoolSpecSchema.json;
+  const result = pruneUnknown(schema, applyDefaults(schema, spec)) as DefaultedPoolSpec;
+  const type = result.updateStrategy.type;
+  const field = STRATEGY_FIELD[type as keyof typeof STRATEGY_FIELD];
+  if (field && result.updateStrategy[field] === undefined) {
+    const fieldSchema =
+      field === 'rollingUpdate' ? rollingUpdateSchema.json : updateStrategySchema.json.properties![field]!;
+    Object.assign(result.updateStrategy, { [field]: applyDefaults(fieldSchema, {}) });
+  }
+  return result;
+}
