@@ -406,10 +406,10 @@ class PlanBuilder {
     const name = old.name;
     this.changes.units.removed.push(name);
     const created = old.content !== undefined;
-    if (created && !isTemplateUnit(name) && old.state !== 'stopped') {
+    if (created && !isTemplateUnit(name) && old.state === 'running') {
       this.push('retire-stop', { kind: 'stop-unit', id: `stop-unit:${name}`, name, reason: 'removed' });
     }
-    if (created && old.enabled !== false) {
+    if (created && old.enabled === true) {
       this.push('retire-disable', {
         kind: 'disable-unit',
         id: `disable-unit:${name}`,

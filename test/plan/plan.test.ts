@@ -351,6 +351,13 @@ table('removal', [
     disruption: 'None',
   },
   {
+    name: 'a template nodeherd created: its file goes (it never ran and was never enabled by nodeherd)',
+    prev: { units: [created('getty@.service', 'x')] },
+    next: {},
+    actions: ['remove-unit:getty@.service', 'daemon-reload'],
+    disruption: 'None',
+  },
+  {
     name: 'a unit nodeherd did not create: never removed or stopped; drop-ins go, restart if running',
     prev: { units: [kubeletDropIn('a')] },
     next: {},
