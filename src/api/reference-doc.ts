@@ -23,6 +23,8 @@ All kinds are cluster-scoped. \`kubectl get nodeherd\` lists them all.
 - **NodePool**: which nodes (\`nodeSelector\`) get which NodeConfigs (\`configSelector\`), and how updates roll out.
 - **NodeConfigRevision**: the immutable rendered configuration of a pool, named \`<pool>-<hash10>\`, written by the controller.
 
+How a change between two revisions becomes actions on a node (and how disruptive it is): [plan.md](plan.md).
+
 ## Rendering
 
 The NodeConfigs a pool selects are merged in name order into one revision. A later NodeConfig may add to
