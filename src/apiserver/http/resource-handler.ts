@@ -115,6 +115,10 @@ export class ResourceHandler {
     if (def.namespaced && namespace === undefined && info.name !== undefined) {
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }
+    // Cluster-scoped resources have no namespaced URLs (kube has no such route).
+    if (!def.namespaced && info.namespace !== undefined) {
+      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    }
     if (!def.verbs.includes(info.verb) && !(sub !== undefined)) {
       throw new ApiError(
         405,
