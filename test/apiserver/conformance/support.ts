@@ -176,3 +176,64 @@ export function parseJsonStream(text: string): any[] {
 }
 
 export const json = (value: unknown): string => JSON.stringify(value);
+
+/** A raw watch request: its status, headers and the events received so far. */
+export interface RawWatch {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  events: { type: string; object: any }[];
+  /** Resolves when the server ends the stream. */
+  ended: Promise<void>;
+  close(): void;
+}
+
+export function rawWatch(local: LocalApiServer, path: string, token?: string): Promise<RawWatch> {
+  const url = new URL(path, local.server.url);
+  return new Promise((resolve, reject) => {
+    const r = httpsRequest(
+      url,
+      {
+        method: 'GET',
+        ca: local.server.caPem,
+        agent: false,
+        headers: { Accept: 'application/json', Authorization: `Bearer ${token ?? adminToken(local)}` },
+      },
+      (res) => {
+        const events: { type: string; object: any }[] = [];
+        let buffered = '';
+        let endResolve: () => void;
+        const ended = new Promise<void>((r) => {
+          endResolve = r;
+        });
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffered += chunk;
+          for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+            const line = buffered.slice(0, nl).trim();
+            buffered = buffered.slice(nl + 1);
+            if (line !== '') events.push(JSON.parse(line));
+          }
+        });
+        res.on('end', () => {
+          // A refused watch answers one Status document without a trailing newline.
+          if (buffered.trim() !== '') events.push(JSON.parse(buffered));
+          buffered = '';
+          endResolve();
+        });
+        res.on('close', () => endResolve());
+        res.on('error', () => endResolve());
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          events,
+          ended,
+          close: () => {
+            r.destroy();
+          },
+        });
+      },
+    );
+    r.on('error', reject);
+    r.end();
+  });
+}
