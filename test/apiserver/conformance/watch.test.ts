@@ -75,8 +75,12 @@ describe('watch', () => {
         ['ADDED', 'MODIFIED', 'DELETED'],
       );
       assert.equal(events[1].object.data.a, '2');
-      const rvs = events.map((e) => Number(e.object.metadata.resourceVersion));
-      assert.ok(rvs[0] < rvs[1] && rvs[1] < rvs[2], `increasing: ${rvs}`);
+      const [a, b, c] = events.map((e) => Number(e.object.metadata.resourceVersion)) as [
+        number,
+        number,
+        number,
+      ];
+      assert.ok(a < b && b < c, `increasing: ${a}, ${b}, ${c}`);
       for (const e of events) {
         assert.equal(e.object.kind, 'ConfigMap');
         assert.equal(e.object.apiVersion, 'v1');
