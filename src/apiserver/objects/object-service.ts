@@ -589,10 +589,11 @@ export class ObjectService {
         meta.generation = (oldMeta.generation ?? 1) + 1;
     }
 
-    const unchanged = jsonEqual(
-      withoutKeys(obj, ['apiVersion', 'kind']),
-      withoutKeys(old, ['apiVersion', 'kind']),
-    );
+    // The stored object carries its resourceVersion; the new state never does, so compare without it.
+    const unchanged = jsonEqual(withoutKeys(obj, ['apiVersion', 'kind']), {
+      ...withoutKeys(old, ['apiVersion', 'kind']),
+      metadata: withoutKeys(oldMeta, ['resourceVersion']),
+    });
     const finalized =
       oldMeta.deletionTimestamp !== undefined &&
       (meta.finalizers ?? []).length === 0 &&
