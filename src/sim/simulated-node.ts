@@ -1,0 +1,256 @@
+// One simulated machine: a kubelet (Node, Lease, Ready), a simulated systemd whose kubelet unit
+// drives that kubelet, simulated apt and an in-memory filesystem, and optionally a nodeherd agent
+// running against those backends. Faults are injected here: the kubelet dying with a given revision,
+// NotReady flaps, network partitions, the machine disappearing or rebooting.
+
+import { MemoryFileExecutor } from '../agent/executors/memory-file-executor.ts';
+import { SimulatedPackages, type SimulatedPackagesOptions } from '../agent/executors/simulated-packages.ts';
+import type { SimulatedSystemdOptions } from '../agent/executors/simulated-systemd.ts';
+import type { HostControl } from '../agent/host/host-control.ts';
+import { DESIRED_REVISION_ANNOTATION } from '../api/node-protocol.ts';
+import { resourcePath } from '../kube/light/api-paths.ts';
+import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
+import type { KubeObject } from '../kube/light/types.ts';
+import type { HeartbeatWheel } from './heartbeat-wheel.ts';
+import { type KubeletStartContext, KubeletSystemd } from './kubelet-systemd.ts';
+import type { NodeDescription } from './node-object.ts';
+import {
+  type KubeletActivity,
+  type KubeletSnapshot,
+  type KubeletTiming,
+  SimulatedKubelet,
+} from './simulated-kubelet.ts';
+import { SimulatedNodeHost } from './simulated-node-host.ts';
+
+/** What an agent needs to run on a simulated node. */
+export interface SimulatedAgentContext {
+  nodeName: string;
+  client: LightKubeClient;
+  systemd: KubeletSystemd;
+  packages: SimulatedPackages;
+  files: MemoryFileExecutor;
+  host: HostControl;
+}
+
+/** A running agent as the simulator drives it. */
+export interface SimulatedAgent {
+  start(): Promise<void>;
+  /** Stops watches and work; a kill is a stop the agent is not told about in advance. */
+  stop(): Promise<void>;
+}
+
+export type AgentFactory = (context: SimulatedAgentContext) => SimulatedAgent;
+
+export interface NodeFaults {
+  /** The kubelet dies in startup whenever it is (re)started while the node should run one of these revisions. */
+  kubeletFailsAtRevisions?: readonly string[];
+  /** Any other rule; a string says why the kubelet died. */
+  kubeletStartFails?: (context: KubeletStartContext & { revision: string | undefined }) => boolean | string;
+}
+
+export interface SimulatedNodeOptions extends KubeletTiming {
+  node: NodeDescription;
+  client: LightKubeClient;
+  wheel?: HeartbeatWheel;
+  /** Durations, failures and preinstalled units of the simulated systemd. */
+  systemd?: SimulatedSystemdOptions;
+  packages?: SimulatedPackagesOptions;
+  /** Default kubelet.service. */
+  kubeletUnit?: string;
+  faults?: NodeFaults;
+  /** Starts an agent on the node; none when absent. */
+  agent?: AgentFactory;
+  /** How long a reboot keeps the machine down (default 10 s). */
+  rebootDownMs?: number;
+  onError?: (error: Error, during: KubeletActivity | 'agent') => void;
+}
+
+/** up: running; down: stopped, killed, or rebooting. */
+export type MachineState = 'up' | 'down' | 'rebooting';
+
+export interface SimulatedNodeSnapshot extends KubeletSnapshot {
+  machine: MachineState;
+  agentRunning: boolean;
+  /** Why the kubelet last died in startup, while it stays dead. */
+  kubeletFailure: string | undefined;
+  reboots: number;
+}
+
+export class SimulatedNode {
+  readonly name: string;
+  readonly kubelet: SimulatedKubelet;
+  readonly systemd: KubeletSystemd;
+  readonly packages: SimulatedPackages;
+  readonly files: MemoryFileExecutor;
+  readonly host: SimulatedNodeHost;
+  private readonly client: LightKubeClient;
+  private readonly faults: NodeFaults;
+  private readonly agentFactory: AgentFactory | undefined;
+  private readonly onError: SimulatedNodeOptions['onError'];
+  private readonly rebootDownMs: number;
+  private agent: SimulatedAgent | undefined;
+  private machine: MachineState = 'down';
+  /** Serialises start/stop/reboot. */
+  private transition: Promise<void> = Promise.resolve();
+
+  constructor(options: SimulatedNodeOptions) {
+    this.name = options.node.name;
+    this.client = options.client;
+    this.faults = options.faults ?? {};
+    this.agentFactory = options.agent;
+    this.onError = options.onError;
+    this.rebootDownMs = options.rebootDownMs ?? 10_000;
+    this.kubelet = new SimulatedKubelet({
+      ...options,
+      onError: (error, during) => this.onError?.(error, during),
+    });
+    this.systemd = new KubeletSystemd({
+      ...options.systemd,
+      ...(options.kubeletUnit !== undefined ? { kubeletUnit: options.kubeletUnit } : {}),
+      kubelet: this.kubelet,
+      kubeletStartFails: (context) => this.kubeletStartVerdict(context),
+    });
+    this.packages = new SimulatedPackages(options.packages);
+    this.files = new MemoryFileExecutor();
+    this.host = new SimulatedNodeHost({
+      downMs: this.rebootDownMs,
+      onReboot: (downMs) => this.reboot(downMs),
+    });
+  }
+
+  get state(): MachineState {
+    return this.machine;
+  }
+
+  snapshot(): SimulatedNodeSnapshot {
+    return {
+      ...this.kubelet.snapshot(),
+      machine: this.machine,
+      agentRunning: this.agent !== undefined,
+      kubeletFailure: this.kubelet.process === 'failed' ? this.systemd.lastFailure : undefined,
+      reboots: this.host.reboots,
+    };
+  }
+
+  /** Boots the machine: the kubelet registers and turns Ready, then the agent starts. */
+  start(): Promise<void> {
+    return this.serialised(async () => {
+      if (this.machine !== 'down') return;
+      this.machine = 'up';
+      await this.kubelet.start();
+      if (this.machine !== 'up') return;
+      this.startAgent();
+    });
+  }
+
+  /** Shuts the machine down: agent and kubelet stop; the Node stays and goes Unknown. */
+  stop(): Promise<void> {
+    return this.serialised(() => this.halt());
+  }
+
+  /** The machine vanishes at once (power loss): like stop, but nothing waits for the agent. */
+  kill(): void {
+    this.machine = 'down';
+    this.kubelet.stop();
+    const agent = this.agent;
+    this.agent = undefined;
+    agent?.stop().catch((err: Error) => this.onError?.(err, 'agent'));
+  }
+
+  /**
+   * Down for `downMs`, then up again with a new boot id: the kubelet re-registers NotReady for its
+   * startup window, and the agent starts again (and sees the reboot it asked for).
+   */
+  reboot(downMs = this.rebootDownMs): Promise<void> {
+    return this.serialised(async () => {
+      await this.halt();
+      this.machine = 'rebooting';
+      await new Promise<void>((resolve) => setTimeout(resolve, downMs).unref());
+      if (this.machine !== 'rebooting') return;
+      this.host.booted();
+      this.machine = 'up';
+      await this.kubelet.start({ notReadyAtStart: true });
+      if (this.machine === 'up') this.startAgent();
+    });
+  }
+
+  /** Restarts kubelet.service the way an operator or agent would. */
+  restartKubelet(): Promise<void> {
+    return this.systemd.restart(this.systemd.kubeletUnit);
+  }
+
+  /** The kubelet reports Ready=False for `durationMs` while staying connected. */
+  flapNotReady(durationMs: number, message = 'simulated NotReady'): void {
+    this.kubelet.setNotReady('flap', { reason: 'KubeletNotReady', message }, durationMs);
+  }
+
+  /** Lease and status stop reaching the server for `durationMs` (Infinity: until heal()). */
+  partition(durationMs: number): void {
+    this.kubelet.partition(durationMs);
+  }
+
+  heal(): void {
+    this.kubelet.heal();
+  }
+
+  /** The Node as the fleet's shared watch sees it. */
+  observe(node: KubeObject | undefined): void {
+    this.kubelet.observe(node);
+  }
+
+  private async halt(): Promise<void> {
+    if (this.machine === 'down') return;
+    this.machine = 'down';
+    const agent = this.agent;
+    this.agent = undefined;
+    try {
+      await agent?.stop();
+    } catch (err) {
+      this.onError?.(err as Error, 'agent');
+    }
+    this.kubelet.stop();
+  }
+
+  private startAgent(): void {
+    if (!this.agentFactory || this.agent) return;
+    const agent = this.agentFactory({
+      nodeName: this.name,
+      client: this.client,
+      systemd: this.systemd,
+      packages: this.packages,
+      files: this.files,
+      host: this.host,
+    });
+    this.agent = agent;
+    agent.start().catch((err: Error) => this.onError?.(err, 'agent'));
+  }
+
+  private async kubeletStartVerdict(context: KubeletStartContext): Promise<boolean | string | undefined> {
+    const { kubeletFailsAtRevisions, kubeletStartFails } = this.faults;
+    if (!kubeletFailsAtRevisions?.length && !kubeletStartFails) return undefined;
+    const revision = await this.desiredRevision();
+    if (revision !== undefined && kubeletFailsAtRevisions?.includes(revision)) {
+      return `kubelet exited during startup with revision ${revision}`;
+    }
+    return kubeletStartFails?.({ ...context, revision });
+  }
+
+  // The revision the node is being moved to, read when the kubelet starts: a shared watch could
+  // deliver the annotation after the agent (watching on its own connection) already acted on it.
+  private async desiredRevision(): Promise<string | undefined> {
+    try {
+      const node = await this.client.get(
+        resourcePath({ apiVersion: 'v1', resource: 'nodes', name: this.name }),
+      );
+      return node.metadata?.annotations?.[DESIRED_REVISION_ANNOTATION];
+    } catch {
+      return undefined;
+    }
+  }
+
+  private serialised(step: () => Promise<void>): Promise<void> {
+    const next = this.transition.then(step, step);
+    this.transition = next.catch(() => {});
+    return next;
+  }
+}

@@ -1,0 +1,74 @@
+// Shared by the simulator's integration tests: a real embedded API server with a short node grace
+// period, an admin light client, node identities, and polling until the server shows a state.
+
+import { join } from 'node:path';
+import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
+import type { KubeObject } from '../../src/kube/light/types.ts';
+import type { ClientFactory } from '../../src/sim/fleet.ts';
+import { embeddedNodeIdentities } from '../../src/sim/node-clients.ts';
+import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
+
+export interface SimCluster {
+  local: LocalApiServer;
+  admin: LightKubeClient;
+  nodeClients: ClientFactory;
+  getNode(name: string): Promise<KubeObject | undefined>;
+  getLease(name: string): Promise<KubeObject | undefined>;
+  stop(): Promise<void>;
+}
+
+export const GRACE_MS = 2_000;
+
+export async function startSimCluster(graceMs = GRACE_MS): Promise<SimCluster> {
+  const local = await startLocalApiServer({ nodeMonitorGracePeriodMs: graceMs });
+  const admin = LightKubeClient.fromKubeconfig(local.kubeconfigPath);
+  const tryGet = async (path: string) => {
+    try {
+      return await admin.get(path);
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) return undefined;
+      throw err;
+    }
+  };
+  return {
+    local,
+    admin,
+    nodeClients: embeddedNodeIdentities(local.server, join(local.dataDir, 'sim-nodes')),
+    getNode: (name) => tryGet(`/api/v1/nodes/${name}`),
+    getLease: (name) => tryGet(`/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${name}`),
+    async stop() {
+      admin.close();
+      await local.stop();
+    },
+  };
+}
+
+export function readyStatus(node: KubeObject | undefined): string | undefined {
+  const conditions = (node?.status as { conditions?: KubeObject[] } | undefined)?.conditions ?? [];
+  return conditions.find((c) => c.type === 'Ready')?.status as string | undefined;
+}
+
+/** Polls until `check` returns a value other than undefined/false; fails after `timeoutMs`. */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 10_000,
+  intervalMs = 50,
+): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (performance.now() > deadline) {
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
