@@ -63,7 +63,8 @@ export class HttpsTransport {
     body?: { contentType: string; data: string },
   ): Promise<BufferedResponse> {
     return new Promise<BufferedResponse>((resolve, reject) => {
-      const req = this.open(method, path, body?.contentType);
+      const data = body === undefined ? undefined : Buffer.from(body.data, 'utf8');
+      const req = this.open(method, path, body?.contentType, data?.length);
       req.setTimeout(this.requestTimeoutMs, () => {
         req.destroy(
           new Error(`${method} ${this.server.origin}${path} timed out after ${this.requestTimeoutMs} ms`),
@@ -97,7 +98,7 @@ export class HttpsTransport {
         // A connection lost mid-body errors the response, not the request.
         res.on('error', reject);
       });
-      req.end(body?.data);
+      req.end(data);
     });
   }
 
@@ -132,7 +133,7 @@ export class HttpsTransport {
     this.agent.destroy();
   }
 
-  private open(method: string, path: string, contentType?: string): ClientRequest {
+  private open(method: string, path: string, contentType?: string, contentLength?: number): ClientRequest {
     if (!path.startsWith('/')) throw new Error(`request path must start with '/': ${path}`);
     const headers: Record<string, string> = {
       Accept: 'application/json',
@@ -140,7 +141,10 @@ export class HttpsTransport {
       'User-Agent': this.userAgent,
     };
     if (contentType !== undefined) headers['Content-Type'] = contentType;
-    return httpsRequest({
+    // Explicit: Node sends a DELETE body neither chunked nor with a length, so the server would read
+    // the body as the start of the next request.
+    if (contentLength !== undefined) headers['Content-Length'] = String(contentLength);
+    const req = httpsRequest({
       agent: this.agent,
       protocol: 'https:',
       hostname: this.server.hostname.replace(/^\[|\]$/g, ''),
@@ -149,5 +153,10 @@ export class HttpsTransport {
       path: `${this.basePath}${path}`,
       headers,
     });
+    // The agent marks a pooled socket before handing it over.
+    req.once('socket', () => {
+      if (!req.reusedSocket) this.counters.connection();
+    });
+    return req;
   }
 }

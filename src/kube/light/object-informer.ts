@@ -133,6 +133,8 @@ export class ObjectInformer<T extends KubeObject = KubeObject> {
           continue;
         }
         needList = false;
+        // onChange or a sync waiter may have stopped the informer while the list completed.
+        if (this.stopped) break;
       } else {
         this.counts.resumes++;
       }

@@ -19,6 +19,8 @@ export interface RequestCountsSnapshot {
   byVerb: Record<KubeVerb, number>;
   /** Responses received, by HTTP status code (a watch counts when its headers arrive). */
   byStatus: Record<number, number>;
+  /** New TLS connections; the rest of the requests reused a kept-alive one. */
+  connections: number;
   /** Requests that got no HTTP response at all (refused, reset, timed out). */
   transportFailures: number;
   /** Watch events delivered, by type (BOOKMARK included). */
@@ -34,6 +36,7 @@ export class RequestCounters {
     number
   >;
   private readonly byStatus = new Map<number, number>();
+  private connections = 0;
   private transportFailures = 0;
   private readonly watchEvents = new Map<string, number>();
   private bytesReceived = 0;
@@ -45,6 +48,10 @@ export class RequestCounters {
 
   response(status: number): void {
     this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);
+  }
+
+  connection(): void {
+    this.connections++;
   }
 
   transportFailure(): void {
@@ -64,6 +71,7 @@ export class RequestCounters {
       requests: this.requests,
       byVerb: { ...this.byVerb },
       byStatus: Object.fromEntries(this.byStatus),
+      connections: this.connections,
       transportFailures: this.transportFailures,
       watchEvents: Object.fromEntries(this.watchEvents),
       bytesReceived: this.bytesReceived,

@@ -11,6 +11,7 @@ test('counts requests per verb, responses per status, failures, events and bytes
   counters.response(404);
   counters.response(200);
   counters.transportFailure();
+  counters.connection();
   counters.watchEvent('BOOKMARK');
   counters.watchEvent('BOOKMARK');
   counters.watchEvent('ADDED');
@@ -21,6 +22,7 @@ test('counts requests per verb, responses per status, failures, events and bytes
   assert.deepEqual(snapshot.byVerb, { get: 2, list: 0, watch: 1, create: 0, update: 0, patch: 0, delete: 0 });
   assert.deepEqual(snapshot.byStatus, { 200: 2, 404: 1 });
   assert.equal(snapshot.transportFailures, 1);
+  assert.equal(snapshot.connections, 1);
   assert.deepEqual(snapshot.watchEvents, { BOOKMARK: 2, ADDED: 1 });
   assert.equal(snapshot.bytesReceived, 123);
   // A snapshot is a copy.
