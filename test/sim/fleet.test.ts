@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { KubeObject } from '../../src/kube/light/types.ts';
+import { Fleet } from '../../src/sim/fleet.ts';
+import { eventually, GRACE_MS, readyStatus, type SimCluster, startSimCluster } from './sim-support.ts';
+
+const FLEET_SIZE = 200;
+
+describe('a fleet of simulated nodes against the embedded API server', () => {
+  let cluster: SimCluster;
+  let fleet: Fleet;
+
+  before(async () => {
+    cluster = await startSimCluster();
+    fleet = new Fleet({
+      clientFor: cluster.nodeClients,
+      adminClient: cluster.admin,
+      leaseDurationSeconds: GRACE_MS / 1000,
+      renewIntervalMs: GRACE_MS / 4,
+      startupNotReadyMs: 300,
+      rebootDownMs: 200,
+      template: {
+        zones: ['eu-1a', 'eu-1b'],
+        labels: { 'nodeherd.io/pool': 'workers' },
+      },
+    });
+  });
+  after(async () => {
+    await fleet.close();
+    await cluster.stop();
+  });
+
+  async function serverNodes(): Promise<KubeObject[]> {
+    return (await cluster.admin.list('/api/v1/nodes', { labelSelector: 'nodeherd.io/simulated=true' })).items;
+  }
+
+  test(`${FLEET_SIZE} nodes start and stay Ready across several grace periods`, async () => {
+    const started = performance.now();
+    const nodes = await fleet.add(FLEET_SIZE);
+    const startupMs = performance.now() - started;
+    assert.equal(nodes.length, FLEET_SIZE);
+    assert.equal(fleet.size, FLEET_SIZE);
+
+    const listed = await serverNodes();
+    assert.equal(listed.length, FLEET_SIZE);
+    assert.ok(listed.every((node) => readyStatus(node) === 'True'));
+    const zones = new Map<string, number>();
+    for (const node of listed) {
+      const zone = node.metadata!.labels!['topology.kubernetes.io/zone']!;
+      zones.set(zone, (zones.get(zone) ?? 0) + 1);
+      assert.equal(node.metadata!.labels!['nodeherd.io/pool'], 'workers');
+    }
+    assert.deepEqual(Object.fromEntries(zones), { 'eu-1a': FLEET_SIZE / 2, 'eu-1b': FLEET_SIZE / 2 });
+
+    // Past three grace periods no node may have been marked Unknown, and no Node was rewritten.
+    const versions = new Map(listed.map((node) => [node.metadata!.name!, node.metadata!.resourceVersion]));
+    await new Promise((resolve) => setTimeout(resolve, 3 * GRACE_MS));
+    const later = await serverNodes();
+    const notReady = later.filter((node) => readyStatus(node) !== 'True').map((node) => node.metadata!.name);
+    assert.deepEqual(notReady, []);
+    const rewritten = later.filter(
+      (node) => versions.get(node.metadata!.name!) !== node.metadata!.resourceVersion,
+    );
+    assert.equal(rewritten.length, 0);
+    await fleet.synced();
+    assert.deepEqual(fleet.counts(), {
+      nodes: FLEET_SIZE,
+      up: FLEET_SIZE,
+      ready: FLEET_SIZE,
+      serverReady: FLEET_SIZE,
+      serverNotReady: 0,
+      serverUnknown: 0,
+    });
+    const renewals = fleet.states().reduce((sum, state) => sum + state.counters.leaseRenewals, 0);
+    // Each node renews every GRACE/4; allow for the staggered start.
+    assert.ok(renewals >= FLEET_SIZE * 10, `renewals ${renewals}`);
+    console.log(
+      `# ${FLEET_SIZE} nodes registered in ${Math.round(startupMs)} ms; ${renewals} lease renewals`,
+    );
+  });
+
+  test('a stopped node goes Unknown while the others stay Ready, and comes back when started', async () => {
+    const [name, neighbour] = fleet.names();
+    await fleet.stop(name!);
+    await eventually('Unknown on the server', () => fleet.state(name!).serverReady === 'Unknown');
+    assert.equal(fleet.state(neighbour!).serverReady, 'True');
+    assert.equal(fleet.state(name!).machine, 'down');
+    await fleet.start(name!);
+    await eventually('Ready again', () => fleet.state(name!).serverReady === 'True');
+  });
+
+  test('a killed node disappears from the heartbeat; a removed node loses its Node and Lease', async () => {
+    const names = fleet.names();
+    const killed = names[2]!;
+    const removed = names[3]!;
+    fleet.kill(killed);
+    assert.equal(fleet.state(killed).heartbeating, false);
+    await eventually('killed node Unknown', () => fleet.state(killed).serverReady === 'Unknown');
+
+    await fleet.remove(removed);
+    assert.equal(fleet.node(removed), undefined);
+    assert.equal(await cluster.getNode(removed), undefined);
+    await eventually('lease garbage-collected', async () => (await cluster.getLease(removed)) === undefined);
+    await eventually('watch saw the deletion', () => fleet.counts().nodes === FLEET_SIZE - 1);
+  });
+
+  test('flapping turns a node NotReady for the given time, the server sees both edges', async () => {
+    const name = fleet.names()[4]!;
+    fleet.flapNotReady(name, 500, 'simulated runtime hiccup');
+    await eventually('NotReady on the server', () => fleet.state(name).serverReady === 'False');
+    const node = (await cluster.getNode(name))!;
+    const ready = (node.status as { conditions: KubeObject[] }).conditions.find((c) => c.type === 'Ready')!;
+    assert.equal(ready.message, 'simulated runtime hiccup');
+    await eventually('Ready again', () => fleet.state(name).serverReady === 'True');
+  });
+
+  test('a reboot takes the node down and brings it back with a new boot, NotReady first', async () => {
+    const name = fleet.names()[5]!;
+    const node = fleet.node(name)!;
+    const bootBefore = await node.host.bootId();
+    const seen: string[] = [];
+    const rv = (await cluster.getNode(name))!.metadata!.resourceVersion;
+    const watch = cluster.admin.watch(
+      '/api/v1/nodes',
+      { fieldSelector: `metadata.name=${name}`, resourceVersion: rv },
+      { onEvent: (event) => seen.push(readyStatus(event.object)!) },
+    );
+    try {
+      await node.host.reboot();
+      await eventually('rebooted and Ready', () => node.host.reboots === 1 && seen.at(-1) === 'True');
+    } finally {
+      watch.abort();
+    }
+    assert.notEqual(await node.host.bootId(), bootBefore);
+    assert.deepEqual(seen, ['False', 'True']);
+  });
+
+  test('a partitioned node is marked Unknown by the server and re-posts Ready when it heals', async () => {
+    const name = fleet.names()[6]!;
+    fleet.partition(name, GRACE_MS * 2);
+    await eventually('Unknown', () => fleet.state(name).serverReady === 'Unknown');
+    await eventually(
+      'Ready after the partition',
+      () => fleet.state(name).serverReady === 'True',
+      GRACE_MS * 3,
+    );
+  });
+
+  test('a node the server marked Unknown behind its back re-posts its status (shared watch)', async () => {
+    const name = fleet.names()[7]!;
+    const node = (await cluster.getNode(name))!;
+    const conditions = (node.status as { conditions: KubeObject[] }).conditions.map((c) =>
+      c.type === 'Ready' ? { ...c, status: 'Unknown', reason: 'NodeStatusUnknown' } : c,
+    );
+    await cluster.admin.update(`/api/v1/nodes/${name}/status`, {
+      ...node,
+      status: { ...node.status, conditions },
+    });
+    await eventually('Ready re-posted', async () => readyStatus(await cluster.getNode(name)) === 'True');
+  });
+});
