@@ -9,7 +9,7 @@ import {
   CoreV1Api,
   DELETE,
   ERROR,
-  type Informer,
+  type ListWatch,
   makeInformer,
   UPDATE,
   type V1ConfigMap,
@@ -18,7 +18,8 @@ import { type LocalApiServer, startLocalApiServer } from '../../support/local-ap
 import { waitFor } from './support.ts';
 
 interface Observed {
-  informer: Informer<V1ConfigMap>;
+  /** makeInformer's result is a ListWatch (its declared type omits latestResourceVersion). */
+  informer: ListWatch<V1ConfigMap>;
   events: string[];
   errors: unknown[];
   lists(): number;
@@ -34,10 +35,10 @@ async function observe(local: LocalApiServer): Promise<Observed> {
   const core = kc.makeApiClient(CoreV1Api);
   let lists = 0;
   let stopped = false;
-  const informer = makeInformer(kc, '/api/v1/namespaces/default/configmaps', () => {
+  const informer = makeInformer<V1ConfigMap>(kc, '/api/v1/namespaces/default/configmaps', () => {
     lists++;
     return core.listNamespacedConfigMap({ namespace: 'default' });
-  });
+  }) as ListWatch<V1ConfigMap>;
   const events: string[] = [];
   const errors: unknown[] = [];
   informer.on(ADD, (o) => events.push(`add ${o.metadata!.name} ${o.data?.v ?? ''}`));
