@@ -16,6 +16,7 @@ import {
 import { listPrefix, objectKey } from '../http/request-info.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { apiVersionOf } from '../registry/resource-definition.ts';
+import { validateAnnotations, validateLabels } from '../schema/names.ts';
 import {
   type KubeObject,
   type Store,
@@ -353,6 +354,11 @@ export class ObjectService {
           field: `metadata.${field}`,
           message: 'must be a map of string to string',
         });
+      } else if (field === 'labels') {
+        // Keys are qualified names, values label values (kube's ValidateLabels).
+        causes.push(...validateLabels(value, 'metadata.labels'));
+      } else {
+        causes.push(...validateAnnotations(value, 'metadata.annotations'));
       }
     }
     if (meta.finalizers !== undefined && meta.finalizers !== null) {
