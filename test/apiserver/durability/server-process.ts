@@ -1,0 +1,105 @@
+// Runs `nodeherd apiserver` as a separate process (so it can be SIGKILLed) and talks to it over HTTPS
+// with the admin credential from its data dir.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Agent, request as httpsRequest } from 'node:https';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const CLI = join(ROOT, 'bin', 'nodeherd.ts');
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  /** Resolves with the exit code or signal when the process ends. */
+  exited: Promise<string>;
+  output(): string;
+}
+
+/** Starts the API server process on dataDir and waits until it listens. */
+export async function startServerProcess(
+  dataDir: string,
+  port = 0,
+  extraArgs: string[] = [],
+): Promise<ServerProcess> {
+  const child = spawn(
+    process.execPath,
+    [CLI, 'apiserver', '--data-dir', dataDir, '--port', String(port), ...extraArgs],
+    {
+      cwd: ROOT,
+      env: { ...process.env, NODEHERD_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  const exited = new Promise<string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ?? String(code))),
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = /listening on (https:\/\/[^\s]+)/.exec(output);
+      if (match) resolve(match[1]!);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    exited.then((how) => reject(new Error(`API server exited (${how}) before listening:\n${output}`)));
+  });
+  return { child, url, port: Number(new URL(url).port), exited, output: () => output };
+}
+
+export interface AdminClient {
+  request(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
+  close(): void;
+}
+
+/** An HTTPS client with the admin token and CA of a data dir, over one keep-alive connection. */
+export function adminClient(dataDir: string, url: string): AdminClient {
+  const kc = new KubeConfig();
+  kc.loadFromFile(join(dataDir, 'kubeconfig'));
+  const token = kc.getCurrentUser()!.token!;
+  const ca = Buffer.from(kc.getCurrentCluster()!.caData!, 'base64');
+  const agent = new Agent({ keepAlive: true, maxSockets: 1, ca });
+  return {
+    request(method, path, body) {
+      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      return new Promise((resolve, reject) => {
+        const req = httpsRequest(
+          new URL(path, url),
+          {
+            method,
+            agent,
+            headers: {
+              Authorization: `Bearer ${token}`,
+              Accept: 'application/json',
+              ...(payload
+                ? { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) }
+                : {}),
+            },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              try {
+                resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString()) });
+              } catch (err) {
+                reject(err);
+              }
+            });
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        req.end(payload);
+      });
+    },
+    close() {
+      agent.destroy();
+    },
+  };
+}
