@@ -123,7 +123,7 @@ test('every acknowledged write survives SIGKILL of the API server during concurr
   for (let round = 0; round < ROUNDS; round++) {
     const ackedBefore = acked.length;
     const inFlight = new Map<number, Write>();
-    const clients = Array.from({ length: CLIENTS }, (_, c) => adminClient(dataDir!, server!.url));
+    const clients = Array.from({ length: CLIENTS }, () => adminClient(dataDir!, server!.url));
     const running = clients.map((http, c) => runClient(c, http, keys[c]!, acked, inFlight, () => ++seq));
 
     // Let the writes flow, then kill -9 in the middle of them.
