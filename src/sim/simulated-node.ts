@@ -83,7 +83,7 @@ export class SimulatedNode {
   readonly packages: SimulatedPackages;
   readonly files: MemoryFileExecutor;
   readonly host: SimulatedNodeHost;
-  private readonly client: LightKubeClient;
+  readonly client: LightKubeClient;
   private readonly faults: NodeFaults;
   private readonly agentFactory: AgentFactory | undefined;
   private readonly onError: SimulatedNodeOptions['onError'];

@@ -154,7 +154,7 @@ describe('a fleet of simulated nodes against the embedded API server', () => {
     );
     await cluster.admin.update(`/api/v1/nodes/${name}/status`, {
       ...node,
-      status: { ...node.status, conditions },
+      status: { ...(node.status as KubeObject), conditions },
     });
     await eventually('Ready re-posted', async () => readyStatus(await cluster.getNode(name)) === 'True');
   });

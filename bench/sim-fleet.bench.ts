@@ -1,0 +1,261 @@
+// Fleets of simulated nodes against the embedded API server, which runs in a child process so each
+// side's memory and CPU can be read separately: startup time, steady-state RSS and CPU of the
+// simulator and of the server, and API requests per second at steady state (kubelet timing: 40 s
+// lease renewed every 10 s, status report every 5 min). Also compares one heartbeat wheel with one
+// setInterval per node.
+//
+// Run: node bench/sim-fleet.bench.ts
+//   SIM_BENCH_NODES=1000,5000   fleet sizes (each against a fresh server)
+//   SIM_BENCH_MODE=node|shared  node: every node its own identity and connection (default);
+//                               shared: all nodes share the admin client's connection pool
+//   SIM_BENCH_WINDOW_S=60       steady-state measuring window
+//   SIM_BENCH_TIMERS=0          skip the timer comparison
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import pino from 'pino';
+import { ApiServer } from '../src/apiserver/api-server.ts';
+import { adminKubeconfigPath } from '../src/apiserver/auth/credentials.ts';
+import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
+import { Fleet } from '../src/sim/fleet.ts';
+import { HeartbeatWheel } from '../src/sim/heartbeat-wheel.ts';
+import { kubeconfigNodeIdentities, sharedClient } from '../src/sim/node-clients.ts';
+
+const SERVE_FLAG = '--serve';
+
+interface ServerReady {
+  url: string;
+  kubeconfig: string;
+  credentialsDir: string;
+  issueMs: number;
+}
+
+if (process.argv.includes(SERVE_FLAG)) {
+  await serve();
+} else {
+  await main();
+}
+
+/** Child: the API server, with node credentials issued up front (the simulator reads them). */
+async function serve(): Promise<void> {
+  const [dataDir, countText] = process.argv.slice(process.argv.indexOf(SERVE_FLAG) + 1);
+  const server = await ApiServer.start({ dataDir: dataDir!, port: 0, logger: pino({ level: 'silent' }) });
+  const credentialsDir = join(dataDir!, 'sim-nodes');
+  const started = performance.now();
+  for (let i = 1; i <= Number(countText); i++) {
+    const name = nodeName(i);
+    await server.issueCredential('node', name, join(credentialsDir, `${name}.kubeconfig`));
+  }
+  const ready: ServerReady = {
+    url: server.url,
+    kubeconfig: adminKubeconfigPath(dataDir!),
+    credentialsDir,
+    issueMs: performance.now() - started,
+  };
+  process.stdout.write(`${JSON.stringify(ready)}\n`);
+  process.stdin.resume();
+  process.stdin.on('end', () => {
+    server.stop().then(() => process.exit(0));
+  });
+}
+
+function nodeName(index: number): string {
+  return `sim-${String(index).padStart(4, '0')}`;
+}
+
+async function main(): Promise<void> {
+  const sizes = (process.env.SIM_BENCH_NODES ?? '1000,5000').split(',').map(Number);
+  const mode = process.env.SIM_BENCH_MODE === 'shared' ? 'shared' : 'node';
+  const windowS = Number(process.env.SIM_BENCH_WINDOW_S ?? 60);
+  console.log(
+    `# simulated fleet benchmark (mode ${mode}, steady window ${windowS} s, node ${process.version})`,
+  );
+  for (const size of sizes) await fleetRun(size, mode, windowS);
+  if (process.env.SIM_BENCH_TIMERS !== '0') await timerComparison(5_000);
+}
+
+async function fleetRun(size: number, mode: 'node' | 'shared', windowS: number): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'nodeherd-sim-bench-'));
+  const child = spawn(
+    process.execPath,
+    [new URL(import.meta.url).pathname, SERVE_FLAG, dataDir, String(mode === 'node' ? size : 0)],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  const ready = await new Promise<ServerReady>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line)));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  const gc = collector();
+  gc();
+  const baseRss = process.memoryUsage().rss;
+  const baseHeap = process.memoryUsage().heapUsed;
+  const serverBaseRss = rssOf(child.pid!);
+
+  const admin = LightKubeClient.fromKubeconfig(ready.kubeconfig);
+  const errors = new Map<string, number>();
+  const fleet = new Fleet({
+    clientFor: mode === 'node' ? kubeconfigNodeIdentities(ready.credentialsDir) : sharedClient(admin),
+    adminClient: admin,
+    startConcurrency: 64,
+    onError: (_name, error, during) => {
+      const key = `${during}: ${error.message.slice(0, 80)}`;
+      errors.set(key, (errors.get(key) ?? 0) + 1);
+    },
+  });
+
+  const startAt = performance.now();
+  const cpuStart = process.cpuUsage();
+  await fleet.add(size);
+  const startupMs = performance.now() - startAt;
+  const startupCpu = cpuMs(process.cpuUsage(cpuStart));
+  await fleet.synced();
+
+  // Let the first renewals (all bunched at registration) spread over the wheel, then measure.
+  await sleep(fleet.wheel.periodMs + 2_000);
+  const requestsBefore = totalRequests(fleet, admin, mode);
+  const cpuBefore = process.cpuUsage();
+  const serverCpuBefore = cpuTicksOf(child.pid!);
+  const windowStart = performance.now();
+  await sleep(windowS * 1000);
+  const elapsedS = (performance.now() - windowStart) / 1000;
+  const requests = totalRequests(fleet, admin, mode) - requestsBefore;
+  const simCpu = cpuMs(process.cpuUsage(cpuBefore)) / 10 / elapsedS;
+  const serverCpu = (cpuTicksOf(child.pid!) - serverCpuBefore) / elapsedS; // ticks of 10 ms → %
+  gc();
+  const rss = process.memoryUsage().rss;
+  const heap = process.memoryUsage().heapUsed;
+  const serverRss = rssOf(child.pid!);
+  const counts = fleet.counts();
+  const connections = mode === 'node' ? sumConnections(fleet) : admin.stats().connections;
+
+  const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  console.log(
+    `\n## ${size} nodes (${mode === 'node' ? 'own identity and connection per node' : 'one shared client'})`,
+  );
+  if (mode === 'node')
+    console.log(`credentials issued by the server: ${(ready.issueMs / 1000).toFixed(1)} s`);
+  console.log(
+    `startup: ${(startupMs / 1000).toFixed(1)} s (${Math.round(size / (startupMs / 1000))} nodes/s, sim CPU ${(startupCpu / 1000).toFixed(1)} s)`,
+  );
+  console.log(
+    `steady state over ${elapsedS.toFixed(0)} s: ${(requests / elapsedS).toFixed(1)} API requests/s ` +
+      `(${(requests / elapsedS / size).toFixed(3)} per node per s); sim CPU ${simCpu.toFixed(1)} %, server CPU ${serverCpu.toFixed(1)} %`,
+  );
+  console.log(
+    `sim process: RSS ${mb(rss)} (+${mb(rss - baseRss)}, ${((rss - baseRss) / size / 1024).toFixed(1)} KB/node), ` +
+      `heap +${mb(heap - baseHeap)} (${((heap - baseHeap) / size / 1024).toFixed(1)} KB/node); TLS connections opened: ${connections}`,
+  );
+  console.log(
+    `server process: RSS ${mb(serverRss)} (+${mb(serverRss - serverBaseRss)} with the fleet, ${((serverRss - serverBaseRss) / size / 1024).toFixed(1)} KB/node)`,
+  );
+  console.log(
+    `server view: ${counts.serverReady} Ready, ${counts.serverNotReady} NotReady, ${counts.serverUnknown} Unknown of ${counts.nodes}`,
+  );
+  if (errors.size > 0) console.log(`errors: ${JSON.stringify(Object.fromEntries(errors))}`);
+
+  await fleet.close();
+  admin.close();
+  child.stdin!.end();
+  await new Promise((resolve) => child.once('exit', resolve));
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+function totalRequests(fleet: Fleet, admin: LightKubeClient, mode: 'node' | 'shared'): number {
+  if (mode === 'shared') return admin.stats().requests;
+  let sum = admin.stats().requests;
+  for (const name of fleet.names()) sum += clientOf(fleet, name).stats().requests;
+  return sum;
+}
+
+function sumConnections(fleet: Fleet): number {
+  let sum = 0;
+  for (const name of fleet.names()) sum += clientOf(fleet, name).stats().connections;
+  return sum;
+}
+
+function clientOf(fleet: Fleet, name: string): LightKubeClient {
+  return fleet.node(name)!.client;
+}
+
+/** One wheel against one setInterval per node: heap, and CPU while idle-ticking. */
+async function timerComparison(count: number): Promise<void> {
+  const gc = collector();
+  const periodMs = 1_000;
+  const runS = 5;
+  let fired = 0;
+  const task = () => {
+    fired++;
+  };
+
+  gc();
+  let heap = process.memoryUsage().heapUsed;
+  const intervals = Array.from({ length: count }, (_, i) => {
+    const timer = setInterval(task, periodMs + (i % 100)); // phases spread like the wheel's
+    timer.unref();
+    return timer;
+  });
+  gc();
+  const intervalHeap = process.memoryUsage().heapUsed - heap;
+  let cpu = process.cpuUsage();
+  await sleep(runS * 1000);
+  const intervalCpu = cpuMs(process.cpuUsage(cpu));
+  const intervalFired = fired;
+  for (const timer of intervals) clearInterval(timer);
+
+  fired = 0;
+  gc();
+  heap = process.memoryUsage().heapUsed;
+  const wheel = new HeartbeatWheel({ periodMs });
+  const members = Array.from({ length: count }, () => wheel.add(task));
+  gc();
+  const wheelHeap = process.memoryUsage().heapUsed - heap;
+  cpu = process.cpuUsage();
+  await sleep(runS * 1000);
+  const wheelCpu = cpuMs(process.cpuUsage(cpu));
+  for (const member of members) wheel.remove(member);
+
+  console.log(`\n## timers: ${count} periodic tasks, ${periodMs} ms period, ${runS} s`);
+  console.log(
+    `setInterval per task: heap ${(intervalHeap / count).toFixed(0)} B/task, CPU ${intervalCpu.toFixed(0)} ms, ${intervalFired} calls`,
+  );
+  console.log(
+    `one HeartbeatWheel:   heap ${(wheelHeap / count).toFixed(0)} B/task, CPU ${wheelCpu.toFixed(0)} ms, ${fired} calls`,
+  );
+}
+
+function collector(): () => void {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  return () => {
+    gc();
+    gc();
+  };
+}
+
+function cpuMs(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1000;
+}
+
+function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb * 1024;
+}
+
+/** utime + stime of a process, in clock ticks (1/100 s on Linux). */
+function cpuTicksOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
