@@ -1,0 +1,216 @@
+// The rollout decision: given the pool's settings, its target revision and a snapshot of every node,
+// what to do now. Pure and deterministic (same input, same decision), so every rule is table-tested
+// and a restarted controller decides exactly what the previous one would have.
+//
+// Rules (issue 5; docs/controller.md explains them):
+// - maxUnavailable (int or % of the pool, rounded down, at least 1) bounds the nodes unavailable for ANY
+//   reason: NotReady, cordoned, draining, applying, soaking, failed. Nodes that were NotReady before their
+//   turn are skipped (neither counted nor blocking) and updated once Ready again; nodes that joined the
+//   pool and never applied anything get the target at once and are not counted either.
+// - Optional maxUnavailablePerZone applies the same count per zone.
+// - Nodes start in a fixed order (zones interleaved, names within a zone); nodes that are already
+//   unavailable start first, because updating them costs no budget.
+// - A canary batch (canary.nodes) must be updated and soaked before anything else starts.
+// - A node is done when Ready, its agent reports Done on the target, NodeConfigReady is True and the
+//   health gate's pods are Ready, and it has stayed so for minReadySeconds.
+// - A node fails when its agent reports Failed, when it is not healthy progressDeadlineSeconds after
+//   its update started, or when it turns unhealthy after having been healthy on the target. More than
+//   failurePolicy.maxFailures failures during a rollout pause it, or roll the pool back to the last
+//   revision that completed.
+// - spec.paused, an open failure, or a closed maintenance window: no node starts; nodes in flight finish.
+
+import { resolveIntOrPercent } from './int-or-percent.ts';
+import { maintenanceWindowStatus } from './maintenance-windows.ts';
+import { judgeNode, type VerdictActions } from './node-verdict.ts';
+import { rolloutOrder } from './rollout-order.ts';
+import type {
+  BlockReason,
+  FailureAction,
+  NodeStart,
+  NodeVerdict,
+  RolloutDecision,
+  RolloutInput,
+} from './types.ts';
+
+const PHASES_ON_TARGET = new Set(['Draining', 'Updating', 'Soaking', 'Updated', 'Failed']);
+
+function failureActionFor(input: RolloutInput, failures: NodeVerdict[]): FailureAction | undefined {
+  const { maxFailures, action } = input.settings.failurePolicy;
+  if (input.paused || input.episodeStart === undefined || failures.length <= maxFailures) return undefined;
+  const shown = failures.slice(0, 5).map((f) => `${f.name} (${f.failure?.message ?? f.phase})`);
+  const more = failures.length > shown.length ? ` and ${failures.length - shown.length} more` : '';
+  const what = `${failures.length} node${failures.length === 1 ? '' : 's'} failed revision ${input.target.name} (maxFailures ${maxFailures}): ${shown.join('; ')}${more}`;
+  if (action === 'Rollback') {
+    const to = input.lastComplete;
+    if (to && to.name !== input.target.name) {
+      return { action: 'Rollback', to, message: `${what}; rolling back to ${to.name}` };
+    }
+    return {
+      action: 'Pause',
+      message: `${what}; no earlier revision completed to roll back to, so the rollout pauses`,
+    };
+  }
+  return { action: 'Pause', message: what };
+}
+
+export function decideRollout(input: RolloutInput): RolloutDecision {
+  const { settings, now, target } = input;
+  const window = maintenanceWindowStatus(settings.maintenanceWindows, now);
+  const judged = new Map<string, { verdict: NodeVerdict; actions: VerdictActions }>();
+  for (const node of input.nodes) judged.set(node.name, judgeNode(node, input));
+  const snapshots = new Map(input.nodes.map((n) => [n.name, n]));
+  const ordered = rolloutOrder([...judged.values()].map((j) => j.verdict));
+
+  const decision: RolloutDecision = {
+    verdicts: ordered,
+    bootstrap: [],
+    starts: [],
+    uncordon: [],
+    abortDrain: [],
+    drain: [],
+    failures: [],
+    complete: false,
+    budget: { maxUnavailable: 0, unavailable: 0, zones: {} },
+    window,
+  };
+  let wakeAt = Number.POSITIVE_INFINITY;
+  for (const v of ordered) {
+    const { actions } = judged.get(v.name)!;
+    if (actions.bootstrap) decision.bootstrap.push(v.name);
+    if (actions.uncordon) decision.uncordon.push({ node: v.name, reason: actions.uncordon });
+    if (actions.abortDrain) decision.abortDrain.push(v.name);
+    if (actions.drain) decision.drain.push(v.name);
+    if (actions.wakeAt !== undefined) wakeAt = Math.min(wakeAt, actions.wakeAt);
+    if (v.phase === 'Failed') decision.failures.push(v);
+  }
+
+  // Budgets: overall and per zone, over every node of the pool.
+  const total = ordered.length;
+  const maxUnavailable = resolveIntOrPercent(settings.maxUnavailable, total, 'down');
+  let unavailable = ordered.filter((v) => v.counted).length;
+  const zoneSizes = new Map<string, number>();
+  const zoneCounted = new Map<string, number>();
+  for (const v of ordered) {
+    zoneSizes.set(v.zone, (zoneSizes.get(v.zone) ?? 0) + 1);
+    if (v.counted) zoneCounted.set(v.zone, (zoneCounted.get(v.zone) ?? 0) + 1);
+  }
+  const zoneMax = new Map<string, number>();
+  if (settings.maxUnavailablePerZone !== undefined) {
+    for (const [zone, size] of zoneSizes) {
+      zoneMax.set(zone, resolveIntOrPercent(settings.maxUnavailablePerZone, size, 'down'));
+    }
+  }
+
+  // Canary: until canary.nodes nodes are updated and soaked, no more than that many get the target.
+  let canaryRoom = Number.POSITIVE_INFINITY;
+  if (settings.canary) {
+    const size = Math.min(total, resolveIntOrPercent(settings.canary.nodes, total, 'up'));
+    const passed = ordered.filter((v) => v.phase === 'Updated').length >= size;
+    decision.budget.canary = { size, passed };
+    if (!passed) {
+      const given = ordered.filter((v) => PHASES_ON_TARGET.has(v.phase)).length;
+      canaryRoom = Math.max(0, size - given);
+    }
+  }
+
+  // Touched failures trip the policy; failures of untouched nodes are reported but are not this rollout's.
+  const rolloutFailures = decision.failures.filter((f) => f.touched);
+  const failureAction = failureActionFor(input, rolloutFailures);
+  if (failureAction) decision.failureAction = failureAction;
+
+  const uncordoning = new Set(decision.uncordon.map((u) => u.node));
+  const candidates = ordered.filter(
+    (v) => (v.phase === 'Waiting' || v.phase === 'Pending') && !uncordoning.has(v.name),
+  );
+  const free = candidates.filter((v) => v.phase === 'Waiting');
+  const paid = candidates.filter((v) => v.phase === 'Pending');
+
+  let blocked: BlockReason | undefined;
+  let blockMessage = '';
+  if (candidates.length > 0) {
+    if (failureAction) {
+      blocked = 'FailurePolicy';
+      blockMessage = failureAction.message;
+    } else if (input.paused) {
+      blocked = 'Paused';
+      blockMessage = 'the pool is paused (spec.paused)';
+    } else if (!window.open) {
+      blocked = 'OutsideMaintenanceWindow';
+      blockMessage = window.error
+        ? `the maintenance windows cannot be read, so no node starts: ${window.error}`
+        : `outside every maintenance window${window.opensAt !== undefined ? `; the next opens at ${new Date(window.opensAt).toISOString()}` : ''}`;
+    }
+  }
+
+  if (!blocked) {
+    const starts: NodeStart[] = [];
+    let zoneBlocked = false;
+    let budgetBlocked = false;
+    for (const v of [...free, ...paid]) {
+      if (starts.length >= canaryRoom) {
+        blocked = 'WaitingForCanary';
+        blockMessage = `waiting for the canary (${decision.budget.canary?.size} nodes) to be updated and soaked`;
+        break;
+      }
+      const cost = v.phase === 'Waiting' ? 0 : 1;
+      if (cost > 0 && unavailable + cost > maxUnavailable) {
+        budgetBlocked = true;
+        continue;
+      }
+      const zoneLimit = zoneMax.get(v.zone);
+      const zoneUsed = zoneCounted.get(v.zone) ?? 0;
+      if (cost > 0 && zoneLimit !== undefined && zoneUsed + cost > zoneLimit) {
+        zoneBlocked = true;
+        continue;
+      }
+      unavailable += cost;
+      zoneCounted.set(v.zone, zoneUsed + cost);
+      starts.push({
+        node: v.name,
+        revision: target.name,
+        drain: snapshots.get(v.name)!.needsDrain,
+        free: cost === 0,
+      });
+    }
+    decision.starts = starts;
+    if (!blocked && starts.length < candidates.length) {
+      if (budgetBlocked) {
+        blocked = 'BudgetExhausted';
+        blockMessage = `${unavailable} of at most ${maxUnavailable} nodes unavailable`;
+      } else if (zoneBlocked) {
+        blocked = 'ZoneBudgetExhausted';
+        blockMessage = `every zone with waiting nodes has reached maxUnavailablePerZone (${String(settings.maxUnavailablePerZone)})`;
+      }
+    }
+  }
+  if (blocked) decision.blocked = { reason: blocked, message: blockMessage };
+
+  decision.budget.maxUnavailable = maxUnavailable;
+  decision.budget.unavailable = unavailable;
+  for (const [zone, size] of zoneSizes) {
+    decision.budget.zones[zone] = {
+      max: zoneMax.get(zone) ?? size,
+      unavailable: zoneCounted.get(zone) ?? 0,
+    };
+  }
+
+  decision.complete =
+    decision.bootstrap.length === 0 &&
+    decision.starts.length === 0 &&
+    decision.uncordon.length === 0 &&
+    decision.abortDrain.length === 0 &&
+    ordered.every(
+      (v) =>
+        v.phase === 'Updated' ||
+        v.phase === 'Unhealthy' ||
+        v.phase === 'Skipped' ||
+        (v.phase === 'Bootstrapping' && !snapshots.get(v.name)!.ready),
+    );
+
+  if (!window.open && window.opensAt !== undefined && candidates.length > 0)
+    wakeAt = Math.min(wakeAt, window.opensAt);
+  if (window.open && window.closesAt !== undefined && candidates.length > 0)
+    wakeAt = Math.min(wakeAt, window.closesAt);
+  if (Number.isFinite(wakeAt)) decision.requeueAfterMs = Math.max(0, wakeAt - now);
+  return decision;
+}

@@ -1,0 +1,203 @@
+// Where one node stands in the rollout of the target revision: the rules of issue 5 for one node,
+// free of any I/O. The decision function combines the verdicts of all nodes.
+
+import type {
+  FailureReason,
+  NodePhase,
+  NodeSnapshot,
+  NodeVerdict,
+  RolloutInput,
+  UncordonReason,
+} from './types.ts';
+
+/** States in which the agent has nothing left to do. */
+const SETTLED_STATES = new Set(['Done', 'Idle']);
+const WORKING_STATES = new Set(['Applying', 'Verifying']);
+
+/** Healthy on the revision it was given: Ready, agent settled on it, NodeConfigReady, health-gate pods. */
+export function isHealthy(node: NodeSnapshot): boolean {
+  const wanted = node.desiredRevision ?? node.currentRevision;
+  return (
+    node.ready &&
+    !node.deleting &&
+    node.currentRevision !== undefined &&
+    node.currentRevision === wanted &&
+    SETTLED_STATES.has(node.agentState ?? '') &&
+    node.configReady &&
+    node.podsReady
+  );
+}
+
+/** Why a node is not healthy, for messages. */
+export function unhealthyDetail(node: NodeSnapshot): string {
+  if (node.deleting) return 'being deleted';
+  if (!node.ready) return 'NotReady';
+  if (node.agentState === 'Failed') return `agent failed${node.agentMessage ? `: ${node.agentMessage}` : ''}`;
+  const wanted = node.desiredRevision ?? node.currentRevision;
+  if (node.currentRevision !== wanted) return `applying ${wanted}`;
+  if (!SETTLED_STATES.has(node.agentState ?? '')) return `agent ${node.agentState ?? 'not reporting'}`;
+  if (!node.configReady) return 'NodeConfigReady is not True';
+  if (!node.podsReady) return 'health-gate pods not Ready';
+  return 'healthy';
+}
+
+export interface VerdictActions {
+  bootstrap?: boolean;
+  uncordon?: UncordonReason;
+  abortDrain?: boolean;
+  drain?: boolean;
+  /** When the verdict may change by itself (soak end, deadline). */
+  wakeAt?: number;
+}
+
+function verdict(
+  node: NodeSnapshot,
+  phase: NodePhase,
+  touched: boolean,
+  extra: Partial<NodeVerdict> = {},
+): NodeVerdict {
+  const available = extra.available ?? (phase === 'Pending' || phase === 'Updated');
+  const counted = !available && phase !== 'Skipped' && phase !== 'Bootstrapping';
+  return { name: node.name, zone: node.zone, phase, available, counted, touched, ...extra };
+}
+
+function failed(node: NodeSnapshot, touched: boolean, reason: FailureReason, message: string): NodeVerdict {
+  return verdict(node, 'Failed', touched, { failure: { reason, message }, detail: message });
+}
+
+export function judgeNode(
+  node: NodeSnapshot,
+  input: RolloutInput,
+): { verdict: NodeVerdict; actions: VerdictActions } {
+  const { target, now, settings, episodeStart } = input;
+  const T = target.name;
+  const deadlineMs = settings.progressDeadlineSeconds * 1000;
+  const soakMs = settings.minReadySeconds * 1000;
+  const started = node.updateStartedAt;
+  const deadline = started === undefined ? undefined : started + deadlineMs;
+  const overdue = deadline !== undefined && now > deadline;
+  const touched = episodeStart !== undefined && started !== undefined && started >= episodeStart;
+  const healthy = isHealthy(node);
+  const actions: VerdictActions = {};
+
+  // A drain for a revision that is no longer the target stops; the node is judged afresh below.
+  // (A node already given that revision keeps its cordon until it has applied it.)
+  let drainingFor = node.drainingFor;
+  if (drainingFor !== undefined && drainingFor !== T) {
+    actions.abortDrain = true;
+    if (node.cordonedByUs && node.desiredRevision !== drainingFor) actions.uncordon = 'Aborted';
+    drainingFor = undefined;
+  }
+
+  if (node.currentRevision === undefined && drainingFor === undefined) {
+    if (node.desiredRevision !== T) actions.bootstrap = true;
+    if (node.desiredRevision === T && node.agentState === 'Failed') {
+      return {
+        verdict: { ...failed(node, touched, 'AgentFailed', unhealthyDetail(node)), counted: false },
+        actions,
+      };
+    }
+    return { verdict: verdict(node, 'Bootstrapping', touched, { detail: 'first apply' }), actions };
+  }
+
+  if (drainingFor === T && node.desiredRevision !== T) {
+    if (overdue) {
+      // The failure stays visible through draining-for; the cordon goes, as after any failure.
+      if (node.cordonedByUs) actions.uncordon = 'Failed';
+      const why = node.drainBlocked ? `: ${node.drainBlocked}` : '';
+      return {
+        verdict: failed(
+          node,
+          touched,
+          'DrainTimeout',
+          `drain did not finish within ${settings.progressDeadlineSeconds}s${why}`,
+        ),
+        actions,
+      };
+    }
+    actions.drain = true;
+    actions.wakeAt = deadline;
+    return {
+      verdict: verdict(node, 'Draining', touched, { detail: node.drainBlocked ?? 'draining' }),
+      actions,
+    };
+  }
+
+  if (node.desiredRevision === T) {
+    if (healthy) {
+      if (node.cordonedByUs) {
+        actions.uncordon = 'Healthy';
+        return { verdict: verdict(node, 'Soaking', touched, { detail: 'uncordoning' }), actions };
+      }
+      const since = Math.max(
+        node.healthySince ?? Number.NEGATIVE_INFINITY,
+        started ?? Number.NEGATIVE_INFINITY,
+      );
+      if (touched && now < since + soakMs) {
+        actions.wakeAt = since + soakMs;
+        return { verdict: verdict(node, 'Soaking', touched, { detail: 'soaking' }), actions };
+      }
+      if (node.cordoned)
+        return {
+          verdict: verdict(node, 'Updated', touched, { available: false, detail: 'cordoned' }),
+          actions,
+        };
+      return { verdict: verdict(node, 'Updated', touched), actions };
+    }
+    const detail = unhealthyDetail(node);
+    if (node.agentState === 'Failed') {
+      if (node.cordonedByUs) actions.uncordon = 'Failed';
+      return { verdict: failed(node, touched, 'AgentFailed', detail), actions };
+    }
+    if (!touched) {
+      if (node.cordonedByUs) actions.uncordon = 'Idle';
+      return { verdict: verdict(node, node.ready ? 'Unhealthy' : 'Skipped', touched, { detail }), actions };
+    }
+    if (node.wasHealthy) {
+      if (node.cordonedByUs) actions.uncordon = 'Failed';
+      return {
+        verdict: failed(node, touched, 'BecameUnhealthy', `became unhealthy after its update: ${detail}`),
+        actions,
+      };
+    }
+    if (overdue) {
+      if (node.cordonedByUs) actions.uncordon = 'Failed';
+      return {
+        verdict: failed(
+          node,
+          touched,
+          'ProgressDeadlineExceeded',
+          `not healthy ${settings.progressDeadlineSeconds}s after its update started: ${detail}`,
+        ),
+        actions,
+      };
+    }
+    actions.wakeAt = deadline;
+    return { verdict: verdict(node, 'Updating', touched, { detail }), actions };
+  }
+
+  // Not on the target.
+  if (!node.ready && !touched) {
+    if (node.cordonedByUs) actions.uncordon = 'Idle';
+    return { verdict: verdict(node, 'Skipped', touched, { detail: 'NotReady before its turn' }), actions };
+  }
+  const inFlight =
+    node.desiredRevision !== undefined &&
+    node.agentState !== 'Failed' &&
+    (node.desiredRevision !== node.currentRevision || WORKING_STATES.has(node.agentState ?? ''));
+  if (inFlight && deadline !== undefined && !overdue) {
+    actions.wakeAt = deadline;
+    return {
+      verdict: verdict(node, 'Busy', touched, { detail: `applying ${node.desiredRevision}` }),
+      actions,
+    };
+  }
+  if (node.cordonedByUs && !actions.uncordon) actions.uncordon = healthy ? 'Healthy' : 'Idle';
+  if (healthy && !node.cordoned) return { verdict: verdict(node, 'Pending', touched), actions };
+  return {
+    verdict: verdict(node, 'Waiting', touched, {
+      detail: node.cordoned && healthy ? 'cordoned' : unhealthyDetail(node),
+    }),
+    actions,
+  };
+}

@@ -1,0 +1,35 @@
+// The deterministic order in which nodes of a pool are updated: zones in name order, nodes within a
+// zone in name order, and the zones interleaved (a1, b1, c1, a2, b2, ...), so consecutive batches
+// spread over failure domains instead of emptying one zone first. The order depends only on names and
+// zones, never on state or timing, so a restarted controller continues exactly where it stopped and
+// `nodeherd plan` can show the order in advance.
+
+export interface Placed {
+  name: string;
+  zone: string;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function rolloutOrder<T extends Placed>(nodes: readonly T[]): T[] {
+  const zones = new Map<string, T[]>();
+  for (const node of nodes) {
+    const list = zones.get(node.zone);
+    if (list) list.push(node);
+    else zones.set(node.zone, [node]);
+  }
+  const columns = [...zones.keys()]
+    .sort(compare)
+    .map((zone) => zones.get(zone)!.sort((a, b) => compare(a.name, b.name)));
+  const order: T[] = [];
+  const depth = Math.max(0, ...columns.map((c) => c.length));
+  for (let i = 0; i < depth; i++) {
+    for (const column of columns) {
+      const node = column[i];
+      if (node) order.push(node);
+    }
+  }
+  return order;
+}

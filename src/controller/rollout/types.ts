@@ -1,0 +1,171 @@
+// The inputs and outputs of the rollout decision. Everything here is plain data: the reconciler builds
+// the inputs from the API objects, the pure decision function turns them into what to do.
+
+import type { IntOrPercent } from './int-or-percent.ts';
+import type { MaintenanceWindowSpec, WindowStatus } from './maintenance-windows.ts';
+
+/** What the decision needs to know about one node of the pool. */
+export interface NodeSnapshot {
+  name: string;
+  /** Value of the pool's zone label ('' when unlabelled). */
+  zone: string;
+  /** Node condition Ready is True. */
+  ready: boolean;
+  /** The Node is being deleted. */
+  deleting: boolean;
+  /** spec.unschedulable, whoever set it. */
+  cordoned: boolean;
+  /** The controller cordoned it (and will uncordon it). */
+  cordonedByUs: boolean;
+  desiredRevision?: string;
+  currentRevision?: string;
+  /** The agent's nodeherd.io/state. */
+  agentState?: string;
+  agentMessage?: string;
+  /** Node condition NodeConfigReady is True. */
+  configReady: boolean;
+  /** The health gate's pods on the node are Ready (true when there is no gate). */
+  podsReady: boolean;
+  /** Since when the node has been healthy, as far as known (ms). */
+  healthySince?: number;
+  /** The node was seen healthy on its desired revision after its update started: being unhealthy now is a regression. */
+  wasHealthy: boolean;
+  /** When the controller started the node's current update (ms). */
+  updateStartedAt?: number;
+  /** The revision the node is being drained for (desired-revision follows once drained). */
+  drainingFor?: string;
+  /** The plan from the node's current revision to the target needs a drain (Drain or Reboot). */
+  needsDrain: boolean;
+  /** Why the drain does not progress (e.g. a PodDisruptionBudget), when it does not. */
+  drainBlocked?: string;
+}
+
+export interface RevisionRef {
+  name: string;
+  number: number;
+}
+
+export interface RollingUpdateSettings {
+  maxUnavailable: IntOrPercent;
+  maxUnavailablePerZone?: IntOrPercent;
+  canary?: { nodes: IntOrPercent };
+  minReadySeconds: number;
+  progressDeadlineSeconds: number;
+  failurePolicy: { action: 'Pause' | 'Rollback'; maxFailures: number };
+  maintenanceWindows?: MaintenanceWindowSpec[];
+}
+
+export interface RolloutInput {
+  settings: RollingUpdateSettings;
+  paused: boolean;
+  target: RevisionRef;
+  /** The revision of the last completed rollout (status.currentRevision): where a rollback returns. */
+  lastComplete?: RevisionRef;
+  /**
+   * When the current rollout episode began (the first rollout since the last completed one, rollbacks
+   * included); undefined when no rollout is in progress. Nodes started since then are "touched": their
+   * trouble is the rollout's trouble.
+   */
+  episodeStart?: number;
+  nodes: readonly NodeSnapshot[];
+  now: number;
+}
+
+/** Where a node stands in the rollout. */
+export type NodePhase =
+  /** Joined the pool and never applied anything: gets the target at once (bootstrap is not an update). */
+  | 'Bootstrapping'
+  /** NotReady before its turn: neither counted nor blocking; updated once Ready again. */
+  | 'Skipped'
+  /** Not on the target yet, available: updating it uses the budget. */
+  | 'Pending'
+  /** Not on the target yet and already unavailable: updating it costs no budget. */
+  | 'Waiting'
+  /** Still applying an older revision it was given; it finishes first. */
+  | 'Busy'
+  /** Cordoned and being drained for the target. */
+  | 'Draining'
+  /** Given the target, not healthy yet. */
+  | 'Updating'
+  /** Healthy on the target, within minReadySeconds. */
+  | 'Soaking'
+  /** On the target, healthy and soaked. */
+  | 'Updated'
+  /** On the target but not healthy, outside a rollout (nothing to blame it on). */
+  | 'Unhealthy'
+  /** Failed the target: the agent said so, the deadline passed, or it turned unhealthy after its update. */
+  | 'Failed';
+
+export type FailureReason = 'AgentFailed' | 'ProgressDeadlineExceeded' | 'BecameUnhealthy' | 'DrainTimeout';
+
+export interface NodeVerdict {
+  name: string;
+  zone: string;
+  phase: NodePhase;
+  /** Available: counts as capacity; every other node (except Skipped and Bootstrapping) uses budget. */
+  available: boolean;
+  /** Counted against maxUnavailable. */
+  counted: boolean;
+  /** Started during the current rollout episode. */
+  touched: boolean;
+  failure?: { reason: FailureReason; message: string };
+  /** Why the node is not available, for status messages. */
+  detail?: string;
+}
+
+export interface NodeStart {
+  node: string;
+  revision: string;
+  /** Cordon and drain before giving the node the revision. */
+  drain: boolean;
+  /** The node was already unavailable: starting it uses no budget. */
+  free: boolean;
+}
+
+export type UncordonReason = 'Healthy' | 'Failed' | 'Aborted' | 'Idle';
+
+export type BlockReason =
+  | 'Paused'
+  | 'FailurePolicy'
+  | 'OutsideMaintenanceWindow'
+  | 'WaitingForCanary'
+  | 'BudgetExhausted'
+  | 'ZoneBudgetExhausted';
+
+export interface FailureAction {
+  action: 'Pause' | 'Rollback';
+  /** For Rollback: the revision the pool returns to. */
+  to?: RevisionRef;
+  message: string;
+}
+
+export interface Budget {
+  maxUnavailable: number;
+  /** Nodes counted unavailable after this decision's starts. */
+  unavailable: number;
+  zones: Record<string, { max: number; unavailable: number }>;
+  canary?: { size: number; passed: boolean };
+}
+
+export interface RolloutDecision {
+  /** In rollout order. */
+  verdicts: NodeVerdict[];
+  /** Nodes to give the target at once. */
+  bootstrap: string[];
+  starts: NodeStart[];
+  uncordon: { node: string; reason: UncordonReason }[];
+  /** Nodes whose drain for an outdated revision stops (their draining-for annotation is cleared). */
+  abortDrain: string[];
+  /** Nodes whose drain for the target goes on. */
+  drain: string[];
+  failures: NodeVerdict[];
+  failureAction?: FailureAction;
+  /** Every node is on the target and available (Skipped nodes aside). */
+  complete: boolean;
+  /** Why nodes that wait were not started. */
+  blocked?: { reason: BlockReason; message: string };
+  budget: Budget;
+  window: WindowStatus;
+  /** When something time-based changes (soak over, deadline, window opens). */
+  requeueAfterMs?: number;
+}

@@ -1,0 +1,75 @@
+// The wire shapes of the Kubernetes objects the controller reads. Objects stay plain JSON exactly as
+// the API server sends them (timestamps are strings), in lists, watch events and write responses alike.
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: {
+    apiVersion: string;
+    kind: string;
+    name: string;
+    uid: string;
+    controller?: boolean;
+  }[];
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+}
+
+export interface KubeList<T extends KubeObject = KubeObject> {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { resourceVersion?: string; continue?: string };
+  items: T[];
+}
+
+export interface NodeCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+  lastHeartbeatTime?: string;
+}
+
+export interface Node extends KubeObject {
+  spec?: { unschedulable?: boolean; taints?: { key: string; value?: string; effect: string }[] };
+  status?: { conditions?: NodeCondition[] };
+}
+
+export interface PodCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+}
+
+export interface Pod extends KubeObject {
+  spec?: { nodeName?: string };
+  status?: { phase?: string; conditions?: PodCondition[] };
+}
+
+export interface Secret extends KubeObject {
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+}
+
+export interface Lease extends KubeObject {
+  spec?: {
+    holderIdentity?: string | null;
+    leaseDurationSeconds?: number;
+    acquireTime?: string | null;
+    renewTime?: string | null;
+    leaseTransitions?: number;
+  };
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';

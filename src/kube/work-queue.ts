@@ -1,0 +1,137 @@
+// A work queue keyed by name, with client-go's guarantees: a key is queued at most once however often
+// it is added; a key being processed is never handed to a second worker, and a key added meanwhile is
+// processed again once done() is called. Failed keys come back after an exponential per-key delay
+// (addRateLimited); an overall token bucket keeps a storm of failures from hammering the API server.
+
+export interface WorkQueueOptions {
+  /** First retry delay of a failing key; doubles per failure (default 5 ms). */
+  baseDelayMs?: number;
+  /** Cap of the per-key delay (default 30 s). */
+  maxDelayMs?: number;
+  /** Overall retry rate (default 10 per second) and burst (default 100). */
+  qps?: number;
+  burst?: number;
+  now?: () => number;
+}
+
+export class WorkQueue {
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly qps: number;
+  private readonly burst: number;
+  private readonly now: () => number;
+  private readonly queue: string[] = [];
+  private readonly dirty = new Set<string>();
+  private readonly processing = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  private readonly delayed = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly waiters: ((key: string | undefined) => void)[] = [];
+  private tokens: number;
+  private tokensAt: number;
+  private closed = false;
+
+  constructor(options: WorkQueueOptions = {}) {
+    this.baseDelayMs = options.baseDelayMs ?? 5;
+    this.maxDelayMs = options.maxDelayMs ?? 30_000;
+    this.qps = options.qps ?? 10;
+    this.burst = options.burst ?? 100;
+    this.now = options.now ?? Date.now;
+    this.tokens = this.burst;
+    this.tokensAt = this.now();
+  }
+
+  /** Keys waiting to be processed (not counting delayed ones). */
+  get length(): number {
+    return this.queue.length;
+  }
+
+  get shuttingDown(): boolean {
+    return this.closed;
+  }
+
+  add(key: string): void {
+    if (this.closed || this.dirty.has(key)) return;
+    this.dirty.add(key);
+    if (this.processing.has(key)) return;
+    const waiter = this.waiters.shift();
+    if (waiter) {
+      this.dirty.delete(key);
+      this.processing.add(key);
+      waiter(key);
+      return;
+    }
+    this.queue.push(key);
+  }
+
+  /** Adds the key after delayMs; an earlier pending delay for the same key wins. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.closed) return;
+    if (delayMs <= 0) {
+      this.add(key);
+      return;
+    }
+    const at = this.now() + delayMs;
+    const pending = this.delayed.get(key);
+    if (pending && pending.at <= at) return;
+    if (pending) clearTimeout(pending.timer);
+    const timer = setTimeout(() => {
+      this.delayed.delete(key);
+      this.add(key);
+    }, delayMs);
+    timer.unref();
+    this.delayed.set(key, { at, timer });
+  }
+
+  /** Re-adds a key that failed, after its backoff. */
+  addRateLimited(key: string): void {
+    const failures = this.failures.get(key) ?? 0;
+    this.failures.set(key, failures + 1);
+    const perKey = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** failures);
+    this.addAfter(key, Math.max(perKey, this.takeToken()));
+  }
+
+  /** The key succeeded: its next failure starts from the base delay again. */
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+
+  numRequeues(key: string): number {
+    return this.failures.get(key) ?? 0;
+  }
+
+  /** The next key to process; undefined once the queue is shut down. */
+  get(): Promise<string | undefined> {
+    if (this.closed) return Promise.resolve(undefined);
+    const key = this.queue.shift();
+    if (key !== undefined) {
+      this.dirty.delete(key);
+      this.processing.add(key);
+      return Promise.resolve(key);
+    }
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Marks the key processed; if it was added meanwhile, it is queued again. */
+  done(key: string): void {
+    this.processing.delete(key);
+    if (!this.dirty.has(key) || this.closed) return;
+    this.dirty.delete(key);
+    this.add(key);
+  }
+
+  shutDown(): void {
+    this.closed = true;
+    for (const { timer } of this.delayed.values()) clearTimeout(timer);
+    this.delayed.clear();
+    for (const waiter of this.waiters.splice(0)) waiter(undefined);
+  }
+
+  // Milliseconds until the overall bucket has a token (the token is taken now, spent in the future).
+  private takeToken(): number {
+    const now = this.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.tokensAt) / 1000) * this.qps);
+    this.tokensAt = now;
+    this.tokens -= 1;
+    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / this.qps) * 1000);
+  }
+}
