@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+
+// nodeherd-agent: runs on every node as a systemd service (Restart=always). See `--help`.
+//
+// Test affordance: NODEHERD_AGENT_CRASH_AT="<action index>:<before|executed|journaled>" makes the
+// process SIGKILL itself at that point of an apply, so the crash test can hit exact steps.
+
+import { type AgentConfig, ConfigError, parseAgentConfig, usage } from '../src/agent/agent-config.ts';
+import type { ApplyHooks } from '../src/agent/apply/apply-runner.ts';
+import {
+  alwaysRollBack,
+  neverRollBack,
+  poolRollbackPolicy,
+} from '../src/agent/apply/pool-rollback-policy.ts';
+import { createBackends } from '../src/agent/backends.ts';
+import { AgentHttpServer } from '../src/agent/http/agent-http-server.ts';
+import { JsonLogger } from '../src/agent/logger.ts';
+import { NodeAgent } from '../src/agent/node-agent.ts';
+import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
+
+function crashHooks(spec: string | undefined): ApplyHooks | undefined {
+  if (!spec) return undefined;
+  const [index, when] = spec.split(':');
+  const at = Number(index);
+  const die = (i: number) => {
+    if (i === at) process.kill(process.pid, 'SIGKILL');
+  };
+  if (when === 'before') return { beforeAction: (_id, i) => die(i) };
+  if (when === 'executed') return { afterExecute: (_id, i) => die(i) };
+  return { afterJournal: (_id, i) => die(i) };
+}
+
+async function main(config: AgentConfig): Promise<void> {
+  const logger = new JsonLogger({ level: config.logLevel });
+  const client = LightKubeClient.fromKubeconfig(config.kubeconfig, {
+    userAgent: `nodeherd-agent/${config.nodeName}`,
+  });
+  const backends = await createBackends(config);
+  const rollbackPolicy =
+    config.rollback === 'always'
+      ? alwaysRollBack
+      : config.rollback === 'never'
+        ? neverRollBack
+        : poolRollbackPolicy(client, logger);
+  const hooks = crashHooks(process.env.NODEHERD_AGENT_CRASH_AT);
+  const agent = new NodeAgent({
+    nodeName: config.nodeName,
+    client,
+    stateDir: config.stateDir,
+    executors: backends,
+    host: backends.host,
+    rollbackPolicy,
+    selfUnit: config.selfUnit,
+    logger,
+    unitTimeoutMs: config.unitTimeoutMs,
+    watch: {
+      ...(config.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: config.bookmarkIntervalMs } : {}),
+      ...(config.watchTimeoutSeconds !== undefined
+        ? { watchTimeoutSeconds: config.watchTimeoutSeconds }
+        : {}),
+    },
+    ...(hooks ? { hooks } : {}),
+    onHostRestart: async (kind) => {
+      if (config.exitOnRestart) {
+        logger.info('exiting for the requested restart', { kind });
+        process.exit(0);
+      }
+      // A real reboot ends this process; a self-restart that returned did not concern this process.
+      return kind === 'reboot' && backends.realHost ? 'halt' : 'continue';
+    },
+  });
+  const http = config.metricsAddress ? new AgentHttpServer(agent, config.metricsAddress) : undefined;
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('stopping', { signal });
+    await Promise.all([agent.stop(), http?.close()]);
+    client.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  await agent.start();
+  if (http) {
+    const address = await http.listen();
+    logger.info('serving /healthz and /metrics', address);
+  }
+}
+
+let config: AgentConfig | undefined;
+try {
+  config = parseAgentConfig(process.argv.slice(2), process.env);
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`nodeherd-agent: ${error.message}\n\n${usage()}`);
+  process.exit(2);
+}
+if (!config) {
+  process.stdout.write(usage());
+} else {
+  main(config).catch((error: Error) => {
+    process.stderr.write(
+      `${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'agent failed', error: error.message })}\n`,
+    );
+    process.exit(1);
+  });
+}

@@ -1,0 +1,108 @@
+// Translates one plan action into executor calls. Every action is idempotent (writing a file again,
+// restarting a unit again), which is what lets the journal mark an action done only after it ran:
+// a crash in between runs it once more, never skips it. Reboot and the agent's own restart are not
+// here: they end the process and are handled by the apply runner.
+
+import type { RenderedRepository } from '../../api/types.ts';
+import type { Action } from '../../plan/types.ts';
+import type { AptRepository, FileExecutor, PackageExecutor, SystemdExecutor } from '../executors/types.ts';
+import { fileContent, type SecretSource } from './file-content.ts';
+
+export interface ActionExecutors {
+  files: FileExecutor;
+  systemd: SystemdExecutor;
+  packages: PackageExecutor;
+  secrets?: SecretSource;
+}
+
+/** What an executed action did that metrics count. */
+export type ActionEffect = 'restarted' | 'reloaded' | 'skipped-not-running' | undefined;
+
+export async function executeAction(action: Action, executors: ActionExecutors): Promise<ActionEffect> {
+  const { files, systemd, packages } = executors;
+  switch (action.kind) {
+    case 'write-file': {
+      const content = await fileContent(action.file, executors.secrets);
+      await files.write(action.file.path, content, {
+        mode: action.file.mode,
+        owner: action.file.owner,
+        group: action.file.group,
+      });
+      return undefined;
+    }
+    case 'remove-file':
+      await files.remove(action.path);
+      return undefined;
+    case 'write-unit':
+      await systemd.writeUnit(action.name, action.content);
+      return undefined;
+    case 'remove-unit':
+      await systemd.removeUnit(action.name);
+      return undefined;
+    case 'write-dropin':
+      await systemd.writeDropIn(action.unit, action.name, action.content);
+      return undefined;
+    case 'remove-dropin':
+      await systemd.removeDropIn(action.unit, action.name);
+      return undefined;
+    case 'daemon-reload':
+      await systemd.daemonReload();
+      return undefined;
+    case 'enable-unit':
+      // The plan asks for `systemctl reenable` when the unit file changed; the executor offers
+      // enable, which creates the links of the current [Install] section (stale ones stay).
+      await systemd.enable(action.name);
+      return undefined;
+    case 'disable-unit':
+      await systemd.disable(action.name);
+      return undefined;
+    case 'stop-unit':
+      await systemd.stop(action.name);
+      return undefined;
+    case 'start-unit':
+      await systemd.start(action.name);
+      return undefined;
+    case 'restart-unit':
+      // ifRunning is systemctl try-restart: a unit whose state nodeherd does not manage stays down.
+      if (action.ifRunning && !(await systemd.isActive(action.name))) return 'skipped-not-running';
+      await systemd.restart(action.name);
+      return 'restarted';
+    case 'reload-unit':
+      if (action.ifRunning && !(await systemd.isActive(action.name))) return 'skipped-not-running';
+      await systemd.reload(action.name);
+      return 'reloaded';
+    case 'add-repository':
+      await packages.addRepository(aptRepository(action.repository));
+      return undefined;
+    case 'remove-repository':
+      await packages.removeRepository(action.name);
+      return undefined;
+    case 'apt-update':
+      await packages.update();
+      return undefined;
+    case 'install-package':
+      await packages.install(action.name, action.version);
+      return undefined;
+    case 'remove-package':
+      await packages.remove(action.name);
+      return undefined;
+    case 'reboot':
+      throw new Error('reboot is executed by the apply runner, not as an ordinary action');
+  }
+}
+
+function aptRepository(repository: RenderedRepository): AptRepository {
+  if (!repository.signingKey) {
+    // The apt backend trusts each repository through its own keyring (Signed-By) and needs the key.
+    throw new Error(`repository ${repository.name} has no signingKey; the apt executor requires one`);
+  }
+  const result: AptRepository = {
+    name: repository.name,
+    uri: repository.uri,
+    suites: repository.suites,
+    components: repository.components,
+    signingKey: repository.signingKey.data,
+  };
+  if (repository.architectures) result.architectures = repository.architectures;
+  return result;
+}

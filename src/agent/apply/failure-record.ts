@@ -1,0 +1,66 @@
+// The last failed apply, kept across restarts so that a revision that failed and was rolled back is
+// not applied again by a restarted agent (it would flap the node), and so retries back off.
+
+import { isObject, JsonRecordFile } from './json-record-file.ts';
+
+export const FAILURE_FILE = 'last-failure.json';
+
+/** in-progress: the rollback was interrupted and must be finished; failed: it failed too (needs a human). */
+export type RollbackState = 'none' | 'in-progress' | 'done' | 'failed';
+
+export interface FailureRecord {
+  revisionName: string;
+  revisionHash: string;
+  reason: string;
+  /** Epoch ms of the latest failure. */
+  failedAt: number;
+  /** Consecutive failed attempts at this revision. */
+  attempts: number;
+  rollback: RollbackState;
+  /** The revision restored by the rollback. */
+  rolledBackTo?: string;
+}
+
+function isFailureRecord(value: unknown): value is FailureRecord {
+  return (
+    isObject(value) &&
+    typeof value.revisionName === 'string' &&
+    typeof value.revisionHash === 'string' &&
+    typeof value.reason === 'string' &&
+    typeof value.failedAt === 'number' &&
+    typeof value.attempts === 'number' &&
+    (value.rollback === 'none' ||
+      value.rollback === 'in-progress' ||
+      value.rollback === 'done' ||
+      value.rollback === 'failed')
+  );
+}
+
+export class FailureStore {
+  private readonly file: JsonRecordFile<FailureRecord>;
+  private record: FailureRecord | undefined;
+
+  constructor(stateDir: string) {
+    this.file = new JsonRecordFile(stateDir, FAILURE_FILE, isFailureRecord);
+  }
+
+  async load(): Promise<FailureRecord | undefined> {
+    this.record = await this.file.read();
+    return this.current;
+  }
+
+  get current(): FailureRecord | undefined {
+    return this.record && { ...this.record };
+  }
+
+  async write(record: FailureRecord): Promise<void> {
+    this.record = { ...record };
+    await this.file.write(record);
+  }
+
+  async clear(): Promise<void> {
+    if (this.record === undefined) return;
+    this.record = undefined;
+    await this.file.remove();
+  }
+}

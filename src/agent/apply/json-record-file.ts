@@ -1,0 +1,61 @@
+// A small JSON record kept in the state directory (written atomically, 0600), or absent. The agent
+// keeps three besides the state component's files: what an interrupted apply may have touched, the
+// last failure, and a pending reboot or self-restart.
+
+import { readFile, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../../util/atomic-write.ts';
+import { syncDirectory } from '../executors/directory-sync.ts';
+import { removeStaleTemporaryFiles } from '../state/stale-temporary-files.ts';
+import { ensureStateDirectory } from '../state/state-directory.ts';
+
+export class JsonRecordFile<T> {
+  readonly stateDir: string;
+  readonly fileName: string;
+  readonly path: string;
+  private readonly isValid: (value: unknown) => value is T;
+
+  constructor(stateDir: string, fileName: string, isValid: (value: unknown) => value is T) {
+    this.stateDir = stateDir;
+    this.fileName = fileName;
+    this.path = join(stateDir, fileName);
+    this.isValid = isValid;
+  }
+
+  /** The record, or undefined when absent. An unreadable record counts as absent (it is advisory). */
+  async read(): Promise<T | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    try {
+      const value: unknown = JSON.parse(text);
+      return this.isValid(value) ? value : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async write(value: T): Promise<void> {
+    await ensureStateDirectory(this.stateDir);
+    await removeStaleTemporaryFiles(this.stateDir, this.fileName);
+    await writeFileAtomic(this.path, `${JSON.stringify(value)}\n`, { mode: 0o600 });
+  }
+
+  async remove(): Promise<void> {
+    try {
+      await unlink(this.path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    await syncDirectory(this.stateDir);
+  }
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

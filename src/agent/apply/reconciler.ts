@@ -1,0 +1,476 @@
+// The agent's decisions: given what the cluster wants (its Node's desired revision) and what the
+// node has (last applied, unfinished applies, the last failure), do nothing, apply, retry, or roll
+// back, and say so on the Node. Data flows one way: revision → plan → execute → verify → record →
+// report. One reconcile runs at a time (the agent serialises them).
+
+import { hashConfig, isKnownHashAlgorithm } from '../../api/hash.ts';
+import { CURRENT_REVISION_ANNOTATION, STATE_ANNOTATION } from '../../api/node-protocol.ts';
+import type { RevisionSpec } from '../../api/types.ts';
+import { plan } from '../../plan/plan.ts';
+import type { Action, Plan } from '../../plan/types.ts';
+import type { Clock } from '../clock.ts';
+import type { HostControl } from '../host/host-control.ts';
+import type { Logger } from '../logger.ts';
+import type { AgentMetrics } from '../metrics/agent-metrics.ts';
+import { EVENT_REASONS } from '../report/node-event.ts';
+import type { NodeReporter, StatusReport } from '../report/node-reporter.ts';
+import { ApplyJournal } from '../state/apply-journal.ts';
+import { CorruptStateError, LastAppliedStore } from '../state/last-applied.ts';
+import type { DesiredSnapshot } from '../watch/desired-revision-watcher.ts';
+import type { RevisionObject } from '../watch/kube-objects.ts';
+import type { ActionExecutors } from './action-executor.ts';
+import { type ApplyHooks, type ApplyRunResult, runPlan } from './apply-runner.ts';
+import { repairDrift } from './drift-repair.ts';
+import { type FailureRecord, FailureStore } from './failure-record.ts';
+import type { ProbeRunner } from './health-probe.ts';
+import { InFlightStore } from './in-flight-record.ts';
+import type { RollbackPolicy } from './pool-rollback-policy.ts';
+import { recoveryBase } from './recovery-base.ts';
+import { RestartMarkerStore } from './restart-marker.ts';
+import { configOf, type RevisionRef, revisionRef, sameRevision } from './revision-ref.ts';
+import { sweepTemporaryFiles } from './temporary-file-sweep.ts';
+import { verifyConfig } from './verify.ts';
+
+/** After a reboot or self-restart was requested: keep going in this process, or stop and wait to die. */
+export type RestartDecision = 'continue' | 'halt';
+
+export interface ReconcilerOptions {
+  stateDir: string;
+  executors: ActionExecutors;
+  host: HostControl;
+  probes: ProbeRunner;
+  reporter: NodeReporter;
+  metrics: AgentMetrics;
+  clock: Clock;
+  logger: Logger;
+  rollbackPolicy: RollbackPolicy;
+  onHostRestart(kind: 'reboot' | 'self'): Promise<RestartDecision>;
+  selfUnit?: string;
+  /** Units get this long to become active after an apply (ms). */
+  unitTimeoutMs: number;
+  verifyIntervalMs: number;
+  /** Retries of a failed apply back off from initialMs to maxMs. */
+  retry: { initialMs: number; maxMs: number };
+  hooks?: ApplyHooks;
+}
+
+export interface ReconcileResult {
+  /** Epoch ms at which to reconcile again even if nothing changes (a retry). */
+  retryAt?: number;
+}
+
+/** What the agent is doing, for /healthz and tests. */
+export interface AgentStatus {
+  state: 'Idle' | 'Applying' | 'Verifying' | 'Done' | 'Failed' | 'Starting';
+  message: string;
+  currentRevision: string | undefined;
+  halted: boolean;
+}
+
+export class Reconciler {
+  private readonly options: ReconcilerOptions;
+  private readonly journal: ApplyJournal;
+  private readonly lastAppliedStore: LastAppliedStore;
+  private readonly inFlight: InFlightStore;
+  private readonly failures: FailureStore;
+  private readonly markers: RestartMarkerStore;
+  private lastApplied: RevisionRef | undefined;
+  private halted = false;
+  /** A failed revision is retried once at once after the agent starts (its journal resumes). */
+  private retriedSinceStart = false;
+  private current: AgentStatus = {
+    state: 'Starting',
+    message: '',
+    currentRevision: undefined,
+    halted: false,
+  };
+
+  constructor(options: ReconcilerOptions) {
+    this.options = options;
+    this.journal = new ApplyJournal(options.stateDir);
+    this.lastAppliedStore = new LastAppliedStore(options.stateDir);
+    this.inFlight = new InFlightStore(options.stateDir);
+    this.failures = new FailureStore(options.stateDir);
+    this.markers = new RestartMarkerStore(options.stateDir);
+  }
+
+  get status(): AgentStatus {
+    return { ...this.current, halted: this.halted };
+  }
+
+  /** Reads the state directory; removes temporary files a crash left beside managed files. */
+  async load(): Promise<void> {
+    const { logger, metrics } = this.options;
+    try {
+      const record = await this.lastAppliedStore.read();
+      if (record && isRevisionSpec(record.spec)) {
+        this.lastApplied = { name: record.revisionName, hash: record.revisionHash, spec: record.spec };
+      }
+    } catch (error) {
+      if (!(error instanceof CorruptStateError)) throw error;
+      // Planning from nothing rewrites every file: safe, if disruptive; forgetting silently is not.
+      logger.error('last applied revision unreadable: the next apply counts everything as new', { error });
+    }
+    const inFlight = await this.inFlight.load();
+    await this.failures.load();
+    if (this.lastApplied) metrics.setCurrentRevision(this.lastApplied.name, this.lastApplied.hash);
+    const paths = [this.lastApplied, ...inFlight].flatMap((r) =>
+      r ? configOf(r).files.map((f) => f.path) : [],
+    );
+    await sweepTemporaryFiles(this.options.executors.files, paths);
+    this.current.currentRevision = this.lastApplied?.name;
+  }
+
+  /** At start: repairs managed files that differ from the last applied revision, and reports them. */
+  async repairDrift(): Promise<string[]> {
+    const { executors, reporter, metrics, logger } = this.options;
+    const last = this.lastApplied;
+    // During an unfinished apply the disk is meant to differ; that apply repairs it.
+    if (!last || this.inFlight.list().length > 0) return [];
+    const result = await repairDrift(configOf(last), executors.files, executors.secrets);
+    if (result.drifted.length === 0) return [];
+    for (const drift of result.drifted) metrics.driftedFiles.inc({ reason: drift.reason });
+    const details = result.drifted.map((d) => `${d.path} (${d.reason}: ${d.detail})`);
+    logger.warn('managed files drifted from the last applied revision', {
+      revision: last.name,
+      drifted: details,
+      repaired: result.repaired,
+      failed: result.failed,
+    });
+    const failed =
+      result.failed.length > 0 ? `; could not repair ${result.failed.map((f) => f.path).join(', ')}` : '';
+    await reporter.event(
+      'Warning',
+      EVENT_REASONS.drifted,
+      `${result.drifted.length} drift(s) from revision ${last.name} found and repaired: ${details.join('; ')}${failed}`,
+    );
+    return result.repaired;
+  }
+
+  async reconcile(desired: DesiredSnapshot): Promise<ReconcileResult> {
+    if (this.halted || !desired.nodeSynced || !desired.node) return {};
+    const name = desired.revisionName;
+    if (name === undefined) {
+      await this.reportIdle(desired);
+      return {};
+    }
+    if (!desired.revisionSynced) return {};
+    const object = desired.revision;
+    if (!object)
+      return this.reportUnusable(name, 'RevisionNotFound', `NodeConfigRevision ${name} does not exist`);
+    const problem = revisionProblem(object);
+    if (problem)
+      return this.reportUnusable(name, 'InvalidRevision', `NodeConfigRevision ${name} refused: ${problem}`);
+    const target = revisionRef(object);
+
+    const failure = this.failures.current;
+    if (failure && sameRevision({ name: failure.revisionName, hash: failure.revisionHash }, target)) {
+      if (failure.rollback === 'in-progress') return this.rollBack(target, failure, this.options.clock.now());
+      if (failure.rollback === 'done' || failure.rollback === 'failed') {
+        await this.report(this.failedReport(failure));
+        return {};
+      }
+      const retryAt = failure.failedAt + this.backoff(failure.attempts);
+      if (this.retriedSinceStart && this.options.clock.now() < retryAt) {
+        await this.report(this.failedReport(failure));
+        return { retryAt };
+      }
+    }
+    this.retriedSinceStart = true;
+    if (sameRevision(this.lastApplied, target) && this.inFlight.list().length === 0) {
+      await this.reportUpToDate(desired, target);
+      return {};
+    }
+    return this.apply(target);
+  }
+
+  private async apply(target: RevisionRef): Promise<ReconcileResult> {
+    const { clock, logger, reporter, metrics } = this.options;
+    const started = clock.now();
+    await this.inFlight.add(target);
+    const { plan: steps, recovering } = this.planTo(target);
+    logger.info('applying', { revision: target.name, summary: steps.summary, actions: steps.actions.length });
+    await this.report({
+      state: 'Applying',
+      message: `applying ${target.name}: ${steps.summary}`,
+      currentRevision: this.lastApplied?.name,
+      condition: { status: 'False', reason: 'Applying', message: `applying ${target.name}` },
+    });
+    const run = await this.execute(steps, target, recovering);
+    if (run === 'halted') return {};
+    if (run.outcome === 'failed') return this.fail(target, `${run.action.id}: ${run.error.message}`, started);
+    await this.report({
+      state: 'Verifying',
+      message: `verifying ${target.name}`,
+      currentRevision: this.lastApplied?.name,
+    });
+    const verified = await this.verify(target);
+    if (!verified.ok) return this.fail(target, verified.reason, started);
+    await this.commit(target);
+    metrics.observeApply('success', (clock.now() - started) / 1000);
+    logger.info('applied', { revision: target.name, executed: run.executed, resumed: run.skipped });
+    const message = `revision ${target.name} applied: ${steps.summary}`;
+    await reporter.event('Normal', EVENT_REASONS.applied, message);
+    await this.report({
+      state: 'Done',
+      message,
+      currentRevision: target.name,
+      condition: { status: 'True', reason: 'Applied', message: `revision ${target.name} applied` },
+    });
+    return {};
+  }
+
+  /** The plan to `target` from what the node has: last-applied, unless unfinished applies muddied it. */
+  private planTo(target: RevisionRef): { plan: Plan; recovering: boolean } {
+    const unfinished = this.inFlight
+      .list()
+      .filter((r) => r.hash !== target.hash)
+      .map(configOf);
+    const base = recoveryBase(this.lastApplied && configOf(this.lastApplied), unfinished, configOf(target));
+    const options = this.options.selfUnit !== undefined ? { selfUnit: this.options.selfUnit } : {};
+    return {
+      plan: plan(base ? { config: base } : undefined, { config: configOf(target) }, options),
+      recovering: unfinished.length > 0,
+    };
+  }
+
+  /** Runs the plan to the end, through reboots and self-restarts that let this process live. */
+  private async execute(
+    steps: Plan,
+    target: RevisionRef,
+    recovering: boolean,
+  ): Promise<ApplyRunResult | 'halted'> {
+    const targetUnits = new Set(configOf(target).units.map((u) => u.name));
+    const tolerate = recovering
+      ? (action: Action) => isRetirementOfUnknownUnit(action, targetUnits)
+      : undefined;
+    const context = {
+      executors: this.options.executors,
+      host: this.options.host,
+      journal: this.journal,
+      markers: this.markers,
+      clock: this.options.clock,
+      logger: this.options.logger,
+      metrics: this.options.metrics,
+      selfUnit: this.options.selfUnit,
+      ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
+    };
+    for (;;) {
+      const run = await runPlan(steps, target, context, tolerate ? { tolerate } : {});
+      if (run.outcome !== 'restarting') return run;
+      const decision = await this.options.onHostRestart(run.kind);
+      if (decision === 'halt') {
+        this.halted = true;
+        await this.report({
+          state: 'Applying',
+          message: `${run.kind === 'reboot' ? 'rebooting' : 'restarting the agent'} to apply ${target.name}`,
+          currentRevision: this.lastApplied?.name,
+        });
+        return 'halted';
+      }
+    }
+  }
+
+  private async verify(target: RevisionRef) {
+    return verifyConfig(configOf(target), {
+      systemd: this.options.executors.systemd,
+      probes: this.options.probes,
+      unitTimeoutMs: this.options.unitTimeoutMs,
+      intervalMs: this.options.verifyIntervalMs,
+    });
+  }
+
+  /** The node now is `target`, completely: record it, then forget the unfinished work. */
+  private async commit(target: RevisionRef): Promise<void> {
+    await this.lastAppliedStore.write({
+      revisionName: target.name,
+      revisionHash: target.hash,
+      spec: target.spec,
+    });
+    this.lastApplied = target;
+    await this.journal.finish();
+    await this.markers.clear();
+    await this.inFlight.clear();
+    this.options.metrics.setCurrentRevision(target.name, target.hash);
+    this.current.currentRevision = target.name;
+  }
+
+  private async fail(target: RevisionRef, reason: string, started: number): Promise<ReconcileResult> {
+    const { clock, logger, metrics, reporter } = this.options;
+    metrics.applyFailures.inc();
+    metrics.observeApply('failure', (clock.now() - started) / 1000);
+    const previous = this.failures.current;
+    const attempts =
+      previous && sameRevision({ name: previous.revisionName, hash: previous.revisionHash }, target)
+        ? previous.attempts + 1
+        : 1;
+    const last = this.lastApplied;
+    const rollBack =
+      last !== undefined && last.hash !== target.hash && (await this.options.rollbackPolicy(target));
+    const record: FailureRecord = {
+      revisionName: target.name,
+      revisionHash: target.hash,
+      reason,
+      failedAt: clock.now(),
+      attempts,
+      rollback: rollBack ? 'in-progress' : 'none',
+    };
+    await this.failures.write(record);
+    logger.error('apply failed', { revision: target.name, reason, attempts, rollBack });
+    await reporter.event('Warning', EVENT_REASONS.failed, `revision ${target.name} failed: ${reason}`);
+    if (rollBack) return this.rollBack(target, record, started);
+    await this.report(this.failedReport(record));
+    return { retryAt: record.failedAt + this.backoff(attempts) };
+  }
+
+  /** Restores the last applied revision after `failed` failed (or resumes doing so). */
+  private async rollBack(
+    failed: RevisionRef,
+    record: FailureRecord,
+    started: number,
+  ): Promise<ReconcileResult> {
+    const { clock, logger, metrics, reporter } = this.options;
+    const last = this.lastApplied!;
+    await this.inFlight.add(failed);
+    await this.report({
+      state: 'Failed',
+      message: `revision ${failed.name} failed: ${record.reason}; rolling back to ${last.name}`,
+      currentRevision: last.name,
+      condition: { status: 'False', reason: 'RollingBack', message: `rolling back to ${last.name}` },
+    });
+    const { plan: steps, recovering } = this.planTo(last);
+    logger.warn('rolling back', { from: failed.name, to: last.name, summary: steps.summary });
+    const run = await this.execute(steps, last, recovering);
+    if (run === 'halted') return {};
+    const problem = run.outcome === 'failed' ? `${run.action.id}: ${run.error.message}` : undefined;
+    const verified = problem === undefined ? await this.verify(last) : undefined;
+    if (problem !== undefined || (verified && !verified.ok)) {
+      const why = problem ?? (verified as { reason: string }).reason;
+      const failedRecord: FailureRecord = {
+        ...record,
+        rollback: 'failed',
+        reason: `${record.reason}; rollback failed: ${why}`,
+      };
+      await this.failures.write(failedRecord);
+      logger.error('rollback failed', { revision: last.name, reason: why });
+      await reporter.event('Warning', EVENT_REASONS.failed, `rollback to ${last.name} failed: ${why}`);
+      await this.report(this.failedReport(failedRecord));
+      return {};
+    }
+    await this.commit(last);
+    const done: FailureRecord = { ...record, rollback: 'done', rolledBackTo: last.name };
+    await this.failures.write(done);
+    metrics.rollbacks.inc();
+    metrics.observeApply('rollback', (clock.now() - started) / 1000);
+    logger.warn('rolled back', { from: failed.name, to: last.name });
+    await reporter.event(
+      'Warning',
+      EVENT_REASONS.rolledBack,
+      `revision ${failed.name} failed (${record.reason}); restored ${last.name}: ${steps.summary}`,
+    );
+    await this.report(this.failedReport(done));
+    return {};
+  }
+
+  private failedReport(record: FailureRecord): StatusReport {
+    const rolledBack = record.rollback === 'done' ? `; rolled back to ${record.rolledBackTo}` : '';
+    return {
+      state: 'Failed',
+      message: `revision ${record.revisionName} failed: ${record.reason}${rolledBack}`,
+      currentRevision: this.lastApplied?.name,
+      condition: {
+        status: 'False',
+        reason:
+          record.rollback === 'done'
+            ? 'RolledBack'
+            : record.rollback === 'failed'
+              ? 'RollbackFailed'
+              : 'ApplyFailed',
+        message: `revision ${record.revisionName} failed${rolledBack}`,
+      },
+    };
+  }
+
+  private async reportIdle(desired: DesiredSnapshot): Promise<void> {
+    const annotations = desired.node?.metadata?.annotations ?? {};
+    const last = this.lastApplied?.name;
+    if (annotations[STATE_ANNOTATION] === 'Idle' && annotations[CURRENT_REVISION_ANNOTATION] === last) return;
+    await this.report({ state: 'Idle', message: 'no desired revision', currentRevision: last });
+  }
+
+  private async reportUpToDate(desired: DesiredSnapshot, target: RevisionRef): Promise<void> {
+    const annotations = desired.node?.metadata?.annotations ?? {};
+    const quiet =
+      annotations[STATE_ANNOTATION] === 'Done' && annotations[CURRENT_REVISION_ANNOTATION] === target.name;
+    if (quiet && !this.options.reporter.pending) {
+      this.current = { ...this.current, state: 'Done', currentRevision: target.name };
+      return;
+    }
+    await this.report({
+      state: 'Done',
+      message: `revision ${target.name} applied`,
+      currentRevision: target.name,
+      condition: { status: 'True', reason: 'Applied', message: `revision ${target.name} applied` },
+    });
+  }
+
+  private async reportUnusable(name: string, reason: string, message: string): Promise<ReconcileResult> {
+    this.options.logger.warn('desired revision unusable', { revision: name, reason });
+    await this.report({
+      state: 'Failed',
+      message,
+      currentRevision: this.lastApplied?.name,
+      condition: { status: 'False', reason, message },
+    });
+    return {};
+  }
+
+  private async report(report: StatusReport): Promise<void> {
+    this.current = {
+      ...this.current,
+      state: report.state,
+      message: report.message,
+      currentRevision: this.lastApplied?.name,
+    };
+    this.options.metrics.setState(report.state);
+    await this.options.reporter.report(report);
+  }
+
+  private backoff(attempts: number): number {
+    const { initialMs, maxMs } = this.options.retry;
+    return Math.min(maxMs, initialMs * 2 ** Math.max(0, attempts - 1));
+  }
+}
+
+/** Why a revision must not be applied, or undefined. */
+export function revisionProblem(object: RevisionObject): string | undefined {
+  const spec = object.spec;
+  if (!isRevisionSpec(spec)) return 'spec.config is missing';
+  if (!isKnownHashAlgorithm(spec.hashAlgorithm))
+    return `unknown hash algorithm ${JSON.stringify(spec.hashAlgorithm)}`;
+  // Revisions are immutable by convention only on a real cluster: refuse one whose config is not
+  // what its hash (and name) promise.
+  if (hashConfig(spec.config, spec.hashAlgorithm) !== spec.hash)
+    return 'spec.config does not match spec.hash';
+  return undefined;
+}
+
+function isRevisionSpec(spec: unknown): spec is RevisionSpec {
+  const s = spec as Partial<RevisionSpec> | undefined;
+  return (
+    typeof s === 'object' &&
+    s !== null &&
+    typeof s.hash === 'string' &&
+    typeof s.hashAlgorithm === 'string' &&
+    typeof s.config === 'object' &&
+    s.config !== null &&
+    Array.isArray(s.config.files) &&
+    Array.isArray(s.config.units)
+  );
+}
+
+// A recovery plan retires units an unfinished apply may never have created: stopping or disabling
+// one that does not exist is no failure.
+function isRetirementOfUnknownUnit(action: Action, targetUnits: Set<string>): boolean {
+  return (action.kind === 'stop-unit' || action.kind === 'disable-unit') && !targetUnits.has(action.name);
+}

@@ -1,0 +1,67 @@
+// After applying: every unit that should run is active, and every declared health probe passes,
+// each within its time limit. Units that are still starting get until the deadline; a unit that
+// fails (activeState failed) fails verification at once.
+
+import { isTemplateUnit } from '../../api/config-rules.ts';
+import type { RenderedConfig, RenderedUnit } from '../../api/types.ts';
+import type { SystemdExecutor } from '../executors/types.ts';
+import type { ProbeRunner } from './health-probe.ts';
+
+export interface VerifyOptions {
+  systemd: SystemdExecutor;
+  probes: ProbeRunner;
+  /** How long units may take to become active (ms). */
+  unitTimeoutMs: number;
+  /** Pause between checks (ms). */
+  intervalMs: number;
+}
+
+export type VerifyResult = { ok: true; checked: number } | { ok: false; reason: string };
+
+export async function verifyConfig(config: RenderedConfig, options: VerifyOptions): Promise<VerifyResult> {
+  const running = config.units.filter((u) => u.state === 'running' && !isTemplateUnit(u.name));
+  for (const unit of running) {
+    const problem = await waitActive(unit, options);
+    if (problem) return { ok: false, reason: problem };
+  }
+  const probed = config.units.filter(
+    (u) => u.healthProbe && u.state !== 'stopped' && !isTemplateUnit(u.name),
+  );
+  for (const unit of probed) {
+    const problem = await probeUntilHealthy(unit, options);
+    if (problem) return { ok: false, reason: problem };
+  }
+  return { ok: true, checked: running.length + probed.length };
+}
+
+async function waitActive(unit: RenderedUnit, options: VerifyOptions): Promise<string | undefined> {
+  const deadline = performance.now() + options.unitTimeoutMs;
+  for (;;) {
+    const status = await options.systemd.status(unit.name);
+    if (status.activeState === 'active' || status.activeState === 'reloading') return undefined;
+    if (status.activeState === 'failed') return `unit ${unit.name} failed (${status.subState})`;
+    if (performance.now() >= deadline) {
+      return `unit ${unit.name} is ${status.activeState} (${status.subState}), not active after ${options.unitTimeoutMs} ms`;
+    }
+    await sleep(options.intervalMs);
+  }
+}
+
+async function probeUntilHealthy(unit: RenderedUnit, options: VerifyOptions): Promise<string | undefined> {
+  const probe = unit.healthProbe!;
+  const limitMs = (probe.timeoutSeconds ?? 10) * 1000;
+  const deadline = performance.now() + limitMs;
+  for (;;) {
+    const remaining = Math.max(1, deadline - performance.now());
+    const result = await options.probes.run(probe, remaining);
+    if (result.ok) return undefined;
+    if (performance.now() + options.intervalMs >= deadline) {
+      return `health probe of ${unit.name} failed within ${limitMs / 1000} s: ${result.detail}`;
+    }
+    await sleep(options.intervalMs);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,70 @@
+// Builds the executors and host control a backend choice stands for (see agent-config.ts).
+
+import { join } from 'node:path';
+import type { Backend } from './agent-config.ts';
+import { AptPackageExecutor } from './executors/apt-package-executor.ts';
+import { LocalFileExecutor } from './executors/local-file-executor.ts';
+import { MemoryFileExecutor } from './executors/memory-file-executor.ts';
+import { SimulatedPackages } from './executors/simulated-packages.ts';
+import { SimulatedSystemd } from './executors/simulated-systemd.ts';
+import { SystemctlExecutor } from './executors/systemctl-executor.ts';
+import type { FileExecutor, PackageExecutor, SystemdExecutor } from './executors/types.ts';
+import type { HostControl } from './host/host-control.ts';
+import { SimulatedHost } from './host/simulated-host.ts';
+import { SystemdHost } from './host/systemd-host.ts';
+import { DurableSimulatedSystemd } from './simulation/durable-simulated-systemd.ts';
+import { ensureStateDirectory } from './state/state-directory.ts';
+
+export interface Backends {
+  files: FileExecutor;
+  systemd: SystemdExecutor;
+  packages: PackageExecutor;
+  host: HostControl;
+  /** Whether a requested reboot really ends this process (so the agent waits for it). */
+  realHost: boolean;
+}
+
+export interface BackendOptions {
+  backend: Backend;
+  rootDir: string;
+  simulationDir: string;
+  simulatedDurations: Record<string, number>;
+}
+
+export async function createBackends(options: BackendOptions): Promise<Backends> {
+  const durations = options.simulatedDurations;
+  switch (options.backend) {
+    case 'real': {
+      const files = new LocalFileExecutor(options.rootDir);
+      // With a root other than '/' the executors refuse systemctl and apt-get, which would act on
+      // the live system rather than on the files under the root (live-system-guard.ts).
+      return {
+        files,
+        systemd: new SystemctlExecutor({ rootDir: options.rootDir, files }),
+        packages: new AptPackageExecutor({ rootDir: options.rootDir, files }),
+        host: new SystemdHost(),
+        realHost: true,
+      };
+    }
+    case 'simulated-systemd': {
+      await ensureStateDirectory(options.simulationDir);
+      return {
+        files: new LocalFileExecutor(options.rootDir),
+        systemd: await DurableSimulatedSystemd.open(join(options.simulationDir, 'systemd.jsonl'), {
+          durations,
+        }),
+        packages: new SimulatedPackages({ durations }),
+        host: new SimulatedHost({ stateFile: join(options.simulationDir, 'host.json') }),
+        realHost: false,
+      };
+    }
+    case 'simulated':
+      return {
+        files: new MemoryFileExecutor(),
+        systemd: new SimulatedSystemd({ durations }),
+        packages: new SimulatedPackages({ durations }),
+        host: new SimulatedHost(),
+        realHost: false,
+      };
+  }
+}

@@ -1,0 +1,210 @@
+// Tells the cluster what the agent is doing: the protocol annotations on its Node (merge patch),
+// the NodeConfigReady condition (strategic merge patch of /status: conditions merge by type, so
+// kubelet's own conditions are untouched), and Events about the Node. Every write is skipped when
+// the Node already says the same, so a quiet node writes nothing. A report that cannot be
+// delivered is kept and retried by the agent (retry()).
+
+import {
+  CURRENT_REVISION_ANNOTATION,
+  MESSAGE_ANNOTATION,
+  NODE_CONFIG_READY_CONDITION,
+  type NodeState,
+  STATE_ANNOTATION,
+} from '../../api/node-protocol.ts';
+import { resourcePath } from '../../kube/light/api-paths.ts';
+import type { LightKubeClient } from '../../kube/light/light-kube-client.ts';
+import { type Clock, kubeTime } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import type { ConditionStatus, NodeCondition, NodeObject } from '../watch/kube-objects.ts';
+import { buildNodeEvent, type EventType } from './node-event.ts';
+
+/** Annotation values stay readable in `kubectl describe`; the full story is in the agent's log. */
+const MAX_MESSAGE_LENGTH = 1024;
+/** Undelivered events kept for retry; older ones are dropped first. */
+const MAX_PENDING_EVENTS = 20;
+
+export interface StatusReport {
+  state: NodeState;
+  message: string;
+  /** Leave undefined to keep what the Node says. */
+  currentRevision?: string;
+  condition?: { status: ConditionStatus; reason: string; message: string };
+}
+
+export interface NodeReporterOptions {
+  client: LightKubeClient;
+  nodeName: string;
+  clock: Clock;
+  logger: Logger;
+  /** Where Events go (default 'default'). */
+  eventNamespace?: string;
+}
+
+interface PendingEvent {
+  type: EventType;
+  reason: string;
+  message: string;
+  at: number;
+}
+
+export class NodeReporter {
+  private readonly client: LightKubeClient;
+  private readonly nodeName: string;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly eventNamespace: string;
+  private node: NodeObject | undefined;
+  private wanted: StatusReport | undefined;
+  private delivered = true;
+  private readonly events: PendingEvent[] = [];
+  /** Deliveries run one at a time, so an event is never created twice. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: NodeReporterOptions) {
+    this.client = options.client;
+    this.nodeName = options.nodeName;
+    this.clock = options.clock;
+    this.logger = options.logger;
+    this.eventNamespace = options.eventNamespace ?? 'default';
+  }
+
+  /** The Node as last seen (from the watch, or returned by a patch). */
+  observe(node: NodeObject | undefined): void {
+    if (!node) {
+      this.node = undefined;
+      return;
+    }
+    // A watch event may be older than the answer to our own patch; keep the newer.
+    const seen = Number(this.node?.metadata?.resourceVersion ?? 0);
+    const next = Number(node.metadata?.resourceVersion ?? 0);
+    if (!this.node || !(next < seen)) this.node = node;
+  }
+
+  /** Whether something is waiting to be delivered. */
+  get pending(): boolean {
+    return !this.delivered || this.events.length > 0;
+  }
+
+  /** Sets what the Node should say and writes what differs. Resolves false if a write failed. */
+  async report(report: StatusReport): Promise<boolean> {
+    this.wanted = { ...report, message: truncate(report.message) };
+    this.delivered = false;
+    return this.retry();
+  }
+
+  /** Records an Event about the Node; resolves false if it could not be created yet. */
+  async event(type: EventType, reason: string, message: string): Promise<boolean> {
+    this.events.push({ type, reason, message: truncate(message), at: this.clock.now() });
+    if (this.events.length > MAX_PENDING_EVENTS) this.events.shift();
+    return this.retry();
+  }
+
+  /** Delivers pending events and the wanted status. */
+  retry(): Promise<boolean> {
+    const run = this.queue.then(() => this.deliver());
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async deliver(): Promise<boolean> {
+    let ok = true;
+    while (this.events.length > 0) {
+      const event = this.events[0]!;
+      try {
+        await this.createEvent(event);
+        this.events.shift();
+      } catch (error) {
+        this.logger.warn('could not create an event', { reason: event.reason, error: error as Error });
+        ok = false;
+        break;
+      }
+    }
+    if (!this.delivered && this.wanted) {
+      try {
+        await this.writeStatus(this.wanted);
+        this.delivered = true;
+      } catch (error) {
+        this.logger.warn('could not report to the Node', { state: this.wanted.state, error: error as Error });
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  private async writeStatus(report: StatusReport): Promise<void> {
+    if (!this.node) throw new Error(`Node ${this.nodeName} not seen yet`);
+    const annotations = this.node.metadata?.annotations ?? {};
+    const patch: Record<string, string> = {};
+    if (annotations[STATE_ANNOTATION] !== report.state) patch[STATE_ANNOTATION] = report.state;
+    if (annotations[MESSAGE_ANNOTATION] !== report.message) patch[MESSAGE_ANNOTATION] = report.message;
+    if (
+      report.currentRevision !== undefined &&
+      annotations[CURRENT_REVISION_ANNOTATION] !== report.currentRevision
+    )
+      patch[CURRENT_REVISION_ANNOTATION] = report.currentRevision;
+    const path = resourcePath({ apiVersion: 'v1', resource: 'nodes', name: this.nodeName });
+    // The condition first: whoever waits for the annotations sees the condition already set.
+    if (report.condition) {
+      const condition = this.conditionUpdate(report.condition);
+      if (condition) {
+        const patched = await this.client.patch<NodeObject>(
+          `${path}/status`,
+          { status: { conditions: [condition] } },
+          'strategic',
+        );
+        this.observe(patched);
+      }
+    }
+    if (Object.keys(patch).length > 0) {
+      const patched = await this.client.patch<NodeObject>(
+        path,
+        { metadata: { annotations: patch } },
+        'merge',
+      );
+      this.observe(patched);
+    }
+  }
+
+  /** The condition to write, or undefined when the Node already has it. */
+  private conditionUpdate(wanted: NonNullable<StatusReport['condition']>): NodeCondition | undefined {
+    const current = this.node?.status?.conditions?.find((c) => c.type === NODE_CONFIG_READY_CONDITION);
+    const message = truncate(wanted.message);
+    if (
+      current &&
+      current.status === wanted.status &&
+      current.reason === wanted.reason &&
+      current.message === message
+    )
+      return undefined;
+    const now = kubeTime(this.clock.now());
+    const transition = current && current.status === wanted.status ? current.lastTransitionTime : undefined;
+    return {
+      type: NODE_CONFIG_READY_CONDITION,
+      status: wanted.status,
+      reason: wanted.reason,
+      message,
+      lastTransitionTime: transition ?? now,
+      lastHeartbeatTime: now,
+    };
+  }
+
+  private async createEvent(event: PendingEvent): Promise<void> {
+    const body = buildNodeEvent({
+      nodeName: this.nodeName,
+      nodeUid: this.node?.metadata?.uid,
+      namespace: this.eventNamespace,
+      type: event.type,
+      reason: event.reason,
+      message: event.message,
+      time: kubeTime(event.at),
+    });
+    await this.client.create(
+      resourcePath({ apiVersion: 'v1', resource: 'events', namespace: this.eventNamespace }),
+      body,
+    );
+  }
+}
+
+function truncate(message: string): string {
+  return message.length <= MAX_MESSAGE_LENGTH ? message : `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
+}

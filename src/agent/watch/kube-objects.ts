@@ -1,0 +1,25 @@
+// The shapes of the Kubernetes objects the agent reads: its Node and the revision it applies.
+
+import type { NodeConfigRevision } from '../../api/types.ts';
+import type { KubeObject } from '../../kube/light/types.ts';
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+export interface NodeCondition {
+  type: string;
+  status: ConditionStatus;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+  lastHeartbeatTime?: string;
+}
+
+export interface NodeObject extends KubeObject {
+  status?: { conditions?: NodeCondition[]; [key: string]: unknown };
+}
+
+export type RevisionObject = KubeObject & NodeConfigRevision;
+
+export const NODES_PATH = '/api/v1/nodes';
+export const REVISIONS_PATH = '/apis/nodeherd.io/v1alpha1/nodeconfigrevisions';
+export const NODE_POOLS_PATH = '/apis/nodeherd.io/v1alpha1/nodepools';

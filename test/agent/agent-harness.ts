@@ -1,0 +1,233 @@
+// Shared setup of the agent's integration tests: the real embedded API server, a Node with its own
+// agent credential, revisions rendered by the real renderer, and an in-process agent with the real
+// file backend in a temporary root and simulated systemd, apt and host.
+
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalFileExecutor } from '../../src/agent/executors/local-file-executor.ts';
+import { SimulatedPackages } from '../../src/agent/executors/simulated-packages.ts';
+import {
+  SimulatedSystemd,
+  type SimulatedSystemdOptions,
+} from '../../src/agent/executors/simulated-systemd.ts';
+import { SimulatedHost } from '../../src/agent/host/simulated-host.ts';
+import { JsonLogger, silentLogger } from '../../src/agent/logger.ts';
+import { NodeAgent, type NodeAgentOptions } from '../../src/agent/node-agent.ts';
+import type { NodeObject } from '../../src/agent/watch/kube-objects.ts';
+import { DESIRED_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
+import { renderConfigs } from '../../src/api/render.ts';
+import { buildRevision } from '../../src/api/revision.ts';
+import type { NodeConfigRevision, NodeConfigSpec, NodePoolSpec } from '../../src/api/types.ts';
+import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
+import type { KubeObject } from '../../src/kube/light/types.ts';
+import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
+
+export const REVISIONS = '/apis/nodeherd.io/v1alpha1/nodeconfigrevisions';
+export const POOLS = '/apis/nodeherd.io/v1alpha1/nodepools';
+
+export interface Cluster {
+  api: LocalApiServer;
+  admin: LightKubeClient;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+export async function startCluster(): Promise<Cluster> {
+  const api = await startLocalApiServer();
+  const admin = LightKubeClient.fromKubeconfig(api.kubeconfigPath);
+  const dir = mkdtempSync(join(tmpdir(), 'nodeherd-agent-test-'));
+  return {
+    api,
+    admin,
+    dir,
+    async stop() {
+      admin.close();
+      await api.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+let revisionCounter = 0;
+
+/** Renders `spec` as pool `pool`'s revision and creates it (idempotent for identical specs). */
+export async function createRevision(
+  cluster: Cluster,
+  pool: string,
+  spec: NodeConfigSpec,
+): Promise<NodeConfigRevision> {
+  const result = renderConfigs([
+    { apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodeConfig', metadata: { name: `${pool}-config` }, spec },
+  ]);
+  if (!result.config || !result.hash) throw new Error(`render failed: ${JSON.stringify(result.errors)}`);
+  const revision = buildRevision(
+    {
+      apiVersion: 'nodeherd.io/v1alpha1',
+      kind: 'NodePool',
+      metadata: { name: pool },
+      spec: { nodeSelector: {}, configSelector: {} },
+    },
+    {
+      config: result.config,
+      hash: result.hash,
+      hashAlgorithm: result.hashAlgorithm,
+      sources: result.sources,
+    },
+    ++revisionCounter,
+  );
+  try {
+    await cluster.admin.create(REVISIONS, revision);
+  } catch (error) {
+    if ((error as { status?: number }).status !== 409) throw error;
+  }
+  return revision;
+}
+
+export async function createPool(cluster: Cluster, name: string, spec: Partial<NodePoolSpec>): Promise<void> {
+  await cluster.admin.create(POOLS, {
+    apiVersion: 'nodeherd.io/v1alpha1',
+    kind: 'NodePool',
+    metadata: { name },
+    spec: { nodeSelector: {}, configSelector: {}, ...spec },
+  });
+}
+
+export async function createNode(cluster: Cluster, name: string): Promise<void> {
+  await cluster.admin.create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name } });
+}
+
+export async function setDesired(cluster: Cluster, node: string, revision: string | null): Promise<void> {
+  await cluster.admin.patch(`/api/v1/nodes/${node}`, {
+    metadata: { annotations: { [DESIRED_REVISION_ANNOTATION]: revision } },
+  });
+}
+
+export function getNode(cluster: Cluster, node: string): Promise<NodeObject> {
+  return cluster.admin.get<NodeObject>(`/api/v1/nodes/${node}`);
+}
+
+export interface EventObject extends KubeObject {
+  reason?: string;
+  message?: string;
+  type?: string;
+  involvedObject?: { kind?: string; name?: string };
+}
+
+export async function nodeEvents(cluster: Cluster, node: string): Promise<EventObject[]> {
+  const list = await cluster.admin.list<EventObject>('/api/v1/namespaces/default/events');
+  return list.items.filter((e) => e.involvedObject?.kind === 'Node' && e.involvedObject.name === node);
+}
+
+/** Polls until `check` returns a value other than undefined, or fails after timeoutMs. */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Waits until the Node's state annotation is `state` for `revision` (current or named in the message). */
+export function waitForState(
+  cluster: Cluster,
+  node: string,
+  state: string,
+  timeoutMs?: number,
+): Promise<NodeObject> {
+  return waitFor(
+    `node ${node} state ${state}`,
+    async () => {
+      const object = await getNode(cluster, node);
+      return object.metadata?.annotations?.['nodeherd.io/state'] === state ? object : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+export interface TestNode {
+  name: string;
+  root: string;
+  stateDir: string;
+  files: LocalFileExecutor;
+  systemd: SimulatedSystemd;
+  packages: SimulatedPackages;
+  host: SimulatedHost;
+  client: LightKubeClient;
+  agent: NodeAgent;
+  /** A new agent on the same node (same root, state, simulated systemd), as after a restart. */
+  restart(overrides?: Partial<NodeAgentOptions>): Promise<NodeAgent>;
+  stop(): Promise<void>;
+}
+
+export async function startNode(
+  cluster: Cluster,
+  name: string,
+  options: {
+    systemd?: SimulatedSystemdOptions;
+    agent?: Partial<NodeAgentOptions>;
+    createNode?: boolean;
+  } = {},
+): Promise<TestNode> {
+  if (options.createNode !== false) await createNode(cluster, name);
+  const kubeconfig = join(cluster.dir, `${name}.kubeconfig`);
+  await cluster.api.server.issueCredential('node', name, kubeconfig);
+  const root = join(cluster.dir, name, 'root');
+  const stateDir = join(cluster.dir, name, 'state');
+  mkdirSync(root, { recursive: true });
+  const files = new LocalFileExecutor(root);
+  const systemd = new SimulatedSystemd(options.systemd);
+  const packages = new SimulatedPackages({ available: { htop: ['3.2.1', '3.2.2'], curl: ['7.88'] } });
+  const host = new SimulatedHost();
+  const client = LightKubeClient.fromKubeconfig(kubeconfig);
+  const make = (overrides: Partial<NodeAgentOptions> = {}) =>
+    new NodeAgent({
+      nodeName: name,
+      client,
+      stateDir,
+      executors: { files, systemd, packages },
+      host,
+      unitTimeoutMs: 2000,
+      verifyIntervalMs: 20,
+      // NODEHERD_TEST_LOG=debug shows the agents' logs.
+      logger: process.env.NODEHERD_TEST_LOG ? new JsonLogger({ level: 'debug' }) : silentLogger,
+      retry: { initialMs: 60_000, maxMs: 60_000 },
+      ...options.agent,
+      ...overrides,
+    });
+  const node: TestNode = {
+    name,
+    root,
+    stateDir,
+    files,
+    systemd,
+    packages,
+    host,
+    client,
+    agent: make(),
+    async restart(overrides) {
+      await node.agent.stop();
+      node.agent = make(overrides);
+      await node.agent.start();
+      return node.agent;
+    },
+    async stop() {
+      await node.agent.stop();
+      client.close();
+    },
+  };
+  await node.agent.start();
+  return node;
+}
