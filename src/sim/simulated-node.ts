@@ -30,6 +30,8 @@ export interface SimulatedAgentContext {
   packages: SimulatedPackages;
   files: MemoryFileExecutor;
   host: HostControl;
+  /** Whether the simulated kubelet process is up (for its healthz probe). */
+  kubeletRunning(): boolean;
 }
 
 /** A running agent as the simulator drives it. */
@@ -220,6 +222,7 @@ export class SimulatedNode {
       packages: this.packages,
       files: this.files,
       host: this.host,
+      kubeletRunning: () => this.kubelet.process === 'running' && this.kubelet.phase === 'running',
     });
     this.agent = agent;
     agent.start().catch((err: Error) => this.onError?.(err, 'agent'));
