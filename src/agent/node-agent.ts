@@ -135,6 +135,7 @@ export class NodeAgent {
     clearTimeout(this.reportTimer);
     await this.watcher.stop();
     await this.loop;
+    await this.reconciler.close();
     for (const waiter of this.idleWaiters.splice(0)) waiter();
   }
 

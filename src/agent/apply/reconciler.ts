@@ -98,6 +98,11 @@ export class Reconciler {
     return { ...this.current, halted: this.halted };
   }
 
+  /** Releases the journal file (an unfinished apply resumes on the next start). */
+  async close(): Promise<void> {
+    await this.journal.close();
+  }
+
   /** Reads the state directory; removes temporary files a crash left beside managed files. */
   async load(): Promise<void> {
     const { logger, metrics } = this.options;
@@ -291,6 +296,7 @@ export class Reconciler {
     await this.journal.finish();
     await this.markers.clear();
     await this.inFlight.clear();
+    await this.failures.clear();
     this.options.metrics.setCurrentRevision(target.name, target.hash);
     this.current.currentRevision = target.name;
   }
