@@ -33,13 +33,14 @@ import {
   applyPatchFor,
   builtinPruningStrategy,
   compileSelection,
+  crdValidationStrategy,
   customResourceStrategy,
   fieldSelectorPins,
   kindValidationStrategy,
   matchLabelSelectorObject,
   nameProblem,
+  presentFor,
   renderingFor,
-  tableFor,
 } from './parts.ts';
 import type { ResourceDefinition } from './registry/resource-definition.ts';
 import { ResourceRegistry } from './registry/resource-registry.ts';
@@ -155,7 +156,7 @@ export class ApiServer {
     const strategies = (def: ResourceDefinition): KindStrategy[] => {
       const specific = strategiesByResource.get(`${def.group}/${def.resource}`) ?? [];
       return def.builtin
-        ? [...specific, kindValidationStrategy]
+        ? [builtinPruningStrategy, ...specific, kindValidationStrategy]
         : [customResourceStrategy, kindValidationStrategy, ...specific];
     };
     const objects = new ObjectService({
@@ -166,7 +167,10 @@ export class ApiServer {
       admitNamespace: (ns) => namespaces.admit(ns),
     });
     strategiesByResource.set('/namespaces', [namespaceStrategy]);
-    strategiesByResource.set('apiextensions.k8s.io/customresourcedefinitions', [crdStrategy(registry)]);
+    strategiesByResource.set('apiextensions.k8s.io/customresourcedefinitions', [
+      crdValidationStrategy,
+      crdStrategy(registry),
+    ]);
 
     const crds = new CrdController(store, registry, objects);
     crds.start();
@@ -191,7 +195,7 @@ export class ApiServer {
       hub,
       select: compileSelection,
       render: renderingFor,
-      toTable: tableFor,
+      present: presentFor,
       evict: (_def, namespace, name, body) => disruption.evict(namespace, name, body),
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_MS,
       watchTimeoutMs: options.watchTimeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS,

@@ -111,9 +111,12 @@ export function conflict(ref: ResourceRef): ApiError {
   );
 }
 
+/** kube's wording: `NodeConfig.nodeherd.io "x" is invalid: [a, b]` (one cause without brackets, duplicates dropped). */
 export function invalid(ref: ResourceRef, causes: StatusCause[]): ApiError {
-  const summary = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message)).join(', ');
-  return new ApiError(422, 'Invalid', `${ref.kind} "${ref.name}" is invalid: ${summary}`, {
+  const texts = [...new Set(causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message)))];
+  const summary = texts.length === 1 ? texts[0]! : `[${texts.join(', ')}]`;
+  const kind = ref.group ? `${ref.kind}.${ref.group}` : ref.kind;
+  return new ApiError(422, 'Invalid', `${kind} "${ref.name}" is invalid: ${summary}`, {
     name: ref.name,
     group: ref.group,
     kind: ref.kind,

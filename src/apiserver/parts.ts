@@ -5,14 +5,23 @@
 import { GROUP, type Kind } from '../api/group.ts';
 import { validators } from '../api/validation.ts';
 import type { StatusCause } from './errors.ts';
-import type { CompiledSelection, Rendering } from './http/resource-handler.ts';
+import type { CompiledSelection, Rendering, RenderShape } from './http/resource-handler.ts';
 import type { KindStrategy } from './objects/strategy.ts';
 import { applyPatch } from './patch/apply-patch.ts';
 import type { ResourceDefinition } from './registry/resource-definition.ts';
+import { applyCustomResourceDefinitionDefaults } from './schema/crd-defaults.ts';
+import { validateCustomResourceDefinition } from './schema/crd-validation.ts';
 import { applyDefaults } from './schema/defaulting.ts';
+import { negotiateOutput, targetMismatch } from './schema/media-negotiation.ts';
 import { nameIsDNSLabel, nameIsDNSSubdomain, validatePathSegmentName } from './schema/names.ts';
+import {
+  type MetaGroupVersion,
+  toPartialObjectMetadata,
+  toPartialObjectMetadataList,
+} from './schema/partial-object-metadata.ts';
 import { pruneNonNullableNulls, pruneUnknownFields } from './schema/pruning.ts';
 import { validateCustomResource } from './schema/structural-validation.ts';
+import { buildTable, parseIncludeObject } from './schema/table.ts';
 import { exactNameFromFieldSelector, fieldGetter, parseFieldSelector } from './selectors/field-selector.ts';
 import {
   type LabelSelectorObject,
@@ -99,17 +108,49 @@ export function nameProblem(def: ResourceDefinition, name: string): string | und
   return problems.length > 0 ? problems.join('; ') : undefined;
 }
 
-export function renderingFor(_accept: string | undefined, _query: URLSearchParams): Rendering {
-  return { kind: 'json' };
+/** Decides JSON, Table or PartialObjectMetadata from the Accept header; 406 when none fits. */
+export function renderingFor(
+  accept: string | undefined,
+  query: URLSearchParams,
+  shape: RenderShape,
+): Rendering {
+  const negotiated = negotiateOutput(accept, { watch: shape.watch });
+  if (!negotiated.ok) throw negotiated.error;
+  const { target, apiVersion } = negotiated.choice;
+  if (target === 'Object') return { kind: 'json' };
+  if (target === 'Table') {
+    return {
+      kind: 'table',
+      includeObject: parseIncludeObject(query.get('includeObject')),
+      apiVersion: apiVersion!,
+    };
+  }
+  // A watch streams single objects even when the client asked for the list form.
+  const mismatch = shape.watch ? undefined : targetMismatch(target, shape.list);
+  if (mismatch) throw mismatch;
+  return { kind: 'metadata', apiVersion: apiVersion! };
 }
 
-export function tableFor(
-  _def: ResourceDefinition,
+export function presentFor(
+  def: ResourceDefinition,
   objects: KubeObject[],
-  _rendering: Rendering,
+  rendering: Exclude<Rendering, { kind: 'json' }>,
   listMeta: KubeObject,
+  options: { single: boolean; noHeaders?: boolean },
 ): KubeObject {
-  return { kind: 'List', apiVersion: 'v1', metadata: listMeta, items: objects };
+  const apiVersion = rendering.apiVersion as MetaGroupVersion;
+  if (rendering.kind === 'metadata') {
+    return options.single
+      ? toPartialObjectMetadata(objects[0]!, apiVersion)
+      : toPartialObjectMetadataList(objects, listMeta, apiVersion);
+  }
+  return buildTable(objects, {
+    columns: def.printerColumns,
+    includeObject: rendering.includeObject,
+    apiVersion,
+    listMeta,
+    ...(options.noHeaders ? { noHeaders: true } : {}),
+  }) as unknown as KubeObject;
 }
 
 /**
@@ -149,5 +190,15 @@ export const kindValidationStrategy: KindStrategy = {
       return validators[ctx.def.kind as Kind](obj, old);
     }
     return [];
+  },
+};
+
+/** CRDs get kube's defaults (singular, listKind, conversion) and validation before they are served. */
+export const crdValidationStrategy: KindStrategy = {
+  prepare(obj) {
+    applyCustomResourceDefinitionDefaults(obj);
+  },
+  validate(obj) {
+    return validateCustomResourceDefinition(obj);
   },
 };

@@ -28,8 +28,17 @@ test('Invalid lists every cause with its field path', () => {
     { field: 'spec.size', message: 'must be positive', type: 'FieldValueInvalid' },
   ]);
   assert.equal(err.code, 422);
-  assert.equal(err.message, 'Widget "w1" is invalid: spec.size: must be positive');
+  assert.equal(err.message, 'Widget.example.com "w1" is invalid: spec.size: must be positive');
   assert.deepEqual((err.toStatus().details as { causes: unknown }).causes, [
     { reason: 'FieldValueInvalid', message: 'must be positive', field: 'spec.size' },
   ]);
+});
+
+test('Invalid brackets several causes and drops duplicates, as kube aggregates them', () => {
+  const err = invalid({ group: '', resource: 'pods', kind: 'Pod', name: 'p' }, [
+    { field: 'spec.a', message: 'Required value' },
+    { field: 'spec.b', message: 'Required value' },
+    { field: 'spec.a', message: 'Required value' },
+  ]);
+  assert.equal(err.message, 'Pod "p" is invalid: [spec.a: Required value, spec.b: Required value]');
 });

@@ -3,6 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { ApiError, badRequest } from '../errors.ts';
+import { decodeProtobufObject } from '../protobuf/decode.ts';
 
 /** kube-apiserver's default maximum request body (3 MiB). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -33,6 +34,11 @@ export function mediaType(contentType: string | undefined): string {
 /** Decodes a create/update body: JSON, or YAML when the client says so (kube accepts both). */
 export function decodeObject(body: Buffer, contentType: string | undefined): Record<string, any> {
   const type = mediaType(contentType);
+  if (type === 'application/vnd.kubernetes.protobuf') {
+    // kubectl's generators (create configmap, secret, namespace, ...) send typed objects as protobuf.
+    if (body.length === 0) throw badRequest('the body of the request was empty');
+    return decodeProtobufObject(body) as Record<string, any>;
+  }
   const text = body.toString('utf8');
   if (text.trim() === '') throw badRequest('the body of the request was empty');
   let value: unknown;
@@ -48,17 +54,11 @@ export function decodeObject(body: Buffer, contentType: string | undefined): Rec
     } catch (err) {
       throw badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
     }
-  } else if (type === 'application/vnd.kubernetes.protobuf') {
-    throw new ApiError(
-      415,
-      'UnsupportedMediaType',
-      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
-    );
   } else {
     throw new ApiError(
       415,
       'UnsupportedMediaType',
-      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`,
     );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

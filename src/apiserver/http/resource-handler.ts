@@ -14,11 +14,17 @@ import { listPrefix } from './request-info.ts';
 import { sendJson, warningHeaders } from './respond.ts';
 import { WatchStream } from './watch-stream.ts';
 
-/** How the client wants objects rendered, decided from its Accept header. */
+/** How the client wants objects rendered, decided from its Accept header and query. */
 export type Rendering =
   | { kind: 'json' }
-  | { kind: 'table'; includeObject: 'None' | 'Metadata' | 'Object' }
-  | { kind: 'metadata' };
+  | { kind: 'table'; includeObject: 'None' | 'Metadata' | 'Object'; apiVersion: string }
+  | { kind: 'metadata'; apiVersion: string };
+
+export interface RenderShape {
+  /** The answer is a list (list, or a watch whose events are single objects: false). */
+  list: boolean;
+  watch: boolean;
+}
 
 export interface CompiledSelection {
   filter?: ObjectFilter;
@@ -35,12 +41,15 @@ export interface ResourceHandlerDeps {
     labelSelector: string | null,
     fieldSelector: string | null,
   ): CompiledSelection;
-  render(accept: string | undefined, query: URLSearchParams): Rendering;
-  toTable(
+  /** Throws 406 NotAcceptable when nothing the client accepts can be served. */
+  render(accept: string | undefined, query: URLSearchParams, shape: RenderShape): Rendering;
+  /** Renders objects as a Table or PartialObjectMetadata(List); `single` answers one object. */
+  present(
     def: ResourceDefinition,
     objects: KubeObject[],
-    rendering: Rendering,
+    rendering: Exclude<Rendering, { kind: 'json' }>,
     listMeta: KubeObject,
+    options: { single: boolean; noHeaders?: boolean },
   ): KubeObject;
   evict(def: ResourceDefinition, namespace: string, name: string, body: KubeObject): KubeObject;
   bookmarkIntervalMs: number;
@@ -247,12 +256,29 @@ export class ResourceHandler {
     query: URLSearchParams,
     warnings: string[] = [],
   ): void {
-    const rendering = this.deps.render(req.headers.accept, query);
+    const rendering = this.deps.render(req.headers.accept, query, { list: false, watch: false });
     const body =
       rendering.kind === 'json'
         ? object
-        : this.deps.toTable(def, [object], rendering, { resourceVersion: object.metadata?.resourceVersion });
+        : this.deps.present(
+            def,
+            [object],
+            rendering,
+            { resourceVersion: object.metadata?.resourceVersion },
+            { single: true },
+          );
     sendJson(res, status, body, warningHeaders(warnings));
+  }
+
+  /** Table watch events carry column definitions only in the first event, as kube's do. */
+  private watchTransform(def: ResourceDefinition, rendering: Exclude<Rendering, { kind: 'json' }>) {
+    let first = true;
+    return (o: KubeObject): KubeObject => {
+      const meta = { resourceVersion: o.metadata?.resourceVersion };
+      const out = this.deps.present(def, [o], rendering, meta, { single: true, noHeaders: !first });
+      first = false;
+      return out;
+    };
   }
 
   private list(
@@ -265,6 +291,7 @@ export class ResourceHandler {
     if (query.get('sendInitialEvents') !== null) {
       throw badRequest('sendInitialEvents is forbidden for list');
     }
+    const rendering = this.deps.render(req.headers.accept, query, { list: true, watch: false });
     const selection = this.deps.select(def, query.get('labelSelector'), query.get('fieldSelector'));
     const limit = parseNonNegativeInt(query, 'limit');
     const page = this.deps.objects.list(def, namespace, {
@@ -278,9 +305,8 @@ export class ResourceHandler {
     });
     const listMeta: KubeObject = { resourceVersion: page.resourceVersion };
     if (page.continueToken) listMeta.continue = page.continueToken;
-    const rendering = this.deps.render(req.headers.accept, query);
     if (rendering.kind !== 'json') {
-      sendJson(res, 200, this.deps.toTable(def, page.items, rendering, listMeta));
+      sendJson(res, 200, this.deps.present(def, page.items, rendering, listMeta, { single: false }));
       return;
     }
     sendJson(res, 200, {
@@ -331,7 +357,7 @@ export class ResourceHandler {
       timeoutSeconds !== undefined && timeoutSeconds > 0
         ? timeoutSeconds * 1000
         : lo + Math.random() * (hi - lo);
-    const rendering = this.deps.render(req.headers.accept, query);
+    const rendering = this.deps.render(req.headers.accept, query, { list: false, watch: true });
     const prefix = listPrefix(def.group, def.resource, def.namespaced ? namespace : '');
 
     // Check history before answering 200, so a too-old resourceVersion can still be a plain 410.
@@ -355,12 +381,7 @@ export class ResourceHandler {
       bookmarkIntervalMs: this.deps.bookmarkIntervalMs,
       timeoutMs,
       currentRevision: () => store.currentRevision(),
-      ...(rendering.kind !== 'json'
-        ? {
-            transform: (o: KubeObject) =>
-              this.deps.toTable(def, [o], rendering, { resourceVersion: o.metadata?.resourceVersion }),
-          }
-        : {}),
+      ...(rendering.kind !== 'json' ? { transform: this.watchTransform(def, rendering) } : {}),
     });
     if (backlog instanceof StoreExpiredError) {
       // Like kube: the stream opens, then an ERROR event with 410 Expired tells the client to re-list.
