@@ -31,6 +31,7 @@ import { ObjectService } from './objects/object-service.ts';
 import type { KindStrategy } from './objects/strategy.ts';
 import {
   applyPatchFor,
+  builtinDefaultsStrategy,
   builtinPruningStrategy,
   compileSelection,
   crdValidationStrategy,
@@ -156,7 +157,7 @@ export class ApiServer {
     const strategies = (def: ResourceDefinition): KindStrategy[] => {
       const specific = strategiesByResource.get(`${def.group}/${def.resource}`) ?? [];
       return def.builtin
-        ? [builtinPruningStrategy, ...specific, kindValidationStrategy]
+        ? [builtinPruningStrategy, builtinDefaultsStrategy, ...specific, kindValidationStrategy]
         : [customResourceStrategy, kindValidationStrategy, ...specific];
     };
     const objects = new ObjectService({

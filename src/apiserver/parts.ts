@@ -202,3 +202,14 @@ export const crdValidationStrategy: KindStrategy = {
     return validateCustomResourceDefinition(obj);
   },
 };
+
+/** The few defaults of built-in kinds that clients rely on seeing (kube's SetDefaults_* for these kinds). */
+export const builtinDefaultsStrategy: KindStrategy = {
+  prepare(obj, _old, ctx) {
+    if (ctx.def.group !== '') return;
+    if (ctx.def.resource === 'secrets' && (obj.type === undefined || obj.type === '')) obj.type = 'Opaque';
+    if (ctx.def.resource === 'pods' && ctx.operation === 'create') {
+      obj.status = { phase: 'Pending', ...(obj.status ?? {}) };
+    }
+  },
+};
