@@ -106,6 +106,7 @@ export function openWatch<T extends KubeObject>(open: OpenWatchOptions<T>): Watc
         if (!event.type || !event.object) return;
         open.handlers.onEvent(event.type, event.object);
       });
+      lines.on('error', (err) => end('failed', err));
       lines.on('close', () => end('closed'));
     },
   );

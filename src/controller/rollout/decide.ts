@@ -194,6 +194,8 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     };
   }
 
+  const overdue = (started: number | undefined) =>
+    started === undefined || now > started + settings.progressDeadlineSeconds * 1000;
   decision.complete =
     decision.bootstrap.length === 0 &&
     decision.starts.length === 0 &&
@@ -204,7 +206,10 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
         v.phase === 'Updated' ||
         v.phase === 'Unhealthy' ||
         v.phase === 'Skipped' ||
-        (v.phase === 'Bootstrapping' && !snapshots.get(v.name)!.ready),
+        // A new node that stays NotReady past the deadline must not hold the pool back forever.
+        (v.phase === 'Bootstrapping' &&
+          !snapshots.get(v.name)!.ready &&
+          overdue(snapshots.get(v.name)!.updateStartedAt)),
     );
 
   if (!window.open && window.opensAt !== undefined && candidates.length > 0)

@@ -1,0 +1,34 @@
+// REST paths of the objects the controller reads and writes.
+
+import { GROUP, VERSION } from '../api/group.ts';
+
+const NODEHERD = `/apis/${GROUP}/${VERSION}`;
+
+export const PATHS = {
+  nodePools: `${NODEHERD}/nodepools`,
+  nodeConfigs: `${NODEHERD}/nodeconfigs`,
+  revisions: `${NODEHERD}/nodeconfigrevisions`,
+  nodes: '/api/v1/nodes',
+  pods: '/api/v1/pods',
+  secrets: '/api/v1/secrets',
+} as const;
+
+export function nodePoolPath(name: string, subresource?: 'status'): string {
+  return `${PATHS.nodePools}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`;
+}
+
+export function nodeConfigStatusPath(name: string): string {
+  return `${PATHS.nodeConfigs}/${encodeURIComponent(name)}/status`;
+}
+
+export function revisionPath(name: string): string {
+  return `${PATHS.revisions}/${encodeURIComponent(name)}`;
+}
+
+export function nodePath(name: string, subresource?: 'status'): string {
+  return `${PATHS.nodes}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`;
+}
+
+export function evictionPath(namespace: string, pod: string): string {
+  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/eviction`;
+}

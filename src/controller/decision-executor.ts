@@ -1,0 +1,123 @@
+// Carries out a rollout decision on the Nodes: bootstrap, start (directly, or cordon and drain first),
+// uncordon, abort drains, keep drains going. Every write goes through a merge patch whose result is put
+// into the node cache at once, so the next decision counts what was just started. A write that fails
+// is reported back (the pool is retried) without stopping the others.
+
+import type { NodePool } from '../api/types.ts';
+import type { Node } from '../kube/types.ts';
+import { DRAINING_FOR_ANNOTATION, UPDATE_STARTED_ANNOTATION } from './annotations.ts';
+import { nodePath } from './api-paths.ts';
+import { type ControllerContext, nodeSubject, runLimited } from './controller-context.ts';
+import { drainPatch, type NodePatch, restampPatch, startPatch, uncordonPatch } from './node-updates.ts';
+import type { RevisionRef, RolloutDecision, UncordonReason } from './rollout/types.ts';
+
+const UNCORDON_MESSAGES: Record<UncordonReason, string> = {
+  Healthy: 'healthy on its revision',
+  Failed: 'its update failed',
+  Aborted: 'its drain was for a revision that is no longer the target',
+  Idle: 'it has no update in flight',
+};
+
+export class DecisionExecutor {
+  private readonly ctx: ControllerContext;
+
+  constructor(ctx: ControllerContext) {
+    this.ctx = ctx;
+  }
+
+  async patchNode(name: string, patch: NodePatch): Promise<Node> {
+    const node = await this.ctx.client.patch<Node>(nodePath(name), patch, 'merge');
+    this.ctx.informers.nodes.upsert(node);
+    return node;
+  }
+
+  /** Gives a drained node its revision (the drainer calls this). */
+  async finishDrain(name: string, revision: string): Promise<void> {
+    const node = this.ctx.informers.nodes.get(name);
+    if (!node || node.metadata.annotations?.[DRAINING_FOR_ANNOTATION] !== revision) return;
+    const started = Date.parse(node.metadata.annotations?.[UPDATE_STARTED_ANNOTATION] ?? '');
+    const updated = await this.patchNode(
+      name,
+      startPatch(revision, Number.isNaN(started) ? undefined : started, this.ctx.now()),
+    );
+    this.ctx.recorder.normal(nodeSubject(updated), 'Drained', `drained; applying ${revision}`);
+  }
+
+  async restamp(names: readonly string[]): Promise<unknown[]> {
+    return runLimited(names, this.ctx.writeConcurrency, async (name) => {
+      await this.patchNode(name, restampPatch(this.ctx.now()));
+    });
+  }
+
+  async execute(pool: NodePool, target: RevisionRef, decision: RolloutDecision): Promise<unknown[]> {
+    const { ctx } = this;
+    const now = ctx.now();
+    const nodes = ctx.informers.nodes;
+    const errors: unknown[] = [];
+    const poolName = pool.metadata.name;
+
+    // Lift cordons and stop drains first: they only make nodes available again.
+    const uncordon = new Map(decision.uncordon.map((u) => [u.node, u.reason]));
+    const abort = new Set(decision.abortDrain);
+    for (const name of abort) ctx.drainer.stop(name);
+    for (const u of decision.uncordon) if (u.reason !== 'Healthy') ctx.drainer.stop(u.node);
+    const lifting = [...new Set([...uncordon.keys(), ...abort])];
+    errors.push(
+      ...(await runLimited(lifting, ctx.writeConcurrency, async (name) => {
+        const node = nodes.get(name);
+        if (!node) return;
+        const reason = uncordon.get(name);
+        const updated = await this.patchNode(name, uncordonPatch(reason !== undefined, abort.has(name)));
+        if (reason)
+          ctx.recorder.normal(nodeSubject(updated), 'Uncordoned', `uncordoned: ${UNCORDON_MESSAGES[reason]}`);
+        else
+          ctx.recorder.normal(
+            nodeSubject(updated),
+            'DrainAborted',
+            'drain stopped: its revision is no longer the target',
+          );
+      })),
+    );
+
+    for (const name of decision.drain) ctx.drainer.ensure(name, target.name);
+
+    errors.push(
+      ...(await runLimited(decision.bootstrap, ctx.writeConcurrency, async (name) => {
+        const updated = await this.patchNode(name, startPatch(target.name, now, now));
+        ctx.recorder.normal(
+          nodeSubject(updated),
+          'Bootstrap',
+          `joined pool ${poolName}: applying ${target.name} at once`,
+        );
+      })),
+    );
+
+    errors.push(
+      ...(await runLimited(decision.starts, ctx.writeConcurrency, async (start) => {
+        const node = nodes.get(start.node);
+        if (!node) return;
+        if (!start.drain) {
+          const updated = await this.patchNode(start.node, startPatch(start.revision, now, now));
+          ctx.recorder.normal(
+            nodeSubject(updated),
+            'UpdateStarted',
+            `pool ${poolName}: applying ${start.revision} (revision ${target.number})`,
+          );
+          return;
+        }
+        const alreadyCordoned = node.spec?.unschedulable === true;
+        const updated = await this.patchNode(
+          start.node,
+          drainPatch(start.revision, now, alreadyCordoned, node.metadata.resourceVersion),
+        );
+        ctx.recorder.normal(
+          nodeSubject(updated),
+          'DrainStarted',
+          `pool ${poolName}: ${alreadyCordoned ? 'already cordoned' : 'cordoned'}; draining before applying ${start.revision}`,
+        );
+        ctx.drainer.ensure(start.node, start.revision);
+      })),
+    );
+    return errors;
+  }
+}

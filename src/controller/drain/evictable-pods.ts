@@ -1,0 +1,35 @@
+// Which pods a drain evicts, like `kubectl drain --ignore-daemonsets --delete-emptydir-data`: not
+// mirror (static) pods, not DaemonSet pods (they would come right back and they are node-level
+// agents), not pods that already finished. Pods being deleted are waited for, except on a NotReady
+// node, where no kubelet will ever confirm their end.
+
+import type { Pod } from '../../kube/types.ts';
+
+export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
+
+export interface DrainWork {
+  /** Pods to evict now. */
+  evict: Pod[];
+  /** Pods already terminating, to wait for. */
+  terminating: Pod[];
+}
+
+export function isDaemonSetPod(pod: Pod): boolean {
+  return (pod.metadata.ownerReferences ?? []).some((o) => o.controller && o.kind === 'DaemonSet');
+}
+
+export function drainWork(pods: readonly Pod[], nodeReady: boolean): DrainWork {
+  const work: DrainWork = { evict: [], terminating: [] };
+  for (const pod of pods) {
+    if (pod.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) continue;
+    if (isDaemonSetPod(pod)) continue;
+    const phase = pod.status?.phase;
+    if (phase === 'Succeeded' || phase === 'Failed') continue;
+    if (pod.metadata.deletionTimestamp !== undefined) {
+      if (nodeReady) work.terminating.push(pod);
+      continue;
+    }
+    work.evict.push(pod);
+  }
+  return work;
+}

@@ -1,0 +1,104 @@
+// Reads what the rollout decision needs from a Node object (labels, conditions, the agent's
+// annotations and the controller's own), and combines it with what only the controller knows (health
+// gate pods, the plan's disruption, drain progress, observed health).
+
+import {
+  CURRENT_REVISION_ANNOTATION,
+  DESIRED_REVISION_ANNOTATION,
+  MESSAGE_ANNOTATION,
+  NODE_CONFIG_READY_CONDITION,
+  STATE_ANNOTATION,
+} from '../api/node-protocol.ts';
+import type { Node } from '../kube/types.ts';
+import { CORDONED_BY_ANNOTATION, DRAINING_FOR_ANNOTATION, UPDATE_STARTED_ANNOTATION } from './annotations.ts';
+import type { NodeHealthTracker } from './node-health-tracker.ts';
+import { isHealthy } from './rollout/node-verdict.ts';
+import type { NodeSnapshot } from './rollout/types.ts';
+
+/**
+ * A Kubernetes timestamp as ms. Second-precision times are taken as the END of their second: a
+ * condition that says 10:00:00 may have changed at 10:00:00.999, and a soak must not be shortened.
+ */
+export function kubeTimestamp(value: string | undefined): number | undefined {
+  if (!value) return undefined;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) return undefined;
+  return /\.\d+/.test(value) ? ms : ms + 999;
+}
+
+export interface NodeFacts
+  extends Omit<NodeSnapshot, 'podsReady' | 'healthySince' | 'wasHealthy' | 'needsDrain' | 'drainBlocked'> {
+  /** When the conditions behind health last turned True (Ready, NodeConfigReady). */
+  conditionsSince?: number;
+}
+
+export function readNodeFacts(node: Node, zoneLabel: string): NodeFacts {
+  const annotations = node.metadata.annotations ?? {};
+  const labels = node.metadata.labels ?? {};
+  const conditions = node.status?.conditions ?? [];
+  const ready = conditions.find((c) => c.type === 'Ready');
+  const configReady = conditions.find((c) => c.type === NODE_CONFIG_READY_CONDITION);
+  const times = [ready, configReady]
+    .filter((c) => c?.status === 'True')
+    .map((c) => kubeTimestamp(c!.lastTransitionTime) ?? Number.NEGATIVE_INFINITY);
+  const facts: NodeFacts = {
+    name: node.metadata.name,
+    zone: labels[zoneLabel] ?? '',
+    ready: ready?.status === 'True',
+    deleting: node.metadata.deletionTimestamp !== undefined,
+    cordoned: node.spec?.unschedulable === true,
+    cordonedByUs: annotations[CORDONED_BY_ANNOTATION] !== undefined,
+    configReady: configReady?.status === 'True',
+  };
+  const optional: Partial<NodeFacts> = {
+    desiredRevision: annotations[DESIRED_REVISION_ANNOTATION] || undefined,
+    currentRevision: annotations[CURRENT_REVISION_ANNOTATION] || undefined,
+    agentState: annotations[STATE_ANNOTATION] || undefined,
+    agentMessage: annotations[MESSAGE_ANNOTATION] || undefined,
+    drainingFor: annotations[DRAINING_FOR_ANNOTATION] || undefined,
+    updateStartedAt: kubeTimestamp(annotations[UPDATE_STARTED_ANNOTATION]),
+    conditionsSince: times.length === 2 ? Math.max(...times) : undefined,
+  };
+  for (const [key, value] of Object.entries(optional))
+    if (value !== undefined) Object.assign(facts, { [key]: value });
+  return facts;
+}
+
+export interface SnapshotContext {
+  zoneLabel: string;
+  /** The pool's target revision (for the drain question). */
+  target?: string;
+  needsDrain(from: string | undefined, to: string): boolean;
+  podsReady(node: string): boolean;
+  drainBlocked(node: string): string | undefined;
+  health: NodeHealthTracker;
+  now: number;
+}
+
+export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
+  const facts = readNodeFacts(node, ctx.zoneLabel);
+  const { conditionsSince, ...rest } = facts;
+  const base: NodeSnapshot = {
+    ...rest,
+    podsReady: ctx.podsReady(facts.name),
+    wasHealthy: false,
+    needsDrain:
+      ctx.target !== undefined && facts.currentRevision !== undefined && facts.currentRevision !== ctx.target
+        ? ctx.needsDrain(facts.currentRevision, ctx.target)
+        : false,
+  };
+  const blocked = ctx.drainBlocked(facts.name);
+  if (blocked) base.drainBlocked = blocked;
+  const healthy = isHealthy(base);
+  const update = `${facts.desiredRevision ?? ''}@${facts.updateStartedAt ?? ''}`;
+  const seen = ctx.health.observe(facts.name, update, healthy, ctx.now);
+  base.wasHealthy = seen.wasHealthy && facts.updateStartedAt !== undefined;
+  if (healthy) {
+    const since = Math.max(
+      seen.since ?? Number.NEGATIVE_INFINITY,
+      conditionsSince ?? Number.NEGATIVE_INFINITY,
+    );
+    if (Number.isFinite(since)) base.healthySince = since;
+  }
+  return base;
+}

@@ -1,0 +1,296 @@
+// The rollout controller: informers on NodePools, NodeConfigs, NodeConfigRevisions, Nodes, Pods and
+// Secrets; a work queue keyed by object (pool/<name>, node/<name>, config/<name>); workers that run the
+// reconcilers. Changes are mapped to the pools they concern, so a node event costs one pool reconcile
+// and a NodeConfig change reaches its pools in milliseconds.
+
+import type { KubeConfig } from '@kubernetes/client-node';
+import pino, { type Logger } from 'pino';
+import { matchesLabelSelector } from '../api/label-selector.ts';
+import type { NodeConfig, NodeConfigRevision, NodePool } from '../api/types.ts';
+import { EventRecorder } from '../kube/event-recorder.ts';
+import { Informer } from '../kube/informer.ts';
+import { KubeClient } from '../kube/kube-client.ts';
+import type { Node, Pod, Secret } from '../kube/types.ts';
+import { WorkQueue } from '../kube/work-queue.ts';
+import { PATHS } from './api-paths.ts';
+import { ConfigReconciler } from './config-reconciler.ts';
+import type { ControllerContext, Informers } from './controller-context.ts';
+import { DecisionExecutor } from './decision-executor.ts';
+import { DisruptionPlanner } from './disruption-planner.ts';
+import { NodeDrainer } from './drain/node-drainer.ts';
+import { ControllerMetrics } from './metrics.ts';
+import { NodeHealthTracker } from './node-health-tracker.ts';
+import { NodeReconciler } from './node-reconciler.ts';
+import { PodIndex } from './pod-index.ts';
+import { poolsSelecting } from './pool-membership.ts';
+import { PoolReconciler } from './pool-reconciler.ts';
+import { PoolRenderer } from './pool-render.ts';
+import { RevisionWriter } from './revisions/revision-writer.ts';
+import { RolloutTracker } from './rollout-tracker.ts';
+
+export interface RolloutControllerOptions {
+  kubeConfig: KubeConfig;
+  logger?: Logger;
+  /** Keys reconciled in parallel (a key is never reconciled twice at once); default 4. */
+  workers?: number;
+  /** Parallel node writes within one reconcile; default 32. */
+  writeConcurrency?: number;
+  metrics?: ControllerMetrics;
+  /** Names this replica in Events. */
+  identity?: string;
+  now?: () => number;
+  /** Drain retry delays (tests shorten them). */
+  drainBackoff?: { initialMs: number; maxMs: number };
+}
+
+type Key = `pool/${string}` | `node/${string}` | `config/${string}`;
+
+export class RolloutController {
+  readonly metrics: ControllerMetrics;
+  readonly client: KubeClient;
+  private readonly options: RolloutControllerOptions;
+  private readonly logger: Logger;
+  private readonly informers: Informers;
+  private readonly queue = new WorkQueue();
+  private readonly recorder: EventRecorder;
+  private readonly drainer: NodeDrainer;
+  private readonly pools: PoolReconciler;
+  private readonly nodes: NodeReconciler;
+  private readonly configs: ConfigReconciler;
+  private readonly renderer: PoolRenderer;
+  private workers: Promise<void>[] = [];
+  private running = false;
+  private synced = false;
+
+  constructor(options: RolloutControllerOptions) {
+    this.options = options;
+    this.logger = options.logger ?? pino({ level: 'silent' });
+    this.metrics = options.metrics ?? new ControllerMetrics();
+    this.client = new KubeClient(options.kubeConfig, { maxSockets: (options.writeConcurrency ?? 32) + 8 });
+    const logger = this.logger;
+    this.informers = {
+      pools: new Informer<NodePool>(this.client, { path: PATHS.nodePools, logger }),
+      configs: new Informer<NodeConfig>(this.client, { path: PATHS.nodeConfigs, logger }),
+      revisions: new Informer<NodeConfigRevision>(this.client, { path: PATHS.revisions, logger }),
+      nodes: new Informer<Node>(this.client, { path: PATHS.nodes, logger }),
+      pods: new Informer<Pod>(this.client, { path: PATHS.pods, logger }),
+      secrets: new Informer<Secret>(this.client, { path: PATHS.secrets, logger }),
+    };
+    this.recorder = new EventRecorder(this.client, {
+      component: 'nodeherd-controller',
+      ...(options.identity ? { instance: options.identity } : {}),
+      logger,
+    });
+    const podIndex = new PodIndex();
+    const revisionWriter = new RevisionWriter(this.client, this.informers.revisions);
+    let executor: DecisionExecutor | undefined;
+    this.drainer = new NodeDrainer({
+      client: this.client,
+      podsOn: (node) => podIndex.on(node),
+      nodeReady: (node) =>
+        (this.informers.nodes.get(node)?.status?.conditions ?? []).some(
+          (c) => c.type === 'Ready' && c.status === 'True',
+        ),
+      onDrained: async (node, revision) => {
+        await executor!.finishDrain(node, revision);
+        this.enqueueNode(node);
+      },
+      onEvicted: (node, pod) => {
+        const subject = this.informers.nodes.get(node);
+        if (subject) {
+          this.recorder.normal(
+            {
+              apiVersion: 'v1',
+              kind: 'Node',
+              name: node,
+              ...(subject.metadata.uid ? { uid: subject.metadata.uid } : {}),
+            },
+            'Evicted',
+            `evicted pod ${pod.metadata.namespace}/${pod.metadata.name}`,
+          );
+        }
+      },
+      onProgress: (node) => this.enqueueNode(node),
+      logger,
+      ...(options.drainBackoff ? { backoff: options.drainBackoff } : {}),
+    });
+    const ctx: ControllerContext = {
+      client: this.client,
+      informers: this.informers,
+      pods: podIndex,
+      recorder: this.recorder,
+      metrics: this.metrics,
+      health: new NodeHealthTracker(),
+      planner: new DisruptionPlanner((name) => this.informers.revisions.get(name)),
+      drainer: this.drainer,
+      revisionWriter,
+      logger,
+      now: options.now ?? Date.now,
+      writeConcurrency: options.writeConcurrency ?? 32,
+    };
+    executor = new DecisionExecutor(ctx);
+    this.renderer = new PoolRenderer(ctx);
+    this.pools = new PoolReconciler(ctx, this.renderer, executor, new RolloutTracker(this.metrics));
+    this.nodes = new NodeReconciler(ctx, executor);
+    this.configs = new ConfigReconciler(ctx);
+    this.wire(podIndex);
+  }
+
+  /** Caches synced and workers running. */
+  get ready(): boolean {
+    return this.running && this.synced;
+  }
+
+  /** Starts the informers, waits until their caches are filled, then starts the workers. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    const all = Object.values(this.informers) as Informer<never>[];
+    for (const informer of all) informer.start();
+    await Promise.all(all.map((i) => i.waitForSync()));
+    this.synced = true;
+    for (const pool of this.informers.pools.list()) this.add(`pool/${pool.metadata.name}`);
+    for (const config of this.informers.configs.list()) this.add(`config/${config.metadata.name}`);
+    const poolCount = this.informers.pools.size;
+    for (const node of this.informers.nodes.list()) {
+      if (NodeReconciler.interesting(node, poolCount > 1 ? this.poolsOf(node).length : 0))
+        this.add(`node/${node.metadata.name}`);
+    }
+    const workers = this.options.workers ?? 4;
+    this.workers = Array.from({ length: workers }, () => this.work());
+    this.logger.info({ workers }, 'rollout controller started');
+  }
+
+  /** Stops taking work, lets reconciles in flight finish, stops drains and watches. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.queue.shutDown();
+    await Promise.all(this.workers);
+    await this.drainer.stopAll();
+    await Promise.all((Object.values(this.informers) as Informer<never>[]).map((i) => i.stop()));
+    await this.recorder.flush();
+    this.client.close();
+    this.synced = false;
+    this.logger.info('rollout controller stopped');
+  }
+
+  private add(key: Key): void {
+    this.queue.add(key);
+    this.metrics.queueDepth.set(this.queue.length);
+  }
+
+  private poolsOf(node: Node | undefined): string[] {
+    if (!node) return [];
+    return poolsSelecting(
+      node.metadata.labels,
+      this.informers.pools
+        .list()
+        .filter((p) => !p.metadata.deletionTimestamp)
+        .map((p) => ({ name: p.metadata.name, nodeSelector: p.spec.nodeSelector })),
+    );
+  }
+
+  private enqueueNode(node: string): void {
+    for (const pool of this.poolsOf(this.informers.nodes.get(node))) this.add(`pool/${pool}`);
+  }
+
+  private wire(podIndex: PodIndex): void {
+    const { pools, configs, revisions, nodes, pods, secrets } = this.informers;
+    pools.on((type, pool, old) => {
+      const name = pool.metadata.name;
+      if (type === 'delete') this.pools.forget(name);
+      const selectorChanged =
+        type !== 'update' ||
+        JSON.stringify(old?.spec.nodeSelector) !== JSON.stringify(pool.spec.nodeSelector);
+      const configSelectorChanged =
+        type !== 'update' ||
+        JSON.stringify(old?.spec.configSelector) !== JSON.stringify(pool.spec.configSelector);
+      if (selectorChanged) {
+        // Membership of every pool may change; nodes may gain or lose a conflict or an owner.
+        for (const p of pools.list()) this.add(`pool/${p.metadata.name}`);
+        for (const node of nodes.list()) {
+          if (NodeReconciler.interesting(node, 2)) this.add(`node/${node.metadata.name}`);
+        }
+      }
+      if (configSelectorChanged) for (const c of configs.list()) this.add(`config/${c.metadata.name}`);
+      this.add(`pool/${name}`);
+    });
+    configs.on((_type, config, old) => {
+      this.add(`config/${config.metadata.name}`);
+      for (const pool of pools.list()) {
+        const selector = pool.spec.configSelector;
+        if (
+          matchesLabelSelector(selector, config.metadata.labels) ||
+          (old && matchesLabelSelector(selector, old.metadata.labels))
+        ) {
+          this.add(`pool/${pool.metadata.name}`);
+        }
+      }
+    });
+    revisions.on((_type, revision) => {
+      if (revision.spec?.pool) this.add(`pool/${revision.spec.pool}`);
+    });
+    nodes.on((type, node, old) => {
+      const now = this.poolsOf(node);
+      const before =
+        old && JSON.stringify(old.metadata.labels) !== JSON.stringify(node.metadata.labels)
+          ? this.poolsOf(old)
+          : [];
+      for (const pool of new Set([...now, ...before])) this.add(`pool/${pool}`);
+      if (
+        type === 'delete' ||
+        NodeReconciler.interesting(node, now.length) ||
+        (old && NodeReconciler.interesting(old, before.length))
+      ) {
+        this.add(`node/${node.metadata.name}`);
+      }
+    });
+    pods.on((type, pod, old) => {
+      if (type === 'delete') podIndex.remove(pod);
+      else podIndex.update(pod, old);
+      const node = pod.spec?.nodeName ?? old?.spec?.nodeName;
+      if (!node) return;
+      this.drainer.wake(node);
+      this.enqueueNode(node);
+    });
+    secrets.on((_type, secret) => {
+      for (const pool of this.renderer.poolsUsingSecret(
+        secret.metadata.namespace ?? '',
+        secret.metadata.name,
+      )) {
+        this.add(`pool/${pool}`);
+      }
+    });
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      this.metrics.queueDepth.set(this.queue.length);
+      const slash = key.indexOf('/');
+      const kind = key.slice(0, slash);
+      const name = key.slice(slash + 1);
+      const timer = this.metrics.reconcileDuration.startTimer({ kind });
+      try {
+        if (kind === 'pool') {
+          const outcome = await this.pools.reconcile(name);
+          if (outcome.requeueAfterMs !== undefined) this.queue.addAfter(key, outcome.requeueAfterMs + 5);
+        } else if (kind === 'node') {
+          await this.nodes.reconcile(name);
+        } else if (kind === 'config') {
+          await this.configs.reconcile(name);
+        }
+        this.queue.forget(key);
+      } catch (err) {
+        this.metrics.reconcileErrors.inc({ kind });
+        this.logger.warn({ err, key, retries: this.queue.numRequeues(key) }, 'reconcile failed; retrying');
+        this.queue.addRateLimited(key);
+      } finally {
+        timer();
+        this.queue.done(key);
+      }
+    }
+  }
+}

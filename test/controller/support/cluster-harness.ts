@@ -1,0 +1,224 @@
+// An embedded control plane, a fleet of simulated nodes running the real agent, and the rollout
+// controller under its own (least-privilege) identity: what the controller integration tests and the
+// benchmark run against.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import pino from 'pino';
+import type { NodeConfigSpec, NodePoolSpec } from '../../../src/api/types.ts';
+import {
+  RolloutController,
+  type RolloutControllerOptions,
+} from '../../../src/controller/rollout-controller.ts';
+import { KubeClient } from '../../../src/kube/kube-client.ts';
+import { loadKubeConfig } from '../../../src/kube/kube-config.ts';
+import { isKubeError } from '../../../src/kube/kube-error.ts';
+import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
+import { Fleet, type FleetOptions } from '../../../src/sim/fleet.ts';
+import { embeddedNodeIdentities, sharedClient } from '../../../src/sim/node-clients.ts';
+import {
+  type SimulatedNodeAgentsOptions,
+  simulatedNodeAgents,
+} from '../../../src/sim/simulated-node-agents.ts';
+import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
+
+export const GROUP_PATH = '/apis/nodeherd.io/v1alpha1';
+
+export interface HarnessOptions {
+  /** Node lease grace period of the API server (and the nodes' lease duration). */
+  graceMs?: number;
+  fleet?: Partial<FleetOptions>;
+  agents?: Partial<SimulatedNodeAgentsOptions>;
+  /** Every node its own identity (default) or one shared admin client (large fleets). */
+  nodeIdentities?: boolean;
+}
+
+export class ClusterHarness {
+  readonly local: LocalApiServer;
+  readonly admin: KubeClient;
+  readonly light: LightKubeClient;
+  readonly fleet: Fleet;
+  readonly controllerKubeconfig: string;
+  private readonly stateRoot: string;
+  private readonly controllers = new Set<RolloutController>();
+
+  private constructor(
+    local: LocalApiServer,
+    fleet: Fleet,
+    light: LightKubeClient,
+    controllerKubeconfig: string,
+    stateRoot: string,
+  ) {
+    this.local = local;
+    this.fleet = fleet;
+    this.light = light;
+    this.admin = new KubeClient(loadKubeConfig({ kubeconfig: local.kubeconfigPath }));
+    this.controllerKubeconfig = controllerKubeconfig;
+    this.stateRoot = stateRoot;
+  }
+
+  static async start(options: HarnessOptions = {}): Promise<ClusterHarness> {
+    const graceMs = options.graceMs ?? 2_000;
+    const local = await startLocalApiServer({ nodeMonitorGracePeriodMs: graceMs });
+    const controllerKubeconfig = join(local.dataDir, 'controller.kubeconfig');
+    await local.server.issueCredential('controller', undefined, controllerKubeconfig);
+    const light = LightKubeClient.fromKubeconfig(local.kubeconfigPath);
+    const stateRoot = mkdtempSync(join(tmpdir(), 'nodeherd-controller-test-'));
+    const fleet = new Fleet({
+      clientFor:
+        options.nodeIdentities === false
+          ? sharedClient(light)
+          : embeddedNodeIdentities(local.server, join(local.dataDir, 'sim-nodes')),
+      adminClient: light,
+      leaseDurationSeconds: Math.max(1, Math.round(graceMs / 1000)),
+      renewIntervalMs: graceMs / 4,
+      startupNotReadyMs: 200,
+      agent: simulatedNodeAgents({
+        stateRoot,
+        ...options.agents,
+        agent: { unitTimeoutMs: 2_000, ...options.agents?.agent },
+      }),
+      systemd: { targetDurations: { 'kubelet.service': { restart: 50 } } },
+      ...options.fleet,
+    });
+    return new ClusterHarness(local, fleet, light, controllerKubeconfig, stateRoot);
+  }
+
+  controllerConfig(): KubeConfig {
+    return loadKubeConfig({ kubeconfig: this.controllerKubeconfig });
+  }
+
+  /** Starts a controller with the controller identity (several may run, e.g. across a "restart"). */
+  async startController(options: Partial<RolloutControllerOptions> = {}): Promise<RolloutController> {
+    const controller = new RolloutController({
+      kubeConfig: this.controllerConfig(),
+      logger: pino({ level: process.env.NODEHERD_TEST_LOG ?? 'silent' }),
+      drainBackoff: { initialMs: 100, maxMs: 1_000 },
+      ...options,
+    });
+    this.controllers.add(controller);
+    await controller.start();
+    return controller;
+  }
+
+  async stopController(controller: RolloutController): Promise<void> {
+    await controller.stop();
+    this.controllers.delete(controller);
+  }
+
+  async applyConfig(name: string, spec: NodeConfigSpec, labels: Record<string, string> = {}): Promise<void> {
+    const body = { apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodeConfig', metadata: { name, labels }, spec };
+    try {
+      await this.admin.create(`${GROUP_PATH}/nodeconfigs`, body);
+    } catch (err) {
+      if (!isKubeError(err, 409)) throw err;
+      await this.admin.patch(`${GROUP_PATH}/nodeconfigs/${name}`, { metadata: { labels }, spec }, 'merge');
+    }
+  }
+
+  async createPool(name: string, spec: NodePoolSpec): Promise<void> {
+    await this.admin.create(`${GROUP_PATH}/nodepools`, {
+      apiVersion: 'nodeherd.io/v1alpha1',
+      kind: 'NodePool',
+      metadata: { name },
+      spec,
+    });
+  }
+
+  async patchPool(name: string, patch: unknown): Promise<void> {
+    await this.admin.patch(`${GROUP_PATH}/nodepools/${name}`, patch, 'merge');
+  }
+
+  getPool(name: string): Promise<PoolObject> {
+    return this.admin.get<PoolObject>(`${GROUP_PATH}/nodepools/${name}`);
+  }
+
+  async events(
+    kind: string,
+    name: string,
+  ): Promise<{ reason: string; message: string; type: string; count: number }[]> {
+    const list = await this.admin.list<never>('/api/v1/events', {
+      fieldSelector: `involvedObject.kind=${kind},involvedObject.name=${name}`,
+    });
+    return list.items as unknown as { reason: string; message: string; type: string; count: number }[];
+  }
+
+  async stop(): Promise<void> {
+    for (const controller of this.controllers) await controller.stop();
+    await this.fleet.close();
+    this.admin.close();
+    this.light.close();
+    await this.local.stop();
+    rmSync(this.stateRoot, { recursive: true, force: true });
+  }
+}
+
+export interface PoolObject {
+  metadata: { name: string; generation?: number; annotations?: Record<string, string> };
+  spec: NodePoolSpec;
+  status?: {
+    observedGeneration?: number;
+    targetRevision?: string;
+    currentRevision?: string;
+    nodes?: number;
+    updated?: number;
+    ready?: number;
+    unavailable?: number;
+    failed?: number;
+    applying?: number;
+    revisions?: { name: string; revision: number; nodes?: number; ready?: number; failed?: number }[];
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+    history?: { revision: number; name?: string; result: string; message?: string }[];
+    conflicts?: unknown[];
+  };
+}
+
+export function condition(
+  pool: PoolObject,
+  type: string,
+): { status: string; reason?: string; message?: string } | undefined {
+  return pool.status?.conditions?.find((c) => c.type === type);
+}
+
+/** Polls until `check` returns something other than undefined/false. */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 20_000,
+  intervalMs = 50,
+): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (performance.now() > deadline) {
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** A NodeConfig that changes a kubelet drop-in (a restart: NotReady for a moment) to `value`. */
+export function kubeletConfig(value: string): NodeConfigSpec {
+  return {
+    files: [
+      { path: '/etc/kubernetes/kubelet-extra.conf', content: { inline: { data: `value: ${value}\n` } } },
+    ],
+    units: [
+      {
+        name: 'kubelet.service',
+        dropIns: [{ name: '20-nodeherd.conf', content: `[Service]\nEnvironment=NODEHERD_VALUE=${value}\n` }],
+        filePaths: ['/etc/kubernetes/kubelet-extra.conf'],
+      },
+    ],
+  };
+}
