@@ -137,6 +137,7 @@ export function nodeStatus(
   ready: ReadyState,
   heartbeatMs: number,
   readySinceMs: number,
+  bootId = uuidOf(`boot:${node.name}`),
 ): KubeObject {
   const capacity = node.capacity ?? DEFAULT_CAPACITY;
   return {
@@ -151,7 +152,7 @@ export function nodeStatus(
     nodeInfo: {
       machineID: digestOf(`machine:${node.name}`),
       systemUUID: uuidOf(node.name),
-      bootID: uuidOf(`boot:${node.name}:${heartbeatMs}`),
+      bootID: bootId,
       kernelVersion: node.kernelVersion ?? '6.1.0-28-amd64',
       osImage: node.osImage ?? 'Debian GNU/Linux 12 (bookworm)',
       containerRuntimeVersion: node.containerRuntimeVersion ?? 'containerd://1.7.24',
@@ -169,6 +170,7 @@ export function nodeObject(
   ready: ReadyState,
   heartbeatMs: number,
   readySinceMs: number,
+  bootId?: string,
 ): KubeObject {
   return {
     apiVersion: 'v1',
@@ -183,7 +185,7 @@ export function nodeObject(
       },
     },
     spec: node.taints && node.taints.length > 0 ? { taints: node.taints } : {},
-    status: nodeStatus(node, ready, heartbeatMs, readySinceMs),
+    status: nodeStatus(node, ready, heartbeatMs, readySinceMs, bootId),
   };
 }
 

@@ -42,6 +42,8 @@ export interface SimulatedKubeletOptions extends KubeletTiming {
   client: LightKubeClient;
   /** A wheel shared by many kubelets; its period must be the renew interval. Default: its own. */
   wheel?: HeartbeatWheel;
+  /** The machine's boot id, reported as nodeInfo.bootID (changes when the machine reboots). */
+  bootId?: () => string;
   /** Failed requests (the kubelet retries on its own). */
   onError?: (error: Error, during: KubeletActivity) => void;
   now?: () => number;
@@ -95,6 +97,7 @@ export class SimulatedKubelet {
   private readonly startupNotReadyMs: number;
   private readonly onError: ((error: Error, during: KubeletActivity) => void) | undefined;
   private readonly now: () => number;
+  private readonly bootId: (() => string) | undefined;
   private readonly nodePath: string;
   private readonly statusPath: string;
   private readonly counters: KubeletCounters = {
@@ -132,6 +135,7 @@ export class SimulatedKubelet {
     this.statusReportIntervalMs = options.statusReportIntervalMs ?? 5 * 60_000;
     this.startupNotReadyMs = options.startupNotReadyMs ?? 5_000;
     this.onError = options.onError;
+    this.bootId = options.bootId;
     this.lease = new NodeLease(this.client, this.name, { leaseDurationSeconds: leaseSeconds, now: this.now });
     this.ownWheel = options.wheel === undefined;
     this.wheel = options.wheel ?? new HeartbeatWheel({ periodMs: this.renewIntervalMs });
@@ -341,7 +345,10 @@ export class SimulatedKubelet {
     const ready = this.ready;
     let node: KubeObject;
     try {
-      node = await this.client.create('/api/v1/nodes', nodeObject(this.description, ready, now, now));
+      node = await this.client.create(
+        '/api/v1/nodes',
+        nodeObject(this.description, ready, now, now, this.bootId?.()),
+      );
     } catch (err) {
       if (!hasStatus(err, 409)) throw err;
       // Re-registration: keep the Node (and its annotations, the agent's state), refresh what the
@@ -349,7 +356,7 @@ export class SimulatedKubelet {
       await this.client.patch(this.nodePath, { metadata: { labels: nodeLabels(this.description) } }, 'merge');
       node = await this.client.patch(
         this.statusPath,
-        { status: nodeStatus(this.description, ready, now, now) },
+        { status: nodeStatus(this.description, ready, now, now, this.bootId?.()) },
         'strategic',
       );
     }

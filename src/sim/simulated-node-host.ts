@@ -26,6 +26,11 @@ export class SimulatedNodeHost implements HostControl {
     return this.rebootCount;
   }
 
+  /** The boot id now (what the kubelet reports as nodeInfo.bootID). */
+  get currentBoot(): string {
+    return this.currentBootId;
+  }
+
   async bootId(): Promise<string> {
     return this.currentBootId;
   }

@@ -104,6 +104,7 @@ export class SimulatedNode {
     this.rebootDownMs = options.rebootDownMs ?? 10_000;
     this.kubelet = new SimulatedKubelet({
       ...options,
+      bootId: () => this.host.currentBoot,
       onError: (error, during) => this.onError?.(error, during),
     });
     this.systemd = new KubeletSystemd({

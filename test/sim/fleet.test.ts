@@ -1,49 +1,55 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { KubeObject } from '../../src/kube/light/types.ts';
-import { Fleet } from '../../src/sim/fleet.ts';
+import { Fleet, type FleetOptions } from '../../src/sim/fleet.ts';
 import { eventually, GRACE_MS, readyStatus, type SimCluster, startSimCluster } from './sim-support.ts';
 
 const FLEET_SIZE = 200;
+// The 200-node fleet shares the CPU with the API server in this process: kubelet's ratio of renew
+// interval to grace period (10 s to 40 s) with a grace that tolerates a loaded test machine.
+const FLEET_GRACE_MS = 4_000;
 
-describe('a fleet of simulated nodes against the embedded API server', () => {
+function fleetOptions(cluster: SimCluster, graceMs: number): FleetOptions {
+  return {
+    clientFor: cluster.nodeClients,
+    adminClient: cluster.admin,
+    leaseDurationSeconds: graceMs / 1000,
+    renewIntervalMs: graceMs / 4,
+    startupNotReadyMs: 300,
+    rebootDownMs: 200,
+    template: { zones: ['eu-1a', 'eu-1b'], labels: { 'nodeherd.io/pool': 'workers' } },
+  };
+}
+
+async function serverNodes(cluster: SimCluster): Promise<KubeObject[]> {
+  return (await cluster.admin.list('/api/v1/nodes', { labelSelector: 'nodeherd.io/simulated=true' })).items;
+}
+
+describe(`a fleet of ${FLEET_SIZE} simulated nodes`, () => {
   let cluster: SimCluster;
   let fleet: Fleet;
 
   before(async () => {
-    cluster = await startSimCluster();
-    fleet = new Fleet({
-      clientFor: cluster.nodeClients,
-      adminClient: cluster.admin,
-      leaseDurationSeconds: GRACE_MS / 1000,
-      renewIntervalMs: GRACE_MS / 4,
-      startupNotReadyMs: 300,
-      rebootDownMs: 200,
-      template: {
-        zones: ['eu-1a', 'eu-1b'],
-        labels: { 'nodeherd.io/pool': 'workers' },
-      },
-    });
+    cluster = await startSimCluster(FLEET_GRACE_MS);
+    fleet = new Fleet(fleetOptions(cluster, FLEET_GRACE_MS));
   });
   after(async () => {
     await fleet.close();
     await cluster.stop();
   });
 
-  async function serverNodes(): Promise<KubeObject[]> {
-    return (await cluster.admin.list('/api/v1/nodes', { labelSelector: 'nodeherd.io/simulated=true' })).items;
-  }
-
-  test(`${FLEET_SIZE} nodes start and stay Ready across several grace periods`, async () => {
+  test('starts, and stays Ready on Lease renewals alone across several grace periods', async () => {
     const started = performance.now();
     const nodes = await fleet.add(FLEET_SIZE);
     const startupMs = performance.now() - started;
     assert.equal(nodes.length, FLEET_SIZE);
     assert.equal(fleet.size, FLEET_SIZE);
 
-    const listed = await serverNodes();
-    assert.equal(listed.length, FLEET_SIZE);
-    assert.ok(listed.every((node) => readyStatus(node) === 'True'));
+    // On a busy machine a node may be marked Unknown during the startup burst; it re-posts Ready.
+    const listed = await eventually('all Ready on the server', async () => {
+      const items = await serverNodes(cluster);
+      return items.length === FLEET_SIZE && items.every((node) => readyStatus(node) === 'True') && items;
+    });
     const zones = new Map<string, number>();
     for (const node of listed) {
       const zone = node.metadata!.labels!['topology.kubernetes.io/zone']!;
@@ -54,14 +60,18 @@ describe('a fleet of simulated nodes against the embedded API server', () => {
 
     // Past three grace periods no node may have been marked Unknown, and no Node was rewritten.
     const versions = new Map(listed.map((node) => [node.metadata!.name!, node.metadata!.resourceVersion]));
-    await new Promise((resolve) => setTimeout(resolve, 3 * GRACE_MS));
-    const later = await serverNodes();
+    const renewalsBefore = fleet.states().reduce((sum, state) => sum + state.counters.leaseRenewals, 0);
+    await new Promise((resolve) => setTimeout(resolve, 3 * FLEET_GRACE_MS));
+    const later = await serverNodes(cluster);
     const notReady = later.filter((node) => readyStatus(node) !== 'True').map((node) => node.metadata!.name);
     assert.deepEqual(notReady, []);
     const rewritten = later.filter(
       (node) => versions.get(node.metadata!.name!) !== node.metadata!.resourceVersion,
     );
-    assert.equal(rewritten.length, 0);
+    assert.deepEqual(
+      rewritten.map((node) => node.metadata!.name),
+      [],
+    );
     await fleet.synced();
     assert.deepEqual(fleet.counts(), {
       nodes: FLEET_SIZE,
@@ -71,12 +81,28 @@ describe('a fleet of simulated nodes against the embedded API server', () => {
       serverNotReady: 0,
       serverUnknown: 0,
     });
-    const renewals = fleet.states().reduce((sum, state) => sum + state.counters.leaseRenewals, 0);
-    // Each node renews every GRACE/4; allow for the staggered start.
+    const renewals =
+      fleet.states().reduce((sum, state) => sum + state.counters.leaseRenewals, 0) - renewalsBefore;
+    // Three grace periods are twelve renew intervals; allow for timer slack on a busy machine.
     assert.ok(renewals >= FLEET_SIZE * 10, `renewals ${renewals}`);
     console.log(
-      `# ${FLEET_SIZE} nodes registered in ${Math.round(startupMs)} ms; ${renewals} lease renewals`,
+      `# ${FLEET_SIZE} nodes registered in ${Math.round(startupMs)} ms; ${renewals} lease renewals in 3 grace periods`,
     );
+  });
+});
+
+describe('faults injected into a fleet', () => {
+  let cluster: SimCluster;
+  let fleet: Fleet;
+
+  before(async () => {
+    cluster = await startSimCluster(GRACE_MS);
+    fleet = new Fleet(fleetOptions(cluster, GRACE_MS));
+    await fleet.add(10);
+  });
+  after(async () => {
+    await fleet.close();
+    await cluster.stop();
   });
 
   test('a stopped node goes Unknown while the others stay Ready, and comes back when started', async () => {
@@ -101,12 +127,11 @@ describe('a fleet of simulated nodes against the embedded API server', () => {
     assert.equal(fleet.node(removed), undefined);
     assert.equal(await cluster.getNode(removed), undefined);
     await eventually('lease garbage-collected', async () => (await cluster.getLease(removed)) === undefined);
-    await eventually('watch saw the deletion', () => fleet.counts().nodes === FLEET_SIZE - 1);
   });
 
   test('flapping turns a node NotReady for the given time, the server sees both edges', async () => {
     const name = fleet.names()[4]!;
-    fleet.flapNotReady(name, 500, 'simulated runtime hiccup');
+    fleet.flapNotReady(name, 1_500, 'simulated runtime hiccup');
     await eventually('NotReady on the server', () => fleet.state(name).serverReady === 'False');
     const node = (await cluster.getNode(name))!;
     const ready = (node.status as { conditions: KubeObject[] }).conditions.find((c) => c.type === 'Ready')!;
@@ -131,7 +156,10 @@ describe('a fleet of simulated nodes against the embedded API server', () => {
     } finally {
       watch.abort();
     }
-    assert.notEqual(await node.host.bootId(), bootBefore);
+    const bootAfter = await node.host.bootId();
+    assert.notEqual(bootAfter, bootBefore);
+    const nodeInfo = ((await cluster.getNode(name))!.status as { nodeInfo: { bootID: string } }).nodeInfo;
+    assert.equal(nodeInfo.bootID, bootAfter, 'the Node reports the new boot');
     assert.deepEqual(seen, ['False', 'True']);
   });
 
