@@ -1,0 +1,36 @@
+// Runs the real nodeherd agent (NodeAgent) on each simulated node: the node's own client, its
+// simulated systemd, apt, in-memory files and host, health probes answered by the simulation, and a
+// state directory per node on disk (so a node that is killed and started again resumes from its
+// journal, like a real one).
+
+import { join } from 'node:path';
+import { NodeAgent, type NodeAgentOptions } from '../agent/node-agent.ts';
+import type { AgentFactory } from './simulated-node.ts';
+import { type ProbeRule, SimulatedProbes } from './simulated-probes.ts';
+
+export interface SimulatedNodeAgentsOptions {
+  /** One state directory per node is made below this one. */
+  stateRoot: string;
+  /** Probe outcomes that differ from the simulation's defaults. */
+  probeRule?: ProbeRule;
+  /** Anything else the agents should be configured with (timeouts, retries, logger, watch tuning). */
+  agent?: Omit<NodeAgentOptions, 'nodeName' | 'client' | 'stateDir' | 'executors' | 'host' | 'probes'>;
+}
+
+export function simulatedNodeAgents(options: SimulatedNodeAgentsOptions): AgentFactory {
+  return (context) =>
+    new NodeAgent({
+      // Simulated units come up at once; the default 250 ms between checks would dominate an apply.
+      verifyIntervalMs: 50,
+      ...options.agent,
+      nodeName: context.nodeName,
+      client: context.client,
+      stateDir: join(options.stateRoot, context.nodeName),
+      executors: { files: context.files, systemd: context.systemd, packages: context.packages },
+      host: context.host,
+      probes: new SimulatedProbes({
+        kubeletRunning: () => context.kubeletRunning(),
+        ...(options.probeRule ? { rule: options.probeRule } : {}),
+      }),
+    });
+}
