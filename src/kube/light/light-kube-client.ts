@@ -2,7 +2,6 @@
 // costs ~85 MB of RSS on every node; the agent needs a handful of verbs on a few objects, so this
 // speaks the wire protocol directly: JSON bodies, Status errors, NDJSON watches.
 
-import { readKubeconfigFileSync } from '../kubeconfig-file.ts';
 import { withQuery } from './api-paths.ts';
 import { HttpsTransport, type HttpsTransportOptions } from './https-transport.ts';
 import { type KubeStatus, kubeApiErrorFromResponse } from './kube-api-error.ts';
@@ -13,6 +12,7 @@ import {
   type WatchOptions,
   type WatchQuery,
 } from './kube-watch.ts';
+import { loadKubeconfigCredentials, readKubeconfigCredentialsSync } from './kubeconfig-credentials.ts';
 import { type KubeVerb, RequestCounters, type RequestCountsSnapshot } from './request-counters.ts';
 import {
   type DeleteOptions,
@@ -24,6 +24,9 @@ import {
 } from './types.ts';
 
 export type LightKubeClientOptions = HttpsTransportOptions;
+
+/** Options other than where to connect and as whom. */
+export type ClientTuning = Omit<LightKubeClientOptions, 'server' | 'caPem' | 'token'>;
 
 export interface ListQuery {
   fieldSelector?: string;
@@ -44,18 +47,18 @@ export class LightKubeClient {
     this.transport = new HttpsTransport(options, this.counters);
   }
 
-  /** A client for the current context of a kubeconfig with an inline CA and a bearer token. */
-  static fromKubeconfig(
-    path: string,
-    options: Omit<LightKubeClientOptions, 'server' | 'caPem' | 'token'> = {},
-  ): LightKubeClient {
-    const spec = readKubeconfigFileSync(path);
-    if (!spec) {
-      throw new Error(
-        `kubeconfig ${path} is missing or lacks an inline CA and a bearer token in its current context`,
-      );
-    }
-    return new LightKubeClient({ ...options, server: spec.server, caPem: spec.caPem, token: spec.token });
+  /**
+   * A client for the current context of a kubeconfig with an inline CA and a bearer token. Reads JSON
+   * and the block YAML nodeherd and kubectl write without a YAML library; throws KubeconfigFormatError
+   * for anything fancier (use loadKubeconfig then).
+   */
+  static fromKubeconfig(path: string, options: ClientTuning = {}): LightKubeClient {
+    return new LightKubeClient({ ...options, ...readKubeconfigCredentialsSync(path) });
+  }
+
+  /** Like fromKubeconfig, but loads the full YAML parser for a file outside the light subset. */
+  static async loadKubeconfig(path: string, options: ClientTuning = {}): Promise<LightKubeClient> {
+    return new LightKubeClient({ ...options, ...(await loadKubeconfigCredentials(path)) });
   }
 
   /** The API server's origin (scheme, host and port). */
