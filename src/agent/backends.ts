@@ -35,6 +35,13 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
   const durations = options.simulatedDurations;
   switch (options.backend) {
     case 'real': {
+      const [{ LocalFileExecutor }, { SystemctlExecutor }, { AptPackageExecutor }, { SystemdHost }] =
+        await Promise.all([
+          import('./executors/local-file-executor.ts'),
+          import('./executors/systemctl-executor.ts'),
+          import('./executors/apt-package-executor.ts'),
+          import('./host/systemd-host.ts'),
+        ]);
       const files = new LocalFileExecutor(options.rootDir);
       // With a root other than '/' the executors refuse systemctl and apt-get, which would act on
       // the live system rather than on the files under the root (live-system-guard.ts).
@@ -47,6 +54,19 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
       };
     }
     case 'simulated-systemd': {
+      const [
+        { LocalFileExecutor },
+        { DurableSimulatedSystemd },
+        { SimulatedPackages },
+        { SimulatedHost },
+        { ensureStateDirectory },
+      ] = await Promise.all([
+        import('./executors/local-file-executor.ts'),
+        import('./simulation/durable-simulated-systemd.ts'),
+        import('./executors/simulated-packages.ts'),
+        import('./host/simulated-host.ts'),
+        import('./state/state-directory.ts'),
+      ]);
       await ensureStateDirectory(options.simulationDir);
       return {
         files: new LocalFileExecutor(options.rootDir),
@@ -58,7 +78,14 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
         realHost: false,
       };
     }
-    case 'simulated':
+    case 'simulated': {
+      const [{ MemoryFileExecutor }, { SimulatedSystemd }, { SimulatedPackages }, { SimulatedHost }] =
+        await Promise.all([
+          import('./executors/memory-file-executor.ts'),
+          import('./executors/simulated-systemd.ts'),
+          import('./executors/simulated-packages.ts'),
+          import('./host/simulated-host.ts'),
+        ]);
       return {
         files: new MemoryFileExecutor(),
         systemd: new SimulatedSystemd({ durations }),
@@ -66,5 +93,6 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
         host: new SimulatedHost(),
         realHost: false,
       };
+    }
   }
 }

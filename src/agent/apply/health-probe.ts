@@ -2,7 +2,6 @@
 // by default), or a command that must exit 0. Like kubelet's probes, HTTPS certificates are not
 // verified: the probe asks "does it answer", on the node itself.
 
-import { execFile } from 'node:child_process';
 import type { HealthProbe } from '../../api/types.ts';
 
 export interface ProbeResult {
@@ -17,6 +16,7 @@ export interface ProbeRunner {
 }
 
 type HttpModule = typeof import('node:http');
+type ChildProcessModule = typeof import('node:child_process');
 
 // getBuiltinModule, not an ESM import: an ESM namespace of node:http touches its lazy WebSocket
 // getters, which load undici (+15 MB RSS measured with node 24.21).
@@ -63,6 +63,8 @@ function execProbe(command: string[], timeoutMs: number): Promise<ProbeResult> {
   const [file, ...args] = command;
   if (file === undefined) return Promise.resolve({ ok: false, detail: 'empty probe command' });
   return new Promise((resolve) => {
+    // Loaded on first use: most nodes never declare an exec probe.
+    const { execFile } = process.getBuiltinModule('node:child_process') as ChildProcessModule;
     execFile(file, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 }, (error) => {
       if (!error) resolve({ ok: true, detail: `${file} exited 0` });
       else resolve({ ok: false, detail: `${file}: ${error.message.split('\n')[0]}` });
