@@ -1,19 +1,13 @@
 // Builds the executors and host control a backend choice stands for (see agent-config.ts).
 
+// Each backend's modules are imported when chosen: a simulated agent never loads child_process
+// and the command runners, a real one never loads the simulations (RSS is the agent's scarcest
+// resource: see bench/agent-idle.bench.ts).
+
 import { join } from 'node:path';
 import type { Backend } from './agent-config.ts';
-import { AptPackageExecutor } from './executors/apt-package-executor.ts';
-import { LocalFileExecutor } from './executors/local-file-executor.ts';
-import { MemoryFileExecutor } from './executors/memory-file-executor.ts';
-import { SimulatedPackages } from './executors/simulated-packages.ts';
-import { SimulatedSystemd } from './executors/simulated-systemd.ts';
-import { SystemctlExecutor } from './executors/systemctl-executor.ts';
 import type { FileExecutor, PackageExecutor, SystemdExecutor } from './executors/types.ts';
 import type { HostControl } from './host/host-control.ts';
-import { SimulatedHost } from './host/simulated-host.ts';
-import { SystemdHost } from './host/systemd-host.ts';
-import { DurableSimulatedSystemd } from './simulation/durable-simulated-systemd.ts';
-import { ensureStateDirectory } from './state/state-directory.ts';
 
 export interface Backends {
   files: FileExecutor;
