@@ -4,7 +4,7 @@
 // change to a JSON Lines log (fdatasynced before the call returns, so anything the agent could have
 // journaled as done is in the log) and replays the log into a fresh SimulatedSystemd at start.
 
-import { closeSync, fdatasyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import {
   SimulatedSystemd,
   type SimulatedSystemdOptions,
@@ -116,22 +116,28 @@ export class DurableSimulatedSystemd implements SystemdExecutor {
   }
 }
 
-/** The changes in a log; a torn last line (killed mid-append) is ignored: that call never returned. */
+/**
+ * The changes in a log. A torn last line (killed mid-append: that call never returned) is cut off,
+ * so the next append starts on a line of its own.
+ */
 export function readChanges(logPath: string): Change[] {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(logPath, 'utf8');
+    bytes = readFileSync(logPath);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
+  const whole = bytes.lastIndexOf(0x0a) + 1;
+  if (whole < bytes.length) truncateSync(logPath, whole);
   const changes: Change[] = [];
-  for (const line of text.split('\n')) {
+  for (const line of bytes.subarray(0, whole).toString('utf8').split('\n')) {
+    if (line === '') continue;
     try {
       const parsed = JSON.parse(line) as Change;
       if (CHANGES.has(parsed.op) && Array.isArray(parsed.args)) changes.push(parsed);
     } catch {
-      // a torn last line
+      // not written by this module: ignored
     }
   }
   return changes;

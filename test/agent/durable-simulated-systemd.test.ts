@@ -1,0 +1,48 @@
+// The simulated systemd that survives the agent's process: a new instance on the same log sees the
+// units as the previous one left them; a torn last line is ignored.
+
+import assert from 'node:assert/strict';
+import { appendFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { DurableSimulatedSystemd } from '../../src/agent/simulation/durable-simulated-systemd.ts';
+
+describe('DurableSimulatedSystemd', () => {
+  const dirs: string[] = [];
+  after(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('replays every successful change in a new instance', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'durable-systemd-'));
+    dirs.push(dir);
+    const log = join(dir, 'systemd.jsonl');
+    const first = await DurableSimulatedSystemd.open(log);
+    await first.writeUnit('a.service', '[Service]\nExecStart=/bin/a\n');
+    await first.writeDropIn('a.service', '10-x.conf', '[Service]\nEnvironment=X=1\n');
+    await first.writeUnit('b.service', '[Service]\nExecStart=/bin/b\n');
+    await first.daemonReload();
+    await first.enable('a.service');
+    await first.start('a.service');
+    await first.start('b.service');
+    await first.restart('a.service');
+    await first.stop('b.service');
+    first.simulation.fail('start', 'c.service');
+    await assert.rejects(first.start('c.service'));
+    await appendFile(log, '{"op":"restart","args":["a.ser'); // killed mid-append
+
+    const second = await DurableSimulatedSystemd.open(log, { durations: { restart: 5 } });
+    const a = second.simulation.unit('a.service');
+    assert.equal(a?.activeState, 'active');
+    assert.equal(a?.enabled, true);
+    assert.deepEqual(Object.keys(a?.dropIns ?? {}), ['10-x.conf']);
+    assert.equal(second.simulation.restarts('a.service'), 1, 'the torn restart does not count');
+    assert.equal(second.simulation.unit('b.service')?.activeState, 'inactive');
+    assert.equal(second.simulation.needsDaemonReload('a.service'), false);
+    const started = Date.now();
+    await second.restart('a.service');
+    assert.ok(Date.now() - started >= 4, 'durations apply after the replay');
+    assert.equal((await DurableSimulatedSystemd.open(log)).simulation.restarts('a.service'), 2);
+  });
+});
