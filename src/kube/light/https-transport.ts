@@ -40,6 +40,7 @@ export class HttpsTransport {
   private readonly requestTimeoutMs: number;
   private readonly userAgent: string;
   private readonly counters: RequestCounters;
+  private readonly staleConnectionFailures = new WeakSet<Error>();
 
   constructor(options: HttpsTransportOptions, counters: RequestCounters) {
     const server = new URL(options.server);
@@ -56,8 +57,27 @@ export class HttpsTransport {
     this.agent = new Agent({ keepAlive: true, maxFreeSockets: 2, scheduling: 'lifo', ca: options.caPem });
   }
 
-  /** Sends a request and reads the whole response body. */
-  send(
+  /**
+   * Sends a request and reads the whole response body. An idempotent request that fails on a pooled
+   * connection before any answer is sent once more on a fresh one: the server may have closed the idle
+   * connection just as the request went out (Node's keep-alive race), so the request never arrived.
+   */
+  async send(
+    method: string,
+    path: string,
+    body?: { contentType: string; data: string },
+    idempotent = false,
+  ): Promise<BufferedResponse> {
+    try {
+      return await this.sendOnce(method, path, body);
+    } catch (err) {
+      if (!idempotent || !this.staleConnectionFailures.has(err as Error)) throw err;
+      this.counters.retry();
+      return this.sendOnce(method, path, body);
+    }
+  }
+
+  private sendOnce(
     method: string,
     path: string,
     body?: { contentType: string; data: string },
@@ -65,16 +85,21 @@ export class HttpsTransport {
     return new Promise<BufferedResponse>((resolve, reject) => {
       const data = body === undefined ? undefined : Buffer.from(body.data, 'utf8');
       const req = this.open(method, path, body?.contentType, data?.length);
+      let answered = false;
       req.setTimeout(this.requestTimeoutMs, () => {
         req.destroy(
           new Error(`${method} ${this.server.origin}${path} timed out after ${this.requestTimeoutMs} ms`),
         );
       });
-      req.on('error', (err) => {
+      req.on('error', (err: NodeJS.ErrnoException) => {
         this.counters.transportFailure();
+        if (!answered && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
+          this.staleConnectionFailures.add(err);
+        }
         reject(err);
       });
       req.on('response', (res) => {
+        answered = true;
         this.counters.response(res.statusCode ?? 0);
         const chunks: Buffer[] = [];
         let size = 0;

@@ -142,7 +142,14 @@ export class LightKubeClient {
       body === undefined || contentType === undefined
         ? undefined
         : { contentType, data: JSON.stringify(body) };
-    const response = await this.transport.send(method, path, payload);
+    // Sending these twice leaves the same state; a POST or a JSON patch could apply twice.
+    const idempotent =
+      method === 'GET' ||
+      method === 'PUT' ||
+      method === 'DELETE' ||
+      contentType === PATCH_CONTENT_TYPES.merge ||
+      contentType === PATCH_CONTENT_TYPES.strategic;
+    const response = await this.transport.send(method, path, payload, idempotent);
     if (response.status < 200 || response.status > 299)
       throw kubeApiErrorFromResponse(response.status, response.text);
     if (response.text === '') return undefined as T;

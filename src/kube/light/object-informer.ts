@@ -160,7 +160,13 @@ export class ObjectInformer<T extends KubeObject = KubeObject> {
         this.lastEndExpired = false;
       }
       this.counts.failures++;
-      if (end.reason === 'inactive') this.counts.inactive++;
+      if (end.reason === 'inactive') {
+        this.counts.inactive++;
+        this.report(
+          new Error(`watch silent for ${this.inactivityTimeoutMs} ms, connection dropped`),
+          'watch',
+        );
+      }
       if (end.error) this.report(end.error, 'watch');
       await this.sleep(this.backoff.next());
     }

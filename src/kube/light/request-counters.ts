@@ -21,6 +21,8 @@ export interface RequestCountsSnapshot {
   byStatus: Record<number, number>;
   /** New TLS connections; the rest of the requests reused a kept-alive one. */
   connections: number;
+  /** Requests sent again after a kept-alive connection turned out to be closed (not in `requests`). */
+  retries: number;
   /** Requests that got no HTTP response at all (refused, reset, timed out). */
   transportFailures: number;
   /** Watch events delivered, by type (BOOKMARK included). */
@@ -37,6 +39,7 @@ export class RequestCounters {
   >;
   private readonly byStatus = new Map<number, number>();
   private connections = 0;
+  private retries = 0;
   private transportFailures = 0;
   private readonly watchEvents = new Map<string, number>();
   private bytesReceived = 0;
@@ -52,6 +55,10 @@ export class RequestCounters {
 
   connection(): void {
     this.connections++;
+  }
+
+  retry(): void {
+    this.retries++;
   }
 
   transportFailure(): void {
@@ -72,6 +79,7 @@ export class RequestCounters {
       byVerb: { ...this.byVerb },
       byStatus: Object.fromEntries(this.byStatus),
       connections: this.connections,
+      retries: this.retries,
       transportFailures: this.transportFailures,
       watchEvents: Object.fromEntries(this.watchEvents),
       bytesReceived: this.bytesReceived,

@@ -243,10 +243,12 @@ test('silence beyond the inactivity timeout drops the watch and resumes it, with
   const client = LightKubeClient.fromKubeconfig(quiet.kubeconfigPath);
   const { seen, onChange } = recorder();
   // This server bookmarks once a minute; an informer expecting one every 100 ms hears silence.
+  const errors: string[] = [];
   const informer = watchObject(client, nodes, 'inf-silent', onChange, {
     bookmarkIntervalMs: 100,
     missedBookmarks: 3,
     backoff: FAST_BACKOFF,
+    onError: (err) => errors.push(err.message),
   });
   try {
     await informer.whenSynced();
@@ -254,6 +256,7 @@ test('silence beyond the inactivity timeout drops the watch and resumes it, with
     const stats = informer.stats();
     assert.equal(stats.lists, 1);
     assert.ok(stats.resumes >= 1 && stats.watches >= 2, JSON.stringify(stats));
+    assert.ok(errors.includes('watch silent for 300 ms, connection dropped'), errors.join('; '));
     await quietAdmin.patch(nodePath('inf-silent'), { metadata: { labels: { step: '2' } } });
     await waitFor(() => seen.length === 2, 'change seen by a resumed watch');
   } finally {

@@ -12,6 +12,7 @@ test('counts requests per verb, responses per status, failures, events and bytes
   counters.response(200);
   counters.transportFailure();
   counters.connection();
+  counters.retry();
   counters.watchEvent('BOOKMARK');
   counters.watchEvent('BOOKMARK');
   counters.watchEvent('ADDED');
@@ -23,6 +24,7 @@ test('counts requests per verb, responses per status, failures, events and bytes
   assert.deepEqual(snapshot.byStatus, { 200: 2, 404: 1 });
   assert.equal(snapshot.transportFailures, 1);
   assert.equal(snapshot.connections, 1);
+  assert.equal(snapshot.retries, 1);
   assert.deepEqual(snapshot.watchEvents, { BOOKMARK: 2, ADDED: 1 });
   assert.equal(snapshot.bytesReceived, 123);
   // A snapshot is a copy.
