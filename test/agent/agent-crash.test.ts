@@ -172,17 +172,16 @@ async function crashLoop(
         : undefined;
     return startAgentProcess(paths, { durations: DURATIONS, ...(env ? { env } : {}) });
   };
-  const afterKill = async (process: AgentProcess) => {
+  const afterKill = async () => {
     stats.kills++;
     await assertNoTornFile(paths, revisions);
     journalAtKill = await journalDone(paths);
     if (journalAtKill && journalAtKill.done.size > 0) stats.resumedWithDone++;
-    void process;
   };
   let agent = spawnAgent();
   let trials = 0;
   while (trials < TRIALS_PER_NODE) {
-    const revision = revisions[target];
+    const revision: NodeConfigRevision = revisions[target];
     const converged = await waitFor(
       `${name} converges to ${target} or exits`,
       async () =>
@@ -192,9 +191,9 @@ async function crashLoop(
       throw new Error(`${error.message}; agent log tail: ${JSON.stringify(agent.lines.slice(-8))}`);
     });
     // The run resumed the journal left by the last kill: nothing journaled then may start again.
-    const redone = actionsStarted(agent).filter(
-      (id) => journalAtKill?.hash === revision.spec.hash && journalAtKill.done.has(id),
-    );
+    const resumedJournal =
+      journalAtKill?.hash === revision.spec.hash ? journalAtKill.done : new Set<string>();
+    const redone: string[] = actionsStarted(agent).filter((id) => resumedJournal.has(id));
     assert.deepEqual(redone, [], `${name}: actions journaled done were started again`);
     if (converged === 'exited') {
       const exit = await agent.exited;
@@ -205,7 +204,7 @@ async function crashLoop(
       );
       stats.selfKills++;
       trials++;
-      await afterKill(agent);
+      await afterKill();
       agent = spawnAgent();
       continue;
     }
@@ -217,7 +216,7 @@ async function crashLoop(
     await new Promise((resolve) => setTimeout(resolve, random(180)));
     await agent.kill('SIGKILL');
     trials++;
-    await afterKill(agent);
+    await afterKill();
     agent = spawnAgent();
   }
   // The last run converges without further crashes.

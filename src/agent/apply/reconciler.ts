@@ -192,26 +192,32 @@ export class Reconciler {
   private async apply(target: RevisionRef): Promise<ReconcileResult> {
     const { clock, logger, reporter, metrics } = this.options;
     const started = clock.now();
-    await this.inFlight.add(target);
     const { plan: steps, recovering } = this.planTo(target);
     logger.info('applying', { revision: target.name, summary: steps.summary, actions: steps.actions.length });
-    await this.report({
-      state: 'Applying',
-      message: `applying ${target.name}: ${steps.summary}`,
-      currentRevision: this.lastApplied?.name,
-      condition: { status: 'False', reason: 'Applying', message: `applying ${target.name}` },
-    });
+    // Passing states are reported without waiting: the reporter delivers in order, and the node's
+    // work does not depend on them (this keeps two round trips off the path to Done).
+    const passing: Promise<void>[] = [
+      this.report({
+        state: 'Applying',
+        message: `applying ${target.name}: ${steps.summary}`,
+        currentRevision: this.lastApplied?.name,
+        condition: { status: 'False', reason: 'Applying', message: `applying ${target.name}` },
+      }),
+    ];
+    await this.inFlight.add(target);
     const run = await this.execute(steps, target, recovering);
     if (run === 'halted') return {};
     if (run.outcome === 'failed') return this.fail(target, `${run.action.id}: ${run.error.message}`, started);
-    await this.report({
-      state: 'Verifying',
-      message: `verifying ${target.name}`,
-      currentRevision: this.lastApplied?.name,
-    });
+    passing.push(
+      this.report({
+        state: 'Verifying',
+        message: `verifying ${target.name}`,
+        currentRevision: this.lastApplied?.name,
+      }),
+    );
     const verified = await this.verify(target);
     if (!verified.ok) return this.fail(target, verified.reason, started);
-    await this.commit(target);
+    const cleanup = await this.commit(target);
     metrics.observeApply('success', (clock.now() - started) / 1000);
     logger.info('applied', { revision: target.name, executed: run.executed, resumed: run.skipped });
     const message = `revision ${target.name} applied: ${steps.summary}`;
@@ -222,6 +228,7 @@ export class Reconciler {
       currentRevision: target.name,
       condition: { status: 'True', reason: 'Applied', message: `revision ${target.name} applied` },
     });
+    await Promise.all([...passing, cleanup]);
     return {};
   }
 
@@ -285,20 +292,26 @@ export class Reconciler {
     });
   }
 
-  /** The node now is `target`, completely: record it, then forget the unfinished work. */
-  private async commit(target: RevisionRef): Promise<void> {
+  /**
+   * The node now is `target`, completely: records it durably, and returns the forgetting of the
+   * unfinished work, which may overlap with reporting (after a crash in between, the next start
+   * finds last-applied equal to the target and an empty plan).
+   */
+  private async commit(target: RevisionRef): Promise<Promise<void>> {
     await this.lastAppliedStore.write({
       revisionName: target.name,
       revisionHash: target.hash,
       spec: target.spec,
     });
     this.lastApplied = target;
-    await this.journal.finish();
-    await this.markers.clear();
-    await this.inFlight.clear();
-    await this.failures.clear();
     this.options.metrics.setCurrentRevision(target.name, target.hash);
     this.current.currentRevision = target.name;
+    return Promise.all([
+      this.journal.finish(),
+      this.markers.clear(),
+      this.inFlight.clear(),
+      this.failures.clear(),
+    ]).then(() => undefined);
   }
 
   private async fail(target: RevisionRef, reason: string, started: number): Promise<ReconcileResult> {
@@ -363,7 +376,7 @@ export class Reconciler {
       await this.report(this.failedReport(failedRecord));
       return {};
     }
-    await this.commit(last);
+    await await this.commit(last);
     const done: FailureRecord = { ...record, rollback: 'done', rolledBackTo: last.name };
     await this.failures.write(done);
     metrics.rollbacks.inc();

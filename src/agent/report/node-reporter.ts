@@ -143,26 +143,24 @@ export class NodeReporter {
     )
       patch[CURRENT_REVISION_ANNOTATION] = report.currentRevision;
     const path = resourcePath({ apiVersion: 'v1', resource: 'nodes', name: this.nodeName });
-    // The condition first: whoever waits for the annotations sees the condition already set.
-    if (report.condition) {
-      const condition = this.conditionUpdate(report.condition);
-      if (condition) {
-        const patched = await this.client.patch<NodeObject>(
-          `${path}/status`,
-          { status: { conditions: [condition] } },
-          'strategic',
-        );
-        this.observe(patched);
-      }
+    const condition = report.condition ? this.conditionUpdate(report.condition) : undefined;
+    const writeCondition = async () => {
+      if (!condition) return;
+      const body = { status: { conditions: [condition] } };
+      this.observe(await this.client.patch<NodeObject>(`${path}/status`, body, 'strategic'));
+    };
+    const writeAnnotations = async () => {
+      if (Object.keys(patch).length === 0) return;
+      this.observe(await this.client.patch<NodeObject>(path, { metadata: { annotations: patch } }, 'merge'));
+    };
+    if (report.state === 'Applying') {
+      // A passing state: both at once, it is on the way from the annotation to Done.
+      await Promise.all([writeCondition(), writeAnnotations()]);
+      return;
     }
-    if (Object.keys(patch).length > 0) {
-      const patched = await this.client.patch<NodeObject>(
-        path,
-        { metadata: { annotations: patch } },
-        'merge',
-      );
-      this.observe(patched);
-    }
+    // An outcome: the condition first, so whoever sees the state annotation sees the condition too.
+    await writeCondition();
+    await writeAnnotations();
   }
 
   /** The condition to write, or undefined when the Node already has it. */
