@@ -19,6 +19,25 @@ export interface HealthObservation {
 
 export class NodeHealthTracker {
   private readonly seen = new Map<string, Seen>();
+  /** The agent state a node showed when it was given a revision: until it changes, it is about the old one. */
+  private readonly stateAtStart = new Map<string, { revision: string; state: string | undefined }>();
+
+  /** Records the agent's state when the node is given `revision`. */
+  noteStart(node: string, revision: string, state: string | undefined): void {
+    this.stateAtStart.set(node, { revision, state });
+  }
+
+  /**
+   * Whether the agent's state still is the one it had before it was given `revision` (it has not
+   * reacted yet): a Failed left over from the previous revision must not count against the new one.
+   */
+  isStale(node: string, revision: string | undefined, state: string | undefined): boolean {
+    const atStart = this.stateAtStart.get(node);
+    if (!atStart) return false;
+    if (atStart.revision === revision && atStart.state === state) return true;
+    this.stateAtStart.delete(node);
+    return false;
+  }
 
   observe(node: string, update: string, healthy: boolean, now: number): HealthObservation {
     const previous = this.seen.get(node);
@@ -43,5 +62,6 @@ export class NodeHealthTracker {
 
   forget(node: string): void {
     this.seen.delete(node);
+    this.stateAtStart.delete(node);
   }
 }

@@ -75,9 +75,21 @@ export interface SnapshotContext {
   now: number;
 }
 
+/** The revision an agent's "revision X failed: ..." message names, if it names one. */
+export function failedRevisionOf(message: string | undefined): string | undefined {
+  return message ? /\brevision (\S+) failed\b/.exec(message)?.[1] : undefined;
+}
+
 export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
   const facts = readNodeFacts(node, ctx.zoneLabel);
   const { conditionsSince, ...rest } = facts;
+  // The agent's state is about the revision it last worked on. Right after the node is given a new
+  // one, a Failed left from the old revision is not news about the new one: drop it until it changes.
+  const failedAt = facts.agentState === 'Failed' ? failedRevisionOf(facts.agentMessage) : undefined;
+  const staleFailure = failedAt !== undefined && failedAt !== facts.desiredRevision;
+  if (staleFailure || ctx.health.isStale(facts.name, facts.desiredRevision, facts.agentState)) {
+    delete rest.agentState;
+  }
   const base: NodeSnapshot = {
     ...rest,
     podsReady: ctx.podsReady(facts.name),

@@ -148,6 +148,7 @@ export class RolloutController {
     const all = Object.values(this.informers) as Informer<never>[];
     for (const informer of all) informer.start();
     await Promise.all(all.map((i) => i.waitForSync()));
+    if (!this.running) return;
     this.synced = true;
     for (const pool of this.informers.pools.list()) this.add(`pool/${pool.metadata.name}`);
     for (const config of this.informers.configs.list()) this.add(`config/${config.metadata.name}`);
@@ -163,7 +164,10 @@ export class RolloutController {
 
   /** Stops taking work, lets reconciles in flight finish, stops drains and watches. */
   async stop(): Promise<void> {
-    if (!this.running) return;
+    if (!this.running && !this.synced) {
+      await Promise.all((Object.values(this.informers) as Informer<never>[]).map((i) => i.stop()));
+      return;
+    }
     this.running = false;
     this.queue.shutDown();
     await Promise.all(this.workers);

@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
+import { revisionName } from '../../../src/api/hash.ts';
+import { renderConfigs } from '../../../src/api/render.ts';
 import type { NodeConfigSpec, NodePoolSpec } from '../../../src/api/types.ts';
 import {
   RolloutController,
@@ -25,6 +27,9 @@ import {
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
 
 export const GROUP_PATH = '/apis/nodeherd.io/v1alpha1';
+
+/** Health probes whose URL contains this fail on every simulated node (a config that breaks a service). */
+export const FAILING_PROBE_MARK = 'simulate-failure';
 
 export interface HarnessOptions {
   /** Node lease grace period of the API server (and the nodes' lease duration). */
@@ -77,6 +82,10 @@ export class ClusterHarness {
       startupNotReadyMs: 200,
       agent: simulatedNodeAgents({
         stateRoot,
+        probeRule: (probe) =>
+          probe.http?.url.includes(FAILING_PROBE_MARK)
+            ? { ok: false, detail: 'HTTP 503 (simulated failure)' }
+            : undefined,
         ...options.agents,
         agent: { unitTimeoutMs: 2_000, ...options.agents?.agent },
       }),
@@ -135,6 +144,11 @@ export class ClusterHarness {
     return this.admin.get<PoolObject>(`${GROUP_PATH}/nodepools/${name}`);
   }
 
+  async nodes(labelSelector: string): Promise<NodeObject[]> {
+    return (await this.admin.list<never>('/api/v1/nodes', { labelSelector }))
+      .items as unknown as NodeObject[];
+  }
+
   async events(
     kind: string,
     name: string,
@@ -153,6 +167,27 @@ export class ClusterHarness {
     await this.local.stop();
     rmSync(this.stateRoot, { recursive: true, force: true });
   }
+}
+
+/** The revision name the controller will give these NodeConfigs (name → spec) in a pool. */
+export function revisionNameFor(pool: string, configs: Record<string, NodeConfigSpec>): string {
+  const result = renderConfigs(
+    Object.entries(configs).map(([name, spec]) => ({
+      apiVersion: 'nodeherd.io/v1alpha1' as const,
+      kind: 'NodeConfig' as const,
+      metadata: { name },
+      spec,
+    })),
+  );
+  if (!result.hash)
+    throw new Error(`configs do not render: ${JSON.stringify(result.errors ?? result.conflicts)}`);
+  return revisionName(pool, result.hash);
+}
+
+export interface NodeObject {
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: { unschedulable?: boolean };
+  status?: { conditions?: { type: string; status: string; message?: string }[] };
 }
 
 export interface PoolObject {
@@ -218,7 +253,23 @@ export function kubeletConfig(value: string): NodeConfigSpec {
         name: 'kubelet.service',
         dropIns: [{ name: '20-nodeherd.conf', content: `[Service]\nEnvironment=NODEHERD_VALUE=${value}\n` }],
         filePaths: ['/etc/kubernetes/kubelet-extra.conf'],
+        // The agent checks the restarted kubelet like the real one: its healthz answers.
+        healthProbe: { http: { url: 'http://127.0.0.1:10248/healthz' }, timeoutSeconds: 1 },
       },
     ],
   };
+}
+
+/**
+ * Like kubeletConfig, plus a service whose health probe fails on every node: the agent reports Failed
+ * and restores the previous revision locally, so the node stays Ready and can be rolled back.
+ */
+export function brokenConfig(value: string): NodeConfigSpec {
+  const spec = kubeletConfig(value);
+  spec.units!.push({
+    name: 'broken-app.service',
+    content: '[Service]\nExecStart=/usr/bin/broken-app\n',
+    healthProbe: { http: { url: `http://127.0.0.1:8089/healthz?${FAILING_PROBE_MARK}` }, timeoutSeconds: 1 },
+  });
+  return spec;
 }

@@ -1,0 +1,124 @@
+// Runs the rollout controller the way the Deployment does: a metrics endpoint always, and the controller
+// only while this replica holds the leader Lease (or always, without leader election). Losing the lease
+// stops the controller at once; the replica then campaigns again as a standby.
+
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { KubeConfig } from '@kubernetes/client-node';
+import pino, { type Logger } from 'pino';
+import { KubeClient } from '../kube/kube-client.ts';
+import { LeaderElector } from '../kube/leader-election.ts';
+import { ControllerMetrics } from './metrics.ts';
+import { MetricsServer } from './metrics-server.ts';
+import { RolloutController, type RolloutControllerOptions } from './rollout-controller.ts';
+
+export const LEADER_LEASE_NAMESPACE = 'nodeherd';
+export const LEADER_LEASE_NAME = 'nodeherd-controller';
+
+export interface ControllerManagerOptions {
+  kubeConfig: KubeConfig;
+  logger?: Logger;
+  leaderElect?: boolean;
+  leaseNamespace?: string;
+  leaseName?: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  /** host:port for /metrics, /healthz, /readyz; undefined: no endpoint. */
+  metricsAddress?: string;
+  identity?: string;
+  controller?: Partial<Omit<RolloutControllerOptions, 'kubeConfig' | 'metrics' | 'logger' | 'identity'>>;
+}
+
+export class ControllerManager {
+  readonly identity: string;
+  readonly metrics = new ControllerMetrics();
+  private readonly options: ControllerManagerOptions;
+  private readonly logger: Logger;
+  private readonly elector: LeaderElector | undefined;
+  private readonly electionClient: KubeClient | undefined;
+  private metricsServer: MetricsServer | undefined;
+  private controller: RolloutController | undefined;
+  metricsUrl: string | undefined;
+
+  constructor(options: ControllerManagerOptions) {
+    this.options = options;
+    this.logger = options.logger ?? pino({ level: 'silent' });
+    this.identity = options.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`;
+    if (options.leaderElect !== false) {
+      this.electionClient = new KubeClient(options.kubeConfig);
+      this.elector = new LeaderElector({
+        client: this.electionClient,
+        namespace: options.leaseNamespace ?? LEADER_LEASE_NAMESPACE,
+        name: options.leaseName ?? LEADER_LEASE_NAME,
+        identity: this.identity,
+        ...(options.leaseDurationMs !== undefined ? { leaseDurationMs: options.leaseDurationMs } : {}),
+        ...(options.renewDeadlineMs !== undefined ? { renewDeadlineMs: options.renewDeadlineMs } : {}),
+        ...(options.retryPeriodMs !== undefined ? { retryPeriodMs: options.retryPeriodMs } : {}),
+        onStartedLeading: () => this.startController(),
+        onStoppedLeading: () => this.stopController(),
+        onNewLeader: (leader) => this.logger.info({ leader }, 'leader'),
+        logger: this.logger,
+      });
+    }
+  }
+
+  get leading(): boolean {
+    return this.controller !== undefined;
+  }
+
+  /** The running controller (while leading). */
+  get current(): RolloutController | undefined {
+    return this.controller;
+  }
+
+  async start(): Promise<void> {
+    if (this.options.metricsAddress !== undefined) {
+      this.metricsServer = new MetricsServer({
+        address: this.options.metricsAddress,
+        registry: this.metrics.registry,
+        // A standby is ready (it is waiting, as it should); a leader once its caches are synced.
+        ready: () => (this.controller ? this.controller.ready : true),
+      });
+      this.metricsUrl = await this.metricsServer.listen();
+      this.logger.info({ url: this.metricsUrl }, 'metrics endpoint listening');
+    }
+    if (this.elector) this.elector.start();
+    else await this.startController();
+  }
+
+  async stop(): Promise<void> {
+    if (this.elector) await this.elector.stop();
+    await this.stopController();
+    this.electionClient?.close();
+    await this.metricsServer?.close();
+  }
+
+  private async startController(): Promise<void> {
+    if (this.controller) return;
+    const controller = new RolloutController({
+      ...this.options.controller,
+      kubeConfig: this.options.kubeConfig,
+      metrics: this.metrics,
+      logger: this.logger,
+      identity: this.identity,
+    });
+    this.controller = controller;
+    this.metrics.leader.set(1);
+    try {
+      await controller.start();
+    } catch (err) {
+      // Stopped while starting (leadership lost), or the caches could not be filled.
+      if (this.controller === controller) this.logger.error({ err }, 'controller failed to start');
+    }
+  }
+
+  // Never waits for a start in progress: stopping the informers is what ends a start that hangs.
+  private async stopController(): Promise<void> {
+    const controller = this.controller;
+    if (!controller) return;
+    this.controller = undefined;
+    this.metrics.leader.set(0);
+    await controller.stop();
+  }
+}
