@@ -1,0 +1,69 @@
+// The API server process of the benchmark: exactly what `nodeherd apiserver` runs (ApiServer.start on
+// a data dir, port 0), plus an IPC channel that reports the process's memory split (V8 heap, external,
+// RSS) after a full GC, so the benchmark can tell JavaScript objects from native (TLS, SQLite) memory.
+// Run with --expose-gc.
+
+import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import pino from 'pino';
+import { ApiServer } from '../../src/apiserver/api-server.ts';
+
+export interface MemoryReport {
+  rssMb: number;
+  peakMb: number;
+  heapUsedMb: number;
+  heapTotalMb: number;
+  externalMb: number;
+  arrayBuffersMb: number;
+  openWatches: number;
+  /** Event-loop delay since the previous report: how long the server was unable to react. */
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
+}
+
+const dataDir = process.argv[2];
+if (!dataDir) throw new Error('usage: apiserver-child.ts <data dir>');
+const server = await ApiServer.start({
+  dataDir,
+  port: 0,
+  logger: pino({ level: process.env.NODEHERD_LOG_LEVEL ?? 'warn', name: 'apiserver' }),
+});
+process.stdout.write(`nodeherd API server listening on ${server.url}\n`);
+
+const gc = (globalThis as { gc?: () => void }).gc;
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+process.on('message', (message: { cmd: 'memory'; gc: boolean } | { cmd: 'stop' }) => {
+  if (message.cmd === 'stop') {
+    server.stop().then(() => process.exit(0));
+    return;
+  }
+  const loopDelayP99Ms = loopDelay.percentile(99) / 1e6;
+  const loopDelayMaxMs = loopDelay.max / 1e6;
+  if (message.gc && gc) {
+    gc();
+    // The collection just blocked the loop; do not count that against the next phase.
+    setTimeout(() => loopDelay.reset(), 30);
+  } else {
+    loopDelay.reset();
+  }
+  const status = readFileSync('/proc/self/status', 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+  const m = process.memoryUsage();
+  const mb = (bytes: number) => bytes / 1048576;
+  const report: MemoryReport = {
+    rssMb: kb('VmRSS') / 1024,
+    peakMb: kb('VmHWM') / 1024,
+    heapUsedMb: mb(m.heapUsed),
+    heapTotalMb: mb(m.heapTotal),
+    externalMb: mb(m.external),
+    arrayBuffersMb: mb(m.arrayBuffers),
+    openWatches: server.openWatches,
+    loopDelayP99Ms,
+    loopDelayMaxMs,
+  };
+  process.send!(report);
+});
+process.once('SIGTERM', () => {
+  server.stop().then(() => process.exit(0));
+});
