@@ -87,8 +87,9 @@ export class ControllerManager {
     else await this.startController();
   }
 
-  async stop(): Promise<void> {
-    if (this.elector) await this.elector.stop();
+  /** Stops; release: false leaves the leader Lease to expire, as a crash would. */
+  async stop(options: { release?: boolean } = {}): Promise<void> {
+    if (this.elector) await this.elector.stop(options);
     await this.stopController();
     this.electionClient?.close();
     await this.metricsServer?.close();

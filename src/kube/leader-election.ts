@@ -42,6 +42,7 @@ export class LeaderElector {
   private stopped = false;
   private running: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  private releaseOnStop = true;
 
   constructor(options: LeaderElectionOptions) {
     this.options = options;
@@ -72,8 +73,12 @@ export class LeaderElector {
     this.running = this.run();
   }
 
-  /** Stops campaigning; a leader steps down and releases the Lease. */
-  async stop(): Promise<void> {
+  /**
+   * Stops campaigning; a leader steps down and releases the Lease (release: false leaves it to expire,
+   * as a crashed process would).
+   */
+  async stop(options: { release?: boolean } = {}): Promise<void> {
+    this.releaseOnStop = options.release ?? true;
     this.stopped = true;
     this.wake?.();
     await this.running;
@@ -105,7 +110,7 @@ export class LeaderElector {
         }
       }
       this.leading = false;
-      if (this.stopped) await this.release();
+      if (this.stopped && this.releaseOnStop) await this.release();
       this.options.logger?.warn({ identity: this.options.identity }, 'stopped leading');
       await this.options.onStoppedLeading();
     }

@@ -1,0 +1,179 @@
+// High availability: a controller restarted in the middle of a rollout continues it without touching
+// a node twice or exceeding the budget; a standby takes over within the lease duration when the
+// leader dies, and at once when it steps down.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import { DESIRED_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
+import type { NodeConfigSpec } from '../../src/api/types.ts';
+import { ControllerManager } from '../../src/controller/controller-manager.ts';
+import { loadKubeConfig } from '../../src/kube/kube-config.ts';
+import {
+  ClusterHarness,
+  condition,
+  eventually,
+  kubeletConfig,
+  type PoolObject,
+  revisionNameFor,
+} from './support/cluster-harness.ts';
+import { DisruptionInvariant } from './support/disruption-invariant.ts';
+import { NodeWatch } from './support/node-watch.ts';
+
+function drainingConfig(value: string): NodeConfigSpec {
+  return {
+    ...kubeletConfig(value),
+    disruptionPolicies: { files: [{ path: '/etc/kubernetes/kubelet-extra.conf', action: 'Drain' }] },
+  };
+}
+
+describe('high availability', () => {
+  let h: ClusterHarness;
+  let watch: NodeWatch;
+
+  async function poolWhere(name: string, what: string, ok: (p: PoolObject) => boolean, ms = 30_000) {
+    return eventually(
+      what,
+      async () => {
+        const p = await h.getPool(name);
+        return ok(p) ? p : undefined;
+      },
+      ms,
+    );
+  }
+
+  before(async () => {
+    h = await ClusterHarness.start();
+    watch = new NodeWatch(loadKubeConfig({ kubeconfig: h.local.kubeconfigPath }));
+    await watch.start();
+  });
+  after(async () => {
+    await watch?.stop();
+    await h?.stop();
+  });
+
+  test('a restart mid-rollout continues it: every node updated once, the budget kept, no cordon left', async () => {
+    const nodes = await h.fleet.add(6, { labels: { pool: 'restart' } });
+    await h.applyConfig('restart-kubelet', drainingConfig('one'), { pool: 'restart' });
+    await h.createPool('restart', {
+      nodeSelector: { matchLabels: { pool: 'restart' } },
+      configSelector: { matchLabels: { pool: 'restart' } },
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2, minReadySeconds: 1 } },
+    });
+    let controller = await h.startController();
+    await poolWhere('restart', 'first revision', (p) => condition(p, 'Complete')?.status === 'True');
+    const restartsBefore = new Map(nodes.map((n) => [n.name, n.systemd.restarts('kubelet.service')]));
+
+    const check = new DisruptionInvariant({ maxUnavailable: 2, strict: true }, 6);
+    const names = new Set(nodes.map((n) => n.name));
+    for (const n of watch.list()) if (names.has(n.metadata.name)) check.observe(n, performance.now());
+    const stopChecking = watch.on((n, at) => {
+      if (names.has(n.metadata.name)) check.observe(n, at);
+    });
+    check.beginEpisode();
+    const changesBefore = new Map([...names].map((n) => [n, watch.desiredChanges.get(n) ?? 0]));
+    const two = revisionNameFor('restart', { 'restart-kubelet': drainingConfig('two') });
+    await h.applyConfig('restart-kubelet', drainingConfig('two'), { pool: 'restart' });
+
+    // Stop the controller once the first batch is under way, then start a new one.
+    await eventually(
+      'first batch started',
+      () =>
+        watch
+          .list()
+          .filter(
+            (n) => names.has(n.metadata.name) && n.metadata.annotations?.['nodeherd.io/draining-for'] === two,
+          ).length > 0 ||
+        watch.list().filter((n) => n.metadata.annotations?.[DESIRED_REVISION_ANNOTATION] === two).length > 0,
+    );
+    await h.stopController(controller);
+    await new Promise((r) => setTimeout(r, 700));
+    controller = await h.startController();
+
+    const done = await poolWhere(
+      'restart',
+      'second revision complete',
+      (p) => p.status?.targetRevision === two && condition(p, 'Complete')?.status === 'True',
+    );
+    stopChecking();
+    assert.deepEqual(check.violations, []);
+    assert.ok(check.maxObserved >= 1 && check.maxObserved <= 2, `max unavailable seen: ${check.maxObserved}`);
+    for (const n of nodes) {
+      assert.equal(
+        (watch.desiredChanges.get(n.name) ?? 0) - changesBefore.get(n.name)!,
+        1,
+        `${n.name} given a revision once`,
+      );
+      assert.equal(
+        n.systemd.restarts('kubelet.service') - restartsBefore.get(n.name)!,
+        1,
+        `${n.name} restarted its kubelet once`,
+      );
+    }
+    for (const n of await h.nodes('pool=restart'))
+      assert.notEqual(n.spec?.unschedulable, true, n.metadata.name);
+    assert.deepEqual(
+      done.status?.history?.map((r) => r.result),
+      ['Complete', 'Complete'],
+    );
+    await h.stopController(controller);
+  });
+
+  test('leader election: one leader; a standby takes over within the lease duration, at once on a clean stop', async () => {
+    const lease = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 400 };
+    const manager = (metricsAddress?: string) =>
+      new ControllerManager({
+        kubeConfig: h.controllerConfig(),
+        logger: pino({ level: process.env.NODEHERD_TEST_LOG ?? 'silent' }),
+        ...lease,
+        ...(metricsAddress ? { metricsAddress } : {}),
+        controller: { drainBackoff: { initialMs: 100, maxMs: 1_000 } },
+      });
+    const a = manager('127.0.0.1:0');
+    const b = manager('127.0.0.1:0');
+    await a.start();
+    await eventually('a leads', () => a.leading);
+    await b.start();
+    await new Promise((r) => setTimeout(r, lease.retryPeriodMs * 3));
+    assert.equal(b.leading, false, 'only one leader');
+
+    await h.fleet.add(2, { labels: { pool: 'ha' } });
+    await h.applyConfig('ha-kubelet', kubeletConfig('one'), { pool: 'ha' });
+    await h.createPool('ha', {
+      nodeSelector: { matchLabels: { pool: 'ha' } },
+      configSelector: { matchLabels: { pool: 'ha' } },
+    });
+    await poolWhere('ha', 'rolled out by the leader', (p) => condition(p, 'Complete')?.status === 'True');
+    const metrics = await (await fetch(`${a.metricsUrl}/metrics`)).text();
+    assert.match(metrics, /nodeherd_controller_leader 1/);
+    assert.match(metrics, /nodeherd_pool_nodes\{pool="ha",count="updated"\} 2/);
+    assert.equal((await fetch(`${b.metricsUrl}/readyz`)).status, 200, 'a standby is ready');
+
+    // The leader dies without releasing its lease.
+    const crashedAt = performance.now();
+    await a.stop({ release: false });
+    await eventually('b takes over', () => b.leading, 10_000, 20);
+    const takeover = performance.now() - crashedAt;
+    assert.ok(
+      takeover <= lease.leaseDurationMs + lease.retryPeriodMs * 1.2 + 500,
+      `took over after ${takeover} ms`,
+    );
+    const two = revisionNameFor('ha', { 'ha-kubelet': kubeletConfig('two') });
+    await h.applyConfig('ha-kubelet', kubeletConfig('two'), { pool: 'ha' });
+    await poolWhere(
+      'ha',
+      'rolled out by the new leader',
+      (p) => p.status?.targetRevision === two && condition(p, 'Complete')?.status === 'True',
+    );
+
+    // A clean stop releases the lease: the next standby does not wait for it to expire.
+    const c = manager();
+    await c.start();
+    const steppedDownAt = performance.now();
+    await b.stop();
+    await eventually('c takes over', () => c.leading, 10_000, 20);
+    const handover = performance.now() - steppedDownAt;
+    assert.ok(handover < lease.leaseDurationMs, `handed over after ${handover} ms`);
+    await c.stop();
+  });
+});
