@@ -1,0 +1,132 @@
+// Idle cost of the node agent on its node: RSS and CPU of an agent process that has applied a
+// 50-file, 10-unit revision and now only watches (its Node and its revision, with bookmarks), next
+// to baselines: bare node, and node with node:https loaded (what any TLS client pays). Variants:
+// run from TypeScript sources (type stripping), as the esbuild bundle it ships as, and the bundle
+// with V8's lite mode (no optimising compiler: an idle agent has nothing hot to optimise).
+// Also counts the API requests each idle agent made in the window (read from its /metrics).
+//
+// Run: node bench/agent-idle.bench.ts   (AGENT_IDLE_MS: idle window, default 30000; target RSS ≤ 50 MB)
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
+import { startLocalApiServer } from '../test/support/local-apiserver.ts';
+import {
+  AGENT_SOURCE,
+  type AgentChild,
+  agentArgs,
+  benchSpec,
+  buildAgentBundle,
+  createBenchRevision,
+  DoneWatcher,
+  procStats,
+  setDesired,
+  spawnAgent,
+} from './agent-bench-support.ts';
+
+const IDLE_MS = Number(process.env.AGENT_IDLE_MS ?? 30_000);
+const SETTLE_MS = 5000;
+
+const work = mkdtempSync(join(tmpdir(), 'nodeherd-agent-idle-'));
+const api = await startLocalApiServer();
+const admin = LightKubeClient.fromKubeconfig(api.kubeconfigPath);
+const bundle = await buildAgentBundle(work);
+const revision = await createBenchRevision(admin, 'idle', benchSpec(50, 10, 'idle'));
+const bare = join(work, 'bare.cjs');
+writeFileSync(bare, 'setInterval(() => {}, 1 << 30);\n');
+const withHttps = join(work, 'https.cjs');
+writeFileSync(withHttps, "require('node:https');\nsetInterval(() => {}, 1 << 30);\n");
+
+interface Row {
+  name: string;
+  rssMb: number;
+  anonMb: number;
+  fileMb: number;
+  cpuPercent: number;
+  requests: number | undefined;
+}
+
+async function metricsRequests(port: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  let total = 0;
+  for (const match of text.matchAll(/^nodeherd_agent_api_requests_total\{verb="\w+"\} (\d+)$/gm))
+    total += Number(match[1]);
+  return total;
+}
+
+async function measure(
+  name: string,
+  start: () => Promise<{ child: AgentChild; port?: number }>,
+): Promise<Row> {
+  const { child, port } = await start();
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  const before = procStats(child.pid);
+  const requestsBefore = port ? await metricsRequests(port) : undefined;
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+  const after = procStats(child.pid);
+  const requestsAfter = port ? await metricsRequests(port) : undefined;
+  await child.stop();
+  return {
+    name,
+    rssMb: after.rssMb,
+    anonMb: after.anonMb,
+    fileMb: after.fileMb,
+    cpuPercent: ((after.cpuSeconds - before.cpuSeconds) / (IDLE_MS / 1000)) * 100,
+    // The /metrics scrape itself is not an API request; the difference is what idling cost.
+    requests: requestsBefore === undefined ? undefined : requestsAfter! - requestsBefore,
+  };
+}
+
+let nodeIndex = 0;
+async function agentRun(
+  entry: string,
+  nodeFlags: string[] = [],
+): Promise<{ child: AgentChild; port: number }> {
+  const node = `idle-${nodeIndex++}`;
+  await admin.create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: node } });
+  const kubeconfig = join(work, `${node}.kubeconfig`);
+  await api.server.issueCredential('node', node, kubeconfig);
+  await setDesired(admin, node, revision.metadata.name);
+  const port = 19_469 + nodeIndex;
+  const watcher = new DoneWatcher(admin, node);
+  const done = watcher.done(revision.metadata.name);
+  const child = spawnAgent(
+    entry,
+    agentArgs({
+      kubeconfig,
+      node,
+      dir: join(work, node),
+      backend: 'simulated-systemd',
+      metrics: `127.0.0.1:${port}`,
+    }),
+    nodeFlags,
+  );
+  await done;
+  watcher.close();
+  return { child, port };
+}
+
+const rows: Row[] = [];
+rows.push(await measure('baseline: bare node', async () => ({ child: spawnAgent(bare, []) })));
+rows.push(await measure('baseline: node + node:https', async () => ({ child: spawnAgent(withHttps, []) })));
+rows.push(await measure('agent, TypeScript sources', () => agentRun(AGENT_SOURCE)));
+rows.push(await measure('agent, bundle', () => agentRun(bundle)));
+rows.push(
+  await measure('agent, bundle, --lite-mode', () =>
+    agentRun(bundle, ['--lite-mode', '--max-semi-space-size=1']),
+  ),
+);
+
+admin.close();
+await api.stop();
+rmSync(work, { recursive: true, force: true });
+
+console.log(`\nAgent idle cost after applying 50 files / 10 units; idle window ${IDLE_MS / 1000} s`);
+console.log('process                          RSS MB  anon MB  file MB   CPU %   API requests in window');
+for (const r of rows) {
+  console.log(
+    `${r.name.padEnd(32)} ${r.rssMb.toFixed(1).padStart(6)} ${r.anonMb.toFixed(1).padStart(8)} ${r.fileMb.toFixed(1).padStart(8)} ${r.cpuPercent.toFixed(3).padStart(7)}   ${r.requests ?? '-'}`,
+  );
+}
+console.log('target: RSS ≤ 50 MB. file MB = pages of the node binary and bundle (shared, reclaimable).');
