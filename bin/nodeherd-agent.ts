@@ -18,6 +18,9 @@ import { JsonLogger } from '../src/agent/logger.ts';
 import { NodeAgent } from '../src/agent/node-agent.ts';
 import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
 
+/** How long a stop waits for the step in progress before leaving anyway. */
+const SHUTDOWN_GRACE_MS = 5000;
+
 function crashHooks(spec: string | undefined): ApplyHooks | undefined {
   if (!spec) return undefined;
   const [index, when] = spec.split(':');
@@ -75,7 +78,11 @@ async function main(config: AgentConfig): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info('stopping', { signal });
-    await Promise.all([agent.stop(), http?.close()]);
+    // An apply in progress may be the agent's own `systemctl restart`, which waits for this very
+    // process to stop: waiting for the apply would deadlock until systemd's stop timeout. Every
+    // step is journaled, so leaving mid-apply is safe; the next process resumes.
+    const grace = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref());
+    await Promise.race([Promise.all([agent.stop(), http?.close()]), grace]);
     client.close();
     process.exit(0);
   };
