@@ -52,6 +52,20 @@ export class PoolRenderer {
   }
 
   async render(pool: NodePool): Promise<PoolRendering> {
+    // Selecting nothing is far more often a label typo than a wish to strip every node: no revision.
+    if (selectConfigs(pool, this.ctx.informers.configs.list()).length === 0) {
+      return {
+        outcome: {
+          conflicts: [],
+          problem: {
+            reason: 'NoConfigs',
+            message:
+              'configSelector selects no NodeConfig; to remove all configuration, select an empty NodeConfig',
+          },
+        },
+        warnings: [],
+      };
+    }
     const result = this.renderCached(pool);
     const outcome: RenderOutcome = { conflicts: result.conflicts };
     if (result.conflicts.length > 0) {

@@ -83,6 +83,5 @@ export function endRollout(
   if (result === 'InProgress') delete record.finishedAt;
   else record.finishedAt = now;
   if (message !== undefined) record.message = message;
-  else if (result === 'Complete') delete record.message;
   return next;
 }
