@@ -1,13 +1,15 @@
 // Fleets of simulated nodes against the embedded API server, which runs in a child process so each
 // side's memory and CPU can be read separately: startup time, steady-state RSS and CPU of the
 // simulator and of the server, and API requests per second at steady state (kubelet timing: 40 s
-// lease renewed every 10 s, status report every 5 min). Also compares one heartbeat wheel with one
-// setInterval per node.
+// lease renewed every 10 s, status report every 5 min). With agents, also a fleet-wide apply: every
+// node is told a revision that changes a kubelet drop-in, and the time to Done is measured. Last, one
+// heartbeat wheel against one setInterval per node.
 //
 // Run: node bench/sim-fleet.bench.ts
 //   SIM_BENCH_NODES=1000,5000   fleet sizes (each against a fresh server)
 //   SIM_BENCH_MODE=node|shared  node: every node its own identity and connection (default);
 //                               shared: all nodes share the admin client's connection pool
+//   SIM_BENCH_AGENTS=1|0        run the real agent on every node (default 1)
 //   SIM_BENCH_WINDOW_S=60       steady-state measuring window
 //   SIM_BENCH_TIMERS=0          skip the timer comparison
 
@@ -19,12 +21,22 @@ import { createInterface } from 'node:readline';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import pino from 'pino';
+import {
+  CURRENT_REVISION_ANNOTATION,
+  DESIRED_REVISION_ANNOTATION,
+  STATE_ANNOTATION,
+} from '../src/api/node-protocol.ts';
+import { renderConfigs } from '../src/api/render.ts';
+import { buildRevision } from '../src/api/revision.ts';
+import type { NodeConfigRevision } from '../src/api/types.ts';
 import { ApiServer } from '../src/apiserver/api-server.ts';
 import { adminKubeconfigPath } from '../src/apiserver/auth/credentials.ts';
 import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
+import type { KubeObject } from '../src/kube/light/types.ts';
 import { Fleet } from '../src/sim/fleet.ts';
 import { HeartbeatWheel } from '../src/sim/heartbeat-wheel.ts';
 import { kubeconfigNodeIdentities, sharedClient } from '../src/sim/node-clients.ts';
+import { simulatedNodeAgents } from '../src/sim/simulated-node-agents.ts';
 
 const SERVE_FLAG = '--serve';
 
@@ -33,12 +45,6 @@ interface ServerReady {
   kubeconfig: string;
   credentialsDir: string;
   issueMs: number;
-}
-
-if (process.argv.includes(SERVE_FLAG)) {
-  await serve();
-} else {
-  await main();
 }
 
 /** Child: the API server, with node credentials issued up front (the simulator reads them). */
@@ -72,15 +78,22 @@ async function main(): Promise<void> {
   const sizes = (process.env.SIM_BENCH_NODES ?? '1000,5000').split(',').map(Number);
   const mode = process.env.SIM_BENCH_MODE === 'shared' ? 'shared' : 'node';
   const windowS = Number(process.env.SIM_BENCH_WINDOW_S ?? 60);
+  const agents = process.env.SIM_BENCH_AGENTS !== '0';
   console.log(
-    `# simulated fleet benchmark (mode ${mode}, steady window ${windowS} s, node ${process.version})`,
+    `# simulated fleet benchmark (mode ${mode}, agents ${agents ? 'on' : 'off'}, steady window ${windowS} s, node ${process.version})`,
   );
-  for (const size of sizes) await fleetRun(size, mode, windowS);
+  for (const size of sizes) await fleetRun(size, mode, agents, windowS);
   if (process.env.SIM_BENCH_TIMERS !== '0') await timerComparison(5_000);
 }
 
-async function fleetRun(size: number, mode: 'node' | 'shared', windowS: number): Promise<void> {
+async function fleetRun(
+  size: number,
+  mode: 'node' | 'shared',
+  agents: boolean,
+  windowS: number,
+): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'nodeherd-sim-bench-'));
+  const stateRoot = mkdtempSync(join(tmpdir(), 'nodeherd-sim-bench-agents-'));
   const child = spawn(
     process.execPath,
     [new URL(import.meta.url).pathname, SERVE_FLAG, dataDir, String(mode === 'node' ? size : 0)],
@@ -100,12 +113,16 @@ async function fleetRun(size: number, mode: 'node' | 'shared', windowS: number):
 
   const admin = LightKubeClient.fromKubeconfig(ready.kubeconfig);
   const errors = new Map<string, number>();
+  const rollout = new RolloutTracker();
+  let phase = 'startup';
   const fleet = new Fleet({
     clientFor: mode === 'node' ? kubeconfigNodeIdentities(ready.credentialsDir) : sharedClient(admin),
     adminClient: admin,
     startConcurrency: 64,
+    ...(agents ? { agent: simulatedNodeAgents({ stateRoot }) } : {}),
+    onServerChange: (name, node) => rollout.observe(name, node),
     onError: (_name, error, during) => {
-      const key = `${during}: ${error.message.slice(0, 80)}`;
+      const key = `${phase}, ${during}: ${error.message.slice(0, 80)}`;
       errors.set(key, (errors.get(key) ?? 0) + 1);
     },
   });
@@ -119,6 +136,7 @@ async function fleetRun(size: number, mode: 'node' | 'shared', windowS: number):
 
   // Let the first renewals (all bunched at registration) spread over the wheel, then measure.
   await sleep(fleet.wheel.periodMs + 2_000);
+  phase = 'steady';
   const requestsBefore = totalRequests(fleet, admin, mode);
   const cpuBefore = process.cpuUsage();
   const serverCpuBefore = cpuTicksOf(child.pid!);
@@ -135,9 +153,12 @@ async function fleetRun(size: number, mode: 'node' | 'shared', windowS: number):
   const counts = fleet.counts();
   const connections = mode === 'node' ? sumConnections(fleet) : admin.stats().connections;
 
+  phase = 'apply';
+  const applied = agents ? await applyEverywhere(fleet, admin, rollout) : undefined;
+
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   console.log(
-    `\n## ${size} nodes (${mode === 'node' ? 'own identity and connection per node' : 'one shared client'})`,
+    `\n## ${size} nodes (${mode === 'node' ? 'own identity and connection per node' : 'one shared client'}, ${agents ? 'with' : 'without'} agents)`,
   );
   if (mode === 'node')
     console.log(`credentials issued by the server: ${(ready.issueMs / 1000).toFixed(1)} s`);
@@ -158,6 +179,12 @@ async function fleetRun(size: number, mode: 'node' | 'shared', windowS: number):
   console.log(
     `server view: ${counts.serverReady} Ready, ${counts.serverNotReady} NotReady, ${counts.serverUnknown} Unknown of ${counts.nodes}`,
   );
+  if (applied) {
+    console.log(
+      `apply to every node (kubelet drop-in, restart, healthz): all Done in ${(applied.wallMs / 1000).toFixed(1)} s; ` +
+        `per node from annotation to Done p50 ${applied.p50.toFixed(0)} ms, p99 ${applied.p99.toFixed(0)} ms; ${applied.failed} not Done`,
+    );
+  }
   if (errors.size > 0) console.log(`errors: ${JSON.stringify(Object.fromEntries(errors))}`);
 
   await fleet.close();
@@ -165,6 +192,101 @@ async function fleetRun(size: number, mode: 'node' | 'shared', windowS: number):
   child.stdin!.end();
   await new Promise((resolve) => child.once('exit', resolve));
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(stateRoot, { recursive: true, force: true });
+}
+
+/** When each node was told a revision and when the server first showed it Done with it. */
+class RolloutTracker {
+  revision: string | undefined;
+  readonly toldAt = new Map<string, number>();
+  readonly doneAt = new Map<string, number>();
+  private allDone: (() => void) | undefined;
+  private expected = 0;
+
+  observe(name: string, node: KubeObject | undefined): void {
+    if (this.revision === undefined || node === undefined || this.doneAt.has(name)) return;
+    const annotations = node.metadata?.annotations ?? {};
+    if (
+      annotations[CURRENT_REVISION_ANNOTATION] !== this.revision ||
+      annotations[STATE_ANNOTATION] !== 'Done'
+    )
+      return;
+    this.doneAt.set(name, performance.now());
+    if (this.doneAt.size >= this.expected) this.allDone?.();
+  }
+
+  track(revision: string, expected: number): Promise<void> {
+    this.revision = revision;
+    this.expected = expected;
+    return new Promise((resolve) => {
+      this.allDone = resolve;
+    });
+  }
+}
+
+async function applyEverywhere(
+  fleet: Fleet,
+  admin: LightKubeClient,
+  rollout: RolloutTracker,
+): Promise<{ wallMs: number; p50: number; p99: number; failed: number }> {
+  const revision = await createRevision(admin);
+  const names = fleet.names();
+  const done = rollout.track(revision.metadata.name, names.length);
+  const started = performance.now();
+  const queue = [...names];
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+        rollout.toldAt.set(name, performance.now());
+        await admin.patch(`/api/v1/nodes/${name}`, {
+          metadata: { annotations: { [DESIRED_REVISION_ANNOTATION]: revision.metadata.name } },
+        });
+      }
+    }),
+  );
+  await Promise.race([done, sleep(300_000)]);
+  const wallMs = performance.now() - started;
+  const latencies = [...rollout.doneAt]
+    .map(([name, at]) => at - rollout.toldAt.get(name)!)
+    .sort((a, b) => a - b);
+  const at = (q: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
+  return { wallMs, p50: at(0.5), p99: at(0.99), failed: names.length - latencies.length };
+}
+
+async function createRevision(admin: LightKubeClient): Promise<NodeConfigRevision> {
+  const spec = {
+    files: [{ path: '/etc/kubernetes/kubelet-extra.conf', content: { inline: { data: 'maxPods: 200\n' } } }],
+    units: [
+      {
+        name: 'kubelet.service',
+        dropIns: [{ name: '20-nodeherd.conf', content: '[Service]\nEnvironment=MAX_PODS=200\n' }],
+        filePaths: ['/etc/kubernetes/kubelet-extra.conf'],
+        healthProbe: { http: { url: 'http://127.0.0.1:10248/healthz' }, timeoutSeconds: 5 },
+      },
+    ],
+  };
+  const result = renderConfigs([
+    { apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodeConfig', metadata: { name: 'kubelet' }, spec },
+  ]);
+  if (!result.config || !result.hash) throw new Error(`render failed: ${JSON.stringify(result.errors)}`);
+  const revision = buildRevision(
+    {
+      apiVersion: 'nodeherd.io/v1alpha1',
+      kind: 'NodePool',
+      metadata: { name: 'bench' },
+      spec: { nodeSelector: {}, configSelector: {} },
+    },
+    {
+      config: result.config,
+      hash: result.hash,
+      hashAlgorithm: result.hashAlgorithm,
+      sources: result.sources,
+    },
+    1,
+  );
+  await admin.create('/apis/nodeherd.io/v1alpha1/nodeconfigrevisions', revision);
+  return revision;
 }
 
 function totalRequests(fleet: Fleet, admin: LightKubeClient, mode: 'node' | 'shared'): number {
@@ -258,4 +380,11 @@ function cpuTicksOf(pid: number): number {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// Last, so every class and function above is initialised before it runs.
+if (process.argv.includes(SERVE_FLAG)) {
+  await serve();
+} else {
+  await main();
 }

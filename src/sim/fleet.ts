@@ -44,6 +44,8 @@ export interface FleetOptions
   /** Share one watch of the simulated Nodes (default true). */
   watchNodes?: boolean;
   onError?: (nodeName: string, error: Error, during: KubeletActivity | 'agent' | 'watch') => void;
+  /** Every change of a simulated Node the shared watch sees (undefined: deleted). */
+  onServerChange?: (nodeName: string, node: KubeObject | undefined) => void;
 }
 
 /** A node's state: the simulator's side and the server's side. */
@@ -299,5 +301,6 @@ export class Fleet {
       });
     }
     this.nodes.get(name)?.observe(node);
+    this.options.onServerChange?.(name, node);
   }
 }

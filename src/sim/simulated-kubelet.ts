@@ -117,6 +117,8 @@ export class SimulatedKubelet {
   private readonly notReady = new Map<string, ReadyState>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private partitionedUntil = 0;
+  /** The Node was deleted behind the kubelet's back (seen by the shared watch). */
+  private nodeDeleted = false;
   private readySince: number;
   private lastReady: ReadyState = READY;
   private postedReady: ReadyState | undefined;
@@ -157,9 +159,17 @@ export class SimulatedKubelet {
     return this.processValue;
   }
 
-  /** Heartbeats go out: the node runs, the kubelet process is up and the network is not cut. */
+  /**
+   * Heartbeats go out: the node runs, the kubelet process is up, the network is not cut and its Node
+   * was not deleted.
+   */
   get heartbeating(): boolean {
-    return this.phaseValue === 'running' && this.processValue === 'running' && !this.partitioned;
+    return (
+      this.phaseValue === 'running' &&
+      this.processValue === 'running' &&
+      !this.partitioned &&
+      !this.nodeDeleted
+    );
   }
 
   /** The Ready condition the kubelet reports now. */
@@ -192,6 +202,7 @@ export class SimulatedKubelet {
     const epoch = ++this.epoch;
     this.phaseValue = 'registering';
     this.processValue = 'running';
+    this.nodeDeleted = false;
     // A booting kubelet registers NotReady until its runtime is up; a fleet start skips that
     // window (one status post fewer per node) unless asked.
     if (options.notReadyAtStart) this.setNotReady('starting', NOT_READY_STARTING, this.startupNotReadyMs);
@@ -316,8 +327,15 @@ export class SimulatedKubelet {
    */
   observe(node: KubeObject | undefined): void {
     if (!this.heartbeating) return;
-    if (node === undefined) return;
+    if (node === undefined) {
+      // Someone deleted the Node. Like kubelet, which registers once per start, stay unregistered
+      // (no Lease, no status) until the next start; renewing would only recreate an orphan Lease.
+      this.nodeDeleted = true;
+      return;
+    }
     if (node.metadata?.uid !== this.uid) return;
+    // A post in flight sets the server's view; an event from before it must not trigger another.
+    if (this.statusInFlight) return;
     const condition = readyConditionOf(node);
     const expected = this.ready.ready ? 'True' : 'False';
     if (condition?.status !== expected || condition?.reason !== this.ready.reason) {

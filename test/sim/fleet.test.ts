@@ -186,4 +186,19 @@ describe('faults injected into a fleet', () => {
     });
     await eventually('Ready re-posted', async () => readyStatus(await cluster.getNode(name)) === 'True');
   });
+  test('a Node deleted behind its kubelet stays deleted until the node starts again', async () => {
+    const name = fleet.names()[8]!;
+    await cluster.admin.delete(`/api/v1/nodes/${name}`);
+    await eventually('the kubelet saw the deletion', () => !fleet.state(name).heartbeating);
+    await eventually('its Lease collected', async () => (await cluster.getLease(name)) === undefined);
+    await new Promise((resolve) => setTimeout(resolve, GRACE_MS / 2));
+    assert.equal(await cluster.getLease(name), undefined, 'no orphan Lease recreated');
+    assert.equal(await cluster.getNode(name), undefined);
+    await fleet.restart(name);
+    await eventually(
+      'registered again and Ready',
+      async () => readyStatus(await cluster.getNode(name)) === 'True',
+    );
+    assert.ok(await cluster.getLease(name));
+  });
 });
