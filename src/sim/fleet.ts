@@ -41,6 +41,8 @@ export interface FleetOptions
   namePrefix?: string;
   /** Nodes registering at the same time during add() (default 32). */
   startConcurrency?: number;
+  /** At least this long between two node starts, so nodes join over time (default 0). */
+  startIntervalMs?: number;
   /** Share one watch of the simulated Nodes (default true). */
   watchNodes?: boolean;
   onError?: (nodeName: string, error: Error, during: KubeletActivity | 'agent' | 'watch') => void;
@@ -153,10 +155,19 @@ export class Fleet {
   /** Starts the given nodes with bounded concurrency. */
   async startAll(nodes: readonly SimulatedNode[] = [...this.nodes.values()]): Promise<void> {
     const queue = [...nodes];
+    const interval = this.options.startIntervalMs ?? 0;
+    let nextStart = performance.now();
     const workers = Array.from(
       { length: Math.min(queue.length, this.options.startConcurrency ?? 32) },
       async () => {
-        for (let node = queue.shift(); node !== undefined; node = queue.shift()) await node.start();
+        for (let node = queue.shift(); node !== undefined; node = queue.shift()) {
+          if (interval > 0) {
+            const wait = nextStart - performance.now();
+            nextStart = Math.max(nextStart, performance.now()) + interval;
+            if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          }
+          await node.start();
+        }
       },
     );
     await Promise.all(workers);

@@ -201,4 +201,20 @@ describe('faults injected into a fleet', () => {
     );
     assert.ok(await cluster.getLease(name));
   });
+  test('nodes can join over time: startIntervalMs spaces their starts', async () => {
+    const staggered = new Fleet({
+      ...fleetOptions(cluster, GRACE_MS),
+      namePrefix: 'staggered-',
+      startIntervalMs: 150,
+      watchNodes: false,
+    });
+    try {
+      const started = performance.now();
+      const nodes = await staggered.add(5);
+      assert.ok(performance.now() - started >= 4 * 150, 'five starts, four intervals apart');
+      for (const node of nodes) assert.equal(readyStatus(await cluster.getNode(node.name)), 'True');
+    } finally {
+      await staggered.close();
+    }
+  });
 });
