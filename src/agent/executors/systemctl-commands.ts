@@ -15,10 +15,13 @@ export function daemonReloadArgs(): string[] {
   return [...COMMON, 'daemon-reload'];
 }
 
-/** enable/disable only change the [Install] symlinks; starting and stopping are separate steps. */
-export function unitVerbArgs(verb: UnitVerb, unit: string): string[] {
+/**
+ * enable/disable only change the [Install] symlinks; starting and stopping are separate steps.
+ * noBlock: only enqueue the job (for the caller's own unit, whose stop ends the caller).
+ */
+export function unitVerbArgs(verb: UnitVerb, unit: string, options: { noBlock?: boolean } = {}): string[] {
   assertUnitName(unit);
-  return [...COMMON, verb, unit];
+  return [...COMMON, ...(options.noBlock ? ['--no-block'] : []), verb, unit];
 }
 
 export function showArgs(unit: string): string[] {

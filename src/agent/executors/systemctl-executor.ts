@@ -32,6 +32,11 @@ export interface SystemctlExecutorOptions {
   /** Run systemctl even though rootDir is not '/'; see the comment at the top. */
   allowLiveCommands?: boolean;
   timeoutMs?: number;
+  /**
+   * systemd's $INVOCATION_ID of the unit this process runs in (default: from the environment), to
+   * recognise a restart or stop of the agent's own unit.
+   */
+  invocationId?: string;
 }
 
 export class SystemctlExecutor implements SystemdExecutor {
@@ -41,6 +46,7 @@ export class SystemctlExecutor implements SystemdExecutor {
   private readonly systemctlPath: string;
   private readonly allowLiveCommands: boolean;
   private readonly timeoutMs: number;
+  private readonly invocationId: string | undefined;
 
   constructor(options: SystemctlExecutorOptions = {}) {
     this.rootDir = resolve(options.rootDir ?? '/');
@@ -49,6 +55,7 @@ export class SystemctlExecutor implements SystemdExecutor {
     this.systemctlPath = options.systemctlPath ?? 'systemctl';
     this.allowLiveCommands = options.allowLiveCommands ?? false;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.invocationId = 'invocationId' in options ? options.invocationId : process.env.INVOCATION_ID;
   }
 
   async writeUnit(name: string, content: string): Promise<void> {
@@ -86,11 +93,16 @@ export class SystemctlExecutor implements SystemdExecutor {
   }
 
   async stop(name: string): Promise<void> {
-    return this.verb('stop', name);
+    return this.verb('stop', name, await this.isOwnUnit(name));
   }
 
+  /**
+   * Restarting the unit this process runs in must not wait for the job: stopping the unit sends
+   * SIGTERM to its whole control group, systemctl included, which then fails although the restart
+   * goes ahead. So the job is only enqueued and systemd ends this process soon after.
+   */
   async restart(name: string): Promise<void> {
-    return this.verb('restart', name);
+    return this.verb('restart', name, await this.isOwnUnit(name));
   }
 
   async reload(name: string): Promise<void> {
@@ -110,8 +122,14 @@ export class SystemctlExecutor implements SystemdExecutor {
     return parseShowOutput((await this.systemctl(showArgs(name))).stdout);
   }
 
-  private async verb(verb: UnitVerb, name: string): Promise<void> {
-    await this.systemctl(unitVerbArgs(verb, name));
+  private async verb(verb: UnitVerb, name: string, noBlock = false): Promise<void> {
+    await this.systemctl(unitVerbArgs(verb, name, { noBlock }));
+  }
+
+  /** Whether `name` is the unit this process runs in (same invocation id). */
+  private async isOwnUnit(name: string): Promise<boolean> {
+    if (!this.invocationId) return false;
+    return (await this.status(name)).invocationId === this.invocationId;
   }
 
   private async systemctl(args: string[]) {

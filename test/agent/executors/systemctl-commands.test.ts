@@ -15,6 +15,12 @@ test('command lines never prompt and name one validated unit', () => {
     'kubelet.service',
   ]);
   assert.deepEqual(unitVerbArgs('enable', 'a.timer'), ['--no-ask-password', 'enable', 'a.timer']);
+  assert.deepEqual(unitVerbArgs('restart', 'nodeherd-agent.service', { noBlock: true }), [
+    '--no-ask-password',
+    '--no-block',
+    'restart',
+    'nodeherd-agent.service',
+  ]);
   assert.deepEqual(showArgs('kubelet.service'), [
     '--no-ask-password',
     'show',

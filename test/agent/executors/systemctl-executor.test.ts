@@ -134,3 +134,44 @@ test('allowed, it runs the configured systemctl with the pure command lines and 
     ],
   );
 });
+
+test('a restart or stop of the unit this process runs in is only enqueued (--no-block)', async () => {
+  // Found on real systemd: a blocking `systemctl restart` of the agent's own unit is killed with the
+  // unit's control group, so the restart looked failed although it happened.
+  const own = '0123456789abcdef0123456789abcdef';
+  const ran: string[] = [];
+  const runner: CommandRunner = {
+    async run(_file, args) {
+      ran.push(args.join(' '));
+      const unit = args.at(-1);
+      const id = unit === 'nodeherd-agent.service' ? own : 'ffffffffffffffffffffffffffffffff';
+      return { code: 0, stdout: `ActiveState=active\nInvocationID=${id}\n`, stderr: '' };
+    },
+  };
+  const systemd = new SystemctlExecutor({
+    rootDir: root,
+    runner,
+    allowLiveCommands: true,
+    invocationId: own,
+  });
+  await systemd.restart('nodeherd-agent.service');
+  await systemd.restart('kubelet.service');
+  await systemd.stop('nodeherd-agent.service');
+  const verbs = ran.filter((line) => !line.includes(' show '));
+  assert.deepEqual(verbs, [
+    '--no-ask-password --no-block restart nodeherd-agent.service',
+    '--no-ask-password restart kubelet.service',
+    '--no-ask-password --no-block stop nodeherd-agent.service',
+  ]);
+
+  // Outside a systemd service (no invocation id) nothing is asked and every job is waited for.
+  ran.length = 0;
+  const plain = new SystemctlExecutor({
+    rootDir: root,
+    runner,
+    allowLiveCommands: true,
+    invocationId: undefined,
+  });
+  await plain.restart('nodeherd-agent.service');
+  assert.deepEqual(ran, ['--no-ask-password restart nodeherd-agent.service']);
+});
