@@ -214,6 +214,8 @@ install_file "$WORK/kubeconfig" "$CONF_DIR/kubeconfig" 600
 Description=nodeherd node agent
 Wants=network-online.target
 After=network-online.target
+# Never give up restarting the agent: it is the only way back to a managed node.
+StartLimitIntervalSec=0
 
 [Service]
 Environment=NODEHERD_KUBECONFIG=$CONF_DIR/kubeconfig NODEHERD_NODE_NAME=$NODE_NAME
