@@ -2,8 +2,9 @@
 // the parsing of dpkg-query's answer. Pure functions, tested without apt.
 
 // Wait up to 5 minutes for another dpkg/apt (unattended-upgrades, cloud-init) instead of failing
-// at once on the lock.
-const LOCK_WAIT = ['-o', 'DPkg::Lock::Timeout=300'];
+// at once on the lock. apt only waits like this for dpkg's locks: see isAptLockContention.
+export const LOCK_WAIT_SECONDS = 300;
+const LOCK_WAIT = ['-o', `DPkg::Lock::Timeout=${LOCK_WAIT_SECONDS}`];
 
 // Keep a locally modified conffile, take the maintainer's for untouched ones, never ask.
 const CONFFILE_POLICY = ['-o', 'Dpkg::Options::=--force-confdef', '-o', 'Dpkg::Options::=--force-confold'];
@@ -82,4 +83,15 @@ export function parseDpkgQueryOutput(stdout: string): string | undefined {
   const [, , status, version] = stdout.trim().split(/\s+/);
   if (status !== 'installed' || !version) return undefined;
   return version;
+}
+
+/**
+ * Whether apt-get failed because another apt held a lock it does not wait for. Seen on real apt
+ * (2.6): DPkg::Lock::Timeout covers /var/lib/dpkg/lock*, but `update` fails at once while the lists
+ * lock is held (apt-daily.service's own update) and `install` while the archives lock is held (an
+ * unattended-upgrades download): "E: Could not get lock /var/lib/apt/lists/lock. It is held by
+ * process 40 (apt-get)" then "E: Unable to lock directory /var/lib/apt/lists/".
+ */
+export function isAptLockContention(stderr: string): boolean {
+  return /^E: (Could not get lock |Unable to lock directory )/m.test(stderr);
 }

@@ -9,10 +9,12 @@ import {
   aptRemoveArgs,
   aptUpdateArgs,
   dpkgQueryArgs,
+  isAptLockContention,
+  LOCK_WAIT_SECONDS,
   parseDpkgQueryOutput,
 } from './apt-commands.ts';
 import { keyringFile, keyringPaths, renderSources, sourcesPath } from './apt-sources.ts';
-import { CommandError, type CommandRunner, execFileRunner, runChecked } from './command-runner.ts';
+import { CommandError, type CommandRunner, execFileRunner } from './command-runner.ts';
 import { assertLiveCommandsAllowed } from './live-system-guard.ts';
 import { LocalFileExecutor } from './local-file-executor.ts';
 import type { AptRepository, FileExecutor, PackageExecutor } from './types.ts';
@@ -33,6 +35,10 @@ export interface AptPackageExecutorOptions {
   /** Base environment (default process.env); DEBIAN_FRONTEND and NEEDRESTART_MODE are added. */
   env?: Record<string, string | undefined>;
   timeoutMs?: number;
+  /** How long to keep retrying while another apt holds a lock apt-get does not wait for (default 300 s). */
+  lockWaitMs?: number;
+  /** Pause between those retries (default 2 s). */
+  lockRetryIntervalMs?: number;
 }
 
 export class AptPackageExecutor implements PackageExecutor {
@@ -44,6 +50,8 @@ export class AptPackageExecutor implements PackageExecutor {
   private readonly allowLiveCommands: boolean;
   private readonly env: Record<string, string | undefined>;
   private readonly timeoutMs: number;
+  private readonly lockWaitMs: number;
+  private readonly lockRetryIntervalMs: number;
 
   constructor(options: AptPackageExecutorOptions = {}) {
     this.rootDir = resolve(options.rootDir ?? '/');
@@ -54,6 +62,8 @@ export class AptPackageExecutor implements PackageExecutor {
     this.allowLiveCommands = options.allowLiveCommands ?? false;
     this.env = aptEnvironment(options.env ?? process.env);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_SECONDS * 1000;
+    this.lockRetryIntervalMs = options.lockRetryIntervalMs ?? 2000;
   }
 
   /** Writes the keyring first, so the .sources file never names a key that is not there yet. */
@@ -96,8 +106,20 @@ export class AptPackageExecutor implements PackageExecutor {
     return parseDpkgQueryOutput(result.stdout);
   }
 
+  /** Runs apt-get; while another apt holds a lock apt-get does not wait for, tries again. */
   private async aptGet(args: string[]): Promise<void> {
     assertLiveCommandsAllowed('apt-get', this.rootDir, this.allowLiveCommands);
-    await runChecked(this.runner, this.aptGetPath, args, { env: this.env, timeoutMs: this.timeoutMs });
+    const deadline = Date.now() + this.lockWaitMs;
+    for (;;) {
+      const result = await this.runner.run(this.aptGetPath, args, {
+        env: this.env,
+        timeoutMs: this.timeoutMs,
+      });
+      if (result.code === 0) return;
+      if (!isAptLockContention(result.stderr) || Date.now() >= deadline) {
+        throw new CommandError(this.aptGetPath, args, result);
+      }
+      await new Promise((resolve) => setTimeout(resolve, this.lockRetryIntervalMs));
+    }
   }
 }

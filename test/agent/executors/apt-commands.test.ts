@@ -6,6 +6,7 @@ import {
   aptRemoveArgs,
   aptUpdateArgs,
   dpkgQueryArgs,
+  isAptLockContention,
   parseDpkgQueryOutput,
 } from '../../../src/agent/executors/apt-commands.ts';
 
@@ -65,4 +66,17 @@ test('dpkg-query reports a version only for an installed package', () => {
   assert.equal(parseDpkgQueryOutput('deinstall ok config-files 1.6-2.1'), undefined);
   assert.equal(parseDpkgQueryOutput('unknown ok not-installed '), undefined);
   assert.equal(parseDpkgQueryOutput(''), undefined);
+});
+
+test('lock contention is told apart from other apt-get failures by its messages', () => {
+  assert.equal(
+    isAptLockContention(
+      'E: Could not get lock /var/cache/apt/archives/lock. It is held by process 81 (apt-get)\n' +
+        'E: Unable to lock directory /var/cache/apt/archives/\n',
+    ),
+    true,
+  );
+  assert.equal(isAptLockContention('E: Unable to lock directory /var/lib/apt/lists/\n'), true);
+  assert.equal(isAptLockContention('E: Unable to locate package nosuch\n'), false);
+  assert.equal(isAptLockContention('W: Could not get lock mentioned in a warning\n'), false);
 });

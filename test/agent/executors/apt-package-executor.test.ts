@@ -115,3 +115,60 @@ test('allowed, it passes the pure command lines and the non-interactive environm
     NEEDRESTART_MODE: 'l',
   });
 });
+
+// apt-get's own words when another apt holds the lists lock (seen on apt 2.6 in the e2e containers).
+const LISTS_LOCKED = {
+  code: 100,
+  stdout: '',
+  stderr:
+    'E: Could not get lock /var/lib/apt/lists/lock. It is held by process 40 (apt-get)\n' +
+    'E: Unable to lock directory /var/lib/apt/lists/\n',
+};
+
+test('a lock apt-get does not wait for itself (lists, archives) is waited for by retrying', async () => {
+  const answers = [LISTS_LOCKED, LISTS_LOCKED, { code: 0, stdout: '', stderr: '' }];
+  let calls = 0;
+  const runner: CommandRunner = {
+    async run() {
+      return answers[calls++]!;
+    },
+  };
+  const apt = new AptPackageExecutor({
+    rootDir: root,
+    runner,
+    allowLiveCommands: true,
+    lockRetryIntervalMs: 1,
+  });
+  await apt.update();
+  assert.equal(calls, 3);
+});
+
+test('lock retries stop at the lock wait; other failures are not retried', async () => {
+  let calls = 0;
+  const locked: CommandRunner = {
+    async run() {
+      calls++;
+      return LISTS_LOCKED;
+    },
+  };
+  const apt = new AptPackageExecutor({
+    rootDir: root,
+    runner: locked,
+    allowLiveCommands: true,
+    lockWaitMs: 30,
+    lockRetryIntervalMs: 5,
+  });
+  await assert.rejects(apt.update(), /Could not get lock \/var\/lib\/apt\/lists\/lock/);
+  assert.ok(calls >= 2, `retried (${calls} calls)`);
+
+  calls = 0;
+  const broken: CommandRunner = {
+    async run() {
+      calls++;
+      return { code: 100, stdout: '', stderr: 'E: Unable to locate package nosuch\n' };
+    },
+  };
+  const failing = new AptPackageExecutor({ rootDir: root, runner: broken, allowLiveCommands: true });
+  await assert.rejects(failing.install('nosuch'), /Unable to locate package nosuch/);
+  assert.equal(calls, 1);
+});
