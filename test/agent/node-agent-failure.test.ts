@@ -83,11 +83,14 @@ describe('node agent on failure', () => {
     node.systemd.fail('start', 'bad.service');
     const bad = await createRevision(cluster, 'safe', badSpec());
     await setDesired(cluster, node.name, bad.metadata.name);
+    // The annotations are written after the condition: once they say so, both do.
     const failed = await waitFor('rolled back', async () => {
       const object = await getNode(cluster, node.name);
-      const condition = object.status?.conditions?.find((c) => c.type === 'NodeConfigReady');
-      return condition?.reason === 'RolledBack' ? object : undefined;
+      return /rolled back to/.test(object.metadata?.annotations?.['nodeherd.io/message'] ?? '')
+        ? object
+        : undefined;
     });
+    assert.equal(failed.status?.conditions?.find((c) => c.type === 'NodeConfigReady')?.reason, 'RolledBack');
     const annotations = failed.metadata?.annotations ?? {};
     assert.equal(annotations['nodeherd.io/state'], 'Failed');
     assert.equal(annotations['nodeherd.io/current-revision'], good.metadata.name);
@@ -117,6 +120,14 @@ describe('node agent on failure', () => {
     // The controller rolling the pool back to the good revision brings the node to Done.
     await setDesired(cluster, node.name, good.metadata.name);
     await waitForState(cluster, node.name, 'Done');
+
+    // Pointing the node at the failed revision again is a deliberate retry: it is applied.
+    node.systemd.recorder.clearFailures();
+    await setDesired(cluster, node.name, bad.metadata.name);
+    await waitFor('retried and applied', async () =>
+      (await current(cluster, node.name)) === bad.metadata.name ? true : undefined,
+    );
+    assert.equal(node.systemd.unit('bad.service')?.activeState, 'active');
   });
 
   it('stays failed without rollback, and retries after a restart, resuming where it stopped', async () => {

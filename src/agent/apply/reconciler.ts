@@ -168,8 +168,14 @@ export class Reconciler {
       return this.reportUnusable(name, 'InvalidRevision', `NodeConfigRevision ${name} refused: ${problem}`);
     const target = revisionRef(object);
 
-    const failure = this.failures.current;
-    if (failure && sameRevision({ name: failure.revisionName, hash: failure.revisionHash }, target)) {
+    let failure = this.failures.current;
+    if (failure && !sameRevision({ name: failure.revisionName, hash: failure.revisionHash }, target)) {
+      // The cluster moved on: the failed attempt no longer decides anything (pointing the node back
+      // at that revision later is a deliberate retry). What it left on disk is in in-flight.
+      await this.failures.clear();
+      failure = undefined;
+    }
+    if (failure) {
       if (failure.rollback === 'in-progress') return this.rollBack(target, failure, this.options.clock.now());
       if (failure.rollback === 'done' || failure.rollback === 'failed') {
         await this.report(this.failedReport(failure));
@@ -349,7 +355,18 @@ export class Reconciler {
     started: number,
   ): Promise<ReconcileResult> {
     const { clock, logger, metrics, reporter } = this.options;
-    const last = this.lastApplied!;
+    const last = this.lastApplied;
+    if (!last) {
+      // Only possible when last-applied became unreadable after the rollback began.
+      const record2: FailureRecord = {
+        ...record,
+        rollback: 'failed',
+        reason: `${record.reason}; nothing to roll back to`,
+      };
+      await this.failures.write(record2);
+      await this.report(this.failedReport(record2));
+      return {};
+    }
     await this.inFlight.add(failed);
     await this.report({
       state: 'Failed',

@@ -47,15 +47,20 @@ async function waitActive(unit: RenderedUnit, options: VerifyOptions): Promise<s
   }
 }
 
+/** An attempt gets at least this long: a sliver of time left over would only report its own timeout. */
+const MIN_PROBE_ATTEMPT_MS = 200;
+
 async function probeUntilHealthy(unit: RenderedUnit, options: VerifyOptions): Promise<string | undefined> {
   const probe = unit.healthProbe!;
   const limitMs = (probe.timeoutSeconds ?? 10) * 1000;
   const deadline = performance.now() + limitMs;
   for (;;) {
-    const remaining = Math.max(1, deadline - performance.now());
-    const result = await options.probes.run(probe, remaining);
+    const result = await options.probes.run(
+      probe,
+      Math.max(MIN_PROBE_ATTEMPT_MS, deadline - performance.now()),
+    );
     if (result.ok) return undefined;
-    if (performance.now() + options.intervalMs >= deadline) {
+    if (deadline - performance.now() < options.intervalMs + MIN_PROBE_ATTEMPT_MS) {
       return `health probe of ${unit.name} failed within ${limitMs / 1000} s: ${result.detail}`;
     }
     await sleep(options.intervalMs);

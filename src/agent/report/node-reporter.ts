@@ -107,6 +107,8 @@ export class NodeReporter {
   }
 
   private async deliver(): Promise<boolean> {
+    // Events wait for the Node: they carry its uid (and a node that does not exist yet has no story).
+    if (!this.node) return false;
     let ok = true;
     while (this.events.length > 0) {
       const event = this.events[0]!;
