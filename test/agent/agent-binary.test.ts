@@ -1,0 +1,96 @@
+// bin/nodeherd-agent.ts as a process: applies what it is told, serves /healthz and /metrics on
+// 127.0.0.1, refuses bad flags, and stops cleanly on SIGTERM.
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import {
+  type Cluster,
+  createNode,
+  createRevision,
+  setDesired,
+  startCluster,
+  waitForState,
+} from './agent-harness.ts';
+import { agentPaths, killAllAgentProcesses, startAgentProcess } from './agent-process.ts';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('nodeherd-agent process', () => {
+  let cluster: Cluster;
+
+  before(async () => {
+    cluster = await startCluster();
+  });
+  after(async () => {
+    await killAllAgentProcesses();
+    await cluster?.stop();
+  });
+
+  it('applies, serves /healthz and /metrics, and stops on SIGTERM', async () => {
+    await createNode(cluster, 'binary-1');
+    const paths = await agentPaths(cluster, 'binary-1');
+    const port = await freePort();
+    const revision = await createRevision(cluster, 'binary', {
+      files: [{ path: '/etc/binary.conf', mode: 0o600, content: { inline: { data: 'hello\n' } } }],
+      units: [
+        {
+          name: 'binary.service',
+          content: '[Service]\nExecStart=/bin/binary\n',
+          filePaths: ['/etc/binary.conf'],
+        },
+      ],
+    });
+    await setDesired(cluster, 'binary-1', revision.metadata.name);
+    const agent = startAgentProcess(paths, { args: ['--metrics-address', `127.0.0.1:${port}`] });
+    await waitForState(cluster, 'binary-1', 'Done');
+    assert.equal(await readFile(join(paths.root, 'etc/binary.conf'), 'utf8'), 'hello\n');
+
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    assert.equal(health.status, 200);
+    const body = (await health.json()) as { node: string; state: string; currentRevision: string };
+    assert.equal(body.node, 'binary-1');
+    assert.equal(body.state, 'Done');
+    assert.equal(body.currentRevision, revision.metadata.name);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    assert.match(metrics, /nodeherd_agent_state\{state="Done"\} 1/);
+    assert.match(
+      metrics,
+      new RegExp(`nodeherd_agent_current_revision_info\\{revision="${revision.metadata.name}"`),
+    );
+    assert.match(metrics, /nodeherd_agent_apply_duration_seconds_count\{result="success"\} 1/);
+    assert.match(metrics, /nodeherd_agent_api_requests_total\{verb="watch"\} 2/);
+
+    await agent.kill('SIGTERM');
+    assert.equal((await agent.exited).code, 0);
+    assert.ok(agent.lines.some((l) => l.msg === 'stopping'));
+    assert.ok(
+      agent.lines.every((l) => !JSON.stringify(l).includes('hello')),
+      'file contents never reach the log',
+    );
+  });
+
+  it('refuses unknown flags with the usage', async () => {
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [join(import.meta.dirname, '../../bin/nodeherd-agent.ts'), '--backend', 'nope'],
+        (error, _stdout, stderr) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
+      );
+    });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /--backend must be one of/);
+    assert.match(result.stderr, /Usage: nodeherd-agent/);
+  });
+});
