@@ -18,6 +18,8 @@ import { JsonLogger } from '../src/agent/logger.ts';
 import { NodeAgent } from '../src/agent/node-agent.ts';
 import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
 
+/** How long the agent waits to be killed by a reboot it asked for. */
+const REBOOT_WAIT_MS = 10 * 60_000;
 /** How long a stop waits for the step in progress before leaving anyway. */
 const SHUTDOWN_GRACE_MS = 5000;
 
@@ -69,7 +71,14 @@ async function main(config: AgentConfig): Promise<void> {
         process.exit(0);
       }
       // A real reboot ends this process; a self-restart that returned did not concern this process.
-      return kind === 'reboot' && backends.realHost ? 'halt' : 'continue';
+      if (kind !== 'reboot' || !backends.realHost) return 'continue';
+      // Still alive long after asking (an inhibitor, a hung shutdown): exit, so systemd starts the
+      // agent again, which sees the same boot id and asks again.
+      setTimeout(() => {
+        logger.error('the requested reboot has not happened; exiting to ask again', {});
+        process.exit(1);
+      }, REBOOT_WAIT_MS).unref();
+      return 'halt';
     },
   });
   const http = config.metricsAddress ? new AgentHttpServer(agent, config.metricsAddress) : undefined;
