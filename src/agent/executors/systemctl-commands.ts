@@ -21,7 +21,10 @@ export function daemonReloadArgs(): string[] {
  */
 export function unitVerbArgs(verb: UnitVerb, unit: string, options: { noBlock?: boolean } = {}): string[] {
   assertUnitName(unit);
-  return [...COMMON, ...(options.noBlock ? ['--no-block'] : []), verb, unit];
+  // systemctl enable/disable reload the whole manager afterwards unless told not to: with the plan's
+  // own daemon-reload that made two or three reloads per apply on real systemd instead of one.
+  const noReload = verb === 'enable' || verb === 'disable' ? ['--no-reload'] : [];
+  return [...COMMON, ...noReload, ...(options.noBlock ? ['--no-block'] : []), verb, unit];
 }
 
 export function showArgs(unit: string): string[] {

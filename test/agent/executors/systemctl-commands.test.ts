@@ -14,7 +14,19 @@ test('command lines never prompt and name one validated unit', () => {
     'restart',
     'kubelet.service',
   ]);
-  assert.deepEqual(unitVerbArgs('enable', 'a.timer'), ['--no-ask-password', 'enable', 'a.timer']);
+  // enable/disable never reload the manager themselves: the plan's one daemon-reload does.
+  assert.deepEqual(unitVerbArgs('enable', 'a.timer'), [
+    '--no-ask-password',
+    '--no-reload',
+    'enable',
+    'a.timer',
+  ]);
+  assert.deepEqual(unitVerbArgs('disable', 'a.timer'), [
+    '--no-ask-password',
+    '--no-reload',
+    'disable',
+    'a.timer',
+  ]);
   assert.deepEqual(unitVerbArgs('restart', 'nodeherd-agent.service', { noBlock: true }), [
     '--no-ask-password',
     '--no-block',

@@ -126,7 +126,7 @@ test('allowed, it runs the configured systemctl with the pure command lines and 
     ran.map((call) => [call.file, ...call.args].join(' ')),
     [
       '/bin/systemctl --no-ask-password daemon-reload',
-      '/bin/systemctl --no-ask-password enable a.service',
+      '/bin/systemctl --no-ask-password --no-reload enable a.service',
       '/bin/systemctl --no-ask-password show --property=ActiveState,SubState,NRestarts,InvocationID,UnitFileState a.service',
       '/bin/systemctl --no-ask-password show --property=ActiveState,SubState,NRestarts,InvocationID,UnitFileState a.service',
       '/bin/systemctl --no-ask-password show --property=ActiveState,SubState,NRestarts,InvocationID,UnitFileState a.service',
