@@ -207,9 +207,18 @@ EOF
 install_file "$WORK/ca.crt" "$CONF_DIR/ca.crt" 644
 install_file "$WORK/kubeconfig" "$CONF_DIR/kubeconfig" 600
 
+# What differs between nodes goes to agent.env, so the unit itself is the same on every node and a
+# pool's config can take it over.
 {
-  cat <<EOF
-# Written by nodeherd-init; from now on nodeherd's config may manage it.
+  echo "NODEHERD_NODE_NAME=$NODE_NAME"
+  for pair in $AGENT_ENV; do
+    case $pair in *=*) echo "$pair" ;; *) die "--agent-env wants K=V, got $pair" ;; esac
+  done
+} >"$WORK/agent.env"
+install_file "$WORK/agent.env" "$CONF_DIR/agent.env" 644
+
+cat >"$WORK/unit" <<EOF
+# Written by nodeherd-init; a pool's config may take it over.
 [Unit]
 Description=nodeherd node agent
 Wants=network-online.target
@@ -218,13 +227,8 @@ After=network-online.target
 StartLimitIntervalSec=0
 
 [Service]
-Environment=NODEHERD_KUBECONFIG=$CONF_DIR/kubeconfig NODEHERD_NODE_NAME=$NODE_NAME
-Environment=NODE_COMPILE_CACHE=/var/cache/nodeherd/compile-cache
-EOF
-  for pair in $AGENT_ENV; do
-    case $pair in *=*) echo "Environment=$pair" ;; *) die "--agent-env wants K=V, got $pair" ;; esac
-  done
-  cat <<EOF
+Environment=NODEHERD_KUBECONFIG=$CONF_DIR/kubeconfig NODE_COMPILE_CACHE=/var/cache/nodeherd/compile-cache
+EnvironmentFile=$CONF_DIR/agent.env
 ExecStart=$PREFIX/node $PREFIX/nodeherd-agent.mjs
 Restart=always
 RestartSec=5
@@ -232,7 +236,6 @@ RestartSec=5
 [Install]
 WantedBy=multi-user.target
 EOF
-} >"$WORK/unit"
 install_file "$WORK/unit" "$UNIT_FILE" 644
 
 systemctl daemon-reload
