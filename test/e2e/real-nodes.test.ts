@@ -1,0 +1,402 @@
+// End to end on real systemd and real apt: two Debian bookworm containers booted with systemd-nspawn
+// are bootstrapped by nodeherd-init against the embedded control plane on this host, then managed
+// through revisions: files, units, restarts of exactly the affected units, removal, apt repositories
+// and packages, a SIGKILLed agent that converges, and the agent replacing itself. Needs root,
+// systemd-nspawn, debootstrap and overlayfs; skips otherwise (see support/host.ts).
+
+import assert from 'node:assert/strict';
+import { readFile, stat } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import type { NodeConfigSpec } from '../../src/api/types.ts';
+import { Container } from './support/container.ts';
+import { buildArtefacts, ControlPlane } from './support/control-plane.ts';
+import { e2eSkipReason, waitFor } from './support/host.ts';
+import { freePort } from './support/ports.ts';
+import { ensureRootfs, type Rootfs } from './support/rootfs.ts';
+import { journalCursor, journalSince, serviceUnit, unitState } from './support/units.ts';
+
+const skip = e2eSkipReason();
+if (skip) process.stderr.write(`real-nodes e2e skipped: ${skip}\n`);
+
+const AGENT_UNIT = 'nodeherd-agent.service';
+const AGENT_BUNDLE = '/usr/local/lib/nodeherd/nodeherd-agent.mjs';
+
+describe('real nodes: nodeherd-init, then the agent on systemd and apt', { skip, timeout: 480_000 }, () => {
+  let rootfs: Rootfs;
+  let cp: ControlPlane;
+  let nodes: Container[] = [];
+  let a: Container;
+  let b: Container;
+
+  before(async () => {
+    rootfs = await ensureRootfs();
+    cp = await ControlPlane.start();
+    nodes = await Promise.all(
+      ['nh-node-a', 'nh-node-b'].map((name) => Container.boot({ name, rootfs: rootfs.path })),
+    );
+    [a, b] = nodes as [Container, Container];
+    await Promise.all(
+      nodes.map(async (node) => {
+        const token = await cp.registerNode(node.name);
+        const env = [
+          `NODEHERD_METRICS_ADDRESS=127.0.0.1:${await freePort()}`,
+          'NODEHERD_LOG_LEVEL=debug',
+          'NODEHERD_UNIT_TIMEOUT_SECONDS=30',
+        ];
+        const result = await cp.runInit(
+          node,
+          cp.initArgs(
+            node.name,
+            token,
+            env.flatMap((e) => ['--agent-env', e]),
+          ),
+        );
+        assert.equal(result.code, 0, `nodeherd-init on ${node.name}: ${result.stderr}`);
+        // systemd runs every generator on each daemon-reload: this one counts them.
+        await node.execChecked(['sh', '-c', COUNTING_GENERATOR]);
+      }),
+    );
+  });
+
+  after(async () => {
+    await Promise.all(nodes.map((node) => node.stop()));
+    await cp?.stop();
+  });
+
+  /** cp.apply, with the agents' recent log in the error when a node does not get there. */
+  async function apply(targets: Container[], spec: NodeConfigSpec, timeoutMs?: number): Promise<string> {
+    try {
+      return await cp.apply(
+        targets.map((node) => node.name),
+        'e2e',
+        spec,
+        timeoutMs,
+      );
+    } catch (error) {
+      const logs = await Promise.all(
+        targets.map(async (node) => {
+          const log = await node.exec([
+            'journalctl',
+            '-u',
+            AGENT_UNIT,
+            '-n',
+            '25',
+            '-o',
+            'cat',
+            '--no-pager',
+          ]);
+          return `--- ${node.name}:\n${log.stdout}`;
+        }),
+      );
+      throw new Error(`${(error as Error).message}\n${logs.join('\n')}`);
+    }
+  }
+
+  /** Specs shared by both nodes: two services, one restarted by a file, one with a drop-in. */
+  function baseSpec(web: string, unrelated: string, options: { other?: boolean } = {}): NodeConfigSpec {
+    return {
+      files: [
+        {
+          path: '/etc/e2e/web.conf',
+          mode: 0o640,
+          owner: 'nobody',
+          group: 'nogroup',
+          content: { inline: { data: web } },
+        },
+        { path: '/etc/e2e/unrelated.conf', content: { inline: { data: unrelated } } },
+        {
+          path: '/usr/local/bin/e2e-tool',
+          mode: 0o755,
+          content: {
+            inline: { data: Buffer.from('#!/bin/sh\necho tool\n').toString('base64'), encoding: 'base64' },
+          },
+        },
+      ],
+      units: [
+        { name: 'e2e-web.service', content: serviceUnit('e2e web'), filePaths: ['/etc/e2e/web.conf'] },
+        ...(options.other === false
+          ? []
+          : [
+              {
+                name: 'e2e-other.service',
+                content: serviceUnit('e2e other'),
+                dropIns: [{ name: '10-env.conf', content: '[Service]\nEnvironment=E2E=1\n' }],
+              },
+            ]),
+      ],
+    };
+  }
+
+  test('nodeherd-init installed the agent as an enabled service that reports its Node', async () => {
+    for (const node of nodes) {
+      const agent = await unitState(node, AGENT_UNIT);
+      assert.equal(agent.active, 'active');
+      assert.equal(agent.enabled, 'enabled');
+      assert.equal(agent.fragmentPath, `/etc/systemd/system/${AGENT_UNIT}`);
+      const kubeconfig = await stat(node.hostPath('/etc/nodeherd/kubeconfig'));
+      assert.equal(kubeconfig.mode & 0o777, 0o600);
+      const unit = await readFile(node.hostPath(`/etc/systemd/system/${AGENT_UNIT}`), 'utf8');
+      assert.match(unit, /^Restart=always$/m);
+      assert.match(unit, /^RestartSec=5$/m);
+      const object = await waitFor(`${node.name} reports Idle`, async () => {
+        const n = await cp.getNode(node.name);
+        return n.metadata?.annotations?.['nodeherd.io/state'] === 'Idle' ? n : undefined;
+      });
+      assert.equal(object.metadata?.annotations?.['nodeherd.io/message'], 'no desired revision');
+    }
+  });
+
+  test('files get their content, mode and owner; units are started and enabled', async () => {
+    await apply(nodes, baseSpec('v1\n', 'u1\n'));
+    for (const node of nodes) {
+      const web = await stat(node.hostPath('/etc/e2e/web.conf'));
+      assert.equal(await readFile(node.hostPath('/etc/e2e/web.conf'), 'utf8'), 'v1\n');
+      assert.equal(web.mode & 0o7777, 0o640);
+      const ids = await node.execChecked(['sh', '-c', 'id -u nobody; getent group nogroup | cut -d: -f3']);
+      assert.deepEqual(ids.trim().split('\n').map(Number), [web.uid, web.gid]);
+      assert.equal((await node.execChecked(['/usr/local/bin/e2e-tool'])).trim(), 'tool');
+      for (const unit of ['e2e-web.service', 'e2e-other.service']) {
+        const state = await unitState(node, unit);
+        assert.equal(state.active, 'active', unit);
+        assert.equal(state.enabled, 'enabled', unit);
+      }
+      const env = await node.show('e2e-other.service', ['Environment', 'DropInPaths']);
+      assert.equal(env.Environment, 'E2E=1');
+      assert.equal(env.DropInPaths, '/etc/systemd/system/e2e-other.service.d/10-env.conf');
+    }
+  });
+
+  test('a change to a file in filePaths restarts that unit only; an unrelated change restarts nothing', async () => {
+    const units = ['e2e-web.service', 'e2e-other.service', AGENT_UNIT];
+    const before = await Promise.all(units.map((unit) => unitState(a, unit)));
+    await apply(nodes, baseSpec('v2\n', 'u1\n'));
+    const afterWeb = await Promise.all(units.map((unit) => unitState(a, unit)));
+    assert.notEqual(afterWeb[0]!.invocationId, before[0]!.invocationId, 'e2e-web restarted');
+    assert.equal(afterWeb[0]!.active, 'active');
+    assert.equal(afterWeb[1]!.invocationId, before[1]!.invocationId, 'e2e-other untouched');
+    assert.equal(afterWeb[2]!.invocationId, before[2]!.invocationId, 'agent untouched');
+    assert.equal(await readFile(a.hostPath('/etc/e2e/web.conf'), 'utf8'), 'v2\n');
+
+    await apply(nodes, baseSpec('v2\n', 'u2\n'));
+    const afterUnrelated = await Promise.all(units.map((unit) => unitState(a, unit)));
+    assert.deepEqual(
+      afterUnrelated.map((s) => s.invocationId),
+      afterWeb.map((s) => s.invocationId),
+      'nothing restarted',
+    );
+    assert.equal(await readFile(a.hostPath('/etc/e2e/unrelated.conf'), 'utf8'), 'u2\n');
+  });
+
+  test('an apply that changes several units and drop-ins reloads systemd once', async () => {
+    const reloadsBefore = await reloadCount(b);
+    const spec = baseSpec('v2\n', 'u2\n');
+    spec.units = [
+      {
+        name: 'e2e-web.service',
+        content: serviceUnit('e2e web, second edition'),
+        filePaths: ['/etc/e2e/web.conf'],
+        dropIns: [{ name: '20-limits.conf', content: '[Service]\nLimitNOFILE=4096\n' }],
+      },
+      {
+        name: 'e2e-other.service',
+        content: serviceUnit('e2e other, second edition'),
+        dropIns: [{ name: '10-env.conf', content: '[Service]\nEnvironment=E2E=2\n' }],
+      },
+    ];
+    await apply(nodes, spec);
+    assert.equal((await reloadCount(b)) - reloadsBefore, 1, 'exactly one daemon-reload');
+    assert.equal((await b.show('e2e-other.service', ['Environment'])).Environment, 'E2E=2');
+    assert.equal((await b.show('e2e-web.service', ['LimitNOFILE'])).LimitNOFILE, '4096');
+    // Nothing is left for systemd to reload: the files on disk are what it runs.
+    for (const unit of ['e2e-web.service', 'e2e-other.service']) {
+      assert.equal((await b.show(unit, ['NeedDaemonReload'])).NeedDaemonReload, 'no', unit);
+    }
+  });
+
+  test('a unit removed from the config is stopped, disabled and deleted', async () => {
+    await apply(nodes, baseSpec('v2\n', 'u2\n', { other: false }));
+    for (const node of nodes) {
+      const state = await unitState(node, 'e2e-other.service');
+      assert.equal(state.active, 'inactive');
+      assert.equal(state.fragmentPath, '', 'unit file gone');
+      const left = await node.exec([
+        'sh',
+        '-c',
+        'ls -d /etc/systemd/system/e2e-other.service* /etc/systemd/system/*/e2e-other.service 2>/dev/null',
+      ]);
+      assert.equal(left.stdout, '', 'no unit file, drop-in or [Install] link left');
+      assert.equal((await unitState(node, 'e2e-web.service')).active, 'active');
+    }
+  });
+
+  test('apt: a repository with its own keyring, a pinned package installed and removed, a busy lock waited for', async () => {
+    const key = await readFile(`${rootfs.path}/usr/share/keyrings/debian-archive-bookworm-automatic.gpg`);
+    const withApt = (packages: NodeConfigSpec['packages']): NodeConfigSpec => ({
+      ...baseSpec('v2\n', 'u2\n', { other: false }),
+      repositories: [
+        {
+          name: 'debian',
+          uri: rootfs.mirror,
+          suites: ['bookworm'],
+          components: ['main'],
+          signingKey: { data: key.toString('base64'), encoding: 'base64' },
+        },
+      ],
+      packages,
+    });
+    // Another apt holds the package lists' lock (as apt-daily's update would) while the agent needs it.
+    const holder = b.exec([
+      'perl',
+      '-e',
+      holdLockScript('/var/lib/apt/lists/lock', '/var/tmp/e2e-lock-held', 4),
+    ]);
+    await waitFor('the lists lock to be held', () =>
+      stat(b.hostPath('/var/tmp/e2e-lock-held')).then(() => true),
+    );
+    const cursor = await journalCursor(b);
+    const started = performance.now();
+    await apply([b], withApt([{ name: 'hello', version: '2.10-3' }]), 180_000);
+    const held = await holder;
+    assert.equal(held.code, 0, held.stderr);
+    assert.ok(performance.now() - started >= 3000, 'the apply waited for the lock');
+
+    const sources = await readFile(b.hostPath('/etc/apt/sources.list.d/nodeherd-debian.sources'), 'utf8');
+    assert.match(sources, /^Signed-By: \/etc\/apt\/keyrings\/nodeherd-debian\.gpg$/m);
+    assert.deepEqual(await readFile(b.hostPath('/etc/apt/keyrings/nodeherd-debian.gpg')), key);
+    assert.equal(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${Field} syntax
+      await b.execChecked(['dpkg-query', '-W', '--showformat=${Status} ${Version}', 'hello']),
+      'install ok installed 2.10-3',
+    );
+    assert.equal((await b.execChecked(['hello'])).trim(), 'Hello, world!');
+    const actions = agentActions(await journalSince(b, cursor, { unit: AGENT_UNIT }));
+    assert.ok(
+      actions.includes('apt-update'),
+      `apt-get update ran after the repository was added: ${actions}`,
+    );
+
+    const removal = await journalCursor(b);
+    await apply([b], withApt([{ name: 'hello', state: 'absent' }]), 180_000);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${Field} syntax
+    const status = await b.exec(['dpkg-query', '-W', '--showformat=${Status}', 'hello']);
+    assert.notEqual(status.stdout, 'install ok installed');
+    assert.notEqual((await b.exec(['test', '-e', '/usr/bin/hello'])).code, 0, '/usr/bin/hello is gone');
+    const removalActions = agentActions(await journalSince(b, removal, { unit: AGENT_UNIT }));
+    assert.ok(removalActions.includes('remove-package:hello'), `${removalActions}`);
+    assert.ok(!removalActions.includes('apt-update'), 'no apt-get update when no source changed');
+  });
+
+  test('an agent killed with SIGKILL in the middle of an apply converges after systemd restarts it', async () => {
+    const spec = baseSpec('v2\n', 'u2\n', { other: false });
+    for (let i = 0; i < 40; i++) {
+      spec.files!.push({
+        path: `/etc/e2e/crash/file-${i}.conf`,
+        content: { inline: { data: `file ${i}\n` } },
+      });
+    }
+    // Its start takes 4 s: the agent is inside `systemctl start` when it is killed.
+    spec.units!.push({
+      name: 'e2e-slow.service',
+      content: serviceUnit('e2e slow', 'ExecStartPre=/bin/sleep 4'),
+    });
+    const before = await unitState(a, AGENT_UNIT);
+    const cursor = await journalCursor(a);
+    const revision = await cp.createRevision('e2e', spec);
+    await cp.setDesired(a.name, revision.metadata.name);
+    await waitFor('e2e-slow.service to be starting', async () =>
+      (await unitState(a, 'e2e-slow.service')).active === 'activating' ? true : undefined,
+    );
+    const pid = (await unitState(a, AGENT_UNIT)).mainPid;
+    assert.ok(pid > 0);
+    await a.execChecked(['sh', '-c', `kill -KILL ${pid}`]);
+    await cp.waitForApplied(a.name, revision.metadata.name, 120_000);
+
+    const agent = await unitState(a, AGENT_UNIT);
+    assert.ok(agent.nRestarts > before.nRestarts, 'systemd restarted the agent');
+    assert.notEqual(agent.invocationId, before.invocationId);
+    const log = await journalSince(a, cursor, { unit: AGENT_UNIT });
+    assert.ok(
+      log.some((line) => line.includes('resuming an interrupted apply')),
+      'the restarted agent resumed the journal',
+    );
+    assert.equal((await unitState(a, 'e2e-slow.service')).active, 'active');
+    for (let i = 0; i < 40; i++) {
+      assert.equal(await readFile(a.hostPath(`/etc/e2e/crash/file-${i}.conf`), 'utf8'), `file ${i}\n`);
+    }
+  });
+
+  test('a new agent version rolled out as a config change replaces the running agent', async () => {
+    const next = await buildArtefacts('e2e-next');
+    assert.notEqual(next.agent.sha256, cp.artefacts.agent.sha256);
+    // nodeherd-init writes the same unit on every node (what differs is in /etc/nodeherd/agent.env).
+    const unitText = await readFile(a.hostPath(`/etc/systemd/system/${AGENT_UNIT}`), 'utf8');
+    assert.equal(await readFile(b.hostPath(`/etc/systemd/system/${AGENT_UNIT}`), 'utf8'), unitText);
+    const selfManaged = async (bundlePath: string): Promise<NodeConfigSpec> => {
+      const spec = baseSpec('v2\n', 'u2\n', { other: false });
+      spec.files!.push({
+        path: AGENT_BUNDLE,
+        mode: 0o755,
+        content: { inline: { data: (await readFile(bundlePath)).toString('base64'), encoding: 'base64' } },
+      });
+      spec.units!.push({ name: AGENT_UNIT, content: unitText, filePaths: [AGENT_BUNDLE] });
+      return spec;
+    };
+    // The pool's config takes over the agent as installed, then ships the next build.
+    await apply(nodes, await selfManaged(cp.artefacts.agent.path));
+    const before = await Promise.all(nodes.map((node) => unitState(node, AGENT_UNIT)));
+    await apply(nodes, await selfManaged(next.agent.path), 120_000);
+    for (const [i, node] of nodes.entries()) {
+      const agent = await unitState(node, AGENT_UNIT);
+      assert.equal(agent.active, 'active');
+      assert.notEqual(agent.invocationId, before[i]!.invocationId, 'the agent was restarted');
+      // A restart asked for resets systemd's count of automatic restarts; a crash would add one.
+      assert.equal(agent.nRestarts, 0, 'restarted on request, not after a crash');
+      const bundle = await readFile(node.hostPath(AGENT_BUNDLE), 'utf8');
+      assert.ok(bundle.startsWith('#!/usr/bin/env node\n// nodeherd-agent e2e-next\n'));
+      // The process that runs now was started from the new file.
+      const cmdline = await node.execChecked(['cat', `/proc/${agent.mainPid}/cmdline`]);
+      assert.equal(cmdline.split('\0')[1], AGENT_BUNDLE);
+    }
+  });
+});
+
+const COUNTING_GENERATOR = [
+  'mkdir -p /etc/systemd/system-generators',
+  `printf '#!/bin/sh\\necho reload >>/run/e2e-daemon-reloads\\n' >/etc/systemd/system-generators/e2e-count`,
+  'chmod 755 /etc/systemd/system-generators/e2e-count',
+  'systemctl daemon-reload',
+].join(' && ');
+
+/** How many times systemd reloaded since the counting generator was installed. */
+async function reloadCount(node: Container): Promise<number> {
+  const out = await node.execChecked(['sh', '-c', 'cat /run/e2e-daemon-reloads 2>/dev/null | wc -l']);
+  return Number(out.trim());
+}
+
+/** Perl (in every Debian) holding an fcntl write lock like apt's, announcing it with a file. */
+function holdLockScript(lock: string, announce: string, seconds: number): string {
+  return [
+    'use Fcntl;',
+    `open(my $f, ">>", "${lock}") or die "open: $!";`,
+    'my $l = pack("s s x4 q q l x4", F_WRLCK, 0, 0, 0, 0);',
+    'fcntl($f, F_SETLKW, $l) or die "lock: $!";',
+    `open(my $m, ">", "${announce}") or die; close($m);`,
+    `sleep ${seconds};`,
+    `unlink("${announce}");`,
+  ].join(' ');
+}
+
+/** The action ids the agent logged (at debug level) as it executed them. */
+function agentActions(lines: string[]): string[] {
+  const ids: string[] = [];
+  for (const line of lines) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const entry = JSON.parse(line) as { msg?: string; action?: string };
+      if (entry.msg === 'action' && entry.action) ids.push(entry.action);
+    } catch {
+      // not one of the agent's JSON lines
+    }
+  }
+  return ids;
+}

@@ -1,0 +1,192 @@
+// The control plane the containers bootstrap against, on the host: the embedded API server (HTTPS on
+// 127.0.0.1, which the containers share) and the agent's artefacts served over HTTPS with the API
+// server's own certificate, exactly what nodeherd-init expects from the control plane. Revisions are
+// rendered by the real renderer and handed to nodes through the desired-revision annotation, the
+// controller's half of the protocol.
+
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  CURRENT_REVISION_ANNOTATION,
+  DESIRED_REVISION_ANNOTATION,
+  NODE_CONFIG_READY_CONDITION,
+  STATE_ANNOTATION,
+} from '../../../src/api/node-protocol.ts';
+import { renderConfigs } from '../../../src/api/render.ts';
+import { buildRevision } from '../../../src/api/revision.ts';
+import type { NodeConfigRevision, NodeConfigSpec } from '../../../src/api/types.ts';
+import { type ArtefactServer, startArtefactServer } from '../../../src/dist/artefact-server.ts';
+import { type AgentArtefacts, buildAgent } from '../../../src/dist/build-agent.ts';
+import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
+import type { KubeObject } from '../../../src/kube/light/types.ts';
+import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
+import type { Container } from './container.ts';
+import { CACHE_DIR, waitFor, withLock } from './host.ts';
+
+export const REVISIONS = '/apis/nodeherd.io/v1alpha1/nodeconfigrevisions';
+export const INIT_SCRIPT = new URL('../../../init/nodeherd-init.sh', import.meta.url).pathname;
+
+export interface NodeObject extends KubeObject {
+  status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+}
+
+/** Builds the agent artefacts into the shared cache (the runtime is only recompressed when Node changes). */
+export async function buildArtefacts(version = 'e2e', dir = join(CACHE_DIR, `dist-${version}`)) {
+  return withLock(`${dir}.lock`, () => buildAgent({ outDir: dir, version }));
+}
+
+export class ControlPlane {
+  readonly api: LocalApiServer;
+  readonly admin: LightKubeClient;
+  readonly artefacts: AgentArtefacts;
+  readonly artefactServer: ArtefactServer;
+  readonly caPem: string;
+  private revisionNumber = 0;
+
+  private constructor(parts: {
+    api: LocalApiServer;
+    admin: LightKubeClient;
+    artefacts: AgentArtefacts;
+    artefactServer: ArtefactServer;
+    caPem: string;
+  }) {
+    this.api = parts.api;
+    this.admin = parts.admin;
+    this.artefacts = parts.artefacts;
+    this.artefactServer = parts.artefactServer;
+    this.caPem = parts.caPem;
+  }
+
+  static async start(): Promise<ControlPlane> {
+    const artefacts = await buildArtefacts();
+    const api = await startLocalApiServer({ host: '127.0.0.1' });
+    const pki = join(api.dataDir, 'pki');
+    // Until the API server mounts the artefact handler itself, the same handler runs on a port of
+    // its own with the API server's certificate and CA: what init sees is the same.
+    const artefactServer = await startArtefactServer({
+      directory: join(artefacts.manifestPath, '..'),
+      cert: await readFile(join(pki, 'server.crt'), 'utf8'),
+      key: await readFile(join(pki, 'server.key'), 'utf8'),
+    });
+    return new ControlPlane({
+      api,
+      admin: LightKubeClient.fromKubeconfig(api.kubeconfigPath),
+      artefacts,
+      artefactServer,
+      caPem: api.server.caPem,
+    });
+  }
+
+  get serverUrl(): string {
+    return this.api.server.url;
+  }
+
+  /** Creates the Node (what the kubelet does on a real node) and returns its agent's token. */
+  async registerNode(name: string): Promise<string> {
+    await this.admin.create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name } });
+    return this.api.server.issueCredential('node', name, join(this.api.dataDir, `${name}.kubeconfig`));
+  }
+
+  /** nodeherd-init's arguments for a node. */
+  initArgs(node: string, token: string, extra: string[] = []): string[] {
+    return [
+      '--server',
+      this.serverUrl,
+      '--token',
+      token,
+      '--ca-data',
+      Buffer.from(this.caPem).toString('base64'),
+      '--artefacts',
+      this.artefactServer.url,
+      '--node-name',
+      node,
+      ...extra,
+    ];
+  }
+
+  /** Runs nodeherd-init inside the container (the script is piped in, as cloud-init would run it). */
+  async runInit(container: Container, args: string[]) {
+    const script = await readFile(INIT_SCRIPT);
+    return container.exec(['sh', '-s', '--', ...args], { input: script, timeoutMs: 180_000 });
+  }
+
+  /** Renders spec as a revision of `pool` and creates it. */
+  async createRevision(pool: string, spec: NodeConfigSpec): Promise<NodeConfigRevision> {
+    const result = renderConfigs([
+      { apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodeConfig', metadata: { name: `${pool}-config` }, spec },
+    ]);
+    if (!result.config || !result.hash) throw new Error(`render failed: ${JSON.stringify(result.errors)}`);
+    const revision = buildRevision(
+      {
+        apiVersion: 'nodeherd.io/v1alpha1',
+        kind: 'NodePool',
+        metadata: { name: pool },
+        spec: { nodeSelector: {}, configSelector: {} },
+      },
+      {
+        config: result.config,
+        hash: result.hash,
+        hashAlgorithm: result.hashAlgorithm,
+        sources: result.sources,
+      },
+      ++this.revisionNumber,
+    );
+    try {
+      await this.admin.create(REVISIONS, revision);
+    } catch (error) {
+      if ((error as { status?: number }).status !== 409) throw error;
+    }
+    return revision;
+  }
+
+  async setDesired(node: string, revision: string): Promise<void> {
+    await this.admin.patch(`/api/v1/nodes/${node}`, {
+      metadata: { annotations: { [DESIRED_REVISION_ANNOTATION]: revision } },
+    });
+  }
+
+  getNode(node: string): Promise<NodeObject> {
+    return this.admin.get<NodeObject>(`/api/v1/nodes/${node}`);
+  }
+
+  /** Waits until the agent reports `revision` applied (state Done, current revision, condition True). */
+  async waitForApplied(node: string, revision: string, timeoutMs = 120_000): Promise<NodeObject> {
+    let last: NodeObject | undefined;
+    try {
+      return await waitFor(
+        `${node} to apply ${revision}`,
+        async () => {
+          const object = await this.getNode(node);
+          last = object;
+          const annotations = object.metadata?.annotations ?? {};
+          const ready = object.status?.conditions?.find((c) => c.type === NODE_CONFIG_READY_CONDITION);
+          return annotations[STATE_ANNOTATION] === 'Done' &&
+            annotations[CURRENT_REVISION_ANNOTATION] === revision &&
+            ready?.status === 'True'
+            ? object
+            : undefined;
+        },
+        timeoutMs,
+        100,
+      );
+    } catch (error) {
+      const annotations = last?.metadata?.annotations ?? {};
+      throw new Error(`${(error as Error).message}; node says ${JSON.stringify(annotations)}`);
+    }
+  }
+
+  /** Applies spec to the nodes as one revision and waits for all of them; returns the revision name. */
+  async apply(nodes: string[], pool: string, spec: NodeConfigSpec, timeoutMs?: number): Promise<string> {
+    const revision = await this.createRevision(pool, spec);
+    const name = revision.metadata.name;
+    await Promise.all(nodes.map((node) => this.setDesired(node, name)));
+    await Promise.all(nodes.map((node) => this.waitForApplied(node, name, timeoutMs)));
+    return name;
+  }
+
+  async stop(): Promise<void> {
+    this.admin.close();
+    await this.artefactServer.close();
+    await this.api.stop();
+  }
+}
