@@ -362,7 +362,12 @@ async function main(): Promise<void> {
       },
       contentType: 'application/merge-patch+json',
     });
-    await stalls(server, 'while idle with the watches (before the writes)');
+    // Idle: 5 s with nothing but bookmarks and the controllers' periodic work (start the window after
+    // the forced GC of the memory reading above has been recorded).
+    await sleep(500);
+    await server.memory(false);
+    await sleep(5000);
+    await stalls(server, 'over 5 s idle with the watches');
     const steadyRate = 500;
     const steadyCount = 2500;
     const steady = await paced(conns, patchNode, steadyRate, steadyCount);
