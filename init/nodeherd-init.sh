@@ -166,7 +166,7 @@ download() {
 
 expected_digest node.gz "$RUNTIME_SHA256"
 if [ "$(cat "$PREFIX/node.gz.sha256" 2>/dev/null)" != "$DIGEST" ] || [ ! -x "$PREFIX/node" ]; then
-  log "downloading the Node runtime"
+  log "downloading the Node runtime with $FETCHER"
   download node.gz "$DIGEST"
   gzip -dc "$WORK/node.gz" >"$WORK/node" || die "node.gz does not decompress"
   install_file "$WORK/node" "$PREFIX/node" 755
@@ -178,7 +178,7 @@ if [ -e "$STATE_DIR/last-applied.json" ] && [ -f "$PREFIX/nodeherd-agent.mjs" ];
 else
   expected_digest nodeherd-agent.mjs "$AGENT_SHA256"
   if [ "$(sha256sum "$PREFIX/nodeherd-agent.mjs" 2>/dev/null | cut -d ' ' -f 1)" != "$DIGEST" ]; then
-    log "downloading the agent"
+    log "downloading the agent with $FETCHER"
     download nodeherd-agent.mjs "$DIGEST"
     install_file "$WORK/nodeherd-agent.mjs" "$PREFIX/nodeherd-agent.mjs" 755
   fi
