@@ -135,6 +135,7 @@ interface RuntimeCacheRecord {
  * Reuses the previous result when the source binary is unchanged.
  */
 export async function packageRuntime(source: string, outDir: string): Promise<RuntimeArtefact> {
+  await mkdir(outDir, { recursive: true });
   const sourceBytes = await readFile(source);
   const sourceSha256 = sha256Hex(sourceBytes);
   const outFile = join(outDir, RUNTIME_FILE);
