@@ -12,8 +12,9 @@
 // 3. Server RSS (VmRSS from /proc): idle, with 10,000 watches, and its peak.
 //
 // Environment: BENCH_NODES (default 5000), BENCH_WATCH_PROCESSES (4), BENCH_ONLY=writes (skip the
-// watches), BENCH_NODE_FLAGS (extra node flags for the server, e.g. GC settings), BENCH_CPU_PROF=1
-// writes a CPU profile of the server to bench/.out/profiles/.
+// watches), BENCH_NODE_FLAGS (extra node flags for the server, e.g. --trace-gc), BENCH_SERVER_OUTPUT=1
+// (show the server's output on stderr), BENCH_CPU_PROF=1 (CPU profile of the server in
+// bench/.out/profiles/).
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';

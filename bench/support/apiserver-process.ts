@@ -65,8 +65,17 @@ export async function startApiServerProcess(options: StartOptions): Promise<ApiS
     });
     exited.then(() => reject(new Error(`API server exited before listening:\n${output}`)));
   });
-  // Keep draining its output so a chatty server never blocks on a full pipe.
-  child.stdout!.resume();
+  // Keep draining its output so a chatty server never blocks on a full pipe (shown with
+  // BENCH_SERVER_OUTPUT=1, e.g. for --trace-gc).
+  child.stdout!.removeAllListeners('data');
+  child.stderr!.removeAllListeners('data');
+  if (process.env.BENCH_SERVER_OUTPUT === '1') {
+    child.stdout!.pipe(process.stderr);
+    child.stderr!.pipe(process.stderr);
+  } else {
+    child.stdout!.resume();
+    child.stderr!.resume();
+  }
   const kubeconfig = parseYaml(readFileSync(join(options.dataDir, 'kubeconfig'), 'utf8'));
   const token: string = kubeconfig.users[0].user.token;
   const caPem = Buffer.from(
