@@ -280,6 +280,39 @@ describe('writes', () => {
     assert.equal(same.metadata!.resourceVersion, cm.metadata!.resourceVersion);
   });
 
+  test("kubectl's generator commands (protobuf bodies) create what they say", async () => {
+    await kubectlOk(local, ['create', 'namespace', 'gen']);
+    await kubectlOk(local, [
+      'create',
+      'configmap',
+      'gen-cm',
+      '-n',
+      'gen',
+      '--from-literal=a=b',
+      '--from-literal=c=d',
+    ]);
+    await kubectlOk(local, ['create', 'secret', 'generic', 'gen-secret', '-n', 'gen', '--from-literal=k=v']);
+    await kubectlOk(local, ['create', 'serviceaccount', 'gen-sa', '-n', 'gen']);
+    await kubectlOk(local, [
+      'create',
+      'poddisruptionbudget',
+      'gen-pdb',
+      '-n',
+      'gen',
+      '--selector=app=x',
+      '--min-available=1',
+    ]);
+    const cm = await core.readNamespacedConfigMap({ name: 'gen-cm', namespace: 'gen' });
+    assert.deepEqual(cm.data, { a: 'b', c: 'd' });
+    const secret = await core.readNamespacedSecret({ name: 'gen-secret', namespace: 'gen' });
+    assert.equal(Buffer.from(secret.data!.k!, 'base64').toString(), 'v');
+    assert.equal(secret.type, 'Opaque');
+    const pdb = (await raw(local, { path: '/apis/policy/v1/namespaces/gen/poddisruptionbudgets/gen-pdb' }))
+      .json;
+    assert.deepEqual(pdb.spec, { minAvailable: 1, selector: { matchLabels: { app: 'x' } } });
+    assert.equal((await core.readNamespace({ name: 'gen' })).status!.phase, 'Active');
+  });
+
   test('dry run validates and answers without writing', async () => {
     const res = await raw(local, {
       method: 'POST',
