@@ -29,11 +29,12 @@ describe('watch', () => {
   after(() => local.stop());
 
   test('kubectl get -w sees ADDED, MODIFIED and DELETED (table output)', async () => {
-    const open = local.server.openWatches;
+    // A watch of an earlier test may still be closing: start from none, so a new one is unmistakable.
+    await waitFor('earlier watches to close', () => local.server.openWatches === 0 || undefined);
     const watcher = kubectlSpawn(local, ['get', 'configmaps', '-w', '--output-watch-events']);
     try {
       // kubectl lists first, then watches from the list's resourceVersion: wait for that watch.
-      await waitFor('kubectl to start watching', () => local.server.openWatches > open);
+      await waitFor('kubectl to start watching', () => local.server.openWatches > 0);
       await kubectlOk(local, ['apply', '-f', '-'], configMap('tw', { a: '1' }));
       await kubectlOk(local, ['label', 'configmap', 'tw', 'seen=yes']);
       await kubectlOk(local, ['delete', 'configmap', 'tw']);
@@ -59,10 +60,11 @@ describe('watch', () => {
   });
 
   test('kubectl get -w -o json: events carry the objects with increasing resourceVersions', async () => {
-    const open = local.server.openWatches;
+    // A watch of an earlier test may still be closing: start from none, so a new one is unmistakable.
+    await waitFor('earlier watches to close', () => local.server.openWatches === 0 || undefined);
     const watcher = kubectlSpawn(local, ['get', 'configmaps', '-w', '--output-watch-events', '-o', 'json']);
     try {
-      await waitFor('kubectl to start watching', () => local.server.openWatches > open);
+      await waitFor('kubectl to start watching', () => local.server.openWatches > 0);
       await kubectlOk(local, ['apply', '-f', '-'], configMap('jw', { a: '1' }));
       await kubectlOk(local, ['patch', 'configmap', 'jw', '--type=merge', '-p', json({ data: { a: '2' } })]);
       await kubectlOk(local, ['delete', 'configmap', 'jw']);
