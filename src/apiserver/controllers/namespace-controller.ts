@@ -26,7 +26,8 @@ export const namespaceStrategy: KindStrategy = {
     }
     // spec.finalizers is only changed by the namespace controller (kube's /finalize); keep the stored one.
     if (old) {
-      obj.spec = { ...(obj.spec ?? {}), finalizers: old.spec?.finalizers ?? [] };
+      if (ctx.subresource !== 'finalize')
+        obj.spec = { ...(obj.spec ?? {}), finalizers: old.spec?.finalizers ?? [] };
       if (ctx.subresource !== 'status') obj.status = old.status;
     }
   },

@@ -1,13 +1,14 @@
 // Marks nodes whose heartbeat stopped as NotReady, like kube-controller-manager's node lifecycle
 // controller: kubelets (and the simulated ones) renew a Lease in kube-node-lease; a node whose lease
 // is older than the grace period gets Ready=Unknown and the unreachable taint. Nodes bring themselves
-// back by posting Ready=True again, as kubelet does.
+// back by posting Ready=True again, as kubelet does. What it needs of each node is indexed from the
+// store's events, so a periodic check costs nothing per healthy node (no list, no copies).
 
 import { ApiError } from '../errors.ts';
 import type { ObjectService } from '../objects/object-service.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
-import type { KubeObject, Store } from '../storage/types.ts';
+import type { KubeObject, Store, StoreEvent } from '../storage/types.ts';
 
 export interface NodeLifecycleOptions {
   gracePeriodMs: number;
@@ -15,19 +16,44 @@ export interface NodeLifecycleOptions {
 }
 
 export const UNREACHABLE_TAINT = 'node.kubernetes.io/unreachable';
+const NODE_PREFIX = '/core/nodes/';
+const LEASE_PREFIX = '/coordination.k8s.io/leases/kube-node-lease/';
+
+interface NodeHealth {
+  ready: string | undefined;
+  readyHeartbeat: number;
+  unreachableTaint: boolean;
+}
 
 function timestamp(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
+function parseTime(value: unknown): number {
+  const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(ms) ? 0 : ms;
+}
+
+function healthOf(node: KubeObject): NodeHealth {
+  const ready = (node.status?.conditions ?? []).find((c: KubeObject) => c.type === 'Ready');
+  return {
+    ready: ready?.status,
+    readyHeartbeat: parseTime(ready?.lastHeartbeatTime),
+    unreachableTaint: (node.spec?.taints ?? []).some((t: KubeObject) => t.key === UNREACHABLE_TAINT),
+  };
+}
+
 export class NodeLifecycleController {
   private readonly store: Store;
   private readonly objects: ObjectService;
-  private readonly nodes: ResourceDefinition;
+  private readonly nodeDef: ResourceDefinition;
   private readonly gracePeriodMs: number;
   private readonly now: () => number;
   private readonly startedAt: number;
+  private readonly nodes = new Map<string, NodeHealth>();
+  private readonly leaseRenewals = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
 
   constructor(
     store: Store,
@@ -37,74 +63,78 @@ export class NodeLifecycleController {
   ) {
     this.store = store;
     this.objects = objects;
-    this.nodes = registry.get('', 'v1', 'nodes')!;
+    this.nodeDef = registry.get('', 'v1', 'nodes')!;
     this.gracePeriodMs = options.gracePeriodMs;
     this.now = options.now ?? Date.now;
     this.startedAt = this.now();
   }
 
   start(): void {
+    for (const item of this.store.list(NODE_PREFIX).items)
+      this.nodes.set(item.object.metadata.name, healthOf(item.object));
+    for (const item of this.store.list(LEASE_PREFIX).items) {
+      this.leaseRenewals.set(item.object.metadata.name, parseTime(item.object.spec?.renewTime));
+    }
+    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
     const every = Math.max(250, Math.floor(this.gracePeriodMs / 4));
     this.timer = setInterval(() => this.check(), every);
     this.timer.unref();
   }
 
-  /** The last sign of life of a node: its lease renewal, or its Ready heartbeat when it has no lease. */
-  private lastHeartbeat(node: KubeObject): number {
-    const lease = this.store.get(`/coordination.k8s.io/leases/kube-node-lease/${node.metadata.name}`);
-    const renew = lease?.object.spec?.renewTime;
-    const ready = (node.status?.conditions ?? []).find((c: KubeObject) => c.type === 'Ready');
-    const candidates = [Date.parse(renew ?? ''), Date.parse(ready?.lastHeartbeatTime ?? '')].filter(
-      (n) => !Number.isNaN(n),
-    );
-    // A server restart must not make every node look dead: count from when we started watching.
-    return Math.max(this.startedAt, ...candidates);
+  private onEvent(event: StoreEvent): void {
+    const name: string = event.object.metadata?.name;
+    if (event.key.startsWith(NODE_PREFIX)) {
+      if (event.type === 'DELETED') this.nodes.delete(name);
+      else this.nodes.set(name, healthOf(event.object));
+    } else if (event.key.startsWith(LEASE_PREFIX)) {
+      if (event.type === 'DELETED') this.leaseRenewals.delete(name);
+      else this.leaseRenewals.set(name, parseTime(event.object.spec?.renewTime));
+    }
+  }
+
+  /** The last sign of life: lease renewal or Ready heartbeat, but never before we started watching. */
+  private lastHeartbeat(name: string, health: NodeHealth): number {
+    return Math.max(this.startedAt, this.leaseRenewals.get(name) ?? 0, health.readyHeartbeat);
   }
 
   check(): void {
     const now = this.now();
-    for (const item of this.store.list('/core/nodes/').items) {
-      const node = item.object;
-      const conditions: KubeObject[] = node.status?.conditions ?? [];
-      const ready = conditions.find((c) => c.type === 'Ready');
-      if (
-        ready?.status === 'True' &&
-        (node.spec?.taints ?? []).some((t: KubeObject) => t.key === UNREACHABLE_TAINT)
-      ) {
-        this.clearTaint(node);
+    for (const [name, health] of this.nodes) {
+      if (health.ready === 'True' && health.unreachableTaint) {
+        this.clearTaint(name);
         continue;
       }
-      if (!ready || ready.status === 'Unknown') continue;
-      if (now - this.lastHeartbeat(node) <= this.gracePeriodMs) continue;
-      this.markUnknown(node, now);
+      if (health.ready === undefined || health.ready === 'Unknown') continue;
+      if (now - this.lastHeartbeat(name, health) <= this.gracePeriodMs) continue;
+      this.markUnknown(name, now);
     }
   }
 
-  private markUnknown(node: KubeObject, now: number): void {
-    const name = node.metadata.name;
-    const conditions = (node.status?.conditions ?? []).map((c: KubeObject) =>
-      c.type === 'Ready'
-        ? {
-            ...c,
-            status: 'Unknown',
-            reason: 'NodeStatusUnknown',
-            message: 'Kubelet stopped posting node status.',
-            lastTransitionTime: timestamp(now),
-          }
-        : c,
-    );
+  private markUnknown(name: string, now: number): void {
     try {
+      const node = this.objects.get(this.nodeDef, undefined, name);
+      const conditions = (node.status?.conditions ?? []).map((c: KubeObject) =>
+        c.type === 'Ready'
+          ? {
+              ...c,
+              status: 'Unknown',
+              reason: 'NodeStatusUnknown',
+              message: 'Kubelet stopped posting node status.',
+              lastTransitionTime: timestamp(now),
+            }
+          : c,
+      );
       this.objects.update(
-        this.nodes,
+        this.nodeDef,
         undefined,
         name,
         { ...node, status: { ...node.status, conditions } },
         { subresource: 'status' },
       );
-      const fresh = this.objects.get(this.nodes, undefined, name);
+      const fresh = this.objects.get(this.nodeDef, undefined, name);
       const taints: KubeObject[] = fresh.spec?.taints ?? [];
       if (!taints.some((t) => t.key === UNREACHABLE_TAINT)) {
-        this.objects.update(this.nodes, undefined, name, {
+        this.objects.update(this.nodeDef, undefined, name, {
           ...fresh,
           spec: {
             ...fresh.spec,
@@ -119,19 +149,18 @@ export class NodeLifecycleController {
   }
 
   /** Nodes that report Ready again lose the unreachable taint. */
-  private clearTaint(node: KubeObject): void {
-    const taints = (node.spec?.taints ?? []).filter((t: KubeObject) => t.key !== UNREACHABLE_TAINT);
+  private clearTaint(name: string): void {
     try {
-      this.objects.update(this.nodes, undefined, node.metadata.name, {
-        ...node,
-        spec: { ...node.spec, taints },
-      });
+      const node = this.objects.get(this.nodeDef, undefined, name);
+      const taints = (node.spec?.taints ?? []).filter((t: KubeObject) => t.key !== UNREACHABLE_TAINT);
+      this.objects.update(this.nodeDef, undefined, name, { ...node, spec: { ...node.spec, taints } });
     } catch (err) {
       if (!(err instanceof ApiError && (err.code === 409 || err.code === 404))) throw err;
     }
   }
 
   stop(): void {
+    this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
   }
 }

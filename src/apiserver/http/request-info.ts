@@ -72,7 +72,10 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   }
 
   let namespace: string | undefined;
-  if (rest[0] === 'namespaces' && rest.length >= 3) {
+  // namespaces/<ns>/status and namespaces/<ns>/finalize are subresources of the namespace itself.
+  const namespaceSubresource =
+    rest[0] === 'namespaces' && rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize');
+  if (rest[0] === 'namespaces' && rest.length >= 3 && !namespaceSubresource) {
     namespace = rest[1];
     rest = rest.slice(2);
   }

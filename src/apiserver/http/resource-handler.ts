@@ -117,7 +117,13 @@ export class ResourceHandler {
     if (
       sub !== undefined &&
       !(sub === 'status' && def.subresources.status) &&
-      !(sub === 'eviction' && def.subresources.eviction)
+      !(sub === 'eviction' && def.subresources.eviction) &&
+      !(
+        sub === 'finalize' &&
+        def.group === '' &&
+        def.resource === 'namespaces' &&
+        (info.verb === 'update' || info.verb === 'patch')
+      )
     ) {
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }
@@ -290,6 +296,19 @@ export class ResourceHandler {
   ): void {
     if (query.get('sendInitialEvents') !== null) {
       throw badRequest('sendInitialEvents is forbidden for list');
+    }
+    const match = query.get('resourceVersionMatch');
+    if (match !== null && match !== '') {
+      if (match !== 'Exact' && match !== 'NotOlderThan') {
+        throw badRequest(
+          `resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`,
+        );
+      }
+      if (!query.get('resourceVersion')) {
+        throw badRequest(
+          'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+        );
+      }
     }
     const rendering = this.deps.render(req.headers.accept, query, { list: true, watch: false });
     const selection = this.deps.select(def, query.get('labelSelector'), query.get('fieldSelector'));

@@ -535,6 +535,10 @@ export class ObjectService {
       obj = clone(old);
       if (incoming.status === undefined) delete obj.status;
       else obj.status = incoming.status;
+    } else if (options.subresource === 'finalize') {
+      // A namespace's /finalize writes spec.finalizers and nothing else.
+      obj = clone(old);
+      obj.spec = { ...(obj.spec ?? {}), finalizers: incoming.spec?.finalizers ?? [] };
     } else {
       obj = incoming;
       if (def.subresources.status) {
