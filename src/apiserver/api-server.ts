@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { customResourceDefinitions } from '../api/crds.ts';
+import { createArtefactHandler } from '../dist/artefact-server.ts';
 import { allowsAnonymous, authorize } from './auth/authorizer.ts';
 import { ensurePki } from './auth/certificates.ts';
 import { adminKubeconfigPath, ensureCredential } from './auth/credentials.ts';
@@ -66,6 +67,8 @@ export interface ApiServerOptions {
   nodeMonitorGracePeriodMs?: number;
   /** Install (or upgrade) the nodeherd.io CRDs at start; default true. */
   installCrds?: boolean;
+  /** Directory of the built agent artefacts, served at /nodeherd/agent/ for nodeherd-init (public: checksummed). */
+  artefactDirectory?: string;
   logger?: Logger;
 }
 
@@ -223,7 +226,12 @@ export class ApiServer {
       host,
       log,
     });
+    const artefacts = options.artefactDirectory
+      ? createArtefactHandler({ directory: options.artefactDirectory })
+      : undefined;
     server.on('request', (req, res) => {
+      // The agent artefact is public: nodeherd-init verifies it against the checksum it was given.
+      if (artefacts?.(req, res)) return;
       api.serve(req, res, handler, discovery).catch((err) => sendError(res, err));
     });
     server.on('clientError', (_err, socket) => socket.destroy());

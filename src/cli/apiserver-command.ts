@@ -30,6 +30,10 @@ export function apiserverCommand(): Command {
     .option('--bind-address <addr>', 'address to listen on', '127.0.0.1')
     .option('--tls-san <name...>', 'extra host names or IP addresses for the serving certificate', [])
     .option('--retain-revisions <n>', 'revisions of history kept for watch resume', positiveInt, 10_000)
+    .option(
+      '--agent-artefacts <dir>',
+      'serve the built agent (npm run build:agent) at /nodeherd/agent/ for nodeherd-init',
+    )
     .action(
       async (opts: {
         dataDir: string;
