@@ -10,12 +10,14 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { customResourceDefinitions } from '../api/crds.ts';
+import { GROUP, VERSION } from '../api/group.ts';
 import { createArtefactHandler } from '../dist/artefact-server.ts';
 import { allowsAnonymous, authorize } from './auth/authorizer.ts';
 import { ensurePki } from './auth/certificates.ts';
 import { adminKubeconfigPath, ensureCredential } from './auth/credentials.ts';
 import { forbiddenError, unauthorizedError } from './auth/denials.ts';
 import type { Identity, IdentityKind } from './auth/identities.ts';
+import { revisionsOfNode, revisionsReferenceSecret } from './auth/referenced-secrets.ts';
 import { TokenStore } from './auth/tokens.ts';
 import { CrdController, crdStrategy } from './controllers/crd-controller.ts';
 import { DisruptionController } from './controllers/disruption.ts';
@@ -25,7 +27,7 @@ import { NodeLifecycleController } from './controllers/node-lifecycle.ts';
 import { ApiError } from './errors.ts';
 import { decodeObject, readBody } from './http/body.ts';
 import { DiscoveryService } from './http/discovery-service.ts';
-import { parseRequestInfo } from './http/request-info.ts';
+import { parseRequestInfo, type ResourceRequestInfo } from './http/request-info.ts';
 import { ResourceHandler } from './http/resource-handler.ts';
 import { sendError, sendJson } from './http/respond.ts';
 import { ObjectService } from './objects/object-service.ts';
@@ -323,9 +325,30 @@ export class ApiServer {
       }
       const withBody = parsed !== undefined ? { ...attrs, body: parsed } : attrs;
       const decision = authorize(identity, withBody);
-      if (!decision.allowed) throw forbiddenError(identity, withBody, decision.reason);
+      if (!decision.allowed && !this.agentMayReadSecret(identity, info)) {
+        throw forbiddenError(identity, withBody, decision.reason);
+      }
     }
     await handler.handle(req, res, info, def, url.searchParams, body);
+  }
+
+  /** An agent may GET a Secret that a revision of its own Node references (see referenced-secrets.ts). */
+  private agentMayReadSecret(identity: Identity, info: ResourceRequestInfo): boolean {
+    if (identity.kind !== 'node' || identity.nodeName === undefined) return false;
+    if (
+      info.group !== '' ||
+      info.resource !== 'secrets' ||
+      info.verb !== 'get' ||
+      info.subresource !== undefined
+    )
+      return false;
+    if (info.namespace === undefined || info.name === undefined) return false;
+    const nodes = this.registry.get('', 'v1', 'nodes')!;
+    const revisionsDef = this.registry.get(GROUP, VERSION, 'nodeconfigrevisions');
+    if (!revisionsDef) return false;
+    const names = revisionsOfNode(this.objects.tryGet(nodes, undefined, identity.nodeName));
+    const revisions = names.map((name) => this.objects.tryGet(revisionsDef, undefined, name));
+    return revisionsReferenceSecret(revisions, info.namespace, info.name);
   }
 
   async stop(): Promise<void> {
