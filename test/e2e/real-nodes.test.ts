@@ -286,6 +286,65 @@ describe('real nodes: nodeherd-init, then the agent on systemd and apt', { skip,
     assert.ok(!removalActions.includes('apt-update'), 'no apt-get update when no source changed');
   });
 
+  test('a unit whose disruption is Reload is reloaded, not restarted, when its file changes', async () => {
+    // A shell service that records each SIGHUP (systemctl reload sends it through ExecReload).
+    const reloadable = (config: string): NodeConfigSpec => {
+      const spec = baseSpec('v2\n', 'u2\n', { other: false });
+      spec.files!.push({ path: '/etc/e2e/reloadable.conf', content: { inline: { data: config } } });
+      spec.units!.push({
+        name: 'e2e-reloadable.service',
+        content: [
+          '[Service]',
+          `ExecStart=/bin/sh -c 'trap "cat /etc/e2e/reloadable.conf >>/run/e2e-reloads" HUP; while :; do sleep 1 & wait $!; done'`,
+          // minbase has no /bin/kill (procps): the shell's builtin.
+          "ExecReload=/bin/sh -c 'kill -HUP $MAINPID'",
+          '[Install]',
+          'WantedBy=multi-user.target',
+          '',
+        ].join('\n'),
+        filePaths: ['/etc/e2e/reloadable.conf'],
+        disruption: 'Reload',
+      });
+      return spec;
+    };
+    await apply([a], reloadable('first\n'));
+    const before = await unitState(a, 'e2e-reloadable.service');
+    assert.equal(before.active, 'active');
+    await apply([a], reloadable('second\n'));
+    const after = await unitState(a, 'e2e-reloadable.service');
+    assert.equal(after.invocationId, before.invocationId, 'not restarted');
+    assert.equal(after.mainPid, before.mainPid);
+    const seen = await waitFor('the service to handle SIGHUP', async () => {
+      const out = await a.exec(['cat', '/run/e2e-reloads']);
+      return out.code === 0 && out.stdout !== '' ? out.stdout : undefined;
+    });
+    assert.equal(seen, 'second\n', 'reloaded once, after the new file was written');
+  });
+
+  test('a unit that fails to start fails the apply and the Node says which; the next revision recovers', async () => {
+    const failing = baseSpec('v2\n', 'u2\n', { other: false });
+    failing.units!.push({
+      name: 'e2e-broken.service',
+      content:
+        '[Service]\nExecStart=/bin/sh -c "echo broken >&2; exit 3"\n[Install]\nWantedBy=multi-user.target\n',
+    });
+    const revision = await cp.createRevision('e2e', failing);
+    await cp.setDesired(b.name, revision.metadata.name);
+    const node = await waitFor(
+      'the apply to fail',
+      async () => {
+        const object = await cp.getNode(b.name);
+        return object.metadata?.annotations?.['nodeherd.io/state'] === 'Failed' ? object : undefined;
+      },
+      60_000,
+    );
+    assert.match(node.metadata?.annotations?.['nodeherd.io/message'] ?? '', /e2e-broken\.service failed/);
+    assert.equal((await unitState(b, 'e2e-broken.service')).active, 'failed');
+    await apply([b], baseSpec('v2\n', 'u2\n', { other: false }));
+    const gone = await unitState(b, 'e2e-broken.service');
+    assert.equal(gone.fragmentPath, '', 'the broken unit is removed with the next revision');
+  });
+
   test('an agent killed with SIGKILL in the middle of an apply converges after systemd restarts it', async () => {
     const spec = baseSpec('v2\n', 'u2\n', { other: false });
     for (let i = 0; i < 40; i++) {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import {
   CURRENT_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
+  MESSAGE_ANNOTATION,
   NODE_CONFIG_READY_CONDITION,
   STATE_ANNOTATION,
 } from '../../../src/api/node-protocol.ts';
@@ -21,7 +22,7 @@ import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../../src/kube/light/types.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
 import type { Container } from './container.ts';
-import { CACHE_DIR, waitFor, withLock } from './host.ts';
+import { CACHE_DIR, StopWaiting, waitFor, withLock } from './host.ts';
 
 export const REVISIONS = '/apis/nodeherd.io/v1alpha1/nodeconfigrevisions';
 export const INIT_SCRIPT = new URL('../../../init/nodeherd-init.sh', import.meta.url).pathname;
@@ -33,6 +34,13 @@ export interface NodeObject extends KubeObject {
 /** Builds the agent artefacts into the shared cache (the runtime is only recompressed when Node changes). */
 export async function buildArtefacts(version = 'e2e', dir = join(CACHE_DIR, `dist-${version}`)) {
   return withLock(`${dir}.lock`, () => buildAgent({ outDir: dir, version }));
+}
+
+export class FailedApplyError extends StopWaiting {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FailedApplyError';
+  }
 }
 
 export class ControlPlane {
@@ -160,6 +168,16 @@ export class ControlPlane {
           last = object;
           const annotations = object.metadata?.annotations ?? {};
           const ready = object.status?.conditions?.find((c) => c.type === NODE_CONFIG_READY_CONDITION);
+          // The agent retries a failed apply with backoff; a test wants to hear about the first failure.
+          if (
+            annotations[STATE_ANNOTATION] === 'Failed' &&
+            annotations[DESIRED_REVISION_ANNOTATION] === revision &&
+            (annotations[MESSAGE_ANNOTATION] ?? '').includes(revision)
+          ) {
+            throw new FailedApplyError(
+              `${node} failed to apply ${revision}: ${annotations[MESSAGE_ANNOTATION]}`,
+            );
+          }
           return annotations[STATE_ANNOTATION] === 'Done' &&
             annotations[CURRENT_REVISION_ANNOTATION] === revision &&
             ready?.status === 'True'

@@ -164,7 +164,13 @@ export function hostDebianMirror(): string {
   return 'http://deb.debian.org/debian';
 }
 
-/** Polls until check returns something other than undefined; fails after timeoutMs with the last error. */
+/** Thrown by a waitFor check: stop waiting at once and fail with this error. */
+export class StopWaiting extends Error {}
+
+/**
+ * Polls until check returns something other than undefined; fails after timeoutMs with the last error
+ * (errors are retried, except StopWaiting).
+ */
 export async function waitFor<T>(
   what: string,
   check: () => Promise<T | undefined> | T | undefined,
@@ -178,6 +184,7 @@ export async function waitFor<T>(
       const value = await check();
       if (value !== undefined) return value;
     } catch (error) {
+      if (error instanceof StopWaiting) throw error;
       last = error;
     }
     if (Date.now() > deadline) {
