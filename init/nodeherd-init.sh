@@ -109,10 +109,12 @@ CA=$WORK/ca.crt
 request() {
   url=$1 out=$2 auth=${3:-}
   if [ $FETCHER = curl ]; then
-    set -- -sS -L --retry 2 --connect-timeout 10 --cacert "$CA" -o "$out" -w '%{http_code}'
+    set -- -sS --retry 2 --connect-timeout 10 --cacert "$CA" -o "$out" -w '%{http_code}'
     if [ -n "$auth" ]; then
       printf 'Authorization: Bearer %s\n' "$TOKEN" >"$WORK/auth"
       set -- "$@" -H "@$WORK/auth"
+    else
+      set -- "$@" -L # artefacts may sit behind a redirect; the token never follows one
     fi
     STATUS=$(curl "$@" "$url" 2>"$WORK/err") || STATUS=000
   else
