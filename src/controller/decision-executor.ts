@@ -9,7 +9,14 @@ import type { Node } from '../kube/types.ts';
 import { DRAINING_FOR_ANNOTATION, UPDATE_STARTED_ANNOTATION } from './annotations.ts';
 import { nodePath } from './api-paths.ts';
 import { type ControllerContext, nodeSubject, runLimited } from './controller-context.ts';
-import { drainPatch, type NodePatch, restampPatch, startPatch, uncordonPatch } from './node-updates.ts';
+import {
+  bootstrapPatch,
+  drainPatch,
+  type NodePatch,
+  restampPatch,
+  startPatch,
+  uncordonPatch,
+} from './node-updates.ts';
 import type { RevisionRef, RolloutDecision, UncordonReason } from './rollout/types.ts';
 
 const UNCORDON_MESSAGES: Record<UncordonReason, string> = {
@@ -86,7 +93,8 @@ export class DecisionExecutor {
     errors.push(
       ...(await runLimited(decision.bootstrap, ctx.writeConcurrency, async (name) => {
         ctx.health.noteStart(name, target.name, nodes.get(name)?.metadata.annotations?.[STATE_ANNOTATION]);
-        const updated = await this.patchNode(name, startPatch(target.name, now, now));
+        // No update-started: a first apply is no update of this rollout, its trouble is not the rollout's.
+        const updated = await this.patchNode(name, bootstrapPatch(target.name));
         ctx.recorder.normal(
           nodeSubject(updated),
           'Bootstrap',

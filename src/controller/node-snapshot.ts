@@ -57,6 +57,8 @@ export function readNodeFacts(node: Node, zoneLabel: string): NodeFacts {
     agentMessage: annotations[MESSAGE_ANNOTATION] || undefined,
     drainingFor: annotations[DRAINING_FOR_ANNOTATION] || undefined,
     updateStartedAt: kubeTimestamp(annotations[UPDATE_STARTED_ANNOTATION]),
+    createdAt: kubeTimestamp(node.metadata.creationTimestamp),
+    readyChangedAt: kubeTimestamp(ready?.lastTransitionTime),
     conditionsSince: times.length === 2 ? Math.max(...times) : undefined,
   };
   for (const [key, value] of Object.entries(optional))

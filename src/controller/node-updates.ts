@@ -32,6 +32,13 @@ export function startPatch(revision: string, startedAt: number | undefined, now:
   };
 }
 
+/** Gives a node that never applied anything its first revision. */
+export function bootstrapPatch(revision: string): NodePatch {
+  return {
+    metadata: { annotations: { [DESIRED_REVISION_ANNOTATION]: revision, [DRAINING_FOR_ANNOTATION]: null } },
+  };
+}
+
 /**
  * Cordons the node for a drain before it gets `revision`. The resourceVersion makes the patch fail
  * (409) if the node changed since we looked: we only mark as ours a cordon we really set.

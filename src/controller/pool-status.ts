@@ -153,11 +153,20 @@ export function buildPoolStatus(input: PoolStatusInput): NodePoolStatus {
     const drainNote = verdicts.find((v) => v.phase === 'Draining' && v.detail && v.detail !== 'draining');
     const stopping =
       blocked && ['Paused', 'FailurePolicy', 'OutsideMaintenanceWindow'].includes(blocked.reason);
+    // Failed nodes (within maxFailures) keep their slots: with nothing in flight, nothing will free one.
+    const stalled =
+      blocked !== undefined &&
+      ['BudgetExhausted', 'ZoneBudgetExhausted', 'WaitingForCanary'].includes(blocked.reason) &&
+      inFlight === 0 &&
+      failedNames.length > 0;
+    const stallNote = stalled
+      ? `; stalled: ${plural(failedNames.length, 'failed node')} (${names(failedNames)}) hold the budget; fix or remove them, or raise maxUnavailable`
+      : '';
     conds.push({
       type: 'Progressing',
-      status: stopping ? 'False' : 'True',
-      reason: blocked?.reason ?? 'RollingUpdate',
-      message: `${progress}${blocked ? `; ${blocked.message}` : ''}${drainNote ? `; ${drainNote.name}: ${drainNote.detail}` : ''}`,
+      status: stopping || stalled ? 'False' : 'True',
+      reason: stalled ? 'Stalled' : (blocked?.reason ?? 'RollingUpdate'),
+      message: `${progress}${blocked ? `; ${blocked.message}` : ''}${stallNote}${drainNote ? `; ${drainNote.name}: ${drainNote.detail}` : ''}`,
     });
     conds.push({ type: 'Complete', status: 'False', reason: 'RolloutInProgress', message: progress });
   }

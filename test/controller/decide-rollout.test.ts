@@ -367,6 +367,16 @@ describe('progress', () => {
   test('complete when every node is updated; NotReady stragglers do not hold it back', () => {
     assert.equal(decideRollout(input([updated('a'), updated('b')])).complete, true);
     assert.equal(decideRollout(input([updated('a'), node('b', { ready: false })])).complete, true);
+    // ... once they have been down for progressDeadlineSeconds; a restart or a flap is waited for.
+    const flapping = decideRollout(
+      input([updated('a'), node('b', { ready: false, readyChangedAt: NOW - 5_000 })]),
+    );
+    assert.equal(flapping.complete, false);
+    assert.equal(flapping.requeueAfterMs, 595_001);
+    const dead = decideRollout(
+      input([updated('a'), node('b', { ready: false, readyChangedAt: NOW - 700_000 })]),
+    );
+    assert.equal(dead.complete, true);
     assert.equal(decideRollout(input([updated('a'), node('b')])).complete, false);
     assert.equal(decideRollout(input([updated('a'), updating('b')])).complete, false);
   });

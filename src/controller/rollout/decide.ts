@@ -194,8 +194,13 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     };
   }
 
-  const overdue = (started: number | undefined) =>
-    started === undefined || now > started + settings.progressDeadlineSeconds * 1000;
+  // A NotReady node holds the rollout's completion back until it has been down (or, new, has not come
+  // up) for progressDeadlineSeconds: a restart or a flap is waited for, a dead node is not.
+  const downLongEnough = (v: NodeVerdict) => {
+    const node = snapshots.get(v.name)!;
+    const since = v.phase === 'Bootstrapping' ? (node.readyChangedAt ?? node.createdAt) : node.readyChangedAt;
+    return !node.ready && (since === undefined || now > since + settings.progressDeadlineSeconds * 1000);
+  };
   decision.complete =
     decision.bootstrap.length === 0 &&
     decision.starts.length === 0 &&
@@ -205,13 +210,16 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
       (v) =>
         v.phase === 'Updated' ||
         v.phase === 'Unhealthy' ||
-        v.phase === 'Skipped' ||
-        // A new node that stays NotReady past the deadline must not hold the pool back forever.
-        (v.phase === 'Bootstrapping' &&
-          !snapshots.get(v.name)!.ready &&
-          overdue(snapshots.get(v.name)!.updateStartedAt)),
+        ((v.phase === 'Skipped' || v.phase === 'Bootstrapping') && downLongEnough(v)),
     );
 
+  for (const v of ordered) {
+    const node = snapshots.get(v.name)!;
+    if ((v.phase === 'Skipped' || v.phase === 'Bootstrapping') && !node.ready && !downLongEnough(v)) {
+      const since = node.readyChangedAt ?? node.createdAt;
+      if (since !== undefined) wakeAt = Math.min(wakeAt, since + settings.progressDeadlineSeconds * 1000 + 1);
+    }
+  }
   if (!window.open && window.opensAt !== undefined && candidates.length > 0)
     wakeAt = Math.min(wakeAt, window.opensAt);
   if (window.open && window.closesAt !== undefined && candidates.length > 0)

@@ -30,6 +30,10 @@ export interface NodeSnapshot {
   healthySince?: number;
   /** The node was seen healthy on its desired revision after its update started: being unhealthy now is a regression. */
   wasHealthy: boolean;
+  /** When the Ready condition last changed (ms): for a NotReady node, since when it is down. */
+  readyChangedAt?: number;
+  /** When the Node object was created (ms). */
+  createdAt?: number;
   /** When the controller started the node's current update (ms). */
   updateStartedAt?: number;
   /** The revision the node is being drained for (desired-revision follows once drained). */

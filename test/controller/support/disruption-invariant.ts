@@ -40,6 +40,7 @@ export interface InvariantLimits {
 
 interface NodeView {
   zone: string;
+  why: string;
   unavailable: boolean;
   bootstrap: boolean;
   ready: boolean;
@@ -56,6 +57,23 @@ function resolve(value: number | string, total: number): number {
   if (typeof value === 'number') return Math.max(1, value);
   const percent = /^(\d+)%$/.exec(value);
   return Math.max(1, percent ? Math.floor((Number(percent[1]) * total) / 100) : Number(value));
+}
+
+/** Why a node is unavailable ('' when it is available). */
+export function unavailableBecause(node: ObservedNode): string {
+  const a = node.metadata.annotations ?? {};
+  const cond = (type: string) => node.status?.conditions?.find((c) => c.type === type)?.status;
+  const reasons: string[] = [];
+  if (cond('Ready') !== 'True') reasons.push(`Ready=${cond('Ready')}`);
+  if (node.spec?.unschedulable === true) reasons.push('cordoned');
+  if (a[DRAINING_FOR_ANNOTATION] !== undefined) reasons.push('draining');
+  const desired = a[DESIRED_REVISION_ANNOTATION];
+  if (desired !== undefined && desired !== a[CURRENT_REVISION_ANNOTATION])
+    reasons.push(`applying ${desired.slice(-4)}`);
+  const state = a[STATE_ANNOTATION];
+  if (!(state === 'Done' || state === 'Idle')) reasons.push(`state ${state}`);
+  if (cond(NODE_CONFIG_READY_CONDITION) !== 'True') reasons.push('NodeConfigReady not True');
+  return reasons.join(', ');
 }
 
 export function isUnavailable(node: ObservedNode): boolean {
@@ -101,6 +119,7 @@ export class DisruptionInvariant {
     const ready = node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
     const unavailable = isUnavailable(node);
     const view: NodeView = {
+      why: unavailableBecause(node),
       zone: node.metadata.labels?.[this.limits.zoneLabel ?? 'topology.kubernetes.io/zone'] ?? '',
       unavailable,
       bootstrap: a[CURRENT_REVISION_ANNOTATION] === undefined,
@@ -166,6 +185,14 @@ export class DisruptionInvariant {
       this.tolerated++;
     }
     this.checkZone(name, zone, `start of ${name}`);
+  }
+
+  /** The counted nodes and why, for violation messages. */
+  private snapshot(): string {
+    return [...this.nodes.entries()]
+      .filter(([, v]) => this.counted(v))
+      .map(([n, v]) => `${n}@${v.zone}: ${v.why}${v.touched ? '' : ' (untouched)'}`)
+      .join('; ');
   }
 
   private checkNow(name: string, _at: number): void {

@@ -1,0 +1,278 @@
+// Randomised rollouts: many small pools rolled out at once on simulated nodes, with random budgets,
+// zones, canaries, soaks, drains, failure policies, broken configs, NotReady flaps and controller
+// restarts. The invariant checker watches every Node change: disruption never exceeds maxUnavailable
+// (overall and per zone). Every run must also end settled: complete, paused by its failure policy, or
+// rolled back with every node on the previous revision, and no cordon of the controller's left.
+// The seed is printed; NODEHERD_SEED=<seed> replays a sequence of runs.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { CURRENT_REVISION_ANNOTATION, DESIRED_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
+import type { NodeConfigSpec, NodePoolSpec } from '../../src/api/types.ts';
+import { CORDONED_BY_ANNOTATION } from '../../src/controller/annotations.ts';
+import type { RolloutController } from '../../src/controller/rollout-controller.ts';
+import { loadKubeConfig } from '../../src/kube/kube-config.ts';
+import {
+  brokenConfig,
+  ClusterHarness,
+  condition,
+  GROUP_PATH,
+  kubeletConfig,
+  type PoolObject,
+  revisionNameFor,
+} from './support/cluster-harness.ts';
+import { DisruptionInvariant } from './support/disruption-invariant.ts';
+import { NodeWatch } from './support/node-watch.ts';
+
+const WAVES = 10;
+const RUNS_PER_WAVE = 6;
+const SEED = Number(process.env.NODEHERD_SEED ?? Math.floor(Math.random() * 2 ** 31));
+
+/** mulberry32: small, fast, good enough to pick test parameters reproducibly. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface RunPlan {
+  pool: string;
+  nodes: { name: string; zone: string }[];
+  maxUnavailable: number | string;
+  maxUnavailablePerZone?: number | string;
+  canary?: number;
+  minReadySeconds: number;
+  action: 'Pause' | 'Rollback';
+  maxFailures: number;
+  drain: boolean;
+  broken: boolean;
+  flaps: number;
+}
+
+function planRun(rand: () => number, pool: string): RunPlan {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
+  const size = 3 + Math.floor(rand() * 5);
+  const zones = ['z1', 'z2', 'z3'].slice(0, 1 + Math.floor(rand() * 3));
+  const plan: RunPlan = {
+    pool,
+    nodes: Array.from({ length: size }, (_, i) => ({ name: `${pool}-n${i}`, zone: pick(zones) })),
+    maxUnavailable: pick([1, 1, 2, 3, '30%', '50%']),
+    minReadySeconds: pick([0, 0, 1]),
+    action: pick(['Pause', 'Rollback'] as const),
+    maxFailures: pick([0, 0, 1]),
+    drain: rand() < 0.4,
+    broken: rand() < 0.3,
+    flaps: rand() < 0.5 ? 1 + Math.floor(rand() * 3) : 0,
+  };
+  if (rand() < 0.3) plan.maxUnavailablePerZone = pick([1, '50%']);
+  if (rand() < 0.3) plan.canary = 1;
+  return plan;
+}
+
+function config(plan: RunPlan, value: string, broken: boolean): NodeConfigSpec {
+  const spec = broken ? brokenConfig(value) : kubeletConfig(value);
+  if (plan.drain)
+    spec.disruptionPolicies = { files: [{ path: '/etc/kubernetes/kubelet-extra.conf', action: 'Drain' }] };
+  return spec;
+}
+
+function describePlan(plan: RunPlan): string {
+  const { nodes, ...rest } = plan;
+  return `${JSON.stringify(rest)} nodes=${nodes.map((n) => `${n.name}@${n.zone}`).join(',')}`;
+}
+
+describe(`randomised rollouts (seed ${SEED})`, () => {
+  let h: ClusterHarness;
+  let watch: NodeWatch;
+  let controller: RolloutController;
+  const rand = random(SEED);
+  const totals = {
+    runs: 0,
+    starts: 0,
+    tolerated: 0,
+    complete: 0,
+    paused: 0,
+    rolledBack: 0,
+    stalled: 0,
+    strict: 0,
+  };
+
+  before(async () => {
+    // A generous lease grace: on a loaded 2-core machine a heartbeat may be late by a second or two,
+    // and a node that goes NotReady on its own is not what these runs inject.
+    h = await ClusterHarness.start({ graceMs: 5_000 });
+    watch = new NodeWatch(loadKubeConfig({ kubeconfig: h.local.kubeconfigPath }));
+    await watch.start();
+    controller = await h.startController();
+  });
+  after(async () => {
+    process.stdout.write(`# randomised rollouts, seed ${SEED}: ${JSON.stringify(totals)}\n`);
+    await watch?.stop();
+    await h?.stop();
+  });
+
+  /** Waits until the run is complete, rolled back and complete, paused by its policy, or stalled. */
+  async function settle(plan: RunPlan, good: string, bad: string): Promise<PoolObject> {
+    const deadline = performance.now() + 60_000;
+    for (;;) {
+      const p = await h.getPool(plan.pool);
+      const idle = (p.status?.applying ?? 0) === 0;
+      const complete = condition(p, 'Complete')?.status === 'True';
+      if (complete && p.status?.targetRevision === bad) return p;
+      if (complete && p.status?.targetRevision === good && condition(p, 'RolledBack')?.status === 'True')
+        return p;
+      if (idle && condition(p, 'Paused')?.reason === 'FailurePolicy') return p;
+      if (idle && condition(p, 'Progressing')?.reason === 'Stalled') return p;
+      if (performance.now() > deadline)
+        throw new Error(`run did not settle: ${JSON.stringify(p.status?.conditions)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  async function run(plan: RunPlan): Promise<void> {
+    const created = [];
+    for (const n of plan.nodes)
+      created.push(await h.fleet.create({ name: n.name, zone: n.zone, labels: { pool: plan.pool } }));
+    await h.fleet.startAll(created);
+    const good = revisionNameFor(plan.pool, { [`${plan.pool}-config`]: config(plan, 'good', false) });
+    const next = revisionNameFor(plan.pool, { [`${plan.pool}-config`]: config(plan, 'next', plan.broken) });
+    await h.applyConfig(`${plan.pool}-config`, config(plan, 'good', false), { pool: plan.pool });
+    const spec: NodePoolSpec = {
+      nodeSelector: { matchLabels: { pool: plan.pool } },
+      configSelector: { matchLabels: { pool: plan.pool } },
+      updateStrategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: {
+          maxUnavailable: plan.maxUnavailable,
+          ...(plan.maxUnavailablePerZone !== undefined
+            ? { maxUnavailablePerZone: plan.maxUnavailablePerZone }
+            : {}),
+          ...(plan.canary ? { canary: { nodes: plan.canary } } : {}),
+          minReadySeconds: plan.minReadySeconds,
+          progressDeadlineSeconds: 8,
+          failurePolicy: { action: plan.action, maxFailures: plan.maxFailures },
+        },
+      },
+    };
+    await h.createPool(plan.pool, spec);
+    const deadline = performance.now() + 30_000;
+    while (condition(await h.getPool(plan.pool), 'Complete')?.status !== 'True') {
+      if (performance.now() > deadline) throw new Error('bootstrap did not complete');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+
+    const names = new Set(plan.nodes.map((n) => n.name));
+    const check = new DisruptionInvariant(
+      {
+        maxUnavailable: plan.maxUnavailable,
+        ...(plan.maxUnavailablePerZone !== undefined
+          ? { maxUnavailablePerZone: plan.maxUnavailablePerZone }
+          : {}),
+        strict: plan.flaps === 0,
+        lagToleranceMs: 500,
+      },
+      plan.nodes.length,
+    );
+    for (const n of watch.list()) if (names.has(n.metadata.name)) check.observe(n, performance.now());
+    check.beginEpisode();
+    const stop = watch.on((n, at) => {
+      if (names.has(n.metadata.name)) check.observe(n, at);
+    });
+    const timers: NodeJS.Timeout[] = [];
+    for (let i = 0; i < plan.flaps; i++) {
+      const node = plan.nodes[Math.floor(rand() * plan.nodes.length)]!.name;
+      const at = 200 + Math.floor(rand() * 3_000);
+      const lasts = 300 + Math.floor(rand() * 1_200);
+      timers.push(setTimeout(() => h.fleet.flapNotReady(node, lasts, 'injected flap'), at));
+    }
+    try {
+      await h.applyConfig(`${plan.pool}-config`, config(plan, 'next', plan.broken), { pool: plan.pool });
+      const settled = await settle(plan, good, next);
+      // Let flaps end and nodes in flight land before the final checks.
+      await new Promise((r) => setTimeout(r, plan.flaps ? 1_600 : 100));
+      const nodes = await h.nodes(`pool=${plan.pool}`);
+      const cordoned = nodes.filter((n) => n.metadata.annotations?.[CORDONED_BY_ANNOTATION] !== undefined);
+      assert.deepEqual(check.violations, [], `disruption budget broken`);
+      assert.deepEqual(
+        cordoned.map((n) => n.metadata.name),
+        [],
+        'no cordon of the controller left',
+      );
+      if (condition(settled, 'RolledBack')?.status === 'True') {
+        totals.rolledBack++;
+        for (const n of nodes) {
+          assert.equal(
+            n.metadata.annotations?.[DESIRED_REVISION_ANNOTATION],
+            good,
+            `${n.metadata.name} given the old revision back`,
+          );
+          if (n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True') {
+            assert.equal(
+              n.metadata.annotations?.[CURRENT_REVISION_ANNOTATION],
+              good,
+              `${n.metadata.name} back on it`,
+            );
+          }
+        }
+      } else if (condition(settled, 'Complete')?.status === 'True') {
+        totals.complete++;
+        assert.equal(plan.broken, false, 'a broken config never completes');
+      } else if (condition(settled, 'Progressing')?.reason === 'Stalled') {
+        totals.stalled++;
+        const failed = settled.status?.failed ?? 0;
+        assert.ok(failed > 0 && failed <= plan.maxFailures, 'stalled on tolerated failures');
+      } else {
+        totals.paused++;
+        assert.equal(settled.spec.paused, true);
+        assert.ok((settled.status?.failed ?? 0) > plan.maxFailures || plan.flaps > 0, 'paused for a reason');
+      }
+      totals.runs++;
+      totals.starts += check.starts;
+      totals.tolerated += check.tolerated;
+      if (plan.flaps === 0) totals.strict++;
+    } catch (err) {
+      const pool = await h.getPool(plan.pool).catch(() => undefined);
+      const nodes = (await h.nodes(`pool=${plan.pool}`).catch(() => [])).map((n) => ({
+        name: n.metadata.name,
+        annotations: Object.fromEntries(
+          Object.entries(n.metadata.annotations ?? {}).filter(([k]) => k.startsWith('nodeherd.io/')),
+        ),
+        ready: n.status?.conditions?.find((c) => c.type === 'Ready')?.status,
+      }));
+      throw new Error(
+        `seed ${SEED}, run ${describePlan(plan)}: ${err instanceof Error ? err.message : String(err)}\nviolations: ${check.violations.join('; ')}\nhistory: ${JSON.stringify(pool?.status?.history)}\nnodes: ${JSON.stringify(nodes)}`,
+      );
+    } finally {
+      stop();
+      for (const t of timers) clearTimeout(t);
+      await h.admin.delete(`${GROUP_PATH}/nodepools/${plan.pool}`).catch(() => undefined);
+      for (const n of plan.nodes) await h.fleet.remove(n.name).catch(() => undefined);
+    }
+  }
+
+  for (let wave = 0; wave < WAVES; wave++) {
+    test(`wave ${wave + 1}: ${RUNS_PER_WAVE} pools at once, with a controller restart`, async () => {
+      const plans = Array.from({ length: RUNS_PER_WAVE }, (_, i) => planRun(rand, `w${wave}-p${i}`));
+      const restartAfter = 1_000 + Math.floor(rand() * 4_000);
+      const restart = setTimeout(async () => {
+        await h.stopController(controller);
+        await new Promise((r) => setTimeout(r, 300));
+        controller = await h.startController();
+      }, restartAfter);
+      try {
+        const results = await Promise.allSettled(plans.map((plan) => run(plan)));
+        const failures = results
+          .filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+          .map((r) => String(r.reason));
+        assert.deepEqual(failures, []);
+      } finally {
+        clearTimeout(restart);
+      }
+    });
+  }
+});
