@@ -154,7 +154,7 @@ export class DisruptionInvariant {
     }
     if (newDrain || newDesired) view.touched = true;
     this.nodes.set(name, view);
-    if (this.limits.strict) this.checkNow(name, at);
+    if (this.limits.strict) this.checkNow(name);
   }
 
   private counted(view: NodeView): boolean {
@@ -179,12 +179,12 @@ export class DisruptionInvariant {
     const max = resolve(this.limits.maxUnavailable, this.poolSize);
     if (counted > max) {
       this.violations.push(
-        `${name} started with ${counted - 1} other nodes unavailable (maxUnavailable ${max})`,
+        `${name} started with ${counted - 1} other nodes unavailable (maxUnavailable ${max}): ${this.snapshot()}`,
       );
     } else if (recent > 0 && counted + recent > max) {
       this.tolerated++;
     }
-    this.checkZone(name, zone, `start of ${name}`);
+    this.checkZone(zone, `start of ${name}`);
   }
 
   /** The counted nodes and why, for violation messages. */
@@ -195,7 +195,7 @@ export class DisruptionInvariant {
       .join('; ');
   }
 
-  private checkNow(name: string, _at: number): void {
+  private checkNow(name: string): void {
     const zone: Record<string, number> = {};
     let counted = 0;
     for (const view of this.nodes.values()) {
@@ -206,18 +206,20 @@ export class DisruptionInvariant {
     this.maxObserved = Math.max(this.maxObserved, counted);
     const max = resolve(this.limits.maxUnavailable, this.poolSize);
     if (counted > max)
-      this.violations.push(`${counted} nodes unavailable after a change of ${name} (maxUnavailable ${max})`);
-    this.checkZone(name, zone, `change of ${name}`);
+      this.violations.push(
+        `${counted} nodes unavailable after a change of ${name} (maxUnavailable ${max}): ${this.snapshot()}`,
+      );
+    this.checkZone(zone, `change of ${name}`);
   }
 
-  private checkZone(name: string, zone: Record<string, number>, when: string): void {
+  private checkZone(zone: Record<string, number>, when: string): void {
     if (this.limits.maxUnavailablePerZone === undefined) return;
     for (const [z, count] of Object.entries(zone)) {
       const size = [...this.nodes.values()].filter((v) => v.zone === z).length;
       const max = resolve(this.limits.maxUnavailablePerZone, size);
       if (count > max)
         this.violations.push(
-          `zone ${z}: ${count} nodes unavailable at the ${when} (maxUnavailablePerZone ${max}; node ${name})`,
+          `zone ${z}: ${count} nodes unavailable at the ${when} (maxUnavailablePerZone ${max}): ${this.snapshot()}`,
         );
     }
   }
