@@ -5,7 +5,7 @@
 // went to, so with a rootDir other than '/' commands are refused (see live-system-guard.ts).
 
 import { resolve } from 'node:path';
-import { type CommandRunner, execFileRunner, runChecked } from './command-runner.ts';
+import { CommandError, type CommandRunner, execFileRunner, runChecked } from './command-runner.ts';
 import { assertLiveCommandsAllowed } from './live-system-guard.ts';
 import { LocalFileExecutor } from './local-file-executor.ts';
 import {
@@ -93,7 +93,8 @@ export class SystemctlExecutor implements SystemdExecutor {
   }
 
   async stop(name: string): Promise<void> {
-    return this.verb('stop', name, await this.isOwnUnit(name));
+    if (await this.isOwnUnit(name)) return this.enqueueForOwnUnit('stop', name);
+    return this.verb('stop', name);
   }
 
   /**
@@ -102,7 +103,8 @@ export class SystemctlExecutor implements SystemdExecutor {
    * goes ahead. So the job is only enqueued and systemd ends this process soon after.
    */
   async restart(name: string): Promise<void> {
-    return this.verb('restart', name, await this.isOwnUnit(name));
+    if (await this.isOwnUnit(name)) return this.enqueueForOwnUnit('restart', name);
+    return this.verb('restart', name);
   }
 
   async reload(name: string): Promise<void> {
@@ -122,8 +124,21 @@ export class SystemctlExecutor implements SystemdExecutor {
     return parseShowOutput((await this.systemctl(showArgs(name))).stdout);
   }
 
-  private async verb(verb: UnitVerb, name: string, noBlock = false): Promise<void> {
-    await this.systemctl(unitVerbArgs(verb, name, { noBlock }));
+  private async verb(verb: UnitVerb, name: string): Promise<void> {
+    await this.systemctl(unitVerbArgs(verb, name));
+  }
+
+  /**
+   * Enqueues a stop or restart of this process's own unit. systemd answers the request before it
+   * runs the job, and running it SIGTERMs the whole control group, this systemctl too if it has not
+   * exited yet (seen on real systemd: `--no-block restart ... exited with -1`). So a systemctl killed
+   * by a signal here delivered its request.
+   */
+  private async enqueueForOwnUnit(verb: 'stop' | 'restart', name: string): Promise<void> {
+    assertLiveCommandsAllowed('systemctl', this.rootDir, this.allowLiveCommands);
+    const args = unitVerbArgs(verb, name, { noBlock: true });
+    const result = await this.runner.run(this.systemctlPath, args, { timeoutMs: this.timeoutMs });
+    if (result.code !== 0 && result.code !== -1) throw new CommandError(this.systemctlPath, args, result);
   }
 
   /** Whether `name` is the unit this process runs in (same invocation id). */

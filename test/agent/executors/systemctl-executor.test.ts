@@ -175,3 +175,27 @@ test('a restart or stop of the unit this process runs in is only enqueued (--no-
   await plain.restart('nodeherd-agent.service');
   assert.deepEqual(ran, ['--no-ask-password restart nodeherd-agent.service']);
 });
+
+test('an enqueued restart of the own unit whose systemctl is killed by the stop it caused counts as done', async () => {
+  // Seen on real systemd: systemd answered the --no-block request, then SIGTERMed the unit's control
+  // group before systemctl had exited (exit -1). Other failures of that request are still errors.
+  const own = '0123456789abcdef0123456789abcdef';
+  let answer = { code: -1, stdout: '', stderr: '' };
+  const runner: CommandRunner = {
+    async run(_file, args) {
+      if (args.includes('show'))
+        return { code: 0, stdout: `ActiveState=active\nInvocationID=${own}\n`, stderr: '' };
+      return answer;
+    },
+  };
+  const systemd = new SystemctlExecutor({
+    rootDir: root,
+    runner,
+    allowLiveCommands: true,
+    invocationId: own,
+  });
+  await systemd.restart('nodeherd-agent.service');
+  await systemd.stop('nodeherd-agent.service');
+  answer = { code: 1, stdout: '', stderr: 'Failed to restart nodeherd-agent.service: Access denied\n' };
+  await assert.rejects(systemd.restart('nodeherd-agent.service'), /Access denied/);
+});
