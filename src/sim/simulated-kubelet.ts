@@ -239,7 +239,7 @@ export class SimulatedKubelet {
     if (this.ownWheel) this.wheel.stop();
   }
 
-  /** systemd began restarting kubelet.service: the process is down until restarted() or failed(). */
+  /** systemd began restarting kubelet.service: the process is down until started() or failed(). */
   restarting(): void {
     this.processValue = 'restarting';
   }
