@@ -1,11 +1,11 @@
 // The control plane the containers bootstrap against, on the host: the embedded API server (HTTPS on
-// 127.0.0.1, which the containers share) and the agent's artefacts served over HTTPS with the API
-// server's own certificate, exactly what nodeherd-init expects from the control plane. Revisions are
+// 127.0.0.1, which the containers share), which also serves the agent's artefacts at /nodeherd/agent/,
+// where nodeherd-init looks for them by default. Revisions are
 // rendered by the real renderer and handed to nodes through the desired-revision annotation, the
 // controller's half of the protocol.
 
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   CURRENT_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
@@ -16,7 +16,6 @@ import {
 import { renderConfigs } from '../../../src/api/render.ts';
 import { buildRevision } from '../../../src/api/revision.ts';
 import type { NodeConfigRevision, NodeConfigSpec } from '../../../src/api/types.ts';
-import { type ArtefactServer, startArtefactServer } from '../../../src/dist/artefact-server.ts';
 import { type AgentArtefacts, buildAgent } from '../../../src/dist/build-agent.ts';
 import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../../src/kube/light/types.ts';
@@ -47,7 +46,6 @@ export class ControlPlane {
   readonly api: LocalApiServer;
   readonly admin: LightKubeClient;
   readonly artefacts: AgentArtefacts;
-  readonly artefactServer: ArtefactServer;
   readonly caPem: string;
   private revisionNumber = 0;
 
@@ -55,32 +53,24 @@ export class ControlPlane {
     api: LocalApiServer;
     admin: LightKubeClient;
     artefacts: AgentArtefacts;
-    artefactServer: ArtefactServer;
     caPem: string;
   }) {
     this.api = parts.api;
     this.admin = parts.admin;
     this.artefacts = parts.artefacts;
-    this.artefactServer = parts.artefactServer;
     this.caPem = parts.caPem;
   }
 
   static async start(): Promise<ControlPlane> {
     const artefacts = await buildArtefacts();
-    const api = await startLocalApiServer({ host: '127.0.0.1' });
-    const pki = join(api.dataDir, 'pki');
-    // Until the API server mounts the artefact handler itself, the same handler runs on a port of
-    // its own with the API server's certificate and CA: what init sees is the same.
-    const artefactServer = await startArtefactServer({
-      directory: join(artefacts.manifestPath, '..'),
-      cert: await readFile(join(pki, 'server.crt'), 'utf8'),
-      key: await readFile(join(pki, 'server.key'), 'utf8'),
+    const api = await startLocalApiServer({
+      host: '127.0.0.1',
+      artefactDirectory: dirname(artefacts.manifestPath),
     });
     return new ControlPlane({
       api,
       admin: LightKubeClient.fromKubeconfig(api.kubeconfigPath),
       artefacts,
-      artefactServer,
       caPem: api.server.caPem,
     });
   }
@@ -95,7 +85,12 @@ export class ControlPlane {
     return this.api.server.issueCredential('node', name, join(this.api.dataDir, `${name}.kubeconfig`));
   }
 
-  /** nodeherd-init's arguments for a node. */
+  /** Where the API server serves the agent's artefacts (nodeherd-init's default). */
+  get artefactsUrl(): string {
+    return `${this.serverUrl}/nodeherd/agent`;
+  }
+
+  /** nodeherd-init's arguments for a node (artefacts from the API server, init's default). */
   initArgs(node: string, token: string, extra: string[] = []): string[] {
     return [
       '--server',
@@ -104,8 +99,6 @@ export class ControlPlane {
       token,
       '--ca-data',
       Buffer.from(this.caPem).toString('base64'),
-      '--artefacts',
-      this.artefactServer.url,
       '--node-name',
       node,
       ...extra,
@@ -204,7 +197,6 @@ export class ControlPlane {
 
   async stop(): Promise<void> {
     this.admin.close();
-    await this.artefactServer.close();
     await this.api.stop();
   }
 }
