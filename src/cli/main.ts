@@ -2,6 +2,7 @@
 
 import { Command } from 'commander';
 import { apiserverCommand } from './apiserver-command.ts';
+import { tokenCommand } from './token-command.ts';
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('nodeherd')
@@ -9,5 +10,6 @@ export async function main(argv: string[]): Promise<void> {
     .showHelpAfterError()
     .enablePositionalOptions();
   program.addCommand(apiserverCommand());
+  program.addCommand(tokenCommand());
   await program.parseAsync(argv);
 }
