@@ -315,6 +315,7 @@ export class ResourceHandler {
     const limit = parseNonNegativeInt(query, 'limit');
     const page = this.deps.objects.list(def, namespace, {
       ...(selection.filter ? { filter: selection.filter } : {}),
+      ...(selection.name !== undefined ? { name: selection.name } : {}),
       ...(limit !== undefined ? { limit } : {}),
       ...(query.get('continue') ? { continueToken: query.get('continue')! } : {}),
       ...(query.get('resourceVersion') ? { resourceVersion: query.get('resourceVersion')! } : {}),
@@ -409,11 +410,10 @@ export class ResourceHandler {
     }
     // Everything below runs in one tick: nothing can be written between the snapshot and attaching.
     if (initial) {
-      const page = this.deps.objects.list(
-        def,
-        namespace,
-        selection.filter ? { filter: selection.filter } : {},
-      );
+      const page = this.deps.objects.list(def, namespace, {
+        ...(selection.filter ? { filter: selection.filter } : {}),
+        ...(selection.name !== undefined ? { name: selection.name } : {}),
+      });
       for (const object of page.items) {
         stream.send({ type: 'ADDED', object, revision: Number(object.metadata.resourceVersion) });
       }

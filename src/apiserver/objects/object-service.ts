@@ -57,6 +57,8 @@ export interface DeleteResult {
 
 export interface ListQuery {
   filter?: ObjectFilter;
+  /** The name a field selector pins (metadata.name=X): read one key instead of scanning. */
+  name?: string;
   limit?: number;
   continueToken?: string;
   resourceVersion?: string;
@@ -214,6 +216,17 @@ export class ObjectService {
         );
       }
       atRevision = Number(query.resourceVersion);
+    }
+    // Every node agent lists its own Node by name: answer from one key, not a scan of all nodes.
+    const oneKey =
+      query.name !== undefined && atRevision === undefined && (!def.namespaced || namespace !== undefined);
+    if (oneKey) {
+      const item = this.store.get(
+        objectKey(def.group, def.resource, def.namespaced ? namespace : undefined, query.name!),
+      );
+      const items =
+        item && (!query.filter || query.filter(item.object)) ? [this.present(def, item.object)] : [];
+      return { items, resourceVersion: String(this.store.currentRevision()) };
     }
     if (atRevision !== undefined && atRevision > this.store.currentRevision()) {
       throw new ApiError(
