@@ -419,7 +419,10 @@ describe('real nodes: nodeherd-init, then the agent on systemd and apt', { skip,
       assert.ok(bundle.startsWith('#!/usr/bin/env node\n// nodeherd-agent e2e-next\n'));
       // The process that runs now was started from the new file.
       const cmdline = await node.execChecked(['cat', `/proc/${agent.mainPid}/cmdline`]);
-      assert.equal(cmdline.split('\0')[1], AGENT_BUNDLE);
+      assert.ok(
+        cmdline.split('\0').includes(AGENT_BUNDLE),
+        `the agent runs the installed bundle: ${cmdline}`,
+      );
     }
   });
 });

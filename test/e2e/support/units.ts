@@ -9,6 +9,9 @@ export function serviceUnit(description: string, extra = ''): string {
     `Description=${description}`,
     '',
     '[Service]',
+    // exec: start returns once sleep runs, so a restart right after a start never kills systemd's
+    // pre-exec child (which systemd counts as a failure, and made the suite flaky under load).
+    'Type=exec',
     'ExecStart=/bin/sleep infinity',
     extra,
     '',
