@@ -3,12 +3,12 @@
 // into the node cache at once, so the next decision counts what was just started. A write that fails
 // is reported back (the pool is retried) without stopping the others.
 
-import { STATE_ANNOTATION } from '../api/node-protocol.ts';
 import type { NodePool } from '../api/types.ts';
 import type { Node } from '../kube/types.ts';
 import { DRAINING_FOR_ANNOTATION, UPDATE_STARTED_ANNOTATION } from './annotations.ts';
 import { nodePath } from './api-paths.ts';
 import { type ControllerContext, nodeSubject, runLimited } from './controller-context.ts';
+import { agentReport } from './node-snapshot.ts';
 import {
   bootstrapPatch,
   drainPatch,
@@ -44,7 +44,7 @@ export class DecisionExecutor {
     const node = this.ctx.informers.nodes.get(name);
     if (!node || node.metadata.annotations?.[DRAINING_FOR_ANNOTATION] !== revision) return;
     const started = Date.parse(node.metadata.annotations?.[UPDATE_STARTED_ANNOTATION] ?? '');
-    this.ctx.health.noteStart(name, revision, node.metadata.annotations?.[STATE_ANNOTATION]);
+    this.ctx.health.noteStart(name, revision, agentReport(node));
     const updated = await this.patchNode(
       name,
       startPatch(revision, Number.isNaN(started) ? undefined : started, this.ctx.now()),
@@ -92,7 +92,8 @@ export class DecisionExecutor {
 
     errors.push(
       ...(await runLimited(decision.bootstrap, ctx.writeConcurrency, async (name) => {
-        ctx.health.noteStart(name, target.name, nodes.get(name)?.metadata.annotations?.[STATE_ANNOTATION]);
+        const joining = nodes.get(name);
+        if (joining) ctx.health.noteStart(name, target.name, agentReport(joining));
         // No update-started: a first apply is no update of this rollout, its trouble is not the rollout's.
         const updated = await this.patchNode(name, bootstrapPatch(target.name));
         ctx.recorder.normal(
@@ -108,7 +109,7 @@ export class DecisionExecutor {
         const node = nodes.get(start.node);
         if (!node) return;
         if (!start.drain) {
-          ctx.health.noteStart(start.node, start.revision, node.metadata.annotations?.[STATE_ANNOTATION]);
+          ctx.health.noteStart(start.node, start.revision, agentReport(node));
           const updated = await this.patchNode(start.node, startPatch(start.revision, now, now));
           ctx.recorder.normal(
             nodeSubject(updated),

@@ -2,7 +2,7 @@
 // as in tests, do not collide): nodes per pool and state, rollout and batch durations, node failures,
 // rollbacks, reconcile timing, and whether this replica leads.
 
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export class ControllerMetrics {
   readonly registry = new Registry();
@@ -24,6 +24,8 @@ export class ControllerMetrics {
 
   constructor() {
     const registers = [this.registry];
+    // Process metrics (RSS, heap, event-loop lag, GC) under the usual names.
+    collectDefaultMetrics({ register: this.registry });
     this.nodesByPhase = new Gauge({
       name: 'nodeherd_pool_nodes_by_phase',
       help: 'Nodes of a pool by rollout phase.',

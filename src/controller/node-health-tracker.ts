@@ -19,35 +19,56 @@ export interface HealthObservation {
 
 export class NodeHealthTracker {
   private readonly seen = new Map<string, Seen>();
-  /** The agent state a node showed when it was given a revision: until it changes, it is about the old one. */
-  private readonly stateAtStart = new Map<string, { revision: string; state: string | undefined }>();
+  /** What the agent reported when a node was given a revision: until it changes, it is about the old one. */
+  private readonly reportAtStart = new Map<string, { revision: string; report: string }>();
 
-  /** Records the agent's state when the node is given `revision`. */
-  noteStart(node: string, revision: string, state: string | undefined): void {
-    this.stateAtStart.set(node, { revision, state });
+  /** Records the agent's report (state, current revision, message) when the node is given `revision`. */
+  noteStart(node: string, revision: string, report: string): void {
+    this.reportAtStart.set(node, { revision, report });
   }
 
   /**
-   * Whether the agent's state still is the one it had before it was given `revision` (it has not
-   * reacted yet): a Failed left over from the previous revision must not count against the new one.
+   * Whether the agent still shows the report it had before it was given `revision` (it has not reacted
+   * yet): a Failed left over from the previous revision must not count against the new one. Any change
+   * of state, current revision or message ends it, so a report that merely comes back to the same state
+   * (Done, Applying, Done) is never mistaken for an old one.
    */
-  isStale(node: string, revision: string | undefined, state: string | undefined): boolean {
-    const atStart = this.stateAtStart.get(node);
+  isStale(node: string, revision: string | undefined, report: string): boolean {
+    const atStart = this.reportAtStart.get(node);
     if (!atStart) return false;
-    if (atStart.revision === revision && atStart.state === state) return true;
-    this.stateAtStart.delete(node);
+    if (atStart.revision === revision && atStart.report === report) return true;
+    this.reportAtStart.delete(node);
     return false;
   }
 
-  observe(node: string, update: string, healthy: boolean, now: number): HealthObservation {
+  /** When each node's object last changed (informer event time). */
+  private readonly changedAt = new Map<string, number>();
+
+  /** A node object changed (called from the informer, at the moment the change arrives). */
+  noteChange(node: string, at: number): void {
+    this.changedAt.set(node, at);
+  }
+
+  /**
+   * Records what a reconcile sees. A node found healthy that was not before turned healthy at its
+   * latest change (when `sinceChange`: nothing but the Node decides its health) or, at the latest, now.
+   */
+  observe(
+    node: string,
+    update: string,
+    healthy: boolean,
+    now: number,
+    sinceChange = false,
+  ): HealthObservation {
+    const turnedAt = sinceChange ? Math.min(now, this.changedAt.get(node) ?? now) : now;
     const previous = this.seen.get(node);
     let entry: Seen;
     if (!previous) {
       entry = { update, healthy, wasHealthy: healthy };
     } else if (previous.update !== update) {
-      entry = { update, healthy, wasHealthy: healthy, ...(healthy ? { since: now } : {}) };
+      entry = { update, healthy, wasHealthy: healthy, ...(healthy ? { since: turnedAt } : {}) };
     } else if (!previous.healthy && healthy) {
-      entry = { update, healthy, since: now, wasHealthy: true };
+      entry = { update, healthy, since: turnedAt, wasHealthy: true };
     } else if (previous.healthy && !healthy) {
       entry = { update, healthy, wasHealthy: true };
     } else {
@@ -62,6 +83,7 @@ export class NodeHealthTracker {
 
   forget(node: string): void {
     this.seen.delete(node);
-    this.stateAtStart.delete(node);
+    this.reportAtStart.delete(node);
+    this.changedAt.delete(node);
   }
 }

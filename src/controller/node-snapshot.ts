@@ -75,6 +75,14 @@ export interface SnapshotContext {
   drainBlocked(node: string): string | undefined;
   health: NodeHealthTracker;
   now: number;
+  /** No health-gate pods: a node's health changes only with its object (its change time is exact). */
+  healthFromNodeOnly?: boolean;
+}
+
+/** The agent's report as one string: state, current revision and message. */
+export function agentReport(node: Node): string {
+  const a = node.metadata.annotations ?? {};
+  return [a[STATE_ANNOTATION], a[CURRENT_REVISION_ANNOTATION], a[MESSAGE_ANNOTATION]].join('\u0000');
 }
 
 /** The revision an agent's "revision X failed: ..." message names, if it names one. */
@@ -89,7 +97,7 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
   // one, a Failed left from the old revision is not news about the new one: drop it until it changes.
   const failedAt = facts.agentState === 'Failed' ? failedRevisionOf(facts.agentMessage) : undefined;
   const staleFailure = failedAt !== undefined && failedAt !== facts.desiredRevision;
-  if (staleFailure || ctx.health.isStale(facts.name, facts.desiredRevision, facts.agentState)) {
+  if (staleFailure || ctx.health.isStale(facts.name, facts.desiredRevision, agentReport(node))) {
     delete rest.agentState;
   }
   const base: NodeSnapshot = {
@@ -105,14 +113,13 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
   if (blocked) base.drainBlocked = blocked;
   const healthy = isHealthy(base);
   const update = `${facts.desiredRevision ?? ''}@${facts.updateStartedAt ?? ''}`;
-  const seen = ctx.health.observe(facts.name, update, healthy, ctx.now);
+  const seen = ctx.health.observe(facts.name, update, healthy, ctx.now, ctx.healthFromNodeOnly);
   base.wasHealthy = seen.wasHealthy && facts.updateStartedAt !== undefined;
+  // Seen turning healthy: that moment (never earlier than the truth: the watch only lags). Otherwise
+  // (healthy when first seen, e.g. after a restart) the conditions' times, read conservatively.
   if (healthy) {
-    const since = Math.max(
-      seen.since ?? Number.NEGATIVE_INFINITY,
-      conditionsSince ?? Number.NEGATIVE_INFINITY,
-    );
-    if (Number.isFinite(since)) base.healthySince = since;
+    const since = seen.since ?? conditionsSince;
+    if (since !== undefined && Number.isFinite(since)) base.healthySince = since;
   }
   return base;
 }

@@ -203,6 +203,7 @@ export class PoolReconciler {
           drainBlocked: (node) => ctx.drainer.blocked(node),
           health: ctx.health,
           now,
+          healthFromNodeOnly: podSelector === undefined,
         }),
       );
     let nodes = snapshot(target?.name);
@@ -341,13 +342,14 @@ export class PoolReconciler {
       ctx.recorder.record(subject, change.warning ? 'Warning' : 'Normal', change.reason || change.type, text);
     }
 
-    await this.prune(name, spec.revisionHistoryLimit, revisions, [
-      target?.name,
-      lastComplete?.name,
-      pin?.to,
-      pin?.from,
-      rendering.latest?.name,
-    ]);
+    if (revisions.length > spec.revisionHistoryLimit + 1)
+      await this.prune(name, spec.revisionHistoryLimit, revisions, [
+        target?.name,
+        lastComplete?.name,
+        pin?.to,
+        pin?.from,
+        rendering.latest?.name,
+      ]);
     this.updateMetrics(name, next, decision, nodes);
     if (errors.length > 0)
       throw new AggregateError(errors, `pool ${name}: ${errors.length} node writes failed`);

@@ -58,6 +58,8 @@ export class RolloutController {
   private readonly nodes: NodeReconciler;
   private readonly configs: ConfigReconciler;
   private readonly renderer: PoolRenderer;
+  private readonly health = new NodeHealthTracker();
+  private readonly now: () => number;
   private workers: Promise<void>[] = [];
   private running = false;
   private synced = false;
@@ -66,6 +68,7 @@ export class RolloutController {
     this.options = options;
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.metrics = options.metrics ?? new ControllerMetrics();
+    this.now = options.now ?? Date.now;
     this.client = new KubeClient(options.kubeConfig, { maxSockets: (options.writeConcurrency ?? 32) + 8 });
     const logger = this.logger;
     this.informers = {
@@ -120,12 +123,12 @@ export class RolloutController {
       pods: podIndex,
       recorder: this.recorder,
       metrics: this.metrics,
-      health: new NodeHealthTracker(),
+      health: this.health,
       planner: new DisruptionPlanner((name) => this.informers.revisions.get(name)),
       drainer: this.drainer,
       revisionWriter,
       logger,
-      now: options.now ?? Date.now,
+      now: this.now,
       writeConcurrency: options.writeConcurrency ?? 32,
     };
     executor = new DecisionExecutor(ctx);
@@ -236,6 +239,7 @@ export class RolloutController {
       if (revision.spec?.pool) this.add(`pool/${revision.spec.pool}`);
     });
     nodes.on((type, node, old) => {
+      if (type !== 'delete') this.health.noteChange(node.metadata.name, this.now());
       const now = this.poolsOf(node);
       const before =
         old && JSON.stringify(old.metadata.labels) !== JSON.stringify(node.metadata.labels)

@@ -235,7 +235,8 @@ describe('failure policy', () => {
       node('d'),
     ];
     const d = decideRollout(input(nodes, rollback));
-    assert.deepEqual(phases(d), { a: 'Waiting', b: 'Waiting', c: 'Pending', d: 'Updated' });
+    // a and b were Waiting (unavailable): started for free; their verdicts show them in flight.
+    assert.deepEqual(phases(d), { a: 'Updating', b: 'Updating', c: 'Pending', d: 'Updated' });
     assert.deepEqual(d.starts, [
       { node: 'a', revision: 'r1', drain: false, free: true },
       { node: 'b', revision: 'r1', drain: false, free: true },

@@ -173,6 +173,16 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
       });
     }
     decision.starts = starts;
+    // The verdicts describe the pool after this decision: a started node is in flight.
+    for (const start of starts) {
+      const v = judged.get(start.node)!.verdict;
+      Object.assign(v, {
+        phase: start.drain ? 'Draining' : 'Updating',
+        available: false,
+        counted: true,
+        touched: true,
+      });
+    }
     if (!blocked && starts.length < candidates.length) {
       if (budgetBlocked) {
         blocked = 'BudgetExhausted';

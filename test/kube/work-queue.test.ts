@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { WorkQueue } from '../../src/kube/work-queue.ts';
+
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('work queue', () => {
+  test('a key added many times is processed once', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    q.add('b');
+    q.add('a');
+    assert.equal(q.length, 2);
+    assert.equal(await q.get(), 'a');
+    assert.equal(await q.get(), 'b');
+    assert.equal(q.length, 0);
+  });
+
+  test('a key added while processed is handed out again after done, never to two workers at once', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    const key = await q.get();
+    q.add('a');
+    assert.equal(q.length, 0, 'not queued while processing');
+    let second: string | undefined;
+    const waiting = q.get().then((k) => {
+      second = k;
+    });
+    await tick(5);
+    assert.equal(second, undefined);
+    q.done(key!);
+    await waiting;
+    assert.equal(second, 'a');
+  });
+
+  test('addAfter delays; an earlier pending delay wins', async () => {
+    const q = new WorkQueue();
+    q.addAfter('late', 40);
+    q.addAfter('soon', 10);
+    q.addAfter('soon', 200);
+    const started = performance.now();
+    assert.equal(await q.get(), 'soon');
+    assert.ok(performance.now() - started < 150);
+    assert.equal(await q.get(), 'late');
+  });
+
+  test('addRateLimited backs off exponentially per key; forget resets', async () => {
+    const q = new WorkQueue({ baseDelayMs: 10 });
+    const delays: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const at = performance.now();
+      q.addRateLimited('k');
+      const key = await q.get();
+      delays.push(performance.now() - at);
+      q.done(key!);
+    }
+    assert.equal(q.numRequeues('k'), 4);
+    for (let i = 1; i < delays.length; i++) assert.ok(delays[i]! > delays[i - 1]!, `growing: ${delays}`);
+    assert.ok(delays[3]! >= 75, `10·2³ ms: ${delays}`);
+    q.forget('k');
+    assert.equal(q.numRequeues('k'), 0);
+  });
+
+  test('the overall bucket limits a storm of retries', async () => {
+    const q = new WorkQueue({ baseDelayMs: 1, qps: 100, burst: 2 });
+    const at = performance.now();
+    for (let i = 0; i < 4; i++) q.addRateLimited(`k${i}`);
+    for (let i = 0; i < 4; i++) q.done((await q.get())!);
+    assert.ok(performance.now() - at >= 15, 'two over the burst wait ~10 ms each');
+  });
+
+  test('shutDown releases waiting workers', async () => {
+    const q = new WorkQueue();
+    const waiting = q.get();
+    q.shutDown();
+    assert.equal(await waiting, undefined);
+    q.add('x');
+    assert.equal(await q.get(), undefined);
+  });
+});
