@@ -14,9 +14,9 @@
 // Run: node bench/controller-rollout.bench.ts
 //   CTRL_BENCH_NODES=1000            nodes in the big pool
 //   CTRL_BENCH_MAX_UNAVAILABLE=10%   its maxUnavailable
-//   CTRL_BENCH_SOAK_S=2              its minReadySeconds
-//   CTRL_BENCH_RESTART_MS=500        simulated kubelet restart
-//   CTRL_BENCH_NOT_READY_MS=1000     NotReady time of a restarted kubelet
+//   CTRL_BENCH_SOAK_S=5              its minReadySeconds
+//   CTRL_BENCH_RESTART_MS=1500       simulated kubelet restart
+//   CTRL_BENCH_NOT_READY_MS=3000     NotReady time of a restarted kubelet
 //   CTRL_BENCH_ROLLOUTS=2            rollouts of the big pool
 //   CTRL_BENCH_LATENCY_SAMPLES=40    config changes on the small pool
 //   CTRL_BENCH_QUIET_MS=10000        pause after the bootstrap and between rollouts
@@ -49,9 +49,9 @@ const ROOT = join(import.meta.dirname, '..');
 const GROUP = '/apis/nodeherd.io/v1alpha1';
 const NODES = Number(process.env.CTRL_BENCH_NODES ?? 1000);
 const MAX_UNAVAILABLE = process.env.CTRL_BENCH_MAX_UNAVAILABLE ?? '10%';
-const SOAK_S = Number(process.env.CTRL_BENCH_SOAK_S ?? 2);
-const RESTART_MS = Number(process.env.CTRL_BENCH_RESTART_MS ?? 500);
-const NOT_READY_MS = Number(process.env.CTRL_BENCH_NOT_READY_MS ?? 1000);
+const SOAK_S = Number(process.env.CTRL_BENCH_SOAK_S ?? 5);
+const RESTART_MS = Number(process.env.CTRL_BENCH_RESTART_MS ?? 1500);
+const NOT_READY_MS = Number(process.env.CTRL_BENCH_NOT_READY_MS ?? 3000);
 const ROLLOUTS = Number(process.env.CTRL_BENCH_ROLLOUTS ?? 2);
 const LATENCY_SAMPLES = Number(process.env.CTRL_BENCH_LATENCY_SAMPLES ?? 40);
 const QUIET_MS = Number(process.env.CTRL_BENCH_QUIET_MS ?? 10_000);

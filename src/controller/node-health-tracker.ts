@@ -44,9 +44,26 @@ export class NodeHealthTracker {
   /** When each node's object last changed (informer event time). */
   private readonly changedAt = new Map<string, number>();
 
-  /** A node object changed (called from the informer, at the moment the change arrives). */
-  noteChange(node: string, at: number): void {
+  /** Since when each node has been Ready or not, by our clock; undefined while we do not know. */
+  private readonly readiness = new Map<string, { ready: boolean; since: number | undefined }>();
+
+  /**
+   * A node object changed (called from the informer, at the moment the change arrives). `live`: the
+   * change happened while we watched (not the initial list), so a first sight is the node's birth.
+   */
+  noteChange(node: string, at: number, ready: boolean, live: boolean): void {
     this.changedAt.set(node, at);
+    const known = this.readiness.get(node);
+    if (!known) this.readiness.set(node, { ready, since: live ? at : undefined });
+    else if (known.ready !== ready) this.readiness.set(node, { ready, since: at });
+  }
+
+  /**
+   * Since when the node has had its current readiness, by our own clock (so a skewed node clock does
+   * not matter); undefined when it was so before we started watching.
+   */
+  readinessSince(node: string): number | undefined {
+    return this.readiness.get(node)?.since;
   }
 
   /**
@@ -85,5 +102,6 @@ export class NodeHealthTracker {
     this.seen.delete(node);
     this.reportAtStart.delete(node);
     this.changedAt.delete(node);
+    this.readiness.delete(node);
   }
 }

@@ -109,6 +109,9 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
         ? ctx.needsDrain(facts.currentRevision, ctx.target)
         : false,
   };
+  // How long a node has been (Not)Ready, by our clock when we saw the change, else by its condition.
+  const readinessSince = ctx.health.readinessSince(facts.name);
+  if (readinessSince !== undefined) base.readyChangedAt = readinessSince;
   const blocked = ctx.drainBlocked(facts.name);
   if (blocked) base.drainBlocked = blocked;
   const healthy = isHealthy(base);

@@ -239,7 +239,10 @@ export class RolloutController {
       if (revision.spec?.pool) this.add(`pool/${revision.spec.pool}`);
     });
     nodes.on((type, node, old) => {
-      if (type !== 'delete') this.health.noteChange(node.metadata.name, this.now());
+      if (type !== 'delete') {
+        const ready = (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+        this.health.noteChange(node.metadata.name, this.now(), ready, this.synced);
+      }
       const now = this.poolsOf(node);
       const before =
         old && JSON.stringify(old.metadata.labels) !== JSON.stringify(node.metadata.labels)

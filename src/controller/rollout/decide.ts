@@ -208,7 +208,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
   // up) for progressDeadlineSeconds: a restart or a flap is waited for, a dead node is not.
   const downLongEnough = (v: NodeVerdict) => {
     const node = snapshots.get(v.name)!;
-    const since = v.phase === 'Bootstrapping' ? (node.readyChangedAt ?? node.createdAt) : node.readyChangedAt;
+    const since = node.readyChangedAt ?? (v.phase === 'Bootstrapping' ? node.createdAt : undefined);
     return !node.ready && (since === undefined || now > since + settings.progressDeadlineSeconds * 1000);
   };
   decision.complete =

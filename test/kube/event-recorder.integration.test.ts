@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { EventRecorder } from '../../src/kube/event-recorder.ts';
+import { KubeClient } from '../../src/kube/kube-client.ts';
+import { loadKubeConfig } from '../../src/kube/kube-config.ts';
+import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
+
+interface EventObject {
+  reason: string;
+  message: string;
+  type: string;
+  count: number;
+  involvedObject: { kind: string; name: string; uid?: string };
+  source: { component: string };
+}
+
+describe('event recorder', () => {
+  let local: LocalApiServer;
+  let client: KubeClient;
+  before(async () => {
+    local = await startLocalApiServer();
+    client = new KubeClient(loadKubeConfig({ kubeconfig: local.kubeconfigPath }));
+  });
+  after(async () => {
+    client?.close();
+    await local?.stop();
+  });
+
+  test('records Events about an object; repeats bump the count of one Event', async () => {
+    const recorder = new EventRecorder(client, { component: 'nodeherd-controller', instance: 'test-1' });
+    const node = { apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'uid-1' };
+    recorder.normal(node, 'UpdateStarted', 'applying p-2');
+    recorder.normal(node, 'UpdateStarted', 'applying p-2');
+    recorder.warning(node, 'UpdateFailed', 'p-2: probe failed');
+    await recorder.flush();
+    recorder.normal(node, 'UpdateStarted', 'applying p-2');
+    await recorder.flush();
+    const list = await client.list<never>('/api/v1/namespaces/default/events', {
+      fieldSelector: 'involvedObject.name=n1',
+    });
+    const events = (list.items as unknown as EventObject[])
+      .map((e) => [e.reason, e.type, e.count, e.message])
+      .sort();
+    // Two sent at the same moment may both be created; the later repeat always aggregates.
+    const started = events.filter((e) => e[0] === 'UpdateStarted');
+    assert.equal(
+      started.reduce((n, e) => n + (e[2] as number), 0),
+      3,
+    );
+    assert.ok(started.length <= 2);
+    assert.deepEqual(
+      events.find((e) => e[0] === 'UpdateFailed'),
+      ['UpdateFailed', 'Warning', 1, 'p-2: probe failed'],
+    );
+    const one = list.items[0] as unknown as EventObject;
+    assert.equal(one.involvedObject.kind, 'Node');
+    assert.equal(one.involvedObject.uid, 'uid-1');
+    assert.equal(one.source.component, 'nodeherd-controller');
+    assert.equal(recorder.stats.failed, 0);
+  });
+});

@@ -1,0 +1,126 @@
+// The informer against the embedded API server: a cache that follows every change, resumes after a
+// server restart from its last resourceVersion (bookmarks keep it current) without re-listing, and
+// re-lists after 410 Expired, reporting what vanished meanwhile as deletes.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Informer, type InformerEventType } from '../../src/kube/informer.ts';
+import { KubeClient } from '../../src/kube/kube-client.ts';
+import { loadKubeConfig } from '../../src/kube/kube-config.ts';
+import type { KubeObject } from '../../src/kube/types.ts';
+import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
+
+interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+}
+
+const PATH = '/api/v1/namespaces/default/configmaps';
+
+async function eventually<T>(what: string, check: () => T | undefined | false, ms = 10_000): Promise<T> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const value = check();
+    if (value !== undefined && value !== false) return value;
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('informer', () => {
+  let local: LocalApiServer;
+  let client: KubeClient;
+
+  before(async () => {
+    local = await startLocalApiServer({ bookmarkIntervalMs: 200, retainRevisions: 5, compactIntervalMs: 50 });
+    client = new KubeClient(loadKubeConfig({ kubeconfig: local.kubeconfigPath }));
+  });
+  after(async () => {
+    client?.close();
+    await local?.stop();
+  });
+
+  test('lists, then follows adds, updates and deletes in order', async () => {
+    await client.create(PATH, { metadata: { name: 'before' }, data: { a: '1' } });
+    const informer = new Informer<ConfigMap>(client, { path: PATH, labelSelector: 'team!=other' });
+    const seen: [InformerEventType, string, string | undefined][] = [];
+    informer.on((type, object, old) => seen.push([type, object.metadata.name, old?.data?.a]));
+    informer.start();
+    await informer.waitForSync();
+    assert.equal(informer.get('before', 'default')?.data?.a, '1');
+
+    await client.create(PATH, { metadata: { name: 'after' }, data: { a: '2' } });
+    await client.patch(`${PATH}/after`, { data: { a: '3' } });
+    await client.create(PATH, { metadata: { name: 'ignored', labels: { team: 'other' } } });
+    await client.delete(`${PATH}/before`);
+    await eventually('all events', () => seen.length >= 4);
+    assert.deepEqual(seen, [
+      ['add', 'before', undefined],
+      ['add', 'after', undefined],
+      ['update', 'after', '2'],
+      ['delete', 'before', '1'],
+    ]);
+    assert.deepEqual(
+      informer.list().map((c) => c.metadata.name),
+      ['after'],
+    );
+    assert.equal(informer.stats.lists, 1);
+    await informer.stop();
+    await client.delete(`${PATH}/after`);
+    await client.delete(`${PATH}/ignored`);
+  });
+
+  test('a server restart is survived without a re-list; changes made meanwhile arrive', async () => {
+    const informer = new Informer<ConfigMap>(client, { path: PATH, inactivityMs: 2_000 });
+    informer.start();
+    await informer.waitForSync();
+    await client.create(PATH, { metadata: { name: 'one' } });
+    await eventually('one', () => informer.get('one', 'default'));
+    await local.restart();
+    await client.create(PATH, { metadata: { name: 'two' } });
+    await eventually('two after the restart', () => informer.get('two', 'default'), 15_000);
+    assert.equal(informer.stats.lists, 1, 'resumed from its resourceVersion');
+    assert.ok(informer.stats.watches >= 2);
+    await informer.stop();
+    await client.delete(`${PATH}/one`);
+    await client.delete(`${PATH}/two`);
+  });
+
+  test('410 Expired: re-lists, and what vanished meanwhile is delivered as a delete', async () => {
+    await client.create(PATH, { metadata: { name: 'doomed' } });
+    const informer = new Informer<ConfigMap>(client, { path: PATH });
+    const deleted: string[] = [];
+    informer.on((type, object) => {
+      if (type === 'delete') deleted.push(object.metadata.name);
+    });
+    informer.start();
+    await informer.waitForSync();
+    await informer.stop();
+    // While it is stopped, history moves far past what the server keeps (5 revisions).
+    await client.delete(`${PATH}/doomed`);
+    for (let i = 0; i < 12; i++) await client.create(PATH, { metadata: { name: `filler-${i}` } });
+    await new Promise((r) => setTimeout(r, 300));
+    informer.start();
+    await eventually('re-listed', () => informer.get('filler-11', 'default'));
+    assert.equal(informer.stats.lists, 2);
+    assert.deepEqual(deleted, ['doomed']);
+    await informer.stop();
+  });
+
+  test('write-through: the copy our own write returned is never replaced by an older one', () => {
+    const informer = new Informer<ConfigMap>(client, { path: PATH });
+    informer.upsert({
+      metadata: { name: 'x', namespace: 'default', resourceVersion: '120' },
+      data: { v: 'new' },
+    });
+    informer.upsert({
+      metadata: { name: 'x', namespace: 'default', resourceVersion: '99' },
+      data: { v: 'old' },
+    });
+    assert.equal(informer.get('x', 'default')?.data?.v, 'new');
+    informer.upsert({
+      metadata: { name: 'x', namespace: 'default', resourceVersion: '121' },
+      data: { v: 'newer' },
+    });
+    assert.equal(informer.get('x', 'default')?.data?.v, 'newer');
+  });
+});
