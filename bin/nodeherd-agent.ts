@@ -14,7 +14,7 @@ import {
 } from '../src/agent/apply/pool-rollback-policy.ts';
 import { createBackends } from '../src/agent/backends.ts';
 import { AgentHttpServer } from '../src/agent/http/agent-http-server.ts';
-import { JsonLogger } from '../src/agent/logger.ts';
+import { JsonLogger, type Logger } from '../src/agent/logger.ts';
 import { NodeAgent } from '../src/agent/node-agent.ts';
 import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
 
@@ -22,6 +22,7 @@ import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
 const REBOOT_WAIT_MS = 10 * 60_000;
 /** How long a stop waits for the step in progress before leaving anyway. */
 const SHUTDOWN_GRACE_MS = 5000;
+const METRICS_RETRY_MS = 30_000;
 
 function crashHooks(spec: string | undefined): ApplyHooks | undefined {
   if (!spec) return undefined;
@@ -98,9 +99,24 @@ async function main(config: AgentConfig): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   await agent.start();
-  if (http) {
-    const address = await http.listen();
-    logger.info('serving /healthz and /metrics', address);
+  if (http) void serveWhenPossible(http, logger);
+}
+
+/**
+ * A busy metrics port must not stop the node from being managed (exiting would make systemd restart
+ * the agent forever): keep reconciling, say why, and try the port again every 30 s.
+ */
+async function serveWhenPossible(http: AgentHttpServer, logger: Logger): Promise<void> {
+  for (;;) {
+    try {
+      logger.info('serving /healthz and /metrics', await http.listen());
+      return;
+    } catch (error) {
+      logger.error('cannot serve /healthz and /metrics; still managing the node, retrying in 30 s', {
+        error: (error as Error).message,
+      });
+      await new Promise((resolve) => setTimeout(resolve, METRICS_RETRY_MS));
+    }
   }
 }
 

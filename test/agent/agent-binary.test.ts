@@ -80,6 +80,29 @@ describe('nodeherd-agent process', () => {
     );
   });
 
+  it('keeps managing the node when its metrics port is taken, and says why', async () => {
+    const squatter = createServer();
+    const port = await new Promise<number>((resolve) =>
+      squatter.listen(0, '127.0.0.1', () => resolve((squatter.address() as { port: number }).port)),
+    );
+    try {
+      await createNode(cluster, 'binary-2');
+      const paths = await agentPaths(cluster, 'binary-2');
+      const revision = await createRevision(cluster, 'binary-busy-port', {
+        files: [{ path: '/etc/busy.conf', content: { inline: { data: 'still managed\n' } } }],
+      });
+      await setDesired(cluster, 'binary-2', revision.metadata.name);
+      const agent = startAgentProcess(paths, { args: ['--metrics-address', `127.0.0.1:${port}`] });
+      await waitForState(cluster, 'binary-2', 'Done');
+      assert.equal(await readFile(join(paths.root, 'etc/busy.conf'), 'utf8'), 'still managed\n');
+      assert.ok(agent.lines.some((l) => String(l.msg).startsWith('cannot serve /healthz and /metrics')));
+      await agent.kill('SIGTERM');
+      assert.equal((await agent.exited).code, 0);
+    } finally {
+      squatter.close();
+    }
+  });
+
   it('refuses unknown flags with the usage', async () => {
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       execFile(
