@@ -33,6 +33,4 @@ export function setCondition(
 }
 
 /** RFC 3339 with second precision, the way Kubernetes writes metav1.Time. */
-export function kubeTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
-}
+export { kubeTime } from '../util/kube-time.ts';

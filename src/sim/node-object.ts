@@ -4,6 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../kube/light/types.ts';
+import { kubeTime } from '../util/kube-time.ts';
 
 export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 export const OS_LABEL = 'kubernetes.io/os';
@@ -74,9 +75,7 @@ const DEFAULT_ALLOCATABLE: Record<string, string> = {
 };
 
 /** kube's metav1.Time: RFC 3339 with whole seconds. */
-export function kubeTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
-}
+export { kubeTime };
 
 /** kube's metav1.MicroTime, as Lease renewTime uses it. */
 export function kubeMicroTime(ms: number): string {

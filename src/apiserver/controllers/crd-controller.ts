@@ -1,6 +1,7 @@
 // Serves CustomResourceDefinitions: accepts their names, marks them Established, keeps the registry
 // in step with the store, and on deletion removes every custom resource before the CRD goes away.
 
+import { kubeTime } from '../../util/kube-time.ts';
 import { ApiError } from '../errors.ts';
 import type { ObjectService } from '../objects/object-service.ts';
 import type { KindStrategy } from '../objects/strategy.ts';
@@ -37,7 +38,7 @@ export function crdStrategy(registry: ResourceRegistry): KindStrategy {
           obj.metadata.finalizers = [...finalizers, CRD_CLEANUP_FINALIZER];
       }
       if (ctx.subresource === 'status' && old) return;
-      const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      const now = kubeTime();
       const clash = registry.namesConflict(obj);
       const names = obj.spec?.names ?? {};
       const accepted = {

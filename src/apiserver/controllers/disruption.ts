@@ -2,6 +2,7 @@
 // eviction deletes the pod at once; a forbidden one is 429 TooManyRequests, exactly what kubectl drain
 // and the rollout controller retry on. PDB status is kept current so `kubectl get pdb` tells the truth.
 
+import { kubeTime } from '../../util/kube-time.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { ObjectService } from '../objects/object-service.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
@@ -133,9 +134,7 @@ export class DisruptionController {
             message: '',
             observedGeneration: pdb.metadata.generation,
             lastTransitionTime:
-              priorCondition?.status === conditionStatus
-                ? priorCondition.lastTransitionTime
-                : new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+              priorCondition?.status === conditionStatus ? priorCondition.lastTransitionTime : kubeTime(),
           },
         ],
       };

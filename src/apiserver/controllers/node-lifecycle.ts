@@ -4,6 +4,7 @@
 // back by posting Ready=True again, as kubelet does. What it needs of each node is indexed from the
 // store's events, so a periodic check costs nothing per healthy node (no list, no copies).
 
+import { kubeTime } from '../../util/kube-time.ts';
 import { ApiError } from '../errors.ts';
 import type { ObjectService } from '../objects/object-service.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
@@ -23,10 +24,6 @@ interface NodeHealth {
   ready: string | undefined;
   readyHeartbeat: number;
   unreachableTaint: boolean;
-}
-
-function timestamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 function parseTime(value: unknown): number {
@@ -120,7 +117,7 @@ export class NodeLifecycleController {
               status: 'Unknown',
               reason: 'NodeStatusUnknown',
               message: 'Kubelet stopped posting node status.',
-              lastTransitionTime: timestamp(now),
+              lastTransitionTime: kubeTime(now),
             }
           : c,
       );
@@ -138,7 +135,7 @@ export class NodeLifecycleController {
           ...fresh,
           spec: {
             ...fresh.spec,
-            taints: [...taints, { key: UNREACHABLE_TAINT, effect: 'NoSchedule', timeAdded: timestamp(now) }],
+            taints: [...taints, { key: UNREACHABLE_TAINT, effect: 'NoSchedule', timeAdded: kubeTime(now) }],
           },
         });
       }

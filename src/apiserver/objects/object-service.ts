@@ -4,6 +4,7 @@
 // write follows the same rules.
 
 import { randomUUID } from 'node:crypto';
+import { kubeTime } from '../../util/kube-time.ts';
 import {
   ApiError,
   alreadyExists,
@@ -164,9 +165,7 @@ export class ObjectService {
   }
 
   private timestamp(): string {
-    return this.now()
-      .toISOString()
-      .replace(/\.\d+Z$/, 'Z');
+    return kubeTime(this.now().getTime());
   }
 
   private present(def: ResourceDefinition, object: KubeObject): KubeObject {
