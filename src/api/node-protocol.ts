@@ -9,7 +9,8 @@ export const STATE_ANNOTATION = 'nodeherd.io/state';
 /** Written by the agent: human-readable detail of the state. */
 export const MESSAGE_ANNOTATION = 'nodeherd.io/message';
 
-export const NODE_STATES = ['Idle', 'Applying', 'Verifying', 'Done', 'Failed'] as const;
+// Waiting: the agent has a desired revision but its gate (Spread time, Serial slot) is not passed yet.
+export const NODE_STATES = ['Idle', 'Waiting', 'Applying', 'Verifying', 'Done', 'Failed'] as const;
 export type NodeState = (typeof NODE_STATES)[number];
 
 /** Node condition the agent maintains. */
@@ -19,3 +20,47 @@ export const NODE_CONFIG_READY_CONDITION = 'NodeConfigReady';
 export const POOL_LABEL = 'nodeherd.io/pool';
 /** On NodeConfigRevisions: the revision number, for sorting and selecting. */
 export const REVISION_LABEL = 'nodeherd.io/revision';
+
+// ---- Update strategies other than RollingUpdate (issue 7). The controller hands a node its desired
+// revision together with a gate; the agent passes the gate before it starts applying. Gates live on the
+// Node, so agents keep going while the controller is down.
+
+/** Written by the agent: the revision `nodeherd.io/state` refers to (the state alone is ambiguous). */
+export const STATE_REVISION_ANNOTATION = 'nodeherd.io/state-revision';
+
+/** Spread: RFC 3339 time before which the agent must not start applying the desired revision. */
+export const NOT_BEFORE_ANNOTATION = 'nodeherd.io/not-before';
+
+/** Serial: JSON of SerialGate; the agent holds a slot Lease while it applies. */
+export const SERIAL_GATE_ANNOTATION = 'nodeherd.io/serial-gate';
+export interface SerialGate {
+  pool: string;
+  slots: number;
+  leaseDurationSeconds: number;
+}
+/** Serial slot Leases live in this namespace, carry SERIAL_POOL_LABEL and are named serialLeaseName(). */
+export const SERIAL_LEASE_NAMESPACE = 'nodeherd';
+export const SERIAL_POOL_LABEL = 'nodeherd.io/serial-pool';
+export function serialLeaseName(pool: string, slot: number): string {
+  return `nodeherd-serial-${pool}-${slot}`;
+}
+
+/** OTA: the revision the node's owner may pull; the agent's local API applies it by setting desired-revision. */
+export const AVAILABLE_REVISION_ANNOTATION = 'nodeherd.io/available-revision';
+
+/** OnDelete: on a Node, `nodeherd upgrade node` asks for it to move to the pool's target (value: RFC 3339 time). */
+export const UPGRADE_REQUESTED_ANNOTATION = 'nodeherd.io/upgrade-requested';
+/** OnDelete: on a NodePool, `nodeherd upgrade revision` asks for every node of this revision number to move. */
+export const UPGRADE_REVISION_ANNOTATION = 'nodeherd.io/upgrade-revision';
+/** OnDelete: taint on nodes whose revision is not the pool's target (effect from onDelete.outdatedTaint). */
+export const OUTDATED_TAINT_KEY = 'nodeherd.io/outdated-revision';
+
+// ---- DaemonSets (seed 004).
+
+/** On a DaemonSet with updateStrategy OnDelete: AdvancedRollingUpdate or OTA. */
+export const DAEMONSET_STRATEGY_ANNOTATION = 'nodeherd.io/update-strategy';
+export const DAEMONSET_STRATEGIES = ['AdvancedRollingUpdate', 'OTA'] as const;
+/** On such a DaemonSet: pods (or % of desired pods) unavailable at once; default 10%. */
+export const DAEMONSET_MAX_UNAVAILABLE_ANNOTATION = 'nodeherd.io/max-unavailable';
+/** Pod condition on outdated pods of an OTA DaemonSet; its message names the target revision. */
+export const POD_UPDATE_AVAILABLE_CONDITION = 'nodeherd.io/UpdateAvailable';

@@ -54,4 +54,14 @@ describe('agent HTTP endpoint', () => {
     assert.equal(broken.status, 500);
     assert.match(await broken.text(), /handler broke/);
   });
+
+  it('matches {name} segments and hands their decoded values to the handler', async () => {
+    server.route('POST', '/v1/namespaces/{namespace}/pods/{name}/upgrade', (_req, res, params) => {
+      res.end(JSON.stringify(params));
+    });
+    const ok = await fetch(`${base}/v1/namespaces/kube-system/pods/a%2Db/upgrade`, { method: 'POST' });
+    assert.deepEqual(await ok.json(), { namespace: 'kube-system', name: 'a-b' });
+    assert.equal((await fetch(`${base}/v1/namespaces/x/pods/upgrade`, { method: 'POST' })).status, 404);
+    assert.equal((await fetch(`${base}/v1/namespaces/x/pods/y/upgrade`)).status, 405);
+  });
 });

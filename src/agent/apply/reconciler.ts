@@ -61,7 +61,7 @@ export interface ReconcileResult {
 
 /** What the agent is doing, for /healthz and tests. */
 export interface AgentStatus {
-  state: 'Idle' | 'Applying' | 'Verifying' | 'Done' | 'Failed' | 'Starting';
+  state: 'Idle' | 'Applying' | 'Verifying' | 'Done' | 'Failed' | 'Starting' | 'Waiting';
   message: string;
   currentRevision: string | undefined;
   halted: boolean;

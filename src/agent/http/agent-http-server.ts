@@ -10,7 +10,18 @@ import { PROMETHEUS_CONTENT_TYPE } from '../metrics/prometheus-text.ts';
 
 type HttpModule = typeof import('node:http');
 
-export type RouteHandler = (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
+/** `params` holds the values of the route's `{name}` segments, e.g. /v1/pods/{name}. */
+export type RouteHandler = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  params: Record<string, string>,
+) => void | Promise<void>;
+
+interface Route {
+  method: string;
+  segments: string[];
+  handler: RouteHandler;
+}
 
 export interface HealthSource {
   /** Whether the agent is healthy, and a JSON-able body saying what it does. */
@@ -28,7 +39,7 @@ export interface AgentHttpServerOptions {
 export class AgentHttpServer {
   private readonly source: HealthSource;
   private readonly options: AgentHttpServerOptions;
-  private readonly routes = new Map<string, RouteHandler>();
+  private readonly routes: Route[] = [];
   private server: Server | undefined;
 
   constructor(source: HealthSource, options: AgentHttpServerOptions) {
@@ -43,9 +54,13 @@ export class AgentHttpServer {
     });
   }
 
-  /** Adds (or replaces) the handler of METHOD path. */
+  /** Adds (or replaces) the handler of METHOD path; a `{name}` segment matches any one segment. */
   route(method: string, path: string, handler: RouteHandler): void {
-    this.routes.set(`${method.toUpperCase()} ${path}`, handler);
+    const upper = method.toUpperCase();
+    const existing = this.routes.findIndex((r) => r.method === upper && r.segments.join('/') === path);
+    const route = { method: upper, segments: path.split('/'), handler };
+    if (existing >= 0) this.routes[existing] = route;
+    else this.routes.push(route);
   }
 
   /** Starts listening; resolves with the bound address. */
@@ -75,19 +90,41 @@ export class AgentHttpServer {
   private handle(request: IncomingMessage, response: ServerResponse): void {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     const method = request.method === 'HEAD' ? 'GET' : (request.method ?? 'GET');
-    const handler = this.routes.get(`${method} ${path}`);
-    if (!handler) {
-      const allowed = [...this.routes.keys()].some((key) => key.endsWith(` ${path}`));
+    const segments = path.split('/');
+    const matching = this.routes
+      .map((route) => ({ route, params: matchSegments(route.segments, segments) }))
+      .filter((m) => m.params !== undefined);
+    const match = matching.find((m) => m.route.method === method);
+    if (!match) {
+      const allowed = matching.length > 0;
       send(response, allowed ? 405 : 404, 'text/plain', allowed ? 'method not allowed\n' : 'not found\n');
       return;
     }
+    const params = match.params as Record<string, string>;
     Promise.resolve()
-      .then(() => handler(request, response))
+      .then(() => match.route.handler(request, response, params))
       .catch((error: Error) => {
         if (!response.headersSent) send(response, 500, 'text/plain', `${error.message}\n`);
         else response.destroy();
       });
   }
+}
+
+function matchSegments(pattern: string[], actual: string[]): Record<string, string> | undefined {
+  if (pattern.length !== actual.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i] as string;
+    const a = actual[i] as string;
+    if (p.startsWith('{') && p.endsWith('}') && a !== '') {
+      try {
+        params[p.slice(1, -1)] = decodeURIComponent(a);
+      } catch {
+        return undefined;
+      }
+    } else if (p !== a) return undefined;
+  }
+  return params;
 }
 
 function send(response: ServerResponse, status: number, contentType: string, body: string): void {
