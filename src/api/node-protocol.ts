@@ -64,3 +64,10 @@ export const DAEMONSET_STRATEGIES = ['AdvancedRollingUpdate', 'OTA'] as const;
 export const DAEMONSET_MAX_UNAVAILABLE_ANNOTATION = 'nodeherd.io/max-unavailable';
 /** Pod condition on outdated pods of an OTA DaemonSet; its message names the target revision. */
 export const POD_UPDATE_AVAILABLE_CONDITION = 'nodeherd.io/UpdateAvailable';
+
+/**
+ * Gated strategies (Serial, Spread): while present (value: why), the agent does not START applying a
+ * new desired revision; an apply already running finishes. The controller sets it on nodes that have
+ * not started when a pool is paused or its failure policy trips.
+ */
+export const HOLD_ANNOTATION = 'nodeherd.io/hold';
