@@ -20,8 +20,10 @@ import {
   setDesired,
   spawnAgent,
 } from './agent-bench-support.ts';
+import { benchNumber } from './support/quick.ts';
+import { reportFigure } from './support/report.ts';
 
-const RUNS = Number(process.env.AGENT_REACTION_RUNS ?? 40);
+const RUNS = benchNumber('AGENT_REACTION_RUNS', 40, 15);
 const WARMUP = 3;
 const FILES = 50;
 const UNITS = 10;
@@ -81,3 +83,21 @@ for (const r of results) {
   );
 }
 console.log('target: p99 ≤ 100 ms (simulated backends)');
+for (const r of results) {
+  const note = `${r.runs} runs, ${FILES} files and ${UNITS} units changed`;
+  reportFigure({
+    bench: 'agent-reaction',
+    name: `annotation → Done p50, ${r.backend}`,
+    value: r.p50,
+    unit: 'ms',
+    note,
+  });
+  reportFigure({
+    bench: 'agent-reaction',
+    name: `annotation → Done p99, ${r.backend}`,
+    value: r.p99,
+    unit: 'ms',
+    target: { op: '<=', value: 100 },
+    note,
+  });
+}

@@ -22,8 +22,10 @@ import {
   setDesired,
   spawnAgent,
 } from './agent-bench-support.ts';
+import { benchNumber } from './support/quick.ts';
+import { reportFigure } from './support/report.ts';
 
-const WINDOW_MS = Number(process.env.AGENT_REQUESTS_WINDOW_MS ?? 60_000);
+const WINDOW_MS = benchNumber('AGENT_REQUESTS_WINDOW_MS', 60_000, 20_000);
 const SCALE = 300; // one scaled second stands for 300 real seconds
 const REAL = { watchTimeoutSeconds: [1800, 3600] as const, bookmarkMs: 60_000 };
 
@@ -110,3 +112,13 @@ for (const r of results) {
 console.log(
   'target: ≤ 10 requests per idle hour. Expected: 2 watches × 3600 / E[lifetime 2700 s] ≈ 2.7 watch renewals per hour.',
 );
+for (const r of results) {
+  reportFigure({
+    bench: 'agent-requests',
+    name: `idle API requests per hour, ${r.name}`,
+    value: r.perHour,
+    unit: 'requests/h',
+    target: { op: '<=', value: 10 },
+    note: `${r.total} requests in a ${WINDOW_MS / 1000} s window, extrapolated`,
+  });
+}

@@ -6,8 +6,10 @@ import { join } from 'node:path';
 import { cloneJson } from '../src/apiserver/storage/json-clone.ts';
 import { SqliteStore } from '../src/apiserver/storage/sqlite-store.ts';
 import type { KubeObject } from '../src/apiserver/storage/types.ts';
+import { benchNumber } from './support/quick.ts';
+import { reportFigure } from './support/report.ts';
 
-const writes = Number(process.env.STORE_BENCH_N ?? 3000);
+const writes = benchNumber('STORE_BENCH_N', 3000, 1000);
 const dir = mkdtempSync(join(tmpdir(), 'nodeherd-store-bench-'));
 
 /** A Node object of realistic size (about 4 KB of JSON). */
@@ -92,6 +94,12 @@ function round(value: number): number {
 const rows: Array<Record<string, string | number>> = [];
 function record(name: string, figures: Record<string, number>): void {
   rows.push({ benchmark: name, ...figures });
+  // Throughput where there is one, else the operation's total time; no targets (the API server
+  // bench holds the end-to-end write target).
+  if (figures.perSecond !== undefined)
+    reportFigure({ bench: 'apiserver-store', name, value: figures.perSecond, unit: '/s' });
+  else if (figures.totalMs !== undefined)
+    reportFigure({ bench: 'apiserver-store', name, value: figures.totalMs, unit: 'ms' });
 }
 
 function writeBenchmarks(label: string, path: string): void {

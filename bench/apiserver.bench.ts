@@ -33,9 +33,11 @@ import {
   type RunResult,
   wallMs,
 } from './support/https-client.ts';
+import { benchNumber } from './support/quick.ts';
+import { type FigureTarget, reportFigure } from './support/report.ts';
 import { type FleetCommand, type FleetReply, SENT_AT } from './support/watch-fleet.ts';
 
-const NODES = Number(process.env.BENCH_NODES ?? 5000);
+const NODES = benchNumber('BENCH_NODES', 5000, 1000);
 const WATCH_PROCESSES = Number(process.env.BENCH_WATCH_PROCESSES ?? 4);
 const POOLS = 10;
 const CONNECTIONS = 4;
@@ -48,14 +50,35 @@ function report(name: string, value: string): void {
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
-function reportRun(name: string, run: RunResult): void {
+/** The API server's targets (issue 1). */
+const WRITES_TARGET: FigureTarget = { op: '>=', value: 2000 };
+const DELIVERY_P99_TARGET: FigureTarget = { op: '<=', value: 50 };
+const RSS_WITH_WATCHES_TARGET: FigureTarget = { op: '<=', value: 300 };
+
+function reportRun(name: string, run: RunResult, target?: FigureTarget): void {
+  reportFigure({
+    bench: 'apiserver',
+    name,
+    value: run.perSecond,
+    unit: 'writes/s',
+    ...(target ? { target } : {}),
+    note: `request p99 ${ms(percentile(run.latencies, 99))}`,
+  });
   report(
     name,
     `${Math.round(run.perSecond)} writes/s (${run.count} in ${run.seconds.toFixed(2)} s; request p50 ${ms(percentile(run.latencies, 50))}, p99 ${ms(percentile(run.latencies, 99))})`,
   );
 }
 
-function reportDelivery(name: string, latencies: number[], expected: number): void {
+function reportDelivery(name: string, latencies: number[], expected: number, target?: FigureTarget): void {
+  reportFigure({
+    bench: 'apiserver',
+    name: `${name.trim()}, p99`,
+    value: percentile(latencies, 99),
+    unit: 'ms',
+    ...(target ? { target } : {}),
+    note: `${latencies.length}/${expected} events delivered, ${NODES * 2} watches`,
+  });
   report(
     name,
     `${latencies.length}/${expected} events; p50 ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}, max ${ms(Math.max(...latencies))}`,
@@ -68,8 +91,16 @@ async function stalls(server: ApiServerProcess, label: string): Promise<void> {
   report(`  server event-loop delay ${label}`, `p99 ${ms(m.loopDelayP99Ms)}, max ${ms(m.loopDelayMaxMs)}`);
 }
 
-async function memory(server: ApiServerProcess, label: string): Promise<number> {
+async function memory(server: ApiServerProcess, label: string, target?: FigureTarget): Promise<number> {
   const m = await server.memory();
+  reportFigure({
+    bench: 'apiserver',
+    name: `server RSS ${label}`,
+    value: m.rssMb,
+    unit: 'MB',
+    ...(target ? { target } : {}),
+    note: `peak so far ${m.peakMb.toFixed(1)} MB`,
+  });
   report(
     `server RSS ${label}`,
     `${m.rssMb.toFixed(1)} MB (peak so far ${m.peakMb.toFixed(1)} MB; after GC: V8 heap ${m.heapUsedMb.toFixed(1)} MB used of ${m.heapTotalMb.toFixed(1)}, external ${m.externalMb.toFixed(1)} MB)`,
@@ -277,6 +308,7 @@ async function main(): Promise<void> {
     reportRun(
       `one object, merge patches, ${CONNECTIONS} connections`,
       await closedLoop(conns, patchHot, { seconds: 3 }),
+      WRITES_TARGET,
     );
     reportRun(
       `many objects, ConfigMap creates (1 KB), ${CONNECTIONS} connections`,
@@ -289,6 +321,7 @@ async function main(): Promise<void> {
         }),
         { seconds: 4 },
       ),
+      WRITES_TARGET,
     );
     reportRun(
       `many objects, ${NODES} Node creates (3 KB), ${CONNECTIONS} connections`,
@@ -299,6 +332,7 @@ async function main(): Promise<void> {
           total: NODES,
         },
       ),
+      WRITES_TARGET,
     );
     const revisions = Array.from({ length: POOLS }, (_, p) => revisionObject(p));
     for (const revision of revisions) {
@@ -347,7 +381,7 @@ async function main(): Promise<void> {
     );
     await sleep(2000);
     await collect(fleets); // drop anything that arrived while opening
-    await memory(server, `with ${ok} watches open`);
+    await memory(server, `with ${ok} watches open`, RSS_WITH_WATCHES_TARGET);
 
     // Steady rollout: Node annotation writes at a fixed rate, one watcher each.
     const patchNode = (i: number) => ({
@@ -378,6 +412,7 @@ async function main(): Promise<void> {
       `  delivery latency at ${steadyRate}/s (write sent → watcher parsed)`,
       steadyDelivered.latencies,
       steadyCount,
+      DELIVERY_P99_TARGET,
     );
     await stalls(server, 'during the paced writes');
 

@@ -44,17 +44,19 @@ import { Fleet } from '../src/sim/fleet.ts';
 import { sharedClient } from '../src/sim/node-clients.ts';
 import { simulatedNodeAgents } from '../src/sim/simulated-node-agents.ts';
 import { startApiServerProcess } from './support/apiserver-process.ts';
+import { benchNumber } from './support/quick.ts';
+import { reportFigure } from './support/report.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const GROUP = '/apis/nodeherd.io/v1alpha1';
-const NODES = Number(process.env.CTRL_BENCH_NODES ?? 1000);
+const NODES = benchNumber('CTRL_BENCH_NODES', 1000, 200);
 const MAX_UNAVAILABLE = process.env.CTRL_BENCH_MAX_UNAVAILABLE ?? '10%';
 const SOAK_S = Number(process.env.CTRL_BENCH_SOAK_S ?? 5);
 const RESTART_MS = Number(process.env.CTRL_BENCH_RESTART_MS ?? 1500);
 const NOT_READY_MS = Number(process.env.CTRL_BENCH_NOT_READY_MS ?? 3000);
-const ROLLOUTS = Number(process.env.CTRL_BENCH_ROLLOUTS ?? 2);
-const LATENCY_SAMPLES = Number(process.env.CTRL_BENCH_LATENCY_SAMPLES ?? 40);
-const QUIET_MS = Number(process.env.CTRL_BENCH_QUIET_MS ?? 10_000);
+const ROLLOUTS = benchNumber('CTRL_BENCH_ROLLOUTS', 2, 1);
+const LATENCY_SAMPLES = benchNumber('CTRL_BENCH_LATENCY_SAMPLES', 40, 10);
+const QUIET_MS = benchNumber('CTRL_BENCH_QUIET_MS', 10_000, 3_000);
 
 function kubeletConfig(value: string): NodeConfigSpec {
   return {
@@ -314,6 +316,29 @@ async function main(): Promise<void> {
       console.log(
         `rollout ${r}: a perfect scheduler with the measured per-node apply times: ${(perfectMs / 1000).toFixed(1)} s: ratio ${(wallMs / perfectMs).toFixed(3)}`,
       );
+      const sizes = `${NODES} nodes, maxUnavailable ${MAX_UNAVAILABLE}, soak ${SOAK_S} s`;
+      reportFigure({
+        bench: 'controller-rollout',
+        name: `rollout ${r}: wall time`,
+        value: wallMs / 1000,
+        unit: 's',
+        note: sizes,
+      });
+      reportFigure({
+        bench: 'controller-rollout',
+        name: `rollout ${r}: wall time ÷ ideal (batches × (median apply + soak))`,
+        value: wallMs / idealMs,
+        unit: '×',
+        target: { op: '<=', value: 1.05 },
+        note: `ideal ${(idealMs / 1000).toFixed(1)} s; ${sizes}`,
+      });
+      reportFigure({
+        bench: 'controller-rollout',
+        name: `rollout ${r}: wall time ÷ a perfect scheduler with the measured apply times`,
+        value: wallMs / perfectMs,
+        unit: '×',
+        note: `perfect ${(perfectMs / 1000).toFixed(1)} s`,
+      });
       await new Promise((res) => setTimeout(res, QUIET_MS));
     }
 
@@ -332,6 +357,14 @@ async function main(): Promise<void> {
       `NodeConfig change → first node given the new revision (${all.length} samples, the cluster holding ${NODES + 10} nodes): ` +
         `p50 ${quantile(all, 0.5).toFixed(0)} ms, p99 ${quantile(all, 0.99).toFixed(0)} ms, max ${Math.max(...all).toFixed(0)} ms (target p99 ≤ 250 ms)`,
     );
+    reportFigure({
+      bench: 'controller-rollout',
+      name: 'NodeConfig change → first node given the revision, p99',
+      value: quantile(all, 0.99),
+      unit: 'ms',
+      target: { op: '<=', value: 250 },
+      note: `${all.length} samples, ${NODES + 10} nodes in the cluster`,
+    });
     clearInterval(sampler);
     const end = procStatus(controllerPid);
     const heapMb = ((await metric(metricsUrl, 'nodejs_heap_size_used_bytes')) ?? 0) / 1024 / 1024;
@@ -340,6 +373,13 @@ async function main(): Promise<void> {
       `controller RSS: ${end.rssMb.toFixed(1)} MB at the end, peak ${Math.max(peakMb, end.peakMb).toFixed(1)} MB; V8 heap used ${heapMb.toFixed(1)} MB; ` +
         `${reconciles} pool reconciles`,
     );
+    reportFigure({
+      bench: 'controller-rollout',
+      name: 'controller RSS, peak',
+      value: Math.max(peakMb, end.peakMb),
+      unit: 'MB',
+      note: `${NODES + 10} nodes`,
+    });
     await nodes.stop();
   } finally {
     controller?.kill('SIGTERM');

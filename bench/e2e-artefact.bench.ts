@@ -19,9 +19,11 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { buildAgent, REPO_ROOT } from '../src/dist/build-agent.ts';
 import { startLocalApiServer } from '../test/support/local-apiserver.ts';
+import { benchNumber } from './support/quick.ts';
+import { reportFigure } from './support/report.ts';
 
 const execFileAsync = promisify(execFile);
-const STARTS = Number(process.env.BENCH_STARTS ?? 20);
+const STARTS = benchNumber('BENCH_STARTS', 20, 5);
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 
@@ -148,6 +150,12 @@ async function main(): Promise<void> {
       process.stdout.write(
         `${variant.name} | ${mb(variant.shippedBytes)} | ${mb(variant.updateBytes)} | ${start.toFixed(1)} ms | ${mb(rss)}\n`,
       );
+      const figure = (name: string, value: number, unit: string) =>
+        reportFigure({ bench: 'e2e-artefact', name: `${variant.name}: ${name}`, value, unit });
+      figure('shipped (gzip)', variant.shippedBytes / 1e6, 'MB');
+      figure('a new agent version ships', variant.updateBytes / 1e6, 'MB');
+      figure('start (--help, median)', start, 'ms');
+      figure('idle RSS', rss / 1e6, 'MB');
     }
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -23,9 +23,11 @@ import { e2eSkipReason, waitFor } from '../test/e2e/support/host.ts';
 import { freePort } from '../test/e2e/support/ports.ts';
 import { ensureRootfs } from '../test/e2e/support/rootfs.ts';
 import { serviceUnit } from '../test/e2e/support/units.ts';
+import { benchNumber } from './support/quick.ts';
+import { reportFigure } from './support/report.ts';
 
-const BOOTS = Number(process.env.BENCH_BOOTS ?? 3);
-const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+const BOOTS = benchNumber('BENCH_BOOTS', 3, 1);
+const REPEATS = benchNumber('BENCH_REPEATS', 3, 1);
 const AGENT_UNIT = 'nodeherd-agent.service';
 
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
@@ -129,11 +131,25 @@ async function main(): Promise<void> {
     print(`  nodeherd-init (download, verify, install, start)   ${ms(median(boots.map((b) => b.init)))}`);
     print(`  total: spawn → Node reports agent state   ${ms(median(boots.map((b) => b.ready)))}`);
     print(`  each: ${boots.map((b) => ms(b.ready)).join(', ')}`);
+    reportFigure({
+      bench: 'e2e-node',
+      name: 'container spawn → Node reports agent state (median)',
+      value: median(boots.map((b) => b.ready)),
+      unit: 'ms',
+      note: `${BOOTS} boots`,
+    });
 
     const c = node!;
     await new Promise((resolve) => setTimeout(resolve, 5000));
     const idle = await agentMemory(c);
     print(`agent RSS on the node, idle: ${mb(idle.rss)}`);
+    reportFigure({
+      bench: 'e2e-node',
+      name: 'agent RSS on a real node, idle',
+      value: idle.rss / 1e6,
+      unit: 'MB',
+      target: { op: '<=', value: 50 },
+    });
 
     const timed = async (what: string, config: NodeConfigSpec) => {
       const revision = await cp.createRevision('bench', config);
@@ -161,6 +177,13 @@ async function main(): Promise<void> {
       print(
         `  ${what}: ${ms(median(rows.map((r) => r.wall)))} (agent ${ms(median(rows.map((r) => r.agentMs)))}) over ${rows.length}`,
       );
+      reportFigure({
+        bench: 'e2e-node',
+        name: `apply on real systemd, ${what} (median, annotation → Done)`,
+        value: median(rows.map((r) => r.wall)),
+        unit: 'ms',
+        note: `agent's own apply ${ms(median(rows.map((r) => r.agentMs)))}, ${rows.length} runs`,
+      });
     }
     const busy = await agentMemory(c);
     print(`agent RSS on the node after the applies: ${mb(busy.rss)} (peak ${mb(busy.hwm)})`);

@@ -13,8 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
 import { startLocalApiServer } from '../test/support/local-apiserver.ts';
+import { benchNumber } from './support/quick.ts';
+import { reportFigure } from './support/report.ts';
 
-const IDLE_MS = Number(process.env.LIGHT_RSS_IDLE_MS ?? 20_000);
+const IDLE_MS = benchNumber('LIGHT_RSS_IDLE_MS', 20_000, 8_000);
 const BOOKMARK_MS = 2000;
 const NODE_NAME = 'bench-node';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -204,6 +206,7 @@ async function main(): Promise<void> {
         `  ${label.padEnd(76)} rss ${fmt(report.rssMb)} (anon ${fmt(report.anonMb)} file ${fmt(report.fileMb)})` +
           `  after gc ${fmt(report.rssAfterGcMb)}  heap ${fmt(report.heapUsedMb)}`,
       );
+      reportFigure({ bench: 'light-client-rss', name: `RSS, ${label}`, value: report.rssMb, unit: 'MB' });
     }
 
     if (idleReport) {
@@ -224,6 +227,13 @@ async function main(): Promise<void> {
         ` ⇒ ${(perHourScaled / scale).toFixed(2)} requests per idle hour at real timeouts` +
         ` (expected 3600 / mean timeout 2700 s = 1.33)`,
     );
+    reportFigure({
+      bench: 'light-client-rss',
+      name: 'requests per idle hour, one informer (scaled watch timeouts, extrapolated)',
+      value: perHourScaled / scale,
+      unit: 'requests/h',
+      note: `÷${scale}, ${IDLE_MS / 1000} s window`,
+    });
   } finally {
     await local.stop();
     rmSync(work, { recursive: true, force: true });

@@ -37,6 +37,8 @@ import { Fleet } from '../src/sim/fleet.ts';
 import { HeartbeatWheel } from '../src/sim/heartbeat-wheel.ts';
 import { kubeconfigNodeIdentities, sharedClient } from '../src/sim/node-clients.ts';
 import { simulatedNodeAgents } from '../src/sim/simulated-node-agents.ts';
+import { benchNumber, benchSetting } from './support/quick.ts';
+import { reportFigure } from './support/report.ts';
 
 const SERVE_FLAG = '--serve';
 
@@ -75,9 +77,9 @@ function nodeName(index: number): string {
 }
 
 async function main(): Promise<void> {
-  const sizes = (process.env.SIM_BENCH_NODES ?? '1000,5000').split(',').map(Number);
+  const sizes = benchSetting('SIM_BENCH_NODES', '1000,5000', '300').split(',').map(Number);
   const mode = process.env.SIM_BENCH_MODE === 'shared' ? 'shared' : 'node';
-  const windowS = Number(process.env.SIM_BENCH_WINDOW_S ?? 60);
+  const windowS = benchNumber('SIM_BENCH_WINDOW_S', 60, 15);
   const agents = process.env.SIM_BENCH_AGENTS !== '0';
   console.log(
     `# simulated fleet benchmark (mode ${mode}, agents ${agents ? 'on' : 'off'}, steady window ${windowS} s, node ${process.version})`,
@@ -186,6 +188,17 @@ async function fleetRun(
     );
   }
   if (errors.size > 0) console.log(`errors: ${JSON.stringify(Object.fromEntries(errors))}`);
+  const figure = (name: string, value: number, unit: string) =>
+    reportFigure({ bench: 'sim-fleet', name: `${size} nodes: ${name}`, value, unit, note: `mode ${mode}` });
+  figure('startup', startupMs / 1000, 's');
+  figure('API requests per second at steady state', requests / elapsedS, 'requests/s');
+  figure('simulator RSS per node', (rss - baseRss) / size / 1024, 'KB');
+  figure('server RSS with the fleet', serverRss / 1024 / 1024, 'MB');
+  if (applied) {
+    figure('apply everywhere, all Done', applied.wallMs / 1000, 's');
+    figure('apply everywhere, annotation → Done p99', applied.p99, 'ms');
+    figure('apply everywhere, nodes not Done', applied.failed, 'nodes');
+  }
 
   await fleet.close();
   admin.close();
