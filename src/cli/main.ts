@@ -2,6 +2,7 @@
 
 import { Command } from 'commander';
 import { apiserverCommand } from './apiserver-command.ts';
+import { statusCommand } from './status/status-command.ts';
 import { tokenCommand } from './token-command.ts';
 
 export async function main(argv: string[]): Promise<void> {
@@ -11,5 +12,6 @@ export async function main(argv: string[]): Promise<void> {
     .enablePositionalOptions();
   program.addCommand(apiserverCommand());
   program.addCommand(tokenCommand());
+  program.addCommand(statusCommand());
   await program.parseAsync(argv);
 }

@@ -1,0 +1,215 @@
+// What `nodeherd status` shows, computed from the API objects alone: pools, their revisions and the
+// Nodes they select. Counts come from the Nodes themselves (not the controller's status), so the view
+// is current even while the controller is down or behind; conditions come from the controller.
+
+import { matchesLabelSelector } from '../../api/label-selector.ts';
+import {
+  CURRENT_REVISION_ANNOTATION,
+  DESIRED_REVISION_ANNOTATION,
+  MESSAGE_ANNOTATION,
+  NODE_CONFIG_READY_CONDITION,
+  STATE_ANNOTATION,
+} from '../../api/node-protocol.ts';
+import type { NodeConfigRevision, NodePool } from '../../api/types.ts';
+import type { Node } from '../../kube/types.ts';
+
+export interface StateCounts {
+  /** On the target revision (current-revision = target). */
+  updated: number;
+  /** Updated, Ready, NodeConfigReady and the agent settled on the target. */
+  ready: number;
+  /** The agent is applying or verifying. */
+  applying: number;
+  /** The agent waits for its gate (Spread time, Serial slot). */
+  waiting: number;
+  /** The agent reported Failed. */
+  failed: number;
+  /** NotReady, cordoned or being deleted. */
+  unavailable: number;
+}
+
+export interface RevisionCount {
+  name: string;
+  /** Revision number, when the NodeConfigRevision is known. */
+  number?: number;
+  nodes: number;
+  target: boolean;
+}
+
+export interface ConditionView {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface NodeProblem {
+  name: string;
+  message: string;
+}
+
+export interface PoolView {
+  name: string;
+  strategy: string;
+  /** Strategy settings in words, e.g. "maxUnavailable 25%, canary 1". */
+  strategyDetail: string;
+  paused: boolean;
+  target?: { name: string; number?: number };
+  nodes: number;
+  counts: StateCounts;
+  /** Newest revision first; nodes without a current revision are counted under name "(none)". */
+  revisions: RevisionCount[];
+  conditions: ConditionView[];
+  /** Nodes whose agent reported Failed, with its message. */
+  failedNodes: NodeProblem[];
+  /** Nodes this pool selects that another pool selects too (managed by neither). */
+  conflictingNodes: string[];
+}
+
+export interface FleetStatus {
+  /** API server URL. */
+  server: string;
+  /** When the objects were read (RFC 3339). */
+  observedAt: string;
+  pools: PoolView[];
+  /** Nodes no pool selects (only counted when no pool filter is given). */
+  unpooledNodes: number;
+}
+
+export interface FleetObjects {
+  pools: readonly NodePool[];
+  revisions: readonly NodeConfigRevision[];
+  nodes: readonly Node[];
+}
+
+const NO_REVISION = '(none)';
+
+function strategyDetail(pool: NodePool): string {
+  const strategy = pool.spec.updateStrategy ?? {};
+  switch (strategy.type ?? 'RollingUpdate') {
+    case 'RollingUpdate': {
+      const r = strategy.rollingUpdate ?? {};
+      const parts = [`maxUnavailable ${r.maxUnavailable ?? 1}`];
+      if (r.maxUnavailablePerZone !== undefined) parts.push(`per zone ${r.maxUnavailablePerZone}`);
+      if (r.canary) parts.push(`canary ${r.canary.nodes}`);
+      if (r.minReadySeconds) parts.push(`soak ${r.minReadySeconds}s`);
+      if (r.failurePolicy?.action) parts.push(`on failure ${r.failurePolicy.action}`);
+      if (r.maintenanceWindows?.length) parts.push(`${r.maintenanceWindows.length} maintenance window(s)`);
+      return parts.join(', ');
+    }
+    case 'Serial':
+      return `${strategy.serial?.slots ?? 1} slot(s)`;
+    case 'Spread':
+      return strategy.spread ? `window ${strategy.spread.windowSeconds}s` : 'no window set';
+    case 'OnDelete':
+      return `outdated taint ${strategy.onDelete?.outdatedTaint ?? 'None'}`;
+    case 'OTA':
+      return "updates pulled by each node's owner";
+    default:
+      return '';
+  }
+}
+
+function conditionStatus(node: Node, type: string): string | undefined {
+  return node.status?.conditions?.find((c) => c.type === type)?.status;
+}
+
+function countStates(nodes: readonly Node[], target: string | undefined): StateCounts {
+  const counts: StateCounts = { updated: 0, ready: 0, applying: 0, waiting: 0, failed: 0, unavailable: 0 };
+  for (const node of nodes) {
+    const a = node.metadata.annotations ?? {};
+    const state = a[STATE_ANNOTATION];
+    const ready = conditionStatus(node, 'Ready') === 'True';
+    const current = a[CURRENT_REVISION_ANNOTATION];
+    const desired = a[DESIRED_REVISION_ANNOTATION];
+    if (target !== undefined && current === target) {
+      counts.updated++;
+      const settled = state === 'Done' || state === 'Idle' || state === undefined;
+      const configReady = conditionStatus(node, NODE_CONFIG_READY_CONDITION) === 'True';
+      if (ready && configReady && settled && (desired === undefined || desired === target)) counts.ready++;
+    }
+    if (state === 'Applying' || state === 'Verifying') counts.applying++;
+    if (state === 'Waiting') counts.waiting++;
+    if (state === 'Failed') counts.failed++;
+    if (!ready || node.spec?.unschedulable === true || node.metadata.deletionTimestamp) counts.unavailable++;
+  }
+  return counts;
+}
+
+function poolView(
+  pool: NodePool,
+  members: readonly Node[],
+  conflicting: string[],
+  revisions: readonly NodeConfigRevision[],
+): PoolView {
+  const numbers = new Map<string, number>();
+  for (const r of revisions) {
+    if (r.spec?.pool === pool.metadata.name) numbers.set(r.metadata.name, r.spec.revision);
+  }
+  const targetName = pool.status?.targetRevision;
+  const perRevision = new Map<string, number>();
+  if (targetName) perRevision.set(targetName, 0);
+  const failedNodes: NodeProblem[] = [];
+  for (const node of members) {
+    const a = node.metadata.annotations ?? {};
+    const current = a[CURRENT_REVISION_ANNOTATION] || NO_REVISION;
+    perRevision.set(current, (perRevision.get(current) ?? 0) + 1);
+    if (a[STATE_ANNOTATION] === 'Failed') {
+      failedNodes.push({ name: node.metadata.name, message: a[MESSAGE_ANNOTATION] ?? '' });
+    }
+  }
+  const revisionCounts: RevisionCount[] = [...perRevision.entries()]
+    .map(([name, nodes]) => {
+      const number = numbers.get(name);
+      return { name, ...(number !== undefined ? { number } : {}), nodes, target: name === targetName };
+    })
+    .sort((a, b) => (b.number ?? -1) - (a.number ?? -1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const targetNumber = targetName ? numbers.get(targetName) : undefined;
+  return {
+    name: pool.metadata.name,
+    strategy: pool.spec.updateStrategy?.type ?? 'RollingUpdate',
+    strategyDetail: strategyDetail(pool),
+    paused: pool.spec.paused === true,
+    ...(targetName
+      ? { target: { name: targetName, ...(targetNumber !== undefined ? { number: targetNumber } : {}) } }
+      : {}),
+    nodes: members.length,
+    counts: countStates(members, targetName),
+    revisions: revisionCounts,
+    conditions: (pool.status?.conditions ?? []).map((c) => ({
+      type: c.type,
+      status: c.status,
+      ...(c.reason ? { reason: c.reason } : {}),
+      ...(c.message ? { message: c.message } : {}),
+    })),
+    failedNodes: failedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
+    conflictingNodes: conflicting.sort(),
+  };
+}
+
+/** Builds the status of every pool (or only `poolName`) from the objects. */
+export function buildFleetStatus(
+  objects: FleetObjects,
+  meta: { server: string; observedAt: string },
+  poolName?: string,
+): FleetStatus {
+  const pools = [...objects.pools].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  const members = new Map<string, Node[]>(pools.map((p) => [p.metadata.name, []]));
+  const conflicts = new Map<string, string[]>(pools.map((p) => [p.metadata.name, []]));
+  let unpooled = 0;
+  for (const node of objects.nodes) {
+    const selecting = pools.filter((p) => matchesLabelSelector(p.spec.nodeSelector, node.metadata.labels));
+    if (selecting.length === 0) unpooled++;
+    else if (selecting.length === 1) members.get(selecting[0]!.metadata.name)!.push(node);
+    else for (const p of selecting) conflicts.get(p.metadata.name)!.push(node.metadata.name);
+  }
+  const shown = poolName === undefined ? pools : pools.filter((p) => p.metadata.name === poolName);
+  return {
+    server: meta.server,
+    observedAt: meta.observedAt,
+    pools: shown.map((p) =>
+      poolView(p, members.get(p.metadata.name)!, conflicts.get(p.metadata.name)!, objects.revisions),
+    ),
+    unpooledNodes: poolName === undefined ? unpooled : 0,
+  };
+}

@@ -1,0 +1,73 @@
+// `nodeherd status [pool] [--watch] [-o json]`: every pool's rollout at a glance; --watch redraws on
+// changes (throttled), with progress bars on a terminal.
+
+import { Command } from 'commander';
+import { CliError, describeApiError } from '../cli-error.ts';
+import { addKubeOptions, connect, type KubeOptions } from '../kube-options.ts';
+import { addOutputOption, type OutputFormat, terminalWidth, useColor } from '../output-options.ts';
+import type { FleetStatus } from './fleet-status.ts';
+import { fetchFleetStatus, renderFleetStatus } from './status-view.ts';
+import { watchFleetStatus } from './status-watch.ts';
+
+interface StatusOptions extends KubeOptions {
+  watch?: boolean;
+  output: OutputFormat;
+  color?: boolean;
+  interval: string;
+}
+
+const CLEAR_SCREEN = '\u001b[H\u001b[2J';
+
+export function statusCommand(): Command {
+  const command = new Command('status')
+    .description(
+      'show the rollout status of every NodePool (or one): strategy, target revision, nodes per state and revision, conditions',
+    )
+    .argument('[pool]', 'only this pool')
+    .option('-w, --watch', 'keep watching and redraw on changes (Ctrl-C ends)')
+    .option('--interval <ms>', 'with --watch: least time between two redraws', '500');
+  addOutputOption(command);
+  addKubeOptions(command);
+  return command.action(async (pool: string | undefined, opts: StatusOptions) => {
+    const { client, context } = connect(opts);
+    const render = (status: FleetStatus, bars: boolean) =>
+      opts.output === 'json'
+        ? `${JSON.stringify(status, null, opts.watch ? undefined : 2)}\n`
+        : renderFleetStatus(status, { color: useColor(opts), width: terminalWidth(), bars });
+    let first: FleetStatus;
+    try {
+      first = await fetchFleetStatus(client, pool);
+    } catch (error) {
+      client.close();
+      throw new CliError(describeApiError(error, context));
+    }
+    if (!opts.watch) {
+      process.stdout.write(render(first, false));
+      client.close();
+      return;
+    }
+    const throttleMs = Number(opts.interval);
+    if (!Number.isFinite(throttleMs) || throttleMs < 0) {
+      client.close();
+      throw new CliError(`--interval: ${JSON.stringify(opts.interval)} is not a number of milliseconds`);
+    }
+    const tty = process.stdout.isTTY === true && opts.output === 'text';
+    const draw = (status: FleetStatus) => {
+      // On a terminal the frame replaces the last; in a pipe frames follow each other.
+      process.stdout.write(
+        tty
+          ? CLEAR_SCREEN + render(status, true)
+          : `${render(status, true)}${opts.output === 'text' ? '\n' : ''}`,
+      );
+    };
+    draw(first);
+    const watch = watchFleetStatus(client, draw, { ...(pool !== undefined ? { pool } : {}), throttleMs });
+    await new Promise<void>((resolve) => {
+      const stop = () => resolve();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    await watch.stop();
+    client.close();
+  });
+}

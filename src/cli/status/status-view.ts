@@ -1,0 +1,146 @@
+// The fleet's rollout status, read from the API server and drawn as text: `nodeherd status` and the
+// live view of `nodeherd up` both use exactly these two functions.
+
+import type { NodeConfigRevision, NodePool } from '../../api/types.ts';
+import { PATHS } from '../../controller/api-paths.ts';
+import type { KubeClient } from '../../kube/kube-client.ts';
+import type { Node } from '../../kube/types.ts';
+import { kubeTime } from '../../util/kube-time.ts';
+import { unknownPoolError } from '../pool-lookup.ts';
+import { bar, type Palette, palette, table, truncate } from '../text-table.ts';
+import { buildFleetStatus, type FleetStatus, type PoolView } from './fleet-status.ts';
+
+export type { FleetStatus, PoolView } from './fleet-status.ts';
+
+export interface RenderOptions {
+  /** ANSI colours. */
+  color: boolean;
+  /** Terminal width: longer lines are cut. */
+  width: number;
+  /** Progress bars (the live views). */
+  bars: boolean;
+}
+
+/** Reads pools, revisions and nodes; with `pool`, only that pool (an unknown pool is a CliError). */
+export async function fetchFleetStatus(client: KubeClient, pool?: string): Promise<FleetStatus> {
+  const [pools, revisions, nodes] = await Promise.all([
+    client.list<NodePool & { metadata: { name: string } }>(PATHS.nodePools),
+    client.list<NodeConfigRevision>(PATHS.revisions),
+    client.list<Node>(PATHS.nodes),
+  ]);
+  if (pool !== undefined && !pools.items.some((p) => p.metadata.name === pool)) {
+    throw unknownPoolError(
+      pool,
+      pools.items.map((p) => p.metadata.name),
+    );
+  }
+  return buildFleetStatus(
+    { pools: pools.items, revisions: revisions.items, nodes: nodes.items },
+    { server: client.server.origin, observedAt: kubeTime(Date.now()) },
+    pool,
+  );
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function conditionColour(p: Palette, type: string, status: string): (text: string) => string {
+  const good =
+    (type === 'Complete' && status === 'True') ||
+    (['Degraded', 'Paused', 'RolledBack', 'RenderDegraded'].includes(type) && status === 'False');
+  const bad =
+    (type === 'Degraded' || type === 'RenderDegraded' || type === 'RolledBack') && status === 'True';
+  if (bad) return p.red;
+  if (good) return p.green;
+  return status === 'True' ? p.yellow : (text) => text;
+}
+
+function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[] {
+  const lines: string[] = [];
+  const detail = pool.strategyDetail ? ` (${pool.strategyDetail})` : '';
+  lines.push(
+    `${p.bold(`pool ${pool.name}`)}  ${pool.strategy}${detail}${pool.paused ? `  ${p.yellow('PAUSED')}` : ''}`,
+  );
+  const target = pool.target
+    ? `${pool.target.name}${pool.target.number !== undefined ? ` (revision ${pool.target.number})` : ''}`
+    : p.dim('none yet (the controller has not rendered this pool)');
+  lines.push(`  target revision  ${target}`);
+
+  const c = pool.counts;
+  const count = (n: number, colour: (t: string) => string) => (n > 0 ? colour(String(n)) : String(n));
+  lines.push(
+    ...table(
+      [
+        ['NODES', 'UPDATED', 'READY', 'APPLYING', 'WAITING', 'FAILED', 'UNAVAILABLE'],
+        [
+          String(pool.nodes),
+          String(c.updated),
+          String(c.ready),
+          count(c.applying, p.yellow),
+          String(c.waiting),
+          count(c.failed, p.red),
+          count(c.unavailable, p.yellow),
+        ],
+      ],
+      '  ',
+    ),
+  );
+  if (options.bars && pool.nodes > 0) {
+    const width = Math.max(10, Math.min(40, options.width - 40));
+    const done = c.updated === pool.nodes ? p.green : (t: string) => t;
+    lines.push(`  updated  ${done(bar(c.updated, pool.nodes, width))} ${c.updated}/${pool.nodes}`);
+    lines.push(`  ready    ${done(bar(c.ready, pool.nodes, width))} ${c.ready}/${pool.nodes}`);
+  }
+
+  if (pool.revisions.length > 0) {
+    const rows = [['REVISION', 'NUMBER', 'NODES']];
+    for (const r of pool.revisions) {
+      rows.push([
+        r.target ? `${r.name} (target)` : r.name,
+        r.number !== undefined ? String(r.number) : '-',
+        String(r.nodes),
+      ]);
+    }
+    lines.push(...table(rows, '  '));
+  }
+  if (pool.conditions.length > 0) {
+    const rows = [['CONDITION', 'STATUS', 'REASON', 'MESSAGE']];
+    for (const cond of pool.conditions) {
+      rows.push([
+        cond.type,
+        conditionColour(p, cond.type, cond.status)(cond.status),
+        cond.reason ?? '',
+        cond.message ?? '',
+      ]);
+    }
+    lines.push(...table(rows, '  '));
+  } else {
+    lines.push(`  ${p.dim('no conditions yet (is the controller running?)')}`);
+  }
+  for (const failed of pool.failedNodes.slice(0, 10)) {
+    lines.push(`  ${p.red('failed')} ${failed.name}: ${failed.message || 'no message'}`);
+  }
+  if (pool.failedNodes.length > 10) lines.push(`  …and ${pool.failedNodes.length - 10} more failed nodes`);
+  if (pool.conflictingNodes.length > 0) {
+    lines.push(
+      `  ${p.red('conflict')} ${plural(pool.conflictingNodes.length, 'node')} also selected by another pool (managed by none): ${pool.conflictingNodes.slice(0, 10).join(', ')}`,
+    );
+  }
+  return lines;
+}
+
+/** Draws the status; lines are cut to options.width (0: no limit). */
+export function renderFleetStatus(status: FleetStatus, options: RenderOptions): string {
+  const p = palette(options.color);
+  const blocks: string[][] = [];
+  if (status.pools.length === 0) {
+    blocks.push([`no NodePools on ${status.server}: create one (see docs/cli.md)`]);
+  }
+  for (const pool of status.pools) blocks.push(renderPool(pool, options, p));
+  if (status.unpooledNodes > 0) {
+    blocks.push([p.dim(`${plural(status.unpooledNodes, 'node')} selected by no pool`)]);
+  }
+  const lines = blocks.flatMap((block, i) => (i === 0 ? block : ['', ...block]));
+  return `${lines.map((line) => (options.width > 0 ? truncate(line, options.width) : line)).join('\n')}\n`;
+}
