@@ -2,8 +2,11 @@
 
 import { Command } from 'commander';
 import { apiserverCommand } from './apiserver-command.ts';
+import { pauseCommand, resumeCommand } from './pause-command.ts';
+import { rollbackCommand } from './rollback-command.ts';
 import { statusCommand } from './status/status-command.ts';
 import { tokenCommand } from './token-command.ts';
+import { upgradeCommand } from './upgrade-command.ts';
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('nodeherd')
@@ -13,5 +16,9 @@ export async function main(argv: string[]): Promise<void> {
   program.addCommand(apiserverCommand());
   program.addCommand(tokenCommand());
   program.addCommand(statusCommand());
+  program.addCommand(pauseCommand());
+  program.addCommand(resumeCommand());
+  program.addCommand(rollbackCommand());
+  program.addCommand(upgradeCommand());
   await program.parseAsync(argv);
 }
