@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -10,7 +11,12 @@ import {
   identityFor,
   MASTERS_GROUP,
 } from '../../../src/apiserver/auth/identities.ts';
-import { bearerToken, TOKENS_FILE, TokenStore } from '../../../src/apiserver/auth/tokens.ts';
+import {
+  bearerToken,
+  LEGACY_TOKENS_FILE,
+  TOKENS_DB,
+  TokenStore,
+} from '../../../src/apiserver/auth/tokens.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'nodeherd-tokens-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -52,13 +58,17 @@ test('a created identity gets a 32-byte base64url token, returned once, stored o
   assert.equal(again.created, false);
   assert.equal(again.token, undefined);
 
-  const path = join(dataDir, TOKENS_FILE);
-  assert.equal(statSync(path).mode & 0o777, 0o600);
-  const text = readFileSync(path, 'utf8');
-  assert.ok(!text.includes(token), 'the plaintext token must not be on disk');
-  const stored = JSON.parse(text);
-  assert.equal(stored.identities.length, 1);
-  assert.match(stored.identities[0].tokenSha256, /^[0-9a-f]{64}$/);
+  const path = join(dataDir, TOKENS_DB);
+  const hash = createHash('sha256').update(token).digest();
+  let onDisk = Buffer.alloc(0);
+  for (const file of [path, `${path}-wal`]) {
+    if (!existsSync(file)) continue;
+    assert.equal(statSync(file).mode & 0o777, 0o600, `${file} is private`);
+    onDisk = Buffer.concat([onDisk, readFileSync(file)]);
+  }
+  assert.equal(onDisk.includes(token), false, 'the plaintext token must not be on disk');
+  assert.equal(onDisk.includes(hash), true, 'its hash is');
+  assert.equal(store.list().length, 1);
 });
 
 test('authenticate maps a Bearer header to its identity and rejects everything else', async () => {
@@ -147,8 +157,60 @@ test('concurrent changes in one process are all kept', async () => {
   }
 });
 
-test('a corrupt token file is reported, not silently replaced', () => {
+test('a corrupt legacy token file is reported, not silently replaced', () => {
   const dataDir = freshDataDir();
-  writeFileSync(join(dataDir, TOKENS_FILE), JSON.stringify({ version: 99, identities: [] }));
+  writeFileSync(join(dataDir, LEGACY_TOKENS_FILE), JSON.stringify({ version: 99, identities: [] }));
   assert.throws(() => TokenStore.open(dataDir), /unsupported token store format/);
+});
+
+test('a tokens.json of an earlier build is imported once and removed', async () => {
+  const dataDir = freshDataDir();
+  const tokens = ['admin-token', 'node-token'];
+  const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+  writeFileSync(
+    join(dataDir, LEGACY_TOKENS_FILE),
+    JSON.stringify({
+      version: 1,
+      identities: [
+        {
+          kind: 'admin',
+          name: ADMIN_USER,
+          tokenSha256: hashOf(tokens[0]!),
+          createdAt: '2026-01-01T00:00:00Z',
+        },
+        {
+          kind: 'node',
+          name: 'nodeherd:agent:n1',
+          nodeName: 'n1',
+          tokenSha256: hashOf(tokens[1]!),
+          createdAt: '2026-01-01T00:00:00Z',
+        },
+      ],
+    }),
+  );
+  const store = TokenStore.open(dataDir);
+  assert.equal(existsSync(join(dataDir, LEGACY_TOKENS_FILE)), false, 'the legacy file is gone');
+  assert.equal(store.authenticateToken(tokens[0]!)?.name, ADMIN_USER);
+  assert.equal(store.authenticateToken(tokens[1]!)?.nodeName, 'n1');
+
+  // A stale copy reappearing (a crash between import and removal) does not undo a later change.
+  await store.revoke('node', 'n1');
+  writeFileSync(
+    join(dataDir, LEGACY_TOKENS_FILE),
+    JSON.stringify({
+      version: 1,
+      identities: [
+        {
+          kind: 'node',
+          name: 'nodeherd:agent:n1',
+          nodeName: 'n1',
+          tokenSha256: hashOf(tokens[1]!),
+          createdAt: 'x',
+        },
+      ],
+    }),
+  );
+  const reopened = TokenStore.open(dataDir);
+  assert.equal(reopened.authenticateToken(tokens[1]!), undefined);
+  assert.equal(existsSync(join(dataDir, LEGACY_TOKENS_FILE)), false);
 });
