@@ -92,11 +92,15 @@ function validateRollingUpdate(errors: FieldErrors, at: string, value: unknown):
   });
 }
 
-const STRATEGY_FIELDS: Record<string, (typeof UPDATE_STRATEGY_TYPES)[number]> = {
-  rollingUpdate: 'RollingUpdate',
-  serial: 'Serial',
-  spread: 'Spread',
-  onDelete: 'OnDelete',
+type StrategyType = (typeof UPDATE_STRATEGY_TYPES)[number];
+
+// The types whose settings each field holds. Spread takes its failure policy from rollingUpdate, and
+// OnDelete's on-demand upgrades follow the rollingUpdate rules (budget, drain, health gate, policy).
+const STRATEGY_FIELDS: Record<string, readonly StrategyType[]> = {
+  rollingUpdate: ['RollingUpdate', 'Spread', 'OnDelete'],
+  serial: ['Serial'],
+  spread: ['Spread'],
+  onDelete: ['OnDelete'],
 };
 
 function validateUpdateStrategy(errors: FieldErrors, at: string, value: unknown): void {
@@ -104,12 +108,13 @@ function validateUpdateStrategy(errors: FieldErrors, at: string, value: unknown)
   if (!strategy) return;
   const type = enumAt(errors, `${at}.type`, strategy.type, UPDATE_STRATEGY_TYPES) ?? 'RollingUpdate';
   // Like Deployment: settings of another strategy type are refused, not silently ignored.
-  for (const [field, owner] of Object.entries(STRATEGY_FIELDS)) {
-    if (strategy[field] !== undefined && strategy[field] !== null && owner !== type) {
-      errors.forbidden(`${at}.${field}`, `may only be set when type is ${owner}`);
+  for (const [field, owners] of Object.entries(STRATEGY_FIELDS)) {
+    if (strategy[field] !== undefined && strategy[field] !== null && !owners.includes(type)) {
+      errors.forbidden(`${at}.${field}`, `may only be set when type is ${owners.join(' or ')}`);
     }
   }
-  if (type === 'RollingUpdate') validateRollingUpdate(errors, `${at}.rollingUpdate`, strategy.rollingUpdate);
+  if (STRATEGY_FIELDS.rollingUpdate!.includes(type))
+    validateRollingUpdate(errors, `${at}.rollingUpdate`, strategy.rollingUpdate);
   const serial = objectAt(errors, `${at}.serial`, strategy.serial);
   if (serial) {
     integerAt(errors, `${at}.serial.slots`, serial.slots, 1);
@@ -117,9 +122,10 @@ function validateUpdateStrategy(errors: FieldErrors, at: string, value: unknown)
   }
   const spread = objectAt(errors, `${at}.spread`, strategy.spread);
   if (type === 'Spread' && !spread)
-    errors.required(`${at}.spread`, 'windowSeconds is needed for type Spread');
+    errors.required(`${at}.spread`, 'spread.windowSeconds is required when type is Spread');
   if (spread) {
-    if (spread.windowSeconds === undefined) errors.required(`${at}.spread.windowSeconds`);
+    if (spread.windowSeconds === undefined)
+      errors.required(`${at}.spread.windowSeconds`, 'required when type is Spread');
     integerAt(errors, `${at}.spread.windowSeconds`, spread.windowSeconds, 1);
   }
   const onDelete = objectAt(errors, `${at}.onDelete`, strategy.onDelete);

@@ -5,7 +5,7 @@ import type { NodeConfig, NodeConfigRevision, NodePool } from '../api/types.ts';
 import type { EventRecorder, EventSubject } from '../kube/event-recorder.ts';
 import type { Informer } from '../kube/informer.ts';
 import type { KubeClient } from '../kube/kube-client.ts';
-import type { Node, Pod, Secret } from '../kube/types.ts';
+import type { Lease, Node, Pod, Secret } from '../kube/types.ts';
 import type { DisruptionPlanner } from './disruption-planner.ts';
 import type { NodeDrainer } from './drain/node-drainer.ts';
 import type { ControllerMetrics } from './metrics.ts';
@@ -20,6 +20,8 @@ export interface Informers {
   nodes: Informer<Node>;
   pods: Informer<Pod>;
   secrets: Informer<Secret>;
+  /** Serial slot Leases (namespace nodeherd, label nodeherd.io/serial-pool). */
+  leases: Informer<Lease>;
 }
 
 export interface ControllerContext {

@@ -26,8 +26,14 @@ import {
 } from './revisions/rollout-history.ts';
 import { chooseTarget, type RolloutPin } from './revisions/rollout-target.ts';
 import { decideRollout } from './rollout/decide.ts';
-import type { NodeSnapshot, RevisionRef, RollingUpdateSettings, RolloutDecision } from './rollout/types.ts';
+import type { FailureAction, NodeSnapshot, RevisionRef, RolloutDecision } from './rollout/types.ts';
 import type { RolloutTracker } from './rollout-tracker.ts';
+import { planNodeMarks } from './strategies/node-marks.ts';
+import { rollingSettings, rollingUpdateOf } from './strategies/rolling-settings.ts';
+import type { StrategyExecutor } from './strategies/strategy-executor.ts';
+import { readStrategyNode } from './strategies/strategy-node.ts';
+import type { StrategyRollout } from './strategies/strategy-rollout.ts';
+import type { StrategyReport } from './strategies/strategy-status.ts';
 
 export interface ReconcileOutcome {
   /** Reconcile again after this long (soak end, deadline, window), unless something changes first. */
@@ -68,17 +74,23 @@ export class PoolReconciler {
   private readonly renderer: PoolRenderer;
   private readonly executor: DecisionExecutor;
   private readonly tracker: RolloutTracker;
+  private readonly strategies: StrategyRollout;
+  private readonly marks: StrategyExecutor;
 
   constructor(
     ctx: ControllerContext,
     renderer: PoolRenderer,
     executor: DecisionExecutor,
     tracker: RolloutTracker,
+    strategies: StrategyRollout,
+    marks: StrategyExecutor,
   ) {
     this.ctx = ctx;
     this.renderer = renderer;
     this.executor = executor;
     this.tracker = tracker;
+    this.strategies = strategies;
+    this.marks = marks;
   }
 
   forget(pool: string): void {
@@ -189,10 +201,11 @@ export class PoolReconciler {
     }
     let lastComplete = status?.currentRevision ? byName.get(status.currentRevision) : undefined;
 
-    const rolling = spec.updateStrategy.rollingUpdate;
-    const supported = spec.updateStrategy.type === 'RollingUpdate' && rolling !== undefined;
-    const zoneLabel = rolling?.zoneLabel ?? 'topology.kubernetes.io/zone';
-    const podSelector = rolling?.healthGate?.podSelector;
+    const strategyType = spec.updateStrategy.type;
+    const rolling = rollingUpdateOf(spec);
+    const zoneLabel = rolling.zoneLabel;
+    const podSelector = rolling.healthGate?.podSelector;
+    const revisionNumbers = new Map(revisions.map((r) => [r.name, r.number]));
     const snapshot = (targetName: string | undefined): NodeSnapshot[] =>
       members.map((n) =>
         snapshotNode(ctx.informers.nodes.get(n.metadata.name) ?? n, {
@@ -216,19 +229,59 @@ export class PoolReconciler {
         ? (previousPaused.message ?? 'paused by the failure policy')
         : undefined;
     const errors: unknown[] = [];
+    const settings = rollingSettings(rolling);
+    let strategyReport: StrategyReport | undefined;
+    let requeueAfterMs: number | undefined;
 
-    if (supported && target) {
-      const settings: RollingUpdateSettings = {
-        maxUnavailable: rolling.maxUnavailable,
-        ...(rolling.maxUnavailablePerZone !== undefined
-          ? { maxUnavailablePerZone: rolling.maxUnavailablePerZone }
-          : {}),
-        ...(rolling.canary ? { canary: rolling.canary } : {}),
-        minReadySeconds: rolling.minReadySeconds,
-        progressDeadlineSeconds: rolling.progressDeadlineSeconds,
-        failurePolicy: rolling.failurePolicy as RollingUpdateSettings['failurePolicy'],
-        ...(rolling.maintenanceWindows ? { maintenanceWindows: rolling.maintenanceWindows } : {}),
-      };
+    // The failure policy's action: pause the pool, or pin it to the last completed revision.
+    const applyFailure = async (action: FailureAction): Promise<void> => {
+      if (!target) return;
+      if (action.action === 'Pause') {
+        await this.patchPool(name, { spec: { paused: true } });
+        paused = true;
+        pausedByFailure = action.message;
+        history = endRollout(history, target.name, 'Failed', kubeTime(now), action.message);
+        this.observeRolloutEnd(name, history, 'Failed', now);
+      } else if (action.action === 'Rollback' && action.to) {
+        const from = target;
+        pin = { to: action.to.name, from: from.name };
+        await this.patchPool(name, {
+          metadata: {
+            annotations: { [ROLLBACK_TO_ANNOTATION]: pin.to, [ROLLBACK_FROM_ANNOTATION]: pin.from },
+          },
+        });
+        this.observeRolloutEnd(name, history, 'RolledBack', now);
+        rollback = { reason: 'FailurePolicy', message: action.message };
+        history = beginRollout(history, action.to, kubeTime(now), 'RolledBack', {
+          ended: action.message,
+          started: `rollback from ${from.name}`,
+        });
+        ctx.metrics.rollbacks.inc({ pool: name, reason: 'FailurePolicy' });
+        ctx.metrics.rolloutsStarted.inc({ pool: name });
+        target = action.to;
+      }
+    };
+
+    if (strategyType === 'RollingUpdate' && target) {
+      // Gates, holds, offers and taints of another strategy go: RollingUpdate hands out revisions itself.
+      errors.push(
+        ...(await this.marks.applyMarks(
+          name,
+          target.name,
+          planNodeMarks({
+            type: 'RollingUpdate',
+            target,
+            revisionNumbers,
+            nodes: members.map((n) =>
+              readStrategyNode(ctx.informers.nodes.get(n.metadata.name) ?? n, zoneLabel),
+            ),
+            serial: { pool: name, slots: 1, leaseDurationSeconds: 600 },
+            outdatedTaint: 'None',
+            slotHolders: new Set(),
+            now,
+          }),
+        )),
+      );
       const decide = () =>
         decideRollout({
           settings,
@@ -271,31 +324,13 @@ export class PoolReconciler {
       }
 
       const action = decision.failureAction;
-      if (action?.action === 'Pause') {
-        await this.patchPool(name, { spec: { paused: true } });
-        paused = true;
-        pausedByFailure = action.message;
-        history = endRollout(history, target.name, 'Failed', kubeTime(now), action.message);
-        this.observeRolloutEnd(name, history, 'Failed', now);
-      } else if (action?.action === 'Rollback' && action.to) {
-        const from = target;
-        pin = { to: action.to.name, from: from.name };
-        await this.patchPool(name, {
-          metadata: {
-            annotations: { [ROLLBACK_TO_ANNOTATION]: pin.to, [ROLLBACK_FROM_ANNOTATION]: pin.from },
-          },
-        });
-        this.observeRolloutEnd(name, history, 'RolledBack', now);
-        rollback = { reason: 'FailurePolicy', message: action.message };
-        history = beginRollout(history, action.to, kubeTime(now), 'RolledBack', {
-          ended: action.message,
-          started: `rollback from ${from.name}`,
-        });
-        ctx.metrics.rollbacks.inc({ pool: name, reason: 'FailurePolicy' });
-        ctx.metrics.rolloutsStarted.inc({ pool: name });
-        target = action.to;
-        nodes = snapshot(target.name);
-        decision = decide();
+      if (action) {
+        const before = target;
+        await applyFailure(action);
+        if (target !== before) {
+          nodes = snapshot(target.name);
+          decision = decide();
+        }
       }
 
       errors.push(...(await this.executor.execute(pool, target, decision)));
@@ -312,19 +347,62 @@ export class PoolReconciler {
         history = endRollout(history, target.name, 'Complete', kubeTime(now));
         lastComplete = target;
       }
+      requeueAfterMs = decision.requeueAfterMs;
+    } else if (target) {
+      // Resumed after the failure policy paused the pool.
+      if (!paused && previousPaused?.status === 'True' && previousPaused.reason === 'FailurePolicy') {
+        history = endRollout(history, target.name, 'InProgress', kubeTime(now), 'resumed');
+        ctx.recorder.normal(subject, 'Resumed', 'resumed');
+      }
+      const state = {
+        target,
+        history,
+        ...(lastComplete ? { lastComplete } : {}),
+        paused,
+        ...(pausedByFailure ? { pausedByFailure } : {}),
+      };
+      const run = await this.strategies.run(
+        pool,
+        spec,
+        settings,
+        zoneLabel,
+        state,
+        members,
+        revisionNumbers,
+        {
+          failure: async (action) => {
+            await applyFailure(action);
+            state.target = target!;
+            state.history = history;
+            state.paused = paused;
+            if (pausedByFailure) state.pausedByFailure = pausedByFailure;
+          },
+          snapshot: (t) => snapshot(t),
+          patchPool: (patch) => this.patchPool(name, patch),
+        },
+        errors,
+      );
+      nodes = snapshot(target.name);
+      strategyReport = run.report;
+      if (run.report.done && isRolloutOpen(history, target.name)) {
+        this.observeRolloutEnd(name, history, 'Complete', now);
+        history = endRollout(history, target.name, 'Complete', kubeTime(now));
+        lastComplete = target;
+      }
+      requeueAfterMs = run.requeueAfterMs;
     }
 
     const next = buildPoolStatus({
       generation: pool.metadata.generation ?? 0,
       previous: status,
-      strategyType: spec.updateStrategy.type,
-      strategySupported: supported,
+      strategyType,
+      ...(strategyReport ? { strategy: strategyReport } : {}),
       ...(target ? { target } : {}),
       ...(lastComplete ? { lastComplete: lastComplete.name } : {}),
       history,
       ...(decision ? { decision } : {}),
       nodes,
-      revisionNumbers: new Map(revisions.map((r) => [r.name, r.number])),
+      revisionNumbers,
       render: rendering.outcome,
       paused,
       ...(pausedByFailure ? { pausedByFailure } : {}),
@@ -342,10 +420,12 @@ export class PoolReconciler {
       ctx.recorder.record(subject, change.warning ? 'Warning' : 'Normal', change.reason || change.type, text);
     }
 
-    if (revisions.length > spec.revisionHistoryLimit + 1)
-      await this.prune(name, spec.revisionHistoryLimit, revisions, [
+    // OnDelete: a revision no node uses any more is gone for good (only the target stays).
+    const historyLimit = strategyType === 'OnDelete' ? 0 : spec.revisionHistoryLimit;
+    if (revisions.length > historyLimit + 1)
+      await this.prune(name, historyLimit, revisions, [
         target?.name,
-        lastComplete?.name,
+        strategyType === 'OnDelete' ? undefined : lastComplete?.name,
         pin?.to,
         pin?.from,
         rendering.latest?.name,
@@ -353,7 +433,7 @@ export class PoolReconciler {
     this.updateMetrics(name, next, decision, nodes);
     if (errors.length > 0)
       throw new AggregateError(errors, `pool ${name}: ${errors.length} node writes failed`);
-    return decision?.requeueAfterMs !== undefined ? { requeueAfterMs: decision.requeueAfterMs } : {};
+    return requeueAfterMs !== undefined ? { requeueAfterMs } : {};
   }
 
   private observeRolloutEnd(

@@ -9,6 +9,7 @@ import type { RolloutRecord } from './revisions/rollout-history.ts';
 import type { RolloutPin } from './revisions/rollout-target.ts';
 import { isHealthy } from './rollout/node-verdict.ts';
 import type { NodeSnapshot, RevisionRef, RolloutDecision } from './rollout/types.ts';
+import type { StrategyReport } from './strategies/strategy-status.ts';
 
 export interface RenderOutcome {
   /** Why the latest NodeConfigs could not become a revision. */
@@ -20,8 +21,8 @@ export interface PoolStatusInput {
   generation: number;
   previous: NodePoolStatus | undefined;
   strategyType: string;
-  /** Whether this controller drives the strategy (RollingUpdate); others only get counts. */
-  strategySupported: boolean;
+  /** Serial, Spread, OnDelete, OTA: their conditions (RollingUpdate's come from the decision). */
+  strategy?: StrategyReport;
   target?: RevisionRef;
   lastComplete?: string;
   history: RolloutRecord[];
@@ -97,24 +98,17 @@ export function buildPoolStatus(input: PoolStatusInput): NodePoolStatus {
     unavailable: decision
       ? verdicts.filter((v) => !v.available).length
       : nodes.filter((n) => !isHealthy(n) || n.cordoned).length,
-    failed: failedNames.length,
-    applying: verdicts.filter((v) => ['Draining', 'Updating', 'Busy', 'Bootstrapping'].includes(v.phase))
-      .length,
+    failed: input.strategy ? input.strategy.failed.length : failedNames.length,
+    applying: input.strategy
+      ? input.strategy.applying
+      : verdicts.filter((v) => ['Draining', 'Updating', 'Busy', 'Bootstrapping'].includes(v.phase)).length,
     history: input.history,
     ...(input.render.conflicts.length > 0 ? { conflicts: input.render.conflicts } : {}),
   };
 
   const conds: Cond[] = [];
   // Progressing and Complete.
-  if (!input.strategySupported) {
-    conds.push({
-      type: 'Progressing',
-      status: 'Unknown',
-      reason: 'StrategyNotHandled',
-      message: `this controller rolls out RollingUpdate pools; ${input.strategyType} is not handled by it`,
-    });
-    conds.push({ type: 'Complete', status: 'Unknown', reason: 'StrategyNotHandled', message: '' });
-  } else if (!T) {
+  if (!T) {
     conds.push({
       type: 'Progressing',
       status: 'False',
@@ -127,6 +121,9 @@ export function buildPoolStatus(input: PoolStatusInput): NodePoolStatus {
       reason: 'NoRevision',
       message: 'no revision could be rendered yet',
     });
+  } else if (input.strategy) {
+    conds.push({ type: 'Progressing', ...input.strategy.progressing });
+    conds.push({ type: 'Complete', ...input.strategy.complete });
   } else if (decision?.complete) {
     const note =
       skipped.length > 0
@@ -183,8 +180,12 @@ export function buildPoolStatus(input: PoolStatusInput): NodePoolStatus {
   // Degraded: failed nodes, nodes claimed by two pools, unreadable windows.
   const degraded: string[] = [];
   let degradedReason = '';
+  if (input.strategy?.degraded) {
+    degradedReason = input.strategy.degraded.reason;
+    degraded.push(input.strategy.degraded.message);
+  }
   if (failedNames.length > 0) {
-    degradedReason = 'NodesFailed';
+    degradedReason ||= 'NodesFailed';
     const details = (decision?.failures ?? [])
       .slice(0, 5)
       .map((f) => `${f.name}: ${f.failure?.message ?? f.phase}`);

@@ -6,11 +6,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
 import { matchesLabelSelector } from '../api/label-selector.ts';
+import { SERIAL_LEASE_NAMESPACE, SERIAL_POOL_LABEL } from '../api/node-protocol.ts';
 import type { NodeConfig, NodeConfigRevision, NodePool } from '../api/types.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { Informer } from '../kube/informer.ts';
 import { KubeClient } from '../kube/kube-client.ts';
-import type { Node, Pod, Secret } from '../kube/types.ts';
+import type { Lease, Node, Pod, Secret } from '../kube/types.ts';
 import { WorkQueue } from '../kube/work-queue.ts';
 import { PATHS } from './api-paths.ts';
 import { ConfigReconciler } from './config-reconciler.ts';
@@ -27,6 +28,8 @@ import { PoolReconciler } from './pool-reconciler.ts';
 import { PoolRenderer } from './pool-render.ts';
 import { RevisionWriter } from './revisions/revision-writer.ts';
 import { RolloutTracker } from './rollout-tracker.ts';
+import { StrategyExecutor } from './strategies/strategy-executor.ts';
+import { StrategyRollout } from './strategies/strategy-rollout.ts';
 
 export interface RolloutControllerOptions {
   kubeConfig: KubeConfig;
@@ -78,6 +81,11 @@ export class RolloutController {
       nodes: new Informer<Node>(this.client, { path: PATHS.nodes, logger }),
       pods: new Informer<Pod>(this.client, { path: PATHS.pods, logger }),
       secrets: new Informer<Secret>(this.client, { path: PATHS.secrets, logger }),
+      leases: new Informer<Lease>(this.client, {
+        path: `/apis/coordination.k8s.io/v1/namespaces/${SERIAL_LEASE_NAMESPACE}/leases`,
+        labelSelector: SERIAL_POOL_LABEL,
+        logger,
+      }),
     };
     this.recorder = new EventRecorder(this.client, {
       component: 'nodeherd-controller',
@@ -133,7 +141,15 @@ export class RolloutController {
     };
     executor = new DecisionExecutor(ctx);
     this.renderer = new PoolRenderer(ctx);
-    this.pools = new PoolReconciler(ctx, this.renderer, executor, new RolloutTracker(this.metrics));
+    const marks = new StrategyExecutor(ctx, executor);
+    this.pools = new PoolReconciler(
+      ctx,
+      this.renderer,
+      executor,
+      new RolloutTracker(this.metrics),
+      new StrategyRollout(ctx, executor, marks),
+      marks,
+    );
     this.nodes = new NodeReconciler(ctx, executor);
     this.configs = new ConfigReconciler(ctx);
     this.wire(podIndex);
@@ -203,7 +219,7 @@ export class RolloutController {
   }
 
   private wire(podIndex: PodIndex): void {
-    const { pools, configs, revisions, nodes, pods, secrets } = this.informers;
+    const { pools, configs, revisions, nodes, pods, secrets, leases } = this.informers;
     pools.on((type, pool, old) => {
       const name = pool.metadata.name;
       if (type === 'delete') this.pools.forget(name);
@@ -264,6 +280,11 @@ export class RolloutController {
       if (!node) return;
       this.drainer.wake(node);
       this.enqueueNode(node);
+    });
+    // A Serial slot taken or released changes its pool's status.
+    leases.on((_type, lease, old) => {
+      const pool = lease.metadata.labels?.[SERIAL_POOL_LABEL] ?? old?.metadata.labels?.[SERIAL_POOL_LABEL];
+      if (pool) this.add(`pool/${pool}`);
     });
     secrets.on((_type, secret) => {
       for (const pool of this.renderer.poolsUsingSecret(

@@ -13,7 +13,6 @@ function statusInput(over: Partial<PoolStatusInput> = {}): PoolStatusInput {
     generation: 3,
     previous: undefined,
     strategyType: 'RollingUpdate',
-    strategySupported: true,
     target: { name: 'r2', number: 2 },
     lastComplete: 'r1',
     history: [],
@@ -129,11 +128,28 @@ describe('pool status', () => {
     assert.match(cond(status, 'Progressing')?.message ?? '', /1 failed node \(a\) hold the budget/);
   });
 
-  test('pools of another strategy get counts and say this controller does not drive them', () => {
+  test('pools of another strategy get counts and the conditions of their strategy report', () => {
     const status = buildPoolStatus(
-      statusInput({ strategySupported: false, strategyType: 'Serial', decision: undefined }),
+      statusInput({
+        strategyType: 'Serial',
+        decision: undefined,
+        strategy: {
+          progressing: {
+            status: 'True',
+            reason: 'Serial',
+            message: '1/3 nodes on r2; 1/1 slots held: b (Applying)',
+          },
+          complete: { status: 'False', reason: 'RolloutInProgress', message: '1/3 nodes on r2' },
+          degraded: { reason: 'SlotHolderFailed', message: 'b failed' },
+          failed: ['b'],
+          applying: 0,
+          done: false,
+        },
+      }),
     );
-    assert.equal(cond(status, 'Progressing')?.reason, 'StrategyNotHandled');
+    assert.equal(cond(status, 'Progressing')?.reason, 'Serial');
+    assert.equal(cond(status, 'Degraded')?.reason, 'SlotHolderFailed');
+    assert.equal(status.failed, 1);
     assert.equal(status.nodes, 3);
   });
 

@@ -34,7 +34,7 @@ import type {
 
 const PHASES_ON_TARGET = new Set(['Draining', 'Updating', 'Soaking', 'Updated', 'Failed']);
 
-function failureActionFor(input: RolloutInput, failures: NodeVerdict[]): FailureAction | undefined {
+export function failureActionFor(input: RolloutInput, failures: NodeVerdict[]): FailureAction | undefined {
   const { maxFailures, action } = input.settings.failurePolicy;
   if (input.paused || input.episodeStart === undefined || failures.length <= maxFailures) return undefined;
   const shown = failures.slice(0, 5).map((f) => `${f.name} (${f.failure?.message ?? f.phase})`);

@@ -1,0 +1,97 @@
+// Writes what the strategies decided: the node marks (annotations and our taint, one patch per node)
+// and the release of Serial slots whose holder Node is gone. Writes that fail are collected and the
+// pool is retried, like the rollout decision's writes.
+
+import { OUTDATED_TAINT_KEY, SERIAL_LEASE_NAMESPACE } from '../../api/node-protocol.ts';
+import { isKubeError } from '../../kube/kube-error.ts';
+import type { Lease } from '../../kube/types.ts';
+import { CORDONED_BY_ANNOTATION } from '../annotations.ts';
+import { type ControllerContext, nodeSubject, runLimited } from '../controller-context.ts';
+import type { DecisionExecutor } from '../decision-executor.ts';
+import { type NodePatch, uncordonPatch } from '../node-updates.ts';
+import type { NodeMarks } from './node-marks.ts';
+
+type TaintList = { key: string; value?: string; effect: string }[];
+
+function describeHandout(annotations: Record<string, string | null>): string {
+  const gates = Object.entries(annotations)
+    .filter(([key, value]) => value !== null && key !== 'nodeherd.io/desired-revision')
+    .map(([key, value]) => `${key}=${value}`);
+  return gates.length > 0 ? ` (${gates.join(', ')})` : '';
+}
+
+export class StrategyExecutor {
+  private readonly ctx: ControllerContext;
+  private readonly nodes: DecisionExecutor;
+
+  constructor(ctx: ControllerContext, nodes: DecisionExecutor) {
+    this.ctx = ctx;
+    this.nodes = nodes;
+  }
+
+  async applyMarks(pool: string, target: string, marks: readonly NodeMarks[]): Promise<unknown[]> {
+    const { ctx } = this;
+    return runLimited(marks, ctx.writeConcurrency, async (mark) => {
+      const node = ctx.informers.nodes.get(mark.node);
+      if (!node) return;
+      let patch: {
+        metadata: NodePatch['metadata'];
+        spec?: { unschedulable?: boolean | null; taints?: TaintList };
+      } = { metadata: { annotations: { ...mark.annotations } } };
+      if (mark.release) {
+        ctx.drainer.stop(mark.node);
+        const lift = uncordonPatch(node.metadata.annotations?.[CORDONED_BY_ANNOTATION] !== undefined, true);
+        patch = { ...lift, metadata: { annotations: { ...lift.metadata.annotations, ...mark.annotations } } };
+      }
+      if (mark.taint !== undefined) {
+        const others: TaintList = (node.spec?.taints ?? []).filter((t) => t.key !== OUTDATED_TAINT_KEY);
+        const taints = mark.taint
+          ? [...others, { key: OUTDATED_TAINT_KEY, effect: mark.taint.effect, value: mark.taint.value ?? '' }]
+          : others;
+        // The taint list is replaced whole: the resourceVersion makes a concurrent change fail (409, retried).
+        patch.spec = { ...(patch.spec ?? {}), taints };
+        if (node.metadata.resourceVersion) patch.metadata.resourceVersion = node.metadata.resourceVersion;
+      }
+      const updated = await this.nodes.patchNode(mark.node, patch as NodePatch);
+      if (mark.kind === 'bootstrap') {
+        ctx.recorder.normal(
+          nodeSubject(updated),
+          'Bootstrap',
+          `joined pool ${pool}: applying ${target} at once`,
+        );
+      } else if (mark.kind === 'handout') {
+        ctx.recorder.normal(
+          nodeSubject(updated),
+          'RevisionHandedOut',
+          `pool ${pool}: desired revision ${target}${describeHandout(mark.annotations)}`,
+        );
+      }
+      if (mark.release)
+        ctx.recorder.normal(nodeSubject(updated), 'Uncordoned', 'the pool no longer drains: uncordoned');
+    });
+  }
+
+  /** Frees slots whose holder Node is gone: compare-and-swap, so a slot taken meanwhile stays taken. */
+  async releaseSlots(pool: string, release: readonly { lease: string; node: string }[]): Promise<unknown[]> {
+    const { ctx } = this;
+    return runLimited(release, ctx.writeConcurrency, async ({ lease: name, node }) => {
+      const lease = ctx.informers.leases.get(name, SERIAL_LEASE_NAMESPACE);
+      if (!lease || lease.spec?.holderIdentity !== node) return;
+      const path = `/apis/coordination.k8s.io/v1/namespaces/${SERIAL_LEASE_NAMESPACE}/leases/${name}`;
+      try {
+        const updated = await ctx.client.replace<Lease>(path, {
+          ...lease,
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          spec: { ...lease.spec, holderIdentity: null, acquireTime: null, renewTime: null },
+        });
+        ctx.informers.leases.upsert(updated);
+        ctx.logger.info({ pool, lease: name, node }, 'released the Serial slot of a deleted node');
+      } catch (err) {
+        // Someone changed the slot since we looked: the next reconcile judges it again.
+        if (isKubeError(err, 409)) return;
+        throw err;
+      }
+    });
+  }
+}
