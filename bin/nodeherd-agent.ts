@@ -16,6 +16,7 @@ import { createBackends } from '../src/agent/backends.ts';
 import { AgentHttpServer } from '../src/agent/http/agent-http-server.ts';
 import { JsonLogger, type Logger } from '../src/agent/logger.ts';
 import { NodeAgent } from '../src/agent/node-agent.ts';
+import { mountNodeUpdateApi } from '../src/agent/ota/node-update-routes.ts';
 import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
 
 /** How long the agent waits to be killed by a reboot it asked for. */
@@ -83,6 +84,11 @@ async function main(config: AgentConfig): Promise<void> {
     },
   });
   const http = config.metricsAddress ? new AgentHttpServer(agent, config.metricsAddress) : undefined;
+  // The node's local APIs beside /healthz and /metrics; each mounts its own routes.
+  const localApis: ((server: AgentHttpServer) => void)[] = [
+    (server) => mountNodeUpdateApi(server, agent.updates),
+  ];
+  if (http) for (const mount of localApis) mount(http);
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;

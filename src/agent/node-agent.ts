@@ -10,13 +10,18 @@ import { KubeSecretSource } from './apply/kube-secret-source.ts';
 import { poolRollbackPolicy, type RollbackPolicy } from './apply/pool-rollback-policy.ts';
 import { type AgentStatus, Reconciler, type RestartDecision } from './apply/reconciler.ts';
 import { type Clock, systemClock } from './clock.ts';
+import { StartGate } from './gate/start-gate.ts';
 import type { HostControl } from './host/host-control.ts';
 import { type Logger, silentLogger } from './logger.ts';
 import { AgentMetrics } from './metrics/agent-metrics.ts';
+import { NodeUpdateApi } from './ota/node-update-api.ts';
 import { NodeReporter } from './report/node-reporter.ts';
+import { SerialSlots } from './serial/serial-slots.ts';
 import { DesiredRevisionWatcher, type WatchTuning } from './watch/desired-revision-watcher.ts';
 
 export const DEFAULT_SELF_UNIT = 'nodeherd-agent.service';
+/** setTimeout's longest delay; a later retry (a Spread start days away) re-arms when it fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface NodeAgentOptions {
   nodeName: string;
@@ -65,6 +70,9 @@ export class NodeAgent {
   private readonly reporter: NodeReporter;
   private readonly reconciler: Reconciler;
   private readonly watcher: DesiredRevisionWatcher;
+  private readonly serialSlots: SerialSlots;
+  /** The over-the-air update API of this node (served on the local HTTP server by the binary). */
+  readonly updates: NodeUpdateApi;
   private loop: Promise<void> | undefined;
   private dirty = false;
   private started = false;
@@ -88,7 +96,18 @@ export class NodeAgent {
       logger: this.logger,
       ...(options.eventNamespace !== undefined ? { eventNamespace: options.eventNamespace } : {}),
     });
+    this.serialSlots = new SerialSlots({
+      client: options.client,
+      identity: options.nodeName,
+      clock: this.clock,
+      logger: this.logger,
+      onChange: () => this.kick(),
+      ...(options.watch?.bookmarkIntervalMs !== undefined
+        ? { bookmarkIntervalMs: options.watch.bookmarkIntervalMs }
+        : {}),
+    });
     this.reconciler = new Reconciler({
+      gate: new StartGate({ serial: this.serialSlots, clock: this.clock, logger: this.logger }),
       stateDir: options.stateDir,
       executors: {
         ...options.executors,
@@ -116,6 +135,14 @@ export class NodeAgent {
       onNode: (node) => this.reporter.observe(node),
       onChange: () => this.kick(),
     });
+    this.updates = new NodeUpdateApi({
+      client: options.client,
+      nodeName: options.nodeName,
+      selfUnit: options.selfUnit ?? DEFAULT_SELF_UNIT,
+      node: () => this.watcher.snapshot().node,
+      lastApplied: () => this.reconciler.lastAppliedRevision,
+      agentState: () => this.reconciler.status.state,
+    });
   }
 
   /** Loads local state, repairs drift, then starts watching. Resolves once watching has begun. */
@@ -135,6 +162,8 @@ export class NodeAgent {
     clearTimeout(this.reportTimer);
     await this.watcher.stop();
     await this.loop;
+    // A held Serial slot is kept: the next agent on this node re-adopts it.
+    await this.serialSlots.close();
     await this.reconciler.close();
     for (const waiter of this.idleWaiters.splice(0)) waiter();
   }
@@ -145,6 +174,11 @@ export class NodeAgent {
       lastError: this.lastError,
       synced: this.watcher.snapshot().nodeSynced,
     };
+  }
+
+  /** The Serial slot this agent holds, and whether it watches slot Leases (tests, /healthz). */
+  get serialSlot(): { held: { pool: string; slot: number } | undefined; watching: boolean } {
+    return { held: this.serialSlots.held, watching: this.serialSlots.watching };
   }
 
   /** API requests and informer statistics, for benchmarks and /metrics. */
@@ -204,7 +238,10 @@ export class NodeAgent {
   private scheduleRetry(at: number): void {
     clearTimeout(this.retryTimer);
     if (this.stopped) return;
-    this.retryTimer = setTimeout(() => this.kick(), Math.max(0, at - this.clock.now()));
+    this.retryTimer = setTimeout(
+      () => this.kick(),
+      Math.min(MAX_TIMER_MS, Math.max(0, at - this.clock.now())),
+    );
     this.retryTimer.unref?.();
   }
 

@@ -17,9 +17,13 @@ export interface SimulatedNodeAgentsOptions {
   agent?: Omit<NodeAgentOptions, 'nodeName' | 'client' | 'stateDir' | 'executors' | 'host' | 'probes'>;
 }
 
-export function simulatedNodeAgents(options: SimulatedNodeAgentsOptions): AgentFactory {
-  return (context) =>
-    new NodeAgent({
+/** The factory also finds the running agent of a node (its OTA update API, its Serial slot). */
+export type SimulatedNodeAgentFactory = AgentFactory & { agentOf(nodeName: string): NodeAgent | undefined };
+
+export function simulatedNodeAgents(options: SimulatedNodeAgentsOptions): SimulatedNodeAgentFactory {
+  const agents = new Map<string, NodeAgent>();
+  const factory: AgentFactory = (context) => {
+    const agent = new NodeAgent({
       // Simulated units come up at once; the default 250 ms between checks would dominate an apply.
       verifyIntervalMs: 50,
       ...options.agent,
@@ -33,4 +37,8 @@ export function simulatedNodeAgents(options: SimulatedNodeAgentsOptions): AgentF
         ...(options.probeRule ? { rule: options.probeRule } : {}),
       }),
     });
+    agents.set(context.nodeName, agent);
+    return agent;
+  };
+  return Object.assign(factory, { agentOf: (nodeName: string) => agents.get(nodeName) });
 }

@@ -4,11 +4,16 @@
 // report. One reconcile runs at a time (the agent serialises them).
 
 import { hashConfig, isKnownHashAlgorithm } from '../../api/hash.ts';
-import { CURRENT_REVISION_ANNOTATION, STATE_ANNOTATION } from '../../api/node-protocol.ts';
+import {
+  CURRENT_REVISION_ANNOTATION,
+  STATE_ANNOTATION,
+  STATE_REVISION_ANNOTATION,
+} from '../../api/node-protocol.ts';
 import type { RevisionSpec } from '../../api/types.ts';
 import { plan } from '../../plan/plan.ts';
 import type { Action, Plan } from '../../plan/types.ts';
 import type { Clock } from '../clock.ts';
+import { type ApplyGate, openGate } from '../gate/start-gate.ts';
 import type { HostControl } from '../host/host-control.ts';
 import type { Logger } from '../logger.ts';
 import type { AgentMetrics } from '../metrics/agent-metrics.ts';
@@ -52,6 +57,8 @@ export interface ReconcilerOptions {
   /** Retries of a failed apply back off from initialMs to maxMs. */
   retry: { initialMs: number; maxMs: number };
   hooks?: ApplyHooks;
+  /** Hold, Spread and Serial gates before a new apply starts (default: never gated). */
+  gate?: ApplyGate;
 }
 
 export interface ReconcileResult {
@@ -74,6 +81,7 @@ export class Reconciler {
   private readonly inFlight: InFlightStore;
   private readonly failures: FailureStore;
   private readonly markers: RestartMarkerStore;
+  private readonly gate: ApplyGate;
   private lastApplied: RevisionRef | undefined;
   private halted = false;
   /** A failed revision is retried once at once after the agent starts (its journal resumes). */
@@ -92,6 +100,12 @@ export class Reconciler {
     this.inFlight = new InFlightStore(options.stateDir);
     this.failures = new FailureStore(options.stateDir);
     this.markers = new RestartMarkerStore(options.stateDir);
+    this.gate = options.gate ?? openGate;
+  }
+
+  /** The revision the node last applied completely (for the OTA plan). */
+  get lastAppliedRevision(): RevisionRef | undefined {
+    return this.lastApplied;
   }
 
   get status(): AgentStatus {
@@ -157,6 +171,7 @@ export class Reconciler {
     const name = desired.revisionName;
     if (name === undefined) {
       await this.reportIdle(desired);
+      await this.gate.settle();
       return {};
     }
     if (!desired.revisionSynced) return {};
@@ -178,11 +193,14 @@ export class Reconciler {
     if (failure) {
       if (failure.rollback === 'in-progress') return this.rollBack(target, failure, this.options.clock.now());
       if (failure.rollback === 'done' || failure.rollback === 'failed') {
+        // A failed node keeps its Serial slot (also after a restart), so a bad change stops there.
+        await this.gate.admit(desired.node, true);
         await this.report(this.failedReport(failure));
         return {};
       }
       const retryAt = failure.failedAt + this.backoff(failure.attempts);
       if (this.retriedSinceStart && this.options.clock.now() < retryAt) {
+        await this.gate.admit(desired.node, true);
         await this.report(this.failedReport(failure));
         return { retryAt };
       }
@@ -190,7 +208,20 @@ export class Reconciler {
     this.retriedSinceStart = true;
     if (sameRevision(this.lastApplied, target) && this.inFlight.list().length === 0) {
       await this.reportUpToDate(desired, target);
+      await this.gate.settle();
       return {};
+    }
+    // Only a new start is gated: an apply that began (journaled, interrupted, failed) goes on.
+    const resuming = this.inFlight.list().length > 0 || failure !== undefined;
+    const admission = await this.gate.admit(desired.node, resuming);
+    if (!admission.open) {
+      await this.report({
+        state: 'Waiting',
+        message: admission.message,
+        stateRevision: target.name,
+        currentRevision: this.lastApplied?.name,
+      });
+      return admission.retryAt !== undefined ? { retryAt: admission.retryAt } : {};
     }
     return this.apply(target);
   }
@@ -206,6 +237,7 @@ export class Reconciler {
       this.report({
         state: 'Applying',
         message: `applying ${target.name}: ${steps.summary}`,
+        stateRevision: target.name,
         currentRevision: this.lastApplied?.name,
         condition: { status: 'False', reason: 'Applying', message: `applying ${target.name}` },
       }),
@@ -218,6 +250,7 @@ export class Reconciler {
       this.report({
         state: 'Verifying',
         message: `verifying ${target.name}`,
+        stateRevision: target.name,
         currentRevision: this.lastApplied?.name,
       }),
     );
@@ -231,10 +264,12 @@ export class Reconciler {
     await this.report({
       state: 'Done',
       message,
+      stateRevision: target.name,
       currentRevision: target.name,
       condition: { status: 'True', reason: 'Applied', message: `revision ${target.name} applied` },
     });
     await Promise.all([...passing, cleanup]);
+    await this.gate.settle();
     return {};
   }
 
@@ -282,6 +317,7 @@ export class Reconciler {
         await this.report({
           state: 'Applying',
           message: `${run.kind === 'reboot' ? 'rebooting' : 'restarting the agent'} to apply ${target.name}`,
+          stateRevision: target.name,
           currentRevision: this.lastApplied?.name,
         });
         return 'halted';
@@ -371,6 +407,7 @@ export class Reconciler {
     await this.report({
       state: 'Failed',
       message: `revision ${failed.name} failed: ${record.reason}; rolling back to ${last.name}`,
+      stateRevision: failed.name,
       currentRevision: last.name,
       condition: { status: 'False', reason: 'RollingBack', message: `rolling back to ${last.name}` },
     });
@@ -413,6 +450,7 @@ export class Reconciler {
     return {
       state: 'Failed',
       message: `revision ${record.revisionName} failed: ${record.reason}${rolledBack}`,
+      stateRevision: record.revisionName,
       currentRevision: this.lastApplied?.name,
       condition: {
         status: 'False',
@@ -430,14 +468,26 @@ export class Reconciler {
   private async reportIdle(desired: DesiredSnapshot): Promise<void> {
     const annotations = desired.node?.metadata?.annotations ?? {};
     const last = this.lastApplied?.name;
-    if (annotations[STATE_ANNOTATION] === 'Idle' && annotations[CURRENT_REVISION_ANNOTATION] === last) return;
-    await this.report({ state: 'Idle', message: 'no desired revision', currentRevision: last });
+    if (
+      annotations[STATE_ANNOTATION] === 'Idle' &&
+      annotations[CURRENT_REVISION_ANNOTATION] === last &&
+      annotations[STATE_REVISION_ANNOTATION] === undefined
+    )
+      return;
+    await this.report({
+      state: 'Idle',
+      message: 'no desired revision',
+      stateRevision: null,
+      currentRevision: last,
+    });
   }
 
   private async reportUpToDate(desired: DesiredSnapshot, target: RevisionRef): Promise<void> {
     const annotations = desired.node?.metadata?.annotations ?? {};
     const quiet =
-      annotations[STATE_ANNOTATION] === 'Done' && annotations[CURRENT_REVISION_ANNOTATION] === target.name;
+      annotations[STATE_ANNOTATION] === 'Done' &&
+      annotations[CURRENT_REVISION_ANNOTATION] === target.name &&
+      annotations[STATE_REVISION_ANNOTATION] === target.name;
     if (quiet && !this.options.reporter.pending) {
       this.current = { ...this.current, state: 'Done', currentRevision: target.name };
       return;
@@ -445,6 +495,7 @@ export class Reconciler {
     await this.report({
       state: 'Done',
       message: `revision ${target.name} applied`,
+      stateRevision: target.name,
       currentRevision: target.name,
       condition: { status: 'True', reason: 'Applied', message: `revision ${target.name} applied` },
     });
@@ -455,6 +506,7 @@ export class Reconciler {
     await this.report({
       state: 'Failed',
       message,
+      stateRevision: name,
       currentRevision: this.lastApplied?.name,
       condition: { status: 'False', reason, message },
     });

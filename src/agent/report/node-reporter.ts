@@ -10,6 +10,7 @@ import {
   NODE_CONFIG_READY_CONDITION,
   type NodeState,
   STATE_ANNOTATION,
+  STATE_REVISION_ANNOTATION,
 } from '../../api/node-protocol.ts';
 import { resourcePath } from '../../kube/light/api-paths.ts';
 import type { LightKubeClient } from '../../kube/light/light-kube-client.ts';
@@ -28,6 +29,8 @@ export interface StatusReport {
   message: string;
   /** Leave undefined to keep what the Node says. */
   currentRevision?: string;
+  /** The revision the state refers to (written as STATE_REVISION_ANNOTATION); null removes it. */
+  stateRevision: string | null;
   condition?: { status: ConditionStatus; reason: string; message: string };
 }
 
@@ -136,7 +139,7 @@ export class NodeReporter {
   private async writeStatus(report: StatusReport): Promise<void> {
     if (!this.node) throw new Error(`Node ${this.nodeName} not seen yet`);
     const annotations = this.node.metadata?.annotations ?? {};
-    const patch: Record<string, string> = {};
+    const patch: Record<string, string | null> = {};
     if (annotations[STATE_ANNOTATION] !== report.state) patch[STATE_ANNOTATION] = report.state;
     if (annotations[MESSAGE_ANNOTATION] !== report.message) patch[MESSAGE_ANNOTATION] = report.message;
     if (
@@ -144,6 +147,8 @@ export class NodeReporter {
       annotations[CURRENT_REVISION_ANNOTATION] !== report.currentRevision
     )
       patch[CURRENT_REVISION_ANNOTATION] = report.currentRevision;
+    if ((annotations[STATE_REVISION_ANNOTATION] ?? null) !== report.stateRevision)
+      patch[STATE_REVISION_ANNOTATION] = report.stateRevision;
     const path = resourcePath({ apiVersion: 'v1', resource: 'nodes', name: this.nodeName });
     const condition = report.condition ? this.conditionUpdate(report.condition) : undefined;
     const writeCondition = async () => {

@@ -1,0 +1,345 @@
+// The Serial semaphore as one agent uses it: takes a slot Lease of its pool before applying, renews it
+// every leaseDuration/3 while it applies, verifies, or has failed (a failed node keeps its slot, so a
+// bad change stops after `slots` nodes), and releases it once done. Decisions are slot-semaphore.ts;
+// this part talks to the API server. Every take is a create (409: someone else won) or an update
+// checked against the resourceVersion seen (409: the Lease changed since), so a slot never has two
+// holders. The slot Leases are watched only while the agent has a Serial gate.
+
+import { SERIAL_LEASE_NAMESPACE, SERIAL_POOL_LABEL, type SerialGate } from '../../api/node-protocol.ts';
+import { resourcePath } from '../../kube/light/api-paths.ts';
+import { hasStatus } from '../../kube/light/kube-api-error.ts';
+import type { LightKubeClient } from '../../kube/light/light-kube-client.ts';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import { LEASES_PATH, SlotLeaseWatch } from './slot-lease-watch.ts';
+import {
+  decideSlot,
+  holderOf,
+  type ObservedSlot,
+  releasedLease,
+  renewedLease,
+  type SlotLease,
+  SlotObserver,
+  slotIndex,
+  takenLease,
+} from './slot-semaphore.ts';
+
+export interface SerialSlotsOptions {
+  client: LightKubeClient;
+  /** The holder identity: the node's name. */
+  identity: string;
+  clock: Clock;
+  logger: Logger;
+  /** The slot Leases changed (a waiting agent should look again). */
+  onChange(): void;
+  /** Bookmark interval of the Lease watch (tests shorten it). */
+  bookmarkIntervalMs?: number;
+  /** How long acquire() waits for the first list of the slot Leases (default 5 s). */
+  syncTimeoutMs?: number;
+}
+
+export type SlotAnswer =
+  | { held: true; slot: number }
+  | { held: false; holders: string[]; recheckAt: number | undefined; reason?: string };
+
+interface Holding {
+  gate: SerialGate;
+  slot: number;
+  lease: SlotLease;
+}
+
+/** Attempts at a take that lost a race before looking again later. */
+const MAX_TAKE_ATTEMPTS = 3;
+
+export class SerialSlots {
+  private readonly options: SerialSlotsOptions;
+  private readonly observer = new SlotObserver();
+  private watch: SlotLeaseWatch | undefined;
+  private watchedPool: string | undefined;
+  private synced = false;
+  private syncWaiters: (() => void)[] = [];
+  private holding: Holding | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
+  /** Takes, renewals and releases run one at a time. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(options: SerialSlotsOptions) {
+    this.options = options;
+  }
+
+  /** The slot held, if any. */
+  get held(): { pool: string; slot: number } | undefined {
+    return this.holding ? { pool: this.holding.gate.pool, slot: this.holding.slot } : undefined;
+  }
+
+  /** Whether the slot Leases are being watched (tests: an agent without a gate opens no watch). */
+  get watching(): boolean {
+    return this.watch !== undefined;
+  }
+
+  /** Holds a slot of the gate's pool: ours already (adopted after a restart), a free one, or an expired one. */
+  acquire(gate: SerialGate): Promise<SlotAnswer> {
+    return this.serialize(() => this.acquireNow(gate));
+  }
+
+  /** Gives the slot back (done, or nothing to apply) and stops watching. */
+  release(): Promise<void> {
+    return this.serialize(async () => {
+      this.stopRenewing();
+      const holding = this.holding;
+      this.holding = undefined;
+      if (holding) await this.releaseNow(holding);
+      await this.stopWatch();
+    });
+  }
+
+  /** Stops renewing and watching without releasing (agent stop: the next agent re-adopts the slot). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stopRenewing();
+    await this.queue;
+    await this.stopWatch();
+  }
+
+  private serialize<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async acquireNow(gate: SerialGate): Promise<SlotAnswer> {
+    const { clock, identity, logger } = this.options;
+    if (this.holding && this.holding.gate.pool !== gate.pool) {
+      // The node moved to another pool's rollout: the old slot is not needed any more.
+      const previous = this.holding;
+      this.holding = undefined;
+      this.stopRenewing();
+      await this.releaseNow(previous);
+    }
+    if (this.holding) {
+      this.holding.gate = gate;
+      return { held: true, slot: this.holding.slot };
+    }
+    await this.watchPool(gate.pool);
+    if (!this.synced)
+      return { held: false, holders: [], recheckAt: undefined, reason: 'slot Leases not read yet' };
+    for (let attempt = 0; attempt < MAX_TAKE_ATTEMPTS; attempt++) {
+      const decision = decideSlot(gate, identity, this.slotsOf(gate.pool), clock.now());
+      if (decision.kind === 'wait')
+        return { held: false, holders: decision.holders, recheckAt: decision.recheckAt };
+      if (decision.kind === 'held') {
+        // Ours from before a restart: renew at once, which also proves it still is.
+        const renewed = await this.write(decision.slot, renewedLease(decision.lease, clock.now()));
+        if (renewed && holderOf(renewed) === identity) {
+          this.hold({ gate, slot: decision.slot, lease: renewed });
+          logger.info('serial slot re-adopted', { pool: gate.pool, slot: decision.slot });
+          return { held: true, slot: decision.slot };
+        }
+        continue;
+      }
+      const body = takenLease(
+        gate,
+        decision.slot,
+        identity,
+        decision.lease,
+        { [SERIAL_POOL_LABEL]: gate.pool },
+        clock.now(),
+      );
+      body.metadata = { ...body.metadata, namespace: SERIAL_LEASE_NAMESPACE };
+      const taken = decision.lease
+        ? await this.write(decision.slot, body)
+        : await this.create(decision.slot, body);
+      if (taken && holderOf(taken) === identity) {
+        this.hold({ gate, slot: decision.slot, lease: taken });
+        logger.info('serial slot taken', {
+          pool: gate.pool,
+          slot: decision.slot,
+          ...(decision.expiredHolder ? { expiredHolder: decision.expiredHolder } : {}),
+        });
+        return { held: true, slot: decision.slot };
+      }
+    }
+    const decision = decideSlot(gate, identity, this.slotsOf(gate.pool), clock.now());
+    return decision.kind === 'wait'
+      ? { held: false, holders: decision.holders, recheckAt: decision.recheckAt }
+      : { held: false, holders: [], recheckAt: clock.now() + 1000, reason: 'lost a race for a slot' };
+  }
+
+  /** PUT with the resourceVersion of `body`: the updated Lease, or undefined when it changed meanwhile. */
+  private async write(slot: number, body: SlotLease): Promise<SlotLease | undefined> {
+    const name = body.metadata?.name ?? '';
+    try {
+      const updated = await this.options.client.update<SlotLease & { metadata: object }>(
+        this.pathOf(name),
+        body,
+      );
+      this.observe(updated);
+      return updated;
+    } catch (error) {
+      if (hasStatus(error, 409) || hasStatus(error, 404)) {
+        await this.refresh(name);
+        return undefined;
+      }
+      this.options.logger.warn('serial slot write failed', { slot, error: error as Error });
+      throw error;
+    }
+  }
+
+  private async create(slot: number, body: SlotLease): Promise<SlotLease | undefined> {
+    const name = body.metadata?.name ?? '';
+    try {
+      const created = await this.options.client.create<SlotLease & { metadata: object }>(LEASES_PATH, body);
+      this.observe(created);
+      return created;
+    } catch (error) {
+      if (hasStatus(error, 409)) {
+        await this.refresh(name);
+        return undefined;
+      }
+      this.options.logger.warn('serial slot create failed', { slot, error: error as Error });
+      throw error;
+    }
+  }
+
+  /** Reads one Lease again after losing a race (the watch may not have delivered it yet). */
+  private async refresh(name: string): Promise<void> {
+    try {
+      this.observe(await this.options.client.get<SlotLease & { metadata: object }>(this.pathOf(name)));
+    } catch (error) {
+      if (hasStatus(error, 404)) this.observer.forget(name);
+      else throw error;
+    }
+  }
+
+  private hold(holding: Holding): void {
+    this.holding = holding;
+    this.scheduleRenewal();
+  }
+
+  private scheduleRenewal(): void {
+    this.stopRenewing();
+    const holding = this.holding;
+    if (!holding || this.closed) return;
+    const every = (holding.gate.leaseDurationSeconds * 1000) / 3;
+    this.renewTimer = setTimeout(() => {
+      this.renewTimer = undefined;
+      void this.serialize(() => this.renewNow()).finally(() => this.scheduleRenewal());
+    }, every);
+    this.renewTimer.unref?.();
+  }
+
+  private stopRenewing(): void {
+    clearTimeout(this.renewTimer);
+    this.renewTimer = undefined;
+  }
+
+  private async renewNow(): Promise<void> {
+    const holding = this.holding;
+    if (!holding) return;
+    const { clock, identity, logger } = this.options;
+    const name = holding.lease.metadata?.name ?? '';
+    try {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const renewed = await this.write(holding.slot, renewedLease(holding.lease, clock.now()));
+        if (renewed) {
+          holding.lease = renewed;
+          return;
+        }
+        // Changed meanwhile: still ours (someone touched a label, say)? Then renew that version.
+        const current = this.observer.slots.get(name)?.lease;
+        if (!current || holderOf(current) !== identity) break;
+        holding.lease = current;
+      }
+      logger.error('serial slot lost: another node holds it now', {
+        pool: holding.gate.pool,
+        slot: holding.slot,
+      });
+      if (this.holding === holding) this.holding = undefined;
+    } catch (error) {
+      // The API server is away: try again at the next tick; the slot lasts a whole duration.
+      logger.warn('serial slot renewal failed', { slot: holding.slot, error: error as Error });
+    }
+  }
+
+  private async releaseNow(holding: Holding): Promise<void> {
+    const { identity, logger } = this.options;
+    const name = holding.lease.metadata?.name ?? '';
+    try {
+      let lease: SlotLease | undefined = holding.lease;
+      for (let attempt = 0; attempt < 3 && lease && holderOf(lease) === identity; attempt++) {
+        if (await this.write(holding.slot, releasedLease(lease))) {
+          logger.info('serial slot released', { pool: holding.gate.pool, slot: holding.slot });
+          return;
+        }
+        lease = this.observer.slots.get(name)?.lease;
+      }
+    } catch (error) {
+      // It expires by itself after a lease duration.
+      logger.warn('serial slot release failed; it expires instead', {
+        slot: holding.slot,
+        error: error as Error,
+      });
+    }
+  }
+
+  private async watchPool(pool: string): Promise<void> {
+    if (this.watchedPool !== pool) {
+      await this.stopWatch();
+      this.watchedPool = pool;
+      this.watch = new SlotLeaseWatch({
+        client: this.options.client,
+        pool,
+        logger: this.options.logger,
+        ...(this.options.bookmarkIntervalMs !== undefined
+          ? { bookmarkIntervalMs: this.options.bookmarkIntervalMs }
+          : {}),
+        onLease: (lease, deleted) => {
+          if (deleted) this.observer.forget(lease.metadata?.name ?? '');
+          else this.observe(lease as SlotLease);
+          if (this.synced) this.options.onChange();
+        },
+        onSynced: () => {
+          this.synced = true;
+          for (const waiter of this.syncWaiters.splice(0)) waiter();
+          this.options.onChange();
+        },
+      }).start();
+    }
+    if (this.synced) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.options.syncTimeoutMs ?? 5000);
+      this.syncWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private async stopWatch(): Promise<void> {
+    const watch = this.watch;
+    this.watch = undefined;
+    this.watchedPool = undefined;
+    this.synced = false;
+    this.observer.clear();
+    for (const waiter of this.syncWaiters.splice(0)) waiter();
+    await watch?.stop();
+  }
+
+  private observe(lease: SlotLease): void {
+    this.observer.observe(lease, this.options.clock.now());
+  }
+
+  private slotsOf(pool: string): Map<string, ObservedSlot> {
+    return new Map([...this.observer.slots].filter(([name]) => slotIndex(pool, name) !== undefined));
+  }
+
+  private pathOf(name: string): string {
+    return resourcePath({
+      apiVersion: 'coordination.k8s.io/v1',
+      resource: 'leases',
+      namespace: SERIAL_LEASE_NAMESPACE,
+      name,
+    });
+  }
+}

@@ -1,0 +1,189 @@
+// The decisions of the Serial semaphore, pure: a pool has `slots` slot Leases; a node may start
+// applying while it holds one. Which slot to take, whether one of ours exists (after an agent
+// restart), and when a held slot counts as abandoned.
+//
+// Expiry is judged like client-go's leader election: by this agent's own clock, from when it last saw
+// the slot's record change, so clock skew between nodes does not matter. Only at first sight, when
+// nothing was observed yet, the holder's renewTime stands in for the observation (capped at now), so
+// a slot abandoned long ago is not waited for a whole lease duration again. Two holders are never
+// possible whatever is decided here: every take is a create or a resourceVersion-checked update.
+
+import { type SerialGate, serialLeaseName } from '../../api/node-protocol.ts';
+
+export interface SlotLease {
+  metadata?: { name?: string; resourceVersion?: string; [key: string]: unknown };
+  spec?: {
+    holderIdentity?: string | null;
+    leaseDurationSeconds?: number | null;
+    acquireTime?: string | null;
+    renewTime?: string | null;
+    leaseTransitions?: number | null;
+  };
+  [key: string]: unknown;
+}
+
+/** A slot Lease as this agent last saw it, with when (its clock) the record last changed. */
+export interface ObservedSlot {
+  lease: SlotLease;
+  observedAt: number;
+}
+
+export type SlotDecision =
+  /** We hold this slot already (possibly since before a restart): keep and renew it. */
+  | { kind: 'held'; slot: number; lease: SlotLease }
+  /** Take this slot: create the Lease (none yet) or update `lease` (free or expired). */
+  | { kind: 'take'; slot: number; lease: SlotLease | undefined; expiredHolder?: string }
+  /** Every slot is held; look again at `recheckAt` (the earliest expiry) or when a Lease changes. */
+  | { kind: 'wait'; holders: string[]; recheckAt: number | undefined };
+
+/** The slot index of a Lease name of this pool, or undefined. */
+export function slotIndex(pool: string, name: string): number | undefined {
+  const prefix = serialLeaseName(pool, 0).slice(0, -1);
+  if (!name.startsWith(prefix)) return undefined;
+  const rest = name.slice(prefix.length);
+  return /^(0|[1-9][0-9]*)$/.test(rest) ? Number(rest) : undefined;
+}
+
+export function holderOf(lease: SlotLease | undefined): string | undefined {
+  const holder = lease?.spec?.holderIdentity;
+  return typeof holder === 'string' && holder !== '' ? holder : undefined;
+}
+
+/** When (this agent's clock) a held slot counts as abandoned. */
+export function expiresAt(observed: ObservedSlot, gate: SerialGate): number {
+  const seconds = observed.lease.spec?.leaseDurationSeconds ?? gate.leaseDurationSeconds;
+  return observed.observedAt + seconds * 1000;
+}
+
+/**
+ * What `identity` should do, given the pool's slot Leases as observed (by name). Slots at or above
+ * `gate.slots` (the pool shrank) are never taken, but one we hold there is still ours.
+ */
+export function decideSlot(
+  gate: SerialGate,
+  identity: string,
+  observed: ReadonlyMap<string, ObservedSlot>,
+  now: number,
+): SlotDecision {
+  for (const [name, slot] of observed) {
+    const index = slotIndex(gate.pool, name);
+    if (index !== undefined && holderOf(slot.lease) === identity)
+      return { kind: 'held', slot: index, lease: slot.lease };
+  }
+  const holders: string[] = [];
+  let recheckAt: number | undefined;
+  let expired: { slot: number; lease: SlotLease; holder: string } | undefined;
+  for (let slot = 0; slot < gate.slots; slot++) {
+    const seen = observed.get(serialLeaseName(gate.pool, slot));
+    const holder = holderOf(seen?.lease);
+    if (!seen) return { kind: 'take', slot, lease: undefined };
+    if (holder === undefined) return { kind: 'take', slot, lease: seen.lease };
+    const expiry = expiresAt(seen, gate);
+    if (expiry <= now) {
+      expired ??= { slot, lease: seen.lease, holder };
+      continue;
+    }
+    holders.push(holder);
+    recheckAt = recheckAt === undefined ? expiry : Math.min(recheckAt, expiry);
+  }
+  // A free slot is preferred to an expired one: its holder may only be slow.
+  if (expired)
+    return { kind: 'take', slot: expired.slot, lease: expired.lease, expiredHolder: expired.holder };
+  return { kind: 'wait', holders, recheckAt };
+}
+
+/**
+ * Keeps, per slot Lease, when this agent saw its record change (client-go's observedTime). A record is
+ * holder, times and duration: a label edit is no sign of life.
+ */
+export class SlotObserver {
+  private readonly seen = new Map<string, { record: string; observed: ObservedSlot }>();
+
+  /** Records `lease` as seen at `now`; returns the observation. */
+  observe(lease: SlotLease, now: number): ObservedSlot {
+    const name = lease.metadata?.name ?? '';
+    const spec = lease.spec ?? {};
+    const record = JSON.stringify([
+      spec.holderIdentity ?? '',
+      spec.renewTime ?? '',
+      spec.acquireTime ?? '',
+      spec.leaseDurationSeconds ?? 0,
+    ]);
+    const previous = this.seen.get(name);
+    // A watch event older than the answer to our own write says nothing new.
+    if (previous && isOlder(lease, previous.observed.lease)) return previous.observed;
+    let observedAt: number;
+    if (previous && previous.record === record) observedAt = previous.observed.observedAt;
+    else if (previous) observedAt = now;
+    else {
+      const renewed = spec.renewTime ? Date.parse(spec.renewTime) : Number.NaN;
+      observedAt = Number.isNaN(renewed) ? now : Math.min(now, renewed);
+    }
+    const observed = { lease, observedAt };
+    this.seen.set(name, { record, observed });
+    return observed;
+  }
+
+  forget(name: string): void {
+    this.seen.delete(name);
+  }
+
+  clear(): void {
+    this.seen.clear();
+  }
+
+  get slots(): ReadonlyMap<string, ObservedSlot> {
+    return new Map([...this.seen].map(([name, s]) => [name, s.observed]));
+  }
+}
+
+/** Whether `a` is an older version than `b` (resourceVersions compared when both are integers). */
+function isOlder(a: SlotLease, b: SlotLease): boolean {
+  const x = a.metadata?.resourceVersion;
+  const y = b.metadata?.resourceVersion;
+  if (x === undefined || y === undefined || !/^\d+$/.test(x) || !/^\d+$/.test(y)) return false;
+  return BigInt(x) < BigInt(y);
+}
+
+/** metav1.MicroTime: RFC 3339 with microseconds. */
+export function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/Z$/, '000Z');
+}
+
+/** The Lease body that makes `identity` the holder of `slot` (a new Lease, or `previous` taken over). */
+export function takenLease(
+  gate: SerialGate,
+  slot: number,
+  identity: string,
+  previous: SlotLease | undefined,
+  labels: Record<string, string>,
+  now: number,
+): SlotLease {
+  const time = microTime(now);
+  const transitions = previous?.spec?.leaseTransitions ?? 0;
+  return {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    ...previous,
+    metadata: { ...previous?.metadata, name: serialLeaseName(gate.pool, slot), labels },
+    spec: {
+      ...previous?.spec,
+      holderIdentity: identity,
+      leaseDurationSeconds: gate.leaseDurationSeconds,
+      acquireTime: time,
+      renewTime: time,
+      leaseTransitions: previous ? transitions + 1 : 0,
+    },
+  };
+}
+
+/** `lease` renewed at `now` by its holder. */
+export function renewedLease(lease: SlotLease, now: number): SlotLease {
+  return { ...lease, spec: { ...lease.spec, renewTime: microTime(now) } };
+}
+
+/** `lease` with no holder (released). */
+export function releasedLease(lease: SlotLease): SlotLease {
+  const { holderIdentity: _holder, acquireTime: _acquired, renewTime: _renewed, ...spec } = lease.spec ?? {};
+  return { ...lease, spec };
+}
