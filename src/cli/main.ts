@@ -20,5 +20,6 @@ export async function main(argv: string[]): Promise<void> {
   program.addCommand(resumeCommand());
   program.addCommand(rollbackCommand());
   program.addCommand(upgradeCommand());
+  program.addCommand((await import('../up/up-command.ts')).upCommand());
   await program.parseAsync(argv);
 }

@@ -1,0 +1,222 @@
+// The whole system on one machine: the embedded control plane, the rollout controller under its own
+// identity, nodes running the real agent (simulated machines, or systemd-nspawn containers), and the
+// sample pool. Started in dependency order and stopped in reverse (agents, controller, API server),
+// so every component finishes what it was writing before what it writes to goes away.
+
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import pino, { type Logger } from 'pino';
+import { type Logger as AgentLogger, JsonLogger } from '../agent/logger.ts';
+import { ApiServer } from '../apiserver/api-server.ts';
+import { adminKubeconfigPath } from '../apiserver/auth/credentials.ts';
+import { RolloutController } from '../controller/rollout-controller.ts';
+import { KubeClient } from '../kube/kube-client.ts';
+import { loadKubeConfig } from '../kube/kube-config.ts';
+import { LightKubeClient } from '../kube/light/light-kube-client.ts';
+import { writeFileAtomic } from '../util/atomic-write.ts';
+import { applySamplesIfAbsent, type SampleResult } from './samples.ts';
+import { SimulatedNodes } from './simulated-nodes.ts';
+import { StateDirectory } from './state-directory.ts';
+
+/** What runs the nodes: the simulated fleet, or containers (see src/nspawn). */
+export interface NodeSet {
+  readonly names: string[];
+  /** Resolves once every agent has started and done what it had to do at start. */
+  settled(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface NodeSetContext {
+  server: ApiServer;
+  admin: KubeClient;
+  adminLight: LightKubeClient;
+  state: StateDirectory;
+  log: Logger;
+  agentLog: AgentLogger;
+}
+
+export interface LocalClusterOptions {
+  stateDir: string;
+  /** Simulated nodes (ignored when `nodeSet` is given). */
+  nodes: number;
+  /** 0 picks a free port. */
+  port: number;
+  host?: string;
+  logLevel?: string;
+  /** Starts other nodes than the simulated fleet (e.g. containers). */
+  nodeSet?: (context: NodeSetContext) => Promise<NodeSet>;
+  /** Extra names/addresses for the serving certificate. */
+  extraSans?: string[];
+  /** Served at /nodeherd/agent/ for nodeherd-init. */
+  artefactDirectory?: string;
+  /** Told what is happening while the cluster starts. */
+  onStep?: (message: string) => void;
+}
+
+const SAMPLES_RECORD = 'samples.json';
+
+export class LocalCluster {
+  readonly state: StateDirectory;
+  readonly server: ApiServer;
+  readonly admin: KubeClient;
+  readonly nodes: NodeSet;
+  readonly samples: SampleResult[];
+  private readonly adminLight: LightKubeClient;
+  private readonly controller: RolloutController;
+  private readonly log: Logger;
+  private readonly unlock: () => Promise<void>;
+  private stopping: Promise<void> | undefined;
+
+  private constructor(parts: {
+    state: StateDirectory;
+    server: ApiServer;
+    admin: KubeClient;
+    adminLight: LightKubeClient;
+    controller: RolloutController;
+    nodes: NodeSet;
+    samples: SampleResult[];
+    log: Logger;
+    unlock: () => Promise<void>;
+  }) {
+    this.state = parts.state;
+    this.server = parts.server;
+    this.admin = parts.admin;
+    this.adminLight = parts.adminLight;
+    this.controller = parts.controller;
+    this.nodes = parts.nodes;
+    this.samples = parts.samples;
+    this.log = parts.log;
+    this.unlock = parts.unlock;
+  }
+
+  get kubeconfigPath(): string {
+    return adminKubeconfigPath(this.state.apiserver);
+  }
+
+  get url(): string {
+    return this.server.url;
+  }
+
+  static async start(options: LocalClusterOptions): Promise<LocalCluster> {
+    const step = options.onStep ?? (() => {});
+    const state = new StateDirectory(options.stateDir);
+    const host = options.host ?? '127.0.0.1';
+    const unlock = await state.lock();
+    // One log file for every component; agents write through the agent's own small JSON logger.
+    const destination = pino.destination({ dest: state.logFile, append: true, sync: false });
+    const log = pino({ level: options.logLevel ?? 'info' }, destination);
+    const agentLog = new JsonLogger(
+      { level: options.logLevel === 'debug' ? 'debug' : 'info', write: (line) => destination.write(line) },
+      { component: 'agent' },
+    );
+    const started: { stop(): Promise<void> | void }[] = [];
+    try {
+      if (options.port !== 0) await assertPortFree(host, options.port);
+      step('starting the API server');
+      const server = await ApiServer.start({
+        dataDir: state.apiserver,
+        port: options.port,
+        host,
+        logger: log.child({ component: 'apiserver' }),
+        ...(options.extraSans ? { extraSans: options.extraSans } : {}),
+        ...(options.artefactDirectory ? { artefactDirectory: options.artefactDirectory } : {}),
+      }).catch((error: NodeJS.ErrnoException) => {
+        throw error.code === 'EADDRINUSE' ? portTakenError(options.port) : error;
+      });
+      started.push(server);
+      const admin = new KubeClient(loadKubeConfig({ kubeconfig: adminKubeconfigPath(state.apiserver) }), {
+        userAgent: 'nodeherd-up',
+      });
+      const adminLight = LightKubeClient.fromKubeconfig(adminKubeconfigPath(state.apiserver), {
+        userAgent: 'nodeherd-up',
+      });
+      started.push({ stop: () => admin.close() }, { stop: () => adminLight.close() });
+
+      const samples = await applySamples(admin, state);
+      step('starting the rollout controller');
+      await server.issueCredential('controller', undefined, state.controllerKubeconfig);
+      const controller = new RolloutController({
+        kubeConfig: loadKubeConfig({ kubeconfig: state.controllerKubeconfig }),
+        logger: log.child({ component: 'controller' }),
+        identity: 'nodeherd-up',
+      });
+      await controller.start();
+      started.push(controller);
+
+      const context: NodeSetContext = { server, admin, adminLight, state, log, agentLog };
+      const nodes = options.nodeSet
+        ? await options.nodeSet(context)
+        : await startSimulatedNodes(context, options.nodes, step);
+      started.push(nodes);
+      step('waiting for the agents to start');
+      await nodes.settled();
+      return new LocalCluster({ state, server, admin, adminLight, controller, nodes, samples, log, unlock });
+    } catch (error) {
+      for (const part of started.reverse()) await Promise.resolve(part.stop()).catch(() => {});
+      log.flush();
+      await unlock();
+      throw error;
+    }
+  }
+
+  /** Agents first, then the controller, then the API server; safe to call more than once. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      await this.nodes.stop();
+      await this.controller.stop();
+      this.admin.close();
+      this.adminLight.close();
+      await this.server.stop();
+      await new Promise<void>((resolve) => this.log.flush(() => resolve()));
+      await this.unlock();
+    })();
+    return this.stopping;
+  }
+}
+
+async function startSimulatedNodes(
+  context: NodeSetContext,
+  count: number,
+  step: (message: string) => void,
+): Promise<NodeSet> {
+  step(`starting ${count} simulated node${count === 1 ? '' : 's'}`);
+  const log = context.log.child({ component: 'simulator' });
+  return SimulatedNodes.start({
+    ...context,
+    count,
+    logger: context.agentLog,
+    onError: (node, error) => log.warn({ node, err: error }, 'simulated node error'),
+  });
+}
+
+/** The samples, once per state directory (see samples.ts). */
+async function applySamples(admin: KubeClient, state: StateDirectory): Promise<SampleResult[]> {
+  const recordPath = join(state.root, SAMPLES_RECORD);
+  let done: string[] = [];
+  try {
+    done = JSON.parse(await readFile(recordPath, 'utf8')) as string[];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const results = await applySamplesIfAbsent(admin, new Set(done));
+  const keys = [...new Set([...done, ...results.map((r) => r.key)])].sort();
+  await writeFileAtomic(recordPath, `${JSON.stringify(keys)}\n`, { mode: 0o600 });
+  return results;
+}
+
+function portTakenError(port: number): Error {
+  return new Error(
+    `--port ${port}: the port is already in use (another nodeherd up or API server?); stop it or choose another --port (0 picks a free one)`,
+  );
+}
+
+function assertPortFree(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? portTakenError(port) : error),
+    );
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}

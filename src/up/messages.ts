@@ -1,0 +1,57 @@
+// What `nodeherd up` tells the user once the cluster runs: where things are, how to use kubectl with
+// it, and how to start a first rollout. The last line starts with "ready:" (scripts and tests wait
+// for it).
+
+import { relative } from 'node:path';
+import type { LocalCluster } from './local-cluster.ts';
+
+export type NodeKind = 'simulated' | 'container';
+
+/** A path as short as it can be said from here (relative inside the working directory). */
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel !== '' && !rel.startsWith('..') ? rel : path;
+}
+
+export function printIntroduction(out: NodeJS.WritableStream, cluster: LocalCluster, kind: NodeKind): void {
+  const names = cluster.nodes.names;
+  const nodes =
+    names.length <= 3 ? names.join(', ') : `${names[0]} … ${names[names.length - 1]} (${names.length})`;
+  const created = cluster.samples.filter((s) => s.created).map((s) => s.key);
+  const kept = cluster.samples.filter((s) => !s.created).map((s) => s.key);
+  const pool = cluster.samples.find((s) => s.key.startsWith('NodePool/'))?.key.slice('NodePool/'.length);
+  const config = cluster.samples
+    .find((s) => s.key.startsWith('NodeConfig/'))
+    ?.key.slice('NodeConfig/'.length);
+  const lines = [
+    '',
+    `nodeherd up: a local cluster in ${cluster.state.root}`,
+    `  API server   ${cluster.url}`,
+    `  nodes        ${nodes}: ${kind === 'simulated' ? 'simulated machines' : 'systemd-nspawn containers'}, each running the real agent`,
+    `  controller   in this process (identity "controller")`,
+    ...(created.length > 0 ? [`  samples      created ${created.join(', ')} (deploy/samples)`] : []),
+    ...(kept.length > 0 ? [`  samples      kept as they are: ${kept.join(', ')}`] : []),
+    `  logs         ${shown(cluster.state.logFile)}`,
+    '',
+    'Use it with kubectl (in another terminal):',
+    `  export KUBECONFIG=${cluster.kubeconfigPath}`,
+    '  kubectl get nodepools,nodes',
+    ...(config
+      ? [
+          '',
+          'A first rollout: change the sample config (e.g. maxPods) and watch it reach one node after another:',
+          `  kubectl edit nodeconfig ${config}`,
+          `  npm run nodeherd -- status${pool ? ` ${pool}` : ''}`,
+        ]
+      : []),
+    '',
+  ];
+  out.write(`${lines.join('\n')}\n`);
+}
+
+export function printReady(out: NodeJS.WritableStream, cluster: LocalCluster): void {
+  const count = cluster.nodes.names.length;
+  out.write(
+    `ready: ${count} node${count === 1 ? '' : 's'}, API server ${cluster.url}; Ctrl-C stops (a rerun resumes from ${shown(cluster.state.root)})\n`,
+  );
+}

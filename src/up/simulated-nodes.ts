@@ -1,0 +1,151 @@
+// The simulated nodes of `nodeherd up`: a Fleet of N simulated machines (kubelet, Lease, Ready,
+// simulated systemd and apt), each with its own node identity and the real NodeAgent. Unlike the
+// throw-away fleets of the tests, every node keeps its state in the state directory (agent journal
+// and last-applied revision, files, units, kubeconfig), so a second run resumes where the first
+// stopped: nodes keep their revisions and nothing is applied again.
+
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger as AgentLogger } from '../agent/logger.ts';
+import { NodeAgent } from '../agent/node-agent.ts';
+import type { ApiServer } from '../apiserver/api-server.ts';
+import type { KubeClient } from '../kube/kube-client.ts';
+import { isKubeError } from '../kube/kube-error.ts';
+import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
+import { Fleet } from '../sim/fleet.ts';
+import { embeddedNodeIdentities } from '../sim/node-clients.ts';
+import { SIMULATED_LABEL } from '../sim/node-object.ts';
+import type { SimulatedNode } from '../sim/simulated-node.ts';
+import { SimulatedProbes } from '../sim/simulated-probes.ts';
+import { DurableNodeFiles } from './durable-node-files.ts';
+import { DurableNodeSystemd } from './durable-node-systemd.ts';
+import type { StateDirectory } from './state-directory.ts';
+
+export const NODE_NAME_PREFIX = 'sim-';
+const ZONES = ['zone-a', 'zone-b', 'zone-c'];
+
+export function simulatedNodeName(index: number): string {
+  return `${NODE_NAME_PREFIX}${String(index).padStart(4, '0')}`;
+}
+
+export interface SimulatedNodesOptions {
+  server: ApiServer;
+  /** The admin client: watches the simulated Nodes, deletes the ones beyond `count`. */
+  admin: KubeClient;
+  adminLight: LightKubeClient;
+  state: StateDirectory;
+  count: number;
+  logger: AgentLogger;
+  onError?: (node: string, error: Error) => void;
+}
+
+interface DurableParts {
+  files: DurableNodeFiles;
+  systemd: DurableNodeSystemd;
+}
+
+export class SimulatedNodes {
+  readonly fleet: Fleet;
+  private readonly agents = new Map<string, NodeAgent>();
+
+  private constructor(fleet: Fleet) {
+    this.fleet = fleet;
+  }
+
+  static async start(options: SimulatedNodesOptions): Promise<SimulatedNodes> {
+    const { state } = options;
+    await removeNodesBeyond(options.admin, state, options.count);
+    const durable = new Map<string, DurableParts>();
+    let nodes: SimulatedNodes | undefined;
+    const fleet = new Fleet({
+      clientFor: embeddedNodeIdentities(options.server, state.nodes),
+      adminClient: options.adminLight,
+      namePrefix: NODE_NAME_PREFIX,
+      // A kubelet restart shows: NotReady for two seconds, as a real kubelet takes to come back.
+      startupNotReadyMs: 2_000,
+      systemd: { targetDurations: { 'kubelet.service': { restart: 500 } } },
+      onError: (node, error) => options.onError?.(node, error),
+      agent: (context) => {
+        const parts = durable.get(context.nodeName);
+        if (!parts) throw new Error(`node ${context.nodeName} was not prepared`);
+        const agent = new NodeAgent({
+          verifyIntervalMs: 100,
+          nodeName: context.nodeName,
+          client: context.client,
+          stateDir: join(state.node(context.nodeName), 'agent'),
+          executors: { files: parts.files, systemd: parts.systemd, packages: context.packages },
+          host: context.host,
+          probes: new SimulatedProbes({ kubeletRunning: () => context.kubeletRunning() }),
+          logger: options.logger,
+        });
+        nodes?.agents.set(context.nodeName, agent);
+        return agent;
+      },
+    });
+    nodes = new SimulatedNodes(fleet);
+    const created: SimulatedNode[] = [];
+    for (let index = 1; index <= options.count; index++) {
+      const name = simulatedNodeName(index);
+      const node = await fleet.create({ name, roles: ['worker'], zone: ZONES[(index - 1) % ZONES.length]! });
+      const dir = state.node(name);
+      durable.set(name, {
+        files: await DurableNodeFiles.restore(node.files, join(dir, 'files.json')),
+        systemd: await DurableNodeSystemd.restore(node.systemd, join(dir, 'units.json')),
+      });
+      created.push(node);
+    }
+    await fleet.startAll(created);
+    return nodes;
+  }
+
+  get names(): string[] {
+    return this.fleet.names();
+  }
+
+  /**
+   * Resolves once every agent watches its Node and has finished its first reconcile: from then on a
+   * node that had nothing to do has shown it (no apply started).
+   */
+  async settled(timeoutMs = 120_000): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    for (const name of this.names) {
+      for (;;) {
+        const agent = this.agents.get(name);
+        if (agent?.status.synced) {
+          await agent.whenIdle();
+          break;
+        }
+        if (performance.now() > deadline) throw new Error(`the agent of ${name} did not start in time`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }
+
+  /** Stops every agent and kubelet; the Nodes stay (and turn Unknown until the next run). */
+  async stop(): Promise<void> {
+    await this.fleet.close();
+  }
+}
+
+/** Deletes simulated Nodes (and their state) a previous run made beyond `count` (a smaller --nodes). */
+async function removeNodesBeyond(admin: KubeClient, state: StateDirectory, count: number): Promise<void> {
+  const list = await admin.list<{ metadata: { name: string } } & { apiVersion?: string; kind?: string }>(
+    '/api/v1/nodes',
+    { labelSelector: `${SIMULATED_LABEL}=true` },
+  );
+  for (const node of list.items) {
+    const name = node.metadata.name;
+    const index = name.startsWith(NODE_NAME_PREFIX)
+      ? Number(name.slice(NODE_NAME_PREFIX.length))
+      : Number.NaN;
+    if (!Number.isInteger(index) || index <= count) continue;
+    try {
+      await admin.delete(`/api/v1/nodes/${name}`);
+    } catch (error) {
+      if (!isKubeError(error, 404)) throw error;
+    }
+    // A node added again later starts afresh, as a new machine would.
+    await rm(state.node(name), { recursive: true, force: true });
+    await rm(join(state.nodes, `${name}.kubeconfig`), { force: true });
+  }
+}

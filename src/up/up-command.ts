@@ -1,0 +1,130 @@
+// `nodeherd up`: the whole system on one machine in one command. Starts the local cluster, prints how
+// to reach it with kubectl, shows the fleet until Ctrl-C, then stops everything in order. A second
+// Ctrl-C exits at once (everything written so far is durable; the next run resumes).
+
+import { resolve } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import type { ContainerNodes } from '../nspawn/container-nodes.ts';
+import { LocalCluster } from './local-cluster.ts';
+import { printIntroduction, printReady } from './messages.ts';
+import { showFleet } from './show-fleet.ts';
+
+export interface UpOptions {
+  nodes: number;
+  stateDir: string;
+  port: number;
+  view: boolean;
+  nspawn?: number;
+  logLevel: string;
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535)
+    throw new InvalidArgumentError('must be a port number from 0 to 65535');
+  return n;
+}
+
+function nodeCount(max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < 1 || n > max) {
+      throw new InvalidArgumentError(`must be a whole number from 1 to ${max}`);
+    }
+    return n;
+  };
+}
+
+export function upCommand(): Command {
+  return new Command('up')
+    .description(
+      'start a local cluster: the API server, the rollout controller and nodes running the real agent, with a sample pool',
+    )
+    .option('--nodes <n>', 'simulated nodes', nodeCount(1000), 5)
+    .option(
+      '--state-dir <dir>',
+      'where everything is kept between runs (a rerun resumes from it)',
+      '.nodeherd',
+    )
+    .option('--port <port>', 'HTTPS port of the API server on 127.0.0.1 (0 picks a free one)', port, 6443)
+    .option('--no-view', 'print the startup text only, no live view of the fleet')
+    .option(
+      '--nspawn <n>',
+      'real systemd-nspawn containers instead of simulated nodes (root only)',
+      nodeCount(16),
+    )
+    .option(
+      '--log-level <level>',
+      'level of the log file in the state dir (debug, info, warn, error)',
+      'info',
+    )
+    .action(async (opts: UpOptions) => {
+      await runUp(opts);
+    });
+}
+
+export async function runUp(options: UpOptions): Promise<void> {
+  const containers = options.nspawn !== undefined ? await prepareContainers(options.nspawn) : undefined;
+  const stateDir = resolve(options.stateDir);
+  const out = process.stdout;
+  const signals = new ShutdownSignals();
+  let cluster: LocalCluster;
+  try {
+    cluster = await LocalCluster.start({
+      stateDir,
+      nodes: options.nodes,
+      port: options.port,
+      logLevel: options.logLevel,
+      ...(containers ? { nodeSet: containers.nodeSet, artefactDirectory: containers.artefactDirectory } : {}),
+      onStep: (message) => {
+        if (!signals.requested) out.write(`  ${message}…\n`);
+      },
+    });
+  } catch (error) {
+    signals.dispose();
+    throw error;
+  }
+  printIntroduction(out, cluster, options.nspawn !== undefined ? 'container' : 'simulated');
+  printReady(out, cluster);
+  const view = options.view && !signals.requested ? showFleet(cluster.admin, out) : undefined;
+  await signals.first;
+  view?.stop();
+  out.write('\nstopping: agents, controller, API server… (Ctrl-C again to exit at once)\n');
+  await cluster.stop();
+  signals.dispose();
+  out.write(`stopped; \`nodeherd up --state-dir ${options.stateDir}\` resumes\n`);
+}
+
+/** First SIGINT/SIGTERM: stop cleanly. Second: exit at once. */
+class ShutdownSignals {
+  readonly first: Promise<void>;
+  requested = false;
+  private resolveFirst: () => void = () => {};
+  private readonly handler = (signal: NodeJS.Signals) => {
+    if (this.requested) {
+      process.stderr.write(`\n${signal} again: exiting without waiting\n`);
+      process.exit(130);
+    }
+    this.requested = true;
+    this.resolveFirst();
+  };
+
+  constructor() {
+    this.first = new Promise((resolve) => {
+      this.resolveFirst = resolve;
+    });
+    process.on('SIGINT', this.handler);
+    process.on('SIGTERM', this.handler);
+  }
+
+  dispose(): void {
+    process.off('SIGINT', this.handler);
+    process.off('SIGTERM', this.handler);
+  }
+}
+
+// Loaded only for --nspawn: the simulated default never needs the container machinery.
+async function prepareContainers(count: number): Promise<ContainerNodes> {
+  const { prepareContainerNodes } = await import('../nspawn/container-nodes.ts');
+  return prepareContainerNodes(count, (message) => process.stdout.write(`  ${message}…\n`));
+}
