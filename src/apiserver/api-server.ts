@@ -17,6 +17,7 @@ import { ensurePki } from './auth/certificates.ts';
 import { adminKubeconfigPath, ensureCredential } from './auth/credentials.ts';
 import { forbiddenError, unauthorizedError } from './auth/denials.ts';
 import type { Identity, IdentityKind } from './auth/identities.ts';
+import { agentMayUseBoundPod } from './auth/node-bound-pods.ts';
 import { revisionsOfNode, revisionsReferenceSecret } from './auth/referenced-secrets.ts';
 import { TokenStore } from './auth/tokens.ts';
 import { CrdController, crdStrategy } from './controllers/crd-controller.ts';
@@ -325,7 +326,11 @@ export class ApiServer {
       }
       const withBody = parsed !== undefined ? { ...attrs, body: parsed } : attrs;
       const decision = authorize(identity, withBody);
-      if (!decision.allowed && !this.agentMayReadSecret(identity, info)) {
+      if (
+        !decision.allowed &&
+        !this.agentMayReadSecret(identity, info) &&
+        !this.agentMayUseOwnPod(identity, info)
+      ) {
         throw forbiddenError(identity, withBody, decision.reason);
       }
     }
@@ -341,6 +346,15 @@ export class ApiServer {
       info.verb !== 'get' ||
       info.subresource !== undefined
     )
+  /** An agent may get or delete a pod bound to its own Node (see node-bound-pods.ts). */
+  private agentMayUseOwnPod(identity: Identity, info: ResourceRequestInfo): boolean {
+    const pods = this.registry.get('', 'v1', 'pods');
+    return (
+      pods !== undefined &&
+      agentMayUseBoundPod(identity, info, (ns, name) => this.objects.tryGet(pods, ns, name))
+    );
+  }
+
       return false;
     if (info.namespace === undefined || info.name === undefined) return false;
     const nodes = this.registry.get('', 'v1', 'nodes')!;

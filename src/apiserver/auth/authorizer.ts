@@ -206,7 +206,8 @@ function confinedName(attrs: ResourceAttributes): string | undefined {
  * - Events about Node X only, created in namespaces default or nodeherd.
  * - Leases: any in namespace nodeherd (Serial semaphore), and its own heartbeat lease X in
  *   kube-node-lease.
- * - Pods: list/watch only with the field selector spec.nodeName=X.
+ * - Pods: list/watch only with the field selector spec.nodeName=X. Get and delete of a pod bound to X
+ *   are decided by the request pipeline, which can see the stored pod (node-bound-pods.ts).
  */
 function authorizeAgent(identity: Identity, attrs: ResourceAttributes): Decision {
   const node = identity.nodeName;

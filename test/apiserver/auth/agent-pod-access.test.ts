@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { identityFor } from '../../../src/apiserver/auth/identities.ts';
+import { agentMayUseBoundPod, type PodRequest } from '../../../src/apiserver/auth/node-bound-pods.ts';
+import type { KubeObject } from '../../../src/apiserver/storage/types.ts';
+import { hasStatus } from '../../../src/kube/light/kube-api-error.ts';
+import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
+import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
+
+describe('agentMayUseBoundPod', () => {
+  const agent = identityFor('node', 'edge-1');
+  const podOn =
+    (node: string | undefined): (() => KubeObject | undefined) =>
+    () => ({ metadata: { name: 'p' }, spec: { nodeName: node } });
+  const request = (over: Partial<PodRequest> = {}): PodRequest => ({
+    verb: 'get',
+    group: '',
+    resource: 'pods',
+    subresource: undefined,
+    namespace: 'default',
+    name: 'p',
+    ...over,
+  });
+  const table: { name: string; request: PodRequest; pod: () => KubeObject | undefined; allowed: boolean }[] =
+    [
+      { name: 'get of a pod on its node', request: request(), pod: podOn('edge-1'), allowed: true },
+      {
+        name: 'delete of a pod on its node',
+        request: request({ verb: 'delete' }),
+        pod: podOn('edge-1'),
+        allowed: true,
+      },
+      {
+        name: 'a pod that does not exist (404 follows)',
+        request: request(),
+        pod: () => undefined,
+        allowed: true,
+      },
+      {
+        name: 'a pod on another node',
+        request: request({ verb: 'delete' }),
+        pod: podOn('edge-2'),
+        allowed: false,
+      },
+      { name: 'an unscheduled pod', request: request(), pod: podOn(undefined), allowed: false },
+      { name: 'patch', request: request({ verb: 'patch' }), pod: podOn('edge-1'), allowed: false },
+      { name: 'update', request: request({ verb: 'update' }), pod: podOn('edge-1'), allowed: false },
+      {
+        name: 'create',
+        request: request({ verb: 'create', name: undefined }),
+        pod: podOn('edge-1'),
+        allowed: false,
+      },
+      {
+        name: 'deletecollection',
+        request: request({ verb: 'deletecollection', name: undefined }),
+        pod: podOn('edge-1'),
+        allowed: false,
+      },
+      {
+        name: 'pods/status',
+        request: request({ verb: 'get', subresource: 'status' }),
+        pod: podOn('edge-1'),
+        allowed: false,
+      },
+      {
+        name: 'pods/eviction',
+        request: request({ verb: 'create', subresource: 'eviction' }),
+        pod: podOn('edge-1'),
+        allowed: false,
+      },
+      {
+        name: 'a secret of that name',
+        request: request({ resource: 'secrets' }),
+        pod: podOn('edge-1'),
+        allowed: false,
+      },
+      {
+        name: 'pods of another group',
+        request: request({ group: 'metrics.k8s.io' }),
+        pod: podOn('edge-1'),
+        allowed: false,
+      },
+    ];
+  for (const row of table) {
+    test(`${row.allowed ? 'allows' : 'denies'} ${row.name}`, () => {
+      assert.equal(agentMayUseBoundPod(agent, row.request, row.pod), row.allowed);
+    });
+  }
+
+  test('only agents: the controller and admin go through their own rules', () => {
+    assert.equal(agentMayUseBoundPod(identityFor('controller'), request(), podOn('edge-1')), false);
+    assert.equal(agentMayUseBoundPod(identityFor('admin'), request(), podOn('edge-1')), false);
+  });
+
+  test('does not load the pod for requests it cannot allow anyway', () => {
+    let loads = 0;
+    agentMayUseBoundPod(agent, request({ verb: 'patch' }), () => {
+      loads++;
+      return undefined;
+    });
+    assert.equal(loads, 0);
+  });
+});
+
+describe('an agent and the pods of its node, through the API server', () => {
+  let local: LocalApiServer;
+  let admin: LightKubeClient;
+  let agent: LightKubeClient;
+  const pods = '/api/v1/namespaces/default/pods';
+
+  const createPod = (name: string, nodeName?: string) =>
+    admin.create(pods, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name },
+      spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'main', image: 'busybox' }] },
+    });
+
+  async function status(request: () => Promise<unknown>): Promise<number> {
+    try {
+      await request();
+      return 200;
+    } catch (err) {
+      if (hasStatus(err, 403)) return 403;
+      if (hasStatus(err, 404)) return 404;
+      throw err;
+    }
+  }
+
+  before(async () => {
+    local = await startLocalApiServer();
+    admin = LightKubeClient.fromKubeconfig(local.kubeconfigPath);
+    const path = join(local.dataDir, 'edge-1.kubeconfig');
+    await local.server.issueCredential('node', 'edge-1', path);
+    agent = LightKubeClient.fromKubeconfig(path);
+    await createPod('mine-a', 'edge-1');
+    await createPod('mine-b', 'edge-1');
+    await createPod('theirs', 'edge-2');
+    await createPod('pending');
+  });
+  after(async () => {
+    agent?.close();
+    admin?.close();
+    await local?.stop();
+  });
+
+  test('gets and deletes pods bound to its own node', async () => {
+    const pod = await agent.get(`${pods}/mine-a`);
+    assert.equal((pod.spec as { nodeName?: string }).nodeName, 'edge-1');
+    await agent.delete(`${pods}/mine-b`);
+    assert.equal(await status(() => admin.get(`${pods}/mine-b`)), 404);
+  });
+
+  test("is refused another node's pod and an unscheduled one, and the pods survive", async () => {
+    assert.equal(await status(() => agent.get(`${pods}/theirs`)), 403);
+    assert.equal(await status(() => agent.delete(`${pods}/theirs`)), 403);
+    assert.equal(await status(() => agent.delete(`${pods}/pending`)), 403);
+    assert.equal(await status(() => admin.get(`${pods}/theirs`)), 200);
+    assert.equal(await status(() => admin.get(`${pods}/pending`)), 200);
+  });
+
+  test('gets 404 for a pod that does not exist', async () => {
+    assert.equal(await status(() => agent.get(`${pods}/nowhere`)), 404);
+    assert.equal(await status(() => agent.delete(`${pods}/nowhere`)), 404);
+  });
+
+  test('every other pod request stays denied', async () => {
+    assert.equal(
+      await status(() => agent.patch(`${pods}/mine-a`, { metadata: { labels: { x: 'y' } } })),
+      403,
+    );
+    assert.equal(
+      await status(() => agent.patch(`${pods}/mine-a/status`, { status: { phase: 'Failed' } })),
+      403,
+    );
+    assert.equal(await status(() => agent.get(`${pods}/mine-a/status`)), 403);
+    assert.equal(
+      await status(() =>
+        agent.create(pods, {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'new' },
+          spec: { nodeName: 'edge-1' },
+        }),
+      ),
+      403,
+    );
+    assert.equal(await status(() => agent.list(pods)), 403);
+    assert.equal(await status(() => agent.delete(pods)), 403);
+    assert.equal(await status(() => agent.list(pods, { fieldSelector: 'spec.nodeName=edge-2' })), 403);
+    // What it could do before is unchanged.
+    const own = await agent.list('/api/v1/pods', { fieldSelector: 'spec.nodeName=edge-1' });
+    assert.deepEqual(
+      own.items.map((p) => p.metadata?.name),
+      ['mine-a'],
+    );
+    assert.equal(await status(() => agent.get('/api/v1/namespaces/default/secrets/anything')), 403);
+  });
+});
