@@ -1,0 +1,230 @@
+// `nodeherd up` as a user runs it: a child process with a state dir, talked to only through what it
+// prints and the kubeconfig it writes. The sample pool reaches its nodes; Ctrl-C stops everything
+// cleanly; a second run on the same state dir resumes without a new revision or a re-apply.
+
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, test } from 'node:test';
+import {
+  CURRENT_REVISION_ANNOTATION,
+  NODE_CONFIG_READY_CONDITION,
+  STATE_ANNOTATION,
+} from '../../src/api/node-protocol.ts';
+import { KubeClient } from '../../src/kube/kube-client.ts';
+import { loadKubeConfig } from '../../src/kube/kube-config.ts';
+
+const REPO = resolve(import.meta.dirname, '../..');
+const NODE = join(REPO, 'node_modules/.bin/node');
+const GROUP = '/apis/nodeherd.io/v1alpha1';
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function up(args: string[]): Running {
+  const child = spawn(NODE, ['bin/nodeherd.ts', 'up', ...args], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  let text = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.once('exit', (code, signal) => done({ code, signal })),
+  );
+  return { child, output: () => text, exited };
+}
+
+async function waitForLine(
+  running: Running,
+  pattern: RegExp,
+  timeoutMs = 180_000,
+): Promise<RegExpMatchArray> {
+  const deadline = performance.now() + timeoutMs;
+  let exit: { code: number | null } | undefined;
+  void running.exited.then((e) => {
+    exit = e;
+  });
+  for (;;) {
+    const match = running.output().match(pattern);
+    if (match) return match;
+    if (exit) throw new Error(`nodeherd up exited (${exit.code}) before ${pattern}:\n${running.output()}`);
+    if (performance.now() > deadline) throw new Error(`no ${pattern} in time:\n${running.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 120_000,
+): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (performance.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function stopWithCtrlC(running: Running, timeoutMs = 60_000): Promise<number | null> {
+  running.child.kill('SIGINT');
+  let timer: NodeJS.Timeout | undefined;
+  const result = await Promise.race([
+    running.exited,
+    new Promise<'timeout'>((r) => {
+      timer = setTimeout(() => r('timeout'), timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (result === 'timeout') {
+    running.child.kill('SIGKILL');
+    throw new Error(`nodeherd up did not exit within ${timeoutMs} ms of SIGINT:\n${running.output()}`);
+  }
+  return result.code;
+}
+
+interface NodeObject {
+  metadata: { name: string; annotations?: Record<string, string> };
+  status?: { conditions?: { type: string; status: string }[] };
+}
+interface PoolObject {
+  status?: { targetRevision?: string; conditions?: { type: string; status: string }[] };
+}
+
+const condition = (object: NodeObject | PoolObject, type: string) =>
+  object.status?.conditions?.find((c) => c.type === type)?.status;
+
+/** Every node Ready, the pool Complete, and each node Done on the pool's target revision. */
+async function sampleRolledOut(client: KubeClient, nodes: number) {
+  return eventually('the sample pool to be Complete on every node', async () => {
+    const pool = await client.get<PoolObject>(`${GROUP}/nodepools/workers`);
+    const target = pool.status?.targetRevision;
+    if (!target || condition(pool, 'Complete') !== 'True') return undefined;
+    const list = (await client.list<never>('/api/v1/nodes')).items as unknown as NodeObject[];
+    if (list.length !== nodes) return undefined;
+    const done = list.every(
+      (node) =>
+        condition(node, 'Ready') === 'True' &&
+        condition(node, NODE_CONFIG_READY_CONDITION) === 'True' &&
+        node.metadata.annotations?.[CURRENT_REVISION_ANNOTATION] === target &&
+        node.metadata.annotations?.[STATE_ANNOTATION] === 'Done',
+    );
+    return done ? { target, nodes: list } : undefined;
+  });
+}
+
+async function revisions(client: KubeClient): Promise<string[]> {
+  const list = (await client.list<never>(`${GROUP}/nodeconfigrevisions`)).items as unknown as {
+    metadata: { name: string; uid: string };
+  }[];
+  return list.map((r) => `${r.metadata.name}/${r.metadata.uid}`).sort();
+}
+
+async function appliedEvents(client: KubeClient): Promise<number> {
+  const list = (await client.list<never>('/api/v1/events')).items as unknown as {
+    reason: string;
+    count?: number;
+    involvedObject: { kind: string };
+  }[];
+  return list
+    .filter((e) => e.involvedObject.kind === 'Node' && e.reason === 'Applied')
+    .reduce((sum, e) => sum + (e.count ?? 1), 0);
+}
+
+const stateDir = mkdtempSync(join(tmpdir(), 'nodeherd-up-test-'));
+const children: Running[] = [];
+after(() => {
+  for (const running of children) running.child.kill('SIGKILL');
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+test('up: the sample pool reaches 3 nodes, Ctrl-C stops cleanly, a rerun resumes without re-applying', {
+  timeout: 600_000,
+}, async () => {
+  const args = ['--nodes', '3', '--no-view', '--state-dir', stateDir, '--port', '0'];
+  const first = up(args);
+  children.push(first);
+  const ready = await waitForLine(first, /^ready: 3 nodes, API server (https:\/\/127\.0\.0\.1:(\d+))/m);
+  assert.notEqual(Number(ready[2]), 0, 'port 0 picks a free port and prints it');
+  const kubeconfig = join(stateDir, 'apiserver/kubeconfig');
+  assert.match(first.output(), new RegExp(`export KUBECONFIG=${kubeconfig}`));
+  assert.match(first.output(), /kubectl get nodepools,nodes/);
+  assert.match(first.output(), /kubectl edit nodeconfig workers-base/);
+
+  let client = new KubeClient(loadKubeConfig({ kubeconfig }));
+  const before = await sampleRolledOut(client, 3);
+  const revisionsBefore = await revisions(client);
+  assert.equal(revisionsBefore.length, 1);
+  const appliedBefore = await appliedEvents(client);
+  assert.equal(appliedBefore, 3, 'each node applied the sample once');
+  const appliesLogged = (text: string) =>
+    text.split('\n').filter((l) => l.includes('"msg":"applying"')).length;
+  assert.equal(appliesLogged(readFileSync(join(stateDir, 'up.log'), 'utf8')), 3);
+
+  // A second run on the same state dir is refused while the first one holds it.
+  const second = up(['--nodes', '3', '--no-view', '--state-dir', stateDir, '--port', '0']);
+  children.push(second);
+  assert.equal((await second.exited).code, 1);
+  assert.match(second.output(), /--state-dir .* is in use by another nodeherd up \(pid \d+\)/);
+
+  client.close();
+  assert.equal(await stopWithCtrlC(first), 0, first.output());
+  assert.match(first.output(), /stopped; /);
+
+  const rerun = up(args);
+  children.push(rerun);
+  await waitForLine(rerun, /^ready: 3 nodes/m);
+  assert.match(rerun.output(), /samples {6}kept as they are: NodeConfig\/workers-base, NodePool\/workers/);
+  client = new KubeClient(loadKubeConfig({ kubeconfig }));
+  const after = await sampleRolledOut(client, 3);
+  assert.equal(after.target, before.target, 'the pool keeps its revision');
+  assert.deepEqual(await revisions(client), revisionsBefore, 'no NodeConfigRevision was created again');
+  for (const node of after.nodes) {
+    const earlier = before.nodes.find((n) => n.metadata.name === node.metadata.name)!;
+    assert.equal(
+      node.metadata.annotations?.[CURRENT_REVISION_ANNOTATION],
+      earlier.metadata.annotations?.[CURRENT_REVISION_ANNOTATION],
+    );
+  }
+  // The agents have started and finished their first reconcile before "ready": nothing was applied.
+  assert.equal(await appliedEvents(client), appliedBefore, 'no agent applied again');
+  assert.equal(appliesLogged(readFileSync(join(stateDir, 'up.log'), 'utf8')), 3);
+  assert.doesNotMatch(readFileSync(join(stateDir, 'up.log'), 'utf8'), /"msg":"[^"]*drift/i);
+  client.close();
+  assert.equal(await stopWithCtrlC(rerun), 0, rerun.output());
+});
+
+test('up: a port in use is a clear error', { timeout: 60_000 }, async () => {
+  const server: Server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as { port: number }).port;
+  const dir = mkdtempSync(join(tmpdir(), 'nodeherd-up-port-'));
+  try {
+    const running = up(['--no-view', '--state-dir', dir, '--port', String(port)]);
+    children.push(running);
+    assert.equal((await running.exited).code, 1);
+    assert.match(running.output(), new RegExp(`--port ${port}: the port is already in use`));
+  } finally {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
