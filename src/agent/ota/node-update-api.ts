@@ -83,7 +83,9 @@ export class NodeUpdateApi {
 
   /** GET /v1/update: the available revision and what applying it would do. */
   async available(): Promise<UpdateAnswer> {
-    const early = this.precheck(false);
+    const seen = await this.seenNode();
+    if (!seen.ok) return seen.answer;
+    const early = this.precheck(false, seen.value);
     if (!early.ok) return early.answer;
     const inspected = await this.inspect(early.value);
     if (!inspected.ok) return inspected.answer;
@@ -96,7 +98,9 @@ export class NodeUpdateApi {
    * `expected`, when given, must be the revision the caller saw as available.
    */
   async apply(expected?: string): Promise<UpdateAnswer> {
-    const early = this.precheck(true);
+    const seen = await this.seenNode();
+    if (!seen.ok) return seen.answer;
+    const early = this.precheck(true, seen.value);
     if (!early.ok) return early.answer;
     const live = await this.liveNode();
     if (!live.ok) return live.answer;
@@ -135,11 +139,9 @@ export class NodeUpdateApi {
     };
   }
 
-  /** What is available and whether it may be applied, judged from `node` (default: as watched). */
-  private precheck(applying: boolean, node = this.options.node()): Checked<string> {
+  /** What is available and whether it may be applied, judged from `node`. */
+  private precheck(applying: boolean, node: NodeObject): Checked<string> {
     const { nodeName } = this.options;
-    if (!node)
-      return { ok: false, answer: refusal(503, 'ApiServerUnreachable', `Node ${nodeName} not seen yet`) };
     const annotations = node.metadata?.annotations ?? {};
     const available = annotations[AVAILABLE_REVISION_ANNOTATION] || undefined;
     const last = this.options.lastApplied()?.name;
@@ -248,6 +250,12 @@ export class NodeUpdateApi {
         },
       },
     };
+  }
+
+  /** The Node as the agent's watch saw it last, else read now. */
+  private seenNode(): Promise<Checked<NodeObject>> {
+    const node = this.options.node();
+    return node ? Promise.resolve({ ok: true, value: node }) : this.liveNode();
   }
 
   /** The Node read now, with a short timeout: the API server must be there to take the update. */
