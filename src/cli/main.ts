@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import { apiserverCommand } from './apiserver-command.ts';
 import { pauseCommand, resumeCommand } from './pause-command.ts';
+import { planCommand } from './plan/plan-command.ts';
 import { rollbackCommand } from './rollback-command.ts';
 import { statusCommand } from './status/status-command.ts';
 import { tokenCommand } from './token-command.ts';
@@ -16,6 +17,7 @@ export async function main(argv: string[]): Promise<void> {
   program.addCommand(apiserverCommand());
   program.addCommand(tokenCommand());
   program.addCommand(statusCommand());
+  program.addCommand(planCommand());
   program.addCommand(pauseCommand());
   program.addCommand(resumeCommand());
   program.addCommand(rollbackCommand());

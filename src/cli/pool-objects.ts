@@ -29,8 +29,13 @@ export async function listPoolNodes(client: KubeClient, pool: NodePool): Promise
     client.list<NodePool>(PATHS.nodePools),
     client.list<Node>(PATHS.nodes),
   ]);
-  const selectors = pools.items.map((p) => ({ name: p.metadata.name, nodeSelector: p.spec.nodeSelector }));
-  return nodes.items
+  return poolMembers(pool, pools.items, nodes.items);
+}
+
+/** Of `nodes`, those `pool` selects and no other of `pools` does, in name order. */
+export function poolMembers(pool: NodePool, pools: readonly NodePool[], nodes: readonly Node[]): Node[] {
+  const selectors = pools.map((p) => ({ name: p.metadata.name, nodeSelector: p.spec.nodeSelector }));
+  return nodes
     .filter((n) => {
       const selecting = poolsSelecting(n.metadata.labels, selectors);
       return selecting.length === 1 && selecting[0] === pool.metadata.name;

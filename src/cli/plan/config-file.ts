@@ -1,0 +1,116 @@
+// Reads the NodeConfigs of a YAML file (several documents allowed) and validates them as the API
+// server would, reporting each problem as `file:line: field: problem`.
+
+import { readFile } from 'node:fs/promises';
+import { LineCounter, parseAllDocuments } from 'yaml';
+import { API_VERSION } from '../../api/group.ts';
+import { DNS1123_SUBDOMAIN } from '../../api/patterns.ts';
+import type { NodeConfig } from '../../api/types.ts';
+import { validateNodeConfig } from '../../api/validate-node-config.ts';
+import { CliError } from '../cli-error.ts';
+import { lineOfField } from './field-lines.ts';
+
+export interface FileConfig {
+  config: NodeConfig;
+  /** Line of the document's start. */
+  line: number;
+}
+
+export interface ConfigFile {
+  path: string;
+  configs: FileConfig[];
+  /** Documents of other kinds, skipped: "NodePool web (line 20)". */
+  skipped: string[];
+}
+
+/** `Invalid value: "etc/x": must be absolute` → `must be absolute` (the line shows the value). */
+function problemText(message: string): string {
+  const quoted = /^Invalid value: "(?:[^"\\]|\\.)*"(?:\.\.\.)?: /.exec(message);
+  if (quoted) return message.slice(quoted[0].length);
+  const other = /^Invalid value: [^":]*: /.exec(message);
+  return other ? message.slice(other[0].length) : message;
+}
+
+export function parseConfigFile(path: string, text: string): ConfigFile {
+  const lineCounter = new LineCounter();
+  const documents = parseAllDocuments(text, { lineCounter, prettyErrors: false });
+  if (!Array.isArray(documents)) return { path, configs: [], skipped: [] };
+  const problems: string[] = [];
+  const configs: FileConfig[] = [];
+  const skipped: string[] = [];
+  const names = new Map<string, number>();
+  for (const document of documents) {
+    const start = lineCounter.linePos(document.range[0]).line;
+    for (const error of document.errors) {
+      problems.push(
+        `${path}:${lineCounter.linePos(error.pos[0]).line}: invalid YAML: ${error.message.split('\n')[0]}`,
+      );
+    }
+    if (document.errors.length > 0) continue;
+    const value = document.toJS({ maxAliasCount: 100 }) as unknown;
+    if (value === null || value === undefined) continue;
+    const at = (field: string) => `${path}:${lineOfField(document, lineCounter, field) ?? start}`;
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      problems.push(`${path}:${start}: the document is not an object`);
+      continue;
+    }
+    const object = value as Record<string, unknown>;
+    const metadata = (object.metadata ?? {}) as Record<string, unknown>;
+    if (object.kind !== 'NodeConfig') {
+      skipped.push(
+        `${String(object.kind ?? 'a document without kind')} ${String(metadata.name ?? '')} (line ${start})`.replace(
+          '  ',
+          ' ',
+        ),
+      );
+      continue;
+    }
+    if (object.apiVersion !== API_VERSION) {
+      problems.push(`${at('apiVersion')}: apiVersion: must be ${API_VERSION}`);
+    }
+    const name = metadata.name;
+    if (typeof name !== 'string' || name === '') {
+      problems.push(`${at('metadata.name')}: metadata.name: Required value`);
+    } else if (name.length > 253 || !new RegExp(DNS1123_SUBDOMAIN).test(name)) {
+      problems.push(
+        `${at('metadata.name')}: metadata.name: must be a DNS subdomain (lower case alphanumerics, '-' and '.')`,
+      );
+    } else if (names.has(name)) {
+      problems.push(
+        `${at('metadata.name')}: metadata.name: NodeConfig ${name} is already defined on line ${names.get(name)}`,
+      );
+    } else {
+      names.set(name, start);
+    }
+    for (const cause of validateNodeConfig(object)) {
+      problems.push(`${at(cause.field)}: ${cause.field}: ${problemText(cause.message)}`);
+    }
+    configs.push({ config: object as unknown as NodeConfig, line: start });
+  }
+  if (problems.length > 0) throw new CliError(problems.join('\n'));
+  if (configs.length === 0) {
+    throw new CliError(
+      `${path}: no NodeConfig in the file${skipped.length > 0 ? ` (found ${skipped.join(', ')})` : ''}`,
+    );
+  }
+  return { path, configs, skipped };
+}
+
+export async function readConfigFile(path: string): Promise<ConfigFile> {
+  let text: string;
+  try {
+    text = path === '-' ? await readStdin() : await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw new CliError(
+      `cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+    );
+  }
+  return parseConfigFile(path === '-' ? '<stdin>' : path, text);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

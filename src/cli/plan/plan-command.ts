@@ -1,0 +1,160 @@
+// `nodeherd plan -f config.yaml [--pool P] [-o json]`: what applying NodeConfigs would do, pool by
+// pool and node by node, before anything is applied. It only reads from the API server.
+
+import { Command } from 'commander';
+import { matchesLabelSelector } from '../../api/label-selector.ts';
+import type { SecretLookup } from '../../api/render.ts';
+import { selectConfigs } from '../../api/render.ts';
+import type { NodeConfig, NodeConfigRevision, NodePool } from '../../api/types.ts';
+import { PATHS } from '../../controller/api-paths.ts';
+import type { KubeClient } from '../../kube/kube-client.ts';
+import { isKubeError } from '../../kube/kube-error.ts';
+import type { Node, Secret } from '../../kube/types.ts';
+import { CliError } from '../cli-error.ts';
+import { addKubeOptions, type KubeOptions, withClient } from '../kube-options.ts';
+import { addOutputOption, type OutputFormat, terminalWidth, useColor } from '../output-options.ts';
+import { unknownPoolError } from '../pool-lookup.ts';
+import { poolMembers } from '../pool-objects.ts';
+import { readConfigFile } from './config-file.ts';
+import { type PlanReport, renderPlanReport } from './plan-render.ts';
+import { planPool } from './pool-plan.ts';
+
+interface PlanOptions extends KubeOptions {
+  filename: string;
+  pool?: string;
+  output: OutputFormat;
+  color?: boolean;
+}
+
+type SecretRefKey = { namespace: string; name: string; key: string };
+
+function secretRefsOf(configs: readonly NodeConfig[]): SecretRefKey[] {
+  const refs: SecretRefKey[] = [];
+  for (const config of configs) {
+    for (const file of config.spec.files ?? []) {
+      const ref = file.content?.secretRef;
+      if (ref) refs.push({ namespace: ref.namespace, name: ref.name, key: ref.key });
+    }
+  }
+  return refs;
+}
+
+/** Reads the Secrets the configs reference, so the revision hash is the one the controller would make. */
+async function secretLookup(client: KubeClient, configs: readonly NodeConfig[]): Promise<SecretLookup> {
+  const secrets = new Map<string, Secret | undefined>();
+  for (const ref of secretRefsOf(configs)) {
+    const id = `${ref.namespace}/${ref.name}`;
+    if (secrets.has(id)) continue;
+    try {
+      secrets.set(
+        id,
+        await client.get<Secret>(
+          `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/secrets/${encodeURIComponent(ref.name)}`,
+        ),
+      );
+    } catch (error) {
+      if (!isKubeError(error, 404)) throw error;
+      secrets.set(id, undefined);
+    }
+  }
+  return (ref) => {
+    const data = (
+      secrets.get(`${ref.namespace}/${ref.name}`) as { data?: Record<string, string> } | undefined
+    )?.data?.[ref.key];
+    return data === undefined ? undefined : Buffer.from(data, 'base64');
+  };
+}
+
+/** Whether the pool's selection involves a file config: selects it now, or selects its server version. */
+function touches(
+  pool: NodePool,
+  fileConfigs: readonly NodeConfig[],
+  serverConfigs: readonly NodeConfig[],
+): boolean {
+  const server = new Set(selectConfigs(pool, serverConfigs).map((c) => c.metadata.name));
+  return fileConfigs.some(
+    (c) => matchesLabelSelector(pool.spec.configSelector, c.metadata.labels) || server.has(c.metadata.name),
+  );
+}
+
+export function planCommand(): Command {
+  const command = new Command('plan')
+    .description(
+      'preview what applying NodeConfigs would do: the new revision of every pool that selects them and, node by node in rollout order, the action and the file, unit and package changes (writes nothing)',
+    )
+    .requiredOption('-f, --filename <file>', 'YAML file with one or more NodeConfigs (- for stdin)')
+    .option('--pool <name>', 'only this pool');
+  addOutputOption(command);
+  addKubeOptions(command);
+  return command.action(async (opts: PlanOptions) => {
+    const file = await readConfigFile(opts.filename);
+    const fileConfigs = file.configs.map((c) => c.config);
+    const report = await withClient(opts, async (client) => {
+      const [pools, configs, revisions, nodes] = await Promise.all([
+        client.list<NodePool>(PATHS.nodePools),
+        client.list<NodeConfig>(PATHS.nodeConfigs),
+        client.list<NodeConfigRevision>(PATHS.revisions),
+        client.list<Node>(PATHS.nodes),
+      ]);
+      const allPools = [...pools.items].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+      let chosen: NodePool[];
+      if (opts.pool !== undefined) {
+        const pool = allPools.find((p) => p.metadata.name === opts.pool);
+        if (!pool)
+          throw unknownPoolError(
+            opts.pool,
+            allPools.map((p) => p.metadata.name),
+          );
+        if (!touches(pool, fileConfigs, configs.items)) {
+          const selecting = allPools
+            .filter((p) => touches(p, fileConfigs, configs.items))
+            .map((p) => p.metadata.name);
+          throw new CliError(
+            `pool ${opts.pool} selects none of the NodeConfigs in ${file.path} (its configSelector does not match their labels); ${selecting.length > 0 ? `pools that do: ${selecting.join(', ')}` : 'no pool does'}`,
+          );
+        }
+        chosen = [pool];
+      } else {
+        chosen = allPools.filter((p) => touches(p, fileConfigs, configs.items));
+      }
+      const inPools = chosen.flatMap((pool) =>
+        selectConfigs(pool, [
+          ...configs.items.filter((c) => !fileConfigs.some((f) => f.metadata.name === c.metadata.name)),
+          ...fileConfigs,
+        ]),
+      );
+      const secrets = await secretLookup(client, inPools);
+      const result: PlanReport = {
+        file: file.path,
+        configs: file.configs.map((c) => ({ name: c.config.metadata.name, line: c.line })),
+        skipped: file.skipped,
+        pools: chosen.map((pool) =>
+          planPool({
+            pool,
+            configs: configs.items,
+            fileConfigs,
+            revisions: revisions.items.filter((r) => r.spec?.pool === pool.metadata.name),
+            nodes: poolMembers(pool, allPools, nodes.items),
+            secrets,
+          }),
+        ),
+        unaffected:
+          opts.pool === undefined
+            ? allPools.filter((p) => !chosen.includes(p)).map((p) => p.metadata.name)
+            : [],
+      };
+      return result;
+    });
+    process.stdout.write(
+      opts.output === 'json'
+        ? `${JSON.stringify(report, null, 2)}\n`
+        : renderPlanReport(report, { color: useColor(opts), width: terminalWidth() }),
+    );
+    const broken = report.pools.filter((p) => p.problems.length > 0).map((p) => p.pool);
+    if (broken.length > 0) {
+      throw new CliError(
+        `the NodeConfigs would not render for pool${broken.length === 1 ? '' : 's'} ${broken.join(', ')} (see above)`,
+      );
+    }
+  });
+}

@@ -1,0 +1,138 @@
+// `nodeherd plan` as text: per pool the would-be revision, the changes from each current revision,
+// and every node in rollout order with its batch (slot wave, or start offset) and action.
+
+import type { ChangeSet } from '../../plan/types.ts';
+import { type Palette, palette, table, truncate } from '../text-table.ts';
+import type { ChangeGroup, NodeAction, PoolPlan } from './pool-plan.ts';
+
+export interface PlanReport {
+  file: string;
+  configs: { name: string; line: number }[];
+  skipped: string[];
+  pools: PoolPlan[];
+  /** Pools none of whose selection changes (only when no --pool was given). */
+  unaffected: string[];
+}
+
+const MAX_NAMES = 12;
+
+function names(list: readonly string[]): string {
+  return list.length > MAX_NAMES
+    ? `${list.slice(0, MAX_NAMES).join(', ')} and ${list.length - MAX_NAMES} more`
+    : list.join(', ');
+}
+
+function revisionText(name: string | undefined, number: number | undefined): string {
+  if (!name) return 'no revision';
+  return number !== undefined ? `revision ${number} (${name})` : name;
+}
+
+function actionColour(p: Palette, action: NodeAction): (text: string) => string {
+  if (action === 'reboot' || action === 'drain') return p.red;
+  if (action === 'restart') return p.yellow;
+  return (text) => text;
+}
+
+function changeLines(group: ChangeGroup): string[] {
+  const lines: string[] = [];
+  const kinds: [string, ChangeSet][] = [
+    ['files', group.changes.files],
+    ['units', group.changes.units],
+    ['packages', group.changes.packages],
+    ['repositories', group.changes.repositories],
+  ];
+  for (const [kind, set] of kinds) {
+    for (const verb of ['added', 'changed', 'removed'] as const) {
+      if (set[verb].length > 0) lines.push(`      ${kind} ${verb}: ${names(set[verb])}`);
+    }
+  }
+  for (const note of group.notes) lines.push(`      note: ${note}`);
+  return lines;
+}
+
+function poolLines(plan: PoolPlan, p: Palette): string[] {
+  const lines = [
+    `${p.bold(`pool ${plan.pool}`)}  ${plan.strategy}${plan.paused ? `  ${p.yellow('PAUSED')}` : ''}`,
+  ];
+  for (const c of plan.configChanges) {
+    const what = {
+      added: 'added to the pool',
+      replaced: 'replaces the version on the server',
+      removed: 'leaves the pool (its new labels no longer match the configSelector)',
+      'not selected': 'not selected by this pool',
+    }[c.change];
+    lines.push(`  NodeConfig ${c.name}: ${what}`);
+  }
+  if (plan.problems.length > 0) {
+    lines.push(`  ${p.red('the pool would not render, so no node would get anything:')}`);
+    for (const problem of plan.problems) lines.push(`    ${problem}`);
+    return lines;
+  }
+  for (const warning of plan.warnings) lines.push(`  ${p.yellow('warning')}: ${warning}`);
+  const revision = plan.revision!;
+  if (plan.unchanged) {
+    lines.push(
+      `  no change: the target ${revisionText(plan.target?.name, plan.target?.number)} already has exactly this configuration`,
+    );
+    return lines;
+  }
+  lines.push(
+    `  new ${revisionText(revision.name, revision.number)}${revision.existing ? ' (exists already: re-used)' : ''} from NodeConfigs ${plan.sources.join(', ')}; current target: ${revisionText(plan.target?.name, plan.target?.number)}`,
+  );
+  if (plan.groups.length > 0) lines.push('  changes:');
+  for (const group of plan.groups) {
+    const from = group.from
+      ? `from ${revisionText(group.from, group.fromNumber)}${group.fromMissing ? ' (not found: planned as a fresh install)' : ''}`
+      : 'on nodes without a revision';
+    lines.push(
+      `    ${from}, ${group.nodes} node${group.nodes === 1 ? '' : 's'}: ${actionColour(p, group.action)(group.action)} — ${group.summary}`,
+    );
+    lines.push(...changeLines(group));
+  }
+  for (const note of plan.strategyNotes) lines.push(`  ${note}`);
+
+  const onUpgrade = plan.strategy === 'OnDelete' || plan.strategy === 'OTA';
+  const header = ['NODE', 'ZONE', 'FROM', onUpgrade ? 'ACTION WHEN UPDATED' : 'ACTION'];
+  if (plan.strategy === 'RollingUpdate' || plan.strategy === 'Serial')
+    header.unshift(plan.strategy === 'Serial' ? 'WAVE' : 'BATCH');
+  if (plan.strategy === 'Spread') header.unshift('START');
+  const rows = [header];
+  const labels = new Map(
+    plan.batches.map((b) => [b.index, b.label ? `${b.index} ${b.label}` : String(b.index)]),
+  );
+  const ordered = [...plan.nodes].sort(
+    (a, b) => (a.batch ?? Number.MAX_SAFE_INTEGER) - (b.batch ?? Number.MAX_SAFE_INTEGER),
+  );
+  const aside: string[] = [];
+  for (const step of plan.strategy === 'RollingUpdate' || plan.strategy === 'Serial' ? ordered : plan.nodes) {
+    if (step.note) {
+      aside.push(`${step.name} (${step.note})`);
+      continue;
+    }
+    const row = [step.name, step.zone || '-', step.from ?? '-', actionColour(p, step.action)(step.action)];
+    if (plan.strategy === 'RollingUpdate' || plan.strategy === 'Serial')
+      row.unshift(labels.get(step.batch ?? 0) ?? '-');
+    if (plan.strategy === 'Spread')
+      row.unshift(step.offsetSeconds !== undefined ? `+${step.offsetSeconds}s` : '-');
+    rows.push(row);
+  }
+  if (rows.length > 1) lines.push(...table(rows, '  '));
+  else if (plan.nodes.length === 0) lines.push('  the pool has no nodes');
+  if (aside.length > 0) lines.push(`  not in the batches: ${names(aside)}`);
+  return lines;
+}
+
+export function renderPlanReport(report: PlanReport, options: { color: boolean; width: number }): string {
+  const p = palette(options.color);
+  const lines: string[] = [];
+  lines.push(
+    `${report.file}: ${report.configs.map((c) => `NodeConfig ${c.name} (line ${c.line})`).join(', ')}${report.skipped.length > 0 ? `; skipped ${report.skipped.join(', ')}` : ''}`,
+  );
+  if (report.pools.length === 0) {
+    lines.push('no NodePool selects these NodeConfigs: applying them changes no node');
+  }
+  for (const plan of report.pools) lines.push('', ...poolLines(plan, p));
+  if (report.unaffected.length > 0) lines.push('', `unaffected pools: ${report.unaffected.join(', ')}`);
+  lines.push('', p.dim('nothing was written: this is a preview'));
+  return `${lines.map((l) => (options.width > 0 ? truncate(l, options.width) : l)).join('\n')}\n`;
+}
