@@ -92,6 +92,8 @@ export class LeaseHistory {
 export class NodeStateHistory {
   readonly states = new Map<string, string>();
   readonly messages: { node: string; state: string; message: string }[] = [];
+  /** Nodes seen Applying or Verifying at least once. */
+  readonly everApplying = new Set<string>();
   maxApplying = 0;
   private handle: WatchHandle | undefined;
 
@@ -108,6 +110,7 @@ export class NodeStateHistory {
           const annotations = event.object.metadata?.annotations ?? {};
           const state = annotations[STATE_ANNOTATION] ?? '';
           history.states.set(name, state);
+          if (state === 'Applying' || state === 'Verifying') history.everApplying.add(name);
           history.messages.push({ node: name, state, message: annotations['nodeherd.io/message'] ?? '' });
           const applying = [...history.states.values()].filter((s) => s === 'Applying' || s === 'Verifying');
           history.maxApplying = Math.max(history.maxApplying, applying.length);
