@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { CliCluster, fileConfig } from './support/cli-cluster.ts';
+import { CliCluster, fileConfig, REPO_ROOT } from './support/cli-cluster.ts';
 
 let cluster: CliCluster;
 let v1: string;
@@ -93,4 +94,52 @@ test('status of an unknown pool fails in one line that lists the known pools', a
   const result = await cluster.cli(['status', 'nope']);
   assert.equal(result.code, 1);
   assert.equal(result.stderr, 'error: no NodePool named "nope"; known pools: edge, web\n');
+});
+
+test('status --watch redraws when a node changes (NDJSON frames in a pipe) and ends cleanly on SIGINT', async () => {
+  const child = spawn(
+    process.execPath,
+    [
+      'bin/nodeherd.ts',
+      'status',
+      'web',
+      '--watch',
+      '-o',
+      'json',
+      '--interval',
+      '200',
+      '--kubeconfig',
+      cluster.kubeconfig,
+    ],
+    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const frames: { pools: { counts: { updated: number } }[] }[] = [];
+  let buffered = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) if (line.trim()) frames.push(JSON.parse(line));
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const waitFor = async (what: string, ok: () => boolean) => {
+    const deadline = Date.now() + 60_000;
+    while (!ok()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; stderr: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  try {
+    await waitFor('the first frame', () => frames.length > 0);
+    assert.equal(frames[0]!.pools[0]!.counts.updated, 2);
+    await cluster.createNode({ name: 'web-6', labels: { role: 'web' }, current: v2, state: 'Done' });
+    await waitFor('a frame with the new node', () => frames.some((f) => f.pools[0]!.counts.updated === 3));
+  } finally {
+    child.kill('SIGINT');
+  }
+  assert.equal(await exited, 0, stderr);
 });
