@@ -17,6 +17,7 @@ import { AgentHttpServer } from '../src/agent/http/agent-http-server.ts';
 import { JsonLogger, type Logger } from '../src/agent/logger.ts';
 import { NodeAgent } from '../src/agent/node-agent.ts';
 import { mountNodeUpdateApi } from '../src/agent/ota/node-update-routes.ts';
+import { PodUpdatesApi } from '../src/agent/ota/pod-updates-api.ts';
 import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
 
 /** How long the agent waits to be killed by a reboot it asked for. */
@@ -87,6 +88,7 @@ async function main(config: AgentConfig): Promise<void> {
   // The node's local APIs beside /healthz and /metrics; each mounts its own routes.
   const localApis: ((server: AgentHttpServer) => void)[] = [
     (server) => mountNodeUpdateApi(server, agent.updates),
+    (server) => new PodUpdatesApi({ client, nodeName: config.nodeName }).register(server),
   ];
   if (http) for (const mount of localApis) mount(http);
   let stopping = false;

@@ -16,6 +16,7 @@ import { WorkQueue } from '../kube/work-queue.ts';
 import { PATHS } from './api-paths.ts';
 import { ConfigReconciler } from './config-reconciler.ts';
 import type { ControllerContext, Informers } from './controller-context.ts';
+import { DaemonSetUpdater } from './daemonsets/daemonset-updater.ts';
 import { DecisionExecutor } from './decision-executor.ts';
 import { DisruptionPlanner } from './disruption-planner.ts';
 import { NodeDrainer } from './drain/node-drainer.ts';
@@ -62,6 +63,7 @@ export class RolloutController {
   private readonly configs: ConfigReconciler;
   private readonly renderer: PoolRenderer;
   private readonly health = new NodeHealthTracker();
+  private readonly daemonSets: DaemonSetUpdater;
   private readonly now: () => number;
   private workers: Promise<void>[] = [];
   private running = false;
@@ -153,6 +155,16 @@ export class RolloutController {
     this.nodes = new NodeReconciler(ctx, executor);
     this.configs = new ConfigReconciler(ctx);
     this.wire(podIndex);
+    // DaemonSet update strategies (daemonsets/): their own queue and workers, the Node and Pod caches shared.
+    const { nodes, pods } = this.informers;
+    this.daemonSets = new DaemonSetUpdater({
+      client: this.client,
+      recorder: this.recorder,
+      nodes,
+      pods,
+      logger: this.logger,
+      now: this.now,
+    });
   }
 
   /** Caches synced and workers running. */
@@ -166,6 +178,9 @@ export class RolloutController {
     this.running = true;
     const all = Object.values(this.informers) as Informer<never>[];
     for (const informer of all) informer.start();
+    this.daemonSets
+      .start()
+      .catch((err) => this.logger.debug({ err }, 'DaemonSet updater stopped before it started'));
     await Promise.all(all.map((i) => i.waitForSync()));
     if (!this.running) return;
     this.synced = true;
@@ -183,6 +198,7 @@ export class RolloutController {
 
   /** Stops taking work, lets reconciles in flight finish, stops drains and watches. */
   async stop(): Promise<void> {
+    await this.daemonSets.stop();
     if (!this.running && !this.synced) {
       await Promise.all((Object.values(this.informers) as Informer<never>[]).map((i) => i.stop()));
       return;
