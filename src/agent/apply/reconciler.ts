@@ -33,6 +33,7 @@ import type { RollbackPolicy } from './pool-rollback-policy.ts';
 import { recoveryBase } from './recovery-base.ts';
 import { RestartMarkerStore } from './restart-marker.ts';
 import { configOf, type RevisionRef, revisionRef, sameRevision } from './revision-ref.ts';
+import { restartAfterRollback, unitsRestartedBy } from './rollback-restarts.ts';
 import { sweepTemporaryFiles } from './temporary-file-sweep.ts';
 import { verifyConfig } from './verify.ts';
 
@@ -411,7 +412,9 @@ export class Reconciler {
       currentRevision: last.name,
       condition: { status: 'False', reason: 'RollingBack', message: `rolling back to ${last.name}` },
     });
-    const { plan: steps, recovering } = this.planTo(last);
+    const { plan: restore, recovering } = this.planTo(last);
+    // planTo(failed) is the failed apply's own plan (it is the one unfinished revision left out).
+    const steps = restartAfterRollback(restore, unitsRestartedBy(this.planTo(failed).plan));
     logger.warn('rolling back', { from: failed.name, to: last.name, summary: steps.summary });
     const run = await this.execute(steps, last, recovering);
     if (run === 'halted') return {};
