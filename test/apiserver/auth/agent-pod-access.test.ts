@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { authorize, type ResourceAttributes } from '../../../src/apiserver/auth/authorizer.ts';
 import { identityFor } from '../../../src/apiserver/auth/identities.ts';
 import { agentMayUseBoundPod, type PodRequest } from '../../../src/apiserver/auth/node-bound-pods.ts';
 import type { KubeObject } from '../../../src/apiserver/storage/types.ts';
@@ -198,4 +199,51 @@ describe('an agent and the pods of its node, through the API server', () => {
     );
     assert.equal(await status(() => agent.get('/api/v1/namespaces/default/secrets/anything')), 403);
   });
+});
+
+describe('the controller identity has what the DaemonSet updater needs, and no more of it', () => {
+  const controller = identityFor('controller');
+  const rights: { attrs: ResourceAttributes; allowed: boolean }[] = [
+    { attrs: { verb: 'list', group: 'apps', resource: 'daemonsets' }, allowed: true },
+    { attrs: { verb: 'watch', group: 'apps', resource: 'daemonsets' }, allowed: true },
+    { attrs: { verb: 'list', group: 'apps', resource: 'controllerrevisions' }, allowed: true },
+    { attrs: { verb: 'watch', group: 'apps', resource: 'controllerrevisions' }, allowed: true },
+    { attrs: { verb: 'watch', group: '', resource: 'pods' }, allowed: true },
+    {
+      attrs: { verb: 'delete', group: '', resource: 'pods', namespace: 'default', name: 'p' },
+      allowed: true,
+    },
+    {
+      attrs: {
+        verb: 'patch',
+        group: '',
+        resource: 'pods',
+        subresource: 'status',
+        namespace: 'default',
+        name: 'p',
+      },
+      allowed: true,
+    },
+    { attrs: { verb: 'create', group: '', resource: 'events', namespace: 'default' }, allowed: true },
+    {
+      attrs: { verb: 'patch', group: '', resource: 'events', namespace: 'default', name: 'e' },
+      allowed: true,
+    },
+    // It never creates pods or ControllerRevisions: the DaemonSet controller does.
+    { attrs: { verb: 'create', group: '', resource: 'pods', namespace: 'default' }, allowed: false },
+    {
+      attrs: { verb: 'create', group: 'apps', resource: 'controllerrevisions', namespace: 'default' },
+      allowed: false,
+    },
+    {
+      attrs: { verb: 'delete', group: 'apps', resource: 'daemonsets', namespace: 'default', name: 'd' },
+      allowed: false,
+    },
+  ];
+  for (const { attrs, allowed } of rights) {
+    const what = `${attrs.verb} ${attrs.group || 'core'}/${attrs.resource}${attrs.subresource ? `/${attrs.subresource}` : ''}`;
+    test(`${allowed ? 'may' : 'may not'} ${what}`, () => {
+      assert.equal(authorize(controller, attrs).allowed, allowed);
+    });
+  }
 });
