@@ -4,11 +4,13 @@
 import { readFile } from 'node:fs/promises';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import { API_VERSION } from '../../api/group.ts';
+import { nodeConfigSpecSchema } from '../../api/node-config-schema.ts';
 import { DNS1123_SUBDOMAIN } from '../../api/patterns.ts';
 import type { NodeConfig } from '../../api/types.ts';
 import { validateNodeConfig } from '../../api/validate-node-config.ts';
 import { CliError } from '../cli-error.ts';
 import { lineOfField } from './field-lines.ts';
+import { unknownFields } from './unknown-fields.ts';
 
 export interface FileConfig {
   config: NodeConfig;
@@ -21,6 +23,8 @@ export interface ConfigFile {
   configs: FileConfig[];
   /** Documents of other kinds, skipped: "NodePool web (line 20)". */
   skipped: string[];
+  /** `file:line: field: problem` for what is legal but surely unintended (unknown fields). */
+  warnings: string[];
 }
 
 /** `Invalid value: "etc/x": must be absolute` → `must be absolute` (the line shows the value). */
@@ -34,13 +38,14 @@ function problemText(message: string): string {
 export function parseConfigFile(path: string, text: string): ConfigFile {
   const lineCounter = new LineCounter();
   const documents = parseAllDocuments(text, { lineCounter, prettyErrors: false });
-  if (!Array.isArray(documents)) return { path, configs: [], skipped: [] };
   const problems: string[] = [];
   const configs: FileConfig[] = [];
   const skipped: string[] = [];
+  const warnings: string[] = [];
   const names = new Map<string, number>();
   for (const document of documents) {
-    const start = lineCounter.linePos(document.range[0]).line;
+    // The first line of content, not the `---` before it.
+    const start = lineCounter.linePos(document.contents?.range?.[0] ?? document.range[0]).line;
     for (const error of document.errors) {
       problems.push(
         `${path}:${lineCounter.linePos(error.pos[0]).line}: invalid YAML: ${error.message.split('\n')[0]}`,
@@ -85,6 +90,9 @@ export function parseConfigFile(path: string, text: string): ConfigFile {
     for (const cause of validateNodeConfig(object)) {
       problems.push(`${at(cause.field)}: ${cause.field}: ${problemText(cause.message)}`);
     }
+    for (const field of unknownFields(nodeConfigSpecSchema.json, object.spec, 'spec')) {
+      warnings.push(`${at(field)}: ${field}: unknown field: the API server drops it`);
+    }
     configs.push({ config: object as unknown as NodeConfig, line: start });
   }
   if (problems.length > 0) throw new CliError(problems.join('\n'));
@@ -93,7 +101,7 @@ export function parseConfigFile(path: string, text: string): ConfigFile {
       `${path}: no NodeConfig in the file${skipped.length > 0 ? ` (found ${skipped.join(', ')})` : ''}`,
     );
   }
-  return { path, configs, skipped };
+  return { path, configs, skipped, warnings };
 }
 
 export async function readConfigFile(path: string): Promise<ConfigFile> {

@@ -128,6 +128,7 @@ export function planCommand(): Command {
         file: file.path,
         configs: file.configs.map((c) => ({ name: c.config.metadata.name, line: c.line })),
         skipped: file.skipped,
+        warnings: file.warnings,
         pools: chosen.map((pool) =>
           planPool({
             pool,

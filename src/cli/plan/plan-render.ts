@@ -9,6 +9,8 @@ export interface PlanReport {
   file: string;
   configs: { name: string; line: number }[];
   skipped: string[];
+  /** Problems of the file that do not stop the plan (unknown fields). */
+  warnings: string[];
   pools: PoolPlan[];
   /** Pools none of whose selection changes (only when no --pool was given). */
   unaffected: string[];
@@ -128,6 +130,7 @@ export function renderPlanReport(report: PlanReport, options: { color: boolean; 
   lines.push(
     `${report.file}: ${report.configs.map((c) => `NodeConfig ${c.name} (line ${c.line})`).join(', ')}${report.skipped.length > 0 ? `; skipped ${report.skipped.join(', ')}` : ''}`,
   );
+  for (const warning of report.warnings) lines.push(`${p.yellow('warning')}: ${warning}`);
   if (report.pools.length === 0) {
     lines.push('no NodePool selects these NodeConfigs: applying them changes no node');
   }
