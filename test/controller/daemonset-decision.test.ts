@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { daemonSetManagement } from '../../src/controller/daemonsets/daemonset-strategy.ts';
-import type { DaemonSet } from '../../src/controller/daemonsets/daemonset-types.ts';
+import {
+  currentRevisionOf,
+  type DaemonPod,
+  type DaemonSet,
+  isPodAvailable,
+  msUntilAvailable,
+} from '../../src/controller/daemonsets/daemonset-types.ts';
 import {
   type DaemonSlot,
   decideDaemonSetUpdate,
@@ -231,4 +237,51 @@ describe('which DaemonSets nodeherd manages', () => {
       if (row.detail) assert.match(m.kind === 'ignored' ? m.reason : '', row.detail);
     });
   }
+});
+
+describe('pod availability and the current revision', () => {
+  const NOW = Date.parse('2026-01-01T00:01:00Z');
+  const pod = (ready: 'True' | 'False', since: string, deleting = false): DaemonPod => ({
+    metadata: { name: 'p', ...(deleting ? { deletionTimestamp: '2026-01-01T00:00:59Z' } : {}) },
+    status: { conditions: [{ type: 'Ready', status: ready, lastTransitionTime: since }] },
+  });
+  const table: { name: string; pod: DaemonPod; minReady: number; available: boolean; wait?: number }[] = [
+    { name: 'Ready', pod: pod('True', '2026-01-01T00:00:00Z'), minReady: 0, available: true },
+    { name: 'not Ready', pod: pod('False', '2026-01-01T00:00:00Z'), minReady: 0, available: false },
+    { name: 'being deleted', pod: pod('True', '2026-01-01T00:00:00Z', true), minReady: 0, available: false },
+    { name: 'Ready long enough', pod: pod('True', '2026-01-01T00:00:00Z'), minReady: 30, available: true },
+    {
+      name: 'Ready for 50 s of 90',
+      pod: pod('True', '2026-01-01T00:00:10Z'),
+      minReady: 90,
+      available: false,
+      wait: 40_000,
+    },
+  ];
+  for (const row of table) {
+    test(`${row.name} (minReadySeconds ${row.minReady})`, () => {
+      assert.equal(isPodAvailable(row.pod, row.minReady, NOW), row.available);
+      assert.equal(msUntilAvailable(row.pod, row.minReady, NOW), row.wait);
+    });
+  }
+
+  test('the current revision is the highest one the DaemonSet controls, by uid', () => {
+    const ds: DaemonSet = { metadata: { name: 'ds', namespace: 'default', uid: 'u1' } };
+    const owned = (name: string, revision: number, uid = 'u1') => ({
+      metadata: {
+        name,
+        namespace: 'default',
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid, controller: true }],
+      },
+      revision,
+    });
+    const current = currentRevisionOf(ds, [
+      owned('ds-a', 1),
+      owned('ds-c', 3),
+      owned('ds-b', 2),
+      owned('ds-old-owner', 9, 'u0'),
+    ]);
+    assert.equal(current?.metadata.name, 'ds-c');
+    assert.equal(currentRevisionOf(ds, []), undefined);
+  });
 });

@@ -23,6 +23,7 @@ import {
   type DaemonSet,
   isControlledBy,
   isPodAvailable,
+  msUntilAvailable,
   revisionHashOf,
 } from './daemonset-types.ts';
 import { type DaemonSlot, decideDaemonSetUpdate } from './decide-daemonset-update.ts';
@@ -153,9 +154,8 @@ export class DaemonSetReconciler {
       const slot: DaemonSlot = { node: node.metadata.name, nodeReady: isNodeReady(node) };
       if (pod) {
         const available = isPodAvailable(pod, minReadySeconds, now);
-        if (!available && minReadySeconds > 0 && isPodAvailable(pod, 0, now)) {
-          requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, minReadySeconds * 1000);
-        }
+        const wait = msUntilAvailable(pod, minReadySeconds, now);
+        if (wait !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? wait, wait);
         slot.pod = {
           namespace: pod.metadata.namespace ?? '',
           name: pod.metadata.name,

@@ -102,3 +102,12 @@ export function isPodAvailable(pod: DaemonPod, minReadySeconds = 0, now = Date.n
   const since = Date.parse(ready.lastTransitionTime ?? '');
   return Number.isNaN(since) || since + minReadySeconds * 1000 <= now;
 }
+
+/** For a Ready pod still inside minReadySeconds: how long until it counts as available. */
+export function msUntilAvailable(pod: DaemonPod, minReadySeconds: number, now: number): number | undefined {
+  if (minReadySeconds <= 0 || !isPodAvailable(pod, 0, now) || isPodAvailable(pod, minReadySeconds, now)) {
+    return undefined;
+  }
+  const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
+  return Date.parse(ready?.lastTransitionTime ?? '') + minReadySeconds * 1000 - now;
+}
