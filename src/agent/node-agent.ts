@@ -189,7 +189,11 @@ export class NodeAgent {
   /** For /healthz: unhealthy while the agent cannot use its own state (disk full, permissions). */
   health(): { healthy: boolean; body: unknown } {
     const status = this.status;
-    return { healthy: status.lastError === undefined, body: { node: this.nodeName, ...status } };
+    const slot = this.serialSlots.held;
+    return {
+      healthy: status.lastError === undefined,
+      body: { node: this.nodeName, ...status, ...(slot ? { serialSlot: slot } : {}) },
+    };
   }
 
   /** Metrics text for /metrics. */

@@ -33,7 +33,7 @@ export type SlotDecision =
   | { kind: 'held'; slot: number; lease: SlotLease }
   /** Take this slot: create the Lease (none yet) or update `lease` (free or expired). */
   | { kind: 'take'; slot: number; lease: SlotLease | undefined; expiredHolder?: string }
-  /** Every slot is held; look again at `recheckAt` (the earliest expiry) or when a Lease changes. */
+  /** Every slot is held (holders sorted); look again at `recheckAt` (the earliest expiry) or when a Lease changes. */
   | { kind: 'wait'; holders: string[]; recheckAt: number | undefined };
 
 /** The slot index of a Lease name of this pool, or undefined. */
@@ -89,7 +89,7 @@ export function decideSlot(
   // A free slot is preferred to an expired one: its holder may only be slow.
   if (expired)
     return { kind: 'take', slot: expired.slot, lease: expired.lease, expiredHolder: expired.holder };
-  return { kind: 'wait', holders, recheckAt };
+  return { kind: 'wait', holders: holders.sort(), recheckAt };
 }
 
 /**
