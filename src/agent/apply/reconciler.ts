@@ -192,7 +192,10 @@ export class Reconciler {
       failure = undefined;
     }
     if (failure) {
-      if (failure.rollback === 'in-progress') return this.rollBack(target, failure, this.options.clock.now());
+      if (failure.rollback === 'in-progress') {
+        await this.gate.admit(desired.node, true);
+        return this.rollBack(target, failure, this.options.clock.now());
+      }
       if (failure.rollback === 'done' || failure.rollback === 'failed') {
         // A failed node keeps its Serial slot (also after a restart), so a bad change stops there.
         await this.gate.admit(desired.node, true);
