@@ -141,9 +141,10 @@ test('plan -o json: the same plan as data, per node', async () => {
   assert.equal(fresh.note, 'bootstrap: gets it at once');
 });
 
-test('plan of an unchanged config says so', async () => {
-  const file = writeYaml('same.yaml', configDocument('web-nginx', 'web', nginx('worker_processes 1;\n')));
-  const result = await cluster.cli(['plan', '-f', file]);
+test('plan of an unchanged config (read from stdin) says so', async () => {
+  const result = await cluster.cli(['plan', '-f', '-'], {
+    input: configDocument('web-nginx', 'web', nginx('worker_processes 1;\n')),
+  });
   assert.equal(result.code, 0, result.stderr);
   assert.match(
     result.stdout,

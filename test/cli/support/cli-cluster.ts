@@ -31,10 +31,10 @@ export interface CliResult {
 /** Runs bin/nodeherd.ts with the pinned node (this test's own), never through a shell. */
 export function runCli(
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       ['bin/nodeherd.ts', ...args],
       {
@@ -48,6 +48,7 @@ export function runCli(
         resolve({ code, stdout, stderr });
       },
     );
+    child.stdin?.end(options.input ?? '');
   });
 }
 
@@ -83,7 +84,7 @@ export class CliCluster {
   }
 
   /** The CLI against this server (--kubeconfig appended). */
-  cli(args: string[], options: { env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  cli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliResult> {
     return runCli([...args, '--kubeconfig', this.kubeconfig], options);
   }
 
