@@ -62,6 +62,10 @@ export function describeApiError(error: unknown, context: ApiContext): string {
     if (error.status === 401) {
       return `the API server at ${context.server} does not accept the credentials of ${whoAmI(context)} (401 Unauthorized): is the token or certificate current?`;
     }
+    // A collection of ours that does not exist: the cluster does not have the nodeherd.io CRDs.
+    if (error.status === 404 && /^GET \/apis\/nodeherd\.io\/v1alpha1\/[a-z]+:/.test(error.message)) {
+      return `the API server at ${context.server} does not serve nodeherd.io/v1alpha1: install the CRDs (kubectl apply -f deploy/crds/)`;
+    }
     if (error.status === 403) {
       const shown = error.message.replace(/^\S+ \S+: /, '');
       return `forbidden as ${whoAmI(context)}: ${shown}`;

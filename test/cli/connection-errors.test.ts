@@ -122,3 +122,17 @@ test('a 403 names the identity, and nothing is written', async () => {
   assert.equal(result.stderr.split('\n').length, 2, 'one line');
   assert.equal((await cluster.getPool('web')).spec.paused, false);
 });
+
+test('a cluster without the nodeherd.io CRDs is told to install them', async () => {
+  const bare = await CliCluster.start({ installCrds: false });
+  try {
+    const result = await bare.cli(['status']);
+    assert.equal(result.code, 1);
+    assert.equal(
+      result.stderr,
+      `error: the API server at ${bare.local.server.url} does not serve nodeherd.io/v1alpha1: install the CRDs (kubectl apply -f deploy/crds/)\n`,
+    );
+  } finally {
+    await bare.stop();
+  }
+});

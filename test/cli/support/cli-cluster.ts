@@ -73,9 +73,9 @@ export class CliCluster {
     this.client = client;
   }
 
-  static async start(): Promise<CliCluster> {
+  static async start(options: { installCrds?: boolean } = {}): Promise<CliCluster> {
     // Nodes here send no heartbeats: a long grace period keeps them Ready as written.
-    const local = await startLocalApiServer({ nodeMonitorGracePeriodMs: 3_600_000 });
+    const local = await startLocalApiServer({ nodeMonitorGracePeriodMs: 3_600_000, ...options });
     return new CliCluster(local, new KubeClient(loadKubeConfig({ kubeconfig: local.kubeconfigPath })));
   }
 
