@@ -156,6 +156,8 @@ export class ApiServer {
       ...(options.retainRevisions !== undefined ? { retainRevisions: options.retainRevisions } : {}),
       compactIntervalMs: options.compactIntervalMs ?? 5 * 60_000,
       onBackgroundError: (err, context) => log.error({ err, context }, 'storage background failure'),
+      // One fsync per event-loop turn instead of per write; every answer waits for it (resource-handler.ts).
+      groupCommit: true,
     });
     const registry = new ResourceRegistry();
 
@@ -235,7 +237,14 @@ export class ApiServer {
     server.on('request', (req, res) => {
       // The agent artefact is public: nodeherd-init verifies it against the checksum it was given.
       if (artefacts?.(req, res)) return;
-      api.serve(req, res, handler, discovery).catch((err) => sendError(res, err));
+      api.serve(req, res, handler, discovery).catch(async (err) => {
+        // An error can reflect state not yet durable too (a conflict with a write still being committed).
+        const failure = await store.whenDurable().then(
+          () => err,
+          (storeFailure: unknown) => storeFailure,
+        );
+        sendError(res, failure);
+      });
     });
     server.on('clientError', (_err, socket) => socket.destroy());
     await new Promise<void>((resolve, reject) => {
@@ -337,15 +346,6 @@ export class ApiServer {
     await handler.handle(req, res, info, def, url.searchParams, body);
   }
 
-  /** An agent may GET a Secret that a revision of its own Node references (see referenced-secrets.ts). */
-  private agentMayReadSecret(identity: Identity, info: ResourceRequestInfo): boolean {
-    if (identity.kind !== 'node' || identity.nodeName === undefined) return false;
-    if (
-      info.group !== '' ||
-      info.resource !== 'secrets' ||
-      info.verb !== 'get' ||
-      info.subresource !== undefined
-    )
   /** An agent may get or delete a pod bound to its own Node (see node-bound-pods.ts). */
   private agentMayUseOwnPod(identity: Identity, info: ResourceRequestInfo): boolean {
     const pods = this.registry.get('', 'v1', 'pods');
@@ -355,6 +355,15 @@ export class ApiServer {
     );
   }
 
+  /** An agent may GET a Secret that a revision of its own Node references (see referenced-secrets.ts). */
+  private agentMayReadSecret(identity: Identity, info: ResourceRequestInfo): boolean {
+    if (identity.kind !== 'node' || identity.nodeName === undefined) return false;
+    if (
+      info.group !== '' ||
+      info.resource !== 'secrets' ||
+      info.verb !== 'get' ||
+      info.subresource !== undefined
+    )
       return false;
     if (info.namespace === undefined || info.name === undefined) return false;
     const nodes = this.registry.get('', 'v1', 'nodes')!;

@@ -145,11 +145,11 @@ export class ResourceHandler {
     switch (info.verb) {
       case 'get': {
         const object = objects.get(def, namespace, info.name!);
-        this.sendObject(req, res, def, 200, object, query);
+        await this.sendObject(req, res, def, 200, object, query);
         return;
       }
       case 'list':
-        this.list(req, res, def, namespace, query);
+        await this.list(req, res, def, namespace, query);
         return;
       case 'watch':
         this.watch(req, res, def, namespace, info.name, query);
@@ -163,7 +163,7 @@ export class ResourceHandler {
             info.name!,
             decodeObject(raw, req.headers['content-type']),
           );
-          sendJson(res, 201, status);
+          await this.send(res, 201, status);
           return;
         }
         if (info.name !== undefined)
@@ -178,7 +178,7 @@ export class ResourceHandler {
           decodeObject(raw, req.headers['content-type']),
           writeOptions(query),
         );
-        this.sendObject(req, res, def, 201, result.object, query, result.warnings);
+        await this.sendObject(req, res, def, 201, result.object, query, result.warnings);
         return;
       }
       case 'update': {
@@ -190,7 +190,7 @@ export class ResourceHandler {
           decodeObject(raw, req.headers['content-type']),
           writeOptions(query, sub),
         );
-        this.sendObject(req, res, def, 200, result.object, query, result.warnings);
+        await this.sendObject(req, res, def, 200, result.object, query, result.warnings);
         return;
       }
       case 'patch': {
@@ -203,20 +203,20 @@ export class ResourceHandler {
           raw,
           writeOptions(query, sub),
         );
-        this.sendObject(req, res, def, 200, result.object, query, result.warnings);
+        await this.sendObject(req, res, def, 200, result.object, query, result.warnings);
         return;
       }
       case 'delete': {
         const options = await this.deleteOptions(req, query);
         const result = objects.delete(def, namespace, info.name!, options);
-        this.sendObject(req, res, def, result.deleted ? 200 : 200, result.object, query);
+        await this.sendObject(req, res, def, result.deleted ? 200 : 200, result.object, query);
         return;
       }
       case 'deletecollection': {
         const options = await this.deleteOptions(req, query);
         const selection = this.deps.select(def, query.get('labelSelector'), query.get('fieldSelector'));
         const deleted = objects.deleteCollection(def, namespace, selection.filter, options);
-        sendJson(res, 200, {
+        await this.send(res, 200, {
           kind: listKindOf(def),
           apiVersion: apiVersionOf(def),
           metadata: { resourceVersion: String(this.deps.store.currentRevision()) },
@@ -253,7 +253,21 @@ export class ResourceHandler {
     return options;
   }
 
-  private sendObject(
+  /**
+   * Sends an answer once every write it may reflect is durable: with a group-committing store a read can
+   * see, and a write can produce, state whose commit is still pending. Errors wait too (api-server.ts).
+   */
+  private async send(
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string | string[]> = {},
+  ): Promise<void> {
+    await this.deps.store.whenDurable();
+    sendJson(res, status, body, headers);
+  }
+
+  private async sendObject(
     req: IncomingMessage,
     res: ServerResponse,
     def: ResourceDefinition,
@@ -261,7 +275,7 @@ export class ResourceHandler {
     object: KubeObject,
     query: URLSearchParams,
     warnings: string[] = [],
-  ): void {
+  ): Promise<void> {
     const rendering = this.deps.render(req.headers.accept, query, { list: false, watch: false });
     const body =
       rendering.kind === 'json'
@@ -273,7 +287,7 @@ export class ResourceHandler {
             { resourceVersion: object.metadata?.resourceVersion },
             { single: true },
           );
-    sendJson(res, status, body, warningHeaders(warnings));
+    await this.send(res, status, body, warningHeaders(warnings));
   }
 
   /** Table watch events carry column definitions only in the first event, as kube's do. */
@@ -287,13 +301,13 @@ export class ResourceHandler {
     };
   }
 
-  private list(
+  private async list(
     req: IncomingMessage,
     res: ServerResponse,
     def: ResourceDefinition,
     namespace: string | undefined,
     query: URLSearchParams,
-  ): void {
+  ): Promise<void> {
     if (query.get('sendInitialEvents') !== null) {
       throw badRequest('sendInitialEvents is forbidden for list');
     }
@@ -326,10 +340,10 @@ export class ResourceHandler {
     const listMeta: KubeObject = { resourceVersion: page.resourceVersion };
     if (page.continueToken) listMeta.continue = page.continueToken;
     if (rendering.kind !== 'json') {
-      sendJson(res, 200, this.deps.present(def, page.items, rendering, listMeta, { single: false }));
+      await this.send(res, 200, this.deps.present(def, page.items, rendering, listMeta, { single: false }));
       return;
     }
-    sendJson(res, 200, {
+    await this.send(res, 200, {
       kind: listKindOf(def),
       apiVersion: apiVersionOf(def),
       metadata: listMeta,
@@ -401,6 +415,7 @@ export class ResourceHandler {
       bookmarkIntervalMs: this.deps.bookmarkIntervalMs,
       timeoutMs,
       currentRevision: () => store.currentRevision(),
+      gate: store,
       ...(rendering.kind !== 'json' ? { transform: this.watchTransform(def, rendering) } : {}),
     });
     if (backlog instanceof StoreExpiredError) {

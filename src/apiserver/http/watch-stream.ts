@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { apiVersionOf } from '../registry/resource-definition.ts';
-import type { KubeObject, StoreEvent } from '../storage/types.ts';
+import type { DurabilityGate, KubeObject, StoreEvent } from '../storage/types.ts';
 import type { WatchDelivery, Watcher, WatchHub } from '../watch/watch-hub.ts';
 import { eventForWatcher } from '../watch/watch-hub.ts';
 
@@ -22,6 +22,17 @@ export interface WatchStreamOptions {
   /** Turns an object into what the client asked to see (e.g. a one-row Table). */
   transform?: (object: KubeObject) => KubeObject;
   currentRevision: () => number;
+  /**
+   * With a group-committing store: every line waits until the state it reflects (everything written when
+   * it was produced) is durable, so a watcher never sees a write a crash could still take back.
+   */
+  gate?: DurabilityGate;
+}
+
+interface HeldLine {
+  line: string;
+  /** The revision that must be durable before the line may go out. */
+  revision: number;
 }
 
 export class WatchStream {
@@ -31,6 +42,9 @@ export class WatchStream {
   private timers: NodeJS.Timeout[] = [];
   private closed = false;
   private lastRevision = 0;
+  private held: HeldLine[] = [];
+  private waiting = false;
+  private endAfterRelease = false;
   readonly watcher: Watcher;
 
   constructor(req: IncomingMessage, res: ServerResponse, options: WatchStreamOptions) {
@@ -94,10 +108,52 @@ export class WatchStream {
 
   sendError(status: KubeObject): void {
     this.write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
-    this.close();
+    if (this.held.length > 0) this.endAfterRelease = true;
+    else this.close();
   }
 
   private write(line: string): void {
+    if (this.closed) return;
+    const gate = this.options.gate;
+    if (gate !== undefined) {
+      const revision = gate.currentRevision();
+      // Once something is held, later lines queue behind it to keep the order.
+      if (this.held.length > 0 || revision > gate.durableRevision()) {
+        this.held.push({ line, revision });
+        this.awaitDurability(gate);
+        return;
+      }
+    }
+    this.emit(line);
+  }
+
+  private awaitDurability(gate: DurabilityGate): void {
+    if (this.waiting) return;
+    this.waiting = true;
+    gate.whenDurable(this.held[this.held.length - 1]!.revision).then(
+      () => {
+        this.waiting = false;
+        this.release(gate);
+      },
+      // The store failed: what is held may never have been committed. The client re-lists.
+      () => {
+        this.waiting = false;
+        this.close();
+      },
+    );
+  }
+
+  private release(gate: DurabilityGate): void {
+    const durable = gate.durableRevision();
+    while (this.held.length > 0 && this.held[0]!.revision <= durable && !this.closed) {
+      this.emit(this.held.shift()!.line);
+    }
+    if (this.closed) return;
+    if (this.held.length > 0) this.awaitDurability(gate);
+    else if (this.endAfterRelease) this.close();
+  }
+
+  private emit(line: string): void {
     if (this.closed) return;
     if (this.res.writableLength > MAX_BUFFERED_BYTES) {
       this.close();
@@ -109,6 +165,7 @@ export class WatchStream {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.held = [];
     this.unregister?.();
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];

@@ -160,7 +160,30 @@ export class RevisionLog {
     return row?.id ?? 0;
   }
 
-  /** Appends one row in its own transaction (committed and fsynced on return) and returns its revision. */
+  /** True while a transaction begun with begin() is open: appends join it instead of committing alone. */
+  get inTransaction(): boolean {
+    return this.#db.inTransaction;
+  }
+
+  /** Opens a transaction that later appends join (group commit). */
+  begin(): void {
+    this.#db.exec('BEGIN');
+  }
+
+  /** Commits the open transaction; with synchronous=FULL the WAL is fsynced before this returns. */
+  commit(): void {
+    this.#db.exec('COMMIT');
+  }
+
+  /** Abandons the open transaction, if SQLite has not already rolled it back itself. */
+  rollback(): void {
+    if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+  }
+
+  /**
+   * Appends one row and returns its revision: committed and fsynced on return, or, inside begin(), part
+   * of the open transaction. A failing row (e.g. a conflict) leaves the rest of that transaction intact.
+   */
   append(row: NewLogRow): number {
     try {
       const result = this.#statement(

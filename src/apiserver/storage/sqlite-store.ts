@@ -1,6 +1,15 @@
 // The API server's Store over SQLite, in the spirit of k3s-io/kine: an append-only revision log on disk
 // (revision-log.ts) plus the live state of every key in memory, parsed once and frozen, so reads never
 // touch SQLite or JSON.parse. Historical reads (list at a revision, watch resume) go to the log.
+//
+// Group commit (option groupCommit): a write joins one SQLite transaction per event-loop turn, committed
+// (one fsync) in a setImmediate after the turn, instead of paying its own fsync. Within the process every
+// write is applied at once, in order, exactly as without group commit: reads, CAS checks, revisions and
+// subscribers all see the serial history, so preconditions behave as if the writes had committed one by
+// one. What is deferred is only release to the outside: whenDurable() resolves after the commit, and the
+// HTTP layer holds every response and watch event until then, so no client observes a write that could
+// still be lost. A failed commit leaves this process ahead of the disk, so the store then refuses all work
+// (StoreFailedError) until it is reopened, which reloads the durable state.
 import { EventDispatcher, type StoreListener } from './event-dispatcher.ts';
 import { cloneJson, deepFreeze } from './json-clone.ts';
 import { isPlainObject, serializeForStorage, stampResourceVersion } from './resource-version.ts';
@@ -16,6 +25,7 @@ import {
   type StoreEvent,
   StoreExistsError,
   StoreExpiredError,
+  StoreFailedError,
   StoreNotFoundError,
 } from './types.ts';
 
@@ -24,9 +34,16 @@ export interface SqliteStoreOptions {
   retainRevisions?: number;
   /** Run compact() this often; unset means only when called. The timer never keeps the process alive. */
   compactIntervalMs?: number;
-  /** Failures that cannot be thrown to a caller: a throwing listener, a periodic compaction. */
+  /** Failures that cannot be thrown to a caller: a throwing listener, a periodic compaction, a group commit. */
   onBackgroundError?: (error: unknown, context: string) => void;
+  /**
+   * Commit the writes of one event-loop turn together (see the top of this file). Callers must then hold
+   * anything they send out until whenDurable() resolves. Default false: every write commits on its own.
+   */
+  groupCommit?: boolean;
 }
+
+const DURABLE: Promise<void> = Promise.resolve();
 
 export const DEFAULT_RETAIN_REVISIONS = 10_000;
 
@@ -44,7 +61,12 @@ export class SqliteStore implements Store {
   readonly #dispatcher: EventDispatcher;
   readonly #retainRevisions: number;
   readonly #onBackgroundError: (error: unknown, context: string) => void;
+  readonly #groupCommit: boolean;
   #revision: number;
+  #durable: number;
+  /** Settles when the open group transaction commits; undefined when none is open. */
+  #group: PromiseWithResolvers<void> | undefined;
+  #failure: StoreFailedError | undefined;
   #compacted: number;
   #compactTimer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -53,6 +75,7 @@ export class SqliteStore implements Store {
     this.#log = log;
     this.#retainRevisions = options.retainRevisions ?? DEFAULT_RETAIN_REVISIONS;
     this.#onBackgroundError = options.onBackgroundError ?? reportAsWarning;
+    this.#groupCommit = options.groupCommit ?? false;
     this.#dispatcher = new EventDispatcher((error, event) =>
       this.#onBackgroundError(
         error,
@@ -60,6 +83,7 @@ export class SqliteStore implements Store {
       ),
     );
     this.#revision = log.sequence();
+    this.#durable = this.#revision;
     this.#compacted = log.compactedRevision();
     for (const row of log.liveRowsAt('', undefined, this.#revision, -1)) {
       this.#live.set(row.key, {
@@ -92,6 +116,24 @@ export class SqliteStore implements Store {
 
   compactedRevision(): number {
     return this.#compacted;
+  }
+
+  durableRevision(): number {
+    return this.#durable;
+  }
+
+  whenDurable(revision: number = this.#revision): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (revision <= this.#durable) return DURABLE;
+    // Every revision above the durable one belongs to the open group.
+    if (this.#group === undefined) return Promise.reject(new Error(`revision ${revision} was never written`));
+    return this.#group.promise;
+  }
+
+  /** Commits the open group now (no-op without one). Throws StoreFailedError if the commit fails. */
+  flush(): void {
+    this.#commitGroup();
+    if (this.#failure) throw this.#failure;
   }
 
   get(key: string): StoredItem | undefined {
@@ -234,6 +276,7 @@ export class SqliteStore implements Store {
 
   compact(): number {
     this.#assertOpen();
+    this.flush();
     const target = this.#revision - this.#retainRevisions;
     if (target <= this.#compacted) return this.#compacted;
     this.#log.compact(this.#compacted, target);
@@ -241,18 +284,29 @@ export class SqliteStore implements Store {
     return target;
   }
 
+  /** Commits what is pending (writes acknowledged by whenDurable() were committed already) and closes. */
   close(): void {
     if (this.#closed) return;
+    this.#commitGroup();
     this.#closed = true;
     clearInterval(this.#compactTimer);
     this.#log.close();
   }
 
   #append(key: string, row: Omit<Parameters<RevisionLog['append']>[0], 'key'>): number {
+    if (this.#groupCommit && this.#group === undefined) {
+      this.#log.begin();
+      this.#group = Promise.withResolvers<void>();
+      // The promise may have no waiter (in-process writes); a failure is reported through onBackgroundError.
+      this.#group.promise.catch(() => {});
+      setImmediate(() => this.#commitGroup());
+    }
     let revision: number;
     try {
       revision = this.#log.append({ key, ...row });
     } catch (error) {
+      // SQLite rolls the whole transaction back on some errors (disk full, I/O): the group is lost.
+      if (this.#group !== undefined && !this.#log.inTransaction) this.#fail(error);
       // Only another process could have written the key: report what the log now holds.
       if (error instanceof LogConflictError)
         throw new StoreConflictError(key, this.#log.newestRevisionOf(key));
@@ -262,7 +316,35 @@ export class SqliteStore implements Store {
       throw new Error(`store revision went backwards: ${revision} after ${this.#revision} (file shared?)`);
     }
     this.#revision = revision;
+    if (this.#group === undefined) this.#durable = revision;
     return revision;
+  }
+
+  #commitGroup(): void {
+    const group = this.#group;
+    if (group === undefined || this.#failure || this.#closed) return;
+    try {
+      this.#log.commit();
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    this.#group = undefined;
+    this.#durable = this.#revision;
+    group.resolve();
+  }
+
+  #fail(cause: unknown): void {
+    if (this.#failure) return;
+    this.#failure = new StoreFailedError(cause);
+    try {
+      this.#log.rollback();
+    } catch {
+      // Already rolled back, or the connection is broken: either way nothing of the group is on disk.
+    }
+    this.#group?.reject(this.#failure);
+    this.#group = undefined;
+    this.#onBackgroundError(cause, 'committing a group of writes');
   }
 
   #listLive(prefix: string, afterKey: string | undefined, limit: number | undefined): ListResult {
@@ -286,6 +368,7 @@ export class SqliteStore implements Store {
 
   #assertOpen(): void {
     if (this.#closed) throw new Error('store is closed');
+    if (this.#failure) throw this.#failure;
   }
 
   #startCompactTimer(intervalMs: number): void {

@@ -75,6 +75,24 @@ export class StoreExpiredError extends Error {
   }
 }
 
+/**
+ * Committing a group of writes failed (disk full, I/O error): writes this process has already shown to
+ * its own readers are not on disk, so the store refuses all further work; a restart reloads the truth.
+ */
+export class StoreFailedError extends Error {
+  constructor(cause: unknown) {
+    super(
+      `the store failed to commit writes and must be reopened: ${cause instanceof Error ? cause.message : String(cause)}`,
+      {
+        cause,
+      },
+    );
+  }
+}
+
+/** What output needs to hold itself back until the state it reflects is durable. */
+export type DurabilityGate = Pick<Store, 'currentRevision' | 'durableRevision' | 'whenDurable'>;
+
 export interface Store {
   /** The highest revision written so far (0 for an empty store). */
   currentRevision(): number;
@@ -84,7 +102,18 @@ export interface Store {
   /** Keys starting with prefix, in key order. */
   list(prefix: string, options?: ListOptions): ListResult;
   count(prefix: string): number;
-  /** Durable (fsynced) before it returns. Throws StoreExistsError. */
+  /**
+   * The highest revision that is durable. Equal to currentRevision() unless the store group-commits, in
+   * which case writes are visible (to reads and subscribers) in this process before they are durable, and
+   * nothing derived from them may leave the process before whenDurable() resolves.
+   */
+  durableRevision(): number;
+  /**
+   * Resolves once every write up to revision (default: every write so far) is durable; rejects with
+   * StoreFailedError if committing them failed.
+   */
+  whenDurable(revision?: number): Promise<void>;
+  /** Durable (fsynced) before it returns, or with group commit once whenDurable() resolves. Throws StoreExistsError. */
   create(key: string, object: KubeObject): StoredItem;
   /** Compare-and-swap on the key's current revision. Throws StoreConflictError / StoreNotFoundError. */
   update(key: string, expectedRevision: number, object: KubeObject): StoredItem;
@@ -92,7 +121,7 @@ export interface Store {
   delete(key: string, expectedRevision?: number): StoredItem;
   /** Events for keys under prefix with revision > afterRevision, oldest first. Throws StoreExpiredError. */
   eventsSince(prefix: string, afterRevision: number): StoreEvent[];
-  /** Called synchronously after every committed write, in revision order. Returns an unsubscribe function. */
+  /** Called synchronously after every write, in revision order. Returns an unsubscribe function. */
   subscribe(listener: (event: StoreEvent) => void): () => void;
   /** Drops history older than the retention window; returns the new compacted revision. */
   compact(): number;

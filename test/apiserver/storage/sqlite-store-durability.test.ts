@@ -19,8 +19,14 @@ const dir = mkdtempSync(join(tmpdir(), 'nodeherd-store-durability-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs the writer until it has acknowledged `count` writes, kills it with SIGKILL, returns the acks. */
-async function acknowledgedBeforeKill(path: string, count: number): Promise<Acknowledged[]> {
-  const child = spawn(process.execPath, [writerScript, path], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function acknowledgedBeforeKill(
+  path: string,
+  count: number,
+  writerArgs: string[] = [],
+): Promise<Acknowledged[]> {
+  const child = spawn(process.execPath, [writerScript, path, ...writerArgs], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
@@ -49,9 +55,15 @@ async function acknowledgedBeforeKill(path: string, count: number): Promise<Ackn
     .map((line) => JSON.parse(line) as Acknowledged);
 }
 
-test('every acknowledged write survives SIGKILL of the writing process', async () => {
-  const path = join(dir, 'state.db');
-  const acks = await acknowledgedBeforeKill(path, 2000);
+for (const mode of ['one commit per write', 'group commit'] as const) {
+  test(`every acknowledged write survives SIGKILL of the writing process (${mode})`, async () => {
+    const path = join(dir, `state-${mode.replaceAll(' ', '-')}.db`);
+    const acks = await acknowledgedBeforeKill(path, 2000, mode === 'group commit' ? ['--group-commit'] : []);
+    await checkAcknowledged(path, acks);
+  });
+}
+
+async function checkAcknowledged(path: string, acks: Acknowledged[]): Promise<void> {
   assert.ok(acks.length >= 2000, `only ${acks.length} writes acknowledged`);
 
   const store = SqliteStore.open(path);
@@ -85,4 +97,4 @@ test('every acknowledged write survives SIGKILL of the writing process', async (
   } finally {
     store.close();
   }
-});
+}

@@ -1,0 +1,230 @@
+// Durability with group commit: 4 clients, each on ONE connection with many requests pipelined on it
+// (so the server commits many of them in one transaction), create, update (CAS on resourceVersion) and
+// delete ConfigMaps; the server is SIGKILLed mid-stream and restarted on the same data dir, twice. Every
+// acknowledged write must be there afterwards with its resourceVersion and content; a key may differ only
+// by the one request that was in flight on it when the server died.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { KubeConfig } from '@kubernetes/client-node';
+import { PipelinedConnection } from './pipelined-client.ts';
+import { type ServerProcess, startServerProcess } from './server-process.ts';
+
+const CLIENTS = 4;
+/** Requests on the wire per connection: one per lane, each lane with keys of its own. */
+const DEPTH = 8;
+const KEYS_PER_LANE = 2;
+const ROUNDS = 2;
+const ACKS_PER_ROUND = 400;
+const BASE = '/api/v1/namespaces/default/configmaps';
+
+type Op = 'create' | 'update' | 'delete';
+
+interface Write {
+  key: string;
+  op: Op;
+  seq: number;
+  rv?: number;
+}
+
+interface KeyState {
+  exists: boolean;
+  rv: string;
+  /** The last acknowledged write, if any. */
+  last?: Write;
+  /** The write on the wire when the connection died, if any. */
+  inFlight?: Write;
+}
+
+const dataFor = (key: string, seq: number) => ({
+  key,
+  seq: String(seq),
+  filler: 'y'.repeat(100 + (seq % 400)),
+});
+
+/** One lane: writes its keys one request at a time, sharing the connection with the other lanes. */
+async function runLane(
+  pipe: PipelinedConnection,
+  keys: string[],
+  states: Map<string, KeyState>,
+  acked: Write[],
+  nextSeq: () => number,
+): Promise<void> {
+  for (let n = 0; ; n++) {
+    const key = keys[n % keys.length]!;
+    const state = states.get(key)!;
+    const op: Op = !state.exists ? 'create' : n % 5 === 4 ? 'delete' : 'update';
+    const write: Write = { key, op, seq: nextSeq() };
+    state.inFlight = write;
+    const name = key;
+    let reply: { status: number; json: any };
+    try {
+      if (op === 'create') {
+        reply = await pipe.request('POST', BASE, {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name },
+          data: dataFor(key, write.seq),
+        });
+      } else if (op === 'update') {
+        reply = await pipe.request('PUT', `${BASE}/${name}`, {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name, resourceVersion: state.rv },
+          data: dataFor(key, write.seq),
+        });
+      } else {
+        reply = await pipe.request('DELETE', `${BASE}/${name}`, {
+          apiVersion: 'v1',
+          kind: 'DeleteOptions',
+          preconditions: { resourceVersion: state.rv },
+        });
+      }
+    } catch {
+      return; // the server died with this request on the wire
+    }
+    state.inFlight = undefined;
+    if (reply.status < 200 || reply.status >= 300) {
+      throw new Error(`${op} ${key}: HTTP ${reply.status} ${JSON.stringify(reply.json)}`);
+    }
+    write.rv = Number(reply.json.metadata.resourceVersion);
+    acked.push(write);
+    state.last = write;
+    if (op === 'delete') Object.assign(state, { exists: false, rv: '' });
+    else Object.assign(state, { exists: true, rv: reply.json.metadata.resourceVersion });
+  }
+}
+
+let dataDir: string | undefined;
+let server: ServerProcess | undefined;
+after(async () => {
+  if (server && server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill('SIGKILL');
+    await server.exited;
+  }
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+function adminCredential(dir: string): { token: string; ca: Buffer } {
+  const kc = new KubeConfig();
+  kc.loadFromString(readFileSync(join(dir, 'kubeconfig'), 'utf8'));
+  return {
+    token: kc.getCurrentUser()!.token!,
+    ca: Buffer.from(kc.getCurrentCluster()!.caData!, 'base64'),
+  };
+}
+
+test('every acknowledged write survives SIGKILL while clients pipeline on one connection each', async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'nodeherd-pipelined-durability-'));
+  server = await startServerProcess(dataDir);
+  const port = server.port;
+  const { token, ca } = adminCredential(dataDir);
+  const states = new Map<string, KeyState>();
+  const lanes: string[][] = [];
+  for (let c = 0; c < CLIENTS; c++) {
+    for (let l = 0; l < DEPTH; l++) {
+      const keys = Array.from({ length: KEYS_PER_LANE }, (_, k) => `c${c}-l${l}-k${k}`);
+      for (const key of keys) states.set(key, { exists: false, rv: '' });
+      lanes.push(keys);
+    }
+  }
+  const acked: Write[] = [];
+  let seq = 0;
+  let inFlightCommitted = 0;
+  let inFlightLost = 0;
+
+  for (let round = 0; round < ROUNDS; round++) {
+    const ackedBefore = acked.length;
+    const pipes = await Promise.all(
+      Array.from({ length: CLIENTS }, () => PipelinedConnection.connect(server!.url, token, ca)),
+    );
+    const running = lanes.map((keys, i) =>
+      runLane(pipes[Math.floor(i / DEPTH)]!, keys, states, acked, () => ++seq),
+    );
+    const deadline = Date.now() + 30_000;
+    while (acked.length - ackedBefore < ACKS_PER_ROUND && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await new Promise((r) => setTimeout(r, 30 + Math.random() * 150));
+    const onTheWire = pipes.reduce((sum, pipe) => sum + pipe.inFlight, 0);
+    server.child.kill('SIGKILL');
+    assert.equal(await server.exited, 'SIGKILL');
+    await Promise.all(running);
+    for (const pipe of pipes) pipe.close();
+    const roundAcks = acked.length - ackedBefore;
+    assert.ok(
+      roundAcks >= ACKS_PER_ROUND,
+      `round ${round}: ${roundAcks} acknowledged writes before the kill`,
+    );
+    assert.ok(onTheWire > CLIENTS, `requests were pipelined at the kill (${onTheWire} on the wire)`);
+
+    server = await startServerProcess(dataDir, port);
+    const check = await PipelinedConnection.connect(server.url, token, ca);
+    try {
+      const list = await check.request('GET', BASE);
+      assert.equal(list.status, 200);
+      const stored = new Map<string, any>(list.json.items.map((item: any) => [item.metadata.name, item]));
+      const maxAcked = Math.max(...acked.map((w) => w.rv!));
+      assert.ok(Number(list.json.metadata.resourceVersion) >= maxAcked, 'the revision covers every ack');
+      // Acknowledged resourceVersions are unique across all connections.
+      assert.equal(
+        new Set(acked.map((w) => w.rv)).size,
+        acked.length,
+        'no resourceVersion acknowledged twice',
+      );
+
+      for (const [key, state] of states) {
+        const object = stored.get(key);
+        const last = state.last;
+        const pending = state.inFlight;
+        const where = `${key} (last ack ${JSON.stringify(last)}, in flight ${JSON.stringify(pending)})`;
+        if (last === undefined || last.op === 'delete') {
+          if (object === undefined) {
+            if (pending?.op === 'create') inFlightLost++;
+          } else {
+            assert.equal(pending?.op, 'create', `${where}: present without an acknowledged create`);
+            assert.equal(object.data.seq, String(pending!.seq), where);
+            inFlightCommitted++;
+          }
+        } else if (object === undefined) {
+          assert.equal(pending?.op, 'delete', `${where}: acknowledged write lost`);
+          inFlightCommitted++;
+        } else {
+          const rv = Number(object.metadata.resourceVersion);
+          assert.ok(rv >= last.rv!, `${where}: resourceVersion went back to ${rv}`);
+          if (rv === last.rv) {
+            assert.deepEqual(object.data, dataFor(key, last.seq), `${where}: content differs`);
+            if (pending) inFlightLost++;
+          } else {
+            assert.equal(pending?.op, 'update', `${where}: changed by nobody (rv ${rv})`);
+            assert.deepEqual(object.data, dataFor(key, pending!.seq), where);
+            inFlightCommitted++;
+          }
+        }
+        // Continue from what the server holds now.
+        state.inFlight = undefined;
+        if (object === undefined) Object.assign(state, { exists: false, rv: '' });
+        else Object.assign(state, { exists: true, rv: object.metadata.resourceVersion });
+        if (object !== undefined || last?.op !== 'delete') {
+          state.last =
+            object === undefined
+              ? undefined
+              : {
+                  key,
+                  op: 'update',
+                  seq: Number(object.data.seq),
+                  rv: Number(object.metadata.resourceVersion),
+                };
+        }
+      }
+    } finally {
+      check.close();
+    }
+  }
+  process.stdout.write(
+    `# pipelined durability: ${acked.length} acknowledged writes over ${ROUNDS} kills; in flight at a kill: ${inFlightCommitted} committed, ${inFlightLost} not\n`,
+  );
+});
