@@ -44,7 +44,7 @@ describe('Spread and hold gates', () => {
 
   it('waits for its Spread time, then starts without being told again', async () => {
     const revision = await createRevision(cluster, 'spread', spec('1'));
-    const startAt = new Date(Math.ceil((Date.now() + 3000) / 1000) * 1000)
+    const startAt = new Date(Math.ceil((Date.now() + 5000) / 1000) * 1000)
       .toISOString()
       .replace('.000Z', 'Z');
     await annotate(cluster, node.name, {
