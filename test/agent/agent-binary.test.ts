@@ -1,4 +1,4 @@
-// bin/nodeherd-agent.ts as a process: applies what it is told, serves /healthz and /metrics on
+// bin/nodeherd-agent.ts as a process: applies what it is told, serves /healthz, /metrics (and /v1/update) on
 // 127.0.0.1, refuses bad flags, and stops cleanly on SIGTERM.
 
 import assert from 'node:assert/strict';
@@ -70,6 +70,10 @@ describe('nodeherd-agent process', () => {
     );
     assert.match(metrics, /nodeherd_agent_apply_duration_seconds_count\{result="success"\} 1/);
     assert.match(metrics, /nodeherd_agent_api_requests_total\{verb="watch"\} 2/);
+    // The node's OTA API is served beside them: nothing is offered to this node.
+    const update = await fetch(`http://127.0.0.1:${port}/v1/update`);
+    assert.equal(update.status, 404);
+    assert.equal(((await update.json()) as { reason: string }).reason, 'NoUpdateAvailable');
 
     await agent.kill('SIGTERM');
     assert.equal((await agent.exited).code, 0);
