@@ -277,6 +277,14 @@ export class ApiServer {
     return credential.token;
   }
 
+  /**
+   * Returns when nothing written is still uncommitted, so an answer computed synchronously right after
+   * reflects only durable state. Discovery needs it: the registry follows CRD writes as they are made.
+   */
+  private async durableNow(): Promise<void> {
+    while (this.store.durableRevision() < this.store.currentRevision()) await this.store.whenDurable();
+  }
+
   private async serve(
     req: IncomingMessage,
     res: ServerResponse,
@@ -288,6 +296,7 @@ export class ApiServer {
     const info = parseRequestInfo(method, url.pathname, url.searchParams);
 
     if (!info.isResourceRequest && allowsAnonymous(url.pathname, info.verb)) {
+      await this.durableNow();
       discovery.serve(req, res, url);
       return;
     }
@@ -298,6 +307,7 @@ export class ApiServer {
       const decision = authorize(identity, { verb: info.verb, path: url.pathname });
       if (!decision.allowed)
         throw forbiddenError(identity, { verb: info.verb, path: url.pathname }, decision.reason);
+      await this.durableNow();
       if (!discovery.serve(req, res, url)) {
         sendJson(
           res,
