@@ -206,3 +206,34 @@ test('plan --pool with an unknown pool lists the known pools; with a pool that d
     /^error: pool edge selects none of the NodeConfigs in .*; pools that do: web\n$/,
   );
 });
+
+test('plan reads referenced Secrets for the revision hash; a missing Secret stops the plan with exit code 1', async () => {
+  await cluster.client.create('/api/v1/namespaces/default/secrets', {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'tls', namespace: 'default' },
+    data: { key: Buffer.from('secret key material').toString('base64') },
+  });
+  const withSecret = (name: string) =>
+    configDocument('web-tls', 'web', {
+      files: [
+        {
+          path: '/etc/tls/key.pem',
+          mode: 0o600,
+          content: { secretRef: { namespace: 'default', name, key: 'key' } },
+        },
+      ],
+    });
+  const ok = await cluster.cli(['plan', '-f', writeYaml('tls.yaml', withSecret('tls'))]);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(ok.stdout, /NodeConfig web-tls: added to the pool/);
+  assert.match(ok.stdout, /files added: \/etc\/tls\/key.pem/);
+  assert.doesNotMatch(ok.stdout, /secret key material/);
+  const missing = await cluster.cli(['plan', '-f', writeYaml('tls2.yaml', withSecret('absent'))]);
+  assert.equal(missing.code, 1);
+  assert.match(
+    missing.stdout,
+    /NodeConfig web-tls: spec\.files\[0\]\.content\.secretRef: Secret default\/absent key key does not exist/,
+  );
+  assert.equal(missing.stderr, 'error: the NodeConfigs would not render for pool web (see above)\n');
+});
