@@ -24,7 +24,7 @@ export interface RenderOptions {
 /** Reads pools, revisions and nodes; with `pool`, only that pool (an unknown pool is a CliError). */
 export async function fetchFleetStatus(client: KubeClient, pool?: string): Promise<FleetStatus> {
   const [pools, revisions, nodes] = await Promise.all([
-    client.list<NodePool & { metadata: { name: string } }>(PATHS.nodePools),
+    client.list<NodePool>(PATHS.nodePools),
     client.list<NodeConfigRevision>(PATHS.revisions),
     client.list<Node>(PATHS.nodes),
   ]);

@@ -28,8 +28,7 @@ export function watchFleetStatus(
   options: FleetWatchOptions = {},
 ): FleetWatch {
   const throttleMs = options.throttleMs ?? 500;
-  // The informers' objects are plain wire JSON; the casts name the shape each collection holds.
-  const pools = new Informer<NodePool & { metadata: { name: string } }>(client, { path: PATHS.nodePools });
+  const pools = new Informer<NodePool>(client, { path: PATHS.nodePools });
   const revisions = new Informer<NodeConfigRevision>(client, { path: PATHS.revisions });
   const nodes = new Informer<Node>(client, { path: PATHS.nodes });
   const informers = [pools, revisions, nodes] as const;
@@ -52,10 +51,10 @@ export function watchFleetStatus(
     if (!ready || timer) return;
     timer = setTimeout(emit, Math.max(0, lastAt + throttleMs - Date.now()));
   };
-  for (const informer of informers) {
-    (informer as Informer<NodePool | NodeConfigRevision | Node>).on(schedule);
-    informer.start();
-  }
+  pools.on(schedule);
+  revisions.on(schedule);
+  nodes.on(schedule);
+  for (const informer of informers) informer.start();
   const synced = Promise.all(informers.map((i) => i.waitForSync())).then(() => {
     ready = true;
     emit();
