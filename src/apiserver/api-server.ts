@@ -389,5 +389,6 @@ export class ApiServer {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.store.close();
+    this.tokens.close();
   }
 }
