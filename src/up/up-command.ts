@@ -64,8 +64,9 @@ export function upCommand(): Command {
 }
 
 export async function runUp(options: UpOptions): Promise<void> {
-  const containers = options.nspawn !== undefined ? await prepareContainers(options.nspawn) : undefined;
   const stateDir = resolve(options.stateDir);
+  const containers =
+    options.nspawn !== undefined ? await prepareContainers(options.nspawn, stateDir) : undefined;
   const out = process.stdout;
   const signals = new ShutdownSignals();
   let cluster: LocalCluster;
@@ -124,7 +125,7 @@ class ShutdownSignals {
 }
 
 // Loaded only for --nspawn: the simulated default never needs the container machinery.
-async function prepareContainers(count: number): Promise<ContainerNodes> {
+async function prepareContainers(count: number, stateDir: string): Promise<ContainerNodes> {
   const { prepareContainerNodes } = await import('../nspawn/container-nodes.ts');
-  return prepareContainerNodes(count, (message) => process.stdout.write(`  ${message}…\n`));
+  return prepareContainerNodes(count, (message) => process.stdout.write(`  ${message}…\n`), stateDir);
 }

@@ -8,11 +8,12 @@ import assert from 'node:assert/strict';
 import { readFile, stat } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { NodeConfigSpec } from '../../src/api/types.ts';
-import { Container } from './support/container.ts';
+import { Container } from '../../src/nspawn/container.ts';
+import { waitFor } from '../../src/nspawn/host.ts';
+import { freePort } from '../../src/nspawn/ports.ts';
+import { ensureRootfs, type Rootfs } from '../../src/nspawn/rootfs.ts';
 import { buildArtefacts, ControlPlane } from './support/control-plane.ts';
-import { e2eSkipReason, waitFor } from './support/host.ts';
-import { freePort } from './support/ports.ts';
-import { ensureRootfs, type Rootfs } from './support/rootfs.ts';
+import { e2eSkipReason } from './support/host.ts';
 import { journalCursor, journalSince, serviceUnit, unitState } from './support/units.ts';
 
 const skip = e2eSkipReason();

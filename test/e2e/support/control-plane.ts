@@ -19,9 +19,9 @@ import type { NodeConfigRevision, NodeConfigSpec } from '../../../src/api/types.
 import { type AgentArtefacts, buildAgent } from '../../../src/dist/build-agent.ts';
 import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../../src/kube/light/types.ts';
+import type { Container } from '../../../src/nspawn/container.ts';
+import { CACHE_DIR, StopWaiting, waitFor, withLock } from '../../../src/nspawn/host.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
-import type { Container } from './container.ts';
-import { CACHE_DIR, StopWaiting, waitFor, withLock } from './host.ts';
 
 export const REVISIONS = '/apis/nodeherd.io/v1alpha1/nodeconfigrevisions';
 export const INIT_SCRIPT = new URL('../../../init/nodeherd-init.sh', import.meta.url).pathname;

@@ -1,6 +1,6 @@
 // Units and checks the end-to-end tests share.
 
-import type { Container } from './container.ts';
+import type { Container } from '../../../src/nspawn/container.ts';
 
 /** A long-running service with an [Install] section, starting at once. */
 export function serviceUnit(description: string, extra = ''): string {
