@@ -40,7 +40,7 @@ export function upCommand(): Command {
     .description(
       'start a local cluster: the API server, the rollout controller and nodes running the real agent, with a sample pool',
     )
-    .option('--nodes <n>', 'simulated nodes', nodeCount(1000), 5)
+    .option('--nodes <n>', 'simulated nodes (with --nspawn: containers instead)', nodeCount(1000), 5)
     .option(
       '--state-dir <dir>',
       'where everything is kept between runs (a rerun resumes from it)',
