@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SqliteStore } from '../src/apiserver/storage/sqlite-store.ts';
 import { PipelinedConnection } from '../test/apiserver/durability/pipelined-client.ts';
 import { startApiServerProcess } from './support/apiserver-process.ts';
 import { type Connection, connections, percentile } from './support/https-client.ts';
@@ -54,6 +55,43 @@ async function run(lanes: number, send: Send): Promise<Run> {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'nodeherd-pipeline-bench-'));
+
+/** The store alone (no HTTP): `perTurn` writes per event-loop turn, each acknowledged when durable. */
+async function storeRun(groupCommit: boolean, perTurn: number): Promise<number> {
+  const store = SqliteStore.open(join(dir, `store-${groupCommit}-${perTurn}.db`), { groupCommit });
+  const writes = benchNumber('PIPELINE_BENCH_STORE_WRITES', 4000, 1000);
+  const started = performance.now();
+  for (let n = 0; n < writes; n += perTurn) {
+    for (let i = n; i < n + perTurn; i++) {
+      const name = `c${i}`;
+      store.create(`/core/configmaps/default/${name}`, { metadata: { name }, data: { filler } });
+    }
+    await store.whenDurable();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const perSecond = writes / ((performance.now() - started) / 1000);
+  store.close();
+  return perSecond;
+}
+
+for (const [groupCommit, perTurn] of [
+  [false, 1],
+  [false, 16],
+  [true, 1],
+  [true, 16],
+] as const) {
+  const perSecond = await storeRun(groupCommit, perTurn);
+  const name = `store alone, ${groupCommit ? 'group commit' : 'one commit per write'}, ${perTurn} writes per turn`;
+  const load = loadavg()[0]!.toFixed(2);
+  console.log(`${name}: ${Math.round(perSecond)} writes/s (load ${load})`);
+  reportFigure({
+    bench: 'apiserver-pipelined-writes',
+    name,
+    value: perSecond,
+    unit: 'writes/s',
+    note: `load ${load}`,
+  });
+}
 const server = await startApiServerProcess({ dataDir: dir });
 let conns: Connection[] = [];
 let pipe: PipelinedConnection | undefined;
