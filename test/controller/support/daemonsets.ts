@@ -79,9 +79,7 @@ export function podReady(pod: DaemonPod): boolean {
 }
 
 /** The simulated DaemonSet controller and pod status writer, running as the admin. */
-export async function startSimulatedWorkloads(
-  admin: KubeClient,
-): Promise<{
+export async function startSimulatedWorkloads(admin: KubeClient): Promise<{
   daemonSets: SimulatedDaemonSetController;
   podStatus: SimulatedPodStatus;
   stop(): Promise<void>;
