@@ -161,24 +161,35 @@ test('up: the sample pool reaches 3 nodes, Ctrl-C stops cleanly, a rerun resumes
   timeout: 600_000,
 }, async () => {
   const args = ['--nodes', '3', '--no-view', '--state-dir', stateDir, '--port', '0'];
-  const first = up(args);
-  children.push(first);
-  const ready = await waitForLine(first, /^ready: 3 nodes, API server (https:\/\/127\.0\.0\.1:(\d+))/m);
+  const running = up(args);
+  children.push(running);
+  const ready = await waitForLine(running, /^ready: 3 nodes, API server (https:\/\/127\.0\.0\.1:(\d+))/m);
   assert.notEqual(Number(ready[2]), 0, 'port 0 picks a free port and prints it');
   const kubeconfig = join(stateDir, 'apiserver/kubeconfig');
-  assert.match(first.output(), new RegExp(`export KUBECONFIG=${kubeconfig}`));
-  assert.match(first.output(), /kubectl get nodepools,nodes/);
-  assert.match(first.output(), /kubectl edit nodeconfig workers-base/);
+  assert.match(running.output(), new RegExp(`export KUBECONFIG=${kubeconfig}`));
+  assert.match(running.output(), /kubectl get nodepools,nodes/);
+  assert.match(running.output(), /kubectl edit nodeconfig workers-base/);
 
   let client = new KubeClient(loadKubeConfig({ kubeconfig }));
-  const before = await sampleRolledOut(client, 3);
+  const first = await sampleRolledOut(client, 3);
+  // The user's first rollout: an edit of the sample, which a rerun must keep.
+  const edited = 'MESSAGE=edited by the test\nINTERVAL_SECONDS=30\n';
+  await client.patch(
+    `${GROUP}/nodeconfigs/workers-base`,
+    [{ op: 'replace', path: '/spec/files/1/content/inline/data', value: edited }],
+    'json',
+  );
+  const before = await eventually('the edit to roll out', async () => {
+    const state = await sampleRolledOut(client, 3);
+    return state.target !== first.target ? state : undefined;
+  });
   const revisionsBefore = await revisions(client);
-  assert.equal(revisionsBefore.length, 1);
+  assert.equal(revisionsBefore.length, 2);
   const appliedBefore = await appliedEvents(client);
-  assert.equal(appliedBefore, 3, 'each node applied the sample once');
+  assert.equal(appliedBefore, 6, 'each node applied the sample, then the edit');
   const appliesLogged = (text: string) =>
     text.split('\n').filter((l) => l.includes('"msg":"applying"')).length;
-  assert.equal(appliesLogged(readFileSync(join(stateDir, 'up.log'), 'utf8')), 3);
+  assert.equal(appliesLogged(readFileSync(join(stateDir, 'up.log'), 'utf8')), 6);
 
   // A second run on the same state dir is refused while the first one holds it.
   const second = up(['--nodes', '3', '--no-view', '--state-dir', stateDir, '--port', '0']);
@@ -187,8 +198,8 @@ test('up: the sample pool reaches 3 nodes, Ctrl-C stops cleanly, a rerun resumes
   assert.match(second.output(), /--state-dir .* is in use by another nodeherd up \(pid \d+\)/);
 
   client.close();
-  assert.equal(await stopWithCtrlC(first), 0, first.output());
-  assert.match(first.output(), /stopped; /);
+  assert.equal(await stopWithCtrlC(running), 0, running.output());
+  assert.match(running.output(), /stopped; /);
 
   const rerun = up(args);
   children.push(rerun);
@@ -207,7 +218,11 @@ test('up: the sample pool reaches 3 nodes, Ctrl-C stops cleanly, a rerun resumes
   }
   // The agents have started and finished their first reconcile before "ready": nothing was applied.
   assert.equal(await appliedEvents(client), appliedBefore, 'no agent applied again');
-  assert.equal(appliesLogged(readFileSync(join(stateDir, 'up.log'), 'utf8')), 3);
+  assert.equal(appliesLogged(readFileSync(join(stateDir, 'up.log'), 'utf8')), 6);
+  const config = await client.get<{ spec: { files: { content: { inline: { data: string } } }[] } }>(
+    `${GROUP}/nodeconfigs/workers-base`,
+  );
+  assert.equal(config.spec.files[1]!.content.inline.data, edited, "the user's edit survived the rerun");
   assert.doesNotMatch(readFileSync(join(stateDir, 'up.log'), 'utf8'), /"msg":"[^"]*drift/i);
   client.close();
   assert.equal(await stopWithCtrlC(rerun), 0, rerun.output());
