@@ -179,6 +179,20 @@ describe('DaemonSet OTA updates', () => {
     });
   });
 
+  test('a DaemonSet that stops being OTA has its offers withdrawn, and the agent refuses them', async () => {
+    await harness.admin.patch(`/apis/apps/v1/namespaces/${NAMESPACE}/daemonsets/ota-app`, {
+      metadata: { annotations: { 'nodeherd.io/update-strategy': null } },
+    });
+    const pod = await eventually('the offer withdrawn', async () => {
+      const pod = await podOn(names[0]!);
+      return updateCondition(pod)?.status === 'False' && pod;
+    });
+    assert.equal(updateCondition(pod)?.reason, 'NotOverTheAir');
+    const refused = await upgrade(pod.metadata.name);
+    assert.equal(refused.status, 403);
+    assert.equal((await podOn(names[0]!))?.metadata.uid, pod.metadata.uid);
+  });
+
   test('answers 503 while the API server is unreachable', async () => {
     const pod = (await podOn(names[0]!))!;
     await harness.local.server.stop();

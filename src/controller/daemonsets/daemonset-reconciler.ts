@@ -27,7 +27,11 @@ import {
   revisionHashOf,
 } from './daemonset-types.ts';
 import { type DaemonSlot, decideDaemonSetUpdate } from './decide-daemonset-update.ts';
-import { desiredUpdateCondition } from './update-available-condition.ts';
+import {
+  desiredUpdateCondition,
+  type UpdateAvailableCondition,
+  withdrawnUpdateCondition,
+} from './update-available-condition.ts';
 
 export interface DaemonSetReconcilerContext {
   client: KubeClient;
@@ -103,6 +107,13 @@ export class DaemonSetReconciler {
       return {};
     }
     const management = daemonSetManagement(daemonSet);
+    this.pruneDeleted();
+    const pods = ctx.podIndex
+      .of(key)
+      .filter((pod) => isControlledBy(pod, daemonSet) && !this.deleted.has(pod.metadata.uid ?? ''));
+    if (management.kind !== 'managed' || management.strategy !== 'OTA') {
+      await this.writeConditions(pods, (pod) => withdrawnUpdateCondition(pod, key));
+    }
     if (management.kind === 'unmanaged') {
       this.forget(key);
       return {};
@@ -116,12 +127,10 @@ export class DaemonSetReconciler {
     // No ControllerRevision yet: the DaemonSet controller has not seen this template; its event requeues.
     if (!current) return {};
     const target = revisionHashOf(current) ?? current.metadata.name.slice(daemonSet.metadata.name.length + 1);
-    this.pruneDeleted();
-    const pods = ctx.podIndex
-      .of(key)
-      .filter((pod) => isControlledBy(pod, daemonSet) && !this.deleted.has(pod.metadata.uid ?? ''));
     if (management.strategy === 'OTA') {
-      await this.markUpdates(key, pods, target);
+      await this.writeConditions(pods, (pod) =>
+        desiredUpdateCondition(pod, revisionHashOf(pod) !== target, key, target),
+      );
       return {};
     }
     return this.rollPods(key, daemonSet, pods, target, management.maxUnavailable);
@@ -206,15 +215,19 @@ export class DaemonSetReconciler {
     return requeueAfterMs !== undefined ? { requeueAfterMs } : {};
   }
 
-  private async markUpdates(key: string, pods: DaemonPod[], target: string): Promise<void> {
+  /** Writes the UpdateAvailable condition `wanted` returns (undefined: leave the pod as it is). */
+  private async writeConditions(
+    pods: DaemonPod[],
+    wanted: (pod: DaemonPod) => UpdateAvailableCondition | undefined,
+  ): Promise<void> {
     const { ctx } = this;
-    const writes: { pod: DaemonPod; condition: NonNullable<ReturnType<typeof desiredUpdateCondition>> }[] =
-      [];
+    const writes: { pod: DaemonPod; condition: UpdateAvailableCondition }[] = [];
     for (const pod of pods) {
       if (pod.metadata.deletionTimestamp !== undefined) continue;
-      const condition = desiredUpdateCondition(pod, revisionHashOf(pod) !== target, key, target);
+      const condition = wanted(pod);
       if (condition) writes.push({ pod, condition });
     }
+    if (writes.length === 0) return;
     const time = kubeTime(ctx.now());
     const errors = await runLimited(writes, ctx.writeConcurrency, async ({ pod, condition }) => {
       try {
