@@ -243,3 +243,36 @@ test('up: a port in use is a clear error', { timeout: 60_000 }, async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('up: without a terminal the view prints a line per change', { timeout: 300_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'nodeherd-up-view-'));
+  try {
+    const running = up(['--nodes', '2', '--state-dir', dir, '--port', '0']);
+    children.push(running);
+    await waitForLine(
+      running,
+      /^\d\d:\d\d:\d\d pool workers: target workers-\w+ \(revision 1\); 2 nodes, 2 updated, 2 ready, .*\[Complete\]$/m,
+    );
+    assert.equal(await stopWithCtrlC(running), 0, running.output());
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('up: a second Ctrl-C exits at once', { timeout: 300_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'nodeherd-up-twice-'));
+  try {
+    const running = up(['--nodes', '2', '--no-view', '--state-dir', dir, '--port', '0']);
+    children.push(running);
+    // While the cluster starts (seconds), so the first Ctrl-C cannot have finished stopping it.
+    await waitForLine(running, /starting the rollout controller/);
+    running.child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 20));
+    running.child.kill('SIGINT');
+    const exit = await running.exited;
+    assert.equal(exit.code, 130, running.output());
+    assert.doesNotMatch(running.output(), /^stopped; /m);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
