@@ -26,6 +26,8 @@ function httpModule(protocol: string): HttpModule {
 
 export class NodeProbeRunner implements ProbeRunner {
   run(probe: HealthProbe, timeoutMs: number): Promise<ProbeResult> {
+    // Callers pass what is left of a deadline (fractional ms); child_process refuses non-integer timeouts.
+    timeoutMs = Math.max(1, Math.ceil(timeoutMs));
     if (probe.http) return httpProbe(probe.http.url, probe.http.expectStatus, timeoutMs);
     if (probe.exec) return execProbe(probe.exec.command, timeoutMs);
     return Promise.resolve({ ok: false, detail: 'probe has neither http nor exec' });
@@ -65,9 +67,14 @@ function execProbe(command: string[], timeoutMs: number): Promise<ProbeResult> {
   return new Promise((resolve) => {
     // Loaded on first use: most nodes never declare an exec probe.
     const { execFile } = process.getBuiltinModule('node:child_process') as ChildProcessModule;
-    execFile(file, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 }, (error) => {
-      if (!error) resolve({ ok: true, detail: `${file} exited 0` });
-      else resolve({ ok: false, detail: `${file}: ${error.message.split('\n')[0]}` });
-    });
+    try {
+      execFile(file, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 }, (error) => {
+        if (!error) resolve({ ok: true, detail: `${file} exited 0` });
+        else resolve({ ok: false, detail: `${file}: ${error.message.split('\n')[0]}` });
+      });
+    } catch (error) {
+      // Invalid arguments throw instead of calling back: a failed probe, not a failed apply.
+      resolve({ ok: false, detail: `${file}: ${(error as Error).message}` });
+    }
   });
 }
