@@ -14,6 +14,8 @@ import { RolloutController } from '../controller/rollout-controller.ts';
 import { KubeClient } from '../kube/kube-client.ts';
 import { loadKubeConfig } from '../kube/kube-config.ts';
 import { LightKubeClient } from '../kube/light/light-kube-client.ts';
+import { SimulatedDaemonSetController } from '../sim/simulated-daemonset-controller.ts';
+import { SimulatedPodStatus } from '../sim/simulated-pod-status.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
 import { applySamplesIfAbsent, type SampleResult } from './samples.ts';
 import { SimulatedNodes } from './simulated-nodes.ts';
@@ -182,12 +184,35 @@ async function startSimulatedNodes(
 ): Promise<NodeSet> {
   step(`starting ${count} simulated node${count === 1 ? '' : 's'}`);
   const log = context.log.child({ component: 'simulator' });
-  return SimulatedNodes.start({
-    ...context,
-    count,
-    logger: context.agentLog,
-    onError: (node, error) => log.warn({ node, err: error }, 'simulated node error'),
-  });
+  // Simulated nodes have no kubelet to run pods: these stand in for kube's DaemonSet controller and
+  // the kubelets' pod status, so DaemonSets (and nodeherd's DaemonSet strategies) work in `up` too.
+  const daemonSets = new SimulatedDaemonSetController({ client: context.admin, logger: log });
+  const podStatus = new SimulatedPodStatus({ client: context.admin, logger: log });
+  await daemonSets.start();
+  await podStatus.start();
+  try {
+    const nodes = await SimulatedNodes.start({
+      ...context,
+      count,
+      logger: context.agentLog,
+      onError: (node, error) => log.warn({ node, err: error }, 'simulated node error'),
+    });
+    return {
+      get names() {
+        return nodes.names;
+      },
+      settled: () => nodes.settled(),
+      stop: async () => {
+        await nodes.stop();
+        await podStatus.stop();
+        await daemonSets.stop();
+      },
+    };
+  } catch (error) {
+    await podStatus.stop();
+    await daemonSets.stop();
+    throw error;
+  }
 }
 
 /** The samples, once per state directory (see samples.ts). */

@@ -172,6 +172,31 @@ test('up: the sample pool reaches 3 nodes, Ctrl-C stops cleanly, a rerun resumes
 
   let client = new KubeClient(loadKubeConfig({ kubeconfig }));
   const first = await sampleRolledOut(client, 3);
+  // DaemonSets work on the simulated nodes: one pod per node, Ready (kube's DaemonSet controller and
+  // the kubelets are simulated too).
+  await client.create('/apis/apps/v1/namespaces/default/daemonsets', {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'node-exporter', namespace: 'default' },
+    spec: {
+      selector: { matchLabels: { app: 'node-exporter' } },
+      updateStrategy: { type: 'OnDelete' },
+      template: {
+        metadata: { labels: { app: 'node-exporter' } },
+        spec: { containers: [{ name: 'exporter', image: 'prom/node-exporter:v1.8.2' }] },
+      },
+    },
+  });
+  await eventually('a Ready DaemonSet pod on every node', async () => {
+    const pods = (await client.list<never>('/api/v1/namespaces/default/pods')).items as unknown as {
+      spec?: { nodeName?: string };
+      status?: { conditions?: { type: string; status: string }[] };
+    }[];
+    const ready = pods.filter((p) =>
+      p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+    );
+    return new Set(ready.map((p) => p.spec?.nodeName)).size === 3 ? true : undefined;
+  });
   // The user's first rollout: an edit of the sample, which a rerun must keep.
   const edited = 'MESSAGE=edited by the test\nINTERVAL_SECONDS=30\n';
   await client.patch(
