@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import type { KubeClient } from '../kube/kube-client.ts';
 import { isKubeError } from '../kube/kube-error.ts';
+import { KUBE_YAML } from '../util/kube-yaml.ts';
 
 export const SAMPLES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../deploy/samples');
 
@@ -36,7 +37,7 @@ export async function loadSamples(dir = SAMPLES_DIR): Promise<SampleObject[]> {
   const objects: SampleObject[] = [];
   for (const file of (await readdir(dir)).filter((f) => /\.ya?ml$/.test(f)).sort()) {
     const path = join(dir, file);
-    for (const doc of parseAllDocuments(await readFile(path, 'utf8'))) {
+    for (const doc of parseAllDocuments(await readFile(path, 'utf8'), KUBE_YAML)) {
       if (doc.errors.length > 0) throw new Error(`${path}: ${doc.errors[0]!.message}`);
       const object = doc.toJS() as SampleObject | null;
       if (object === null) continue;

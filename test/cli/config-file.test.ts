@@ -79,3 +79,16 @@ test('other kinds are skipped, unknown fields are warnings with lines, a file wi
     'c.yaml: no NodeConfig in the file (found NodePool web (line 1))',
   ]);
 });
+
+test('YAML is read as kubectl reads it (YAML 1.1): mode 0644 is octal', () => {
+  const text = [
+    `${HEAD}metadata: {name: a}`,
+    'spec:',
+    '  files:',
+    '    - path: /etc/a.conf',
+    '      mode: 0644',
+    '      content: {inline: {data: x}}',
+  ].join('\n');
+  const file = parseConfigFile('c.yaml', text);
+  assert.equal(file.configs[0]?.config.spec.files?.[0]?.mode, 0o644);
+});

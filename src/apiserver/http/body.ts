@@ -2,6 +2,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
+import { KUBE_YAML } from '../../util/kube-yaml.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import { decodeProtobufObject } from '../protobuf/decode.ts';
 
@@ -44,7 +45,7 @@ export function decodeObject(body: Buffer, contentType: string | undefined): Rec
   let value: unknown;
   if (type === 'application/yaml' || type === 'application/x-yaml' || type === 'text/yaml') {
     try {
-      value = parseYaml(text, { maxAliasCount: 100 });
+      value = parseYaml(text, { maxAliasCount: 100, ...KUBE_YAML });
     } catch (err) {
       throw badRequest(`error decoding YAML: ${(err as Error).message.split('\n')[0]}`);
     }

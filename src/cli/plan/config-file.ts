@@ -8,6 +8,7 @@ import { nodeConfigSpecSchema } from '../../api/node-config-schema.ts';
 import { DNS1123_SUBDOMAIN } from '../../api/patterns.ts';
 import type { NodeConfig } from '../../api/types.ts';
 import { validateNodeConfig } from '../../api/validate-node-config.ts';
+import { KUBE_YAML } from '../../util/kube-yaml.ts';
 import { CliError } from '../cli-error.ts';
 import { lineOfField } from './field-lines.ts';
 import { unknownFields } from './unknown-fields.ts';
@@ -37,7 +38,7 @@ function problemText(message: string): string {
 
 export function parseConfigFile(path: string, text: string): ConfigFile {
   const lineCounter = new LineCounter();
-  const documents = parseAllDocuments(text, { lineCounter, prettyErrors: false });
+  const documents = parseAllDocuments(text, { lineCounter, prettyErrors: false, ...KUBE_YAML });
   const problems: string[] = [];
   const configs: FileConfig[] = [];
   const skipped: string[] = [];
