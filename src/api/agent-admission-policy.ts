@@ -1,0 +1,112 @@
+// A ValidatingAdmissionPolicy that does for nodeherd agents what NodeRestriction does for kubelets:
+// a member of the nodeherd:agents group, named nodeherd:agent:<node> (src/apiserver/auth/identities.ts),
+// may write only its own Node (annotations and status, never its spec or labels), delete only pods
+// bound to its Node, and create only Events about its Node in the namespaces the embedded server
+// allows. RBAC (agent-cluster-rules.ts) grants the verbs; this confines them to the agent's objects,
+// which is what authorizeAgent decides per request in the embedded server. Reads cannot be confined
+// by admission; docs/real-cluster.md says what that leaves open.
+
+import { AGENT_EVENT_NAMESPACES } from '../apiserver/auth/authorizer.ts';
+import { AGENT_USER_PREFIX, AGENTS_GROUP } from '../apiserver/auth/identities.ts';
+
+export const AGENT_ADMISSION_POLICY_NAME = 'nodeherd-agent-restriction';
+
+const celString = (value: string): string => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+const celList = (values: readonly string[]): string => `[${values.map(celString).join(', ')}]`;
+
+// An absent map and an empty one are the same to a user; CEL's == would tell them apart.
+const labelsOf = (object: string): string =>
+  `(has(${object}.metadata.labels) ? ${object}.metadata.labels : {})`;
+const specOf = (object: string): string => `(has(${object}.spec) ? ${object}.spec : {})`;
+
+// The Node an Event is about: involvedObject in core/v1, regarding in events.k8s.io/v1.
+const eventAboutOwnNode = (field: string): string =>
+  [
+    `has(object.${field})`,
+    `has(object.${field}.kind) && object.${field}.kind == 'Node'`,
+    `has(object.${field}.name) && object.${field}.name == variables.nodeName`,
+    `(!has(object.${field}.namespace) || object.${field}.namespace == '')`,
+  ].join(' && ');
+
+export function agentAdmissionPolicy(): Record<string, unknown> {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicy',
+    metadata: { name: AGENT_ADMISSION_POLICY_NAME, labels: { 'app.kubernetes.io/part-of': 'nodeherd' } },
+    spec: {
+      failurePolicy: 'Fail',
+      matchConstraints: {
+        resourceRules: [
+          {
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            operations: ['CREATE', 'UPDATE', 'DELETE'],
+            resources: ['nodes', 'nodes/status', 'pods', 'events'],
+          },
+          {
+            apiGroups: ['events.k8s.io'],
+            apiVersions: ['v1'],
+            operations: ['CREATE', 'UPDATE', 'DELETE'],
+            resources: ['events'],
+          },
+        ],
+      },
+      matchConditions: [
+        { name: 'is-nodeherd-agent', expression: `${celString(AGENTS_GROUP)} in request.userInfo.groups` },
+      ],
+      variables: [
+        {
+          name: 'nodeName',
+          expression:
+            `request.userInfo.username.startsWith(${celString(AGENT_USER_PREFIX)}) ? ` +
+            `request.userInfo.username.substring(${AGENT_USER_PREFIX.length}) : ''`,
+        },
+      ],
+      validations: [
+        {
+          expression: "variables.nodeName != ''",
+          message: `members of ${AGENTS_GROUP} must be named ${AGENT_USER_PREFIX}<node>`,
+          reason: 'Forbidden',
+        },
+        {
+          expression:
+            "request.resource.resource != 'nodes' || " +
+            "(request.operation == 'UPDATE' && request.name == variables.nodeName)",
+          message: 'a nodeherd agent may only update or patch its own Node (never create or delete one)',
+          reason: 'Forbidden',
+        },
+        {
+          expression:
+            "request.resource.resource != 'nodes' || request.operation != 'UPDATE' || request.subResource != '' || " +
+            `(${specOf('object')} == ${specOf('oldObject')} && ${labelsOf('object')} == ${labelsOf('oldObject')})`,
+          message: "a nodeherd agent may change its Node's annotations and status, not its spec or labels",
+          reason: 'Forbidden',
+        },
+        {
+          expression:
+            "request.resource.resource != 'pods' || (request.operation == 'DELETE' && " +
+            'has(oldObject.spec.nodeName) && oldObject.spec.nodeName == variables.nodeName)',
+          message: 'a nodeherd agent may only delete pods bound to its own Node',
+          reason: 'Forbidden',
+        },
+        {
+          expression:
+            "request.resource.resource != 'events' || (request.operation == 'CREATE' && " +
+            `request.namespace in ${celList(AGENT_EVENT_NAMESPACES)} && ` +
+            `(request.resource.group == '' ? (${eventAboutOwnNode('involvedObject')}) : (${eventAboutOwnNode('regarding')})))`,
+          message: `a nodeherd agent may only create Events about its own Node, in namespaces ${AGENT_EVENT_NAMESPACES.join(', ')}`,
+          reason: 'Forbidden',
+        },
+      ],
+    },
+  };
+}
+
+export function agentAdmissionPolicyBinding(): Record<string, unknown> {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    metadata: { name: AGENT_ADMISSION_POLICY_NAME, labels: { 'app.kubernetes.io/part-of': 'nodeherd' } },
+    spec: { policyName: AGENT_ADMISSION_POLICY_NAME, validationActions: ['Deny'] },
+  };
+}

@@ -1,0 +1,39 @@
+// What a node agent may do on a real cluster, as RBAC can say it. The embedded API server decides per
+// request (authorizeAgent in src/apiserver/auth/authorizer.ts: own Node only, pods bound to its Node,
+// Secrets its revisions reference); plain RBAC cannot name "its own Node", so these rules are the
+// verbs and resources only, and deploy/agent's ValidatingAdmissionPolicy confines the writes.
+// test/api/deploy-manifests.test.ts checks that the embedded server allows every rule here to an
+// agent for its own objects, so a real cluster never grants more kinds of access than it does.
+//
+// Left out on purpose, although the embedded server allows them: creating the Node and its heartbeat
+// Lease in kube-node-lease. Those are the simulated kubelet's (it runs as the agent); on a real
+// cluster the kubelet registers the Node and renews that Lease itself.
+
+import { NODEHERD_GROUP, NODEHERD_NAMESPACE, type PolicyRule } from '../apiserver/auth/authorizer.ts';
+
+export const AGENT_CLUSTER_RULES: readonly PolicyRule[] = [
+  // Watch its Node (field selector metadata.name), report annotations; OTA sets desired-revision.
+  { groups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch', 'update', 'patch'] },
+  // The NodeConfigReady condition.
+  { groups: [''], resources: ['nodes/status'], verbs: ['get', 'update', 'patch'] },
+  // What to apply, and the strategy parameters agents act on without the controller.
+  {
+    groups: [NODEHERD_GROUP],
+    resources: ['nodeconfigrevisions', 'nodepools'],
+    verbs: ['get', 'list', 'watch'],
+  },
+  // Events about its Node (namespaces confined by the admission policy).
+  { groups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create'] },
+  // Pods on its Node: the OTA API lists them and deletes one to upgrade it.
+  { groups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'delete'] },
+  // Serial strategy: the Lease semaphore.
+  {
+    groups: ['coordination.k8s.io'],
+    resources: ['leases'],
+    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+    namespaces: [NODEHERD_NAMESPACE],
+  },
+  // NodeConfig files from secretRef. RBAC cannot say "only Secrets my revisions reference", so the
+  // grant is narrowed by namespace instead: keep such Secrets in nodeherd (docs/real-cluster.md).
+  { groups: [''], resources: ['secrets'], verbs: ['get'], namespaces: [NODEHERD_NAMESPACE] },
+];

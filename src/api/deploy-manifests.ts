@@ -1,0 +1,267 @@
+// The manifests that install nodeherd on a real cluster (deploy/controller, deploy/agent), built from
+// the same constants and rules the embedded API server enforces so the two cannot drift.
+// Written by src/api/generate-deploy.ts; docs/real-cluster.md explains them.
+
+import { CONTROLLER_RULES, NODEHERD_NAMESPACE, type PolicyRule } from '../apiserver/auth/authorizer.ts';
+import {
+  AGENTS_GROUP,
+  CONTROLLER_NAMESPACE,
+  CONTROLLER_SERVICE_ACCOUNT,
+} from '../apiserver/auth/identities.ts';
+import { agentAdmissionPolicy, agentAdmissionPolicyBinding } from './agent-admission-policy.ts';
+import { AGENT_CLUSTER_RULES } from './agent-cluster-rules.ts';
+import { clusterWideRules, namespacedRules } from './rbac-rules.ts';
+
+export type Manifest = Record<string, unknown>;
+
+export interface ManifestFile {
+  /** Repository-relative path. */
+  path: string;
+  /** A comment printed above the documents (without '# '), e.g. what to replace. */
+  comment?: string;
+  documents: Manifest[];
+}
+
+const CONTROLLER_NAME = CONTROLLER_SERVICE_ACCOUNT;
+const AGENT_ROLE_NAME = 'nodeherd-agent';
+const METRICS_PORT = 8080;
+/** Replaced by the user (docs/real-cluster.md): no public image is published. */
+export const CONTROLLER_IMAGE_PLACEHOLDER = 'nodeherd/nodeherd-controller';
+/** Where the controller image keeps the repository (bin/, src/, node_modules/). */
+export const CONTROLLER_IMAGE_WORKDIR = '/opt/nodeherd';
+
+function labels(component: string): Record<string, string> {
+  return {
+    'app.kubernetes.io/name': component,
+    'app.kubernetes.io/part-of': 'nodeherd',
+  };
+}
+
+function roleObjects(
+  name: string,
+  rules: readonly PolicyRule[],
+  subject: Manifest,
+  component: string,
+): Manifest[] {
+  const out: Manifest[] = [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name, labels: labels(component) },
+      rules: clusterWideRules(rules),
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name, labels: labels(component) },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects: [subject],
+    },
+  ];
+  for (const [namespace, namespaced] of namespacedRules(rules)) {
+    out.push(
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name, namespace, labels: labels(component) },
+        rules: namespaced,
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name, namespace, labels: labels(component) },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+        subjects: [subject],
+      },
+    );
+  }
+  return out;
+}
+
+/** The controller's container arguments (flags of src/controller/controller-command.ts). */
+export function controllerArgs(): string[] {
+  return [
+    `--metrics-address=0.0.0.0:${METRICS_PORT}`,
+    '--leader-elect=true',
+    `--leader-election-namespace=${CONTROLLER_NAMESPACE}`,
+    '--lease-duration=15',
+    '--workers=4',
+    '--log-level=info',
+  ];
+}
+
+function controllerDeployment(version: string): Manifest {
+  const selector = labels(CONTROLLER_NAME);
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: CONTROLLER_NAME, namespace: CONTROLLER_NAMESPACE, labels: selector },
+    spec: {
+      // Two replicas, one leading (a Lease in nodeherd): a standby takes over within the lease duration.
+      replicas: 2,
+      revisionHistoryLimit: 5,
+      selector: { matchLabels: selector },
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 1 } },
+      template: {
+        metadata: { labels: selector },
+        spec: {
+          serviceAccountName: CONTROLLER_SERVICE_ACCOUNT,
+          automountServiceAccountToken: true,
+          // The leader exits when it loses the Lease and the kubelet restarts it as a standby.
+          restartPolicy: 'Always',
+          terminationGracePeriodSeconds: 30,
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: 65532,
+            runAsGroup: 65532,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
+          topologySpreadConstraints: [
+            {
+              maxSkew: 1,
+              topologyKey: 'kubernetes.io/hostname',
+              whenUnsatisfiable: 'ScheduleAnyway',
+              labelSelector: { matchLabels: selector },
+            },
+          ],
+          containers: [
+            {
+              name: 'controller',
+              image: `${CONTROLLER_IMAGE_PLACEHOLDER}:${version}`,
+              imagePullPolicy: 'IfNotPresent',
+              workingDir: CONTROLLER_IMAGE_WORKDIR,
+              command: ['node', 'bin/nodeherd-controller.ts'],
+              args: controllerArgs(),
+              ports: [{ name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' }],
+              livenessProbe: {
+                httpGet: { path: '/healthz', port: 'metrics' },
+                initialDelaySeconds: 10,
+                periodSeconds: 10,
+                timeoutSeconds: 5,
+                failureThreshold: 3,
+              },
+              readinessProbe: {
+                httpGet: { path: '/readyz', port: 'metrics' },
+                periodSeconds: 5,
+                timeoutSeconds: 5,
+                failureThreshold: 3,
+              },
+              resources: {
+                requests: { cpu: '50m', memory: '128Mi' },
+                limits: { memory: '512Mi' },
+              },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                runAsNonRoot: true,
+                capabilities: { drop: ['ALL'] },
+              },
+              volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+            },
+          ],
+          volumes: [{ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }],
+        },
+      },
+    },
+  };
+}
+
+function controllerFiles(version: string): ManifestFile[] {
+  const component = CONTROLLER_NAME;
+  const serviceAccount: Manifest = {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: {
+      name: CONTROLLER_SERVICE_ACCOUNT,
+      namespace: CONTROLLER_NAMESPACE,
+      labels: labels(component),
+    },
+  };
+  const subject = {
+    kind: 'ServiceAccount',
+    name: CONTROLLER_SERVICE_ACCOUNT,
+    namespace: CONTROLLER_NAMESPACE,
+  };
+  return [
+    {
+      path: 'deploy/controller/00-namespace.yaml',
+      documents: [
+        {
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          metadata: { name: NODEHERD_NAMESPACE, labels: { 'app.kubernetes.io/part-of': 'nodeherd' } },
+        },
+      ],
+    },
+    {
+      path: 'deploy/controller/10-rbac.yaml',
+      comment: 'RBAC rules: CONTROLLER_RULES of the embedded API server (src/apiserver/auth/authorizer.ts).',
+      documents: [serviceAccount, ...roleObjects(CONTROLLER_NAME, CONTROLLER_RULES, subject, component)],
+    },
+    {
+      path: 'deploy/controller/20-deployment.yaml',
+      comment:
+        `image: ${CONTROLLER_IMAGE_PLACEHOLDER}:${version} is a placeholder, no image is published. Build one from\n` +
+        `this repository with the repository at ${CONTROLLER_IMAGE_WORKDIR} (docs/real-cluster.md), push it to\n` +
+        'your registry and set the image here (or with `kubectl set image` / a kustomize images: entry).',
+      documents: [controllerDeployment(version)],
+    },
+    {
+      path: 'deploy/controller/30-metrics-service.yaml',
+      documents: [
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: {
+            name: `${CONTROLLER_NAME}-metrics`,
+            namespace: CONTROLLER_NAMESPACE,
+            labels: labels(component),
+          },
+          spec: {
+            type: 'ClusterIP',
+            selector: labels(component),
+            ports: [{ name: 'metrics', port: METRICS_PORT, targetPort: 'metrics', protocol: 'TCP' }],
+          },
+        },
+      ],
+    },
+    {
+      path: 'deploy/controller/40-pod-disruption-budget.yaml',
+      documents: [
+        {
+          apiVersion: 'policy/v1',
+          kind: 'PodDisruptionBudget',
+          metadata: { name: CONTROLLER_NAME, namespace: CONTROLLER_NAMESPACE, labels: labels(component) },
+          // One replica may go (a drain of its node): the other one leads or takes over.
+          spec: { maxUnavailable: 1, selector: { matchLabels: labels(component) } },
+        },
+      ],
+    },
+  ];
+}
+
+function agentFiles(): ManifestFile[] {
+  const subject = { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: AGENTS_GROUP };
+  return [
+    {
+      path: 'deploy/agent/rbac.yaml',
+      comment:
+        `Verbs and resources for the group ${AGENTS_GROUP} (src/api/agent-cluster-rules.ts). RBAC cannot say\n` +
+        '"its own Node": admission-policy.yaml confines the writes; docs/real-cluster.md says what is left open.\n' +
+        'The Role lives in namespace nodeherd: apply deploy/controller first.',
+      documents: roleObjects(AGENT_ROLE_NAME, AGENT_CLUSTER_RULES, subject, 'nodeherd-agent'),
+    },
+    {
+      path: 'deploy/agent/admission-policy.yaml',
+      comment:
+        'NodeRestriction for nodeherd agents: writes confined to their own Node, pods and Events.\n' +
+        'Needs admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy (Kubernetes 1.30 or newer).',
+      documents: [agentAdmissionPolicy(), agentAdmissionPolicyBinding()],
+    },
+  ];
+}
+
+/** Every manifest file of deploy/controller and deploy/agent. */
+export function deployManifestFiles(version: string): ManifestFile[] {
+  return [...controllerFiles(version), ...agentFiles()];
+}
