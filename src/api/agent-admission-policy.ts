@@ -1,6 +1,6 @@
 // A ValidatingAdmissionPolicy that does for nodeherd agents what NodeRestriction does for kubelets:
 // a member of the nodeherd:agents group, named nodeherd:agent:<node> (src/apiserver/auth/identities.ts),
-// may write only its own Node (annotations and status, never its spec or labels), delete only pods
+// or the ServiceAccount <node> in nodeherd-agents where no authenticator can issue such names, may write only its own Node (annotations and status, never its spec or labels), delete only pods
 // bound to its Node, and create only Events about its Node in the namespaces the embedded server
 // allows. RBAC (agent-cluster-rules.ts) grants the verbs; this confines them to the agent's objects,
 // which is what authorizeAgent decides per request in the embedded server. Reads cannot be confined
@@ -8,6 +8,7 @@
 
 import { AGENT_EVENT_NAMESPACES } from '../apiserver/auth/authorizer.ts';
 import { AGENT_USER_PREFIX, AGENTS_GROUP } from '../apiserver/auth/identities.ts';
+import { AGENT_SERVICE_ACCOUNT_GROUP, AGENT_SERVICE_ACCOUNT_USER_PREFIX } from './agent-cluster-rules.ts';
 
 export const AGENT_ADMISSION_POLICY_NAME = 'nodeherd-agent-restriction';
 
@@ -27,6 +28,16 @@ const eventAboutOwnNode = (field: string): string =>
     `has(object.${field}.name) && object.${field}.name == variables.nodeName`,
     `(!has(object.${field}.namespace) || object.${field}.namespace == '')`,
   ].join(' && ');
+
+// The node name after the first prefix the user name starts with; '' for any other user.
+function nodeNameFromUser(prefixes: readonly string[]): string {
+  return prefixes.reduceRight(
+    (otherwise, prefix) =>
+      `request.userInfo.username.startsWith(${celString(prefix)}) ? ` +
+      `request.userInfo.username.substring(${prefix.length}) : ${otherwise}`,
+    "''",
+  );
+}
 
 export function agentAdmissionPolicy(): Record<string, unknown> {
   return {
@@ -52,20 +63,23 @@ export function agentAdmissionPolicy(): Record<string, unknown> {
         ],
       },
       matchConditions: [
-        { name: 'is-nodeherd-agent', expression: `${celString(AGENTS_GROUP)} in request.userInfo.groups` },
+        {
+          name: 'is-nodeherd-agent',
+          expression:
+            `${celString(AGENTS_GROUP)} in request.userInfo.groups || ` +
+            `${celString(AGENT_SERVICE_ACCOUNT_GROUP)} in request.userInfo.groups`,
+        },
       ],
       variables: [
         {
           name: 'nodeName',
-          expression:
-            `request.userInfo.username.startsWith(${celString(AGENT_USER_PREFIX)}) ? ` +
-            `request.userInfo.username.substring(${AGENT_USER_PREFIX.length}) : ''`,
+          expression: nodeNameFromUser([AGENT_USER_PREFIX, AGENT_SERVICE_ACCOUNT_USER_PREFIX]),
         },
       ],
       validations: [
         {
           expression: "variables.nodeName != ''",
-          message: `members of ${AGENTS_GROUP} must be named ${AGENT_USER_PREFIX}<node>`,
+          message: `a nodeherd agent must be the user ${AGENT_USER_PREFIX}<node> or the service account ${AGENT_SERVICE_ACCOUNT_USER_PREFIX}<node>`,
           reason: 'Forbidden',
         },
         {

@@ -11,6 +11,16 @@
 
 import { NODEHERD_GROUP, NODEHERD_NAMESPACE, type PolicyRule } from '../apiserver/auth/authorizer.ts';
 
+/**
+ * On clusters where no authenticator can name a user nodeherd:agent:<node> (managed control planes),
+ * an agent may instead be the ServiceAccount <node> in this namespace: its group
+ * system:serviceaccounts:nodeherd-agents is bound like nodeherd:agents, and the admission policy takes
+ * the node name from the service account name.
+ */
+export const AGENT_SERVICE_ACCOUNT_NAMESPACE = 'nodeherd-agents';
+export const AGENT_SERVICE_ACCOUNT_GROUP = `system:serviceaccounts:${AGENT_SERVICE_ACCOUNT_NAMESPACE}`;
+export const AGENT_SERVICE_ACCOUNT_USER_PREFIX = `system:serviceaccount:${AGENT_SERVICE_ACCOUNT_NAMESPACE}:`;
+
 export const AGENT_CLUSTER_RULES: readonly PolicyRule[] = [
   // Watch its Node (field selector metadata.name), report annotations; OTA sets desired-revision.
   { groups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch', 'update', 'patch'] },

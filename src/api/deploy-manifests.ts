@@ -9,7 +9,11 @@ import {
   CONTROLLER_SERVICE_ACCOUNT,
 } from '../apiserver/auth/identities.ts';
 import { agentAdmissionPolicy, agentAdmissionPolicyBinding } from './agent-admission-policy.ts';
-import { AGENT_CLUSTER_RULES } from './agent-cluster-rules.ts';
+import {
+  AGENT_CLUSTER_RULES,
+  AGENT_SERVICE_ACCOUNT_GROUP,
+  AGENT_SERVICE_ACCOUNT_NAMESPACE,
+} from './agent-cluster-rules.ts';
 import { clusterWideRules, namespacedRules } from './rbac-rules.ts';
 
 export type Manifest = Record<string, unknown>;
@@ -40,7 +44,7 @@ function labels(component: string): Record<string, string> {
 function roleObjects(
   name: string,
   rules: readonly PolicyRule[],
-  subject: Manifest,
+  subjects: Manifest[],
   component: string,
 ): Manifest[] {
   const out: Manifest[] = [
@@ -55,7 +59,7 @@ function roleObjects(
       kind: 'ClusterRoleBinding',
       metadata: { name, labels: labels(component) },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
-      subjects: [subject],
+      subjects,
     },
   ];
   for (const [namespace, namespaced] of namespacedRules(rules)) {
@@ -71,7 +75,7 @@ function roleObjects(
         kind: 'RoleBinding',
         metadata: { name, namespace, labels: labels(component) },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-        subjects: [subject],
+        subjects,
       },
     );
   }
@@ -196,7 +200,7 @@ function controllerFiles(version: string): ManifestFile[] {
     {
       path: 'deploy/controller/10-rbac.yaml',
       comment: 'RBAC rules: CONTROLLER_RULES of the embedded API server (src/apiserver/auth/authorizer.ts).',
-      documents: [serviceAccount, ...roleObjects(CONTROLLER_NAME, CONTROLLER_RULES, subject, component)],
+      documents: [serviceAccount, ...roleObjects(CONTROLLER_NAME, CONTROLLER_RULES, [subject], component)],
     },
     {
       path: 'deploy/controller/20-deployment.yaml',
@@ -241,15 +245,34 @@ function controllerFiles(version: string): ManifestFile[] {
 }
 
 function agentFiles(): ManifestFile[] {
-  const subject = { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: AGENTS_GROUP };
+  const subjects = [AGENTS_GROUP, AGENT_SERVICE_ACCOUNT_GROUP].map((name) => ({
+    apiGroup: 'rbac.authorization.k8s.io',
+    kind: 'Group',
+    name,
+  }));
   return [
+    {
+      path: 'deploy/agent/00-namespace.yaml',
+      comment: `ServiceAccounts of agents that authenticate as service accounts: one per node, named like the Node.`,
+      documents: [
+        {
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          metadata: {
+            name: AGENT_SERVICE_ACCOUNT_NAMESPACE,
+            labels: { 'app.kubernetes.io/part-of': 'nodeherd' },
+          },
+        },
+      ],
+    },
     {
       path: 'deploy/agent/rbac.yaml',
       comment:
-        `Verbs and resources for the group ${AGENTS_GROUP} (src/api/agent-cluster-rules.ts). RBAC cannot say\n` +
-        '"its own Node": admission-policy.yaml confines the writes; docs/real-cluster.md says what is left open.\n' +
+        `Verbs and resources for agents, the groups ${AGENTS_GROUP} and ${AGENT_SERVICE_ACCOUNT_GROUP}\n` +
+        '(src/api/agent-cluster-rules.ts). RBAC cannot say "its own Node": admission-policy.yaml confines\n' +
+        'the writes; docs/real-cluster.md says what is left open.\n' +
         'The Role lives in namespace nodeherd: apply deploy/controller first.',
-      documents: roleObjects(AGENT_ROLE_NAME, AGENT_CLUSTER_RULES, subject, 'nodeherd-agent'),
+      documents: roleObjects(AGENT_ROLE_NAME, AGENT_CLUSTER_RULES, subjects, 'nodeherd-agent'),
     },
     {
       path: 'deploy/agent/admission-policy.yaml',

@@ -5,7 +5,11 @@ import { after, before, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { parseAllDocuments } from 'yaml';
-import { AGENT_CLUSTER_RULES } from '../../src/api/agent-cluster-rules.ts';
+import {
+  AGENT_CLUSTER_RULES,
+  AGENT_SERVICE_ACCOUNT_GROUP,
+  AGENT_SERVICE_ACCOUNT_NAMESPACE,
+} from '../../src/api/agent-cluster-rules.ts';
 import { controllerArgs } from '../../src/api/deploy-manifests.ts';
 import { repositoryRoot } from '../../src/api/generate-crds.ts';
 import { generatedDeployFiles, unexpectedDeployFiles } from '../../src/api/generate-deploy.ts';
@@ -232,12 +236,22 @@ test('every agent RBAC rule is allowed by the embedded server for the agent’s 
     }
   }
   assert.ok(checked >= 20);
-  // And the committed agent RBAC is bound to the group the embedded server puts agents in.
-  const subject = { kind: 'Group', name: identityFor('node', 'worker-1').groups[0] };
-  const attrs = { verb: 'get', group: '', resource: 'secrets', namespace: NODEHERD_NAMESPACE } as const;
-  assert.equal(committedRbacAllows(subject, attrs), true);
-  assert.equal(committedRbacAllows(subject, { ...attrs, namespace: 'kube-system' }), false);
-  assert.equal(committedRbacAllows(subject, { verb: 'delete', group: '', resource: 'nodes' }), false);
+  // And the committed agent RBAC is bound to the group the embedded server puts agents in, and to the
+  // group of agents that authenticate as service accounts.
+  for (const group of [identityFor('node', 'worker-1').groups[0], AGENT_SERVICE_ACCOUNT_GROUP]) {
+    const subject = { kind: 'Group', name: group };
+    const attrs = { verb: 'get', group: '', resource: 'secrets', namespace: NODEHERD_NAMESPACE } as const;
+    assert.equal(committedRbacAllows(subject, attrs), true, group);
+    assert.equal(committedRbacAllows(subject, { ...attrs, namespace: 'kube-system' }), false, group);
+    assert.equal(
+      committedRbacAllows(subject, { verb: 'delete', group: '', resource: 'nodes' }),
+      false,
+      group,
+    );
+    assert.equal(committedRbacAllows(subject, { verb: 'patch', group: '', resource: 'nodes' }), true, group);
+  }
+  const [namespace] = docsOf('Namespace', AGENT_SERVICE_ACCOUNT_NAMESPACE);
+  assert.ok(namespace, `the Namespace ${AGENT_SERVICE_ACCOUNT_NAMESPACE} is in deploy/agent`);
 });
 
 test('the agent admission policy matches the agents group and confines writes by the agent’s user name', () => {
@@ -248,12 +262,16 @@ test('the agent admission policy matches the agents group and confines writes by
   assert.deepEqual(binding.spec.validationActions, ['Deny']);
   assert.equal(policy.spec.failurePolicy, 'Fail');
   const agent = identityFor('node', 'worker-1');
-  assert.equal(policy.spec.matchConditions[0].expression, `'${agent.groups[0]}' in request.userInfo.groups`);
-  const prefix = agent.name.slice(0, -'worker-1'.length);
   assert.equal(
-    policy.spec.variables[0].expression,
-    `request.userInfo.username.startsWith('${prefix}') ? request.userInfo.username.substring(${prefix.length}) : ''`,
+    policy.spec.matchConditions[0].expression,
+    `'${agent.groups[0]}' in request.userInfo.groups || '${AGENT_SERVICE_ACCOUNT_GROUP}' in request.userInfo.groups`,
   );
+  // The node name is what follows the embedded server's agent user prefix, or the service account's.
+  const prefix = agent.name.slice(0, -'worker-1'.length);
+  const serviceAccountPrefix = `system:serviceaccount:${AGENT_SERVICE_ACCOUNT_NAMESPACE}:`;
+  const after = (p: string) =>
+    `request.userInfo.username.startsWith('${p}') ? request.userInfo.username.substring(${p.length})`;
+  assert.equal(policy.spec.variables[0].expression, `${after(prefix)} : ${after(serviceAccountPrefix)} : ''`);
   // Every resource the agent may write is matched by the policy.
   const matched = new Set(
     policy.spec.matchConstraints.resourceRules.flatMap((r: Doc) =>
