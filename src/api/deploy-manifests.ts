@@ -207,7 +207,7 @@ function controllerFiles(version: string): ManifestFile[] {
       comment:
         `image: ${CONTROLLER_IMAGE_PLACEHOLDER}:${version} is a placeholder, no image is published. Build one from\n` +
         `this repository with the repository at ${CONTROLLER_IMAGE_WORKDIR} (docs/real-cluster.md), push it to\n` +
-        'your registry and set the image here (or with `kubectl set image` / a kustomize images: entry).',
+        'your registry and point the Deployment at it with `kubectl set image` or a kustomize images: entry.',
       documents: [controllerDeployment(version)],
     },
     {
