@@ -2,11 +2,10 @@
 //   node src/api/generate-crds.ts          write the files
 //   node src/api/generate-crds.ts --check  exit 1 if a committed file differs from the generated one
 
-import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { customResourceDefinition } from './crds.ts';
+import { updateGeneratedFiles } from './generated-files.ts';
 import { GROUP, KINDS, RESOURCES } from './group.ts';
 import { apiReference } from './reference-doc.ts';
 
@@ -23,29 +22,11 @@ export function generatedFiles(): Record<string, string> {
   return files;
 }
 
-export const repositoryRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-function readOrEmpty(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return '';
-  }
-}
+// Tests import it from here.
+export { repositoryRoot } from './generated-files.ts';
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const check = process.argv.includes('--check');
-  let stale = 0;
-  for (const [path, content] of Object.entries(generatedFiles())) {
-    const target = join(repositoryRoot, path);
-    if (readOrEmpty(target) === content) continue;
-    if (check) {
-      stale++;
-      console.error(`${path} is out of date: run node src/api/generate-crds.ts`);
-    } else {
-      writeFileSync(target, content);
-      console.log(`wrote ${path}`);
-    }
-  }
+  const stale = updateGeneratedFiles(generatedFiles(), { check, command: 'node src/api/generate-crds.ts' });
   process.exitCode = stale > 0 ? 1 : 0;
 }
