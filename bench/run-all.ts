@@ -150,6 +150,7 @@ function formatValue(value: number): string {
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 function duration(seconds: number): string {
+  if (seconds < 10) return `${seconds.toFixed(1)} s`;
   if (seconds < 90) return `${seconds.toFixed(0)} s`;
   return `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
 }

@@ -257,7 +257,10 @@ async function applyEverywhere(
       }
     }),
   );
-  await Promise.race([done, sleep(300_000)]);
+  // The limit's timer must not outlive the race: a pending timer keeps the process alive for 5 min.
+  let limit: NodeJS.Timeout | undefined;
+  await Promise.race([done, new Promise((resolve) => (limit = setTimeout(resolve, 300_000)))]);
+  clearTimeout(limit);
   const wallMs = performance.now() - started;
   const latencies = [...rollout.doneAt]
     .map(([name, at]) => at - rollout.toldAt.get(name)!)

@@ -23,9 +23,12 @@ export interface MemoryReport {
 
 const dataDir = process.argv[2];
 if (!dataDir) throw new Error('usage: apiserver-child.ts <data dir>');
+// Benchmarks on a scaled clock shorten the node lifecycle controller's grace period (default 40 s).
+const graceMs = process.env.BENCH_NODE_MONITOR_GRACE_MS;
 const server = await ApiServer.start({
   dataDir,
   port: 0,
+  ...(graceMs ? { nodeMonitorGracePeriodMs: Number(graceMs) } : {}),
   logger: pino({ level: process.env.NODEHERD_LOG_LEVEL ?? 'warn', name: 'apiserver' }),
 });
 process.stdout.write(`nodeherd API server listening on ${server.url}\n`);

@@ -1,0 +1,516 @@
+// Which update strategy to pick: the same fleet, kubelet and limit of concurrent disruption, rolled out
+// four ways, against the embedded API server (its own process), simulated nodes running the real agent
+// (this process) and the real nodeherd-controller (its own process):
+//
+// - jitter: the baseline of bash loops, no controller: the harness writes every node's desired-revision
+//   and a random nodeherd.io/not-before in the window (the agent's Spread gate stands in for
+//   `sleep $((RANDOM % 300))` before the apply).
+// - Spread (windowSeconds = the window), Serial (slots = the limit), RollingUpdate (maxUnavailable = the
+//   limit, minReadySeconds 0, failurePolicy Pause: the defaults).
+//
+// Per strategy, on a fresh cluster: every node bootstraps to revision v0; then a good change (a kubelet
+// drop-in: every node restarts kubelet and is NotReady for the restart time) and a change that breaks
+// kubelet (the simulated kubelet dies at start with that drop-in and never comes back: the agent reports
+// Failed and, under the default failurePolicy Pause, leaves the node for a human). Figures: the peak of concurrently NotReady nodes (Ready not True on the
+// server, counted from every Node change the watch delivers), the time from the change until every node
+// is Ready and Done on it, and the nodes that started applying the breaking change before the rollout
+// stopped (no node started it for 80 s, longer than a broken node takes to report Failed).
+//
+// Real time would take hours, so every duration runs SCALE (10) times faster: the kubelet restart
+// (30 s → 3 s NotReady), the window (300 s → 30 s), the node lease and the server's grace period
+// (40 s → 4 s), the agent's unit timeout (60 s → 6 s), the Serial slot lease (600 s → 60 s). Times are
+// reported scaled back to real seconds. Controller and agent reaction times (tens of ms) are not
+// scaled, so they weigh ten times more here than on a real fleet.
+//
+// Run: node bench/strategies.bench.ts
+//   STRATEGY_BENCH_NODES=1000          nodes (the limit is 10 % of them; quick: 200)
+//   STRATEGY_BENCH_ONLY=jitter,Spread  strategies to run (default all four)
+//   STRATEGY_BENCH_SEED=1              seed of the jitter's random offsets
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { revisionName } from '../src/api/hash.ts';
+import {
+  CURRENT_REVISION_ANNOTATION,
+  DESIRED_REVISION_ANNOTATION,
+  NOT_BEFORE_ANNOTATION,
+  STATE_ANNOTATION,
+  STATE_REVISION_ANNOTATION,
+} from '../src/api/node-protocol.ts';
+import { renderConfigs } from '../src/api/render.ts';
+import { buildRevision } from '../src/api/revision.ts';
+import type { NodeConfigSpec } from '../src/api/types.ts';
+import { adminKubeconfigPath } from '../src/apiserver/auth/credentials.ts';
+import { hasStatus } from '../src/kube/light/kube-api-error.ts';
+import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
+import type { KubeObject } from '../src/kube/light/types.ts';
+import { Fleet } from '../src/sim/fleet.ts';
+import { sharedClient } from '../src/sim/node-clients.ts';
+import { readyConditionOf } from '../src/sim/node-object.ts';
+import { simulatedNodeAgents } from '../src/sim/simulated-node-agents.ts';
+import { startApiServerProcess } from './support/apiserver-process.ts';
+import { benchNumber, benchSetting } from './support/quick.ts';
+import { reportFigure } from './support/report.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const GROUP = '/apis/nodeherd.io/v1alpha1';
+const POOL = 'bench';
+
+/** Every duration runs this many times faster than on a real fleet. */
+const SCALE = 10;
+const REAL = {
+  kubeletRestartS: 30,
+  windowS: 300,
+  leaseS: 40,
+  unitTimeoutS: 60,
+  serialLeaseS: 600,
+};
+const scaledMs = (realSeconds: number) => (realSeconds * 1000) / SCALE;
+const realS = (scaledMillis: number) => (scaledMillis * SCALE) / 1000;
+
+const NODES = benchNumber('STRATEGY_BENCH_NODES', 1000, 200);
+const LIMIT = Math.max(1, Math.floor(NODES / 10));
+const SEED = benchNumber('STRATEGY_BENCH_SEED', 1, 1);
+const STRATEGIES = ['jitter', 'Spread', 'Serial', 'RollingUpdate'] as const;
+type Strategy = (typeof STRATEGIES)[number];
+const SELECTED = benchSetting('STRATEGY_BENCH_ONLY', STRATEGIES.join(','), STRATEGIES.join(','))
+  .split(',')
+  .map((name) => {
+    const strategy = STRATEGIES.find((s) => s.toLowerCase() === name.trim().toLowerCase());
+    if (!strategy)
+      throw new Error(
+        `STRATEGY_BENCH_ONLY: unknown strategy ${JSON.stringify(name)} (${STRATEGIES.join(', ')})`,
+      );
+    return strategy;
+  });
+
+/** In the kubelet drop-in of the breaking change: the simulated kubelet dies at start with it. */
+const BREAK_MARK = 'NODEHERD_BENCH_BREAKS_KUBELET';
+/**
+ * The breaking change has stopped spreading once no node started it for this long (scaled): longer
+ * than a broken node takes to report Failed (the unit timeout) plus the controller's reaction.
+ */
+const SETTLE_MS = scaledMs(REAL.unitTimeoutS) + 2_000;
+/** Longest a phase may take (scaled) before it is reported as not finished. */
+const PHASE_DEADLINE_MS = 180_000;
+/** Longest the breaking change is followed (scaled): the window, the unit timeout and the settling. */
+const BROKEN_DEADLINE_MS = scaledMs(REAL.windowS + REAL.unitTimeoutS) + 3 * SETTLE_MS;
+
+function kubeletConfig(value: string, breaks = false): NodeConfigSpec {
+  return {
+    files: [
+      { path: '/etc/kubernetes/kubelet-extra.conf', content: { inline: { data: `value: ${value}\n` } } },
+    ],
+    units: [
+      {
+        name: 'kubelet.service',
+        dropIns: [
+          {
+            name: '20-nodeherd.conf',
+            content: `[Service]\nEnvironment=NODEHERD_VALUE=${value}${breaks ? ` ${BREAK_MARK}=1` : ''}\n`,
+          },
+        ],
+        filePaths: ['/etc/kubernetes/kubelet-extra.conf'],
+        healthProbe: { http: { url: 'http://127.0.0.1:10248/healthz' }, timeoutSeconds: 1 },
+      },
+    ],
+  };
+}
+
+function rendered(spec: NodeConfigSpec) {
+  const result = renderConfigs([
+    { apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodeConfig', metadata: { name: 'kubelet' }, spec },
+  ]);
+  if (!result.config || !result.hash) throw new Error(`render failed: ${JSON.stringify(result.errors)}`);
+  return {
+    config: result.config,
+    hash: result.hash,
+    hashAlgorithm: result.hashAlgorithm,
+    sources: result.sources,
+  };
+}
+
+/** The revision name the controller gives this spec in the pool. */
+const controllerRevisionName = (spec: NodeConfigSpec) => revisionName(POOL, rendered(spec).hash);
+
+/** Small seeded generator (mulberry32): the same offsets on every run with the same seed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * What the server holds for every node, from the fleet's watch: NotReady count and its peak, and per
+ * phase (one target revision) when each node started applying, failed, and was healthy on it.
+ */
+class NodeView {
+  private readonly notReadyNodes = new Set<string>();
+  peakNotReady = 0;
+  target: string | undefined;
+  started = new Map<string, number>();
+  failed = new Set<string>();
+  healthy = new Map<string, number>();
+
+  get notReady(): number {
+    return this.notReadyNodes.size;
+  }
+
+  /** A new phase: counts and the peak start from the current state. */
+  phase(target: string): void {
+    this.target = target;
+    this.started = new Map();
+    this.failed = new Set();
+    this.healthy = new Map();
+    this.peakNotReady = this.notReadyNodes.size;
+  }
+
+  observe(name: string, node: KubeObject | undefined): void {
+    const at = performance.now();
+    if (node === undefined) {
+      this.notReadyNodes.delete(name);
+      return;
+    }
+    const ready = readyConditionOf(node)?.status;
+    if (ready === 'True') this.notReadyNodes.delete(name);
+    else {
+      this.notReadyNodes.add(name);
+      this.peakNotReady = Math.max(this.peakNotReady, this.notReadyNodes.size);
+    }
+    const annotations = node.metadata?.annotations ?? {};
+    const state = annotations[STATE_ANNOTATION];
+    const target = this.target;
+    if (target === undefined || annotations[DESIRED_REVISION_ANNOTATION] !== target) return;
+    // The state alone may still describe the previous revision; state-revision says which it is about.
+    const stateRevision = annotations[STATE_REVISION_ANNOTATION];
+    const aboutTarget = stateRevision === undefined || stateRevision === target;
+    if (aboutTarget && (state === 'Applying' || state === 'Verifying' || state === 'Failed')) {
+      if (!this.started.has(name)) this.started.set(name, at);
+      if (state === 'Failed') this.failed.add(name);
+    }
+    if (
+      !this.healthy.has(name) &&
+      ready === 'True' &&
+      state === 'Done' &&
+      annotations[CURRENT_REVISION_ANNOTATION] === target
+    ) {
+      this.healthy.set(name, at);
+      if (!this.started.has(name)) this.started.set(name, at);
+    }
+  }
+}
+
+interface GoodResult {
+  peakNotReady: number;
+  totalMs: number;
+  finished: boolean;
+}
+
+interface BrokenResult {
+  hit: number;
+  failed: number;
+  peakNotReady: number;
+  /** From the change to the last node that started applying it. */
+  lastHitMs: number;
+  settled: boolean;
+}
+
+/** Waits until every node is healthy on the phase's target, or the deadline. */
+async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
+  for (;;) {
+    if (view.healthy.size >= NODES && view.notReady === 0) {
+      return {
+        peakNotReady: view.peakNotReady,
+        totalMs: Math.max(...view.healthy.values()) - t0,
+        finished: true,
+      };
+    }
+    if (performance.now() - t0 > PHASE_DEADLINE_MS)
+      return { peakNotReady: view.peakNotReady, totalMs: Number.NaN, finished: false };
+    await sleep(50);
+  }
+}
+
+/**
+ * Waits until the breaking change has stopped spreading: some node started it, and no node started it
+ * for SETTLE_MS (or every node has it). Broken nodes stay NotReady, and their agents retry now and
+ * then: the agent restores the previous revision itself only under failurePolicy Rollback, and the
+ * default is Pause.
+ */
+async function settled(view: NodeView, t0: number): Promise<BrokenResult> {
+  for (;;) {
+    const lastHit = view.started.size > 0 ? Math.max(...view.started.values()) : t0;
+    const now = performance.now();
+    const done = view.started.size > 0 && (view.started.size >= NODES || now - lastHit > SETTLE_MS);
+    const overdue = now - t0 > BROKEN_DEADLINE_MS;
+    if (done || overdue) {
+      return {
+        hit: view.started.size,
+        failed: view.failed.size,
+        peakNotReady: view.peakNotReady,
+        lastHitMs: lastHit - t0,
+        settled: done,
+      };
+    }
+    await sleep(50);
+  }
+}
+
+interface StrategyResult {
+  strategy: Strategy;
+  good: GoodResult;
+  broken: BrokenResult;
+  kubeletDeaths: number;
+  setupS: number;
+}
+
+function strategySpec(strategy: Exclude<Strategy, 'jitter'>): Record<string, unknown> {
+  switch (strategy) {
+    case 'Spread':
+      return { type: 'Spread', rollingUpdate: null, spread: { windowSeconds: REAL.windowS / SCALE } };
+    case 'Serial':
+      return {
+        type: 'Serial',
+        rollingUpdate: null,
+        serial: { slots: LIMIT, leaseDurationSeconds: REAL.serialLeaseS / SCALE },
+      };
+    case 'RollingUpdate':
+      return {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxUnavailable: LIMIT, progressDeadlineSeconds: 600 },
+      };
+  }
+}
+
+async function runStrategy(strategy: Strategy): Promise<StrategyResult> {
+  const setupStarted = performance.now();
+  const dataDir = mkdtempSync(join(tmpdir(), 'nodeherd-strategy-bench-'));
+  const stateRoot = mkdtempSync(join(tmpdir(), 'nodeherd-strategy-bench-agents-'));
+  const server = await startApiServerProcess({
+    dataDir,
+    env: { BENCH_NODE_MONITOR_GRACE_MS: String(scaledMs(REAL.leaseS)) },
+  });
+  const kubeconfig = adminKubeconfigPath(dataDir);
+  const light = LightKubeClient.fromKubeconfig(kubeconfig);
+  const view = new NodeView();
+  let kubeletDeaths = 0;
+  const fleet = new Fleet({
+    clientFor: sharedClient(light),
+    adminClient: light,
+    startConcurrency: 64,
+    leaseDurationSeconds: REAL.leaseS / SCALE,
+    renewIntervalMs: scaledMs(REAL.leaseS) / 4,
+    // The kubelet process is back at once; the server sees it NotReady for its startup time.
+    startupNotReadyMs: scaledMs(REAL.kubeletRestartS),
+    systemd: { targetDurations: { 'kubelet.service': { restart: 100 } } },
+    faults: {
+      kubeletStartFails: ({ definition }) => {
+        if (!definition?.includes(BREAK_MARK)) return false;
+        kubeletDeaths++;
+        return 'kubelet: unknown flag in its drop-in (the benchmark’s breaking change)';
+      },
+    },
+    agent: simulatedNodeAgents({ stateRoot, agent: { unitTimeoutMs: scaledMs(REAL.unitTimeoutS) } }),
+    onServerChange: (name, node) => view.observe(name, node),
+  });
+  let controller: ChildProcess | undefined;
+  try {
+    await fleet.add(NODES, { labels: { pool: POOL } });
+    await fleet.synced();
+    const specs = [kubeletConfig('v0'), kubeletConfig('v1'), kubeletConfig('v2', true)] as const;
+    let change: (spec: NodeConfigSpec) => Promise<string>;
+    if (strategy === 'jitter') {
+      const rand = random(SEED);
+      let generation = 0;
+      change = async (spec) => {
+        const revision = buildRevision(
+          {
+            apiVersion: 'nodeherd.io/v1alpha1',
+            kind: 'NodePool',
+            metadata: { name: 'jitter' },
+            spec: { nodeSelector: {}, configSelector: {} },
+          },
+          rendered(spec),
+          ++generation,
+        );
+        await light.create(`${GROUP}/nodeconfigrevisions`, revision);
+        const name = revision.metadata.name;
+        // What a bash loop over the nodes does, with the agent's Spread gate for the sleep: every node
+        // gets the revision now and a random not-before in the window. The bootstrap goes everywhere at once.
+        const windowMs = generation === 1 ? 0 : scaledMs(REAL.windowS);
+        const start = Date.now();
+        view.phase(name);
+        const queue = fleet.names().map((node) => ({ node, at: start + rand() * windowMs }));
+        await Promise.all(
+          Array.from({ length: 32 }, async () => {
+            for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+              const annotations = {
+                [DESIRED_REVISION_ANNOTATION]: name,
+                [NOT_BEFORE_ANNOTATION]: windowMs > 0 ? new Date(next.at).toISOString() : null,
+              };
+              await light.patch(`/api/v1/nodes/${next.node}`, { metadata: { annotations } });
+            }
+          }),
+        );
+        return name;
+      };
+    } else {
+      controller = startController(kubeconfig, await freePort());
+      const apply = async (spec: NodeConfigSpec) => {
+        const body = {
+          apiVersion: 'nodeherd.io/v1alpha1',
+          kind: 'NodeConfig',
+          metadata: { name: 'kubelet', labels: { pool: POOL } },
+          spec,
+        };
+        try {
+          await light.create(`${GROUP}/nodeconfigs`, body);
+        } catch (err) {
+          if (!hasStatus(err, 409)) throw err;
+          await light.patch(`${GROUP}/nodeconfigs/kubelet`, { spec }, 'merge');
+        }
+      };
+      change = async (spec) => {
+        const name = controllerRevisionName(spec);
+        view.phase(name);
+        await apply(spec);
+        return name;
+      };
+      await light.create(`${GROUP}/nodepools`, {
+        apiVersion: 'nodeherd.io/v1alpha1',
+        kind: 'NodePool',
+        metadata: { name: POOL },
+        spec: {
+          nodeSelector: { matchLabels: { pool: POOL } },
+          configSelector: { matchLabels: { pool: POOL } },
+          // Bootstrap: every node at once; the strategy under test is set afterwards.
+          updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '100%' } },
+        },
+      });
+    }
+
+    const bootstrapStart = performance.now();
+    await change(specs[0]);
+    const bootstrap = await allHealthy(view, bootstrapStart);
+    if (!bootstrap.finished) throw new Error(`${strategy}: bootstrap to v0 did not finish`);
+    if (strategy !== 'jitter')
+      await light.patch(
+        `${GROUP}/nodepools/${POOL}`,
+        { spec: { updateStrategy: strategySpec(strategy) } },
+        'merge',
+      );
+    await sleep(2_000);
+    const setupS = (performance.now() - setupStarted) / 1000;
+
+    let t0 = performance.now();
+    await change(specs[1]);
+    const good = await allHealthy(view, t0);
+    await sleep(2_000);
+
+    t0 = performance.now();
+    await change(specs[2]);
+    const broken = await settled(view, t0);
+    return { strategy, good, broken, kubeletDeaths, setupS };
+  } finally {
+    if (controller) {
+      controller.kill('SIGTERM');
+      await new Promise((resolve) => controller!.once('exit', resolve));
+    }
+    await fleet.close();
+    light.close();
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(stateRoot, { recursive: true, force: true });
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function startController(kubeconfig: string, metricsPort: number): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      join(ROOT, 'bin', 'nodeherd-controller.ts'),
+      '--kubeconfig',
+      kubeconfig,
+      '--no-leader-elect',
+      '--metrics-address',
+      `127.0.0.1:${metricsPort}`,
+      '--log-level',
+      'warn',
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+}
+
+const seconds = (ms: number) => (Number.isFinite(ms) ? `${realS(ms).toFixed(0)} s` : 'not finished');
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  console.log(
+    `# update strategies: ${NODES} simulated nodes, limit ${LIMIT} nodes (10 %), kubelet restart ${REAL.kubeletRestartS} s, ` +
+      `window ${REAL.windowS} s; time scale 1:${SCALE} (figures in real seconds); node ${process.version}`,
+  );
+  const results: StrategyResult[] = [];
+  for (const strategy of SELECTED) {
+    const result = await runStrategy(strategy);
+    results.push(result);
+    console.log(
+      `${strategy}: good change: peak ${result.good.peakNotReady} NotReady, all done in ${seconds(result.good.totalMs)}; ` +
+        `breaking change: ${result.broken.hit} nodes hit (${result.broken.failed} reported Failed, ${result.kubeletDeaths} kubelet deaths), ` +
+        `last one ${seconds(result.broken.lastHitMs)} after the change${result.broken.settled ? '' : ' (had not settled at the deadline)'}, ` +
+        `peak ${result.broken.peakNotReady} NotReady (setup ${result.setupS.toFixed(0)} s)`,
+    );
+  }
+  console.log(
+    `\nstrategy | peak NotReady (limit ${LIMIT}) | total time | nodes hit by a change that breaks kubelet`,
+  );
+  for (const r of results) {
+    console.log(
+      `${r.strategy} | ${r.good.peakNotReady} | ${seconds(r.good.totalMs)} | ${r.broken.hit} of ${NODES}`,
+    );
+    const note = `${NODES} nodes, scale 1:${SCALE}`;
+    reportFigure({
+      bench: 'strategies',
+      name: `${r.strategy}: peak concurrently NotReady nodes`,
+      value: r.good.peakNotReady,
+      unit: 'nodes',
+      target: { op: '<=', value: LIMIT },
+      note: `limit of concurrent disruption ${LIMIT}; ${note}`,
+    });
+    reportFigure({
+      bench: 'strategies',
+      name: `${r.strategy}: total time (change → every node Ready and Done)`,
+      value: Number.isFinite(r.good.totalMs) ? realS(r.good.totalMs) : Number.NaN,
+      unit: 's',
+      note: `real seconds; ${note}`,
+    });
+    reportFigure({
+      bench: 'strategies',
+      name: `${r.strategy}: nodes hit by a change that breaks kubelet`,
+      value: r.broken.hit,
+      unit: 'nodes',
+      note: `${r.broken.failed} reported Failed; last hit ${seconds(r.broken.lastHitMs)} after the change${r.broken.settled ? '' : '; not settled'}`,
+    });
+  }
+  console.log(`total ${((performance.now() - started) / 1000).toFixed(0)} s of wall time`);
+}
+
+await main();
