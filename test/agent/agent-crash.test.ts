@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { DurableSimulatedSystemd } from '../../src/agent/simulation/durable-simulated-systemd.ts';
 import { parseJournal } from '../../src/agent/state/apply-journal.ts';
 import type { NodeConfigRevision, NodeConfigSpec } from '../../src/api/types.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   type Cluster,
   createNode,
@@ -19,7 +20,6 @@ import {
   getNode,
   setDesired,
   startCluster,
-  waitFor,
 } from './agent-harness.ts';
 import {
   type AgentProcess,
@@ -182,7 +182,7 @@ async function crashLoop(
   let trials = 0;
   while (trials < TRIALS_PER_NODE) {
     const revision: NodeConfigRevision = revisions[target];
-    const converged = await waitFor(
+    const converged = await eventually(
       `${name} converges to ${target} or exits`,
       async () =>
         (await isDone(cluster, name, revision)) ? 'done' : agent.hasExited() ? 'exited' : undefined,
@@ -222,7 +222,7 @@ async function crashLoop(
   // The last run converges without further crashes.
   await agent.kill('SIGKILL');
   agent = startAgentProcess(paths, { durations: DURATIONS });
-  await waitFor(
+  await eventually(
     `${name} final convergence`,
     () => isDone(cluster, name, revisions[target]).then((d) => d || undefined),
     30_000,
@@ -287,7 +287,7 @@ describe('agent crash safety', () => {
     const v2 = await createRevision(cluster, 'agents', spec('v2'));
     await setDesired(cluster, name, v1.metadata.name);
     let agent = startAgentProcess(paths, { args: ['--exit-on-restart'] });
-    await waitFor('v1 applied', () => isDone(cluster, name, v1).then((d) => d || undefined));
+    await eventually('v1 applied', () => isDone(cluster, name, v1).then((d) => d || undefined));
 
     await setDesired(cluster, name, v2.metadata.name);
     const exit = await agent.exited;
@@ -300,7 +300,7 @@ describe('agent crash safety', () => {
     );
 
     agent = startAgentProcess(paths, { args: ['--exit-on-restart'] });
-    await waitFor('v2 applied', () => isDone(cluster, name, v2).then((d) => d || undefined));
+    await eventually('v2 applied', () => isDone(cluster, name, v2).then((d) => d || undefined));
     assert.ok(agent.lines.some((l) => l.msg === 'restarted after self-update'));
     assert.deepEqual(actionsStarted(agent), [], 'the new process only finishes the journal');
     await agent.kill('SIGTERM');

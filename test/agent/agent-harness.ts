@@ -21,6 +21,7 @@ import { buildRevision } from '../../src/api/revision.ts';
 import type { NodeConfigRevision, NodeConfigSpec, NodePoolSpec } from '../../src/api/types.ts';
 import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../src/kube/light/types.ts';
+import { eventually } from '../support/eventually.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 
 export const REVISIONS = '/apis/nodeherd.io/v1alpha1/nodeconfigrevisions';
@@ -30,6 +31,8 @@ export interface Cluster {
   api: LocalApiServer;
   admin: LightKubeClient;
   dir: string;
+  /** Nodes started on this cluster and not stopped yet; stop() stops them first. */
+  nodes: Set<TestNode>;
   stop(): Promise<void>;
 }
 
@@ -37,15 +40,32 @@ export async function startCluster(): Promise<Cluster> {
   const api = await startLocalApiServer();
   const admin = LightKubeClient.fromKubeconfig(api.kubeconfigPath);
   const dir = mkdtempSync(join(tmpdir(), 'nodeherd-agent-test-'));
+  const nodes = new Set<TestNode>();
   return {
     api,
     admin,
     dir,
+    nodes,
     async stop() {
+      for (const node of [...nodes]) await node.stop();
       admin.close();
       await api.stop();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** A config file and the unit its change restarts: `value` makes each revision different. */
+export function demoServiceSpec(value: string): NodeConfigSpec {
+  return {
+    files: [{ path: '/etc/demo/app.conf', content: { inline: { data: `value=${value}\n` } } }],
+    units: [
+      {
+        name: 'demo.service',
+        content: '[Service]\nExecStart=/bin/true\n',
+        filePaths: ['/etc/demo/app.conf'],
+      },
+    ],
   };
 }
 
@@ -119,27 +139,6 @@ export async function nodeEvents(cluster: Cluster, node: string): Promise<EventO
   return list.items.filter((e) => e.involvedObject?.kind === 'Node' && e.involvedObject.name === node);
 }
 
-/** Polls until `check` returns a value other than undefined, or fails after timeoutMs. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** Waits until the Node's state annotation is `state` for `revision` (current or named in the message). */
 export function waitForState(
   cluster: Cluster,
@@ -147,7 +146,7 @@ export function waitForState(
   state: string,
   timeoutMs?: number,
 ): Promise<NodeObject> {
-  return waitFor(
+  return eventually(
     `node ${node} state ${state}`,
     async () => {
       const object = await getNode(cluster, node);
@@ -224,10 +223,12 @@ export async function startNode(
       return node.agent;
     },
     async stop() {
+      cluster.nodes.delete(node);
       await node.agent.stop();
       client.close();
     },
   };
+  cluster.nodes.add(node);
   await node.agent.start();
   return node;
 }

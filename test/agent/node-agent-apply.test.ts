@@ -7,6 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { NodeConfigSpec } from '../../src/api/types.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   type Cluster,
   createRevision,
@@ -16,7 +17,6 @@ import {
   startCluster,
   startNode,
   type TestNode,
-  waitFor,
   waitForState,
 } from './agent-harness.ts';
 
@@ -60,7 +60,6 @@ describe('node agent applies revisions', () => {
     node = await startNode(cluster, 'apply-1');
   });
   after(async () => {
-    await node?.stop();
     await cluster?.stop();
   });
 
@@ -103,7 +102,7 @@ describe('node agent applies revisions', () => {
   it('restarts only the unit whose file changed', async () => {
     const revision = await createRevision(cluster, 'web', demoSpec('a=2\n'));
     await setDesired(cluster, node.name, revision.metadata.name);
-    await waitFor('current revision', async () => {
+    await eventually('current revision', async () => {
       const object = await getNode(cluster, node.name);
       const annotations = object.metadata?.annotations ?? {};
       return annotations['nodeherd.io/current-revision'] === revision.metadata.name &&
@@ -126,7 +125,7 @@ describe('node agent applies revisions', () => {
   it('removes a file and a unit that left the config', async () => {
     const revision = await createRevision(cluster, 'web', demoSpec('a=2\n', false));
     await setDesired(cluster, node.name, revision.metadata.name);
-    await waitFor('current revision', async () => {
+    await eventually('current revision', async () => {
       const annotations = (await getNode(cluster, node.name)).metadata?.annotations ?? {};
       return annotations['nodeherd.io/current-revision'] === revision.metadata.name ? true : undefined;
     });

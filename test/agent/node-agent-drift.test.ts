@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { chmod, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../support/eventually.ts';
 import {
   type Cluster,
   createRevision,
@@ -13,7 +14,6 @@ import {
   startCluster,
   startNode,
   type TestNode,
-  waitFor,
   waitForState,
 } from './agent-harness.ts';
 
@@ -26,7 +26,6 @@ describe('node agent drift repair', () => {
     node = await startNode(cluster, 'drift-1');
   });
   after(async () => {
-    await node?.stop();
     await cluster?.stop();
   });
 
@@ -75,7 +74,7 @@ describe('node agent drift repair', () => {
     assert.equal(metrics.get({ reason: 'content' }), 1);
     assert.equal(metrics.get({ reason: 'mode' }), 1);
     assert.equal(metrics.get({ reason: 'missing' }), 1);
-    const event = await waitFor('Drifted event', async () =>
+    const event = await eventually('Drifted event', async () =>
       (await nodeEvents(cluster, node.name)).find((e) => e.reason === 'Drifted'),
     );
     assert.equal(event.type, 'Warning');

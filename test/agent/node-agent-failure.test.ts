@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { NodeConfigSpec } from '../../src/api/types.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   type Cluster,
   createPool,
@@ -18,8 +19,6 @@ import {
   setDesired,
   startCluster,
   startNode,
-  type TestNode,
-  waitFor,
   waitForState,
 } from './agent-harness.ts';
 
@@ -51,7 +50,6 @@ async function current(cluster: Cluster, node: string): Promise<string | undefin
 
 describe('node agent on failure', () => {
   let cluster: Cluster;
-  const nodes: TestNode[] = [];
   let probeServer: Server;
   let probeStatus = 200;
 
@@ -68,14 +66,12 @@ describe('node agent on failure', () => {
     await new Promise<void>((resolve) => probeServer.listen(0, '127.0.0.1', resolve));
   });
   after(async () => {
-    for (const node of nodes) await node.stop();
     probeServer?.close();
     await cluster?.stop();
   });
 
   it('rolls back to the last applied revision when the pool says Rollback', async () => {
     const node = await startNode(cluster, 'fail-rollback');
-    nodes.push(node);
     const good = await createRevision(cluster, 'safe', goodSpec());
     await setDesired(cluster, node.name, good.metadata.name);
     await waitForState(cluster, node.name, 'Done');
@@ -84,7 +80,7 @@ describe('node agent on failure', () => {
     const bad = await createRevision(cluster, 'safe', badSpec());
     await setDesired(cluster, node.name, bad.metadata.name);
     // The annotations are written after the condition: once they say so, both do.
-    const failed = await waitFor('rolled back', async () => {
+    const failed = await eventually('rolled back', async () => {
       const object = await getNode(cluster, node.name);
       return /rolled back to/.test(object.metadata?.annotations?.['nodeherd.io/message'] ?? '')
         ? object
@@ -111,7 +107,7 @@ describe('node agent on failure', () => {
     // A restarted agent does not apply the failed revision again.
     const starts = node.systemd.recorder.count('start', 'bad.service');
     await node.restart();
-    await waitFor('the restarted agent has looked', () =>
+    await eventually('the restarted agent has looked', () =>
       node.agent.status.state === 'Failed' ? true : undefined,
     );
     assert.equal(node.systemd.recorder.count('start', 'bad.service'), starts);
@@ -124,7 +120,7 @@ describe('node agent on failure', () => {
     // Pointing the node at the failed revision again is a deliberate retry: it is applied.
     node.systemd.recorder.clearFailures();
     await setDesired(cluster, node.name, bad.metadata.name);
-    await waitFor('retried and applied', async () =>
+    await eventually('retried and applied', async () =>
       (await current(cluster, node.name)) === bad.metadata.name ? true : undefined,
     );
     assert.equal(node.systemd.unit('bad.service')?.activeState, 'active');
@@ -132,7 +128,6 @@ describe('node agent on failure', () => {
 
   it('stays failed without rollback, and retries after a restart, resuming where it stopped', async () => {
     const node = await startNode(cluster, 'fail-plain');
-    nodes.push(node);
     const good = await createRevision(cluster, 'plain', goodSpec());
     await setDesired(cluster, node.name, good.metadata.name);
     await waitForState(cluster, node.name, 'Done');
@@ -164,7 +159,6 @@ describe('node agent on failure', () => {
 
   it('fails when a health probe does not pass, and succeeds when it does', async () => {
     const node = await startNode(cluster, 'probe');
-    nodes.push(node);
     const url = `http://127.0.0.1:${(probeServer.address() as AddressInfo).port}/healthz`;
     const spec = (version: string, expectStatus?: number): NodeConfigSpec => ({
       files: [{ path: '/etc/probe.conf', content: { inline: { data: version } } }],
@@ -193,7 +187,7 @@ describe('node agent on failure', () => {
     probeStatus = 204;
     const expect204 = await createRevision(cluster, 'plain', spec('3', 204));
     await setDesired(cluster, node.name, expect204.metadata.name);
-    await waitFor('applied', async () =>
+    await eventually('applied', async () =>
       (await current(cluster, node.name)) === expect204.metadata.name ? true : undefined,
     );
   });

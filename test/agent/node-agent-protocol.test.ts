@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../support/eventually.ts';
 import {
   type Cluster,
   createRevision,
@@ -11,7 +12,6 @@ import {
   startCluster,
   startNode,
   type TestNode,
-  waitFor,
   waitForState,
 } from './agent-harness.ts';
 
@@ -24,7 +24,6 @@ describe('node agent protocol', () => {
     node = await startNode(cluster, 'protocol-1');
   });
   after(async () => {
-    await node?.stop();
     await cluster?.stop();
   });
 
@@ -60,7 +59,7 @@ describe('node agent protocol', () => {
   it('writes nothing to the API server when restarted on an applied node', async () => {
     const before = node.client.stats().byVerb;
     await node.restart();
-    await waitFor('synced', () => (node.agent.status.state === 'Done' ? true : undefined));
+    await eventually('synced', () => (node.agent.status.state === 'Done' ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 200));
     const after = node.client.stats().byVerb;
     assert.equal(after.patch, before.patch, 'no patch');
@@ -79,7 +78,7 @@ describe('node agent protocol', () => {
       files: [{ path: '/etc/late.conf', content: { inline: { data: 'later' } } }],
     });
     await setDesired(cluster, node.name, revision.metadata.name);
-    const done = await waitFor('applied', async () => {
+    const done = await eventually('applied', async () => {
       const object = await getNode(cluster, node.name);
       return object.metadata?.annotations?.['nodeherd.io/current-revision'] === revision.metadata.name
         ? object

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { NodeConfigSpec } from '../../src/api/types.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   type Cluster,
   createRevision,
@@ -14,8 +15,6 @@ import {
   setDesired,
   startCluster,
   startNode,
-  type TestNode,
-  waitFor,
   waitForState,
 } from './agent-harness.ts';
 
@@ -43,19 +42,16 @@ function agentSpec(binary: string): NodeConfigSpec {
 
 describe('node agent reboots and self-updates', () => {
   let cluster: Cluster;
-  const nodes: TestNode[] = [];
 
   before(async () => {
     cluster = await startCluster();
   });
   after(async () => {
-    for (const node of nodes) await node.stop();
     await cluster?.stop();
   });
 
   it('reboots once when a policy asks for it, then completes', async () => {
     const node = await startNode(cluster, 'reboot-1');
-    nodes.push(node);
     const first = await createRevision(cluster, 'kernel', kernelSpec('vm.swappiness=10\n'));
     await setDesired(cluster, node.name, first.metadata.name);
     await waitForState(cluster, node.name, 'Done');
@@ -63,7 +59,7 @@ describe('node agent reboots and self-updates', () => {
 
     const second = await createRevision(cluster, 'kernel', kernelSpec('vm.swappiness=1\n'));
     await setDesired(cluster, node.name, second.metadata.name);
-    await waitFor('applied', async () =>
+    await eventually('applied', async () =>
       (await getNode(cluster, node.name)).metadata?.annotations?.['nodeherd.io/current-revision'] ===
       second.metadata.name
         ? true
@@ -74,10 +70,9 @@ describe('node agent reboots and self-updates', () => {
 
   it('waits for a real reboot and finishes after it, without rebooting again', async () => {
     const node = await startNode(cluster, 'reboot-2', { agent: { onHostRestart: async () => 'halt' } });
-    nodes.push(node);
     const first = await createRevision(cluster, 'kernel2', kernelSpec('a=1\n'));
     await setDesired(cluster, node.name, first.metadata.name);
-    await waitFor('halted for the reboot', () => (node.agent.status.halted ? true : undefined));
+    await eventually('halted for the reboot', () => (node.agent.status.halted ? true : undefined));
     assert.equal(node.host.reboots, 1);
     assert.match(
       (await getNode(cluster, node.name)).metadata?.annotations?.['nodeherd.io/message'] ?? '',
@@ -93,7 +88,6 @@ describe('node agent reboots and self-updates', () => {
 
   it('asks again when the machine did not reboot (same boot id after a restart)', async () => {
     const node = await startNode(cluster, 'reboot-3', { agent: { onHostRestart: async () => 'halt' } });
-    nodes.push(node);
     const revision = await createRevision(cluster, 'kernel3', kernelSpec('b=1\n'));
     // The reboot request "gets lost": the host keeps its boot id.
     const reboot = node.host.reboot.bind(node.host);
@@ -102,11 +96,11 @@ describe('node agent reboots and self-updates', () => {
       if (!lose) await reboot();
     };
     await setDesired(cluster, node.name, revision.metadata.name);
-    await waitFor('halted', () => (node.agent.status.halted ? true : undefined));
+    await eventually('halted', () => (node.agent.status.halted ? true : undefined));
     assert.equal(node.host.reboots, 0);
     lose = false;
     await node.restart();
-    await waitFor('halted again', () => (node.agent.status.halted ? true : undefined));
+    await eventually('halted again', () => (node.agent.status.halted ? true : undefined));
     assert.equal(node.host.reboots, 1, 'asked again, and this time it happened');
     await node.restart();
     await waitForState(cluster, node.name, 'Done');
@@ -115,7 +109,6 @@ describe('node agent reboots and self-updates', () => {
 
   it('restarts its own unit last when its binary changes, and finishes', async () => {
     const node = await startNode(cluster, 'self-1');
-    nodes.push(node);
     const v1 = await createRevision(cluster, 'agents', agentSpec('#!/bin/sh\necho v1\n'));
     await setDesired(cluster, node.name, v1.metadata.name);
     await waitForState(cluster, node.name, 'Done');
@@ -123,7 +116,7 @@ describe('node agent reboots and self-updates', () => {
 
     const v2 = await createRevision(cluster, 'agents', agentSpec('#!/bin/sh\necho v2\n'));
     await setDesired(cluster, node.name, v2.metadata.name);
-    await waitFor('applied', async () =>
+    await eventually('applied', async () =>
       (await getNode(cluster, node.name)).metadata?.annotations?.['nodeherd.io/current-revision'] ===
       v2.metadata.name
         ? true

@@ -12,30 +12,17 @@ import {
   CURRENT_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
 } from '../../src/api/node-protocol.ts';
-import type { NodeConfigSpec } from '../../src/api/types.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   type Cluster,
   createPool,
   createRevision,
+  demoServiceSpec,
   getNode,
   startCluster,
   startNode,
   type TestNode,
-  waitFor,
 } from './agent-harness.ts';
-
-function demoSpec(value: string): NodeConfigSpec {
-  return {
-    files: [{ path: '/etc/demo/app.conf', content: { inline: { data: `value=${value}\n` } } }],
-    units: [
-      {
-        name: 'demo.service',
-        content: '[Service]\nExecStart=/bin/true\n',
-        filePaths: ['/etc/demo/app.conf'],
-      },
-    ],
-  };
-}
 
 interface Answer {
   status: number;
@@ -65,7 +52,7 @@ describe('node update API (OTA)', () => {
       metadata: { annotations: { [AVAILABLE_REVISION_ANNOTATION]: revision } },
     });
     // The agent sees it through its Node watch.
-    await waitFor('agent sees the offer', async () =>
+    await eventually('agent sees the offer', async () =>
       (await call('GET')).status !== 404 ? true : undefined,
     );
   };
@@ -116,7 +103,7 @@ describe('node update API (OTA)', () => {
   });
 
   it('shows an offered revision with its plan and applies it on POST', async () => {
-    const first = await createRevision(cluster, 'ota', demoSpec('1'));
+    const first = await createRevision(cluster, 'ota', demoServiceSpec('1'));
     await offer(first.metadata.name);
     const get = await call('GET');
     assert.equal(get.status, 200);
@@ -128,7 +115,7 @@ describe('node update API (OTA)', () => {
     const post = await call('POST', { revision: first.metadata.name });
     assert.equal(post.status, 202);
     assert.equal(post.body.revision, first.metadata.name);
-    await waitFor('first revision applied', async () => {
+    await eventually('first revision applied', async () => {
       const a = (await getNode(cluster, node.name)).metadata?.annotations ?? {};
       return a[CURRENT_REVISION_ANNOTATION] === first.metadata.name && a['nodeherd.io/state'] === 'Done'
         ? true
@@ -141,7 +128,7 @@ describe('node update API (OTA)', () => {
   });
 
   it('plans from the last applied revision (restarts) and refuses a second apply while one runs', async () => {
-    const second = await createRevision(cluster, 'ota', demoSpec('2'));
+    const second = await createRevision(cluster, 'ota', demoServiceSpec('2'));
     await offer(second.metadata.name);
     const get = await call('GET');
     assert.equal(get.status, 200);
@@ -158,7 +145,7 @@ describe('node update API (OTA)', () => {
     const busy = await call('POST');
     assert.equal(busy.status, 409);
     assert.equal(busy.body.reason, 'ApplyInProgress');
-    await waitFor('second revision applied', async () => {
+    await eventually('second revision applied', async () => {
       const a = (await getNode(cluster, node.name)).metadata?.annotations ?? {};
       return a[CURRENT_REVISION_ANNOTATION] === second.metadata.name && a['nodeherd.io/state'] === 'Done'
         ? true
@@ -167,7 +154,7 @@ describe('node update API (OTA)', () => {
   });
 
   it('refuses a revision of a pool that does not select this node (409 WrongPool)', async () => {
-    const foreign = await createRevision(cluster, 'other', demoSpec('x'));
+    const foreign = await createRevision(cluster, 'other', demoServiceSpec('x'));
     await offer(foreign.metadata.name);
     const post = await call('POST');
     assert.equal(post.status, 409);
@@ -177,7 +164,7 @@ describe('node update API (OTA)', () => {
   });
 
   it('refuses with 503 ApiServerUnreachable when the API server is gone', async () => {
-    const third = await createRevision(cluster, 'ota', demoSpec('3'));
+    const third = await createRevision(cluster, 'ota', demoServiceSpec('3'));
     await offer(third.metadata.name);
     await cluster.api.stop();
     apiStopped = true;

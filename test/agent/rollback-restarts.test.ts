@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { restartAfterRollback } from '../../src/agent/apply/rollback-restarts.ts';
 import type { NodeConfigSpec } from '../../src/api/types.ts';
 import { plan } from '../../src/plan/plan.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   type Cluster,
   createPool,
@@ -16,7 +17,6 @@ import {
   startCluster,
   startNode,
   type TestNode,
-  waitFor,
   waitForState,
 } from './agent-harness.ts';
 
@@ -75,7 +75,6 @@ describe('node agent rollback of a unit the failed apply killed', () => {
     });
   });
   after(async () => {
-    await node?.stop();
     await cluster?.stop();
   });
 
@@ -89,7 +88,7 @@ describe('node agent rollback of a unit the failed apply killed', () => {
     node.systemd.fail('restart', 'kubelet.service', { times: 1 });
     const bad = await createRevision(cluster, 'kube', kubeletSpec('2'));
     await setDesired(cluster, node.name, bad.metadata.name);
-    const failed = await waitFor('rolled back', async () => {
+    const failed = await eventually('rolled back', async () => {
       const object = await getNode(cluster, node.name);
       return /rolled back to/.test(object.metadata?.annotations?.['nodeherd.io/message'] ?? '')
         ? object

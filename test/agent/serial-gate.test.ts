@@ -10,51 +10,35 @@ import {
   STATE_REVISION_ANNOTATION,
   serialLeaseName,
 } from '../../src/api/node-protocol.ts';
-import type { NodeConfigSpec } from '../../src/api/types.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   type Cluster,
   createRevision,
+  demoServiceSpec,
   getNode,
   startCluster,
   startNode,
-  type TestNode,
-  waitFor,
   waitForState,
 } from './agent-harness.ts';
 import { gateSerial, LEASES, LeaseHistory, NodeStateHistory } from './serial-support.ts';
-
-function demoSpec(value: string): NodeConfigSpec {
-  return {
-    files: [{ path: '/etc/demo/app.conf', content: { inline: { data: `value=${value}\n` } } }],
-    units: [
-      {
-        name: 'demo.service',
-        content: '[Service]\nExecStart=/bin/true\n',
-        filePaths: ['/etc/demo/app.conf'],
-      },
-    ],
-  };
-}
 
 /** Applies take a moment (the unit starts in 150 ms), so gated nodes really overlap in time. */
 const SLOW_START = { durations: { start: 150, restart: 150 } };
 
 describe('Serial gate (agents only, no controller)', () => {
   let cluster: Cluster;
-  const nodes: TestNode[] = [];
 
   before(async () => {
     cluster = await startCluster();
   });
   after(async () => {
-    for (const node of nodes) await node.stop();
     await cluster?.stop();
   });
 
   it('many agents racing for one slot: one applies at a time, every Lease version one holder, all converge', async () => {
     const names = Array.from({ length: 6 }, (_, i) => `race-${i}`);
-    for (const name of names) nodes.push(await startNode(cluster, name, { systemd: SLOW_START }));
-    const revision = await createRevision(cluster, 'race', demoSpec('1'));
+    for (const name of names) await startNode(cluster, name, { systemd: SLOW_START });
+    const revision = await createRevision(cluster, 'race', demoServiceSpec('1'));
     const gate = { pool: 'race', slots: 1, leaseDurationSeconds: 10 };
     const leases = await LeaseHistory.start(cluster.admin, 'race');
     const states = await NodeStateHistory.start(cluster.admin, names);
@@ -66,7 +50,9 @@ describe('Serial gate (agents only, no controller)', () => {
         assert.equal(done.metadata?.annotations?.[STATE_REVISION_ANNOTATION], revision.metadata.name);
       }
       // Released after the last node: the Lease ends without a holder.
-      await waitFor('slot released', () => (leases.versions.at(-1)?.holder === undefined ? true : undefined));
+      await eventually('slot released', () =>
+        leases.versions.at(-1)?.holder === undefined ? true : undefined,
+      );
       assert.equal(states.maxApplying, 1, 'never two nodes applying with one slot');
       assert.deepEqual(leases.takeovers(), [], 'a slot changes hands only through a release');
       const holders = new Set(leases.versions.flatMap((v) => (v.holder ? [v.holder] : [])));
@@ -79,8 +65,8 @@ describe('Serial gate (agents only, no controller)', () => {
         `a waiting node says who holds the slot: ${JSON.stringify(states.messages.filter((m) => m.state === 'Waiting').slice(0, 3))}`,
       );
       // Settled agents watch no slot Leases any more (idle cost).
-      await waitFor('agents stop watching slot Leases', () =>
-        nodes.every((n) => !n.agent.serialSlot.watching && n.agent.serialSlot.held === undefined)
+      await eventually('agents stop watching slot Leases', () =>
+        [...cluster.nodes].every((n) => !n.agent.serialSlot.watching && n.agent.serialSlot.held === undefined)
           ? true
           : undefined,
       );
@@ -92,15 +78,15 @@ describe('Serial gate (agents only, no controller)', () => {
 
   it('two slots: at most two apply at once; a later revision goes through the same slots', async () => {
     const names = Array.from({ length: 5 }, (_, i) => `duo-${i}`);
-    for (const name of names) nodes.push(await startNode(cluster, name, { systemd: SLOW_START }));
+    for (const name of names) await startNode(cluster, name, { systemd: SLOW_START });
     const gate = { pool: 'duo', slots: 2, leaseDurationSeconds: 10 };
     const states = await NodeStateHistory.start(cluster.admin, names);
     try {
       for (const value of ['1', '2']) {
-        const revision = await createRevision(cluster, 'duo', demoSpec(value));
+        const revision = await createRevision(cluster, 'duo', demoServiceSpec(value));
         await Promise.all(names.map((name) => gateSerial(cluster, name, revision.metadata.name, gate)));
         for (const name of names)
-          await waitFor(
+          await eventually(
             `${name} on ${revision.metadata.name}`,
             async () => {
               const a = (await getNode(cluster, name)).metadata?.annotations ?? {};
@@ -130,8 +116,7 @@ describe('Serial gate (agents only, no controller)', () => {
 
   it('an agent without a gate opens no slot watch and takes no slot', async () => {
     const node = await startNode(cluster, 'ungated-0');
-    nodes.push(node);
-    const revision = await createRevision(cluster, 'ungated', demoSpec('1'));
+    const revision = await createRevision(cluster, 'ungated', demoServiceSpec('1'));
     await cluster.admin.patch(`/api/v1/nodes/${node.name}`, {
       metadata: { annotations: { 'nodeherd.io/desired-revision': revision.metadata.name } },
     });

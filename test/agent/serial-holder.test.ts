@@ -5,57 +5,41 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { NodeConfigSpec } from '../../src/api/types.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   type Cluster,
   createNode,
   createRevision,
+  demoServiceSpec,
   startCluster,
   startNode,
-  type TestNode,
-  waitFor,
   waitForState,
 } from './agent-harness.ts';
 import { agentPaths, killAllAgentProcesses, startAgentProcess } from './agent-process.ts';
 import { gateSerial, LeaseHistory, NodeStateHistory } from './serial-support.ts';
-
-function demoSpec(value: string): NodeConfigSpec {
-  return {
-    files: [{ path: '/etc/demo/app.conf', content: { inline: { data: `value=${value}\n` } } }],
-    units: [
-      {
-        name: 'demo.service',
-        content: '[Service]\nExecStart=/bin/true\n',
-        filePaths: ['/etc/demo/app.conf'],
-      },
-    ],
-  };
-}
 
 /** The holder's process kills itself before its second action, slot held and apply half done. */
 const CRASH_MID_APPLY = { NODEHERD_AGENT_CRASH_AT: '1:before' };
 
 describe('Serial slot holders that die or restart', () => {
   let cluster: Cluster;
-  const nodes: TestNode[] = [];
 
   before(async () => {
     cluster = await startCluster();
   });
   after(async () => {
     await killAllAgentProcesses();
-    for (const node of nodes) await node.stop();
     await cluster?.stop();
   });
 
   it('a dead holder’s slot is reclaimed after the lease duration and the others proceed', async () => {
-    const revision = await createRevision(cluster, 'dies', demoSpec('1'));
+    const revision = await createRevision(cluster, 'dies', demoServiceSpec('1'));
     const gate = { pool: 'dies', slots: 1, leaseDurationSeconds: 4 };
     const leases = await LeaseHistory.start(cluster.admin, 'dies');
     try {
       // The others run from the start, so they are gated the moment the holder is dead.
       const others = ['dies-b', 'dies-c'];
-      for (const name of others) nodes.push(await startNode(cluster, name));
+      for (const name of others) await startNode(cluster, name);
       const states = await NodeStateHistory.start(cluster.admin, others);
       await createNode(cluster, 'dies-a');
       const paths = await agentPaths(cluster, 'dies-a');
@@ -67,7 +51,7 @@ describe('Serial slot holders that die or restart', () => {
         'SIGKILL',
         `the holder died mid-apply: ${JSON.stringify(holder.lines.slice(-3))}`,
       );
-      await waitFor('the dead holder seen holding the slot', () =>
+      await eventually('the dead holder seen holding the slot', () =>
         leases.versions.at(-1)?.holder === 'dies-a' ? true : undefined,
       );
       await Promise.all(others.map((name) => gateSerial(cluster, name, revision.metadata.name, gate)));
@@ -94,7 +78,7 @@ describe('Serial slot holders that die or restart', () => {
   });
 
   it('a holder whose agent restarts re-adopts its own slot; nobody takes it meanwhile', async () => {
-    const revision = await createRevision(cluster, 'again', demoSpec('1'));
+    const revision = await createRevision(cluster, 'again', demoServiceSpec('1'));
     const gate = { pool: 'again', slots: 1, leaseDurationSeconds: 15 };
     const leases = await LeaseHistory.start(cluster.admin, 'again');
     try {
@@ -103,8 +87,7 @@ describe('Serial slot holders that die or restart', () => {
       const first = startAgentProcess(paths, { env: CRASH_MID_APPLY });
       await gateSerial(cluster, 'again-a', revision.metadata.name, gate);
       await first.exited;
-      const waiting = await startNode(cluster, 'again-b');
-      nodes.push(waiting);
+      await startNode(cluster, 'again-b');
       await gateSerial(cluster, 'again-b', revision.metadata.name, gate);
       await waitForState(cluster, 'again-b', 'Waiting');
 
@@ -117,7 +100,7 @@ describe('Serial slot holders that die or restart', () => {
       await waitForState(cluster, 'again-b', 'Done', 60_000);
       // Well within the 15 s lease: b got the slot from a's release, not by expiry.
       assert.deepEqual(leases.takeovers(), []);
-      await waitFor('slot free at the end', () =>
+      await eventually('slot free at the end', () =>
         leases.versions.at(-1)?.holder === undefined ? true : undefined,
       );
       await second.kill('SIGTERM');

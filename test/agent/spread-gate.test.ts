@@ -38,7 +38,6 @@ describe('Spread and hold gates', () => {
     node = await startNode(cluster, 'spread-1');
   });
   after(async () => {
-    await node?.stop();
     await cluster?.stop();
   });
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { KubeObject } from '../../src/kube/light/types.ts';
 import { Fleet, type FleetOptions } from '../../src/sim/fleet.ts';
-import { eventually, GRACE_MS, readyStatus, type SimCluster, startSimCluster } from './sim-support.ts';
+import { eventually } from '../support/eventually.ts';
+import { GRACE_MS, readyStatus, type SimCluster, startSimCluster } from './sim-support.ts';
 
 const FLEET_SIZE = 200;
 // The 200-node fleet shares the CPU with the API server in this process: kubelet's ratio of renew

@@ -47,28 +47,3 @@ export function readyStatus(node: KubeObject | undefined): string | undefined {
   const conditions = (node?.status as { conditions?: KubeObject[] } | undefined)?.conditions ?? [];
   return conditions.find((c) => c.type === 'Ready')?.status as string | undefined;
 }
-
-/** Polls until `check` returns a value other than undefined/false; fails after `timeoutMs`. */
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 10_000,
-  intervalMs = 50,
-): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (performance.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}

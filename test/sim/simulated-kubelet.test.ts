@@ -4,7 +4,8 @@ import type { LightKubeClient } from '../../src/kube/light/light-kube-client.ts'
 import type { KubeObject } from '../../src/kube/light/types.ts';
 import { KubeletSystemd } from '../../src/sim/kubelet-systemd.ts';
 import { SimulatedKubelet } from '../../src/sim/simulated-kubelet.ts';
-import { eventually, readyStatus, type SimCluster, startSimCluster } from './sim-support.ts';
+import { eventually } from '../support/eventually.ts';
+import { readyStatus, type SimCluster, startSimCluster } from './sim-support.ts';
 
 const RENEW_MS = 200;
 

@@ -13,7 +13,8 @@ import { buildRevision } from '../../src/api/revision.ts';
 import type { NodeConfigRevision, NodeConfigSpec } from '../../src/api/types.ts';
 import { Fleet } from '../../src/sim/fleet.ts';
 import { simulatedNodeAgents } from '../../src/sim/simulated-node-agents.ts';
-import { eventually, GRACE_MS, readyStatus, type SimCluster, startSimCluster } from './sim-support.ts';
+import { eventually } from '../support/eventually.ts';
+import { GRACE_MS, readyStatus, type SimCluster, startSimCluster } from './sim-support.ts';
 
 const REVISIONS = '/apis/nodeherd.io/v1alpha1/nodeconfigrevisions';
 
