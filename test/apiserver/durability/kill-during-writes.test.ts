@@ -8,7 +8,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { type AdminClient, adminClient, type ServerProcess, startServerProcess } from './server-process.ts';
+import {
+  type AcknowledgedWrite,
+  checkKeyAfterKill,
+  configMapWrite,
+  type WriteOp,
+} from './acknowledged-writes.ts';
+import {
+  type AdminClient,
+  adminClient,
+  killServerProcess,
+  type ServerProcess,
+  startServerProcess,
+} from './server-process.ts';
 
 const CLIENTS = 8;
 const KEYS_PER_CLIENT = 5;
@@ -16,15 +28,9 @@ const ROUNDS = 3;
 const NAMESPACE = 'default';
 const BASE = `/api/v1/namespaces/${NAMESPACE}/configmaps`;
 
-type Op = 'create' | 'update' | 'delete';
-
-interface Write {
+interface Write extends AcknowledgedWrite {
   client: number;
   key: string;
-  op: Op;
-  seq: number;
-  /** resourceVersion the server acknowledged. */
-  rv?: number;
 }
 
 interface KeyState {
@@ -53,32 +59,13 @@ async function runClient(
   for (let n = 0; ; n++) {
     const key = names[(n * 3 + client) % names.length]!;
     const state = keys.get(key)!;
-    const op: Op = !state.exists ? 'create' : (n + client) % 7 === 0 ? 'delete' : 'update';
+    const op: WriteOp = !state.exists ? 'create' : (n + client) % 7 === 0 ? 'delete' : 'update';
     const write: Write = { client, key, op, seq: nextSeq() };
     inFlight.set(client, write);
     let res: { status: number; json: any };
+    const { method, path, body } = configMapWrite(BASE, op, key, state.rv, dataFor(client, key, write.seq));
     try {
-      if (op === 'create') {
-        res = await http.request('POST', BASE, {
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name: key },
-          data: dataFor(client, key, write.seq),
-        });
-      } else if (op === 'update') {
-        res = await http.request('PUT', `${BASE}/${key}`, {
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name: key, resourceVersion: state.rv },
-          data: dataFor(client, key, write.seq),
-        });
-      } else {
-        res = await http.request('DELETE', `${BASE}/${key}`, {
-          apiVersion: 'v1',
-          kind: 'DeleteOptions',
-          preconditions: { resourceVersion: state.rv },
-        });
-      }
+      res = await http.request(method, path, body);
     } catch {
       // The server died with this request in flight: it may or may not have committed.
       return;
@@ -98,10 +85,7 @@ async function runClient(
 let dataDir: string | undefined;
 let server: ServerProcess | undefined;
 after(async () => {
-  if (server && server.child.exitCode === null && server.child.signalCode === null) {
-    server.child.kill('SIGKILL');
-    await server.exited;
-  }
+  await killServerProcess(server);
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -156,43 +140,23 @@ test('every acknowledged write survives SIGKILL of the API server during concurr
         const pending = inFlight.get(c);
         for (const key of keys[c]!.keys()) {
           const history = acked.filter((w) => w.key === key);
-          const last = history.at(-1);
+          // resourceVersions acknowledged for one key only go up.
+          for (let i = 1; i < history.length; i++)
+            assert.ok(history[i]!.rv! > history[i - 1]!.rv!, `${key}: ${JSON.stringify(history)}`);
           const object = stored.get(key);
           const pendingHere = pending?.key === key ? pending : undefined;
-          const where = `${key} (last ack ${JSON.stringify(last)}, in flight ${JSON.stringify(pendingHere)})`;
-          // resourceVersions acknowledged for one key only go up.
-          for (let i = 1; i < history.length; i++) assert.ok(history[i]!.rv! > history[i - 1]!.rv!, where);
-
-          if (last === undefined || last.op === 'delete') {
-            if (object === undefined) {
-              if (pendingHere?.op === 'create') inFlightLost++;
-              continue;
-            }
-            assert.equal(pendingHere?.op, 'create', `${where}: present without an acknowledged create`);
-            assert.equal(object.data.seq, String(pendingHere!.seq), where);
-            inFlightCommitted++;
-            keys[c]!.set(key, { exists: true, rv: object.metadata.resourceVersion });
-            continue;
-          }
-          if (object === undefined) {
-            // Only a delete in flight may have removed it.
-            assert.equal(pendingHere?.op, 'delete', `${where}: acknowledged write lost`);
-            inFlightCommitted++;
-            keys[c]!.set(key, { exists: false, rv: '' });
-            continue;
-          }
-          const rv = Number(object.metadata.resourceVersion);
-          assert.ok(rv >= last.rv!, `${where}: resourceVersion went back to ${rv}`);
-          if (rv === last.rv) {
-            assert.deepEqual(object.data, dataFor(c, key, last.seq), `${where}: content differs`);
-            if (pendingHere) inFlightLost++;
-          } else {
-            // Only the request in flight may have moved it on.
-            assert.equal(pendingHere?.op, 'update', `${where}: changed by nobody (rv ${rv})`);
-            assert.deepEqual(object.data, dataFor(c, key, pendingHere!.seq), where);
-            inFlightCommitted++;
-          }
-          keys[c]!.set(key, { exists: true, rv: object.metadata.resourceVersion });
+          const outcome = checkKeyAfterKill(key, object, history.at(-1), pendingHere, (seq) =>
+            dataFor(c, key, seq),
+          );
+          if (outcome === 'committed') inFlightCommitted++;
+          if (outcome === 'lost') inFlightLost++;
+          // Continue from what the server holds now.
+          keys[c]!.set(
+            key,
+            object === undefined
+              ? { exists: false, rv: '' }
+              : { exists: true, rv: object.metadata.resourceVersion },
+          );
         }
       }
 

@@ -5,13 +5,23 @@
 // by the one request that was in flight on it when the server died.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
+import {
+  type AcknowledgedWrite,
+  checkKeyAfterKill,
+  configMapWrite,
+  type WriteOp,
+} from './acknowledged-writes.ts';
 import { PipelinedConnection } from './pipelined-client.ts';
-import { type ServerProcess, startServerProcess } from './server-process.ts';
+import {
+  adminCredential,
+  killServerProcess,
+  type ServerProcess,
+  startServerProcess,
+} from './server-process.ts';
 
 const CLIENTS = 4;
 /** Requests on the wire per connection: one per lane, each lane with keys of its own. */
@@ -21,13 +31,8 @@ const ROUNDS = 2;
 const ACKS_PER_ROUND = 400;
 const BASE = '/api/v1/namespaces/default/configmaps';
 
-type Op = 'create' | 'update' | 'delete';
-
-interface Write {
+interface Write extends AcknowledgedWrite {
   key: string;
-  op: Op;
-  seq: number;
-  rv?: number;
 }
 
 interface KeyState {
@@ -56,33 +61,13 @@ async function runLane(
   for (let n = 0; ; n++) {
     const key = keys[n % keys.length]!;
     const state = states.get(key)!;
-    const op: Op = !state.exists ? 'create' : n % 5 === 4 ? 'delete' : 'update';
+    const op: WriteOp = !state.exists ? 'create' : n % 5 === 4 ? 'delete' : 'update';
     const write: Write = { key, op, seq: nextSeq() };
     state.inFlight = write;
-    const name = key;
     let reply: { status: number; json: any };
+    const { method, path, body } = configMapWrite(BASE, op, key, state.rv, dataFor(key, write.seq));
     try {
-      if (op === 'create') {
-        reply = await pipe.request('POST', BASE, {
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name },
-          data: dataFor(key, write.seq),
-        });
-      } else if (op === 'update') {
-        reply = await pipe.request('PUT', `${BASE}/${name}`, {
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name, resourceVersion: state.rv },
-          data: dataFor(key, write.seq),
-        });
-      } else {
-        reply = await pipe.request('DELETE', `${BASE}/${name}`, {
-          apiVersion: 'v1',
-          kind: 'DeleteOptions',
-          preconditions: { resourceVersion: state.rv },
-        });
-      }
+      reply = await pipe.request(method, path, body);
     } catch {
       return; // the server died with this request on the wire
     }
@@ -101,21 +86,9 @@ async function runLane(
 let dataDir: string | undefined;
 let server: ServerProcess | undefined;
 after(async () => {
-  if (server && server.child.exitCode === null && server.child.signalCode === null) {
-    server.child.kill('SIGKILL');
-    await server.exited;
-  }
+  await killServerProcess(server);
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
-
-function adminCredential(dir: string): { token: string; ca: Buffer } {
-  const kc = new KubeConfig();
-  kc.loadFromString(readFileSync(join(dir, 'kubeconfig'), 'utf8'));
-  return {
-    token: kc.getCurrentUser()!.token!,
-    ca: Buffer.from(kc.getCurrentCluster()!.caData!, 'base64'),
-  };
-}
 
 test('every acknowledged write survives SIGKILL while clients pipeline on one connection each', async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'nodeherd-pipelined-durability-'));
@@ -178,37 +151,16 @@ test('every acknowledged write survives SIGKILL while clients pipeline on one co
 
       for (const [key, state] of states) {
         const object = stored.get(key);
-        const last = state.last;
-        const pending = state.inFlight;
-        const where = `${key} (last ack ${JSON.stringify(last)}, in flight ${JSON.stringify(pending)})`;
-        if (last === undefined || last.op === 'delete') {
-          if (object === undefined) {
-            if (pending?.op === 'create') inFlightLost++;
-          } else {
-            assert.equal(pending?.op, 'create', `${where}: present without an acknowledged create`);
-            assert.equal(object.data.seq, String(pending!.seq), where);
-            inFlightCommitted++;
-          }
-        } else if (object === undefined) {
-          assert.equal(pending?.op, 'delete', `${where}: acknowledged write lost`);
-          inFlightCommitted++;
-        } else {
-          const rv = Number(object.metadata.resourceVersion);
-          assert.ok(rv >= last.rv!, `${where}: resourceVersion went back to ${rv}`);
-          if (rv === last.rv) {
-            assert.deepEqual(object.data, dataFor(key, last.seq), `${where}: content differs`);
-            if (pending) inFlightLost++;
-          } else {
-            assert.equal(pending?.op, 'update', `${where}: changed by nobody (rv ${rv})`);
-            assert.deepEqual(object.data, dataFor(key, pending!.seq), where);
-            inFlightCommitted++;
-          }
-        }
+        const outcome = checkKeyAfterKill(key, object, state.last, state.inFlight, (seq) =>
+          dataFor(key, seq),
+        );
+        if (outcome === 'committed') inFlightCommitted++;
+        if (outcome === 'lost') inFlightLost++;
         // Continue from what the server holds now.
         state.inFlight = undefined;
         if (object === undefined) Object.assign(state, { exists: false, rv: '' });
         else Object.assign(state, { exists: true, rv: object.metadata.resourceVersion });
-        if (object !== undefined || last?.op !== 'delete') {
+        if (object !== undefined || state.last?.op !== 'delete') {
           state.last =
             object === undefined
               ? undefined

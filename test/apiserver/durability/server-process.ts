@@ -57,12 +57,27 @@ export interface AdminClient {
   close(): void;
 }
 
-/** An HTTPS client with the admin token and CA of a data dir, over one keep-alive connection. */
-export function adminClient(dataDir: string, url: string): AdminClient {
+/** Kills the process if it still runs (a test's cleanup) and waits for it to end. */
+export async function killServerProcess(server: ServerProcess | undefined): Promise<void> {
+  if (server && server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill('SIGKILL');
+    await server.exited;
+  }
+}
+
+/** The admin bearer token and the cluster CA from a data dir's kubeconfig. */
+export function adminCredential(dataDir: string): { token: string; ca: Buffer } {
   const kc = new KubeConfig();
   kc.loadFromFile(join(dataDir, 'kubeconfig'));
-  const token = kc.getCurrentUser()!.token!;
-  const ca = Buffer.from(kc.getCurrentCluster()!.caData!, 'base64');
+  return {
+    token: kc.getCurrentUser()!.token!,
+    ca: Buffer.from(kc.getCurrentCluster()!.caData!, 'base64'),
+  };
+}
+
+/** An HTTPS client with the admin token and CA of a data dir, over one keep-alive connection. */
+export function adminClient(dataDir: string, url: string): AdminClient {
+  const { token, ca } = adminCredential(dataDir);
   const agent = new Agent({ keepAlive: true, maxSockets: 1, ca });
   return {
     request(method, path, body) {
