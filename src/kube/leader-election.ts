@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import type { KubeClient } from './kube-client.ts';
 import { isKubeError } from './kube-error.ts';
+import { WakeableSleep } from './light/wakeable-sleep.ts';
 import type { Lease } from './types.ts';
 
 export interface LeaderElectionOptions {
@@ -41,7 +42,7 @@ export class LeaderElector {
   private leading = false;
   private stopped = false;
   private running: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly sleeper = new WakeableSleep();
   private releaseOnStop = true;
 
   constructor(options: LeaderElectionOptions) {
@@ -80,7 +81,7 @@ export class LeaderElector {
   async stop(options: { release?: boolean } = {}): Promise<void> {
     this.releaseOnStop = options.release ?? true;
     this.stopped = true;
-    this.wake?.();
+    this.sleeper.wake();
     await this.running;
     this.running = undefined;
   }
@@ -89,7 +90,7 @@ export class LeaderElector {
     while (!this.stopped) {
       // Candidate: try until we hold the lease.
       if (!(await this.tryAcquireOrRenew())) {
-        await this.sleep(this.jittered(this.retryPeriodMs));
+        await this.sleeper.sleep(this.jittered(this.retryPeriodMs));
         continue;
       }
       this.leading = true;
@@ -98,7 +99,7 @@ export class LeaderElector {
       // Leader: renew until we cannot for renewDeadline, or until stopped.
       let lastRenew = this.now();
       while (!this.stopped) {
-        await this.sleep(this.retryPeriodMs);
+        await this.sleeper.sleep(this.retryPeriodMs);
         if (this.stopped) break;
         if (await this.tryAcquireOrRenew()) {
           lastRenew = this.now();
@@ -201,19 +202,5 @@ export class LeaderElector {
 
   private jittered(ms: number): number {
     return ms * (1 + Math.random() * 0.2);
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = undefined;
-        resolve();
-      }, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-    });
   }
 }

@@ -10,6 +10,7 @@ import { Backoff, type BackoffOptions } from './backoff.ts';
 import type { WatchEnd, WatchHandle } from './kube-watch.ts';
 import type { LightKubeClient } from './light-kube-client.ts';
 import type { KubeObject, WatchEvent } from './types.ts';
+import { WakeableSleep } from './wakeable-sleep.ts';
 
 export interface ObjectInformerOptions<T extends KubeObject> {
   /** Collection the object lives in, e.g. `/api/v1/nodes`. */
@@ -71,7 +72,7 @@ export class ObjectInformer<T extends KubeObject = KubeObject> {
   private stopped = false;
   private running: Promise<void> | undefined;
   private activeWatch: WatchHandle | undefined;
-  private wake: (() => void) | undefined;
+  private readonly sleeper = new WakeableSleep();
   private lastEndExpired = false;
 
   constructor(client: LightKubeClient, options: ObjectInformerOptions<T>) {
@@ -120,7 +121,7 @@ export class ObjectInformer<T extends KubeObject = KubeObject> {
   async stop(): Promise<void> {
     this.stopped = true;
     this.activeWatch?.abort();
-    this.wake?.();
+    this.sleeper.wake();
     await this.running;
   }
 
@@ -246,18 +247,7 @@ export class ObjectInformer<T extends KubeObject = KubeObject> {
   }
 
   private sleep(ms: number): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = undefined;
-        resolve();
-      }, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-    });
+    return this.stopped ? Promise.resolve() : this.sleeper.sleep(ms);
   }
 }
 
