@@ -26,8 +26,8 @@ import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync } from 'node:f
 import { join } from 'node:path';
 import {
   openSqliteDatabase,
+  PreparedStatements,
   type SqliteDatabase,
-  type SqliteStatement,
   sqliteErrorCode,
 } from '../storage/sqlite-driver.ts';
 import { type Identity, type IdentityKind, identityFor } from './identities.ts';
@@ -105,11 +105,12 @@ export function bearerToken(authorization: string | undefined): string | undefin
 export class TokenStore {
   readonly path: string;
   readonly #db: SqliteDatabase;
-  readonly #statements = new Map<string, SqliteStatement<any>>();
+  readonly #statements: PreparedStatements;
 
   private constructor(path: string, db: SqliteDatabase) {
     this.path = path;
     this.#db = db;
+    this.#statements = new PreparedStatements(db);
   }
 
   /** Opens (creating if needed) the store of a data dir, importing a legacy tokens.json. */
@@ -135,15 +136,16 @@ export class TokenStore {
 
   /** All identities, without secrets, in key order. */
   list(): Identity[] {
-    return this.#statement<IdentityRow>('SELECT kind, node_name FROM identities ORDER BY key')
+    return this.#statements
+      .get<IdentityRow>('SELECT kind, node_name FROM identities ORDER BY key')
       .all()
       .map(identityOf);
   }
 
   get(kind: IdentityKind, nodeName?: string): Identity | undefined {
-    const row = this.#statement<IdentityRow>('SELECT kind, node_name FROM identities WHERE key = ?').get(
-      keyOf(kind, nodeName),
-    );
+    const row = this.#statements
+      .get<IdentityRow>('SELECT kind, node_name FROM identities WHERE key = ?')
+      .get(keyOf(kind, nodeName));
     return row === undefined ? undefined : identityOf(row);
   }
 
@@ -157,9 +159,9 @@ export class TokenStore {
   authenticateToken(token: string): Identity | undefined {
     if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return undefined;
     const hash = sha256(token);
-    const row = this.#statement<IdentityRow>(
-      'SELECT kind, node_name, token_sha256 FROM identities WHERE token_sha256 = ?',
-    ).get(hash);
+    const row = this.#statements
+      .get<IdentityRow>('SELECT kind, node_name, token_sha256 FROM identities WHERE token_sha256 = ?')
+      .get(hash);
     if (row === undefined || !timingSafeEqual(row.token_sha256, hash)) return undefined;
     return identityOf(row);
   }
@@ -168,10 +170,12 @@ export class TokenStore {
   async ensureIdentity(kind: IdentityKind, nodeName?: string): Promise<EnsuredIdentity> {
     const identity = identityFor(kind, nodeName);
     const token = newToken();
-    const inserted = this.#statement(
-      `INSERT INTO identities (key, kind, node_name, token_sha256, created_at) VALUES (?, ?, ?, ?, ?)
+    const inserted = this.#statements
+      .get(
+        `INSERT INTO identities (key, kind, node_name, token_sha256, created_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (key) DO NOTHING`,
-    ).run(keyOf(kind, nodeName), kind, identity.nodeName ?? null, sha256(token), new Date().toISOString());
+      )
+      .run(keyOf(kind, nodeName), kind, identity.nodeName ?? null, sha256(token), new Date().toISOString());
     return inserted.changes === 1 ? { identity, token, created: true } : { identity, created: false };
   }
 
@@ -179,17 +183,21 @@ export class TokenStore {
   async rotate(kind: IdentityKind, nodeName?: string): Promise<IssuedToken> {
     const identity = identityFor(kind, nodeName);
     const token = newToken();
-    this.#statement(
-      `INSERT INTO identities (key, kind, node_name, token_sha256, created_at) VALUES (?, ?, ?, ?, ?)
+    this.#statements
+      .get(
+        `INSERT INTO identities (key, kind, node_name, token_sha256, created_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET token_sha256 = excluded.token_sha256, created_at = excluded.created_at`,
-    ).run(keyOf(kind, nodeName), kind, identity.nodeName ?? null, sha256(token), new Date().toISOString());
+      )
+      .run(keyOf(kind, nodeName), kind, identity.nodeName ?? null, sha256(token), new Date().toISOString());
     return { identity, token };
   }
 
   /** Removes the identity; returns whether it existed. */
   async revoke(kind: IdentityKind, nodeName?: string): Promise<boolean> {
     identityFor(kind, nodeName);
-    return this.#statement('DELETE FROM identities WHERE key = ?').run(keyOf(kind, nodeName)).changes === 1;
+    return (
+      this.#statements.get('DELETE FROM identities WHERE key = ?').run(keyOf(kind, nodeName)).changes === 1
+    );
   }
 
   close(): void {
@@ -241,15 +249,6 @@ export class TokenStore {
       }
       throw error;
     }
-  }
-
-  #statement<Row>(sql: string): SqliteStatement<Row> {
-    let statement = this.#statements.get(sql);
-    if (statement === undefined) {
-      statement = this.#db.prepare<Row>(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
   }
 }
 

@@ -7,8 +7,8 @@ import { dirname } from 'node:path';
 import { compareKeys, prefixUpperBound } from './key-order.ts';
 import {
   openSqliteDatabase,
+  PreparedStatements,
   type SqliteDatabase,
-  type SqliteStatement,
   sqliteErrorCode,
 } from './sqlite-driver.ts';
 
@@ -75,20 +75,21 @@ export class LogConflictError extends Error {
 
 export class RevisionLog {
   readonly #db: SqliteDatabase;
-  readonly #statements = new Map<string, SqliteStatement<any>>();
+  readonly #statements: PreparedStatements;
   readonly #compactInTransaction: (from: number, to: number) => void;
 
   private constructor(db: SqliteDatabase) {
     this.#db = db;
+    this.#statements = new PreparedStatements(db);
     this.#compactInTransaction = db.transaction((from: number, to: number) => {
       // A row is superseded once a later row of the same key exists at or below the compaction point; the
       // rows in (from, to] name exactly those it newly supersedes through prev_revision. Tombstones at or
       // below the point go too: the key is absent there, which the missing rows express just as well.
-      this.#statement(
-        'DELETE FROM log WHERE id IN (SELECT prev_revision FROM log WHERE id > ? AND id <= ?)',
-      ).run(from, to);
-      this.#statement('DELETE FROM log WHERE id > ? AND id <= ? AND deleted = 1').run(from, to);
-      this.#statement("UPDATE meta SET value = ? WHERE name = 'compacted_revision'").run(to);
+      this.#statements
+        .get('DELETE FROM log WHERE id IN (SELECT prev_revision FROM log WHERE id > ? AND id <= ?)')
+        .run(from, to);
+      this.#statements.get('DELETE FROM log WHERE id > ? AND id <= ? AND deleted = 1').run(from, to);
+      this.#statements.get("UPDATE meta SET value = ? WHERE name = 'compacted_revision'").run(to);
     });
   }
 
@@ -141,22 +142,24 @@ export class RevisionLog {
 
   /** The highest revision ever handed out, including rows compaction has since removed. */
   sequence(): number {
-    const row = this.#statement<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'log'").get();
+    const row = this.#statements
+      .get<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'log'")
+      .get();
     return row?.seq ?? 0;
   }
 
   compactedRevision(): number {
-    const row = this.#statement<{ value: number }>(
-      "SELECT value FROM meta WHERE name = 'compacted_revision'",
-    ).get();
+    const row = this.#statements
+      .get<{ value: number }>("SELECT value FROM meta WHERE name = 'compacted_revision'")
+      .get();
     return row?.value ?? 0;
   }
 
   /** Id of the key's newest row, tombstones included; 0 when the log holds none. */
   newestRevisionOf(key: string): number {
-    const row = this.#statement<{ id: number | null }>('SELECT max(id) AS id FROM log WHERE name = ?').get(
-      key,
-    );
+    const row = this.#statements
+      .get<{ id: number | null }>('SELECT max(id) AS id FROM log WHERE name = ?')
+      .get(key);
     return row?.id ?? 0;
   }
 
@@ -186,16 +189,18 @@ export class RevisionLog {
    */
   append(row: NewLogRow): number {
     try {
-      const result = this.#statement(
-        'INSERT INTO log (name, created, deleted, create_revision, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?)',
-      ).run(
-        row.key,
-        row.created ? 1 : 0,
-        row.deleted ? 1 : 0,
-        row.createRevision,
-        row.prevRevision,
-        row.value,
-      );
+      const result = this.#statements
+        .get(
+          'INSERT INTO log (name, created, deleted, create_revision, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?)',
+        )
+        .run(
+          row.key,
+          row.created ? 1 : 0,
+          row.deleted ? 1 : 0,
+          row.createRevision,
+          row.prevRevision,
+          row.value,
+        );
       return Number(result.lastInsertRowid);
     } catch (error) {
       if (sqliteErrorCode(error) === 'SQLITE_CONSTRAINT_UNIQUE') throw new LogConflictError(row.key);
@@ -217,7 +222,7 @@ export class RevisionLog {
         AND NOT EXISTS (SELECT 1 FROM log n WHERE n.name = l.name AND n.id > l.id AND n.id <= ?)
       ORDER BY l.name LIMIT ?`;
     const bounds = [afterStartsPage ? afterKey : prefix, ...(upper === undefined ? [] : [upper])];
-    return this.#statement<LogRow>(sql).all(...bounds, revision, revision, limit);
+    return this.#statements.get<LogRow>(sql).all(...bounds, revision, revision, limit);
   }
 
   /**
@@ -231,7 +236,7 @@ export class RevisionLog {
       WHERE l.id > ? AND +l.name >= ? ${upper === undefined ? '' : 'AND +l.name < ?'}
       ORDER BY l.id`;
     const bounds = upper === undefined ? [prefix] : [prefix, upper];
-    return this.#statement<LogEventRow>(sql).all(afterRevision, ...bounds);
+    return this.#statements.get<LogEventRow>(sql).all(afterRevision, ...bounds);
   }
 
   /** Removes history superseded at or before `to` (the previous compaction point was `from`), durably. */
@@ -241,14 +246,5 @@ export class RevisionLog {
 
   close(): void {
     if (this.#db.open) this.#db.close();
-  }
-
-  #statement<Row>(sql: string): SqliteStatement<Row> {
-    let statement = this.#statements.get(sql);
-    if (statement === undefined) {
-      statement = this.#db.prepare<Row>(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
   }
 }

@@ -35,6 +35,25 @@ export function sqliteErrorCode(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** Prepares each SQL text once per connection and hands out that statement from then on. */
+export class PreparedStatements {
+  readonly #db: SqliteDatabase;
+  readonly #statements = new Map<string, SqliteStatement<any>>();
+
+  constructor(db: SqliteDatabase) {
+    this.#db = db;
+  }
+
+  get<Row>(sql: string): SqliteStatement<Row> {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare<Row>(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
 type DatabaseConstructor = new (path: string, options?: SqliteOpenOptions) => SqliteDatabase;
 
 const require = createRequire(import.meta.url);
