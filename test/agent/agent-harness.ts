@@ -15,7 +15,7 @@ import { SimulatedHost } from '../../src/agent/host/simulated-host.ts';
 import { JsonLogger, silentLogger } from '../../src/agent/logger.ts';
 import { NodeAgent, type NodeAgentOptions } from '../../src/agent/node-agent.ts';
 import type { NodeObject } from '../../src/agent/watch/kube-objects.ts';
-import { DESIRED_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
+import { DESIRED_REVISION_ANNOTATION, MESSAGE_ANNOTATION } from '../../src/api/node-protocol.ts';
 import { renderConfigs } from '../../src/api/render.ts';
 import { buildRevision } from '../../src/api/revision.ts';
 import type { NodeConfigRevision, NodeConfigSpec, NodePoolSpec } from '../../src/api/types.ts';
@@ -154,6 +154,14 @@ export function waitForState(
     },
     timeoutMs,
   );
+}
+
+/** Waits until the Node's message annotation matches `pattern`. */
+export function waitForMessage(cluster: Cluster, node: string, pattern: RegExp): Promise<NodeObject> {
+  return eventually(`node ${node} message ${pattern}`, async () => {
+    const object = await getNode(cluster, node);
+    return pattern.test(object.metadata?.annotations?.[MESSAGE_ANNOTATION] ?? '') ? object : undefined;
+  });
 }
 
 export interface TestNode {

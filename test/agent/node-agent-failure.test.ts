@@ -19,6 +19,7 @@ import {
   setDesired,
   startCluster,
   startNode,
+  waitForMessage,
   waitForState,
 } from './agent-harness.ts';
 
@@ -80,12 +81,7 @@ describe('node agent on failure', () => {
     const bad = await createRevision(cluster, 'safe', badSpec());
     await setDesired(cluster, node.name, bad.metadata.name);
     // The annotations are written after the condition: once they say so, both do.
-    const failed = await eventually('rolled back', async () => {
-      const object = await getNode(cluster, node.name);
-      return /rolled back to/.test(object.metadata?.annotations?.['nodeherd.io/message'] ?? '')
-        ? object
-        : undefined;
-    });
+    const failed = await waitForMessage(cluster, node.name, /rolled back to/);
     assert.equal(failed.status?.conditions?.find((c) => c.type === 'NodeConfigReady')?.reason, 'RolledBack');
     const annotations = failed.metadata?.annotations ?? {};
     assert.equal(annotations['nodeherd.io/state'], 'Failed');

@@ -7,16 +7,15 @@ import { after, before, describe, it } from 'node:test';
 import { restartAfterRollback } from '../../src/agent/apply/rollback-restarts.ts';
 import type { NodeConfigSpec } from '../../src/api/types.ts';
 import { plan } from '../../src/plan/plan.ts';
-import { eventually } from '../support/eventually.ts';
 import {
   type Cluster,
   createPool,
   createRevision,
-  getNode,
   setDesired,
   startCluster,
   startNode,
   type TestNode,
+  waitForMessage,
   waitForState,
 } from './agent-harness.ts';
 
@@ -88,12 +87,7 @@ describe('node agent rollback of a unit the failed apply killed', () => {
     node.systemd.fail('restart', 'kubelet.service', { times: 1 });
     const bad = await createRevision(cluster, 'kube', kubeletSpec('2'));
     await setDesired(cluster, node.name, bad.metadata.name);
-    const failed = await eventually('rolled back', async () => {
-      const object = await getNode(cluster, node.name);
-      return /rolled back to/.test(object.metadata?.annotations?.['nodeherd.io/message'] ?? '')
-        ? object
-        : undefined;
-    });
+    const failed = await waitForMessage(cluster, node.name, /rolled back to/);
     assert.equal(failed.metadata?.annotations?.['nodeherd.io/current-revision'], good.metadata.name);
     assert.equal(
       node.systemd.unit('kubelet.service')?.activeState,
