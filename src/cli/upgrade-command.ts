@@ -28,7 +28,7 @@ export function notOnDemand(pool: NodePool): string | undefined {
     case 'OnDelete':
       return undefined;
     case 'OTA':
-      return `pool ${name} uses the OTA strategy: each node's owner pulls the update through the agent's local API (POST /v1/update on the node), not through nodeherd upgrade`;
+      return `pool ${name} uses the OTA strategy: each node's owner pulls the update through the agent's local API (POST /v1/update on the node; with nodeherd up: POST http://127.0.0.1:9469/nodes/<node>/v1/update), not through nodeherd upgrade`;
     default:
       return `pool ${name} uses the ${type} strategy, which updates every node to the target anyway; nodeherd upgrade is for OnDelete pools (see nodeherd status ${name})`;
   }

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
+import type { RouteTable } from '../agent/http/route-table.ts';
 import { type Logger as AgentLogger, JsonLogger } from '../agent/logger.ts';
 import { ApiServer } from '../apiserver/api-server.ts';
 import { adminKubeconfigPath } from '../apiserver/auth/credentials.ts';
@@ -17,6 +18,7 @@ import { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import { SimulatedDaemonSetController } from '../sim/simulated-daemonset-controller.ts';
 import { SimulatedPodStatus } from '../sim/simulated-pod-status.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
+import { NodeApiServer } from './node-api-server.ts';
 import { applySamplesIfAbsent, type SampleResult } from './samples.ts';
 import { SimulatedNodes } from './simulated-nodes.ts';
 import { StateDirectory } from './state-directory.ts';
@@ -27,6 +29,8 @@ export interface NodeSet {
   /** Resolves once every agent has started and done what it had to do at start. */
   settled(): Promise<void>;
   stop(): Promise<void>;
+  /** The routes a node's agent serves locally, when this process runs the agents (simulated nodes). */
+  localApi?(node: string): RouteTable | undefined;
 }
 
 export interface NodeSetContext {
@@ -54,6 +58,11 @@ export interface LocalClusterOptions {
   artefactDirectory?: string;
   /** Told what is happening while the cluster starts. */
   onStep?: (message: string) => void;
+  /**
+   * Port on `host` of the simulated nodes' agent APIs (/nodes/<node>/v1/update, …); 0 (the default)
+   * picks a free one. Not used with `nodeSet` (such nodes serve their own).
+   */
+  nodeApiPort?: number;
 }
 
 const SAMPLES_RECORD = 'samples.json';
@@ -64,6 +73,8 @@ export class LocalCluster {
   readonly admin: KubeClient;
   readonly nodes: NodeSet;
   readonly samples: SampleResult[];
+  /** Serves every simulated node's agent API; undefined when the nodes serve their own. */
+  readonly nodeApi: NodeApiServer | undefined;
   private readonly adminLight: LightKubeClient;
   private readonly controller: RolloutController;
   private readonly log: Logger;
@@ -78,6 +89,7 @@ export class LocalCluster {
     controller: RolloutController;
     nodes: NodeSet;
     samples: SampleResult[];
+    nodeApi: NodeApiServer | undefined;
     log: Logger;
     unlock: () => Promise<void>;
   }) {
@@ -88,6 +100,7 @@ export class LocalCluster {
     this.controller = parts.controller;
     this.nodes = parts.nodes;
     this.samples = parts.samples;
+    this.nodeApi = parts.nodeApi;
     this.log = parts.log;
     this.unlock = parts.unlock;
   }
@@ -115,6 +128,15 @@ export class LocalCluster {
     const started: { stop(): Promise<void> | void }[] = [];
     try {
       if (options.port !== 0) await assertPortFree(host, options.port);
+      // Bound first, so a busy port stops the start before anything else runs.
+      const nodeApi = options.nodeSet
+        ? undefined
+        : await NodeApiServer.listen({ host, port: options.nodeApiPort ?? 0 }).catch(
+            (error: NodeJS.ErrnoException) => {
+              throw error.code === 'EADDRINUSE' ? nodeApiPortTakenError(options.nodeApiPort ?? 0) : error;
+            },
+          );
+      if (nodeApi) started.push({ stop: () => nodeApi.close() });
       step('starting the API server');
       const server = await ApiServer.start({
         dataDir: state.apiserver,
@@ -153,7 +175,27 @@ export class LocalCluster {
       started.push(nodes);
       step('waiting for the agents to start');
       await nodes.settled();
-      return new LocalCluster({ state, server, admin, adminLight, controller, nodes, samples, log, unlock });
+      const localApi = nodes.localApi?.bind(nodes);
+      if (nodeApi && localApi) {
+        nodeApi.serve({
+          get names() {
+            return nodes.names;
+          },
+          localApi,
+        });
+      }
+      return new LocalCluster({
+        state,
+        server,
+        admin,
+        adminLight,
+        controller,
+        nodes,
+        samples,
+        nodeApi,
+        log,
+        unlock,
+      });
     } catch (error) {
       for (const part of started.reverse()) await Promise.resolve(part.stop()).catch(() => {});
       log.flush();
@@ -165,6 +207,7 @@ export class LocalCluster {
   /** Agents first, then the controller, then the API server; safe to call more than once. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      await this.nodeApi?.close();
       await this.nodes.stop();
       await this.controller.stop();
       this.admin.close();
@@ -202,6 +245,7 @@ async function startSimulatedNodes(
         return nodes.names;
       },
       settled: () => nodes.settled(),
+      localApi: (node) => nodes.localApi(node),
       stop: async () => {
         await nodes.stop();
         await podStatus.stop();
@@ -233,6 +277,12 @@ async function applySamples(admin: KubeClient, state: StateDirectory): Promise<S
 function portTakenError(port: number): Error {
   return new Error(
     `--port ${port}: the port is already in use (another nodeherd up or API server?); stop it or choose another --port (0 picks a free one)`,
+  );
+}
+
+function nodeApiPortTakenError(port: number): Error {
+  return new Error(
+    `--node-api-port ${port}: the port is already in use (another nodeherd up, or a node agent?); stop it or choose another --node-api-port (0 picks a free one)`,
   );
 }
 

@@ -29,6 +29,9 @@ export function printIntroduction(out: NodeJS.WritableStream, cluster: LocalClus
     `  API server   ${cluster.url}`,
     `  nodes        ${nodes}: ${kind === 'simulated' ? 'simulated machines' : 'systemd-nspawn containers'}, each running the real agent`,
     `  controller   in this process (identity "controller")`,
+    ...(cluster.nodeApi
+      ? [`  node APIs    ${cluster.nodeApi.url}/<node>/… (each node's agent API, as served on the node)`]
+      : []),
     ...(created.length > 0 ? [`  samples      created ${created.join(', ')} (deploy/samples)`] : []),
     ...(kept.length > 0 ? [`  samples      kept as they are: ${kept.join(', ')}`] : []),
     `  logs         ${shown(cluster.state.logFile)}`,
@@ -42,6 +45,14 @@ export function printIntroduction(out: NodeJS.WritableStream, cluster: LocalClus
           'A first rollout: change the sample config (e.g. maxPods) and watch it reach one node after another:',
           `  kubectl edit nodeconfig ${config}`,
           `  npm run nodeherd -- status${pool ? ` ${pool}` : ''}`,
+        ]
+      : []),
+    ...(cluster.nodeApi && names[0]
+      ? [
+          '',
+          "A node's own API (over-the-air updates of OTA pools, DaemonSet pod upgrades, health):",
+          `  curl ${cluster.nodeApi.url}/${names[0]}/v1/update            # what an OTA pool offers the node`,
+          `  curl -X POST ${cluster.nodeApi.url}/${names[0]}/v1/update    # take it`,
         ]
       : []),
     '',

@@ -6,6 +6,8 @@
 
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { mountAgentLocalApis } from '../agent/http/agent-local-apis.ts';
+import { mountHealthRoutes, RouteTable } from '../agent/http/route-table.ts';
 import type { Logger as AgentLogger } from '../agent/logger.ts';
 import { NodeAgent } from '../agent/node-agent.ts';
 import type { ApiServer } from '../apiserver/api-server.ts';
@@ -47,6 +49,8 @@ interface DurableParts {
 export class SimulatedNodes {
   readonly fleet: Fleet;
   private readonly agents = new Map<string, NodeAgent>();
+  /** Each node's local API, as its agent would serve it on the node (NodeApiServer serves them). */
+  private readonly localApis = new Map<string, RouteTable>();
 
   private constructor(fleet: Fleet) {
     this.fleet = fleet;
@@ -79,6 +83,14 @@ export class SimulatedNodes {
           logger: options.logger,
         });
         nodes?.agents.set(context.nodeName, agent);
+        const routes = new RouteTable();
+        mountHealthRoutes(routes, agent);
+        mountAgentLocalApis(routes, {
+          updates: agent.updates,
+          client: context.client,
+          nodeName: context.nodeName,
+        });
+        nodes?.localApis.set(context.nodeName, routes);
         return agent;
       },
     });
@@ -100,6 +112,11 @@ export class SimulatedNodes {
 
   get names(): string[] {
     return this.fleet.names();
+  }
+
+  /** The routes the node's current agent serves locally (/v1/update, /v1/pods, /healthz, …). */
+  localApi(node: string): RouteTable | undefined {
+    return this.localApis.get(node);
   }
 
   /**

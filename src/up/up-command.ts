@@ -13,6 +13,7 @@ export interface UpOptions {
   nodes: number;
   stateDir: string;
   port: number;
+  nodeApiPort: number;
   view: boolean;
   nspawn?: number;
   logLevel: string;
@@ -35,18 +36,33 @@ function nodeCount(max: number): (value: string) => number {
   };
 }
 
+const DEFAULT_NODES = 5;
+/** The port a real agent serves its local API on, so `…/v1/update` reads the same here. */
+const DEFAULT_NODE_API_PORT = 9469;
+
 export function upCommand(): Command {
   return new Command('up')
     .description(
       'start a local cluster: the API server, the rollout controller and nodes running the real agent, with a sample pool',
     )
-    .option('--nodes <n>', 'simulated nodes (with --nspawn: containers instead)', nodeCount(1000), 5)
+    .option(
+      '--nodes <n>',
+      'simulated nodes (with --nspawn: containers instead)',
+      nodeCount(1000),
+      DEFAULT_NODES,
+    )
     .option(
       '--state-dir <dir>',
       'where everything is kept between runs (a rerun resumes from it)',
       '.nodeherd',
     )
     .option('--port <port>', 'HTTPS port of the API server on 127.0.0.1 (0 picks a free one)', port, 6443)
+    .option(
+      '--node-api-port <port>',
+      "HTTP port on 127.0.0.1 of the simulated nodes' agent APIs, under /nodes/<node>/ (0 picks a free one)",
+      port,
+      DEFAULT_NODE_API_PORT,
+    )
     .option('--no-view', 'print the startup text only, no live view of the fleet')
     .option(
       '--nspawn <n>',
@@ -75,6 +91,7 @@ export async function runUp(options: UpOptions): Promise<void> {
       stateDir,
       nodes: options.nodes,
       port: options.port,
+      nodeApiPort: options.nodeApiPort,
       logLevel: options.logLevel,
       ...(containers ? { nodeSet: containers.nodeSet, artefactDirectory: containers.artefactDirectory } : {}),
       onStep: (message) => {
@@ -93,7 +110,18 @@ export async function runUp(options: UpOptions): Promise<void> {
   out.write('\nstopping: agents, controller, API server… (Ctrl-C again to exit at once)\n');
   await cluster.stop();
   signals.dispose();
-  out.write(`stopped; \`nodeherd up --state-dir ${options.stateDir}\` resumes\n`);
+  out.write(`stopped; \`${rerunCommand(options)}\` resumes\n`);
+}
+
+/**
+ * The command that resumes this cluster: the fleet flags as given, since a rerun with the default
+ * node count would change the fleet (a smaller count deletes the extra nodes and their state).
+ */
+function rerunCommand(options: UpOptions): string {
+  const flags = [`--state-dir ${options.stateDir}`];
+  if (options.nspawn !== undefined) flags.push(`--nspawn ${options.nspawn}`);
+  else if (options.nodes !== DEFAULT_NODES) flags.push(`--nodes ${options.nodes}`);
+  return `nodeherd up ${flags.join(' ')}`;
 }
 
 /** First SIGINT/SIGTERM: stop cleanly. Second: exit at once. */

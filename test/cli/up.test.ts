@@ -160,7 +160,7 @@ after(() => {
 test('up: the sample pool reaches 3 nodes, Ctrl-C stops cleanly, a rerun resumes without re-applying', {
   timeout: 600_000,
 }, async () => {
-  const args = ['--nodes', '3', '--no-view', '--state-dir', stateDir, '--port', '0'];
+  const args = ['--nodes', '3', '--no-view', '--state-dir', stateDir, '--port', '0', '--node-api-port', '0'];
   const running = up(args);
   children.push(running);
   const ready = await waitForLine(running, /^ready: 3 nodes, API server (https:\/\/127\.0\.0\.1:(\d+))/m);
@@ -169,6 +169,7 @@ test('up: the sample pool reaches 3 nodes, Ctrl-C stops cleanly, a rerun resumes
   assert.match(running.output(), new RegExp(`export KUBECONFIG=${kubeconfig}`));
   assert.match(running.output(), /kubectl get nodepools,nodes/);
   assert.match(running.output(), /kubectl edit nodeconfig workers-base/);
+  assert.match(running.output(), /^ {2}node APIs {4}http:\/\/127\.0\.0\.1:[1-9]\d*\/nodes\/<node>\//m);
 
   let client = new KubeClient(loadKubeConfig({ kubeconfig }));
   const first = await sampleRolledOut(client, 3);
@@ -217,14 +218,29 @@ test('up: the sample pool reaches 3 nodes, Ctrl-C stops cleanly, a rerun resumes
   assert.equal(appliesLogged(readFileSync(join(stateDir, 'up.log'), 'utf8')), 6);
 
   // A second run on the same state dir is refused while the first one holds it.
-  const second = up(['--nodes', '3', '--no-view', '--state-dir', stateDir, '--port', '0']);
+  const second = up([
+    '--nodes',
+    '3',
+    '--no-view',
+    '--state-dir',
+    stateDir,
+    '--port',
+    '0',
+    '--node-api-port',
+    '0',
+  ]);
   children.push(second);
   assert.equal((await second.exited).code, 1);
   assert.match(second.output(), /--state-dir .* is in use by another nodeherd up \(pid \d+\)/);
 
   client.close();
   assert.equal(await stopWithCtrlC(running), 0, running.output());
-  assert.match(running.output(), /stopped; /);
+  // The hint to resume repeats --nodes: a rerun with the default count would change the fleet (and a
+  // smaller count deletes the extra nodes with their state).
+  assert.match(
+    running.output(),
+    new RegExp(`stopped; \`nodeherd up --state-dir ${stateDir} --nodes 3\` resumes`),
+  );
 
   const rerun = up(args);
   children.push(rerun);
@@ -259,7 +275,7 @@ test('up: a port in use is a clear error', { timeout: 60_000 }, async () => {
   const port = (server.address() as { port: number }).port;
   const dir = mkdtempSync(join(tmpdir(), 'nodeherd-up-port-'));
   try {
-    const running = up(['--no-view', '--state-dir', dir, '--port', String(port)]);
+    const running = up(['--no-view', '--state-dir', dir, '--port', String(port), '--node-api-port', '0']);
     children.push(running);
     assert.equal((await running.exited).code, 1);
     assert.match(running.output(), new RegExp(`--port ${port}: the port is already in use`));
@@ -272,7 +288,7 @@ test('up: a port in use is a clear error', { timeout: 60_000 }, async () => {
 test('up: without a terminal the view prints a line per change', { timeout: 300_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'nodeherd-up-view-'));
   try {
-    const running = up(['--nodes', '2', '--state-dir', dir, '--port', '0']);
+    const running = up(['--nodes', '2', '--state-dir', dir, '--port', '0', '--node-api-port', '0']);
     children.push(running);
     await waitForLine(
       running,
@@ -287,7 +303,17 @@ test('up: without a terminal the view prints a line per change', { timeout: 300_
 test('up: a second Ctrl-C exits at once', { timeout: 300_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'nodeherd-up-twice-'));
   try {
-    const running = up(['--nodes', '2', '--no-view', '--state-dir', dir, '--port', '0']);
+    const running = up([
+      '--nodes',
+      '2',
+      '--no-view',
+      '--state-dir',
+      dir,
+      '--port',
+      '0',
+      '--node-api-port',
+      '0',
+    ]);
     children.push(running);
     // While the cluster starts (seconds), so the first Ctrl-C cannot have finished stopping it.
     await waitForLine(running, /starting the rollout controller/);

@@ -6,28 +6,17 @@
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PROMETHEUS_CONTENT_TYPE } from '../metrics/prometheus-text.ts';
+import {
+  type HealthSource,
+  mountHealthRoutes,
+  type RouteHandler,
+  RouteTable,
+  type RouteTarget,
+} from './route-table.ts';
+
+export type { HealthSource, RouteHandler, RouteTarget } from './route-table.ts';
 
 type HttpModule = typeof import('node:http');
-
-/** `params` holds the values of the route's `{name}` segments, e.g. /v1/pods/{name}. */
-export type RouteHandler = (
-  request: IncomingMessage,
-  response: ServerResponse,
-  params: Record<string, string>,
-) => void | Promise<void>;
-
-interface Route {
-  method: string;
-  segments: string[];
-  handler: RouteHandler;
-}
-
-export interface HealthSource {
-  /** Whether the agent is healthy, and a JSON-able body saying what it does. */
-  health(): { healthy: boolean; body: unknown };
-  renderMetrics(): string;
-}
 
 export interface AgentHttpServerOptions {
   /** Default 127.0.0.1: the metrics and local API are for the node itself. */
@@ -36,31 +25,19 @@ export interface AgentHttpServerOptions {
   port: number;
 }
 
-export class AgentHttpServer {
-  private readonly source: HealthSource;
+export class AgentHttpServer implements RouteTarget {
   private readonly options: AgentHttpServerOptions;
-  private readonly routes: Route[] = [];
+  private readonly routes = new RouteTable();
   private server: Server | undefined;
 
   constructor(source: HealthSource, options: AgentHttpServerOptions) {
-    this.source = source;
     this.options = options;
-    this.route('GET', '/healthz', (_request, response) => {
-      const { healthy, body } = this.source.health();
-      send(response, healthy ? 200 : 503, 'application/json', `${JSON.stringify(body)}\n`);
-    });
-    this.route('GET', '/metrics', (_request, response) => {
-      send(response, 200, PROMETHEUS_CONTENT_TYPE, this.source.renderMetrics());
-    });
+    mountHealthRoutes(this.routes, source);
   }
 
   /** Adds (or replaces) the handler of METHOD path; a `{name}` segment matches any one segment. */
   route(method: string, path: string, handler: RouteHandler): void {
-    const upper = method.toUpperCase();
-    const existing = this.routes.findIndex((r) => r.method === upper && r.segments.join('/') === path);
-    const route = { method: upper, segments: path.split('/'), handler };
-    if (existing >= 0) this.routes[existing] = route;
-    else this.routes.push(route);
+    this.routes.route(method, path, handler);
   }
 
   /** Starts listening; resolves with the bound address. */
@@ -88,46 +65,6 @@ export class AgentHttpServer {
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    const method = request.method === 'HEAD' ? 'GET' : (request.method ?? 'GET');
-    const segments = path.split('/');
-    const matching = this.routes
-      .map((route) => ({ route, params: matchSegments(route.segments, segments) }))
-      .filter((m) => m.params !== undefined);
-    const match = matching.find((m) => m.route.method === method);
-    if (!match) {
-      const allowed = matching.length > 0;
-      send(response, allowed ? 405 : 404, 'text/plain', allowed ? 'method not allowed\n' : 'not found\n');
-      return;
-    }
-    const params = match.params as Record<string, string>;
-    Promise.resolve()
-      .then(() => match.route.handler(request, response, params))
-      .catch((error: Error) => {
-        if (!response.headersSent) send(response, 500, 'text/plain', `${error.message}\n`);
-        else response.destroy();
-      });
+    this.routes.dispatch(request, response, new URL(request.url ?? '/', 'http://localhost').pathname);
   }
-}
-
-function matchSegments(pattern: string[], actual: string[]): Record<string, string> | undefined {
-  if (pattern.length !== actual.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < pattern.length; i++) {
-    const p = pattern[i] as string;
-    const a = actual[i] as string;
-    if (p.startsWith('{') && p.endsWith('}') && a !== '') {
-      try {
-        params[p.slice(1, -1)] = decodeURIComponent(a);
-      } catch {
-        return undefined;
-      }
-    } else if (p !== a) return undefined;
-  }
-  return params;
-}
-
-function send(response: ServerResponse, status: number, contentType: string, body: string): void {
-  response.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
-  response.end(response.req.method === 'HEAD' ? undefined : body);
 }

@@ -4,13 +4,13 @@
 //                    revision the caller saw, so it never applies something it did not look at.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AgentHttpServer } from '../http/agent-http-server.ts';
+import type { RouteTarget } from '../http/route-table.ts';
 import type { NodeUpdateApi, UpdateAnswer } from './node-update-api.ts';
 
 /** A POST body larger than this is refused (it only ever carries a revision name). */
 const MAX_BODY_BYTES = 4096;
 
-export function mountNodeUpdateApi(server: AgentHttpServer, api: NodeUpdateApi): void {
+export function mountNodeUpdateApi(server: RouteTarget, api: NodeUpdateApi): void {
   server.route('GET', '/v1/update', async (_request, response) => {
     sendJson(response, await api.available());
   });

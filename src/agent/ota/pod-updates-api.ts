@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { KubeApiError } from '../../kube/light/kube-api-error.ts';
 import type { LightKubeClient } from '../../kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../kube/light/types.ts';
-import type { AgentHttpServer } from '../http/agent-http-server.ts';
+import type { RouteTarget } from '../http/route-table.ts';
 import { type PodUpdateState, podUpdateState } from './pod-update-state.ts';
 
 export interface PodUpdatesApiOptions {
@@ -128,7 +128,7 @@ export class PodUpdatesApi {
   }
 
   /** Mounts GET /v1/pods and POST /v1/namespaces/{namespace}/pods/{name}/upgrade. */
-  register(server: AgentHttpServer): void {
+  register(server: RouteTarget): void {
     server.route('GET', '/v1/pods', async (_request, response) => {
       reply(response, await this.listPods());
     });
