@@ -86,6 +86,6 @@ test('progress bars, colours and lines cut to the width', () => {
   assert.match(text, /…/, 'the long message is cut');
   const plain = renderFleetStatus(single, { color: false, width: 0, bars: false });
   assert.doesNotMatch(plain, /\u001b|█/);
-  assert.match(plain, /pool web {2}Serial \(2 slot\(s\)\)/);
+  assert.match(plain, /pool web {2}Serial \(2 slots\)/);
   assert.match(plain, /x{200}/, 'no width: nothing is cut');
 });

@@ -84,6 +84,10 @@ export interface FleetObjects {
 
 const NO_REVISION = '(none)';
 
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 function strategyDetail(pool: NodePool): string {
   const strategy = pool.spec.updateStrategy ?? {};
   switch (strategy.type ?? 'RollingUpdate') {
@@ -94,11 +98,11 @@ function strategyDetail(pool: NodePool): string {
       if (r.canary) parts.push(`canary ${r.canary.nodes}`);
       if (r.minReadySeconds) parts.push(`soak ${r.minReadySeconds}s`);
       if (r.failurePolicy?.action) parts.push(`on failure ${r.failurePolicy.action}`);
-      if (r.maintenanceWindows?.length) parts.push(`${r.maintenanceWindows.length} maintenance window(s)`);
+      if (r.maintenanceWindows?.length) parts.push(counted(r.maintenanceWindows.length, 'maintenance window'));
       return parts.join(', ');
     }
     case 'Serial':
-      return `${strategy.serial?.slots ?? 1} slot(s)`;
+      return counted(strategy.serial?.slots ?? 1, 'slot');
     case 'Spread':
       return strategy.spread ? `window ${strategy.spread.windowSeconds}s` : 'no window set';
     case 'OnDelete':
