@@ -138,6 +138,12 @@ test('status --watch redraws when a node changes (NDJSON frames in a pipe) and e
     assert.equal(frames[0]!.pools[0]!.counts.updated, 2);
     await cluster.createNode({ name: 'web-6', labels: { role: 'web' }, current: v2, state: 'Done' });
     await waitFor('a frame with the new node', () => frames.some((f) => f.pools[0]!.counts.updated === 3));
+    // A frame is printed only when something changed: the watch's first sync and unrelated node
+    // updates must not repeat the same frame in a pipe.
+    const unchanged = (f: object) => JSON.stringify({ ...f, observedAt: undefined });
+    for (let i = 1; i < frames.length; i++) {
+      assert.notEqual(unchanged(frames[i]!), unchanged(frames[i - 1]!), `frame ${i} repeats frame ${i - 1}`);
+    }
   } finally {
     child.kill('SIGINT');
   }

@@ -52,7 +52,13 @@ export function statusCommand(): Command {
       throw new CliError(`--interval: ${JSON.stringify(opts.interval)} is not a number of milliseconds`);
     }
     const tty = process.stdout.isTTY === true && opts.output === 'text';
+    // The watch's first sync and changes that move no count (a node's heartbeat) would repeat the
+    // frame: a pipe would fill with copies, a terminal flicker.
+    let shown: string | undefined;
     const draw = (status: FleetStatus) => {
+      const content = JSON.stringify({ ...status, observedAt: undefined });
+      if (content === shown) return;
+      shown = content;
       // On a terminal the frame replaces the last; in a pipe frames follow each other.
       process.stdout.write(
         tty
