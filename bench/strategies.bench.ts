@@ -149,14 +149,30 @@ function random(seed: number): () => number {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The most of `times` within any interval of `widthMs`. */
+function densest(times: number[], widthMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let best = 0;
+  for (let first = 0, last = 0; last < sorted.length; last++) {
+    while (sorted[last]! - sorted[first]! > widthMs) first++;
+    best = Math.max(best, last - first + 1);
+  }
+  return best;
+}
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 /**
  * What the server holds for every node, from the fleet's watch: NotReady count and its peak, and per
  * phase (one target revision) when each node started applying, failed, and was healthy on it.
  */
 class NodeView {
-  private readonly notReadyNodes = new Set<string>();
+  /** NotReady nodes and since when. */
+  private readonly notReadyNodes = new Map<string, number>();
   peakNotReady = 0;
+  /** How long each node that turned Ready again in this phase had been NotReady. */
+  notReadyDurations: number[] = [];
   target: string | undefined;
   started = new Map<string, number>();
   failed = new Set<string>();
@@ -173,6 +189,7 @@ class NodeView {
     this.failed = new Set();
     this.healthy = new Map();
     this.peakNotReady = this.notReadyNodes.size;
+    this.notReadyDurations = [];
   }
 
   observe(name: string, node: KubeObject | undefined): void {
@@ -182,9 +199,12 @@ class NodeView {
       return;
     }
     const ready = readyConditionOf(node)?.status;
-    if (ready === 'True') this.notReadyNodes.delete(name);
-    else {
-      this.notReadyNodes.add(name);
+    const since = this.notReadyNodes.get(name);
+    if (ready === 'True') {
+      if (since !== undefined) this.notReadyDurations.push(at - since);
+      this.notReadyNodes.delete(name);
+    } else if (since === undefined) {
+      this.notReadyNodes.set(name, at);
       this.peakNotReady = Math.max(this.peakNotReady, this.notReadyNodes.size);
     }
     const annotations = node.metadata?.annotations ?? {};
@@ -212,6 +232,10 @@ class NodeView {
 
 interface GoodResult {
   peakNotReady: number;
+  /** Median time a node was NotReady (scaled ms). */
+  notReadyP50Ms: number;
+  /** Most nodes that started applying within one kubelet restart time: how evenly starts were spaced. */
+  maxStartsPerRestart: number;
   totalMs: number;
   finished: boolean;
 }
@@ -231,12 +255,20 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
     if (view.healthy.size >= NODES && view.notReady === 0) {
       return {
         peakNotReady: view.peakNotReady,
+        notReadyP50Ms: median(view.notReadyDurations),
+        maxStartsPerRestart: densest([...view.started.values()], scaledMs(REAL.kubeletRestartS)),
         totalMs: Math.max(...view.healthy.values()) - t0,
         finished: true,
       };
     }
     if (performance.now() - t0 > PHASE_DEADLINE_MS)
-      return { peakNotReady: view.peakNotReady, totalMs: Number.NaN, finished: false };
+      return {
+        peakNotReady: view.peakNotReady,
+        notReadyP50Ms: median(view.notReadyDurations),
+        maxStartsPerRestart: densest([...view.started.values()], scaledMs(REAL.kubeletRestartS)),
+        totalMs: Number.NaN,
+        finished: false,
+      };
     await sleep(50);
   }
 }
@@ -473,7 +505,7 @@ async function main(): Promise<void> {
     const result = await runStrategy(strategy);
     results.push(result);
     console.log(
-      `${strategy}: good change: peak ${result.good.peakNotReady} NotReady, all done in ${seconds(result.good.totalMs)}; ` +
+      `${strategy}: good change: peak ${result.good.peakNotReady} NotReady (a node NotReady for ${seconds(result.good.notReadyP50Ms)}, median; at most ${result.good.maxStartsPerRestart} started within ${REAL.kubeletRestartS} s), all done in ${seconds(result.good.totalMs)}; ` +
         `breaking change: ${result.broken.hit} nodes hit (${result.broken.failed} reported Failed, ${result.kubeletDeaths} kubelet deaths), ` +
         `last one ${seconds(result.broken.lastHitMs)} after the change${result.broken.settled ? '' : ' (had not settled at the deadline)'}, ` +
         `peak ${result.broken.peakNotReady} NotReady (setup ${result.setupS.toFixed(0)} s)`,
@@ -493,7 +525,7 @@ async function main(): Promise<void> {
       value: r.good.peakNotReady,
       unit: 'nodes',
       target: { op: '<=', value: LIMIT },
-      note: `limit of concurrent disruption ${LIMIT}; ${note}`,
+      note: `limit of concurrent disruption ${LIMIT}; a node NotReady ${seconds(r.good.notReadyP50Ms)} (median); ${note}`,
     });
     reportFigure({
       bench: 'strategies',
