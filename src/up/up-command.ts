@@ -26,6 +26,14 @@ function port(value: string): number {
   return n;
 }
 
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
+
+/** Checked here: the logger would throw deep in the start, with a stack trace. */
+function logLevel(value: string): string {
+  if (!LOG_LEVELS.includes(value)) throw new InvalidArgumentError(`must be one of ${LOG_LEVELS.join(', ')}`);
+  return value;
+}
+
 function nodeCount(max: number): (value: string) => number {
   return (value) => {
     const n = Number(value);
@@ -71,7 +79,8 @@ export function upCommand(): Command {
     )
     .option(
       '--log-level <level>',
-      'level of the log file in the state dir (debug, info, warn, error)',
+      `level of the log file in the state dir (${LOG_LEVELS.join(', ')})`,
+      logLevel,
       'info',
     )
     .action(async (opts: UpOptions) => {

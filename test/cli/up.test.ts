@@ -327,3 +327,30 @@ test('up: a second Ctrl-C exits at once', { timeout: 300_000 }, async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('up: an unknown --log-level is a one-line error, before anything starts', {
+  timeout: 60_000,
+}, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'nodeherd-up-log-level-'));
+  try {
+    const running = up([
+      '--no-view',
+      '--state-dir',
+      dir,
+      '--port',
+      '0',
+      '--node-api-port',
+      '0',
+      '--log-level',
+      'verbose',
+    ]);
+    children.push(running);
+    assert.equal((await running.exited).code, 1, running.output());
+    assert.equal(
+      running.output(),
+      "error: option '--log-level <level>' argument 'verbose' is invalid. must be one of debug, info, warn, error\n",
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
