@@ -10,7 +10,14 @@ import {
   NOT_BEFORE_ANNOTATION,
 } from '../../src/api/node-protocol.ts';
 import { loadKubeConfig } from '../../src/kube/kube-config.ts';
-import { ClusterHarness, eventually, kubeletConfig, revisionNameFor } from './support/cluster-harness.ts';
+import {
+  brokenConfig,
+  ClusterHarness,
+  condition,
+  eventually,
+  kubeletConfig,
+  revisionNameFor,
+} from './support/cluster-harness.ts';
 import { NodeWatch } from './support/node-watch.ts';
 
 const WINDOW = 3600;
@@ -143,6 +150,36 @@ describe('Spread (controller)', () => {
       async () =>
         (await h.nodes('pool=spr')).every((n) => n.metadata.annotations?.[HOLD_ANNOTATION] === undefined),
       30_000,
+    );
+  });
+
+  test('a failure beyond the policy pauses the pool and holds the nodes that have not started', async () => {
+    await h.applyConfig('spr-kubelet', brokenConfig('three'), { pool: 'spr' });
+    const pool = await eventually(
+      'paused by the failure policy',
+      async () => {
+        const p = await h.getPool('spr');
+        return condition(p, 'Paused')?.reason === 'FailurePolicy' ? p : undefined;
+      },
+      60_000,
+    );
+    assert.equal(pool.spec.paused, true);
+    assert.equal(condition(pool, 'Progressing')?.reason, 'FailurePolicy');
+    assert.equal(condition(pool, 'Degraded')?.reason, 'NodesFailed');
+    await eventually(
+      'holds on every node that has not failed',
+      async () =>
+        (await h.nodes('pool=spr')).every(
+          (n) =>
+            (n.metadata.annotations?.['nodeherd.io/state'] === 'Failed') ===
+            (n.metadata.annotations?.[HOLD_ANNOTATION] === undefined),
+        ),
+      30_000,
+    );
+    const events = await h.events('NodePool', 'spr');
+    assert.ok(
+      events.some((e) => e.type === 'Warning' && e.reason === 'FailurePolicy'),
+      JSON.stringify(events),
     );
   });
 
