@@ -108,6 +108,32 @@ describe('Serial (controller)', () => {
     assert.ok(held.every((holder) => names.includes(holder)));
   });
 
+  test('a pause holds the waiting node; more slots rewrite its gate', async () => {
+    const held = await holders();
+    const waiting = names.find((name) => !held.includes(name))!;
+    const annotationsOf = async () =>
+      (await h.nodes('pool=ser')).find((n) => n.metadata.name === waiting)?.metadata.annotations ?? {};
+    await h.patchPool('ser', { spec: { paused: true } });
+    await eventually(
+      'hold on the waiting node',
+      async () => (await annotationsOf())['nodeherd.io/hold'] !== undefined,
+    );
+    for (const holder of held) {
+      const a =
+        (await h.nodes('pool=ser')).find((n) => n.metadata.name === holder)?.metadata.annotations ?? {};
+      assert.equal(a['nodeherd.io/hold'], undefined, `${holder} holds a slot: no hold`);
+    }
+    await h.patchPool('ser', { spec: { updateStrategy: { serial: { slots: 3 } } } });
+    await eventually('the gate rewritten', async () => {
+      const gate = (await annotationsOf())[SERIAL_GATE_ANNOTATION];
+      return gate !== undefined && JSON.parse(gate).slots === 3;
+    });
+    await h.patchPool('ser', { spec: { paused: false } });
+    await eventually('hold lifted', async () => (await annotationsOf())['nodeherd.io/hold'] === undefined);
+    // The waiting node takes the new slot and fails too.
+    await eventually('three holders', async () => (await holders()).length === 3, 60_000);
+  });
+
   test('the slot of a deleted node is released', async () => {
     const [gone, kept] = await holders();
     await h.fleet.remove(gone!);
