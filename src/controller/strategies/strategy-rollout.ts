@@ -149,11 +149,12 @@ export class StrategyRollout {
         : undefined;
     const record = state.history.findLast((r) => r.name === T.name);
     const windowStart = record ? Date.parse(record.startedAt) : now;
+    // Validation requires spread.windowSeconds; an object stored before that rule gets a zero window.
     const spread =
-      type === 'Spread' && spec.updateStrategy.spread
+      type === 'Spread'
         ? {
             windowStart: Number.isNaN(windowStart) ? now : windowStart,
-            windowSeconds: spec.updateStrategy.spread.windowSeconds,
+            windowSeconds: spec.updateStrategy.spread?.windowSeconds ?? 0,
           }
         : undefined;
     const marks = planNodeMarks({
