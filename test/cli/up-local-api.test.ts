@@ -97,6 +97,18 @@ test('the startup text says where the node APIs are; /nodes lists them; unknown 
 
 test('OTA pool: the owner of one node sees the offered revision and pulls it; the other node stays', async () => {
   const client = cluster.admin;
+  // The sample first: a node still on its first apply has no revision yet, and joiners get the
+  // target at once instead of an offer.
+  await eventually('the sample on every node', async () => {
+    const pool = await client.get<{ status?: { targetRevision?: string } }>(`${GROUP}/nodepools/workers`);
+    const nodes = (await client.list<never>('/api/v1/nodes')).items as unknown as NodeObject[];
+    const done = nodes.every(
+      (n) =>
+        n.metadata.annotations?.[CURRENT_REVISION_ANNOTATION] === pool.status?.targetRevision &&
+        n.metadata.annotations?.[STATE_ANNOTATION] === 'Done',
+    );
+    return nodes.length === 2 && done ? true : undefined;
+  });
   const none = await call('GET', '/sim-0001/v1/update');
   assert.equal(none.status, 404, none.text);
   assert.equal(none.json().reason, 'NoUpdateAvailable');
