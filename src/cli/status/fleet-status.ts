@@ -98,7 +98,8 @@ function strategyDetail(pool: NodePool): string {
       if (r.canary) parts.push(`canary ${r.canary.nodes}`);
       if (r.minReadySeconds) parts.push(`soak ${r.minReadySeconds}s`);
       if (r.failurePolicy?.action) parts.push(`on failure ${r.failurePolicy.action}`);
-      if (r.maintenanceWindows?.length) parts.push(counted(r.maintenanceWindows.length, 'maintenance window'));
+      if (r.maintenanceWindows?.length)
+        parts.push(counted(r.maintenanceWindows.length, 'maintenance window'));
       return parts.join(', ');
     }
     case 'Serial':
