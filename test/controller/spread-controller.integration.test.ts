@@ -9,6 +9,7 @@ import {
   HOLD_ANNOTATION,
   NOT_BEFORE_ANNOTATION,
 } from '../../src/api/node-protocol.ts';
+import type { RolloutController } from '../../src/controller/rollout-controller.ts';
 import { loadKubeConfig } from '../../src/kube/kube-config.ts';
 import {
   brokenConfig,
@@ -26,6 +27,7 @@ describe('Spread (controller)', () => {
   let h: ClusterHarness;
   let watch: NodeWatch;
   let names: string[];
+  let controller: RolloutController;
   /** The first not-before each node was given for revision two. */
   const firstNotBefore = new Map<string, string>();
   const two = revisionNameFor('spr', { 'spr-kubelet': kubeletConfig('two') });
@@ -53,7 +55,7 @@ describe('Spread (controller)', () => {
       )
         firstNotBefore.set(node.metadata.name, a[NOT_BEFORE_ANNOTATION]);
     });
-    await h.startController();
+    controller = await h.startController();
     await eventually(
       'bootstrap on revision one',
       async () => {
@@ -107,6 +109,10 @@ describe('Spread (controller)', () => {
       60_000,
     );
     assert.ok(withFive > 0 && withFive < WINDOW);
+    // A new controller takes over: the window start is read from the pool's history, so the times
+    // it computes when the node leaves are the ones of the first controller.
+    await h.stopController(controller);
+    controller = await h.startController();
     // It leaves the pool (relabelled; removing a simulated node leaks its sockets in this build's fleet).
     await h.admin.patch(
       `/api/v1/nodes/${joined!.name}`,
