@@ -1,7 +1,10 @@
 // The whole system on one machine: the embedded control plane, the rollout controller under its own
 // identity, nodes running the real agent (simulated machines, or systemd-nspawn containers), and the
-// sample pool. Started in dependency order and stopped in reverse (agents, controller, API server),
-// so every component finishes what it was writing before what it writes to goes away.
+// sample pool. Stopped agents first, then the controller, then the API server, so every component
+// finishes what it was writing before what it writes to goes away. The controller starts last, once
+// the nodes are back and Ready: it judges nodes by their Ready condition and by when their update
+// started, and a rerun finds the Nodes as the last run left them (a node restarting its kubelet:
+// NotReady, its update started long ago), which it took for an update that failed.
 
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -15,6 +18,7 @@ import { RolloutController } from '../controller/rollout-controller.ts';
 import { KubeClient } from '../kube/kube-client.ts';
 import { loadKubeConfig } from '../kube/kube-config.ts';
 import { LightKubeClient } from '../kube/light/light-kube-client.ts';
+import type { Node } from '../kube/types.ts';
 import { SimulatedDaemonSetController } from '../sim/simulated-daemonset-controller.ts';
 import { SimulatedPodStatus } from '../sim/simulated-pod-status.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
@@ -66,6 +70,8 @@ export interface LocalClusterOptions {
 }
 
 const SAMPLES_RECORD = 'samples.json';
+/** How long the controller waits for the nodes to be Ready (a node that stays down is its business). */
+const READY_WAIT_MS = 30_000;
 
 export class LocalCluster {
   readonly state: StateDirectory;
@@ -158,6 +164,18 @@ export class LocalCluster {
       started.push({ stop: () => admin.close() }, { stop: () => adminLight.close() });
 
       const samples = await applySamples(admin, state);
+      const context: NodeSetContext = { server, admin, adminLight, state, log, agentLog };
+      const nodes = options.nodeSet
+        ? await options.nodeSet(context)
+        : await startSimulatedNodes(context, options.nodes, step);
+      started.push(nodes);
+      step('waiting for the agents to start');
+      await nodes.settled();
+      step('waiting for the nodes to be Ready');
+      const notReady = await waitForReadyNodes(admin, nodes.names, READY_WAIT_MS);
+      if (notReady.length > 0)
+        log.warn({ nodes: notReady }, 'nodes not Ready; starting the controller anyway');
+
       step('starting the rollout controller');
       await server.issueCredential('controller', undefined, state.controllerKubeconfig);
       const controller = new RolloutController({
@@ -167,14 +185,6 @@ export class LocalCluster {
       });
       await controller.start();
       started.push(controller);
-
-      const context: NodeSetContext = { server, admin, adminLight, state, log, agentLog };
-      const nodes = options.nodeSet
-        ? await options.nodeSet(context)
-        : await startSimulatedNodes(context, options.nodes, step);
-      started.push(nodes);
-      step('waiting for the agents to start');
-      await nodes.settled();
       const localApi = nodes.localApi?.bind(nodes);
       if (nodeApi && localApi) {
         nodeApi.serve({
@@ -256,6 +266,22 @@ async function startSimulatedNodes(
     await podStatus.stop();
     await daemonSets.stop();
     throw error;
+  }
+}
+
+/** Waits until every named Node is Ready, at most `timeoutMs`; returns those that are not. */
+async function waitForReadyNodes(admin: KubeClient, names: string[], timeoutMs: number): Promise<string[]> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const list = await admin.list<Node>('/api/v1/nodes');
+    const ready = new Set(
+      list.items
+        .filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+        .map((n) => n.metadata.name),
+    );
+    const waiting = names.filter((name) => !ready.has(name));
+    if (waiting.length === 0 || performance.now() > deadline) return waiting;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
