@@ -12,6 +12,7 @@ import {
   UPGRADE_REVISION_ANNOTATION,
 } from '../../src/api/node-protocol.ts';
 import {
+  brokenConfig,
   ClusterHarness,
   condition,
   eventually,
@@ -151,6 +152,37 @@ describe('OnDelete', () => {
     assert.ok(names.includes(rev('one')), 'revision one is still used');
     assert.ok(names.includes(rev('three')));
     for (const other of first.slice(1)) assert.equal(current(await byName(other)), rev('one'));
+  });
+
+  test('an upgrade that fails trips the failure policy: the pool pauses', async () => {
+    await h.applyConfig('gen-kubelet', brokenConfig('four'), { pool: 'gen' });
+    const broken = revisionNameFor('gen', { 'gen-kubelet': brokenConfig('four') });
+    await eventually('target four', async () => (await h.getPool('gen')).status?.targetRevision === broken);
+    const target = first[1]!;
+    await h.admin.patch(
+      `/api/v1/nodes/${target}`,
+      { metadata: { annotations: { [UPGRADE_REQUESTED_ANNOTATION]: new Date().toISOString() } } },
+      'merge',
+    );
+    const pool = await eventually(
+      'paused by the failure policy',
+      async () => {
+        const p = await h.getPool('gen');
+        return condition(p, 'Paused')?.reason === 'FailurePolicy' ? p : undefined;
+      },
+      60_000,
+    );
+    assert.equal(pool.spec.paused, true);
+    assert.match(condition(pool, 'Paused')?.message ?? '', new RegExp(target));
+    assert.equal(current(await byName(first[2]!)), rev('one'), 'nodes not asked for are untouched');
+    // The config is fixed and the pool resumed: the target is revision three again.
+    await h.applyConfig('gen-kubelet', kubeletConfig('three'), { pool: 'gen' });
+    await h.patchPool('gen', { spec: { paused: false } });
+    await eventually(
+      'the asked-for node on three',
+      async () => current(await byName(target)) === rev('three'),
+      60_000,
+    );
   });
 
   test('switching to RollingUpdate converges every node and removes the taints', async () => {
