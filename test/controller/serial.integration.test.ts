@@ -106,13 +106,17 @@ describe('Serial strategy with the controller stopped', () => {
         ),
         'nodes waited for a slot',
       );
-      const leases = await h.light.list<LeaseObject>(LEASES, {
-        labelSelector: 'nodeherd.io/serial-pool=turns',
-      });
-      assert.ok(leases.items.length > 0 && leases.items.length <= 2);
-      assert.ok(
-        leases.items.every((l) => !l.spec?.holderIdentity),
+      // A slot is given back once its node is Ready again after the apply, a moment after Done.
+      await eventually(
         'every slot released',
+        async () => {
+          const leases = await h.light.list<LeaseObject>(LEASES, {
+            labelSelector: 'nodeherd.io/serial-pool=turns',
+          });
+          assert.ok(leases.items.length > 0 && leases.items.length <= 2);
+          return leases.items.every((l) => !l.spec?.holderIdentity) ? true : undefined;
+        },
+        60_000,
       );
     } finally {
       states.stop();

@@ -22,7 +22,7 @@ import type { NodeReporter, StatusReport } from '../report/node-reporter.ts';
 import { ApplyJournal } from '../state/apply-journal.ts';
 import { CorruptStateError, LastAppliedStore } from '../state/last-applied.ts';
 import type { DesiredSnapshot } from '../watch/desired-revision-watcher.ts';
-import type { RevisionObject } from '../watch/kube-objects.ts';
+import type { NodeObject, RevisionObject } from '../watch/kube-objects.ts';
 import type { ActionExecutors } from './action-executor.ts';
 import { type ApplyHooks, type ApplyRunResult, runPlan } from './apply-runner.ts';
 import { repairDrift } from './drift-repair.ts';
@@ -87,6 +87,13 @@ export class Reconciler {
   private halted = false;
   /** A failed revision is retried once at once after the agent starts (its journal resumes). */
   private retriedSinceStart = false;
+  /**
+   * The last apply began on a Ready node: what the gate gave it (a Serial slot) is given back only
+   * once the node is Ready again. A restarted kubelet leaves its node NotReady for a moment after the
+   * apply is done; releasing at Done let the next nodes restart theirs meanwhile, and Serial with one
+   * slot had every node NotReady at once, the very thing it exists to prevent.
+   */
+  private settleWhenReady = false;
   private current: AgentStatus = {
     state: 'Starting',
     message: '',
@@ -172,6 +179,7 @@ export class Reconciler {
     const name = desired.revisionName;
     if (name === undefined) {
       await this.reportIdle(desired);
+      this.settleWhenReady = false;
       await this.gate.settle();
       return {};
     }
@@ -212,6 +220,9 @@ export class Reconciler {
     this.retriedSinceStart = true;
     if (sameRevision(this.lastApplied, target) && this.inFlight.list().length === 0) {
       await this.reportUpToDate(desired, target);
+      // The Node's Ready change is a watch event: the next reconcile settles.
+      if (this.settleWhenReady && readiness(desired.node) === 'NotReady') return {};
+      this.settleWhenReady = false;
       await this.gate.settle();
       return {};
     }
@@ -227,10 +238,11 @@ export class Reconciler {
       });
       return admission.retryAt !== undefined ? { retryAt: admission.retryAt } : {};
     }
-    return this.apply(target);
+    return this.apply(target, readiness(desired.node) !== 'NotReady');
   }
 
-  private async apply(target: RevisionRef): Promise<ReconcileResult> {
+  /** `startedReady`: the node was Ready (or reports no readiness) when the apply began. */
+  private async apply(target: RevisionRef, startedReady: boolean): Promise<ReconcileResult> {
     const { clock, logger, reporter, metrics } = this.options;
     const started = clock.now();
     const { plan: steps, recovering } = this.planTo(target);
@@ -273,6 +285,12 @@ export class Reconciler {
       condition: { status: 'True', reason: 'Applied', message: `revision ${target.name} applied` },
     });
     await Promise.all([...passing, cleanup]);
+    if (startedReady) {
+      // Settled by the next reconcile (at once), once the node is Ready again.
+      this.settleWhenReady = true;
+      return { retryAt: clock.now() };
+    }
+    // A node NotReady before its turn never holds the others back.
     await this.gate.settle();
     return {};
   }
@@ -567,4 +585,11 @@ function isRevisionSpec(spec: unknown): spec is RevisionSpec {
 // one that does not exist is no failure.
 function isRetirementOfUnknownUnit(action: Action, targetUnits: Set<string>): boolean {
   return (action.kind === 'stop-unit' || action.kind === 'disable-unit') && !targetUnits.has(action.name);
+}
+
+/** The Node's Ready condition (Unknown counts as NotReady); Unreported when it has none. */
+function readiness(node: NodeObject | undefined): 'Ready' | 'NotReady' | 'Unreported' {
+  const ready = node?.status?.conditions?.find((c) => c.type === 'Ready');
+  if (!ready) return 'Unreported';
+  return ready.status === 'True' ? 'Ready' : 'NotReady';
 }
