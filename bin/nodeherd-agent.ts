@@ -14,10 +14,9 @@ import {
 } from '../src/agent/apply/pool-rollback-policy.ts';
 import { createBackends } from '../src/agent/backends.ts';
 import { AgentHttpServer } from '../src/agent/http/agent-http-server.ts';
+import { mountAgentLocalApis } from '../src/agent/http/agent-local-apis.ts';
 import { JsonLogger, type Logger } from '../src/agent/logger.ts';
 import { NodeAgent } from '../src/agent/node-agent.ts';
-import { mountNodeUpdateApi } from '../src/agent/ota/node-update-routes.ts';
-import { PodUpdatesApi } from '../src/agent/ota/pod-updates-api.ts';
 import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
 
 /** How long the agent waits to be killed by a reboot it asked for. */
@@ -85,12 +84,8 @@ async function main(config: AgentConfig): Promise<void> {
     },
   });
   const http = config.metricsAddress ? new AgentHttpServer(agent, config.metricsAddress) : undefined;
-  // The node's local APIs beside /healthz and /metrics; each mounts its own routes.
-  const localApis: ((server: AgentHttpServer) => void)[] = [
-    (server) => mountNodeUpdateApi(server, agent.updates),
-    (server) => new PodUpdatesApi({ client, nodeName: config.nodeName }).register(server),
-  ];
-  if (http) for (const mount of localApis) mount(http);
+  // The node's local APIs beside /healthz and /metrics: the same set `nodeherd up` serves per node.
+  if (http) mountAgentLocalApis(http, { updates: agent.updates, client, nodeName: config.nodeName });
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
