@@ -5,6 +5,7 @@
 
 import type { NodePoolStatus, RenderConflict } from '../api/types.ts';
 import { findCondition, kubeTime, type StatusCondition, setCondition } from '../kube/conditions.ts';
+import { plural } from './plural.ts';
 import type { RolloutRecord } from './revisions/rollout-history.ts';
 import type { RolloutPin } from './revisions/rollout-target.ts';
 import { isHealthy } from './rollout/node-verdict.ts';
@@ -42,10 +43,6 @@ export interface PoolStatusInput {
 }
 
 type Cond = Omit<StatusCondition, 'lastTransitionTime' | 'observedGeneration'>;
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
 
 function names(list: readonly string[], max = 5): string {
   return list.length > max

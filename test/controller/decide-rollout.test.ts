@@ -46,6 +46,7 @@ describe('maxUnavailable', () => {
         `${unavailable.name} must use the budget`,
       );
       assert.equal(d.blocked?.reason, 'BudgetExhausted', unavailable.name);
+      assert.equal(d.blocked?.message, '1 of at most 1 node unavailable', unavailable.name);
     }
   });
 
@@ -145,6 +146,7 @@ describe('canary, soak and deadlines', () => {
     const during = decideRollout(input([updating('a'), ...nodes.slice(1)], { settings: s }));
     assert.deepEqual(started(during), []);
     assert.equal(during.blocked?.reason, 'WaitingForCanary');
+    assert.equal(during.blocked?.message, 'waiting for the canary (1 node) to be updated and soaked');
     const after = decideRollout(input([updated('a'), ...nodes.slice(1)], { settings: s }));
     assert.deepEqual(started(after), ['b', 'c', 'd']);
     assert.deepEqual(after.budget.canary, { size: 1, passed: true });

@@ -13,6 +13,7 @@ import type { KubeClient } from '../../kube/kube-client.ts';
 import { isKubeError } from '../../kube/kube-error.ts';
 import type { Node, Pod } from '../../kube/types.ts';
 import { runLimited } from '../controller-context.ts';
+import { plural } from '../plural.ts';
 import { isNodeReady, shouldRunOn } from './daemon-nodes.ts';
 import type { DaemonSetIndex } from './daemonset-index.ts';
 import { daemonSetManagement } from './daemonset-strategy.ts';
@@ -267,7 +268,7 @@ export class DaemonSetReconciler {
     this.ctx.recorder.normal(
       daemonSetSubject(daemonSet),
       'WaitingForNodes',
-      `${waiting.length} outdated pod(s) wait for their node to be Ready: ${shown}${more}`,
+      `${plural(waiting.length, 'outdated pod')} ${waiting.length === 1 ? 'waits for its' : 'wait for their'} node to be Ready: ${shown}${more}`,
     );
   }
 

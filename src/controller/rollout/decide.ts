@@ -19,6 +19,7 @@
 //   revision that completed.
 // - spec.paused, an open failure, or a closed maintenance window: no node starts; nodes in flight finish.
 
+import { plural } from '../plural.ts';
 import { resolveIntOrPercent } from './int-or-percent.ts';
 import { maintenanceWindowStatus } from './maintenance-windows.ts';
 import { judgeNode, type VerdictActions } from './node-verdict.ts';
@@ -149,7 +150,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     for (const v of [...free, ...paid]) {
       if (starts.length >= canaryRoom) {
         blocked = 'WaitingForCanary';
-        blockMessage = `waiting for the canary (${decision.budget.canary?.size} nodes) to be updated and soaked`;
+        blockMessage = `waiting for the canary (${plural(decision.budget.canary?.size ?? 0, 'node')}) to be updated and soaked`;
         break;
       }
       const cost = v.phase === 'Waiting' ? 0 : 1;
@@ -186,7 +187,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     if (!blocked && starts.length < candidates.length) {
       if (budgetBlocked) {
         blocked = 'BudgetExhausted';
-        blockMessage = `${unavailable} of at most ${maxUnavailable} nodes unavailable`;
+        blockMessage = `${unavailable} of at most ${plural(maxUnavailable, 'node')} unavailable`;
       } else if (zoneBlocked) {
         blocked = 'ZoneBudgetExhausted';
         blockMessage = `every zone with waiting nodes has reached maxUnavailablePerZone (${String(settings.maxUnavailablePerZone)})`;

@@ -2,6 +2,7 @@
 // (Serial, Spread, OnDelete, OTA): what the nodes report, the Serial slot holders, the Spread
 // schedule, the update offers. Pure, like the rest of the status.
 
+import { plural } from '../plural.ts';
 import type { RevisionRef, RolloutDecision } from '../rollout/types.ts';
 import type { SlotHolder } from './serial-slots.ts';
 import { failedFor, type StrategyNode, workingOn } from './strategy-node.ts';
@@ -39,10 +40,6 @@ export interface StrategyStatusInput {
   /** OnDelete: the upgrade decision, when nodes were asked to upgrade. */
   upgrade?: { requested: readonly string[]; decision?: RolloutDecision };
   now: number;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 function names(list: readonly string[], max = 5): string {
