@@ -98,7 +98,28 @@ export class NodeHealthTracker {
     };
   }
 
+  /** When this tracker (this controller process) first looked at any node. */
+  private watchingSince: number | undefined;
+  /** For updates started before we watched: when we first saw each node's update in flight. */
+  private readonly firstSeenUpdate = new Map<string, { started: number; at: number }>();
+
+  /**
+   * Where the node's progress deadline counts from: its update-started, or, for an update started
+   * before this process was watching, the moment we first saw it. Time nobody watched (the controller,
+   * or the whole system, down) is not the node's fault: after an outage longer than the deadline a
+   * restarted controller must not fail every node that was mid-update.
+   */
+  deadlineFrom(node: string, started: number, now: number): number {
+    this.watchingSince ??= now;
+    if (started >= this.watchingSince) return started;
+    const seen = this.firstSeenUpdate.get(node);
+    if (seen?.started === started) return Math.max(started, seen.at);
+    this.firstSeenUpdate.set(node, { started, at: now });
+    return Math.max(started, now);
+  }
+
   forget(node: string): void {
+    this.firstSeenUpdate.delete(node);
     this.seen.delete(node);
     this.reportAtStart.delete(node);
     this.changedAt.delete(node);

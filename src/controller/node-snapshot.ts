@@ -114,6 +114,8 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
   if (readinessSince !== undefined) base.readyChangedAt = readinessSince;
   const blocked = ctx.drainBlocked(facts.name);
   if (blocked) base.drainBlocked = blocked;
+  if (facts.updateStartedAt !== undefined)
+    base.deadlineFrom = ctx.health.deadlineFrom(facts.name, facts.updateStartedAt, ctx.now);
   const healthy = isHealthy(base);
   const update = `${facts.desiredRevision ?? ''}@${facts.updateStartedAt ?? ''}`;
   const seen = ctx.health.observe(facts.name, update, healthy, ctx.now, ctx.healthFromNodeOnly);

@@ -180,6 +180,31 @@ describe('canary, soak and deadlines', () => {
     assert.equal(late.failures[0]?.failure?.reason, 'ProgressDeadlineExceeded');
   });
 
+  test('the deadline counts only time this controller watched: an outage is not the node blamed', () => {
+    const s = settings({ progressDeadlineSeconds: 30 });
+    // Started 500 s ago (within the episode), stale NotReady; this controller first saw it 10 s ago (restart after an outage).
+    const rows: { name: string; seenAgoMs?: number; phase: string; requeue?: number }[] = [
+      { name: 'no later sight: the stamp rules', phase: 'Failed' },
+      { name: 'seen 10 s ago', seenAgoMs: 10_000, phase: 'Updating', requeue: 20_000 },
+      { name: 'seen 31 s ago', seenAgoMs: 31_000, phase: 'Failed' },
+    ];
+    for (const row of rows) {
+      const over = row.seenAgoMs === undefined ? {} : { deadlineFrom: NOW - row.seenAgoMs };
+      const d = decideRollout(input([updating('a', 500_000, { ready: false, ...over })], { settings: s }));
+      assert.equal(phases(d).a, row.phase, row.name);
+      if (row.requeue !== undefined) assert.equal(d.requeueAfterMs, row.requeue, row.name);
+    }
+    // A drain that began before the outage gets the same grace.
+    const draining = updating('a', 500_000, {
+      desiredRevision: 'r1',
+      currentRevision: 'r1',
+      agentState: 'Done',
+      drainingFor: 'r2',
+      deadlineFrom: NOW - 5_000,
+    });
+    assert.equal(phases(decideRollout(input([draining], { settings: s }))).a, 'Draining');
+  });
+
   test('a node mid-update going NotReady (kubelet restart) is in flight, not failed', () => {
     const d = decideRollout(input([updating('a', 1_000, { ready: false })]));
     assert.equal(phases(d).a, 'Updating');

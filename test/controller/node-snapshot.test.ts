@@ -108,6 +108,27 @@ describe('node snapshot', () => {
     assert.equal(s.wasHealthy, false, 'no update started by the controller');
   });
 
+  test('the deadline counts from the update-started, or from when this process first saw an older update', () => {
+    const health = new NodeHealthTracker();
+    const at = Date.parse('2030-01-01T01:00:00Z');
+    const inFlight = (started: string) => ({
+      'nodeherd.io/desired-revision': 'p-2',
+      'nodeherd.io/current-revision': 'p-1',
+      'nodeherd.io/state': 'Applying',
+      'nodeherd.io/update-started': started,
+    });
+    // Started long before this process looked (an outage): counted from the first sight, and it stays so.
+    const old = inFlight('2030-01-01T00:00:00.000Z');
+    assert.equal(snapshotNode(node(old, 'False'), context(health, at)).deadlineFrom, at);
+    assert.equal(snapshotNode(node(old, 'False'), context(health, at + 5_000)).deadlineFrom, at);
+    // An update started while we watch counts from its stamp.
+    const fresh = inFlight('2030-01-01T01:00:02.000Z');
+    assert.equal(
+      snapshotNode(node(fresh), context(health, at + 6_000)).deadlineFrom,
+      Date.parse('2030-01-01T01:00:02.000Z'),
+    );
+  });
+
   test('a Failed left from the previous revision is not held against the new one until the agent reacts', () => {
     const health = new NodeHealthTracker();
     const failedOld = {

@@ -74,7 +74,10 @@ export function judgeNode(
   const deadlineMs = settings.progressDeadlineSeconds * 1000;
   const soakMs = settings.minReadySeconds * 1000;
   const started = node.updateStartedAt;
-  const deadline = started === undefined ? undefined : started + deadlineMs;
+  // Counted from when this controller first saw the update, if later: unobserved time (an outage of the
+  // controller or of everything) is not blamed on the node.
+  const deadline =
+    started === undefined ? undefined : Math.max(started, node.deadlineFrom ?? started) + deadlineMs;
   const overdue = deadline !== undefined && now > deadline;
   const touched = episodeStart !== undefined && started !== undefined && started >= episodeStart;
   const healthy = isHealthy(node);

@@ -36,6 +36,11 @@ export interface NodeSnapshot {
   createdAt?: number;
   /** When the controller started the node's current update (ms). */
   updateStartedAt?: number;
+  /**
+   * When the progress deadline's clock started (ms), if later than updateStartedAt: the update began
+   * before this controller process watched, and only time it observed counts against the node.
+   */
+  deadlineFrom?: number;
   /** The revision the node is being drained for (desired-revision follows once drained). */
   drainingFor?: string;
   /** The plan from the node's current revision to the target needs a drain (Drain or Reboot). */
