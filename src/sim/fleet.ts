@@ -84,7 +84,8 @@ export class Fleet {
   private readonly options: FleetOptions;
   private readonly nodes = new Map<string, SimulatedNode>();
   private readonly server = new Map<string, ServerView>();
-  private readonly clients = new Set<LightKubeClient>();
+  /** The clients the fleet made, with the nodes using each (several when a factory shares one). */
+  private readonly clients = new Map<LightKubeClient, Set<string>>();
   private readonly watch: NodeCollectionWatch | undefined;
   private nextIndex = 1;
   private closed = false;
@@ -138,7 +139,11 @@ export class Fleet {
     if (this.closed) throw new Error('the fleet is closed');
     if (this.nodes.has(description.name)) throw new Error(`node ${description.name} is already in the fleet`);
     const client = await this.options.clientFor(description.name);
-    if (client !== this.options.adminClient) this.clients.add(client);
+    if (client !== this.options.adminClient) {
+      const users = this.clients.get(client) ?? new Set<string>();
+      users.add(description.name);
+      this.clients.set(client, users);
+    }
     const { onError } = this.options;
     const node = new SimulatedNode({
       ...this.nodeOptions(),
@@ -214,12 +219,26 @@ export class Fleet {
   /** Kills the node, deletes its Node object (its Lease goes with it) and forgets it. */
   async remove(name: string): Promise<void> {
     const node = this.get(name);
-    node.kill();
+    const stopped = node.kill();
     this.nodes.delete(name);
     try {
       await this.options.adminClient.delete(resourcePath({ apiVersion: 'v1', resource: 'nodes', name }));
     } catch (err) {
       if (!hasStatus(err, 404)) throw err;
+    } finally {
+      // The node's own client goes with it: its keep-alive sockets would otherwise stay open until
+      // close(), and a process that removed its last node would not exit.
+      await stopped;
+      this.release(name);
+    }
+  }
+
+  /** Closes the clients no node of the fleet uses any more after `name` is gone. */
+  private release(name: string): void {
+    for (const [client, users] of this.clients) {
+      if (!users.delete(name) || users.size > 0) continue;
+      client.close();
+      this.clients.delete(client);
     }
   }
 
@@ -266,7 +285,7 @@ export class Fleet {
     await Promise.all([...this.nodes.values()].map((node) => node.stop()));
     await this.watch?.stop();
     this.wheel.stop();
-    for (const client of this.clients) client.close();
+    for (const client of this.clients.keys()) client.close();
     this.clients.clear();
   }
 

@@ -151,13 +151,16 @@ export class SimulatedNode {
     return this.serialised(() => this.halt());
   }
 
-  /** The machine vanishes at once (power loss): like stop, but nothing waits for the agent. */
-  kill(): void {
+  /**
+   * The machine vanishes at once (power loss): like stop, but nothing waits for the agent. The promise
+   * (never rejected) says when the agent's shutdown is over, for whoever must release its client.
+   */
+  kill(): Promise<void> {
     this.machine = 'down';
     this.kubelet.stop();
     const agent = this.agent;
     this.agent = undefined;
-    agent?.stop().catch((err: Error) => this.onError?.(err, 'agent'));
+    return agent ? agent.stop().catch((err: Error) => this.onError?.(err, 'agent')) : Promise.resolve();
   }
 
   /**
