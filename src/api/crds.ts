@@ -68,6 +68,27 @@ const KIND_DEFINITIONS: Record<Kind, KindDefinition> = {
         description: 'Nodes that failed to apply.',
       },
       {
+        name: 'Progress',
+        type: 'string',
+        jsonPath: '.status.conditions[?(@.type=="Progressing")].reason',
+        description:
+          'Why the rollout progresses or not (Progressing reason: Stalled, Paused, OutsideMaintenanceWindow, ...).',
+      },
+      {
+        name: 'Waiting',
+        type: 'integer',
+        jsonPath: '.status.waiting',
+        description: 'Nodes gated by Serial or Spread.',
+        priority: 1,
+      },
+      {
+        name: 'Available',
+        type: 'integer',
+        jsonPath: '.status.updateAvailable',
+        description: 'OTA: nodes with an update available.',
+        priority: 1,
+      },
+      {
         name: 'Paused',
         type: 'boolean',
         jsonPath: '.spec.paused',

@@ -200,6 +200,12 @@ export const nodePoolStatusSchema = object(
     unavailable: count('Nodes unavailable for any reason.'),
     failed: count('Nodes that failed to apply the target revision.'),
     applying: count('Nodes applying right now.'),
+    updateAvailable: count(
+      'OTA: nodes with the target revision on offer (not on it, not applying it): they wait for their owner.',
+    ),
+    waiting: count(
+      'Serial, Spread: nodes given the target revision that are gated (waiting for a slot, their start time, or a hold) and have not started.',
+    ),
     conditions: optional(conditionsSchema),
     history: optional(array(rolloutRecordSchema, 'Rollouts, newest last.')),
     conflicts: optional(array(renderConflictSchema, 'Why the latest configs could not be rendered.')),

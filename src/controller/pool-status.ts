@@ -99,6 +99,8 @@ export function buildPoolStatus(input: PoolStatusInput): NodePoolStatus {
     applying: input.strategy
       ? input.strategy.applying
       : verdicts.filter((v) => ['Draining', 'Updating', 'Busy', 'Bootstrapping'].includes(v.phase)).length,
+    updateAvailable: input.strategy?.updateAvailable ?? 0,
+    waiting: input.strategy?.waiting ?? 0,
     history: input.history,
     ...(input.render.conflicts.length > 0 ? { conflicts: input.render.conflicts } : {}),
   };
@@ -154,7 +156,7 @@ export function buildPoolStatus(input: PoolStatusInput): NodePoolStatus {
       inFlight === 0 &&
       failedNames.length > 0;
     const stallNote = stalled
-      ? `; stalled: ${plural(failedNames.length, 'failed node')} (${names(failedNames)}) hold the budget; fix or remove them, or raise maxUnavailable`
+      ? `; stalled: ${plural(failedNames.length, 'failed node')} (${names(failedNames)}) ${failedNames.length === 1 ? 'holds' : 'hold'} the budget; fix or remove them, or raise maxUnavailable`
       : '';
     conds.push({
       type: 'Progressing',

@@ -31,7 +31,15 @@ test('the YAML manifests parse back to the CRD objects', () => {
 
 function schemaAt(schema: JSONSchemaProps, jsonPath: string): JSONSchemaProps | undefined {
   let node: JSONSchemaProps | undefined = schema;
-  for (const segment of jsonPath.slice(1).split('.')) node = node?.properties?.[segment];
+  // A filter (`conditions[?(@.type=="Progressing")].reason`) selects items of an array.
+  const segments = jsonPath
+    .slice(1)
+    .replace(/\[\?\([^)]*\)\]/g, '[]')
+    .split('.');
+  for (const segment of segments) {
+    node = node?.properties?.[segment.replace(/\[\]$/, '')];
+    if (segment.endsWith('[]')) node = node?.items as JSONSchemaProps | undefined;
+  }
   return node;
 }
 
@@ -58,7 +66,7 @@ test('the embedded API server serves them: cluster-scoped, status subresource, c
   assert.deepEqual(byKind.NodeConfigRevision!.subresources, {});
   assert.deepEqual(
     byKind.NodePool!.printerColumns.filter((c) => !c.priority).map((c) => c.name),
-    ['Target', 'Nodes', 'Updated', 'Ready', 'Failed', 'Paused', 'Age'],
+    ['Target', 'Nodes', 'Updated', 'Ready', 'Failed', 'Progress', 'Paused', 'Age'],
   );
   const pool = byKind.NodeConfigRevision!.selectableFields['spec.pool'];
   assert.equal(pool?.({ spec: { pool: 'workers' } }), 'workers');

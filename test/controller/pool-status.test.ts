@@ -125,7 +125,7 @@ describe('pool status', () => {
     const status = buildPoolStatus(statusInput({ nodes, decision }));
     assert.equal(cond(status, 'Progressing')?.status, 'False');
     assert.equal(cond(status, 'Progressing')?.reason, 'Stalled');
-    assert.match(cond(status, 'Progressing')?.message ?? '', /1 failed node \(a\) hold the budget/);
+    assert.match(cond(status, 'Progressing')?.message ?? '', /1 failed node \(a\) holds the budget/);
   });
 
   test('pools of another strategy get counts and the conditions of their strategy report', () => {
@@ -143,6 +143,8 @@ describe('pool status', () => {
           degraded: { reason: 'SlotHolderFailed', message: 'b failed' },
           failed: ['b'],
           applying: 0,
+          updateAvailable: 0,
+          waiting: 1,
           done: false,
         },
       }),
@@ -151,6 +153,8 @@ describe('pool status', () => {
     assert.equal(cond(status, 'Degraded')?.reason, 'SlotHolderFailed');
     assert.equal(status.failed, 1);
     assert.equal(status.nodes, 3);
+    assert.equal(status.waiting, 1);
+    assert.equal(status.updateAvailable, 0);
   });
 
   test('an unchanged world gives the same status (no write), and transitions keep their time', () => {

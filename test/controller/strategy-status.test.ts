@@ -108,6 +108,42 @@ describe('strategy status', () => {
     });
     assert.match(r.progressing.message, /2 nodes have an update available/);
     assert.equal(r.progressing.reason, 'WaitingForNodeOwners');
+    assert.equal(r.updateAvailable, 2);
+    assert.equal(r.waiting, 0);
+    const pulling = report({
+      type: 'OTA',
+      nodes: [
+        n('a', { desired: 'r1', available: 'r2' }),
+        n('b', { state: 'Applying', stateRevision: 'r2' }),
+        n('c', { current: undefined, desired: undefined }),
+      ],
+    });
+    assert.equal(
+      pulling.updateAvailable,
+      1,
+      'the applying node and the node with no revision are not offers',
+    );
+    assert.match(pulling.progressing.message, /1 node has an update available; 1 node applying/);
+  });
+
+  test('Serial and Spread count the gated nodes that have not started', () => {
+    const gate = '{"pool":"p","slots":1,"leaseDurationSeconds":60}';
+    const serial = report({
+      nodes: [
+        n('a', { serialGate: gate, state: 'Waiting', stateRevision: 'r2' }),
+        n('b', { serialGate: gate, state: 'Applying', stateRevision: 'r2' }),
+        n('c', { serialGate: gate, current: 'r2' }),
+        n('d', { desired: 'r1' }),
+      ],
+    });
+    assert.equal(serial.waiting, 1, 'a waits; b applies, c is done, d has no gate');
+    const spread = report({
+      type: 'Spread',
+      schedule: new Map(),
+      nodes: [n('a', { notBefore: '2030-01-01T00:00:00Z' }), n('b', { hold: 'paused' })],
+    });
+    assert.equal(spread.waiting, 2);
+    assert.equal(spread.updateAvailable, 0);
   });
 });
 

@@ -21,6 +21,10 @@ export interface StrategyReport {
   failed: string[];
   /** Nodes applying or verifying the target. */
   applying: number;
+  /** OTA: nodes offered the target, not on it and not applying it. */
+  updateAvailable: number;
+  /** Serial, Spread: nodes given the target and gated (slot, start time, hold), not started. */
+  waiting: number;
   /** Every node is on the target and healthy. */
   done: boolean;
 }
@@ -54,6 +58,14 @@ export function strategyReport(input: StrategyStatusInput): StrategyReport {
   const onTarget = nodes.filter((n) => n.current === T);
   const failed = nodes.filter((n) => failedFor(n, T)).map((n) => n.name);
   const applying = nodes.filter((n) => workingOn(n, T)).length;
+  const idleOff = (n: StrategyNode) => n.current !== T && !workingOn(n, T) && !failedFor(n, T);
+  // OTA: every node with a revision but not the target has it on offer (the controller writes the
+  // offer); those applying or failed it are counted as such instead.
+  const updateAvailable =
+    input.type === 'OTA' ? nodes.filter((n) => n.current !== undefined && idleOff(n)).length : 0;
+  const gated = (n: StrategyNode) =>
+    n.serialGate !== undefined || n.notBefore !== undefined || n.hold !== undefined || n.state === 'Waiting';
+  const waiting = nodes.filter((n) => n.desired === T && idleOff(n) && gated(n)).length;
   const done = nodes.every((n) => n.current === T && input.healthy(n.name));
   const progress = `${onTarget.length}/${nodes.length} nodes on ${T}`;
   const report: StrategyReport = {
@@ -63,6 +75,8 @@ export function strategyReport(input: StrategyStatusInput): StrategyReport {
       : { status: 'False', reason: 'RolloutInProgress', message: progress },
     failed,
     applying,
+    updateAvailable,
+    waiting,
     done,
   };
   if (failed.length > 0) {
@@ -128,8 +142,9 @@ export function strategyReport(input: StrategyStatusInput): StrategyReport {
     report.complete.reason = 'OlderRevisionsInUse';
   }
   if (input.type === 'OTA') {
-    const offered = nodes.filter((n) => n.current !== undefined && n.current !== T).length;
-    notes.push(`${plural(offered, 'node')} ${offered === 1 ? 'has' : 'have'} an update available`);
+    notes.push(
+      `${plural(updateAvailable, 'node')} ${updateAvailable === 1 ? 'has' : 'have'} an update available`,
+    );
     if (applying > 0) notes.push(`${plural(applying, 'node')} applying`);
     else {
       report.progressing.status = 'False';
