@@ -204,7 +204,8 @@ function markdown(
       lines.push('| figure | value | target | met? |', '|---|---|---|---|');
       for (const f of run.figures) {
         const met = targetMet(f);
-        const value = `${formatValue(f.value)} ${f.unit}${f.note ? ` (${f.note})` : ''}`;
+        const shown = Number.isFinite(f.value) ? `${formatValue(f.value)} ${f.unit}` : 'not measured';
+        const value = `${shown}${f.note ? ` (${f.note})` : ''}`;
         const target = f.target
           ? `${f.target.op === '<=' ? '≤' : '≥'} ${formatValue(f.target.value)} ${f.unit}`
           : '';
