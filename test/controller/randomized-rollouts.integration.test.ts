@@ -240,7 +240,9 @@ describe(`randomised rollouts (seed ${SEED})`, () => {
             );
           }
         }
-      } else if (condition(settled, 'Complete')?.status === 'True') {
+      } else if (condition(settled, 'Complete')?.status === 'True' && !settled.spec.paused) {
+        // (Paused and Complete: the policy paused the rollback for a flapping node, which then came
+        // back on the old revision; judged as a pause below. Seed 2026112.)
         totals.complete++;
         assert.equal(plan.broken, false, 'a broken config never completes');
       } else if (condition(settled, 'Progressing')?.reason === 'Stalled') {
