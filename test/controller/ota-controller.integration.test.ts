@@ -68,6 +68,8 @@ describe('OTA (controller)', () => {
         : undefined;
     });
     assert.equal(condition(pool, 'Complete')?.status, 'False');
+    assert.equal(pool.status?.updateAvailable, 3);
+    assert.equal(pool.status?.waiting, 0);
   });
 
   test('a desired-revision written as the agent would is kept and applied; the offer goes', async () => {
@@ -96,9 +98,13 @@ describe('OTA (controller)', () => {
       assert.equal(a(n, CURRENT_REVISION_ANNOTATION), rev('one'));
       assert.equal(a(n, AVAILABLE_REVISION_ANNOTATION), rev('two'));
     }
-    await eventually('status counts two offers', async () =>
-      condition(await h.getPool('ota'), 'Progressing')?.message?.includes('2 nodes have an update available'),
-    );
+    await eventually('status counts two offers', async () => {
+      const p = await h.getPool('ota');
+      return (
+        condition(p, 'Progressing')?.message?.includes('2 nodes have an update available') &&
+        p.status?.updateAvailable === 2
+      );
+    });
   });
 
   test('a joining node gets the newest revision at once, with no offer', async () => {

@@ -203,6 +203,8 @@ export interface PoolObject {
     unavailable?: number;
     failed?: number;
     applying?: number;
+    updateAvailable?: number;
+    waiting?: number;
     revisions?: { name: string; revision: number; nodes?: number; ready?: number; failed?: number }[];
     conditions?: { type: string; status: string; reason?: string; message?: string }[];
     history?: { revision: number; name?: string; result: string; message?: string }[];
