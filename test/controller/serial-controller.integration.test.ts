@@ -106,6 +106,8 @@ describe('Serial (controller)', () => {
     const held = await holders();
     assert.equal(held.length, 2);
     assert.ok(held.every((holder) => names.includes(holder)));
+    // The third node is gated: the status counts it as waiting.
+    await eventually('the gated node counted', async () => (await h.getPool('ser')).status?.waiting === 1);
   });
 
   test('a pause holds the waiting node; more slots rewrite its gate', async () => {
