@@ -11,7 +11,9 @@ import {
   type SlotLease,
   SlotObserver,
   slotIndex,
+  slotTurns,
   takenLease,
+  turnDelay,
 } from '../../src/agent/serial/slot-semaphore.ts';
 import {
   HOLD_ANNOTATION,
@@ -41,7 +43,7 @@ function slots(...entries: [SlotLease, number][]): Map<string, ObservedSlot> {
 
 describe('Serial slot decisions', () => {
   it('creates the first missing slot', () => {
-    const d = decideSlot(GATE, 'n1', slots([lease(0, 'a'), T0]), T0 + 1000);
+    const d = decideSlot(GATE, 'n1', slots([lease(0, 'a'), T0]), T0 + 1000, T0);
     assert.deepEqual(d, { kind: 'take', slot: 1, lease: undefined });
   });
 
@@ -58,7 +60,7 @@ describe('Serial slot decisions', () => {
   });
 
   it('takes over a slot whose holder has not renewed for a lease duration', () => {
-    const d = decideSlot(GATE, 'n1', slots([lease(0, 'a'), T0], [lease(1, 'b'), T0 + 5000]), T0 + 15_000);
+    const d = decideSlot(GATE, 'n1', slots([lease(0, 'a'), T0], [lease(1, 'b'), T0 + 5000]), T0 + 16_000);
     assert.equal(d.kind, 'take');
     assert.equal(d.kind === 'take' && d.slot, 0);
     assert.equal(d.kind === 'take' && d.expiredHolder, 'a');
@@ -85,6 +87,44 @@ describe('Serial slot decisions', () => {
     assert.deepEqual(d, { kind: 'wait', holders: ['a'], recheckAt: T0 + 15_000 });
   });
 
+  it('takes a freed slot only on its turn: at once near its home slot, later the farther it is', () => {
+    const gate: SerialGate = { pool: 'web', slots: 10, leaseDurationSeconds: 15 };
+    const turns = slotTurns('n1', 10);
+    const held = Array.from({ length: 10 }, (_, i) => lease(i, `h${i}`));
+    for (const distance of [0, 1, 9]) {
+      const slot = (turns.home + distance) % 10;
+      const freedAt = T0 + 1000;
+      const observed = slots(
+        ...held.map((l, i): [SlotLease, number] =>
+          i === slot ? [lease(i, undefined, '2'), freedAt] : [l, T0],
+        ),
+      );
+      const turnAt = freedAt + turnDelay(turns, slot, 10);
+      assert.equal(turnAt, freedAt + distance * turns.stepMs + turns.offsetMs);
+      const early = decideSlot(gate, 'n1', observed, turnAt - 1, T0);
+      assert.deepEqual(early, {
+        kind: 'wait',
+        holders: held
+          .map((_, i) => `h${i}`)
+          .filter((h) => h !== `h${slot}`)
+          .sort(),
+        recheckAt: turnAt,
+      });
+      assert.equal(decideSlot(gate, 'n1', observed, turnAt, T0).kind, 'take');
+    }
+  });
+
+  it('spreads home slots over the pool, so a freed slot has few nodes on their turn at once', () => {
+    const perSlot = new Array<number>(10).fill(0);
+    for (let i = 0; i < 1000; i++) {
+      const { home } = slotTurns(`node-${i}`, 10);
+      perSlot[home] = (perSlot[home] ?? 0) + 1;
+    }
+    assert.ok(Math.max(...perSlot) < 150 && Math.min(...perSlot) > 50, `homes per slot ${perSlot}`);
+    const turns = slotTurns('node-1', 10);
+    assert.ok(turns.offsetMs >= 0 && turns.offsetMs < turns.stepMs);
+  });
+
   it('knows slot names of its pool only', () => {
     assert.equal(slotIndex('web', serialLeaseName('web', 12)), 12);
     assert.equal(slotIndex('web', serialLeaseName('web-2', 1)), undefined);
@@ -103,7 +143,7 @@ describe('Serial slot expiry is timed by the agent’s own clock', () => {
     const seen = observer.slots.get(serialLeaseName('web', 0));
     assert.equal(seen?.observedAt, T0 + 5000);
     assert.equal(decideSlot({ ...GATE, slots: 1 }, 'n1', observer.slots, T0 + 10_000).kind, 'wait');
-    assert.equal(decideSlot({ ...GATE, slots: 1 }, 'n1', observer.slots, T0 + 20_000).kind, 'take');
+    assert.equal(decideSlot({ ...GATE, slots: 1 }, 'n1', observer.slots, T0 + 21_000).kind, 'take');
   });
 
   it('does not restart it for the same record seen again', () => {

@@ -57,6 +57,8 @@ export class SerialSlots {
   private watch: SlotLeaseWatch | undefined;
   private watchedPool: string | undefined;
   private synced = false;
+  /** When (this agent's clock) the first list of the watched pool came in. */
+  private syncedAt = 0;
   private syncWaiters: (() => void)[] = [];
   private holding: Holding | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
@@ -125,7 +127,7 @@ export class SerialSlots {
     if (!this.synced)
       return { held: false, holders: [], recheckAt: undefined, reason: 'slot Leases not read yet' };
     for (let attempt = 0; attempt < MAX_TAKE_ATTEMPTS; attempt++) {
-      const decision = decideSlot(gate, identity, this.slotsOf(gate.pool), clock.now());
+      const decision = decideSlot(gate, identity, this.slotsOf(gate.pool), clock.now(), this.syncedAt);
       if (decision.kind === 'wait')
         return { held: false, holders: decision.holders, recheckAt: decision.recheckAt };
       if (decision.kind === 'held') {
@@ -160,7 +162,7 @@ export class SerialSlots {
         return { held: true, slot: decision.slot };
       }
     }
-    const decision = decideSlot(gate, identity, this.slotsOf(gate.pool), clock.now());
+    const decision = decideSlot(gate, identity, this.slotsOf(gate.pool), clock.now(), this.syncedAt);
     return decision.kind === 'wait'
       ? { held: false, holders: decision.holders, recheckAt: decision.recheckAt }
       : { held: false, holders: [], recheckAt: clock.now() + 1000, reason: 'lost a race for a slot' };
@@ -294,13 +296,18 @@ export class SerialSlots {
         ...(this.options.bookmarkIntervalMs !== undefined
           ? { bookmarkIntervalMs: this.options.bookmarkIntervalMs }
           : {}),
+        // Only a change of holder (or a Lease gone) is news to a waiter: a renewal merely moves the
+        // expiry, which the waiter looks at again when its recheckAt comes (1,000 waiters woken by
+        // every renewal of 100 holders would swamp the agents and the API server).
         onLease: (lease, deleted) => {
+          let news = deleted;
           if (deleted) this.observer.forget(lease.metadata?.name ?? '');
-          else this.observe(lease as SlotLease);
-          if (this.synced) this.options.onChange();
+          else news = this.observe(lease as SlotLease);
+          if (this.synced && news) this.options.onChange();
         },
         onSynced: () => {
           this.synced = true;
+          this.syncedAt = this.options.clock.now();
           for (const waiter of this.syncWaiters.splice(0)) waiter();
           this.options.onChange();
         },
@@ -326,8 +333,9 @@ export class SerialSlots {
     await watch?.stop();
   }
 
-  private observe(lease: SlotLease): void {
-    this.observer.observe(lease, this.options.clock.now());
+  /** Records a Lease as seen now; whether its holder changed. */
+  private observe(lease: SlotLease): boolean {
+    return this.observer.observe(lease, this.options.clock.now()).holderChanged;
   }
 
   private slotsOf(pool: string): Map<string, ObservedSlot> {

@@ -56,40 +56,97 @@ export function expiresAt(observed: ObservedSlot, gate: SerialGate): number {
 }
 
 /**
+ * When a free slot is this agent's turn. Every node has a home slot (a stable hash of its name) and
+ * tries a free slot only after `distance × stepMs + its own offset` (distance: slots counted forward
+ * from home), so a freed slot is contested by the few nodes homed on or just before it, not by every
+ * waiter of the pool, and an idle slot is still taken by a neighbour after a short while.
+ */
+export interface SlotTurns {
+  home: number;
+  stepMs: number;
+  /** This node's fixed offset in [0, stepMs): orders the nodes sharing a home slot. */
+  offsetMs: number;
+}
+
+/** The longest a free slot waits for its farthest neighbour, whatever the number of slots. */
+const TURN_SWEEP_MS = 5000;
+
+export function slotTurns(identity: string, slots: number): SlotTurns {
+  const stepMs = Math.min(250, Math.max(20, Math.floor(TURN_SWEEP_MS / Math.max(1, slots))));
+  return {
+    home: fnv1a(identity) % Math.max(1, slots),
+    stepMs,
+    offsetMs: fnv1a(`offset/${identity}`) % stepMs,
+  };
+}
+
+/** The delay after a slot became free before `turns` tries it. */
+export function turnDelay(turns: SlotTurns, slot: number, slots: number): number {
+  const distance = (((slot - turns.home) % slots) + slots) % slots;
+  return distance * turns.stepMs + turns.offsetMs;
+}
+
+/**
  * What `identity` should do, given the pool's slot Leases as observed (by name). Slots at or above
- * `gate.slots` (the pool shrank) are never taken, but one we hold there is still ours.
+ * `gate.slots` (the pool shrank) are never taken, but one we hold there is still ours. A free slot
+ * (no Lease, no holder, or expired) is taken only once it is this node's turn (slotTurns): its
+ * Lease free since the observation (a missing one since `watchingSince`), plus turnDelay.
  */
 export function decideSlot(
   gate: SerialGate,
   identity: string,
   observed: ReadonlyMap<string, ObservedSlot>,
   now: number,
+  watchingSince: number = now,
 ): SlotDecision {
   for (const [name, slot] of observed) {
     const index = slotIndex(gate.pool, name);
     if (index !== undefined && holderOf(slot.lease) === identity)
       return { kind: 'held', slot: index, lease: slot.lease };
   }
+  const turns = slotTurns(identity, gate.slots);
   const holders: string[] = [];
   let recheckAt: number | undefined;
-  let expired: { slot: number; lease: SlotLease; holder: string } | undefined;
+  const later = (at: number) => {
+    recheckAt = recheckAt === undefined ? at : Math.min(recheckAt, at);
+  };
+  let free: { slot: number; lease: SlotLease | undefined; delay: number } | undefined;
+  let expired: { slot: number; lease: SlotLease; holder: string; delay: number } | undefined;
   for (let slot = 0; slot < gate.slots; slot++) {
     const seen = observed.get(serialLeaseName(gate.pool, slot));
     const holder = holderOf(seen?.lease);
-    if (!seen) return { kind: 'take', slot, lease: undefined };
-    if (holder === undefined) return { kind: 'take', slot, lease: seen.lease };
-    const expiry = expiresAt(seen, gate);
-    if (expiry <= now) {
-      expired ??= { slot, lease: seen.lease, holder };
+    const delay = turnDelay(turns, slot, gate.slots);
+    if (!seen || holder === undefined) {
+      const turnAt = (seen ? seen.observedAt : watchingSince) + delay;
+      if (turnAt > now) later(turnAt);
+      else if (!free || delay < free.delay) free = { slot, lease: seen?.lease, delay };
       continue;
     }
-    holders.push(holder);
-    recheckAt = recheckAt === undefined ? expiry : Math.min(recheckAt, expiry);
+    const expiry = expiresAt(seen, gate);
+    if (expiry <= now) {
+      const turnAt = expiry + delay;
+      if (turnAt > now) later(turnAt);
+      else if (!expired || delay < expired.delay) expired = { slot, lease: seen.lease, holder, delay };
+    } else {
+      holders.push(holder);
+      later(expiry);
+    }
   }
   // A free slot is preferred to an expired one: its holder may only be slow.
+  if (free) return { kind: 'take', slot: free.slot, lease: free.lease };
   if (expired)
     return { kind: 'take', slot: expired.slot, lease: expired.lease, expiredHolder: expired.holder };
   return { kind: 'wait', holders: holders.sort(), recheckAt };
+}
+
+/** 32-bit FNV-1a of a string: a stable, well-spread hash of a node name. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
 }
 
 /**
@@ -99,8 +156,8 @@ export function decideSlot(
 export class SlotObserver {
   private readonly seen = new Map<string, { record: string; observed: ObservedSlot }>();
 
-  /** Records `lease` as seen at `now`; returns the observation. */
-  observe(lease: SlotLease, now: number): ObservedSlot {
+  /** Records `lease` as seen at `now`; returns the observation and whether its holder changed. */
+  observe(lease: SlotLease, now: number): ObservedSlot & { holderChanged: boolean } {
     const name = lease.metadata?.name ?? '';
     const spec = lease.spec ?? {};
     const record = JSON.stringify([
@@ -111,7 +168,8 @@ export class SlotObserver {
     ]);
     const previous = this.seen.get(name);
     // A watch event older than the answer to our own write says nothing new.
-    if (previous && isOlder(lease, previous.observed.lease)) return previous.observed;
+    if (previous && isOlder(lease, previous.observed.lease))
+      return { ...previous.observed, holderChanged: false };
     let observedAt: number;
     if (previous && previous.record === record) observedAt = previous.observed.observedAt;
     else if (previous) observedAt = now;
@@ -121,7 +179,8 @@ export class SlotObserver {
     }
     const observed = { lease, observedAt };
     this.seen.set(name, { record, observed });
-    return observed;
+    const holderChanged = !previous || holderOf(previous.observed.lease) !== holderOf(lease);
+    return { ...observed, holderChanged };
   }
 
   forget(name: string): void {
