@@ -18,7 +18,11 @@ import {
 } from '../../src/controller/strategies/node-marks.ts';
 import { planUpgrades } from '../../src/controller/strategies/on-delete-upgrades.ts';
 import { serialSlots } from '../../src/controller/strategies/serial-slots.ts';
-import { spreadSchedule } from '../../src/controller/strategies/spread-schedule.ts';
+import {
+  handoutLeadMs,
+  spreadSchedule,
+  spreadWindowStart,
+} from '../../src/controller/strategies/spread-schedule.ts';
 import type { StrategyNode } from '../../src/controller/strategies/strategy-node.ts';
 import { NOW, node as snapshot } from './rollout-fixtures.ts';
 
@@ -112,7 +116,8 @@ describe('Serial marks', () => {
 });
 
 describe('Spread marks and schedule', () => {
-  const start = NOW - 60_000;
+  // The window opens now (a time that has passed at the first hand-out is late: see below).
+  const start = NOW;
   test('times are evenly spaced over the window in zone-interleaved order', () => {
     const times = spreadSchedule(
       [
@@ -160,6 +165,63 @@ describe('Spread marks and schedule', () => {
     assert.equal(m.get('b')?.annotations[NOT_BEFORE_ANNOTATION], iso(start + 100_000));
     assert.equal(m.get('c')?.annotations[NOT_BEFORE_ANNOTATION], iso(start + 200_000));
     assert.deepEqual(m.get('d')?.annotations, { [DESIRED_REVISION_ANNOTATION]: 'r2' });
+  });
+
+  test('the window opens a hand-out lead after the rollout started: whole seconds, bounded', () => {
+    assert.equal(handoutLeadMs(4), 0, 'a small pool is written in well under a second');
+    assert.equal(handoutLeadMs(1000), 5000);
+    assert.equal(handoutLeadMs(100_000), 30_000);
+    assert.equal(spreadWindowStart(start, 1000), start + 5000);
+  });
+
+  test('gates are written earliest time first', () => {
+    const nodes = ['a', 'b', 'c', 'd', 'e'].map((name) => n(name));
+    const result = planNodeMarks({
+      type: 'Spread',
+      target: { name: 'r2', number: 2 },
+      revisionNumbers: new Map(),
+      nodes: nodes.reverse(),
+      spread: { windowStart: start, windowSeconds: 500 },
+      serial: { pool: 'p', slots: 1, leaseDurationSeconds: 600 },
+      outdatedTaint: 'None',
+      slotHolders: new Set(),
+      now: NOW,
+    });
+    const times = result.map((m) => Date.parse(String(m.annotations[NOT_BEFORE_ANNOTATION])));
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => a - b),
+    );
+    assert.equal(times.length, 5);
+  });
+
+  test('nodes first gated after their time has passed start from now, one spacing apart, not at once', () => {
+    // The window opened 250 s ago (controller restarted mid hand-out): a, b and c are late.
+    const opened = NOW - 250_000;
+    const nodes = [
+      n('a'),
+      n('b'),
+      n('c'),
+      n('d'),
+      n('e', { desired: 'r2', notBefore: iso(opened + 200_000) }),
+    ];
+    const m = marks({ type: 'Spread', spread: { windowStart: opened, windowSeconds: 500 }, nodes });
+    assert.equal(m.get('a')?.annotations[NOT_BEFORE_ANNOTATION], iso(opened), 'the first starts at once');
+    assert.equal(m.get('b')?.annotations[NOT_BEFORE_ANNOTATION], iso(NOW + 100_000));
+    assert.equal(m.get('c')?.annotations[NOT_BEFORE_ANNOTATION], iso(NOW + 200_000));
+    assert.equal(
+      m.get('d')?.annotations[NOT_BEFORE_ANNOTATION],
+      iso(opened + 300_000),
+      'on time: as planned',
+    );
+    assert.equal(m.get('e'), undefined, 'a time handed out before stays');
+  });
+
+  test('a late time handed out stays on the next reconcile, though its planned time has passed', () => {
+    const opened = NOW - 250_000;
+    const nodes = [n('a', { desired: 'r2', notBefore: iso(NOW + 100_000) }), n('b'), n('c'), n('d')];
+    const m = marks({ type: 'Spread', spread: { windowStart: opened, windowSeconds: 400 }, nodes });
+    assert.equal(m.get('a'), undefined);
   });
 
   test('a new target replaces the not-before of the previous one, even if it has passed', () => {

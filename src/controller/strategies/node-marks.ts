@@ -13,7 +13,7 @@ import {
   UPGRADE_REQUESTED_ANNOTATION,
 } from '../../api/node-protocol.ts';
 import type { RevisionRef } from '../rollout/types.ts';
-import { spreadSchedule } from './spread-schedule.ts';
+import { lateTimes, spreadSchedule } from './spread-schedule.ts';
 import { type StrategyNode, startedOn, type Taint } from './strategy-node.ts';
 
 export type StrategyType = 'RollingUpdate' | 'Serial' | 'Spread' | 'OnDelete' | 'OTA';
@@ -27,7 +27,7 @@ export interface MarksInput {
   /** Why nodes that have not started must wait (paused, failure policy); Serial and Spread only. */
   hold?: string;
   serial: SerialGate;
-  /** Spread: when the window began (ms) and how long it is. */
+  /** Spread: when the window opens (ms; spreadWindowStart) and how long it is. */
   spread?: { windowStart: number; windowSeconds: number };
   outdatedTaint: 'None' | 'NoSchedule' | 'PreferNoSchedule';
   /** Nodes holding a Serial slot. */
@@ -89,6 +89,7 @@ export function planNodeMarks(input: MarksInput): NodeMarks[] {
     : undefined;
   const gate = serialGateValue(input.serial);
   const changes: NodeMarks[] = [];
+  const late = times && input.spread ? lateHandouts(input, times, input.spread.windowSeconds) : undefined;
 
   for (const node of input.nodes) {
     const want = new Map<string, string | undefined>(MANAGED.map((k) => [k, undefined]));
@@ -111,11 +112,15 @@ export function planNodeMarks(input: MarksInput): NodeMarks[] {
         // A node already in its slot keeps the gate it started with.
         want.set(SERIAL_GATE_ANNOTATION, started && node.serialGate !== undefined ? node.serialGate : gate);
       } else {
-        const planned = new Date(times!.get(node.name)!).toISOString();
+        const plannedAt = late?.get(node.name) ?? times!.get(node.name)!;
         const existing = node.notBefore === undefined ? Number.NaN : Date.parse(node.notBefore);
-        // A time already passed for this revision stays: the agent may have acted on it.
-        const keep = node.desired === T && (started || (!Number.isNaN(existing) && existing <= input.now));
-        want.set(NOT_BEFORE_ANNOTATION, keep ? node.notBefore : planned);
+        // A time already passed for this revision stays: the agent may have acted on it. So does one
+        // given late (lateHandouts) once its planned time has passed: moving it back would start it now.
+        const keep =
+          node.desired === T &&
+          !Number.isNaN(existing) &&
+          (started || existing <= input.now || plannedAt <= input.now);
+        want.set(NOT_BEFORE_ANNOTATION, keep ? node.notBefore : new Date(plannedAt).toISOString());
       }
       if (input.hold && !started) want.set(HOLD_ANNOTATION, input.hold);
     }
@@ -157,5 +162,32 @@ export function planNodeMarks(input: MarksInput): NodeMarks[] {
       });
     }
   }
-  return changes;
+  // Written earliest time first, so a node's gate is on it before its time comes.
+  const at = (m: NodeMarks) => {
+    const value = m.annotations[NOT_BEFORE_ANNOTATION];
+    return typeof value === 'string' ? Date.parse(value) : Number.NEGATIVE_INFINITY;
+  };
+  return changes.sort((a, b) => at(a) - at(b));
+}
+
+/**
+ * Spread nodes getting their not-before for the first time for this target although their planned
+ * time has passed: their times from now, spaced like the window (lateTimes), not all at once.
+ */
+function lateHandouts(
+  input: MarksInput,
+  times: ReadonlyMap<string, number>,
+  windowSeconds: number,
+): Map<string, number> {
+  const late: { name: string; planned: number }[] = [];
+  for (const node of input.nodes) {
+    if (node.current === undefined || node.current === input.target.name) continue;
+    const firstGate =
+      node.desired !== input.target.name ||
+      node.notBefore === undefined ||
+      Number.isNaN(Date.parse(node.notBefore));
+    const planned = times.get(node.name);
+    if (firstGate && planned !== undefined && planned < input.now) late.push({ name: node.name, planned });
+  }
+  return lateTimes(late, input.now, windowSeconds, input.nodes.length);
 }

@@ -23,7 +23,7 @@ import type {
 import { planNodeMarks, type StrategyType } from './node-marks.ts';
 import { planUpgrades } from './on-delete-upgrades.ts';
 import { serialSlots } from './serial-slots.ts';
-import { spreadSchedule } from './spread-schedule.ts';
+import { spreadSchedule, spreadWindowStart } from './spread-schedule.ts';
 import type { StrategyExecutor } from './strategy-executor.ts';
 import { failedFor, readStrategyNode } from './strategy-node.ts';
 import { type StrategyReport, strategyReport } from './strategy-status.ts';
@@ -148,12 +148,14 @@ export class StrategyRollout {
         ? (state.pausedByFailure ?? 'the pool is paused (spec.paused)')
         : undefined;
     const record = state.history.findLast((r) => r.name === T.name);
-    const windowStart = record ? Date.parse(record.startedAt) : now;
+    const startedAt = record ? Date.parse(record.startedAt) : now;
+    // The window opens a hand-out lead after the start, so writing every node's time takes no time of it.
+    const windowStart = spreadWindowStart(Number.isNaN(startedAt) ? now : startedAt, nodes.length);
     // Validation requires spread.windowSeconds; an object stored before that rule gets a zero window.
     const spread =
       type === 'Spread'
         ? {
-            windowStart: Number.isNaN(windowStart) ? now : windowStart,
+            windowStart,
             windowSeconds: spec.updateStrategy.spread?.windowSeconds ?? 0,
           }
         : undefined;
