@@ -221,7 +221,12 @@ export class StrategyRollout {
     }
 
     const healthy = new Map(hooks.snapshot(T.name).map((s) => [s.name, isHealthy(s)]));
+    // The times handed out (a late node's differs from the plan), the plan where none is written yet.
     const schedule = spread ? spreadSchedule(nodes, spread.windowStart, spread.windowSeconds) : undefined;
+    for (const node of schedule ? nodes : []) {
+      const written = node.desired === T.name && node.notBefore ? Date.parse(node.notBefore) : Number.NaN;
+      if (!Number.isNaN(written)) schedule?.set(node.name, written);
+    }
     const report = strategyReport({
       type,
       target: T,
