@@ -39,6 +39,7 @@ describe('Serial gate under contention (agents only, no controller)', () => {
     const leases = await LeaseHistory.start(cluster.admin, 'crowd');
     const states = await NodeStateHistory.start(cluster.admin, names);
     const conflictsBefore = nodes.map((n) => n.agent.stats().requests.byStatus[409] ?? 0);
+    const patchesBefore = nodes.map((n) => n.agent.stats().requests.byVerb.patch ?? 0);
     try {
       await Promise.all(names.map((name) => gateSerial(cluster, name, revision.metadata.name, gate)));
       for (const name of names) {
@@ -59,6 +60,13 @@ describe('Serial gate under contention (agents only, no controller)', () => {
       // Everyone contesting every hand-over would be ~NODES/2 conflicts per take on average; contested
       // only by the agents homed near the slot, it is about NODES/SLOTS at worst.
       const perTake = conflicts / takes;
+      const patches = nodes.reduce(
+        (sum, n, i) => sum + (n.agent.stats().requests.byVerb.patch ?? 0) - (patchesBefore[i] ?? 0),
+        0,
+      );
+      console.log(`serial contention: ${patches} Node patches by ${NODES} agents`);
+      // A handful of reports per node (Waiting, Applying, Done...), not one per hand-over it waited through.
+      assert.ok(patches <= NODES * 12, `${patches} Node patches by ${NODES} agents`);
       console.log(
         `serial contention: ${conflicts} conflicts for ${takes} takes (${perTake.toFixed(2)} per take)`,
       );

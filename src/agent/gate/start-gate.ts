@@ -20,6 +20,9 @@ export interface ApplyGate {
   settle(): Promise<void>;
 }
 
+/** Up to this many slots a waiting node's message names the holders (it changes at every hand-over). */
+const NAMED_HOLDERS_MAX_SLOTS = 3;
+
 /** Retry after the slot Leases could not be read or written. */
 const SLOT_ERROR_RETRY_MS = 5000;
 
@@ -66,9 +69,13 @@ export class StartGate implements ApplyGate {
         try {
           const answer = await this.serial.acquire(gates.serial);
           if (answer.held) return { open: true };
+          // Written to the Node on every change: naming the holders of a large pool would make every
+          // waiter patch its Node at every hand-over (1,000 waiters × each take and release).
           const why =
             answer.reason ??
-            `${answer.holders.length} of ${slots} held by ${answer.holders.join(', ') || 'nobody'}`;
+            (slots <= NAMED_HOLDERS_MAX_SLOTS
+              ? `${answer.holders.length} of ${slots} held by ${answer.holders.join(', ') || 'nobody'}`
+              : `none of ${slots} free for this node yet`);
           return {
             open: false,
             message: `waiting for a Serial slot: ${why}`,
