@@ -96,7 +96,11 @@ describe('Serial (controller)', () => {
       'holders reported',
       async () => {
         const p = await h.getPool('ser');
-        return condition(p, 'Degraded')?.reason === 'SlotHolderFailed' ? p : undefined;
+        // The two holders take their slots a moment apart (each tries free slots in its turn): both failed.
+        const bothFailed = /2\/2 slots held: \S+ \(Failed\), \S+ \(Failed\)/.test(
+          condition(p, 'Progressing')?.message ?? '',
+        );
+        return condition(p, 'Degraded')?.reason === 'SlotHolderFailed' && bothFailed ? p : undefined;
       },
       60_000,
     );
