@@ -277,8 +277,8 @@ describe('rolling update', () => {
   test('kubectl shows progress in the printer columns', async () => {
     const pools = await h.local.kubectl(['get', 'nodepools']);
     assert.equal(pools.code, 0, pools.stderr);
-    assert.match(pools.stdout, /NAME\s+TARGET\s+NODES\s+UPDATED\s+READY\s+FAILED\s+PAUSED\s+AGE/);
-    assert.match(pools.stdout, /basic\s+basic-[0-9a-f]{10}\s+6\s+6\s+6\s+0\s+false/);
+    assert.match(pools.stdout, /NAME\s+TARGET\s+NODES\s+UPDATED\s+READY\s+FAILED\s+PROGRESS\s+PAUSED\s+AGE/);
+    assert.match(pools.stdout, /basic\s+basic-[0-9a-f]{10}\s+6\s+6\s+6\s+0\s+RolloutComplete\s+false/);
     const configs = await h.local.kubectl(['get', 'nodeconfigs', '-o', 'wide']);
     assert.match(configs.stdout, /basic-kubelet\s+\["?basic"?\]/);
   });
