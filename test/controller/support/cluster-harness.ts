@@ -24,6 +24,7 @@ import {
   type SimulatedNodeAgentsOptions,
   simulatedNodeAgents,
 } from '../../../src/sim/simulated-node-agents.ts';
+import { eventually as pollUntil } from '../../support/eventually.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
 
 export const GROUP_PATH = '/apis/nodeherd.io/v1alpha1';
@@ -219,29 +220,14 @@ export function condition(
   return pool.status?.conditions?.find((c) => c.type === type);
 }
 
-/** Polls until `check` returns something other than undefined/false. */
-export async function eventually<T>(
+/** Polls until `check` returns something other than undefined/false (controller tests wait up to 20 s). */
+export function eventually<T>(
   what: string,
   check: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs = 20_000,
   intervalMs = 50,
 ): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (performance.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
+  return pollUntil(what, check, timeoutMs, intervalMs);
 }
 
 /** A NodeConfig that changes a kubelet drop-in (a restart: NotReady for a moment) to `value`. */
