@@ -138,6 +138,8 @@ export class Container {
         const result = await this.exec(['systemctl', 'is-system-running', '--wait'], { timeoutMs });
         const answer = result.stdout.trim();
         if (answer === '') throw new Error(result.stderr.trim());
+        // "offline": PID 1 did not answer yet (seen on a loaded host right after it started): ask again.
+        if (answer === 'offline') throw new Error(`${this.name}: systemd not answering yet`);
         return answer;
       },
       timeoutMs,

@@ -32,9 +32,14 @@ describe('real nodes: nodeherd-init, then the agent on systemd and apt', { skip,
   before(async () => {
     rootfs = await ensureRootfs();
     cp = await ControlPlane.start();
-    nodes = await Promise.all(
+    // Every container that did boot is kept for after(), even when the other one failed: a failed boot
+    // must not leave a running container and its overlay mount behind.
+    const boots = await Promise.allSettled(
       ['nh-node-a', 'nh-node-b'].map((name) => Container.boot({ name, rootfs: rootfs.path })),
     );
+    nodes = boots.flatMap((boot) => (boot.status === 'fulfilled' ? [boot.value] : []));
+    const failedBoot = boots.find((boot) => boot.status === 'rejected');
+    if (failedBoot) throw failedBoot.reason;
     [a, b] = nodes as [Container, Container];
     await Promise.all(
       nodes.map(async (node) => {
