@@ -17,6 +17,7 @@ import {
 } from '../../src/api/node-protocol.ts';
 import { LocalCluster } from '../../src/up/local-cluster.ts';
 import { printIntroduction } from '../../src/up/messages.ts';
+import { eventually as pollUntil } from '../support/eventually.ts';
 
 const GROUP = '/apis/nodeherd.io/v1alpha1';
 const stateDir = mkdtempSync(join(tmpdir(), 'nodeherd-up-local-api-'));
@@ -33,20 +34,9 @@ after(async () => {
   rmSync(stateDir, { recursive: true, force: true });
 });
 
-async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 120_000) {
-  const deadline = performance.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (performance.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ''}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/** `up` starts real components: give them two minutes, polling every 200 ms. */
+function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
+  return pollUntil(what, check, timeoutMs, 200);
 }
 
 async function call(method: string, path: string, body?: unknown) {

@@ -16,6 +16,7 @@ import {
 } from '../../src/api/node-protocol.ts';
 import { KubeClient } from '../../src/kube/kube-client.ts';
 import { loadKubeConfig } from '../../src/kube/kube-config.ts';
+import { eventually as pollUntil } from '../support/eventually.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const NODE = join(REPO, 'node_modules/.bin/node');
@@ -65,24 +66,9 @@ async function waitForLine(
   }
 }
 
-async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 120_000,
-): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (performance.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ''}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/** `up` starts real components: give them two minutes, polling every 200 ms. */
+function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
+  return pollUntil(what, check, timeoutMs, 200);
 }
 
 async function stopWithCtrlC(running: Running, timeoutMs = 60_000): Promise<number | null> {
