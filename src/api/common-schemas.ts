@@ -30,15 +30,23 @@ export const labelSelectorSchema = object(
   { 'x-kubernetes-map-type': 'atomic' },
 );
 
-/** metav1.Condition. */
+/** metav1.Condition, with the constraints Kubernetes' own CRDs declare for it. */
 export const conditionSchema = object(
   {
-    type: string('Condition type.'),
+    type: string('Type of the condition, in CamelCase.', {
+      maxLength: 316,
+      pattern:
+        '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+    }),
     status: stringEnum(['True', 'False', 'Unknown'], 'Condition status.'),
-    reason: optional(string('CamelCase reason for the last transition.')),
-    message: optional(string('Human-readable details.')),
-    lastTransitionTime: optional(dateTime('When the status last changed.')),
-    observedGeneration: optional(integer('Generation the condition was computed for.')),
+    observedGeneration: integer('metadata.generation the condition was computed for.', { minimum: 0 }),
+    lastTransitionTime: dateTime('When the status last changed.'),
+    reason: string('CamelCase reason for the last transition.', {
+      minLength: 1,
+      maxLength: 1024,
+      pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$',
+    }),
+    message: string('Human-readable details; may be empty.', { maxLength: 32768 }),
   },
   'A status condition (metav1.Condition).',
 );

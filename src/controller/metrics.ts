@@ -1,8 +1,16 @@
 // Prometheus metrics of the controller, in a registry of its own (several controllers in one process,
 // as in tests, do not collide): nodes per pool and state, rollout and batch durations, node failures,
-// rollbacks, reconcile timing, and whether this replica leads.
+// rollbacks, reconcile timing, work queues (controller-runtime's `workqueue_*{name}`), whether this
+// replica leads, and the build. A label never appears in a metric's name, and summing a metric over a
+// label means something (nodes per phase add up to the pool's nodes).
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { WorkQueueMetrics } from '../kube/work-queue.ts';
+import { buildInfoLabels } from '../util/build-info.ts';
+
+/** The pool status counts exported as `nodeherd_pool_status_<count>`. */
+const STATUS_COUNTS = ['nodes', 'updated', 'ready', 'unavailable', 'failed', 'applying'] as const;
+export type PoolStatusCount = (typeof STATUS_COUNTS)[number];
 
 export class ControllerMetrics {
   readonly registry = new Registry();
@@ -10,7 +18,8 @@ export class ControllerMetrics {
   readonly nodesByPhase: Gauge<'pool' | 'phase'>;
   /** Nodes per pool and agent state (Idle, Applying, Verifying, Done, Failed, Unknown). */
   readonly nodesByAgentState: Gauge<'pool' | 'state'>;
-  readonly poolNodes: Gauge<'pool' | 'count'>;
+  /** The pool's status counts, one gauge each (kube-state-metrics' `*_status_replicas_*` shape). */
+  readonly poolStatus: Record<PoolStatusCount, Gauge<'pool'>>;
   readonly rolloutDuration: Histogram<'pool' | 'result'>;
   readonly batchDuration: Histogram<'pool'>;
   readonly nodeUpdateDuration: Histogram<'pool'>;
@@ -19,31 +28,48 @@ export class ControllerMetrics {
   readonly rolloutsStarted: Counter<'pool'>;
   readonly reconcileDuration: Histogram<'kind'>;
   readonly reconcileErrors: Counter<'kind'>;
-  readonly queueDepth: Gauge;
   readonly leader: Gauge;
+  private readonly queueDepth: Gauge<'name'>;
+  private readonly queueAdds: Counter<'name'>;
+  private readonly queueRetries: Counter<'name'>;
+  private readonly queueLatency: Histogram<'name'>;
+  private readonly workDuration: Histogram<'name'>;
 
   constructor() {
     const registers = [this.registry];
     // Process metrics (RSS, heap, event-loop lag, GC) under the usual names.
     collectDefaultMetrics({ register: this.registry });
     this.nodesByPhase = new Gauge({
-      name: 'nodeherd_pool_nodes_by_phase',
-      help: 'Nodes of a pool by rollout phase.',
+      name: 'nodeherd_pool_nodes',
+      help: 'Nodes of a pool, by rollout phase.',
       labelNames: ['pool', 'phase'],
       registers,
     });
     this.nodesByAgentState = new Gauge({
-      name: 'nodeherd_pool_nodes_by_agent_state',
-      help: 'Nodes of a pool by the state their agent reports.',
+      name: 'nodeherd_pool_agents',
+      help: 'Agents of a pool, by the state they report on their Node.',
       labelNames: ['pool', 'state'],
       registers,
     });
-    this.poolNodes = new Gauge({
-      name: 'nodeherd_pool_nodes',
-      help: 'Nodes of a pool: total, updated, ready, unavailable, failed, applying.',
-      labelNames: ['pool', 'count'],
-      registers,
-    });
+    const statusHelp: Record<PoolStatusCount, string> = {
+      nodes: 'Nodes the pool selects (status.nodes).',
+      updated: 'Nodes on the target revision (status.updated).',
+      ready: 'Nodes on the target revision and healthy (status.ready).',
+      unavailable: 'Nodes not available: unhealthy, cordoned or being updated (status.unavailable).',
+      failed: 'Nodes that failed the target revision (status.failed).',
+      applying: 'Nodes applying a revision (status.applying).',
+    };
+    this.poolStatus = Object.fromEntries(
+      STATUS_COUNTS.map((count) => [
+        count,
+        new Gauge({
+          name: count === 'nodes' ? 'nodeherd_pool_status_nodes' : `nodeherd_pool_status_${count}_nodes`,
+          help: statusHelp[count],
+          labelNames: ['pool'],
+          registers,
+        }),
+      ]),
+    ) as Record<PoolStatusCount, Gauge<'pool'>>;
     this.rolloutDuration = new Histogram({
       name: 'nodeherd_rollout_duration_seconds',
       help: 'From the start of a rollout to its end, by result.',
@@ -96,20 +122,68 @@ export class ControllerMetrics {
       labelNames: ['kind'],
       registers,
     });
-    this.queueDepth = new Gauge({
-      name: 'nodeherd_workqueue_depth',
-      help: 'Keys waiting in the work queue.',
-      registers,
-    });
     this.leader = new Gauge({
       name: 'nodeherd_controller_leader',
       help: '1 while this replica leads.',
       registers,
     });
+    new Gauge({
+      name: 'nodeherd_controller_build_info',
+      help: 'The build of this controller (value 1).',
+      labelNames: ['version', 'nodeversion'],
+      registers,
+    }).set(buildInfoLabels, 1);
+    // client-go's workqueue metrics, under controller-runtime's names.
+    this.queueDepth = new Gauge({
+      name: 'workqueue_depth',
+      help: 'Current depth of workqueue.',
+      labelNames: ['name'],
+      registers,
+    });
+    this.queueAdds = new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue.',
+      labelNames: ['name'],
+      registers,
+    });
+    this.queueRetries = new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue.',
+      labelNames: ['name'],
+      registers,
+    });
+    const queueBuckets = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 1, 10, 100, 1000];
+    this.queueLatency = new Histogram({
+      name: 'workqueue_queue_duration_seconds',
+      help: 'How long in seconds an item stays in workqueue before being requested.',
+      labelNames: ['name'],
+      buckets: queueBuckets,
+      registers,
+    });
+    this.workDuration = new Histogram({
+      name: 'workqueue_work_duration_seconds',
+      help: 'How long in seconds processing an item from workqueue takes.',
+      labelNames: ['name'],
+      buckets: queueBuckets,
+      registers,
+    });
+  }
+
+  /** Hooks for a WorkQueue, its series labelled `name`. */
+  workQueue(name: string): WorkQueueMetrics {
+    const labels = { name };
+    this.queueDepth.set(labels, 0);
+    return {
+      depth: (keys) => this.queueDepth.set(labels, keys),
+      added: () => this.queueAdds.inc(labels),
+      retried: () => this.queueRetries.inc(labels),
+      waited: (seconds) => this.queueLatency.observe(labels, seconds),
+      worked: (seconds) => this.workDuration.observe(labels, seconds),
+    };
   }
 
   forgetPool(pool: string): void {
-    for (const metric of [this.nodesByPhase, this.nodesByAgentState, this.poolNodes])
+    for (const metric of [this.nodesByPhase, this.nodesByAgentState, ...Object.values(this.poolStatus)])
       metric.remove({ pool } as never);
   }
 }

@@ -1,4 +1,4 @@
-// The rollout controller: informers on NodePools, NodeConfigs, NodeConfigRevisions, Nodes, Pods and
+// The rollout controller: informers on NodeConfigPools, NodeConfigs, NodeConfigRevisions, Nodes, Pods and
 // Secrets; a work queue keyed by object (pool/<name>, node/<name>, config/<name>); workers that run the
 // reconcilers. Changes are mapped to the pools they concern, so a node event costs one pool reconcile
 // and a NodeConfig change reaches its pools in milliseconds.
@@ -7,7 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
 import { matchesLabelSelector } from '../api/label-selector.ts';
 import { SERIAL_LEASE_NAMESPACE, SERIAL_POOL_LABEL } from '../api/node-protocol.ts';
-import type { NodeConfig, NodeConfigRevision, NodePool } from '../api/types.ts';
+import type { NodeConfig, NodeConfigPool, NodeConfigRevision } from '../api/types.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { Informer } from '../kube/informer.ts';
 import { KubeClient } from '../kube/kube-client.ts';
@@ -55,7 +55,7 @@ export class RolloutController {
   private readonly options: RolloutControllerOptions;
   private readonly logger: Logger;
   private readonly informers: Informers;
-  private readonly queue = new WorkQueue();
+  private readonly queue: WorkQueue;
   private readonly recorder: EventRecorder;
   private readonly drainer: NodeDrainer;
   private readonly pools: PoolReconciler;
@@ -73,11 +73,12 @@ export class RolloutController {
     this.options = options;
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.metrics = options.metrics ?? new ControllerMetrics();
+    this.queue = new WorkQueue({ metrics: this.metrics.workQueue('rollout') });
     this.now = options.now ?? Date.now;
     this.client = new KubeClient(options.kubeConfig, { maxSockets: (options.writeConcurrency ?? 32) + 8 });
     const logger = this.logger;
     this.informers = {
-      pools: new Informer<NodePool>(this.client, { path: PATHS.nodePools, logger }),
+      pools: new Informer<NodeConfigPool>(this.client, { path: PATHS.nodeConfigPools, logger }),
       configs: new Informer<NodeConfig>(this.client, { path: PATHS.nodeConfigs, logger }),
       revisions: new Informer<NodeConfigRevision>(this.client, { path: PATHS.revisions, logger }),
       nodes: new Informer<Node>(this.client, { path: PATHS.nodes, logger }),
@@ -164,6 +165,7 @@ export class RolloutController {
       pods,
       logger: this.logger,
       now: this.now,
+      queueMetrics: this.metrics.workQueue('daemonset'),
     });
   }
 
@@ -216,7 +218,6 @@ export class RolloutController {
 
   private add(key: Key): void {
     this.queue.add(key);
-    this.metrics.queueDepth.set(this.queue.length);
   }
 
   private poolsOf(node: Node | undefined): string[] {
@@ -316,7 +317,6 @@ export class RolloutController {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
-      this.metrics.queueDepth.set(this.queue.length);
       const slash = key.indexOf('/');
       const kind = key.slice(0, slash);
       const name = key.slice(slash + 1);

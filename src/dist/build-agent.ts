@@ -110,6 +110,8 @@ export async function bundleAgent(options: {
     keepNames: true,
     legalComments: 'none',
     banner: { js: `// nodeherd-agent ${options.version}` },
+    // src/util/build-info.ts: the version the agent reports, compiled in.
+    define: { NODEHERD_BUILD_VERSION: JSON.stringify(options.version) },
     write: false,
     logLevel: 'silent',
   });

@@ -4,10 +4,10 @@
 export interface StatusCondition {
   type: string;
   status: 'True' | 'False' | 'Unknown';
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
-  observedGeneration?: number;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration: number;
 }
 
 export function findCondition<C extends { type: string }>(

@@ -3,6 +3,18 @@
 // processed again once done() is called. Failed keys come back after an exponential per-key delay
 // (addRateLimited); an overall token bucket keeps a storm of failures from hammering the API server.
 
+/** What client-go's workqueue reports (controller-runtime exports it as `workqueue_*{name}`). */
+export interface WorkQueueMetrics {
+  /** Keys waiting, after every change. */
+  depth(keys: number): void;
+  added(): void;
+  retried(): void;
+  /** Seconds a key waited in the queue before a worker took it. */
+  waited(seconds: number): void;
+  /** Seconds a worker held a key. */
+  worked(seconds: number): void;
+}
+
 export interface WorkQueueOptions {
   /** First retry delay of a failing key; doubles per failure (default 5 ms). */
   baseDelayMs?: number;
@@ -12,6 +24,7 @@ export interface WorkQueueOptions {
   qps?: number;
   burst?: number;
   now?: () => number;
+  metrics?: WorkQueueMetrics;
 }
 
 export class WorkQueue {
@@ -26,6 +39,10 @@ export class WorkQueue {
   private readonly failures = new Map<string, number>();
   private readonly delayed = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly waiters: ((key: string | undefined) => void)[] = [];
+  private readonly metrics: WorkQueueMetrics | undefined;
+  /** When each queued key was added, and when each key being processed was taken (for metrics). */
+  private readonly addedAt = new Map<string, number>();
+  private readonly takenAt = new Map<string, number>();
   private tokens: number;
   private tokensAt: number;
   private closed = false;
@@ -36,6 +53,7 @@ export class WorkQueue {
     this.qps = options.qps ?? 10;
     this.burst = options.burst ?? 100;
     this.now = options.now ?? Date.now;
+    this.metrics = options.metrics;
     this.tokens = this.burst;
     this.tokensAt = this.now();
   }
@@ -52,15 +70,22 @@ export class WorkQueue {
   add(key: string): void {
     if (this.closed || this.dirty.has(key)) return;
     this.dirty.add(key);
+    this.metrics?.added();
     if (this.processing.has(key)) return;
+    this.enqueue(key);
+  }
+
+  // A dirty key that no worker holds: to a waiting worker, else to the back of the queue.
+  private enqueue(key: string): void {
+    if (this.metrics) this.addedAt.set(key, this.now());
     const waiter = this.waiters.shift();
     if (waiter) {
-      this.dirty.delete(key);
-      this.processing.add(key);
+      this.take(key);
       waiter(key);
       return;
     }
     this.queue.push(key);
+    this.metrics?.depth(this.queue.length);
   }
 
   /** Adds the key after delayMs; an earlier pending delay for the same key wins. */
@@ -86,6 +111,7 @@ export class WorkQueue {
   addRateLimited(key: string): void {
     const failures = this.failures.get(key) ?? 0;
     this.failures.set(key, failures + 1);
+    this.metrics?.retried();
     const perKey = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** failures);
     this.addAfter(key, Math.max(perKey, this.takeToken()));
   }
@@ -104,8 +130,8 @@ export class WorkQueue {
     if (this.closed) return Promise.resolve(undefined);
     const key = this.queue.shift();
     if (key !== undefined) {
-      this.dirty.delete(key);
-      this.processing.add(key);
+      this.metrics?.depth(this.queue.length);
+      this.take(key);
       return Promise.resolve(key);
     }
     return new Promise((resolve) => this.waiters.push(resolve));
@@ -114,9 +140,13 @@ export class WorkQueue {
   /** Marks the key processed; if it was added meanwhile, it is queued again. */
   done(key: string): void {
     this.processing.delete(key);
+    const takenAt = this.takenAt.get(key);
+    if (takenAt !== undefined) {
+      this.takenAt.delete(key);
+      this.metrics?.worked((this.now() - takenAt) / 1000);
+    }
     if (!this.dirty.has(key) || this.closed) return;
-    this.dirty.delete(key);
-    this.add(key);
+    this.enqueue(key);
   }
 
   shutDown(): void {
@@ -124,6 +154,17 @@ export class WorkQueue {
     for (const { timer } of this.delayed.values()) clearTimeout(timer);
     this.delayed.clear();
     for (const waiter of this.waiters.splice(0)) waiter(undefined);
+  }
+
+  private take(key: string): void {
+    this.dirty.delete(key);
+    this.processing.add(key);
+    if (!this.metrics) return;
+    const now = this.now();
+    const addedAt = this.addedAt.get(key);
+    this.addedAt.delete(key);
+    if (addedAt !== undefined) this.metrics.waited((now - addedAt) / 1000);
+    this.takenAt.set(key, now);
   }
 
   // Milliseconds until the overall bucket has a token (the token is taken now, spent in the future).

@@ -146,7 +146,12 @@ describe('high availability', () => {
     await poolWhere('ha', 'rolled out by the leader', (p) => condition(p, 'Complete')?.status === 'True');
     const metrics = await (await fetch(`${a.metricsUrl}/metrics`)).text();
     assert.match(metrics, /nodeherd_controller_leader 1/);
-    assert.match(metrics, /nodeherd_pool_nodes\{pool="ha",count="updated"\} 2/);
+    assert.match(metrics, /nodeherd_pool_status_updated_nodes\{pool="ha"\} 2/);
+    assert.match(metrics, /nodeherd_pool_nodes\{pool="ha",phase="Updated"\} 2/);
+    assert.match(metrics, /nodeherd_controller_build_info\{version="[^"]+",nodeversion="v\d+\.\d+\.\d+"\} 1/);
+    assert.match(metrics, /workqueue_adds_total\{name="rollout"\} [1-9]/);
+    assert.match(metrics, /workqueue_depth\{name="daemonset"\} \d/);
+    assert.doesNotMatch(metrics, /^nodeherd_\w*_by_\w+/m, 'no label name inside a metric name');
     assert.equal((await fetch(`${b.metricsUrl}/readyz`)).status, 200, 'a standby is ready');
 
     // The leader dies without releasing its lease.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { WorkQueue } from '../../src/kube/work-queue.ts';
+import { WorkQueue, type WorkQueueMetrics } from '../../src/kube/work-queue.ts';
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -76,5 +76,37 @@ describe('work queue', () => {
     assert.equal(await waiting, undefined);
     q.add('x');
     assert.equal(await q.get(), undefined);
+  });
+
+  test('reports adds, depth, retries, time queued and time worked as client-go does', async () => {
+    let clock = 1_000;
+    const seen = { adds: 0, retries: 0, depths: [] as number[], waited: [] as number[], worked: [] as number[] };
+    const metrics: WorkQueueMetrics = {
+      added: () => seen.adds++,
+      retried: () => seen.retries++,
+      depth: (keys) => seen.depths.push(keys),
+      waited: (s) => seen.waited.push(s),
+      worked: (s) => seen.worked.push(s),
+    };
+    const q = new WorkQueue({ metrics, now: () => clock, baseDelayMs: 1 });
+    q.add('a');
+    q.add('b');
+    q.add('a'); // already queued: not an add
+    assert.equal(seen.adds, 2);
+    assert.deepEqual(seen.depths, [1, 2]);
+    clock += 500;
+    const key = await q.get();
+    assert.equal(key, 'a');
+    assert.deepEqual(seen.waited, [0.5]);
+    q.add('a'); // added while processed: an add, queued again only at done
+    assert.equal(seen.adds, 3);
+    clock += 250;
+    q.done('a');
+    assert.deepEqual(seen.worked, [0.25]);
+    assert.equal(seen.adds, 3, 'the re-queue at done is not a second add');
+    assert.equal(q.length, 2);
+    q.addRateLimited('c');
+    assert.equal(seen.retries, 1);
+    q.shutDown();
   });
 });

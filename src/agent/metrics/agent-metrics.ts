@@ -4,6 +4,7 @@
 import type { NodeState } from '../../api/node-protocol.ts';
 import { NODE_STATES } from '../../api/node-protocol.ts';
 import type { RequestCountsSnapshot } from '../../kube/light/request-counters.ts';
+import { buildInfoLabels } from '../../util/build-info.ts';
 import { Counter, Gauge, Histogram, MetricsRegistry } from './prometheus-text.ts';
 
 /** Seconds: a no-op apply takes milliseconds, a kubelet restart tens of seconds, a package upgrade minutes. */
@@ -65,6 +66,17 @@ export class AgentMetrics {
     new Counter('nodeherd_agent_api_requests_total', 'Requests sent to the Kubernetes API server.', ['verb']),
   );
   private readonly reportedRequests = new Map<string, number>();
+
+  constructor() {
+    this.registry
+      .register(
+        new Gauge('nodeherd_agent_build_info', 'The build of this agent (value 1).', [
+          'version',
+          'nodeversion',
+        ]),
+      )
+      .set(buildInfoLabels, 1);
+  }
 
   setCurrentRevision(name: string, hash: string): void {
     this.currentRevision.reset();

@@ -11,7 +11,7 @@ import type { EventRecorder } from '../../kube/event-recorder.ts';
 import { Informer } from '../../kube/informer.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
 import type { Node, Pod } from '../../kube/types.ts';
-import { WorkQueue } from '../../kube/work-queue.ts';
+import { WorkQueue, type WorkQueueMetrics } from '../../kube/work-queue.ts';
 import { isNodeReady } from './daemon-nodes.ts';
 import { DaemonSetIndex } from './daemonset-index.ts';
 import { DaemonSetReconciler } from './daemonset-reconciler.ts';
@@ -38,6 +38,8 @@ export interface DaemonSetUpdaterOptions {
   /** Parallel pod writes per reconcile; default 16. */
   writeConcurrency?: number;
   now?: () => number;
+  /** Hooks for the work queue's metrics (workqueue_*{name="daemonset"}). */
+  queueMetrics?: WorkQueueMetrics;
 }
 
 /** What start() and stop() need of an informer, whatever it caches. */
@@ -58,7 +60,7 @@ export class DaemonSetUpdater {
   private readonly owned: CacheLifecycle[];
   private readonly podIndex = new DaemonSetIndex<DaemonPod>();
   private readonly revisionIndex = new DaemonSetIndex<ControllerRevision>();
-  private readonly queue = new WorkQueue();
+  private readonly queue: WorkQueue;
   private readonly reconciler: DaemonSetReconciler;
   private workers: Promise<void>[] = [];
   private running = false;
@@ -66,6 +68,7 @@ export class DaemonSetUpdater {
 
   constructor(options: DaemonSetUpdaterOptions) {
     this.options = options;
+    this.queue = new WorkQueue(options.queueMetrics ? { metrics: options.queueMetrics } : {});
     const logger = options.logger ?? pino({ level: 'silent' });
     this.logger = logger;
     const { client } = options;
