@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { NodeConfigSpec } from '../../src/api/types.ts';
 import {
@@ -29,7 +29,6 @@ import { serviceUnit, unitState } from './support/units.ts';
 const skip = e2eSkipReason();
 if (skip) process.stderr.write(`DaemonSet-mode e2e skipped: ${skip}\n`);
 
-const AGENT_BIN = new URL('../../bin/nodeherd-agent.ts', import.meta.url).pathname;
 const NS = CONTROLLER_NAMESPACE;
 const SA = AGENT_DAEMONSET_SERVICE_ACCOUNT;
 
@@ -111,10 +110,11 @@ describe('the agent in DaemonSet mode manages a node from outside it', { skip, t
       { mode: 0o600 },
     );
     // The pod's view: the node's root at --host-root, its systemd at --host-pid, state on a hostPath.
+    // The bundle nodes and the agent image run, on the pinned runtime.
     agent = spawn(
       process.execPath,
       [
-        AGENT_BIN,
+        join(dirname(cp.artefacts.manifestPath), 'nodeherd-agent.mjs'),
         '--kubeconfig',
         kubeconfig,
         '--node-name',
