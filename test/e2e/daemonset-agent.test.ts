@@ -2,7 +2,7 @@
 // privileged pod with hostPID and the node's root mounted at /host runs outside its node's systemd.
 // --host-root is the container's root as the host sees it, --host-pid the container's systemd as the
 // host sees it; the agent writes files under that root and runs systemctl (and exec probes) in the
-// container's namespaces with nsenter. It authenticates with a ServiceAccount token the embedded
+// container's namespaces with nsenter (apt-get and dpkg-query too). It authenticates with a ServiceAccount token the embedded
 // server issued through TokenRequest, bound to a Pod on the container's Node, read from a tokenFile:
 // replacing the file with a new token and revoking the old one (its pod deleted) keeps it working.
 
@@ -21,7 +21,8 @@ import type { KubeApiError } from '../../src/kube/light/kube-api-error.ts';
 import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../src/kube/light/types.ts';
 import { Container } from '../../src/nspawn/container.ts';
-import { ensureRootfs } from '../../src/nspawn/rootfs.ts';
+import { run } from '../../src/nspawn/host.ts';
+import { ensureRootfs, type Rootfs } from '../../src/nspawn/rootfs.ts';
 import { ControlPlane } from './support/control-plane.ts';
 import { e2eSkipReason } from './support/host.ts';
 import { serviceUnit, unitState } from './support/units.ts';
@@ -35,6 +36,7 @@ const SA = AGENT_DAEMONSET_SERVICE_ACCOUNT;
 describe('the agent in DaemonSet mode manages a node from outside it', { skip, timeout: 300_000 }, () => {
   const name = 'nh-ds-a';
   let cp: ControlPlane;
+  let rootfs: Rootfs;
   let node: Container | undefined;
   let agent: ChildProcess | undefined;
   let work: string;
@@ -71,7 +73,7 @@ describe('the agent in DaemonSet mode manages a node from outside it', { skip, t
   }
 
   before(async () => {
-    const rootfs = await ensureRootfs();
+    rootfs = await ensureRootfs();
     cp = await ControlPlane.start();
     node = await Container.boot({ name, rootfs: rootfs.path });
     work = await mkdtemp(join(tmpdir(), 'nodeherd-ds-e2e-'));
@@ -195,5 +197,33 @@ describe('the agent in DaemonSet mode manages a node from outside it', { skip, t
     assert.equal(restarted.active, 'active');
     assert.notEqual(restarted.invocationId, before.invocationId, 'the unit restarted for its changed file');
     assert.equal(agent!.exitCode, null, 'the same agent process throughout');
+  });
+
+  test('apt through nsenter: a repository and a package land in the container, not on the host', async () => {
+    const c = node!;
+    const key = await readFile(`${rootfs.path}/usr/share/keyrings/debian-archive-bookworm-automatic.gpg`);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${Field} syntax
+    const statusFormat = '--showformat=${Status} ${Version}';
+    const onHost = await run('dpkg-query', ['-W', statusFormat, 'hello']).catch(() => undefined);
+    await apply({
+      ...spec('two'),
+      repositories: [
+        {
+          name: 'debian',
+          uri: rootfs.mirror,
+          suites: ['bookworm'],
+          components: ['main'],
+          signingKey: { data: key.toString('base64'), encoding: 'base64' },
+        },
+      ],
+      packages: [{ name: 'hello' }],
+    });
+    assert.match(
+      await c.execChecked(['dpkg-query', '-W', statusFormat, 'hello']),
+      /^install ok installed \S+$/,
+    );
+    assert.equal((await c.execChecked(['hello'])).trim(), 'Hello, world!');
+    const onHostAfter = await run('dpkg-query', ['-W', statusFormat, 'hello']).catch(() => undefined);
+    assert.equal(onHostAfter?.stdout, onHost?.stdout, 'the host’s packages are untouched');
   });
 });
