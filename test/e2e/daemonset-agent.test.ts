@@ -1,10 +1,11 @@
 // The agent in DaemonSet mode on real systemd: started OUTSIDE a systemd-nspawn container, the way a
 // privileged pod with hostPID and the node's root mounted at /host runs outside its node's systemd.
 // --host-root is the container's root as the host sees it, --host-pid the container's systemd as the
-// host sees it; the agent writes files under that root and runs systemctl (and exec probes) in the
-// container's namespaces with nsenter (apt-get and dpkg-query too). It authenticates with a ServiceAccount token the embedded
-// server issued through TokenRequest, bound to a Pod on the container's Node, read from a tokenFile:
-// replacing the file with a new token and revoking the old one (its pod deleted) keeps it working.
+// host sees it; the agent writes files under that root and runs systemctl, apt-get, dpkg-query and exec
+// probes in the container's namespaces with nsenter. It authenticates with a ServiceAccount token the
+// embedded server issued through TokenRequest, bound to a Pod on the container's Node, read from a
+// tokenFile: replacing the file with a new token and revoking the old one (its pod deleted) keeps it
+// working.
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
