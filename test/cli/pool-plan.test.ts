@@ -7,8 +7,8 @@ import type {
   NodeConfig,
   NodeConfigRevision,
   NodeConfigSpec,
-  NodePool,
-  NodePoolSpec,
+  NodeConfigPool,
+  NodeConfigPoolSpec,
 } from '../../src/api/types.ts';
 import { planPool } from '../../src/cli/plan/pool-plan.ts';
 import type { Node } from '../../src/kube/types.ts';
@@ -52,13 +52,13 @@ function node(name: string, current?: string, zone = ''): Node {
 }
 
 function pool(
-  updateStrategy: NodePoolSpec['updateStrategy'],
+  updateStrategy: NodeConfigPoolSpec['updateStrategy'],
   target: string,
-  extra: Partial<NodePoolSpec> = {},
-): NodePool {
+  extra: Partial<NodeConfigPoolSpec> = {},
+): NodeConfigPool {
   return {
     apiVersion: 'nodeherd.io/v1alpha1',
-    kind: 'NodePool',
+    kind: 'NodeConfigPool',
     metadata: { name: 'p' },
     spec: { nodeSelector: {}, configSelector: { matchLabels: LABELS }, updateStrategy, ...extra },
     status: { targetRevision: target },

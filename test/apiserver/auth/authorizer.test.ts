@@ -204,14 +204,14 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
     agent: false,
   },
   {
-    describe: 'watch nodepools',
-    attrs: { verb: 'watch', group: 'nodeherd.io', resource: 'nodepools' },
+    describe: 'watch nodeconfigpools',
+    attrs: { verb: 'watch', group: 'nodeherd.io', resource: 'nodeconfigpools' },
     controller: true,
     agent: true,
   },
   {
-    describe: 'patch nodepool status',
-    attrs: { verb: 'patch', group: 'nodeherd.io', resource: 'nodepools', subresource: 'status', name: 'p' },
+    describe: 'patch nodeconfigpool status',
+    attrs: { verb: 'patch', group: 'nodeherd.io', resource: 'nodeconfigpools', subresource: 'status', name: 'p' },
     controller: true,
     agent: false,
   },
