@@ -39,9 +39,10 @@ function crashHooks(spec: string | undefined): ApplyHooks | undefined {
 
 async function main(config: AgentConfig): Promise<void> {
   const logger = new JsonLogger({ level: config.logLevel });
-  const client = LightKubeClient.fromKubeconfig(config.kubeconfig, {
-    userAgent: `nodeherd-agent/${config.nodeName}`,
-  });
+  const tuning = { userAgent: `nodeherd-agent/${config.nodeName}` };
+  const client = config.inCluster
+    ? LightKubeClient.inCluster(tuning)
+    : LightKubeClient.fromKubeconfig(config.kubeconfig, tuning);
   const backends = await createBackends(config);
   const rollbackPolicy =
     config.rollback === 'always'
@@ -57,6 +58,7 @@ async function main(config: AgentConfig): Promise<void> {
     executors: backends,
     host: backends.host,
     rollbackPolicy,
+    ...(backends.probes ? { probes: backends.probes } : {}),
     selfUnit: config.selfUnit,
     logger,
     unitTimeoutMs: config.unitTimeoutMs,

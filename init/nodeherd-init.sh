@@ -14,6 +14,10 @@
 #   --ca-data BASE64      ... as base64 of the PEM (certificate-authority-data) [NODEHERD_CA_DATA]
 #   --node-name NAME      default: the host name                              [NODEHERD_NODE_NAME]
 #   --artefacts URL       default: <server>/nodeherd/agent                    [NODEHERD_ARTEFACTS]
+#                         (or the controller's: https://<its Service or NodePort>/nodeherd/agent)
+#   --artefacts-ca-file FILE  CA of the artefacts URL's certificate, when not the cluster CA
+#                                                                      [NODEHERD_ARTEFACTS_CA_FILE]
+#   --artefacts-ca-data BASE64  ... as base64 of the PEM               [NODEHERD_ARTEFACTS_CA_DATA]
 #   --agent-sha256 HEX    expected digest of nodeherd-agent.mjs (default: the server's .sha256)
 #   --runtime-sha256 HEX  expected digest of node.gz (default: the server's .sha256)
 #   --agent-env K=V       extra environment for the agent (repeatable)        [NODEHERD_AGENT_ENV]
@@ -39,6 +43,8 @@ CA_FILE=${NODEHERD_CA_FILE:-}
 CA_DATA=${NODEHERD_CA_DATA:-}
 NODE_NAME=${NODEHERD_NODE_NAME:-}
 ARTEFACTS=${NODEHERD_ARTEFACTS:-}
+ARTEFACTS_CA_FILE=${NODEHERD_ARTEFACTS_CA_FILE:-}
+ARTEFACTS_CA_DATA=${NODEHERD_ARTEFACTS_CA_DATA:-}
 AGENT_SHA256=${NODEHERD_AGENT_SHA256:-}
 RUNTIME_SHA256=${NODEHERD_RUNTIME_SHA256:-}
 AGENT_ENV=${NODEHERD_AGENT_ENV:-}
@@ -53,6 +59,8 @@ while [ $# -gt 0 ]; do
     --ca-data) CA_DATA=$2 ;;
     --node-name) NODE_NAME=$2 ;;
     --artefacts) ARTEFACTS=$2 ;;
+    --artefacts-ca-file) ARTEFACTS_CA_FILE=$2 ;;
+    --artefacts-ca-data) ARTEFACTS_CA_DATA=$2 ;;
     --agent-sha256) AGENT_SHA256=$2 ;;
     --runtime-sha256) RUNTIME_SHA256=$2 ;;
     --agent-env) AGENT_ENV="$AGENT_ENV $2" ;;
@@ -103,13 +111,26 @@ fi
 grep -q -- '-----BEGIN CERTIFICATE-----' "$WORK/ca.crt" || die "the CA is not a PEM certificate"
 CA_B64=$(base64 "$WORK/ca.crt" | tr -d '\n')
 CA=$WORK/ca.crt
+# The artefacts may come from another server than the API server (the controller's HTTPS endpoint),
+# whose certificate another CA signed.
+ARTEFACTS_CA=$CA
+if [ -n "$ARTEFACTS_CA_DATA" ]; then
+  printf '%s' "$ARTEFACTS_CA_DATA" | base64 -d >"$WORK/artefacts-ca.crt" 2>/dev/null || die "--artefacts-ca-data is not base64"
+  ARTEFACTS_CA=$WORK/artefacts-ca.crt
+elif [ -n "$ARTEFACTS_CA_FILE" ]; then
+  cat "$ARTEFACTS_CA_FILE" >"$WORK/artefacts-ca.crt" || die "cannot read $ARTEFACTS_CA_FILE"
+  ARTEFACTS_CA=$WORK/artefacts-ca.crt
+fi
+grep -q -- '-----BEGIN CERTIFICATE-----' "$ARTEFACTS_CA" || die "the artefacts CA is not a PEM certificate"
 
 # request URL OUT [auth]: GET with the cluster CA (and the token when asked); sets STATUS to the
 # HTTP status, 000 when no answer came. The transfer tool's own words are in $WORK/err.
 request() {
   url=$1 out=$2 auth=${3:-}
+  ca=$ARTEFACTS_CA
+  [ -z "$auth" ] || ca=$CA
   if [ $FETCHER = curl ]; then
-    set -- -sS --retry 2 --connect-timeout 10 --cacert "$CA" -o "$out" -w '%{http_code}'
+    set -- -sS --retry 2 --connect-timeout 10 --cacert "$ca" -o "$out" -w '%{http_code}'
     if [ -n "$auth" ]; then
       printf 'Authorization: Bearer %s\n' "$TOKEN" >"$WORK/auth"
       set -- "$@" -H "@$WORK/auth"
@@ -120,7 +141,7 @@ request() {
   else
     : >"$WORK/wgetrc"
     [ -z "$auth" ] || printf 'header = Authorization: Bearer %s\n' "$TOKEN" >"$WORK/wgetrc"
-    WGETRC=$WORK/wgetrc wget -S -nv --tries=2 --timeout=10 --ca-certificate="$CA" -O "$out" "$url" 2>"$WORK/err" || :
+    WGETRC=$WORK/wgetrc wget -S -nv --tries=2 --timeout=10 --ca-certificate="$ca" -O "$out" "$url" 2>"$WORK/err" || :
     STATUS=$(sed -n 's/^ *HTTP\/[0-9.]* \([0-9][0-9][0-9]\).*/\1/p' "$WORK/err" | tail -n 1)
   fi
   STATUS=${STATUS:-000}
@@ -187,6 +208,12 @@ else
 fi
 
 # --- kubeconfig and unit -------------------------------------------------------------------------
+# The token is a file of its own that the kubeconfig names (tokenFile): the agent reads it again when
+# it changes, so rotating the node's token is replacing this one file (by rename), without a restart.
+printf '%s\n' "$TOKEN" >"$WORK/token"
+BEFORE_TOKEN=$CHANGED
+install_file "$WORK/token" "$CONF_DIR/token" 600
+CHANGED=$BEFORE_TOKEN
 cat >"$WORK/kubeconfig" <<EOF
 apiVersion: v1
 kind: Config
@@ -198,7 +225,7 @@ clusters:
 users:
 - name: $NODE_NAME
   user:
-    token: $TOKEN
+    tokenFile: $CONF_DIR/token
 contexts:
 - name: nodeherd
   context:

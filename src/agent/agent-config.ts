@@ -22,9 +22,16 @@ export type RollbackMode = (typeof ROLLBACK_MODES)[number];
 
 export interface AgentConfig {
   kubeconfig: string;
+  /** Use the pod's ServiceAccount token and the cluster CA instead of a kubeconfig (DaemonSet). */
+  inCluster: boolean;
   nodeName: string;
   stateDir: string;
   rootDir: string;
+  /**
+   * Host-root mode (DaemonSet): rootDir is the node's root mounted in the pod, and systemctl, apt and
+   * probes run in the namespaces of this PID (the node's systemd, 1 with hostPID). Undefined otherwise.
+   */
+  hostPid: number | undefined;
   backend: Backend;
   simulationDir: string;
   /** Milliseconds per simulated operation, e.g. { restart: 50 }. */
@@ -44,7 +51,16 @@ export interface AgentConfig {
 export const DEFAULT_METRICS_ADDRESS = '127.0.0.1:9469';
 
 const FLAGS = {
-  kubeconfig: { type: 'string', env: 'NODEHERD_KUBECONFIG', help: 'kubeconfig with the agent’s credential' },
+  kubeconfig: {
+    type: 'string',
+    env: 'NODEHERD_KUBECONFIG',
+    help: 'kubeconfig with the agent’s credential (token or tokenFile)',
+  },
+  'in-cluster': {
+    type: 'boolean',
+    env: 'NODEHERD_IN_CLUSTER',
+    help: 'authenticate with the pod’s ServiceAccount token instead of a kubeconfig',
+  },
   'node-name': { type: 'string', env: 'NODEHERD_NODE_NAME', help: 'this node’s name (default: host name)' },
   'state-dir': {
     type: 'string',
@@ -55,6 +71,16 @@ const FLAGS = {
     type: 'string',
     env: 'NODEHERD_ROOT_DIR',
     help: 'root of the managed filesystem (default /)',
+  },
+  'host-root': {
+    type: 'string',
+    env: 'NODEHERD_HOST_ROOT',
+    help: 'DaemonSet mode: the node’s root as mounted in the pod, e.g. /host (systemctl, apt via nsenter)',
+  },
+  'host-pid': {
+    type: 'string',
+    env: 'NODEHERD_HOST_PID',
+    help: 'with --host-root: the process whose namespaces commands run in (default 1, the node’s systemd)',
   },
   backend: { type: 'string', env: 'NODEHERD_BACKEND', help: `${BACKENDS.join('|')} (default real)` },
   'simulation-dir': {
@@ -160,12 +186,29 @@ export function parseAgentConfig(
   if (!isLogLevel(logLevel)) throw new ConfigError('--log-level must be debug, info, warn or error');
   const stateDir = get('state-dir') ?? DEFAULT_STATE_DIR;
   const kubeconfig = get('kubeconfig') ?? '/etc/nodeherd/kubeconfig';
+  const inCluster = flag('in-cluster');
+  if (inCluster && get('kubeconfig') !== undefined)
+    throw new ConfigError('--in-cluster and --kubeconfig exclude each other');
+  const hostRoot = get('host-root');
+  const hostPidText = get('host-pid');
+  if (hostPidText !== undefined && hostRoot === undefined)
+    throw new ConfigError('--host-pid needs --host-root');
+  if (hostRoot !== undefined) {
+    if (!hostRoot.startsWith('/')) throw new ConfigError('--host-root must be an absolute path');
+    if (get('root-dir') !== undefined) throw new ConfigError('--host-root and --root-dir exclude each other');
+    if (backend !== 'real') throw new ConfigError('--host-root needs --backend real');
+  }
+  const hostPid = hostRoot === undefined ? undefined : Number(hostPidText ?? '1');
+  if (hostPid !== undefined && !(Number.isInteger(hostPid) && hostPid >= 1))
+    throw new ConfigError('--host-pid must be a process id (a positive integer)');
 
   return {
     kubeconfig,
+    inCluster,
     nodeName: get('node-name') ?? env.NODE_NAME ?? hostname(),
     stateDir,
-    rootDir: get('root-dir') ?? '/',
+    rootDir: hostRoot ?? get('root-dir') ?? '/',
+    hostPid,
     backend: backend as Backend,
     simulationDir: get('simulation-dir') ?? `${stateDir}/simulation`,
     simulatedDurations: parseDurations(get('simulated-durations')),

@@ -6,6 +6,7 @@
 
 import { join } from 'node:path';
 import type { Backend } from './agent-config.ts';
+import type { ProbeRunner } from './apply/health-probe.ts';
 import type { FileExecutor, PackageExecutor, SystemdExecutor } from './executors/types.ts';
 import type { HostControl } from './host/host-control.ts';
 
@@ -16,6 +17,8 @@ export interface Backends {
   host: HostControl;
   /** Whether a requested reboot really ends this process (so the agent waits for it). */
   realHost: boolean;
+  /** Set when probes must not run in the agent's own namespaces (host-root mode). */
+  probes?: ProbeRunner;
 }
 
 export interface BackendOptions {
@@ -23,6 +26,11 @@ export interface BackendOptions {
   rootDir: string;
   simulationDir: string;
   simulatedDurations: Record<string, number>;
+  /**
+   * Host-root mode (the agent as a DaemonSet pod): rootDir is the node's root mounted into the pod,
+   * and commands run in the namespaces of this process, the node's systemd (host/host-namespaces.ts).
+   */
+  hostPid?: number;
 }
 
 export async function createBackends(options: BackendOptions): Promise<Backends> {
@@ -37,6 +45,23 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
           import('./host/systemd-host.ts'),
         ]);
       const files = new LocalFileExecutor(options.rootDir);
+      if (options.hostPid !== undefined) {
+        // Host-root mode: the files under rootDir and the commands' namespaces are the same node.
+        const [{ HostNamespaceRunner, hostCommandPrefix }, { NodeProbeRunner }] = await Promise.all([
+          import('./host/host-namespaces.ts'),
+          import('./apply/health-probe.ts'),
+        ]);
+        const runner = new HostNamespaceRunner(options.hostPid);
+        const live = { rootDir: options.rootDir, files, runner, allowLiveCommands: true };
+        return {
+          files,
+          systemd: new SystemctlExecutor(live),
+          packages: new AptPackageExecutor(live),
+          host: new SystemdHost({ runner }),
+          realHost: true,
+          probes: new NodeProbeRunner({ commandPrefix: hostCommandPrefix(options.hostPid) }),
+        };
+      }
       // With a root other than '/' the executors refuse systemctl and apt-get, which would act on
       // the live system rather than on the files under the root (live-system-guard.ts).
       return {

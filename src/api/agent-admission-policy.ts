@@ -5,9 +5,17 @@
 // allows. RBAC (agent-cluster-rules.ts) grants the verbs; this confines them to the agent's objects,
 // which is what authorizeAgent decides per request in the embedded server. Reads cannot be confined
 // by admission; docs/real-cluster.md says what that leaves open.
+// The agent DaemonSet's ServiceAccount (nodeherd-agent in nodeherd, deploy/agent-daemonset) is one user
+// for every node: its node is the one its pod-bound token names, which Kubernetes 1.30+ puts into
+// the user's extra authentication.kubernetes.io/node-name (the embedded server does the same).
 
 import { AGENT_EVENT_NAMESPACES } from '../apiserver/auth/authorizer.ts';
-import { AGENT_USER_PREFIX, AGENTS_GROUP } from '../apiserver/auth/identities.ts';
+import {
+  AGENT_DAEMONSET_USER,
+  AGENT_USER_PREFIX,
+  AGENTS_GROUP,
+  NODE_NAME_EXTRA,
+} from '../apiserver/auth/identities.ts';
 import { AGENT_SERVICE_ACCOUNT_GROUP, AGENT_SERVICE_ACCOUNT_USER_PREFIX } from './agent-cluster-rules.ts';
 
 export const AGENT_ADMISSION_POLICY_NAME = 'nodeherd-agent-restriction';
@@ -29,14 +37,22 @@ const eventAboutOwnNode = (field: string): string =>
     `(!has(object.${field}.namespace) || object.${field}.namespace == '')`,
   ].join(' && ');
 
-// The node name after the first prefix the user name starts with; '' for any other user.
+// The DaemonSet's node: the first value of the token's node-name extra; '' when there is none.
+const nodeNameFromExtra = (): string =>
+  `has(request.userInfo.extra) && ${celString(NODE_NAME_EXTRA)} in request.userInfo.extra && ` +
+  `size(request.userInfo.extra[${celString(NODE_NAME_EXTRA)}]) > 0 ? ` +
+  `request.userInfo.extra[${celString(NODE_NAME_EXTRA)}][0] : ''`;
+
+// The node name: from the extra for the DaemonSet's ServiceAccount, else what follows the first
+// prefix the user name starts with; '' for any other user.
 function nodeNameFromUser(prefixes: readonly string[]): string {
-  return prefixes.reduceRight(
+  const fromName = prefixes.reduceRight(
     (otherwise, prefix) =>
       `request.userInfo.username.startsWith(${celString(prefix)}) ? ` +
       `request.userInfo.username.substring(${prefix.length}) : ${otherwise}`,
     "''",
   );
+  return `request.userInfo.username == ${celString(AGENT_DAEMONSET_USER)} ? (${nodeNameFromExtra()}) : ${fromName}`;
 }
 
 export function agentAdmissionPolicy(): Record<string, unknown> {
@@ -67,7 +83,8 @@ export function agentAdmissionPolicy(): Record<string, unknown> {
           name: 'is-nodeherd-agent',
           expression:
             `${celString(AGENTS_GROUP)} in request.userInfo.groups || ` +
-            `${celString(AGENT_SERVICE_ACCOUNT_GROUP)} in request.userInfo.groups`,
+            `${celString(AGENT_SERVICE_ACCOUNT_GROUP)} in request.userInfo.groups || ` +
+            `request.userInfo.username == ${celString(AGENT_DAEMONSET_USER)}`,
         },
       ],
       variables: [
@@ -79,7 +96,7 @@ export function agentAdmissionPolicy(): Record<string, unknown> {
       validations: [
         {
           expression: "variables.nodeName != ''",
-          message: `a nodeherd agent must be the user ${AGENT_USER_PREFIX}<node> or the service account ${AGENT_SERVICE_ACCOUNT_USER_PREFIX}<node>`,
+          message: `a nodeherd agent must be the user ${AGENT_USER_PREFIX}<node>, the service account ${AGENT_SERVICE_ACCOUNT_USER_PREFIX}<node>, or ${AGENT_DAEMONSET_USER} with a token bound to a pod on a node`,
           reason: 'Forbidden',
         },
         {

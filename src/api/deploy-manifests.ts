@@ -1,9 +1,11 @@
-// The manifests that install nodeherd on a real cluster (deploy/controller, deploy/agent), built from
-// the same constants and rules the embedded API server enforces so the two cannot drift.
+// The manifests that install nodeherd on a real cluster (deploy/controller, deploy/agent, and
+// deploy/agent-daemonset for agents as a DaemonSet), built from the same constants and rules the
+// embedded API server enforces so the two cannot drift.
 // Written by src/api/generate-deploy.ts; docs/real-cluster.md explains them.
 
 import { CONTROLLER_RULES, NODEHERD_NAMESPACE, type PolicyRule } from '../apiserver/auth/authorizer.ts';
 import {
+  AGENT_DAEMONSET_SERVICE_ACCOUNT,
   AGENTS_GROUP,
   CONTROLLER_NAMESPACE,
   CONTROLLER_SERVICE_ACCOUNT,
@@ -33,6 +35,12 @@ const METRICS_PORT = 8080;
 export const CONTROLLER_IMAGE_PLACEHOLDER = 'nodeherd/nodeherd-controller';
 /** Where the controller image keeps the repository (bin/, src/, node_modules/). */
 export const CONTROLLER_IMAGE_WORKDIR = '/opt/nodeherd';
+/** Replaced by the user like the controller's: the agent image (its entrypoint runs the agent). */
+export const AGENT_IMAGE_PLACEHOLDER = 'nodeherd/nodeherd-agent';
+/** Where the DaemonSet mounts the node's root filesystem. */
+export const AGENT_HOST_ROOT = '/host';
+/** The agent's state on the node: the systemd agent's directory, so either can take over. */
+export const AGENT_STATE_DIR = '/var/lib/nodeherd';
 
 function labels(component: string): Record<string, string> {
   return {
@@ -284,7 +292,130 @@ function agentFiles(): ManifestFile[] {
   ];
 }
 
-/** Every manifest file of deploy/controller and deploy/agent. */
+/** The agent as a privileged pod on every node (docs/real-cluster.md, "Agents as a DaemonSet"). */
+function agentDaemonSet(version: string): Manifest {
+  const selector = labels('nodeherd-agent');
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: AGENT_ROLE_NAME, namespace: CONTROLLER_NAMESPACE, labels: selector },
+    spec: {
+      selector: { matchLabels: selector },
+      // One node at a time: a new agent takes over a node's journal and resumes what the old one left.
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
+      revisionHistoryLimit: 5,
+      template: {
+        metadata: { labels: selector },
+        spec: {
+          serviceAccountName: AGENT_DAEMONSET_SERVICE_ACCOUNT,
+          // The token the kubelet mounts is bound to this pod and names its node: the agent's identity.
+          automountServiceAccountToken: true,
+          // PID 1 is the node's systemd: systemctl and apt-get run in its namespaces (nsenter).
+          hostPID: true,
+          // Health probes of the node's units (http://127.0.0.1:...) and the agent's local API mean the node.
+          hostNetwork: true,
+          dnsPolicy: 'ClusterFirstWithHostNet',
+          priorityClassName: 'system-node-critical',
+          // Every node, tainted or not: an unmanaged node is what this must never leave behind.
+          tolerations: [{ operator: 'Exists' }],
+          terminationGracePeriodSeconds: 30,
+          containers: [
+            {
+              name: 'agent',
+              image: `${AGENT_IMAGE_PLACEHOLDER}:${version}`,
+              imagePullPolicy: 'IfNotPresent',
+              env: [
+                { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+                { name: 'NODEHERD_IN_CLUSTER', value: 'true' },
+                { name: 'NODEHERD_HOST_ROOT', value: AGENT_HOST_ROOT },
+                { name: 'NODEHERD_STATE_DIR', value: AGENT_STATE_DIR },
+              ],
+              // nsenter into PID 1's mount namespace and writing the node's files need all of it.
+              securityContext: { privileged: true },
+              // No memory limit: apt-get and dpkg run in this container's cgroup, and an OOM kill in the
+              // middle of dpkg leaves the node's packages half-configured.
+              resources: { requests: { cpu: '10m', memory: '64Mi' } },
+              volumeMounts: [
+                { name: 'host', mountPath: AGENT_HOST_ROOT, mountPropagation: 'HostToContainer' },
+                { name: 'state', mountPath: AGENT_STATE_DIR },
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'host', hostPath: { path: '/', type: 'Directory' } },
+            { name: 'state', hostPath: { path: AGENT_STATE_DIR, type: 'DirectoryOrCreate' } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+function agentDaemonSetFiles(version: string): ManifestFile[] {
+  const component = 'nodeherd-agent';
+  const name = `${AGENT_ROLE_NAME}-daemonset`;
+  const subjects = [
+    { kind: 'ServiceAccount', name: AGENT_DAEMONSET_SERVICE_ACCOUNT, namespace: CONTROLLER_NAMESPACE },
+  ];
+  const roleRef = (kind: string) => ({ apiGroup: 'rbac.authorization.k8s.io', kind, name: AGENT_ROLE_NAME });
+  return [
+    {
+      path: 'deploy/agent-daemonset/kustomization.yaml',
+      comment:
+        'Agents as a DaemonSet, beside (not with) nodeherd-init: `kubectl apply -k deploy/agent-daemonset`\n' +
+        'after deploy/controller and deploy/agent (namespace nodeherd, the nodeherd-agent roles and the\n' +
+        'admission policy). Set the agent image with an `images:` entry in an overlay.',
+      documents: [
+        {
+          apiVersion: 'kustomize.config.k8s.io/v1beta1',
+          kind: 'Kustomization',
+          resources: ['rbac.yaml', 'daemonset.yaml'],
+        },
+      ],
+    },
+    {
+      path: 'deploy/agent-daemonset/rbac.yaml',
+      comment:
+        `The DaemonSet's ServiceAccount gets the agent roles of deploy/agent/rbac.yaml. Every pod runs as the\n` +
+        'same ServiceAccount; the admission policy confines each to the node its token is bound to.',
+      documents: [
+        {
+          apiVersion: 'v1',
+          kind: 'ServiceAccount',
+          metadata: {
+            name: AGENT_DAEMONSET_SERVICE_ACCOUNT,
+            namespace: CONTROLLER_NAMESPACE,
+            labels: labels(component),
+          },
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name, labels: labels(component) },
+          roleRef: roleRef('ClusterRole'),
+          subjects,
+        },
+        ...[...namespacedRules(AGENT_CLUSTER_RULES).keys()].map((namespace) => ({
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name, namespace, labels: labels(component) },
+          roleRef: roleRef('Role'),
+          subjects,
+        })),
+      ],
+    },
+    {
+      path: 'deploy/agent-daemonset/daemonset.yaml',
+      comment:
+        `image: ${AGENT_IMAGE_PLACEHOLDER}:${version} is a placeholder, like the controller's: build the agent\n` +
+        "image (docs/real-cluster.md) and point the DaemonSet at it. Privileged, hostPID, the node's root at\n" +
+        `${AGENT_HOST_ROOT}: the pod manages the node's files, systemd and apt as the systemd agent does.`,
+      documents: [agentDaemonSet(version)],
+    },
+  ];
+}
+
+/** Every manifest file of deploy/controller, deploy/agent and deploy/agent-daemonset. */
 export function deployManifestFiles(version: string): ManifestFile[] {
-  return [...controllerFiles(version), ...agentFiles()];
+  return [...controllerFiles(version), ...agentFiles(), ...agentDaemonSetFiles(version)];
 }

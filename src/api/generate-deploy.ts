@@ -1,4 +1,5 @@
-// Generates deploy/controller/*.yaml and deploy/agent/*.yaml (src/api/deploy-manifests.ts).
+// Generates deploy/controller/*.yaml, deploy/agent/*.yaml and deploy/agent-daemonset/*.yaml
+// (src/api/deploy-manifests.ts).
 //   node src/api/generate-deploy.ts          write the files
 //   node src/api/generate-deploy.ts --check  exit 1 if a committed file differs from the generated one
 
@@ -36,7 +37,7 @@ export function generatedDeployFiles(version = packageVersion()): Record<string,
 }
 
 /** Directories whose every file the generator owns. */
-export const GENERATED_DEPLOY_DIRECTORIES = ['deploy/controller', 'deploy/agent'];
+export const GENERATED_DEPLOY_DIRECTORIES = ['deploy/controller', 'deploy/agent', 'deploy/agent-daemonset'];
 
 /** Files in the generated directories that the generator does not write (left over, or hand-made). */
 export function unexpectedDeployFiles(files: Record<string, string> = generatedDeployFiles()): string[] {

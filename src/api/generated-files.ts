@@ -2,7 +2,7 @@
 // generator writes them, or with --check only says which committed ones differ, so a test or CI can
 // fail on drift.
 
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomicSync } from '../util/atomic-write.ts';
@@ -34,6 +34,7 @@ export function updateGeneratedFiles(
       stale++;
       console.error(`${path} is out of date: run ${options.command}`);
     } else {
+      mkdirSync(dirname(target), { recursive: true }); // a newly generated directory
       writeFileAtomicSync(target, content, { mode: 0o644 });
       console.log(`wrote ${path}`);
     }

@@ -16,10 +16,16 @@ import { allowsAnonymous, authorize } from './auth/authorizer.ts';
 import { ensurePki } from './auth/certificates.ts';
 import { adminKubeconfigPath, ensureCredential } from './auth/credentials.ts';
 import { forbiddenError, unauthorizedError } from './auth/denials.ts';
-import type { Identity, IdentityKind } from './auth/identities.ts';
+import { type Identity, type IdentityKind, identityOfServiceAccount } from './auth/identities.ts';
 import { agentMayUseBoundPod } from './auth/node-bound-pods.ts';
 import { revisionsOfNode, revisionsReferenceSecret } from './auth/referenced-secrets.ts';
-import { TokenStore } from './auth/tokens.ts';
+import { looksLikeJwt, ServiceAccountTokenIssuer } from './auth/service-account-tokens.ts';
+import {
+  authenticateServiceAccountToken,
+  type BoundObjectLookup,
+  requestToken,
+} from './auth/token-request.ts';
+import { bearerToken, TokenStore } from './auth/tokens.ts';
 import { CrdController, crdStrategy } from './controllers/crd-controller.ts';
 import { DisruptionController } from './controllers/disruption.ts';
 import { GarbageCollector } from './controllers/garbage-collector.ts';
@@ -101,6 +107,8 @@ export class ApiServer {
   readonly registry: ResourceRegistry;
   readonly objects: ObjectService;
   readonly tokens: TokenStore;
+  /** Signs and checks ServiceAccount tokens (TokenRequest); static tokens stay in `tokens`. */
+  readonly serviceAccountTokens: ServiceAccountTokenIssuer;
   readonly caPem: string;
   readonly log: Logger;
   private readonly server: Server;
@@ -115,6 +123,7 @@ export class ApiServer {
     registry: ResourceRegistry;
     objects: ObjectService;
     tokens: TokenStore;
+    serviceAccountTokens: ServiceAccountTokenIssuer;
     caPem: string;
     server: Server;
     hub: WatchHub;
@@ -127,6 +136,7 @@ export class ApiServer {
     this.registry = parts.registry;
     this.objects = parts.objects;
     this.tokens = parts.tokens;
+    this.serviceAccountTokens = parts.serviceAccountTokens;
     this.caPem = parts.caPem;
     this.server = parts.server;
     this.hub = parts.hub;
@@ -152,6 +162,7 @@ export class ApiServer {
     const host = options.host ?? '127.0.0.1';
     const pki = await ensurePki(dataDir, { extraSans: options.extraSans ?? [] });
     const tokens = TokenStore.open(dataDir);
+    const serviceAccountTokens = ServiceAccountTokenIssuer.open(dataDir);
     const store = SqliteStore.open(join(dataDir, 'state.db'), {
       ...(options.retainRevisions !== undefined ? { retainRevisions: options.retainRevisions } : {}),
       compactIntervalMs: options.compactIntervalMs ?? 5 * 60_000,
@@ -206,6 +217,8 @@ export class ApiServer {
       render: renderingFor,
       present: presentFor,
       evict: (_def, namespace, name, body) => disruption.evict(namespace, name, body),
+      requestToken: (namespace, name, body) =>
+        requestToken(serviceAccountTokens, api.boundObjects, namespace, name, body),
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_MS,
       watchTimeoutMs: options.watchTimeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS,
     });
@@ -224,6 +237,7 @@ export class ApiServer {
       registry,
       objects,
       tokens,
+      serviceAccountTokens,
       caPem: pki.caPem,
       server,
       hub,
@@ -237,6 +251,7 @@ export class ApiServer {
     server.on('request', (req, res) => {
       // The agent artefact is public: nodeherd-init verifies it against the checksum it was given.
       if (artefacts?.(req, res)) return;
+      if (api.serveIssuerDiscovery(req, res)) return;
       api.serve(req, res, handler, discovery).catch(async (err) => {
         // An error can reflect state not yet durable too (a conflict with a write still being committed).
         const failure = await store.whenDurable().then(
@@ -300,7 +315,7 @@ export class ApiServer {
       discovery.serve(req, res, url);
       return;
     }
-    const identity: Identity | undefined = this.tokens.authenticate(req.headers.authorization);
+    const identity = this.authenticate(req.headers.authorization);
     if (!identity) throw unauthorizedError();
 
     if (!info.isResourceRequest) {
@@ -354,6 +369,50 @@ export class ApiServer {
       }
     }
     await handler.handle(req, res, info, def, url.searchParams, body);
+  }
+
+  /**
+   * The identity of a bearer token: a static token of the token store, or a ServiceAccount token this
+   * server issued (TokenRequest) whose bound objects still exist, mapped onto the identities the
+   * authorizer knows (identityOfServiceAccount: the agent DaemonSet's token of node X is the agent of X).
+   */
+  private authenticate(authorization: string | undefined): Identity | undefined {
+    const identity = this.tokens.authenticate(authorization);
+    if (identity) return identity;
+    const token = bearerToken(authorization);
+    if (token === undefined || !looksLikeJwt(token)) return undefined;
+    const user = authenticateServiceAccountToken(this.serviceAccountTokens, this.boundObjects, token);
+    return user ? identityOfServiceAccount(user.username, user.extra) : undefined;
+  }
+
+  /** The stored objects a ServiceAccount token can name. */
+  readonly boundObjects: BoundObjectLookup = {
+    serviceAccount: (namespace, name) => this.lookup('serviceaccounts', namespace, name),
+    pod: (namespace, name) => this.lookup('pods', namespace, name),
+    node: (name) => this.lookup('nodes', undefined, name),
+  };
+
+  private lookup(resource: string, namespace: string | undefined, name: string): KubeObject | undefined {
+    const def = this.registry.get('', 'v1', resource);
+    return def ? this.objects.tryGet(def, namespace, name) : undefined;
+  }
+
+  /**
+   * /.well-known/openid-configuration and /openid/v1/jwks, so a verifier outside can check the
+   * ServiceAccount tokens (kube serves them too). Public: they hold only the public key.
+   */
+  serveIssuerDiscovery(req: IncomingMessage, res: ServerResponse): boolean {
+    const path = new URL(req.url ?? '/', 'https://localhost').pathname;
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    if (path === '/.well-known/openid-configuration') {
+      sendJson(res, 200, this.serviceAccountTokens.openidConfiguration(`${this.url}/openid/v1/jwks`));
+      return true;
+    }
+    if (path === '/openid/v1/jwks') {
+      sendJson(res, 200, this.serviceAccountTokens.jwks());
+      return true;
+    }
+    return false;
   }
 
   /** An agent may get or delete a pod bound to its own Node (see node-bound-pods.ts). */

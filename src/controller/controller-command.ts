@@ -4,7 +4,7 @@
 import { Command, Option } from 'commander';
 import pino from 'pino';
 import { loadKubeConfig } from '../kube/kube-config.ts';
-import { ControllerManager } from './controller-manager.ts';
+import { type ControllerArtefactsOptions, ControllerManager } from './controller-manager.ts';
 
 export interface ControllerFlags {
   kubeconfig?: string;
@@ -15,6 +15,10 @@ export interface ControllerFlags {
   leaseDuration: number;
   workers: number;
   logLevel: string;
+  artefactsDir?: string;
+  artefactsAddress: string;
+  artefactsTlsCertFile?: string;
+  artefactsTlsKeyFile?: string;
 }
 
 export function controllerCommand(): Command {
@@ -37,7 +41,32 @@ export function controllerCommand(): Command {
       15,
     )
     .option('--workers <n>', 'pools reconciled in parallel', (v) => Number(v), 4)
-    .option('--log-level <level>', 'trace, debug, info, warn, error', 'info');
+    .option('--log-level <level>', 'trace, debug, info, warn, error', 'info')
+    .option('--artefacts-dir <dir>', 'serve the agent artefacts in this directory to nodeherd-init (HTTPS)')
+    .option('--artefacts-address <host:port>', 'HTTPS listener of the artefacts', ':8443')
+    .option('--artefacts-tls-cert-file <path>', 'serving certificate of the artefacts listener (PEM)')
+    .option('--artefacts-tls-key-file <path>', 'its private key (PEM)');
+}
+
+/** The artefacts endpoint the flags ask for; throws naming the flag that is missing. */
+export function artefactsOptions(flags: ControllerFlags): ControllerArtefactsOptions | undefined {
+  const tls = flags.artefactsTlsCertFile !== undefined || flags.artefactsTlsKeyFile !== undefined;
+  if (flags.artefactsDir === undefined) {
+    if (tls) throw new Error('--artefacts-tls-cert-file and --artefacts-tls-key-file need --artefacts-dir');
+    return undefined;
+  }
+  // No plain HTTP: nodeherd-init trusts the checksums it downloads only as far as the channel.
+  if (flags.artefactsTlsCertFile === undefined || flags.artefactsTlsKeyFile === undefined) {
+    throw new Error(
+      '--artefacts-dir needs --artefacts-tls-cert-file and --artefacts-tls-key-file (HTTPS only)',
+    );
+  }
+  return {
+    directory: flags.artefactsDir,
+    address: flags.artefactsAddress,
+    certFile: flags.artefactsTlsCertFile,
+    keyFile: flags.artefactsTlsKeyFile,
+  };
 }
 
 export async function runController(argv: readonly string[]): Promise<void> {
@@ -45,6 +74,12 @@ export async function runController(argv: readonly string[]): Promise<void> {
   program.parse(argv as string[]);
   const flags = program.opts<ControllerFlags>();
   const logger = pino({ level: flags.logLevel });
+  let artefacts: ControllerArtefactsOptions | undefined;
+  try {
+    artefacts = artefactsOptions(flags);
+  } catch (error) {
+    program.error(`nodeherd-controller: ${(error as Error).message}`);
+  }
   const kubeConfig = loadKubeConfig({
     ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
     ...(flags.context ? { context: flags.context } : {}),
@@ -59,6 +94,7 @@ export async function runController(argv: readonly string[]): Promise<void> {
     renewDeadlineMs: Math.round((leaseMs * 2) / 3),
     retryPeriodMs: Math.round(leaseMs / 7.5),
     metricsAddress: flags.metricsAddress,
+    ...(artefacts ? { artefacts } : {}),
     controller: { workers: flags.workers },
   });
   let stopping = false;

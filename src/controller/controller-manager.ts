@@ -6,10 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
+import { type ArtefactServer, startArtefactServer } from '../dist/artefact-server.ts';
 import { KubeClient } from '../kube/kube-client.ts';
 import { LeaderElector } from '../kube/leader-election.ts';
 import { ControllerMetrics } from './metrics.ts';
-import { MetricsServer } from './metrics-server.ts';
+import { MetricsServer, parseListenAddress } from './metrics-server.ts';
 import { RolloutController, type RolloutControllerOptions } from './rollout-controller.ts';
 
 export const LEADER_LEASE_NAMESPACE = 'nodeherd';
@@ -26,8 +27,22 @@ export interface ControllerManagerOptions {
   retryPeriodMs?: number;
   /** host:port for /metrics, /healthz, /readyz; undefined: no endpoint. */
   metricsAddress?: string;
+  /**
+   * Serve the agent's artefacts (npm run build:agent's directory) over HTTPS for nodeherd-init, on
+   * every replica (leader or not: the files are static). See docs/real-cluster.md.
+   */
+  artefacts?: ControllerArtefactsOptions;
   identity?: string;
   controller?: Partial<Omit<RolloutControllerOptions, 'kubeConfig' | 'metrics' | 'logger' | 'identity'>>;
+}
+
+export interface ControllerArtefactsOptions {
+  directory: string;
+  /** host:port of the HTTPS listener, e.g. :8443. */
+  address: string;
+  /** The serving certificate and key (PEM files, read again when they change). */
+  certFile: string;
+  keyFile: string;
 }
 
 export class ControllerManager {
@@ -38,8 +53,11 @@ export class ControllerManager {
   private readonly elector: LeaderElector | undefined;
   private readonly electionClient: KubeClient | undefined;
   private metricsServer: MetricsServer | undefined;
+  private artefactServer: ArtefactServer | undefined;
   private controller: RolloutController | undefined;
   metricsUrl: string | undefined;
+  /** Base URL of the agent artefacts (nodeherd-init's --artefacts), when served. */
+  artefactsUrl: string | undefined;
 
   constructor(options: ControllerManagerOptions) {
     this.options = options;
@@ -83,6 +101,19 @@ export class ControllerManager {
       this.metricsUrl = await this.metricsServer.listen();
       this.logger.info({ url: this.metricsUrl }, 'metrics endpoint listening');
     }
+    const artefacts = this.options.artefacts;
+    if (artefacts) {
+      const { host, port } = parseListenAddress(artefacts.address);
+      this.artefactServer = await startArtefactServer({
+        directory: artefacts.directory,
+        certFile: artefacts.certFile,
+        keyFile: artefacts.keyFile,
+        host,
+        port,
+      });
+      this.artefactsUrl = this.artefactServer.url;
+      this.logger.info({ url: this.artefactsUrl }, 'serving the agent artefacts');
+    }
     if (this.elector) this.elector.start();
     else await this.startController();
   }
@@ -93,6 +124,7 @@ export class ControllerManager {
     await this.stopController();
     this.electionClient?.close();
     await this.metricsServer?.close();
+    await this.artefactServer?.close();
   }
 
   private async startController(): Promise<void> {

@@ -5,9 +5,11 @@
 // not secret (integrity comes from TLS with the pinned CA and the checksums).
 //
 // startArtefactServer runs the same handler on its own HTTPS (or HTTP) server, for a control plane
-// that does not mount it and for tests.
+// that does not mount it (the controller: --artefacts-dir, so a real cluster needs no artefact host of
+// its own) and for tests. Its certificate may come from files (a mounted Secret that cert-manager
+// renews): they are checked once a minute and a changed pair is used for new connections.
 
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -137,6 +139,11 @@ export interface ArtefactServerOptions extends ArtefactHandlerOptions {
   /** PEM; with key, the server speaks HTTPS (the control plane's serving certificate). */
   cert?: string;
   key?: string;
+  /** PEM files instead of cert and key, read again when they change (checked every reloadIntervalMs). */
+  certFile?: string;
+  keyFile?: string;
+  /** Default 60 s. */
+  reloadIntervalMs?: number;
   host?: string;
   /** 0 picks a free port (default). */
   port?: number;
@@ -155,10 +162,33 @@ export async function startArtefactServer(options: ArtefactServerOptions): Promi
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (!handler(req, res)) sendText(res, 404, 'not found\n');
   };
-  const tls = options.cert !== undefined && options.key !== undefined;
-  const server = tls
-    ? createHttpsServer({ cert: options.cert, key: options.key, minVersion: 'TLSv1.2' }, listener)
-    : createHttpServer(listener);
+  const files =
+    options.certFile !== undefined && options.keyFile !== undefined
+      ? { cert: options.certFile, key: options.keyFile }
+      : undefined;
+  if ((options.certFile === undefined) !== (options.keyFile === undefined))
+    throw new Error('certFile and keyFile go together');
+  const pair = files ? readPair(files) : { cert: options.cert, key: options.key, stamp: '' };
+  const tls = pair.cert !== undefined && pair.key !== undefined;
+  const httpsServer = tls
+    ? createHttpsServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, listener)
+    : undefined;
+  const server = httpsServer ?? createHttpServer(listener);
+  let stamp = pair.stamp;
+  const reload =
+    files && httpsServer
+      ? setInterval(() => {
+          try {
+            if (stampOf(files) === stamp) return;
+            const next = readPair(files);
+            httpsServer.setSecureContext({ cert: next.cert, key: next.key, minVersion: 'TLSv1.2' });
+            stamp = next.stamp;
+          } catch {
+            // Half-renewed (key and certificate not matching yet): keep serving the last good pair.
+          }
+        }, options.reloadIntervalMs ?? 60_000)
+      : undefined;
+  reload?.unref();
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', rejectListen);
@@ -175,8 +205,23 @@ export async function startArtefactServer(options: ArtefactServerOptions): Promi
     port,
     close: () =>
       new Promise<void>((resolveClose) => {
+        clearInterval(reload);
         server.closeAllConnections();
         server.close(() => resolveClose());
       }),
   };
+}
+
+function stampOf(files: { cert: string; key: string }): string {
+  return [files.cert, files.key]
+    .map((path) => {
+      const stats = statSync(path);
+      return `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+    })
+    .join('/');
+}
+
+function readPair(files: { cert: string; key: string }): { cert: string; key: string; stamp: string } {
+  const stamp = stampOf(files);
+  return { cert: readFileSync(files.cert, 'utf8'), key: readFileSync(files.key, 'utf8'), stamp };
 }

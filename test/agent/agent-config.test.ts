@@ -72,4 +72,32 @@ describe('agent configuration', () => {
     assert.equal(parseAgentConfig(['--help'], {}), undefined);
     assert.match(usage(), /--kubeconfig.*NODEHERD_KUBECONFIG/);
   });
+
+  it('DaemonSet mode: the node’s root mounted in the pod, commands in the namespaces of PID 1, the pod’s token', () => {
+    const env = { NODE_NAME: 'worker-1', NODEHERD_HOST_ROOT: '/host', NODEHERD_IN_CLUSTER: 'true' };
+    const config = parseAgentConfig([], env)!;
+    assert.equal(config.rootDir, '/host');
+    assert.equal(config.hostPid, 1);
+    assert.equal(config.inCluster, true);
+    assert.equal(parseAgentConfig(['--host-pid', '4242'], env)!.hostPid, 4242);
+    assert.equal(parseAgentConfig([], { NODE_NAME: 'w' })!.hostPid, undefined, 'not in host-root mode');
+    const refused: [string[], RegExp][] = [
+      [['--host-root', 'host'], /--host-root must be an absolute path/],
+      [['--host-pid', '7'], /--host-pid needs --host-root/],
+      [['--host-root', '/host', '--host-pid', '0'], /--host-pid must be a process id/],
+      [['--host-root', '/host', '--root-dir', '/x'], /exclude each other/],
+      [['--host-root', '/host', '--backend', 'simulated'], /--host-root needs --backend real/],
+      [['--in-cluster', '--kubeconfig', '/k'], /--in-cluster and --kubeconfig exclude each other/],
+    ];
+    for (const [argv, message] of refused) {
+      assert.throws(
+        () => parseAgentConfig(argv, { NODE_NAME: 'w' }),
+        (error: Error) => {
+          assert.ok(error instanceof ConfigError);
+          assert.match(error.message, message);
+          return true;
+        },
+      );
+    }
+  });
 });

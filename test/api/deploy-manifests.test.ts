@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { parseAllDocuments } from 'yaml';
+import { parseAgentConfig } from '../../src/agent/agent-config.ts';
 import {
   AGENT_CLUSTER_RULES,
   AGENT_SERVICE_ACCOUNT_GROUP,
@@ -20,7 +21,7 @@ import {
   type RequestVerb,
   type ResourceAttributes,
 } from '../../src/apiserver/auth/authorizer.ts';
-import { identityFor } from '../../src/apiserver/auth/identities.ts';
+import { AGENT_DAEMONSET_SERVICE_ACCOUNT, identityFor } from '../../src/apiserver/auth/identities.ts';
 import { agentMayUseBoundPod } from '../../src/apiserver/auth/node-bound-pods.ts';
 import { revisionsReferenceSecret } from '../../src/apiserver/auth/referenced-secrets.ts';
 import { controllerCommand } from '../../src/controller/controller-command.ts';
@@ -40,7 +41,8 @@ function yamlFilesUnder(directory: string): string[] {
     .flatMap((name) => {
       const path = join(directory, name);
       if (statSync(path).isDirectory()) return yamlFilesUnder(path);
-      return /\.ya?ml$/.test(name) ? [path] : [];
+      // A kustomization.yaml lists manifests; it is not one (checked by kubectl kustomize below).
+      return /\.ya?ml$/.test(name) && !/^kustomization\.ya?ml$/.test(name) ? [path] : [];
     });
 }
 
@@ -262,16 +264,26 @@ test('the agent admission policy matches the agents group and confines writes by
   assert.deepEqual(binding.spec.validationActions, ['Deny']);
   assert.equal(policy.spec.failurePolicy, 'Fail');
   const agent = identityFor('node', 'worker-1');
+  const daemonSetUser = `system:serviceaccount:${NODEHERD_NAMESPACE}:${AGENT_DAEMONSET_SERVICE_ACCOUNT}`;
   assert.equal(
     policy.spec.matchConditions[0].expression,
-    `'${agent.groups[0]}' in request.userInfo.groups || '${AGENT_SERVICE_ACCOUNT_GROUP}' in request.userInfo.groups`,
+    `'${agent.groups[0]}' in request.userInfo.groups || '${AGENT_SERVICE_ACCOUNT_GROUP}' in request.userInfo.groups || ` +
+      `request.userInfo.username == '${daemonSetUser}'`,
   );
   // The node name is what follows the embedded server's agent user prefix, or the service account's.
   const prefix = agent.name.slice(0, -'worker-1'.length);
   const serviceAccountPrefix = `system:serviceaccount:${AGENT_SERVICE_ACCOUNT_NAMESPACE}:`;
   const after = (p: string) =>
     `request.userInfo.username.startsWith('${p}') ? request.userInfo.username.substring(${p.length})`;
-  assert.equal(policy.spec.variables[0].expression, `${after(prefix)} : ${after(serviceAccountPrefix)} : ''`);
+  // The DaemonSet's one ServiceAccount: the node its token is bound to (Kubernetes 1.30+ user extra).
+  const extra = "request.userInfo.extra['authentication.kubernetes.io/node-name']";
+  const fromExtra =
+    "has(request.userInfo.extra) && 'authentication.kubernetes.io/node-name' in request.userInfo.extra && " +
+    `size(${extra}) > 0 ? ${extra}[0] : ''`;
+  assert.equal(
+    policy.spec.variables[0].expression,
+    `request.userInfo.username == '${daemonSetUser}' ? (${fromExtra}) : ${after(prefix)} : ${after(serviceAccountPrefix)} : ''`,
+  );
   // Every resource the agent may write is matched by the policy.
   const matched = new Set(
     policy.spec.matchConstraints.resourceRules.flatMap((r: Doc) =>
@@ -380,7 +392,7 @@ function checkShape(value: unknown, type: string, at: string, problems: string[]
 
 const KNOWN_API_VERSIONS: Record<string, string[]> = {
   v1: ['Namespace', 'ServiceAccount', 'Service'],
-  'apps/v1': ['Deployment'],
+  'apps/v1': ['Deployment', 'DaemonSet'],
   'policy/v1': ['PodDisruptionBudget'],
   'rbac.authorization.k8s.io/v1': ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'],
   'admissionregistration.k8s.io/v1': ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'],
@@ -474,4 +486,60 @@ test('kubectl apply --dry-run=client -R -f deploy/ accepts every document whose 
     );
   assert.deepEqual(otherErrors, []);
   assert.ok(docs.filter((d) => served.has(`${d.apiVersion} ${d.kind}`)).length >= 5);
+});
+
+test('deploy/agent-daemonset: kubectl kustomize renders it alone; a privileged hostPID pod whose env the agent reads as DaemonSet mode', async () => {
+  const rendered = await apiServer.kubectl(['kustomize', join(repositoryRoot, 'deploy/agent-daemonset')]);
+  assert.equal(rendered.code, 0, rendered.stderr);
+  const docs = parseAllDocuments(rendered.stdout).map((d) => d.toJS() as Doc);
+  assert.deepEqual(docs.map((d) => `${d.kind}/${d.metadata.name}`).sort(), [
+    'ClusterRoleBinding/nodeherd-agent-daemonset',
+    'DaemonSet/nodeherd-agent',
+    'RoleBinding/nodeherd-agent-daemonset',
+    'ServiceAccount/nodeherd-agent',
+  ]);
+  // The ServiceAccount gets exactly the agent roles of deploy/agent.
+  const account = {
+    kind: 'ServiceAccount',
+    name: AGENT_DAEMONSET_SERVICE_ACCOUNT,
+    namespace: NODEHERD_NAMESPACE,
+  };
+  for (const binding of docs.filter((d) => d.kind.endsWith('Binding'))) {
+    assert.deepEqual(binding.subjects, [account]);
+    assert.equal(binding.roleRef.name, 'nodeherd-agent');
+    assert.equal(docsOf(binding.roleRef.kind, 'nodeherd-agent').length, 1, `${binding.roleRef.kind} exists`);
+  }
+  const daemonSet = docs.find((d) => d.kind === 'DaemonSet')!;
+  assert.equal(daemonSet.metadata.namespace, NODEHERD_NAMESPACE);
+  const pod = daemonSet.spec.template.spec;
+  assert.equal(pod.serviceAccountName, AGENT_DAEMONSET_SERVICE_ACCOUNT);
+  assert.equal(pod.hostPID, true);
+  assert.equal(pod.hostNetwork, true);
+  assert.deepEqual(pod.tolerations, [{ operator: 'Exists' }]);
+  const [container] = pod.containers;
+  assert.equal(container.securityContext.privileged, true);
+  assert.equal(container.resources.limits, undefined, 'no memory limit: dpkg must not be OOM-killed');
+  const mounts = Object.fromEntries(container.volumeMounts.map((m: Doc) => [m.name, m.mountPath]));
+  const volumes = Object.fromEntries(pod.volumes.map((v: Doc) => [v.name, v.hostPath.path]));
+  assert.deepEqual(volumes, { host: '/', state: '/var/lib/nodeherd' });
+  // The environment the kubelet gives the container, read by the agent's own parser.
+  const env: Record<string, string> = { NODE_NAME: 'worker-7' };
+  for (const entry of container.env) if (entry.value !== undefined) env[entry.name] = entry.value;
+  assert.equal(
+    container.env.find((e: Doc) => e.name === 'NODE_NAME').valueFrom.fieldRef.fieldPath,
+    'spec.nodeName',
+  );
+  const config = parseAgentConfig([], env)!;
+  assert.equal(config.nodeName, 'worker-7');
+  assert.equal(config.inCluster, true);
+  assert.equal(config.rootDir, mounts.host);
+  assert.equal(config.hostPid, 1);
+  assert.equal(config.stateDir, mounts.state);
+  assert.equal(config.backend, 'real');
+  // The checks the rest of deploy/ gets.
+  for (const doc of docs) {
+    const problems: string[] = [];
+    checkShape(doc, `V1${doc.kind}`, doc.kind, problems);
+    assert.deepEqual(problems, [], `${doc.kind}/${doc.metadata.name}`);
+  }
 });

@@ -12,10 +12,16 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ensurePki } from '../../src/apiserver/auth/certificates.ts';
 import {
+  artefactsOptions,
+  type ControllerFlags,
+  controllerCommand,
+} from '../../src/controller/controller-command.ts';
+import {
   type ArtefactServer,
   createArtefactHandler,
   startArtefactServer,
 } from '../../src/dist/artefact-server.ts';
+import { eventually } from '../support/eventually.ts';
 
 let dir: string;
 let server: ArtefactServer;
@@ -151,4 +157,61 @@ test('over HTTPS with the control plane certificate, trusted through its CA', as
   } finally {
     await rm(pkiDir, { recursive: true, force: true });
   }
+});
+
+test('a certificate from files (a renewed Secret) is used for new connections once the files change', async () => {
+  const work = await mkdtemp(join(tmpdir(), 'nodeherd-artefacts-reload-'));
+  try {
+    const first = await ensurePki(join(work, 'first'));
+    const second = await ensurePki(join(work, 'second')); // another CA altogether
+    const certFile = join(work, 'tls.crt');
+    const keyFile = join(work, 'tls.key');
+    await writeFile(certFile, first.certPem);
+    await writeFile(keyFile, first.keyPem);
+    const tls = await startArtefactServer({ directory: dir, certFile, keyFile, reloadIntervalMs: 20 });
+    try {
+      assert.equal((await get(`${tls.url}/nodeherd-agent.mjs`, { ca: first.caPem })).status, 200);
+      await assert.rejects(get(`${tls.url}/nodeherd-agent.mjs`, { ca: second.caPem }), /certificate|verify/i);
+      await writeFile(certFile, second.certPem);
+      await writeFile(keyFile, second.keyPem);
+      const renewed = await eventually('the renewed certificate to be served', async () => {
+        const res = await get(`${tls.url}/nodeherd-agent.mjs`, { ca: second.caPem }).catch(() => undefined);
+        return res?.status === 200 ? res : undefined;
+      });
+      assert.deepEqual(renewed.body, bundle);
+    } finally {
+      await tls.close();
+    }
+    await assert.rejects(
+      startArtefactServer({ directory: dir, certFile }),
+      /certFile and keyFile go together/,
+    );
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+});
+
+test('the controller serves artefacts only over HTTPS: its flags say which one is missing', () => {
+  const parse = (args: string[]) =>
+    artefactsOptions(
+      controllerCommand()
+        .exitOverride()
+        .parse(['node', 'c', ...args])
+        .opts<ControllerFlags>(),
+    );
+  assert.equal(parse([]), undefined);
+  assert.throws(
+    () => parse(['--artefacts-dir=/d']),
+    /--artefacts-dir needs --artefacts-tls-cert-file and --artefacts-tls-key-file/,
+  );
+  assert.throws(() => parse(['--artefacts-tls-cert-file=/c']), /need --artefacts-dir/);
+  assert.deepEqual(
+    parse(['--artefacts-dir=/d', '--artefacts-tls-cert-file=/c', '--artefacts-tls-key-file=/k']),
+    {
+      directory: '/d',
+      address: ':8443',
+      certFile: '/c',
+      keyFile: '/k',
+    },
+  );
 });

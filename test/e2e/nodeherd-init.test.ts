@@ -4,8 +4,19 @@
 // (with wget, curl hidden), and a second run that changes nothing. Also shellcheck on the script.
 
 import assert from 'node:assert/strict';
-import { readFile, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { ensurePki } from '../../src/apiserver/auth/certificates.ts';
+import {
+  artefactsOptions,
+  type ControllerFlags,
+  controllerCommand,
+} from '../../src/controller/controller-command.ts';
+import { ControllerManager } from '../../src/controller/controller-manager.ts';
+import { loadKubeConfig } from '../../src/kube/kube-config.ts';
 import { Container } from '../../src/nspawn/container.ts';
 import { run, waitFor } from '../../src/nspawn/host.ts';
 import { freePort } from '../../src/nspawn/ports.ts';
@@ -223,6 +234,135 @@ describe('nodeherd-init on a real node', { skip, timeout: 300_000 }, () => {
       agentBefore.invocationId,
       'agent not restarted',
     );
+  });
+
+  test('a rotated token: a rerun replaces /etc/nodeherd/token only, and the running agent keeps working with it', async () => {
+    const c = node!;
+    const agentBefore = await unitState(c, AGENT_UNIT);
+    const kubeconfigBefore = await stat(c.hostPath('/etc/nodeherd/kubeconfig'));
+    const env = await readFile(c.hostPath('/etc/nodeherd/agent.env'), 'utf8');
+    const port = /NODEHERD_METRICS_ADDRESS=(\S+)/.exec(env)?.[1];
+    // The old token stops working at once.
+    const rotated = (await cp.api.server.tokens.rotate('node', name)).token;
+    const result = await cp.runInit(
+      c,
+      cp.initArgs(name, rotated, ['--agent-env', `NODEHERD_METRICS_ADDRESS=${port}`]),
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal((await readFile(c.hostPath('/etc/nodeherd/token'), 'utf8')).trim(), rotated);
+    assert.equal((await stat(c.hostPath('/etc/nodeherd/token'))).mode & 0o777, 0o600);
+    assert.equal((await stat(c.hostPath('/etc/nodeherd/kubeconfig'))).mtimeMs, kubeconfigBefore.mtimeMs);
+    await cp.apply([name], 'rotation', {
+      files: [{ path: '/etc/e2e/after-rotation.conf', content: { inline: { data: 'rotated\n' } } }],
+    });
+    assert.equal(await c.execChecked(['cat', '/etc/e2e/after-rotation.conf']), 'rotated\n');
+    assert.equal(
+      (await unitState(c, AGENT_UNIT)).invocationId,
+      agentBefore.invocationId,
+      'agent not restarted',
+    );
+  });
+});
+
+describe('nodeherd-init with the agent artefacts from the controller’s HTTPS endpoint', {
+  skip,
+  timeout: 300_000,
+}, () => {
+  let cp: ControlPlane;
+  let node: Container | undefined;
+  let manager: ControllerManager | undefined;
+  let work: string;
+  let artefactsCa: string;
+  let token: string;
+  const name = 'nh-init-ctl';
+
+  before(async () => {
+    const rootfs = await ensureRootfs();
+    cp = await ControlPlane.start();
+    work = await mkdtemp(join(tmpdir(), 'nodeherd-controller-artefacts-'));
+    // The artefacts listener's own certificate, from a CA that is not the cluster's (as cert-manager's).
+    const pki = await ensurePki(join(work, 'pki-home'));
+    artefactsCa = pki.caPem;
+    await writeFile(join(work, 'tls.crt'), pki.certPem);
+    await writeFile(join(work, 'tls.key'), pki.keyPem, { mode: 0o600 });
+    const flags = controllerCommand()
+      .exitOverride()
+      .parse([
+        'node',
+        'nodeherd-controller',
+        `--artefacts-dir=${dirname(cp.artefacts.manifestPath)}`,
+        '--artefacts-address=127.0.0.1:0',
+        `--artefacts-tls-cert-file=${join(work, 'tls.crt')}`,
+        `--artefacts-tls-key-file=${join(work, 'tls.key')}`,
+      ])
+      .opts<ControllerFlags>();
+    const artefacts = artefactsOptions(flags);
+    assert.ok(artefacts);
+    manager = new ControllerManager({
+      kubeConfig: loadKubeConfig({ kubeconfig: cp.api.kubeconfigPath }),
+      leaderElect: false,
+      artefacts,
+    });
+    await manager.start();
+    node = await Container.boot({ name, rootfs: rootfs.path });
+    token = await cp.registerNode(name);
+  });
+
+  after(async () => {
+    await node?.stop();
+    await manager?.stop();
+    await cp?.stop();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  const fromController = (extra: string[] = []) =>
+    cp.initArgs(name, token, [
+      '--artefacts',
+      manager!.artefactsUrl!,
+      '--artefacts-ca-data',
+      Buffer.from(artefactsCa).toString('base64'),
+      ...extra,
+    ]);
+
+  test('the controller endpoint is refused under the cluster CA, which did not sign its certificate', async () => {
+    const args = cp.initArgs(name, token, ['--artefacts', manager!.artefactsUrl!]);
+    const line = errorLine(await cp.runInit(node!, args));
+    assert.match(
+      line,
+      /^nodeherd-init: error: cannot download https:\/\/127\.0\.0\.1:\d+\/nodeherd\/agent\/node\.gz\.sha256: curl: \(60\) SSL certificate problem/,
+    );
+  });
+
+  test('a wrong checksum for the controller’s agent stops before anything is installed', async () => {
+    const wrong = 'f'.repeat(64);
+    const line = errorLine(await cp.runInit(node!, fromController(['--agent-sha256', wrong])));
+    assert.equal(
+      line,
+      `nodeherd-init: error: checksum mismatch for nodeherd-agent.mjs: expected ${wrong}, got ${cp.artefacts.agent.sha256}`,
+    );
+    await assert.rejects(stat(node!.hostPath(`${PREFIX}/nodeherd-agent.mjs`)), { code: 'ENOENT' });
+  });
+
+  test('downloads the runtime and the agent from the controller, checks their digests, and starts the agent', async () => {
+    const c = node!;
+    const result = await cp.runInit(
+      c,
+      fromController(['--agent-env', `NODEHERD_METRICS_ADDRESS=127.0.0.1:${await freePort()}`]),
+    );
+    assert.equal(result.code, 0, result.stderr);
+    // The runtime came from the controller in the test before (it is fetched before the agent).
+    assert.equal(
+      (await readFile(c.hostPath(`${PREFIX}/node.gz.sha256`), 'utf8')).trim(),
+      cp.artefacts.runtime!.sha256,
+    );
+    assert.match(result.stderr, /downloading the agent with curl/);
+    const bundle = await readFile(c.hostPath(`${PREFIX}/nodeherd-agent.mjs`));
+    assert.equal(createHash('sha256').update(bundle).digest('hex'), cp.artefacts.agent.sha256);
+    assert.equal((await unitState(c, AGENT_UNIT)).active, 'active');
+    await waitFor('the agent to report its Node', async () => {
+      const object = await cp.getNode(name);
+      return object.metadata?.annotations?.['nodeherd.io/state'] === 'Idle' ? true : undefined;
+    });
   });
 });
 

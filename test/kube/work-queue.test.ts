@@ -80,7 +80,13 @@ describe('work queue', () => {
 
   test('reports adds, depth, retries, time queued and time worked as client-go does', async () => {
     let clock = 1_000;
-    const seen = { adds: 0, retries: 0, depths: [] as number[], waited: [] as number[], worked: [] as number[] };
+    const seen = {
+      adds: 0,
+      retries: 0,
+      depths: [] as number[],
+      waited: [] as number[],
+      worked: [] as number[],
+    };
     const metrics: WorkQueueMetrics = {
       added: () => seen.adds++,
       retried: () => seen.retries++,

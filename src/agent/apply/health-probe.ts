@@ -25,11 +25,18 @@ function httpModule(protocol: string): HttpModule {
 }
 
 export class NodeProbeRunner implements ProbeRunner {
+  /** Prepended to exec probe commands, e.g. nsenter into the host's namespaces (host-namespaces.ts). */
+  private readonly commandPrefix: readonly string[];
+
+  constructor(options: { commandPrefix?: readonly string[] } = {}) {
+    this.commandPrefix = options.commandPrefix ?? [];
+  }
+
   run(probe: HealthProbe, timeoutMs: number): Promise<ProbeResult> {
     // Callers pass what is left of a deadline (fractional ms); child_process refuses non-integer timeouts.
     timeoutMs = Math.max(1, Math.ceil(timeoutMs));
     if (probe.http) return httpProbe(probe.http.url, probe.http.expectStatus, timeoutMs);
-    if (probe.exec) return execProbe(probe.exec.command, timeoutMs);
+    if (probe.exec) return execProbe(probe.exec.command, this.commandPrefix, timeoutMs);
     return Promise.resolve({ ok: false, detail: 'probe has neither http nor exec' });
   }
 }
@@ -61,20 +68,25 @@ function httpProbe(url: string, expectStatus: number | undefined, timeoutMs: num
   });
 }
 
-function execProbe(command: string[], timeoutMs: number): Promise<ProbeResult> {
-  const [file, ...args] = command;
-  if (file === undefined) return Promise.resolve({ ok: false, detail: 'empty probe command' });
+function execProbe(
+  probeCommand: string[],
+  prefix: readonly string[],
+  timeoutMs: number,
+): Promise<ProbeResult> {
+  if (probeCommand[0] === undefined) return Promise.resolve({ ok: false, detail: 'empty probe command' });
+  const name = probeCommand[0];
+  const [file, ...args] = [...prefix, ...probeCommand] as [string, ...string[]];
   return new Promise((resolve) => {
     // Loaded on first use: most nodes never declare an exec probe.
     const { execFile } = process.getBuiltinModule('node:child_process') as ChildProcessModule;
     try {
       execFile(file, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 }, (error) => {
-        if (!error) resolve({ ok: true, detail: `${file} exited 0` });
-        else resolve({ ok: false, detail: `${file}: ${error.message.split('\n')[0]}` });
+        if (!error) resolve({ ok: true, detail: `${name} exited 0` });
+        else resolve({ ok: false, detail: `${name}: ${error.message.split('\n')[0]}` });
       });
     } catch (error) {
       // Invalid arguments throw instead of calling back: a failed probe, not a failed apply.
-      resolve({ ok: false, detail: `${file}: ${(error as Error).message}` });
+      resolve({ ok: false, detail: `${name}: ${(error as Error).message}` });
     }
   });
 }

@@ -5,6 +5,11 @@
 //   it runs as when deployed in a cluster;
 // - the agent of node X is "nodeherd:agent:X" in group "nodeherd:agents". Not "system:node:X": that
 //   name belongs to the kubelet and the Node authorizer, and an agent is not a kubelet.
+// - A ServiceAccount token (TokenRequest, service-account-tokens.ts) of the agent DaemonSet's
+//   ServiceAccount (nodeherd-agent in nodeherd) that is bound to a node (a pod's token names the Node
+//   the pod runs on, in extra authentication.kubernetes.io/node-name) is the agent of that node: the
+//   same identity, so authorization needs no rule of its own for DaemonSet agents. A token of the
+//   controller's ServiceAccount is the controller. Any other ServiceAccount has no identity here.
 
 export type IdentityKind = 'admin' | 'controller' | 'node';
 
@@ -25,6 +30,11 @@ export const CONTROLLER_SERVICE_ACCOUNT = 'nodeherd-controller';
 export const CONTROLLER_USER = `system:serviceaccount:${CONTROLLER_NAMESPACE}:${CONTROLLER_SERVICE_ACCOUNT}`;
 export const AGENT_USER_PREFIX = 'nodeherd:agent:';
 export const AGENTS_GROUP = 'nodeherd:agents';
+/** The ServiceAccount the agent DaemonSet runs as (deploy/agent-daemonset), in CONTROLLER_NAMESPACE. */
+export const AGENT_DAEMONSET_SERVICE_ACCOUNT = 'nodeherd-agent';
+export const AGENT_DAEMONSET_USER = `system:serviceaccount:${CONTROLLER_NAMESPACE}:${AGENT_DAEMONSET_SERVICE_ACCOUNT}`;
+/** The user extra kube (1.30+) sets on a token bound to a pod on a node, or to a node. */
+export const NODE_NAME_EXTRA = 'authentication.kubernetes.io/node-name';
 
 // RFC 1123 subdomain, the rule for Node names.
 const NODE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -62,4 +72,19 @@ export function identityFor(kind: IdentityKind, nodeName?: string): Identity {
     default:
       throw new Error(`unknown identity kind ${JSON.stringify(kind)}`);
   }
+}
+
+/**
+ * The identity a ServiceAccount user maps to (see the top of this file), or undefined. `extra` is the
+ * user's extra as kube would set it from the token.
+ */
+export function identityOfServiceAccount(
+  username: string,
+  extra: Readonly<Record<string, readonly string[]>>,
+): Identity | undefined {
+  if (username === CONTROLLER_USER) return identityFor('controller');
+  if (username !== AGENT_DAEMONSET_USER) return undefined;
+  const nodeName = extra[NODE_NAME_EXTRA]?.[0];
+  if (nodeName === undefined || !isValidNodeName(nodeName)) return undefined;
+  return identityFor('node', nodeName);
 }

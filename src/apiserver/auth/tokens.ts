@@ -38,8 +38,9 @@ export const LEGACY_TOKENS_FILE = 'tokens.json';
 const LEGACY_FILE_VERSION = 1;
 const SCHEMA_VERSION = 1;
 const TOKEN_BYTES = 32;
-// Far above a real token's 43 characters; anything longer is rejected before hashing.
-const MAX_TOKEN_LENGTH = 1024;
+// Far above a static token's 43 characters and a ServiceAccount JWT's ~1 KB (service-account-
+// tokens.ts); anything longer is rejected before hashing or verifying.
+const MAX_TOKEN_LENGTH = 8192;
 // How long a writer waits for the other process's write transaction (they are one fsync long).
 const BUSY_TIMEOUT_MS = 10_000;
 

@@ -293,6 +293,8 @@ function pathsFor(def: ResourceDefinition): Record<string, OpenAPISchema> {
   }
 
   for (const sub of subresourcesOf(def)) {
+    // TokenRequest has no schema here; kubectl create token posts it without consulting OpenAPI.
+    if (sub.name === 'token') continue;
     const subPath = `${item}/${sub.name}`;
     const Sub = sub.name[0]!.toUpperCase() + sub.name.slice(1);
     const ops: OpenAPISchema = { parameters: [P.name, ...scopeParams] };

@@ -1,10 +1,11 @@
 // The subresources a definition serves, described once for legacy discovery, aggregated discovery
-// and OpenAPI. Eviction answers with a policy/v1 Eviction: that is how kubectl drain finds it.
+// and OpenAPI. Eviction answers with a policy/v1 Eviction: that is how kubectl drain finds it; token
+// with an authentication.k8s.io/v1 TokenRequest (kubectl create token).
 
 import type { ResourceDefinition, Verb } from '../registry/resource-definition.ts';
 
 export interface SubresourceInfo {
-  name: 'status' | 'eviction';
+  name: 'status' | 'eviction' | 'token';
   group: string;
   version: string;
   kind: string;
@@ -15,6 +16,15 @@ export function subresourcesOf(def: ResourceDefinition): SubresourceInfo[] {
   const out: SubresourceInfo[] = [];
   if (def.subresources.eviction) {
     out.push({ name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
+  }
+  if (def.subresources.token) {
+    out.push({
+      name: 'token',
+      group: 'authentication.k8s.io',
+      version: 'v1',
+      kind: 'TokenRequest',
+      verbs: ['create'],
+    });
   }
   if (def.subresources.status) {
     out.push({

@@ -52,6 +52,8 @@ export interface ResourceHandlerDeps {
     options: { single: boolean; noHeaders?: boolean },
   ): KubeObject;
   evict(def: ResourceDefinition, namespace: string, name: string, body: KubeObject): KubeObject;
+  /** POST serviceaccounts/<name>/token: the TokenRequest answered, its token in status. */
+  requestToken(namespace: string, name: string, body: KubeObject): KubeObject;
   bookmarkIntervalMs: number;
   /** Default watch timeout range in ms; each watch picks a random value in it to spread reconnects. */
   watchTimeoutMs: [number, number];
@@ -118,6 +120,7 @@ export class ResourceHandler {
       sub !== undefined &&
       !(sub === 'status' && def.subresources.status) &&
       !(sub === 'eviction' && def.subresources.eviction) &&
+      !(sub === 'token' && def.subresources.token && info.verb === 'create') &&
       !(
         sub === 'finalize' &&
         def.group === '' &&
@@ -164,6 +167,15 @@ export class ResourceHandler {
             decodeObject(raw, req.headers['content-type']),
           );
           await this.send(res, 201, status);
+          return;
+        }
+        if (sub === 'token') {
+          const request = this.deps.requestToken(
+            namespace!,
+            info.name!,
+            decodeObject(raw, req.headers['content-type']),
+          );
+          await this.send(res, 201, request);
           return;
         }
         if (info.name !== undefined)

@@ -711,7 +711,7 @@ export function builtinResources(): ResourceDefinition[] {
       shortNames: ['sa'],
       categories: [],
       verbs: [...ALL_VERBS],
-      subresources: {},
+      subresources: { token: true },
       schema: kindSchema('ServiceAccount binds together a name, a principal and a set of secrets.', {
         automountServiceAccountToken: {
           type: 'boolean',

@@ -72,7 +72,7 @@ export interface ResourceDefinition {
   categories: string[];
   verbs: Verb[];
   /** Subresources served under <resource>/<name>/<sub>. */
-  subresources: { status?: boolean; eviction?: boolean };
+  subresources: { status?: boolean; eviction?: boolean; token?: boolean };
   /** True for kinds compiled into the server (they accept strategic merge patch). */
   builtin: boolean;
   /** Structural schema of the served version (custom resources, and built-ins where we have one). */

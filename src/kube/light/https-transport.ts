@@ -1,17 +1,21 @@
 // The HTTPS connection to one API server: a keep-alive agent trusting only the cluster's CA, the
 // bearer token on every request, whole-body requests with a timeout, and streamed requests for
-// watches. The token is kept in a private field and scrubbed from any text that reaches an error.
+// watches. The token (fixed, or read from a file that rotates: token-source.ts) is kept private and
+// scrubbed from any text that reaches an error.
 
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { Agent, request as httpsRequest } from 'node:https';
 import type { RequestCounters } from './request-counters.ts';
+import { type BearerTokenSource, FileTokenSource, StaticTokenSource } from './token-source.ts';
 
 export interface HttpsTransportOptions {
   /** API server URL, e.g. https://127.0.0.1:6443 (a path prefix is kept). */
   server: string;
   /** PEM of the CA that signed the server's certificate; nothing else is trusted. */
   caPem: string;
-  token: string;
+  /** The bearer token; or tokenFile, a file holding it that is read again when it changes. */
+  token?: string;
+  tokenFile?: string;
   /** Limit for a whole request/response exchange other than a watch (default 30 s). */
   requestTimeoutMs?: number;
   userAgent?: string;
@@ -34,7 +38,7 @@ const REDACTED = '[redacted]';
 
 export class HttpsTransport {
   readonly server: URL;
-  #token: string;
+  readonly #tokens: BearerTokenSource;
   private readonly agent: Agent;
   private readonly basePath: string;
   private readonly requestTimeoutMs: number;
@@ -45,10 +49,14 @@ export class HttpsTransport {
   constructor(options: HttpsTransportOptions, counters: RequestCounters) {
     const server = new URL(options.server);
     if (server.protocol !== 'https:') throw new Error(`API server URL must use https: ${server.origin}`);
-    if (options.token === '') throw new Error('a bearer token is required');
+    if (options.token === undefined && options.tokenFile === undefined)
+      throw new Error('a bearer token is required');
     this.server = server;
     this.basePath = server.pathname.replace(/\/+$/, '');
-    this.#token = options.token;
+    this.#tokens =
+      options.token !== undefined
+        ? new StaticTokenSource(options.token)
+        : new FileTokenSource(options.tokenFile!);
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.userAgent = options.userAgent ?? 'nodeherd-light-client';
     this.counters = counters;
@@ -150,7 +158,19 @@ export class HttpsTransport {
 
   /** Replaces any occurrence of the token in text that may end up in an error or a log. */
   redact(text: string): string {
-    return text.includes(this.#token) ? text.split(this.#token).join(REDACTED) : text;
+    let out = text;
+    for (const token of this.#tokens.recent()) {
+      if (out.includes(token)) out = out.split(token).join(REDACTED);
+    }
+    return out;
+  }
+
+  /**
+   * After a 401: reads a token file again at once. True when the token changed, so the request that
+   * was refused is worth sending once more (a rotation the stat check had not seen yet).
+   */
+  refreshToken(): boolean {
+    return this.#tokens.refresh();
   }
 
   /** Closes pooled sockets; in-flight requests are destroyed. */
@@ -162,7 +182,7 @@ export class HttpsTransport {
     if (!path.startsWith('/')) throw new Error(`request path must start with '/': ${path}`);
     const headers: Record<string, string> = {
       Accept: 'application/json',
-      Authorization: `Bearer ${this.#token}`,
+      Authorization: `Bearer ${this.#tokens.current()}`,
       'User-Agent': this.userAgent,
     };
     if (contentType !== undefined) headers['Content-Type'] = contentType;

@@ -1,16 +1,20 @@
-// Reads the current context's server, inline CA and bearer token from a kubeconfig without loading
+// Reads the current context's server, inline CA and bearer token (or token file) from a kubeconfig without loading
 // the `yaml` package (≈5 MB of RSS on every node): JSON and the block-YAML subset that nodeherd and
 // kubectl write are read directly. Only a file outside that subset pays for the full parser, and
 // only through the asynchronous loader. Error messages never quote the file: it holds a credential.
 
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseBlockYamlOrThrow, UnsupportedYamlError } from './block-yaml.ts';
 
-export interface KubeconfigCredentials {
-  server: string;
-  caPem: string;
-  token: string;
-}
+/**
+ * A bearer token, or the file it is kept in (a kubeconfig user's tokenFile, read again when it
+ * changes: see token-source.ts).
+ */
+export type KubeconfigCredentials = { server: string; caPem: string } & (
+  | { token: string; tokenFile?: never }
+  | { tokenFile: string; token?: never }
+);
 
 /** The file is readable but its content is outside what the light reader understands. */
 export class KubeconfigFormatError extends Error {
@@ -21,7 +25,7 @@ export class KubeconfigFormatError extends Error {
 }
 
 const SHAPE =
-  'its current context needs a cluster with server and certificate-authority-data and a user with a token';
+  'its current context needs a cluster with server and certificate-authority-data and a user with a token or tokenFile';
 
 /** Reads a kubeconfig synchronously; throws KubeconfigFormatError for YAML beyond the subset. */
 export function readKubeconfigCredentialsSync(path: string): KubeconfigCredentials {
@@ -40,7 +44,7 @@ export function readKubeconfigCredentialsSync(path: string): KubeconfigCredentia
   }
   const credentials = credentialsFromKubeconfig(config);
   if (!credentials) throw new KubeconfigFormatError(path, SHAPE);
-  return credentials;
+  return withTokenFileResolved(credentials, path);
 }
 
 /** Like readKubeconfigCredentialsSync, but falls back to the full YAML parser instead of failing. */
@@ -50,10 +54,25 @@ export async function loadKubeconfigCredentials(path: string): Promise<Kubeconfi
   } catch (err) {
     if (!(err instanceof KubeconfigFormatError)) throw err;
   }
-  const { parseKubeconfig } = await import('../kubeconfig-file.ts');
-  const spec = parseKubeconfig(readFileSync(path, 'utf8'));
-  if (!spec) throw new KubeconfigFormatError(path, SHAPE);
-  return { server: spec.server, caPem: spec.caPem, token: spec.token };
+  const { parse } = await import('yaml');
+  let config: unknown;
+  try {
+    config = parse(readFileSync(path, 'utf8'));
+  } catch {
+    throw new KubeconfigFormatError(path, 'is not valid YAML');
+  }
+  const credentials = credentialsFromKubeconfig(config);
+  if (!credentials) throw new KubeconfigFormatError(path, SHAPE);
+  return withTokenFileResolved(credentials, path);
+}
+
+/** A relative tokenFile names a file beside the kubeconfig, as client-go resolves it. */
+function withTokenFileResolved(
+  credentials: KubeconfigCredentials,
+  kubeconfigPath: string,
+): KubeconfigCredentials {
+  if (credentials.tokenFile === undefined) return credentials;
+  return { ...credentials, tokenFile: resolve(dirname(kubeconfigPath), credentials.tokenFile) };
 }
 
 function parseLight(text: string): unknown {
@@ -81,6 +100,33 @@ export function credentialsFromKubeconfig(config: unknown): KubeconfigCredential
   const server = cluster?.server;
   const caData = cluster?.['certificate-authority-data'];
   const token = user?.token;
-  if (typeof server !== 'string' || typeof caData !== 'string' || typeof token !== 'string') return undefined;
-  return { server, caPem: Buffer.from(caData, 'base64').toString('utf8'), token };
+  const tokenFile = user?.tokenFile;
+  if (typeof server !== 'string' || typeof caData !== 'string') return undefined;
+  const caPem = Buffer.from(caData, 'base64').toString('utf8');
+  // Like client-go, an inline token wins over a tokenFile.
+  if (typeof token === 'string' && token !== '') return { server, caPem, token };
+  if (typeof tokenFile === 'string' && tokenFile !== '') return { server, caPem, tokenFile };
+  return undefined;
+}
+
+/** Where the kubelet mounts a pod's ServiceAccount token and the cluster CA. */
+export const IN_CLUSTER_SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/**
+ * The credentials of a pod (client-go's rest.InClusterConfig): the API server from
+ * KUBERNETES_SERVICE_HOST and _PORT, the CA and the ServiceAccount token the kubelet mounts. The token
+ * is a file: the kubelet renews it before it expires, and the client reads it again when it changes.
+ */
+export function inClusterCredentials(
+  env: Record<string, string | undefined> = process.env,
+  directory = IN_CLUSTER_SERVICE_ACCOUNT_DIR,
+): KubeconfigCredentials {
+  const host = env.KUBERNETES_SERVICE_HOST;
+  const port = env.KUBERNETES_SERVICE_PORT;
+  if (!host || !port) {
+    throw new Error('not in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set');
+  }
+  const caPem = readFileSync(`${directory}/ca.crt`, 'utf8');
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  return { server: `https://${hostPart}:${port}`, caPem, tokenFile: `${directory}/token` };
 }

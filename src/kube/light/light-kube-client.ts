@@ -12,7 +12,11 @@ import {
   type WatchOptions,
   type WatchQuery,
 } from './kube-watch.ts';
-import { loadKubeconfigCredentials, readKubeconfigCredentialsSync } from './kubeconfig-credentials.ts';
+import {
+  inClusterCredentials,
+  loadKubeconfigCredentials,
+  readKubeconfigCredentialsSync,
+} from './kubeconfig-credentials.ts';
 import { type KubeVerb, RequestCounters, type RequestCountsSnapshot } from './request-counters.ts';
 import {
   type DeleteOptions,
@@ -26,7 +30,7 @@ import {
 export type LightKubeClientOptions = HttpsTransportOptions;
 
 /** Options other than where to connect and as whom. */
-export type ClientTuning = Omit<LightKubeClientOptions, 'server' | 'caPem' | 'token'>;
+export type ClientTuning = Omit<LightKubeClientOptions, 'server' | 'caPem' | 'token' | 'tokenFile'>;
 
 export interface ListQuery {
   fieldSelector?: string;
@@ -48,7 +52,8 @@ export class LightKubeClient {
   }
 
   /**
-   * A client for the current context of a kubeconfig with an inline CA and a bearer token. Reads JSON
+   * A client for the current context of a kubeconfig with an inline CA and a bearer token or token
+   * file (read again when it changes: a rotated token is used without a restart). Reads JSON
    * and the block YAML nodeherd and kubectl write without a YAML library; throws KubeconfigFormatError
    * for anything fancier (use loadKubeconfig then).
    */
@@ -59,6 +64,11 @@ export class LightKubeClient {
   /** Like fromKubeconfig, but loads the full YAML parser for a file outside the light subset. */
   static async loadKubeconfig(path: string, options: ClientTuning = {}): Promise<LightKubeClient> {
     return new LightKubeClient({ ...options, ...(await loadKubeconfigCredentials(path)) });
+  }
+
+  /** A client of a pod: its ServiceAccount token (re-read on rotation) and the cluster CA. */
+  static inCluster(options: ClientTuning = {}, env?: Record<string, string | undefined>): LightKubeClient {
+    return new LightKubeClient({ ...options, ...inClusterCredentials(env) });
   }
 
   /** The API server's origin (scheme, host and port). */
@@ -149,7 +159,12 @@ export class LightKubeClient {
       method === 'DELETE' ||
       contentType === PATCH_CONTENT_TYPES.merge ||
       contentType === PATCH_CONTENT_TYPES.strategic;
-    const response = await this.transport.send(method, path, payload, idempotent);
+    let response = await this.transport.send(method, path, payload, idempotent);
+    // A token file rotated under us: the refused request never acted, so it is sent once more.
+    if (response.status === 401 && this.transport.refreshToken()) {
+      this.counters.retry();
+      response = await this.transport.send(method, path, payload, idempotent);
+    }
     if (response.status < 200 || response.status > 299)
       throw kubeApiErrorFromResponse(response.status, response.text);
     if (response.text === '') return undefined as T;
