@@ -6,10 +6,11 @@
 // @kubernetes/client-node's PatchStrategy.ServerSideApply.
 
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
-import { assertStatus, json, type RawResponse, raw } from './support.ts';
+import { assertStatus, json, type RawResponse, raw, tokenOf } from './support.ts';
 
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
 const NODECONFIGS = '/apis/nodeherd.io/v1alpha1/nodeconfigs';
@@ -277,6 +278,37 @@ describe('server-side apply', () => {
       third.json.spec.units.map((u: any) => u.name),
       ['a.service'],
     );
+  });
+
+  test('an apply that would create needs the create permission too (the controller may patch Nodes, not create them)', async () => {
+    const path = join(local.dataDir, 'controller.kubeconfig');
+    await local.server.issueCredential('controller', undefined, path);
+    const kc = new KubeConfig();
+    kc.loadFromFile(path);
+    const token = tokenOf(kc);
+    const node = (name: string) => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name, labels: { zone: 'a' } },
+    });
+    const asController = (name: string) =>
+      raw(local, {
+        method: 'PATCH',
+        path: `/api/v1/nodes/${name}?fieldManager=nodeherd-controller`,
+        contentType: APPLY,
+        body: json(node(name)),
+        token,
+      });
+    assertStatus(await asController('new-node'), 403, 'Forbidden');
+    assert.equal((await raw(local, { path: '/api/v1/nodes/new-node' })).status, 404);
+    await raw(local, {
+      method: 'POST',
+      path: '/api/v1/nodes',
+      body: json({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'old-node' } }),
+    });
+    const patched = await asController('old-node');
+    assert.equal(patched.status, 200, patched.text);
+    assert.deepEqual(patched.json.metadata.labels, { zone: 'a' });
   });
 
   test('@kubernetes/client-node applies with PatchStrategy.ServerSideApply', async () => {
