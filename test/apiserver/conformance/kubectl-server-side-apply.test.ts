@@ -15,6 +15,20 @@ import { json, raw } from './support.ts';
 
 const binaries = kubectlBinaries();
 
+const daemonSet = (name: string, image: string) =>
+  json({
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'main', image, env: [{ name: 'A', value: '1' }] }] },
+      },
+    },
+  });
+
 const configMap = (name: string, data: Record<string, string>) =>
   json({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data });
 
@@ -94,11 +108,17 @@ describe('kubectl server-side apply and diff', {
         await ok(['apply', '--server-side', '-f', '-'], configMap(ssa, { a: '1' }));
         await ok(['apply', '-f', '-'], configMap(csa, { a: '1' }));
         await ok(['apply', '--server-side', '-f', '-'], nodeConfig(`diff-nc-${id}`, ['/etc/a']));
+        await ok(['apply', '-f', '-'], nodeConfig(`diff-nc-csa-${id}`, ['/etc/a']));
+        await ok(['apply', '--server-side', '-f', '-'], daemonSet(`diff-ds-${id}`, 'nginx:1'));
+        await ok(['apply', '-f', '-'], daemonSet(`diff-ds-csa-${id}`, 'nginx:1'));
         for (const [manifest, how] of [
           [configMap(ssa, { a: '1' }), ['--server-side']],
           [configMap(ssa, { a: '1' }), []],
           [configMap(csa, { a: '1' }), []],
           [nodeConfig(`diff-nc-${id}`, ['/etc/a']), ['--server-side']],
+          [nodeConfig(`diff-nc-csa-${id}`, ['/etc/a']), []],
+          [daemonSet(`diff-ds-${id}`, 'nginx:1'), ['--server-side']],
+          [daemonSet(`diff-ds-csa-${id}`, 'nginx:1'), []],
         ] as const) {
           const clean = await run(['diff', ...how, '-f', '-'], manifest);
           assert.equal(
@@ -116,6 +136,8 @@ describe('kubectl server-side apply and diff', {
             ['--server-side'],
             /^\+ {2}- content:$|^\+ {4}path: \/etc\/b$/m,
           ],
+          [daemonSet(`diff-ds-${id}`, 'nginx:2'), ['--server-side'], /^\+ {8}image: nginx:2$/m],
+          [daemonSet(`diff-ds-csa-${id}`, 'nginx:2'), [], /^\+ {8}image: nginx:2$/m],
         ] as const) {
           const changed = await run(['diff', ...how, '-f', '-'], manifest);
           assert.equal(

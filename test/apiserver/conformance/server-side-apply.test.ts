@@ -280,6 +280,33 @@ describe('server-side apply', () => {
     );
   });
 
+  test('apply to /status owns status only, recorded with subresource "status"', async () => {
+    const config = {
+      apiVersion: 'nodeherd.io/v1alpha1',
+      kind: 'NodeConfig',
+      metadata: { name: 'shared' },
+      status: { observedGeneration: 1 },
+    };
+    const res = await apply(`${NODECONFIGS}/shared/status`, config, 'fieldManager=status-writer');
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.status.observedGeneration, 1);
+    const entry = res.json.metadata.managedFields.find((e: any) => e.manager === 'status-writer');
+    assert.equal(entry.subresource, 'status');
+    assert.deepEqual(entry.fieldsV1, { 'f:status': { 'f:observedGeneration': {} } });
+    // The main resource ignores status: an apply there owns none of it.
+    const main = await apply(`${NODECONFIGS}/shared`, { ...config, spec: {} }, 'fieldManager=team-c');
+    assert.equal(main.status, 200, main.text);
+    assert.equal(main.json.status.observedGeneration, 1);
+    const mainEntry = main.json.metadata.managedFields.find((e: any) => e.manager === 'team-c');
+    assert.equal(mainEntry.fieldsV1['f:status'], undefined);
+    const absent = await apply(
+      `${NODECONFIGS}/nothing/status`,
+      { ...config, metadata: { name: 'nothing' } },
+      'fieldManager=status-writer',
+    );
+    assertStatus(absent, 404, 'NotFound');
+  });
+
   test('an apply that would create needs the create permission too (the controller may patch Nodes, not create them)', async () => {
     const path = join(local.dataDir, 'controller.kubeconfig');
     await local.server.issueCredential('controller', undefined, path);
