@@ -26,6 +26,9 @@ export interface Manager {
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 /** The manager kube gives the fields of an object that had no managedFields when it is first applied. */
 export const BEFORE_FIRST_APPLY = 'before-first-apply';
+/** kube keeps at most this many Update managers; older ones merge into `ancient-changes` per version. */
+export const MAX_UPDATE_MANAGERS = 10;
+export const ANCIENT_CHANGES = 'ancient-changes';
 
 type Json = unknown;
 type JsonMap = Record<string, Json>;
@@ -193,6 +196,47 @@ export function recordUpdate(
   const kept = mine ? mine.set.difference(diff.removed) : FieldSet.empty();
   if (!changed.isEmpty()) out.push({ ...me, time: scope.now, set: kept.union(changed) });
   else if (mine && !kept.isEmpty()) out.push({ ...mine, set: kept });
+  return capUpdateManagers(out);
+}
+
+/**
+ * Bounds the Update managers as kube does (capManagersManager): while there are more than
+ * MAX_UPDATE_MANAGERS, the oldest are merged, per API version, into an `ancient-changes` manager that
+ * takes the time of the newest entry merged into it.
+ */
+export function capUpdateManagers(managers: Manager[], max = MAX_UPDATE_MANAGERS): Manager[] {
+  const updaters = managers.filter((m) => m.operation === 'Update');
+  if (updaters.length <= max) return managers;
+  const seconds = (m: Manager) => (m.time ? Date.parse(m.time) || 0 : 0);
+  updaters.sort((a, b) => seconds(a) - seconds(b) || compare(a.manager, b.manager));
+  let out = [...managers];
+  let count = updaters.length;
+  const firstOfVersion = new Map<string, Manager>();
+  for (const m of updaters) {
+    if (count <= max) break;
+    const first = firstOfVersion.get(m.apiVersion);
+    if (!first) {
+      firstOfVersion.set(m.apiVersion, m);
+      continue;
+    }
+    const bucketId = {
+      manager: ANCIENT_CHANGES,
+      operation: 'Update' as const,
+      apiVersion: m.apiVersion,
+      subresource: '',
+    };
+    let bucket = findManager(out, bucketId);
+    if (!bucket) {
+      bucket = { ...bucketId, set: first.set };
+      out = out.filter((x) => x !== first);
+      out.push(bucket);
+    }
+    const merged: Manager = { ...bucket, set: m.set.union(bucket.set) };
+    if (m.time !== undefined) merged.time = m.time;
+    out = out.filter((x) => x !== bucket && x !== m);
+    out.push(merged);
+    count--;
+  }
   return out;
 }
 
@@ -291,7 +335,7 @@ export function recordApply(
     if (time !== undefined) entry.time = time;
     out.push(entry);
   }
-  return out;
+  return capUpdateManagers(out);
 }
 
 /**

@@ -7,6 +7,8 @@ import { ApiError } from '../../../src/apiserver/errors.ts';
 import { FieldSet } from '../../../src/apiserver/managedfields/field-set.ts';
 import { patchMetaFieldType } from '../../../src/apiserver/managedfields/field-types.ts';
 import {
+  ANCIENT_CHANGES,
+  capUpdateManagers,
   decodeManagedFields,
   encodeManagedFields,
   isResetRequest,
@@ -178,4 +180,33 @@ test('managedFields decode with errors that name the entry, and [{}] asks for a 
   ];
   assert.deepEqual(encodeManagedFields(decodeManagedFields(entries)), entries);
   assert.ok(decodeManagedFields(entries)[0]!.set instanceof FieldSet);
+});
+
+test('more than ten Update managers: the oldest merge into ancient-changes, as kube caps them', () => {
+  let object: any = cm({});
+  let managers = recordUpdate({}, object, [], 'creator', scope);
+  for (let i = 0; i < 12; i++) {
+    const next = cm({ ...object.data, [`k${i}`]: 'v' });
+    const at = { ...scope, now: `2026-01-01T00:${String(10 + i).padStart(2, '0')}:00Z` };
+    managers = recordUpdate(object, next, managers, `editor-${i}`, at);
+    object = next;
+  }
+  const updaters = managers.filter((m) => m.operation === 'Update');
+  assert.equal(updaters.length, 10);
+  const ancient = managers.find((m) => m.manager === ANCIENT_CHANGES)!;
+  assert.ok(ancient, 'an ancient-changes manager holds the oldest fields');
+  for (const key of ['k0', 'k1', 'k2']) assert.equal(ancient.set.has(['f:data', `f:${key}`]), true, key);
+  assert.equal(
+    managers.some((m) => m.manager === 'editor-11'),
+    true,
+  );
+  // Apply managers are never merged.
+  const applier = {
+    manager: 'a',
+    operation: 'Apply' as const,
+    apiVersion: 'v1',
+    subresource: '',
+    set: FieldSet.empty(),
+  };
+  assert.ok(capUpdateManagers([...managers, applier]).includes(applier));
 });
