@@ -5,6 +5,7 @@
 // applying are removed unless someone else owns them, and changing a field another manager owns is a
 // conflict unless forced. Decoding, encoding and the conflict error follow kube's wording.
 
+import { canonicalJson } from '../../api/canonical-json.ts';
 import { ApiError } from '../errors.ts';
 import { FieldSet, pathString } from './field-set.ts';
 import type { FieldType } from './field-types.ts';
@@ -367,7 +368,8 @@ export function lastAppliedValue(config: JsonMap): string {
   const copy = structuredClone(config);
   if (isMap(copy.metadata) && isMap(copy.metadata.annotations))
     delete copy.metadata.annotations[LAST_APPLIED_ANNOTATION];
-  return JSON.stringify(copy);
+  // Go encodes maps with sorted keys; so does kube's annotation.
+  return canonicalJson(copy);
 }
 
 function printManager(m: Manager): string {

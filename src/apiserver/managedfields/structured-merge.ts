@@ -231,9 +231,17 @@ function emptyContainer(value: Json): boolean {
 
 /**
  * Removes the members of `remove` from a value, except where `keep` (fields someone still owns) has
- * something at or below them. Objects and lists emptied by the removal go too when nobody keeps them.
+ * something at or below them. A field with content that nobody keeps anything of goes as a whole, with
+ * what nobody owns below it (server defaults, say), as structured-merge-diff treats named fields as
+ * members; `.metadata` (server-owned fields) is never removed as a whole.
  */
-export function removeFields(value: Json, remove: FieldSet, keep: FieldSet, type: FieldType): Json {
+export function removeFields(
+  value: Json,
+  remove: FieldSet,
+  keep: FieldSet,
+  type: FieldType,
+  root = true,
+): Json {
   const decide = (child: Json, element: string, t: FieldType): { drop: boolean; value?: Json } => {
     const node = remove.children.get(element);
     if (!node) return { drop: false, value: child };
@@ -241,7 +249,9 @@ export function removeFields(value: Json, remove: FieldSet, keep: FieldSet, type
     const nobodyKeeps = !kept || kept.isEmpty();
     if (node.member && nobodyKeeps) return { drop: true };
     if (node.children.size === 0) return { drop: false, value: child };
-    const pruned = removeFields(child, node, kept ?? FieldSet.empty(), t);
+    const wholeField = element.startsWith('f:') && !(root && element === 'f:metadata');
+    if (nobodyKeeps && wholeField) return { drop: true };
+    const pruned = removeFields(child, node, kept ?? FieldSet.empty(), t, false);
     if (nobodyKeeps && emptyContainer(pruned) && !emptyContainer(child)) return { drop: true };
     return { drop: false, value: pruned };
   };

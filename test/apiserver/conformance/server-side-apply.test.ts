@@ -280,6 +280,26 @@ describe('server-side apply', () => {
     );
   });
 
+  test('switching a file from inline content to a secretRef drops the old content whole, defaults included', async () => {
+    const nodeConfig = (content: unknown) => ({
+      apiVersion: 'nodeherd.io/v1alpha1',
+      kind: 'NodeConfig',
+      metadata: { name: 'switch' },
+      spec: { files: [{ path: '/etc/x', content }] },
+    });
+    const first = await apply(
+      `${NODECONFIGS}/switch`,
+      nodeConfig({ inline: { data: 'x' } }),
+      'fieldManager=ops',
+    );
+    assert.equal(first.status, 201, first.text);
+    assert.deepEqual(first.json.spec.files[0].content, { inline: { data: 'x', encoding: 'plain' } });
+    const secretRef = { namespace: 'default', name: 's', key: 'k' };
+    const second = await apply(`${NODECONFIGS}/switch`, nodeConfig({ secretRef }), 'fieldManager=ops');
+    assert.equal(second.status, 200, second.text);
+    assert.deepEqual(second.json.spec.files[0].content, { secretRef });
+  });
+
   test('apply to /status owns status only, recorded with subresource "status"', async () => {
     const config = {
       apiVersion: 'nodeherd.io/v1alpha1',

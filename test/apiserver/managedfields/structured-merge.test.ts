@@ -240,8 +240,37 @@ test('removal drops what nobody keeps, keeps what others own, and emptied contai
     },
   });
   // Someone else owns /a's mode: the item stays with the fields they own.
-  const keep = FieldSet.fromFieldsV1({ 'f:spec': { 'f:files': { 'k:{"path":"/a"}': { 'f:mode': {} } } } });
+  const keep = FieldSet.fromFieldsV1({
+    'f:spec': { 'f:files': { 'k:{"path":"/a"}': { 'f:mode': {} } }, 'f:tags': { 'v:"x"': {} } },
+  });
   assert.deepEqual(removeFields(value, remove, keep, widget), {
     spec: { files: [{ path: '/a', mode: 1 }], tags: ['x'] },
+  });
+});
+
+test('a field nobody keeps anything of goes whole, defaults below it included; metadata never does', () => {
+  // The applier once applied content.inline.data; the server defaulted content.inline.encoding.
+  const value = {
+    metadata: { name: 'n', labels: { a: '1' } },
+    spec: {
+      files: [
+        { path: '/a', content: { inline: { data: 'x', encoding: 'plain' }, secretRef: { name: 's' } } },
+      ],
+    },
+  };
+  const remove = FieldSet.fromFieldsV1({
+    'f:metadata': { 'f:labels': { 'f:a': {} } },
+    'f:spec': { 'f:files': { 'k:{"path":"/a"}': { 'f:content': { 'f:inline': { 'f:data': {} } } } } },
+  });
+  const keep = FieldSet.fromFieldsV1({
+    'f:spec': {
+      'f:files': {
+        'k:{"path":"/a"}': { '.': {}, 'f:path': {}, 'f:content': { 'f:secretRef': { 'f:name': {} } } },
+      },
+    },
+  });
+  assert.deepEqual(removeFields(value, remove, keep, widget), {
+    metadata: { name: 'n' },
+    spec: { files: [{ path: '/a', content: { secretRef: { name: 's' } } }] },
   });
 });
