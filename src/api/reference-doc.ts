@@ -64,7 +64,10 @@ schemas check the basics and the controller runs the same validation when it ren
   \`secretRef\` files share one bound). The content of all files, units and drop-ins of one object
   (NodeConfig, and again the merged revision) is at most ${MAX_CONTENT_BYTES_PER_OBJECT} bytes as stored, which
   keeps every object well under etcd's default 1.5 MiB request limit. Client-side \`kubectl apply\` copies the
-  object into a 256 KiB annotation: use \`--server-side\` for large configs.
+  object into a 256 KiB annotation: use \`kubectl apply --server-side\` for large configs.
+- The lists of files, units, drop-ins, repositories, packages and disruption policies are keyed by \`path\`
+  or \`name\` (\`x-kubernetes-list-type: map\`): server-side apply merges them item by item, so several
+  field managers (say, one per team) can each apply their own files to one NodeConfig.
 - Duplicate file paths, unit names, drop-in names, repository names, package names and policy keys are refused.
 - NodeConfigPool names are DNS labels of at most ${MAX_POOL_NAME_LENGTH} characters (they are label values and
   prefix revision names). Maintenance windows need a valid cron schedule, a duration of at least 1m and an

@@ -75,6 +75,14 @@ export function array<S extends AnySchema>(
   return make({ type: 'array', description, items: items.json, ...extra });
 }
 
+/**
+ * A list whose items are identified by key fields (x-kubernetes-list-type: map): server-side apply
+ * merges it item by item, so two managers can own different items, and duplicate keys are refused.
+ */
+export function keyedBy(...keys: string[]): Extra {
+  return { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': keys };
+}
+
 export function stringMap(description: string, extra: Extra = {}): Schema<Record<string, string>> {
   return make({ type: 'object', description, additionalProperties: { type: 'string' }, ...extra });
 }

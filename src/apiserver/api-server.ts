@@ -32,7 +32,7 @@ import { GarbageCollector } from './controllers/garbage-collector.ts';
 import { NamespaceController, namespaceStrategy } from './controllers/namespace-controller.ts';
 import { NodeLifecycleController } from './controllers/node-lifecycle.ts';
 import { ApiError } from './errors.ts';
-import { decodeObject, readBody } from './http/body.ts';
+import { decodeObject, mediaType, readBody } from './http/body.ts';
 import { DiscoveryService } from './http/discovery-service.ts';
 import { parseRequestInfo, type ResourceRequestInfo } from './http/request-info.ts';
 import { ResourceHandler } from './http/resource-handler.ts';
@@ -53,6 +53,7 @@ import {
   presentFor,
   renderingFor,
 } from './parts.ts';
+import { APPLY_PATCH, decodeApplyPatch } from './patch/apply-patch.ts';
 import type { ResourceDefinition } from './registry/resource-definition.ts';
 import { ResourceRegistry } from './registry/resource-registry.ts';
 import { SqliteStore } from './storage/sqlite-store.ts';
@@ -367,6 +368,7 @@ export class ApiServer {
       ) {
         throw forbiddenError(identity, withBody, decision.reason);
       }
+      body = await this.authorizeApplyCreate(identity, req, info, def, attrs, body);
     }
     await handler.handle(req, res, info, def, url.searchParams, body);
   }
@@ -413,6 +415,34 @@ export class ApiServer {
       return true;
     }
     return false;
+  }
+
+  /**
+   * A server-side apply to an object that does not exist creates it: like kube, that needs the create
+   * permission too, judged on the applied configuration. Returns the body, read here when needed.
+   */
+  private async authorizeApplyCreate(
+    identity: Identity,
+    req: IncomingMessage,
+    info: ResourceRequestInfo,
+    def: ResourceDefinition,
+    attrs: Parameters<typeof authorize>[1],
+    body: Buffer | undefined,
+  ): Promise<Buffer | undefined> {
+    if (info.verb !== 'patch' || info.subresource !== undefined || info.name === undefined) return body;
+    if (mediaType(req.headers['content-type']) !== APPLY_PATCH) return body;
+    if (this.objects.tryGet(def, info.namespace, info.name)) return body;
+    const raw = body ?? (await readBody(req));
+    let parsed: unknown;
+    try {
+      parsed = decodeApplyPatch(raw);
+    } catch {
+      parsed = undefined;
+    }
+    const create = { ...attrs, verb: 'create' as const, ...(parsed !== undefined ? { body: parsed } : {}) };
+    const decision = authorize(identity, create);
+    if (!decision.allowed) throw forbiddenError(identity, create, decision.reason);
+    return raw;
   }
 
   /** An agent may get or delete a pod bound to its own Node (see node-bound-pods.ts). */

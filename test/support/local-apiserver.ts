@@ -17,7 +17,7 @@ export interface LocalApiServer {
   kubeConfig(): KubeConfig;
   kubectl(
     args: string[],
-    options?: { input?: string; kubeconfig?: string; timeoutMs?: number },
+    options?: { input?: string; kubeconfig?: string; timeoutMs?: number; binary?: string },
   ): Promise<KubectlResult>;
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -32,11 +32,11 @@ export interface KubectlResult {
 export function kubectl(
   kubeconfigPath: string,
   args: string[],
-  options: { input?: string; timeoutMs?: number } = {},
+  options: { input?: string; timeoutMs?: number; binary?: string } = {},
 ): Promise<KubectlResult> {
   return new Promise((resolve) => {
     const child = execFile(
-      'kubectl',
+      options.binary ?? 'kubectl',
       args,
       {
         env: { ...process.env, KUBECONFIG: kubeconfigPath, HOME: join(kubeconfigPath, '..') },

@@ -3,7 +3,9 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest, expired } from '../errors.ts';
+import { optionsInvalid, validateFieldManager } from '../objects/field-management.ts';
 import type { DeleteOptions, ObjectFilter, ObjectService, WriteOptions } from '../objects/object-service.ts';
+import { APPLY_PATCH, decodeApplyPatch } from '../patch/apply-patch.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { apiVersionOf } from '../registry/resource-definition.ts';
 import { type KubeObject, type Store, type StoreEvent, StoreExpiredError } from '../storage/types.ts';
@@ -85,12 +87,61 @@ function parseNonNegativeInt(query: URLSearchParams, name: string): number | und
   return Number(raw);
 }
 
-function writeOptions(query: URLSearchParams, subresource?: string): WriteOptions {
+/** A boolean query parameter as apimachinery reads it: present and not "0" or "false" (any case). */
+function queryFlag(query: URLSearchParams, name: string): boolean | undefined {
+  const raw = query.get(name);
+  if (raw === null) return undefined;
+  return !/^(0|false)$/i.test(raw);
+}
+
+/**
+ * Write options from the query. `optionsKind` (CreateOptions, UpdateOptions, PatchOptions) names the
+ * options in errors. Without ?fieldManager= the manager is the client's User-Agent up to its first
+ * "/", as kube records it.
+ */
+function writeOptions(
+  req: IncomingMessage,
+  query: URLSearchParams,
+  optionsKind: string,
+  subresource?: string,
+): WriteOptions {
+  const explicit = query.get('fieldManager');
+  validateFieldManager(optionsKind, explicit ?? undefined);
+  const fromAgent = (req.headers['user-agent'] ?? '').split('/')[0]!.slice(0, 128);
   return {
     dryRun: parseDryRun(query),
     fieldValidation: parseFieldValidation(query),
     subresource,
+    fieldManager: explicit ?? fromAgent,
   };
+}
+
+/** PatchOptions of a PATCH: an apply needs a named field manager; force belongs to apply only. */
+function patchOptions(
+  req: IncomingMessage,
+  query: URLSearchParams,
+  apply: boolean,
+  subresource?: string,
+): WriteOptions {
+  const options = writeOptions(req, query, 'PatchOptions', subresource);
+  const force = queryFlag(query, 'force');
+  if (apply) {
+    if (!query.get('fieldManager')) {
+      throw optionsInvalid('PatchOptions', [
+        { field: 'fieldManager', message: 'Required value: is required for apply patch' },
+      ]);
+    }
+    options.force = force === true;
+  } else if (force !== undefined) {
+    throw optionsInvalid('PatchOptions', [
+      {
+        field: 'force',
+        message: 'Forbidden: may not be specified for non-apply patch',
+        type: 'FieldValueForbidden',
+      },
+    ]);
+  }
+  return options;
 }
 
 function listKindOf(def: ResourceDefinition): string {
@@ -188,7 +239,7 @@ export class ResourceHandler {
           def,
           namespace,
           decodeObject(raw, req.headers['content-type']),
-          writeOptions(query),
+          writeOptions(req, query, 'CreateOptions'),
         );
         await this.sendObject(req, res, def, 201, result.object, query, result.warnings);
         return;
@@ -200,20 +251,35 @@ export class ResourceHandler {
           namespace,
           info.name!,
           decodeObject(raw, req.headers['content-type']),
-          writeOptions(query, sub),
+          writeOptions(req, query, 'UpdateOptions', sub),
         );
         await this.sendObject(req, res, def, 200, result.object, query, result.warnings);
         return;
       }
       case 'patch': {
         const raw = await body();
+        const type = mediaType(req.headers['content-type']);
+        if (type === APPLY_PATCH) {
+          const options = patchOptions(req, query, true, sub);
+          const result = objects.apply(def, namespace, info.name!, decodeApplyPatch(raw), options);
+          await this.sendObject(
+            req,
+            res,
+            def,
+            result.created ? 201 : 200,
+            result.object,
+            query,
+            result.warnings,
+          );
+          return;
+        }
         const result = objects.patch(
           def,
           namespace,
           info.name!,
-          mediaType(req.headers['content-type']),
+          type,
           raw,
-          writeOptions(query, sub),
+          patchOptions(req, query, false, sub),
         );
         await this.sendObject(req, res, def, 200, result.object, query, result.warnings);
         return;

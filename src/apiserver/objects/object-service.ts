@@ -15,6 +15,18 @@ import {
   type StatusCause,
 } from '../errors.ts';
 import { listPrefix, objectKey } from '../http/request-info.ts';
+import type { FieldSet } from '../managedfields/field-set.ts';
+import {
+  type ApplyPlan,
+  LAST_APPLIED_ANNOTATION,
+  lastAppliedFields,
+  lastAppliedValue,
+  type Manager,
+  managersForApply,
+  planApply,
+  recordApply,
+} from '../managedfields/managers.ts';
+import { mergeApplied, removeFields } from '../managedfields/structured-merge.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { apiVersionOf } from '../registry/resource-definition.ts';
 import { validateAnnotations, validateLabels } from '../schema/names.ts';
@@ -27,6 +39,14 @@ import {
   StoreExpiredError,
   StoreNotFoundError,
 } from '../storage/types.ts';
+import {
+  DEFAULT_FIELD_MANAGER,
+  fieldTypeOf,
+  recordUpdateOwnership,
+  setManagedFields,
+  storedManagers,
+  writeScope,
+} from './field-management.ts';
 import type { KindStrategy, StrategyContext, StrategyLookup } from './strategy.ts';
 
 export type ObjectFilter = (object: KubeObject) => boolean;
@@ -36,11 +56,28 @@ export interface WriteOptions {
   /** Strict rejects unknown fields, Warn reports them, Ignore (default) drops them silently. */
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
   subresource?: string | undefined;
+  /** Who makes the write (recorded in metadata.managedFields); in-process writes default to the server. */
+  fieldManager?: string | undefined;
+  /** Server-side apply only: take over fields other managers own instead of failing with a conflict. */
+  force?: boolean;
+}
+
+/** What a server-side apply adds to a write: the ownership plan, checked once the new state is final. */
+interface ApplyOwnership {
+  managers: Manager[];
+  plan: ApplyPlan;
+  force: boolean;
+  /** Fields kubectl may take over from its client-side apply without force. */
+  allowed?: FieldSet | undefined;
+  /** A last-applied-configuration annotation to keep in step (kubectl's server-side apply). */
+  lastApplied?: string | undefined;
 }
 
 export interface WriteResult {
   object: KubeObject;
   warnings: string[];
+  /** A server-side apply created the object (answered 201). */
+  created?: boolean;
 }
 
 export interface DeleteOptions {
@@ -120,6 +157,22 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     return ka.length === kb.length && ka.every((k) => jsonEqual(a[k], b[k]));
   }
   return false;
+}
+
+/**
+ * Empty metadata maps and lists are not kept: kube round-trips metadata through its Go type, whose
+ * omitempty fields drop them (otherwise `annotations: {}` from a patch shows up in kubectl diff).
+ */
+function dropEmptyMetadata(meta: KubeObject): void {
+  for (const field of ['labels', 'annotations', 'finalizers', 'ownerReferences']) {
+    const value = meta[field];
+    if (
+      (Array.isArray(value) && value.length === 0) ||
+      (isPlainObject(value) && Object.keys(value).length === 0)
+    ) {
+      delete meta[field];
+    }
+  }
 }
 
 function withoutKeys(obj: KubeObject, keys: string[]): KubeObject {
@@ -416,10 +469,22 @@ export class ObjectService {
     body: KubeObject,
     options: WriteOptions = {},
   ): WriteResult {
+    return this.createObject(def, namespace, body, options);
+  }
+
+  private createObject(
+    def: ResourceDefinition,
+    namespace: string | undefined,
+    body: KubeObject,
+    options: WriteOptions,
+    apply?: ApplyOwnership,
+  ): WriteResult {
     this.checkTypeMeta(def, body);
     const obj = clone(body);
     const meta: KubeObject = isPlainObject(obj.metadata) ? obj.metadata : {};
     obj.metadata = meta;
+    const requestedManagedFields = meta.managedFields;
+    dropEmptyMetadata(meta);
     if (def.namespaced) {
       if (
         meta.namespace !== undefined &&
@@ -473,6 +538,7 @@ export class ObjectService {
     causes.unshift(...this.checkMetadata(def, meta));
     if (causes.length > 0) throw invalid(refOf(def, String(meta.name ?? '')), causes);
     if (def.namespaced && this.admitNamespace) this.admitNamespace(meta.namespace);
+    this.recordOwnership(def, undefined, requestedManagedFields, obj, options, apply);
 
     const key = objectKey(def.group, def.resource, def.namespaced ? meta.namespace : undefined, meta.name);
     if (options.dryRun) {
@@ -538,8 +604,12 @@ export class ObjectService {
     current: StoredItem,
     incoming: KubeObject,
     options: WriteOptions,
+    apply?: ApplyOwnership,
   ): WriteResult {
     const old = current.object;
+    const requestedManagedFields = isPlainObject(incoming.metadata)
+      ? incoming.metadata.managedFields
+      : undefined;
     const oldMeta: KubeObject = old.metadata;
     const statusWrite = options.subresource === 'status';
     let obj: KubeObject;
@@ -576,6 +646,7 @@ export class ObjectService {
     }
     delete meta.resourceVersion;
     delete meta.managedFields;
+    dropEmptyMetadata(meta);
     if (def.tracksGeneration) meta.generation = oldMeta.generation ?? 1;
     else delete meta.generation;
     obj.apiVersion = apiVersionOf(def);
@@ -602,6 +673,7 @@ export class ObjectService {
       }
     }
     if (causes.length > 0) throw invalid(refOf(def, oldMeta.name), causes);
+    this.recordOwnership(def, old, requestedManagedFields, obj, options, apply);
 
     if (def.tracksGeneration) {
       const ignored = def.subresources.status
@@ -620,7 +692,11 @@ export class ObjectService {
       oldMeta.deletionTimestamp !== undefined &&
       (meta.finalizers ?? []).length === 0 &&
       !this.hasSpecFinalizers(obj);
-    if (options.dryRun) return { object: this.present(def, obj), warnings };
+    if (options.dryRun) {
+      // kube answers a dry-run update with the object's current resourceVersion (kubectl diff relies on it).
+      meta.resourceVersion = String(current.revision);
+      return { object: this.present(def, obj), warnings };
+    }
     if (finalized) {
       // The last finalizer is gone: the object disappears now.
       try {
@@ -639,6 +715,127 @@ export class ObjectService {
       };
     } catch (err) {
       throw this.translateStoreError(err, def, oldMeta.name);
+    }
+  }
+
+  /** Fills metadata.managedFields of the object about to be written: an Update by the writer, or an Apply. */
+  private recordOwnership(
+    def: ResourceDefinition,
+    live: KubeObject | undefined,
+    requested: unknown,
+    obj: KubeObject,
+    options: WriteOptions,
+    apply: ApplyOwnership | undefined,
+  ): void {
+    const scope = writeScope(def, options.subresource, this.timestamp());
+    if (!apply) {
+      recordUpdateOwnership(live, requested, obj, options.fieldManager || DEFAULT_FIELD_MANAGER, scope);
+      return;
+    }
+    const managers = recordApply(
+      live ?? {},
+      obj,
+      apply.managers,
+      apply.plan,
+      apply.force,
+      scope,
+      apply.allowed,
+    );
+    setManagedFields(obj, managers);
+    if (
+      apply.lastApplied !== undefined &&
+      obj.metadata.annotations?.[LAST_APPLIED_ANNOTATION] !== undefined
+    ) {
+      obj.metadata.annotations[LAST_APPLIED_ANNOTATION] = apply.lastApplied;
+    }
+  }
+
+  /**
+   * Server-side apply of `config` (an object decoded from application/apply-patch+yaml) by
+   * `options.fieldManager`: merged into the live object per its schema, fields the manager no longer
+   * applies removed unless others own them, conflicts with other managers refused unless forced. An
+   * object that does not exist is created from the configuration, as kube does.
+   */
+  apply(
+    def: ResourceDefinition,
+    namespace: string | undefined,
+    name: string,
+    config: KubeObject,
+    options: WriteOptions,
+  ): WriteResult {
+    const manager = options.fieldManager ?? '';
+    const meta: KubeObject = isPlainObject(config.metadata) ? config.metadata : {};
+    if (meta.managedFields !== undefined && meta.managedFields !== null) {
+      throw badRequest('metadata.managedFields must be nil');
+    }
+    const expectedVersion = apiVersionOf(def);
+    if (
+      typeof config.apiVersion === 'string' &&
+      config.apiVersion !== '' &&
+      config.apiVersion !== expectedVersion
+    ) {
+      throw badRequest(
+        `Incorrect version specified in apply patch. Specified patch version: ${config.apiVersion}, expected: ${expectedVersion}`,
+      );
+    }
+    if (meta.name !== undefined && meta.name !== name) {
+      throw badRequest(
+        `the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`,
+      );
+    }
+    this.checkTypeMeta(def, config);
+    for (let attempt = 0; ; attempt++) {
+      const key = objectKey(def.group, def.resource, def.namespaced ? namespace : undefined, name);
+      const current = this.store.get(key);
+      const scope = writeScope(def, options.subresource, this.timestamp());
+      const type = fieldTypeOf(def);
+      if (!current) {
+        if (options.subresource) throw notFound(refOf(def, name));
+        const plan = planApply(config, [], manager, scope);
+        const body = mergeApplied({}, config, type) as KubeObject;
+        body.metadata = { ...(body.metadata ?? {}), name };
+        delete body.metadata.resourceVersion;
+        try {
+          const created = this.createObject(def, namespace, body, options, {
+            managers: [],
+            plan,
+            force: options.force === true,
+          });
+          return { ...created, created: true };
+        } catch (err) {
+          // Someone created it meanwhile: apply to theirs.
+          if (err instanceof ApiError && err.reason === 'AlreadyExists' && attempt < PATCH_RETRIES) continue;
+          throw err;
+        }
+      }
+      const live = current.object;
+      const pinned = meta.resourceVersion;
+      if (pinned !== undefined && pinned !== '' && String(pinned) !== String(current.revision)) {
+        throw conflict(refOf(def, name));
+      }
+      const managers = managersForApply(live, storedManagers(live), scope);
+      const plan = planApply(config, managers, manager, scope);
+      const merged = removeFields(
+        mergeApplied(live, config, type),
+        plan.released,
+        plan.kept,
+        type,
+      ) as KubeObject;
+      delete merged.metadata?.resourceVersion;
+      const kubectl = manager === 'kubectl';
+      const ownership: ApplyOwnership = {
+        managers,
+        plan,
+        force: options.force === true,
+        allowed: kubectl ? lastAppliedFields(live, scope) : undefined,
+        lastApplied: kubectl ? lastAppliedValue(config) : undefined,
+      };
+      try {
+        return this.writeUpdate(def, current, merged, options, ownership);
+      } catch (err) {
+        const retriable = err instanceof ApiError && err.reason === 'Conflict' && !err.details?.causes;
+        if (!retriable || pinned !== undefined || attempt >= PATCH_RETRIES) throw err;
+      }
     }
   }
 

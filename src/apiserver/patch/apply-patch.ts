@@ -1,9 +1,11 @@
 // The one entry the PATCH handler calls: picks the patch format from the Content-Type and applies the
 // body to the stored object. Formats and errors follow kube-apiserver's patch handler.
 //
-// Server-side apply (application/apply-patch+yaml) is not implemented: it is answered with 415 like
-// any other unsupported type, and the 415 message lists only the formats this server applies.
+// Server-side apply (application/apply-patch+yaml) needs field ownership, so the object service does
+// it (ObjectService.apply); this file only decodes its body.
 
+import { parse as parseYaml } from 'yaml';
+import { KUBE_YAML } from '../../util/kube-yaml.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import type { KubeObject } from '../storage/types.ts';
 import { builtinPatchMeta } from './builtin-patch-meta.ts';
@@ -26,7 +28,27 @@ export interface ApplyPatchOptions {
 
 /** The patch media types accepted for a resource, in the order the real server lists them. */
 export function supportedPatchTypes(builtin: boolean): string[] {
-  return builtin ? [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH] : [JSON_PATCH, MERGE_PATCH];
+  return builtin
+    ? [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH]
+    : [JSON_PATCH, MERGE_PATCH, APPLY_PATCH];
+}
+
+/** Decodes a server-side apply body (YAML, of which JSON is a part) into the applied configuration. */
+export function decodeApplyPatch(body: Buffer | string): KubeObject {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  let value: unknown;
+  try {
+    value = parseYaml(text, { maxAliasCount: 100, ...KUBE_YAML });
+  } catch (error) {
+    throw badRequest(`error converting YAML to JSON: yaml: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (value === null || value === undefined) return {};
+  if (!isJsonObject(value as JsonValue)) {
+    throw badRequest(
+      `error decoding YAML: json: cannot unmarshal ${jsonTypeName(value as JsonValue)} into Go value of type map[string]interface {}`,
+    );
+  }
+  return value as KubeObject;
 }
 
 /** "application/merge-patch+json; charset=utf-8" → "application/merge-patch+json". */
@@ -82,6 +104,8 @@ export function applyPatch(
       const patch = mergePatchDocument(parsePatchBody(patchBody, 'error decoding patch: '));
       return patchedObject(applyMergePatch(stored, patch), stored, kind);
     }
+    case APPLY_PATCH:
+      throw new Error('server-side apply is done by ObjectService.apply, not as a patch');
     default:
       return applyStrategicMergePatch(stored, parsePatchBody(patchBody, ''), builtinPatchMeta(kind));
   }

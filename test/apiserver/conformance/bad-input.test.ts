@@ -161,12 +161,12 @@ describe('bad input', () => {
     assert.equal((await raw(local, { path: `${CONFIGMAPS}/huge` })).status, 404);
   });
 
-  test('unknown patch types are 415 UnsupportedMediaType', async () => {
+  test('unknown patch types are 415 UnsupportedMediaType; server-side apply is not one of them', async () => {
     for (const contentType of [
       'application/foo',
       'text/plain',
       'application/json',
-      'application/apply-patch+yaml',
+      'application/apply-patch+cbor',
     ]) {
       const res = await raw(local, {
         method: 'PATCH',
@@ -176,15 +176,24 @@ describe('bad input', () => {
       });
       assertStatus(res, 415, 'UnsupportedMediaType');
     }
-    const out = await local.kubectl([
-      'patch',
-      'configmap',
-      'target',
-      '--type=apply',
-      '-p',
-      json({ data: { a: '2' } }),
-    ]);
-    assert.notEqual(out.code, 0);
+    // An apply names its field manager (kube: 422 on PatchOptions).
+    const body = json({ apiVersion: 'v1', kind: 'ConfigMap', data: { a: '2' } });
+    const contentType = 'application/apply-patch+yaml';
+    const unnamed = await raw(local, { method: 'PATCH', path: `${CONFIGMAPS}/target`, contentType, body });
+    assertStatus(unnamed, 422, 'Invalid');
+    assert.equal(
+      unnamed.json.message,
+      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+    );
+    // Named, it is accepted (dry run: this suite changes nothing).
+    const named = await raw(local, {
+      method: 'PATCH',
+      path: `${CONFIGMAPS}/target?fieldManager=conformance&force=true&dryRun=All`,
+      contentType,
+      body,
+    });
+    assert.equal(named.status, 200, named.text);
+    assert.equal(named.json.data.a, '2');
   });
 
   test('a protobuf body that cannot be decoded is refused with a Status', async () => {

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import {
   APPLY_PATCH,
   applyPatch,
+  decodeApplyPatch,
   JSON_PATCH,
   MERGE_PATCH,
   patchMediaType,
@@ -100,12 +101,12 @@ test('custom resources take merge and JSON patches (kubectl apply / edit on a CR
 
 test('unsupported patch types are 415 with the list of accepted types', () => {
   const builtinAccepted =
-    'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json';
+    'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml';
   const customAccepted =
-    'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json';
+    'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml';
   const cases = [
     { type: STRATEGIC_MERGE_PATCH, opts: custom, message: customAccepted },
-    { type: APPLY_PATCH, opts: builtin, message: builtinAccepted },
+    { type: 'application/apply-patch+cbor', opts: builtin, message: builtinAccepted },
     { type: 'application/json', opts: builtin, message: builtinAccepted },
     { type: '', opts: custom, message: customAccepted },
   ];
@@ -181,8 +182,29 @@ test('a JSON patch that turns the object into something else is 422 Invalid on f
 });
 
 test('supportedPatchTypes and patchMediaType', () => {
-  assert.deepEqual(supportedPatchTypes(false), [JSON_PATCH, MERGE_PATCH]);
-  assert.deepEqual(supportedPatchTypes(true), [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH]);
+  assert.deepEqual(supportedPatchTypes(false), [JSON_PATCH, MERGE_PATCH, APPLY_PATCH]);
+  assert.deepEqual(supportedPatchTypes(true), [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH]);
   assert.equal(patchMediaType(' application/merge-patch+json ; charset=UTF-8'), MERGE_PATCH);
   assert.equal(patchMediaType(undefined), '');
+});
+
+test('server-side apply bodies decode from YAML or JSON; anything but an object is 400', () => {
+  assert.deepEqual(decodeApplyPatch('apiVersion: v1\nkind: ConfigMap\ndata:\n  a: "1"\n'), {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    data: { a: '1' },
+  });
+  assert.deepEqual(decodeApplyPatch('{"kind":"ConfigMap"}'), { kind: 'ConfigMap' });
+  assertApiError(
+    () => decodeApplyPatch('- a\n- b\n'),
+    400,
+    'BadRequest',
+    'error decoding YAML: json: cannot unmarshal array into Go value of type map[string]interface {}',
+  );
+  assertApiError(
+    () => decodeApplyPatch('a: [\n'),
+    400,
+    'BadRequest',
+    /^error converting YAML to JSON: yaml: /,
+  );
 });
