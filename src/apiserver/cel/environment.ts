@@ -23,11 +23,22 @@ function kubernetesBase(): Environment {
 
 let base: Environment | undefined;
 
-/** A CEL environment with Kubernetes' libraries and the given variables (all dyn). */
-export function celEnvironment(variables: readonly string[]): Environment {
-  base ??= kubernetesBase();
-  const env = base.clone();
-  for (const name of variables) env.registerVariable(name, 'dyn');
+const environments = new Map<string, Environment>();
+
+/**
+ * A CEL environment with Kubernetes' libraries and the given variables: names (dyn) or
+ * [name, type] pairs (e.g. ['oldSelf', 'optional<dyn>']). One per distinct set, reused.
+ */
+export function celEnvironment(variables: readonly (string | readonly [string, string])[]): Environment {
+  const declared = variables.map((v) => (typeof v === 'string' ? ([v, 'dyn'] as const) : v));
+  const key = declared.map(([n, t]) => `${n}:${t}`).join(',');
+  let env = environments.get(key);
+  if (!env) {
+    base ??= kubernetesBase();
+    env = base.clone();
+    for (const [name, type] of declared) env.registerVariable(name, type);
+    environments.set(key, env);
+  }
   return env;
 }
 
