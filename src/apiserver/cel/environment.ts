@@ -1,13 +1,16 @@
 // Kubernetes' CEL environment: the CEL standard library and macros (has, all, exists, exists_one,
 // map, filter), optional types (`self.?field`, optionalOldSelf), and the extension libraries
-// kube-apiserver adds: strings, lists, regex. Expressions are compiled once (parse, type-check with
+// kube-apiserver adds: strings, lists, regex, quantity, url, ip/cidr. Expressions are compiled once (parse, type-check with
 // the declared variables as dyn, RE2 check of constant patterns) and evaluated many times.
 
 import { Environment } from '@marcbachmann/cel-js';
 import { costExceeded } from './cost-guard.ts';
+import { registerIPLibrary } from './library-ip.ts';
 import { registerListsLibrary } from './library-lists.ts';
+import { registerQuantityLibrary } from './library-quantity.ts';
 import { compileRe2, RE2_MATCHES, registerRegexLibrary } from './library-regex.ts';
 import { registerStringsLibrary } from './library-strings.ts';
+import { registerUrlLibrary } from './library-url.ts';
 
 function kubernetesBase(): Environment {
   const env = new Environment({
@@ -18,6 +21,9 @@ function kubernetesBase(): Environment {
   registerStringsLibrary(env);
   registerListsLibrary(env);
   registerRegexLibrary(env);
+  registerQuantityLibrary(env);
+  registerUrlLibrary(env);
+  registerIPLibrary(env);
   return env;
 }
 

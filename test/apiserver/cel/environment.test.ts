@@ -175,3 +175,69 @@ test('cost guard: nested comprehensions over large inputs are refused before the
   assert.equal(flat.depth, 1);
   assert.deepEqual(runExpression(flat, { self: large }, celValueSize(large)), { ok: true, value: true });
 });
+
+test('quantity library: exact arithmetic and comparison of resource quantities', () => {
+  assert.equal(ev("quantity('1Gi').compareTo(quantity('1073741824'))"), 0n);
+  assert.equal(ev("quantity('1Gi').isGreaterThan(quantity('1073741823'))"), true);
+  assert.equal(ev("quantity('500m').isLessThan(quantity('1'))"), true);
+  assert.equal(ev("quantity('500m').add(quantity('0.5')) == quantity('1')"), true);
+  assert.equal(ev("quantity('1Mi').sub(1).asInteger()"), 1048575n);
+  assert.equal(ev("quantity('2k').add(3).asInteger()"), 2003n);
+  assert.equal(ev("quantity('1e3').asInteger()"), 1000n);
+  assert.equal(ev("quantity('1.5').isInteger()"), false);
+  assert.equal(ev("quantity('250m').asApproximateFloat()"), 0.25);
+  assert.equal(ev("quantity('-1').sign()"), -1n);
+  assert.equal(ev("quantity('100n') == quantity('0.0000001')"), true);
+  assert.equal(ev("isQuantity('1.5Gi') && !isQuantity('1.2.3') && !isQuantity('5Qi')"), true);
+  assert.match(evError("quantity('1.5').asInteger()"), /cannot convert value to integer/);
+  assert.match(evError("quantity('lots')"), /quantities must match/);
+  assert.equal(ev("quantity(self).isLessThan(quantity('4Gi'))", '2Gi'), true);
+});
+
+test('url library, as Go url.ParseRequestURI reads a URL', () => {
+  assert.equal(ev("url('https://user@example.com:8443/a/b?x=1').getHost()"), 'example.com:8443');
+  assert.equal(ev("url('https://example.com:8443/').getHostname()"), 'example.com');
+  assert.equal(ev("url('https://example.com:443/').getPort()"), '443');
+  assert.equal(ev("url('https://example.com/').getPort()"), '');
+  assert.equal(ev("url('https://[::1]:80/x').getHostname()"), '::1');
+  assert.equal(ev("url('https://e.com/a%20b').getEscapedPath()"), '/a%20b');
+  assert.equal(ev("url('/path?a=b').getScheme()"), '');
+  assert.deepEqual(ev("url('https://e.com/?x=1&x=2&y=3').getQuery()"), { x: ['1', '2'], y: ['3'] });
+  assert.equal(
+    ev("isURL('https://example.com') && isURL('/relative/path') && !isURL('example.com') && !isURL('a b')"),
+    true,
+  );
+  assert.match(evError("url('example.com')"), /URL parse error/);
+});
+
+test('ip and cidr libraries, as Go netip parses and prints addresses', () => {
+  assert.equal(ev("isIP('10.0.0.1') && isIP('2001:db8::1')"), true);
+  assert.equal(ev("isIP('010.0.0.1') || isIP('::ffff:1.2.3.4') || isIP('fe80::1%eth0') || isIP('x')"), false);
+  assert.equal(ev("ip('10.0.0.1').family() == 4 && ip('::1').family() == 6"), true);
+  assert.equal(ev("string(ip('2001:0DB8:0:0:0:0:0:1'))"), '2001:db8::1');
+  assert.equal(ev("string(ip('1:0:0:1:0:0:0:1'))"), '1:0:0:1::1');
+  assert.equal(ev("ip.isCanonical('2001:db8::1') && !ip.isCanonical('2001:DB8::1')"), true);
+  assert.equal(
+    ev("ip('127.0.0.1').isLoopback() && ip('::1').isLoopback() && ip('0.0.0.0').isUnspecified()"),
+    true,
+  );
+  assert.equal(ev("ip('169.254.1.1').isLinkLocalUnicast() && ip('fe80::1').isLinkLocalUnicast()"), true);
+  assert.equal(ev("ip('224.0.0.1').isLinkLocalMulticast() && ip('ff02::1').isLinkLocalMulticast()"), true);
+  assert.equal(ev("ip('8.8.8.8').isGlobalUnicast() && !ip('127.0.0.1').isGlobalUnicast()"), true);
+  assert.equal(
+    ev("cidr('10.0.0.0/8').containsIP('10.1.2.3') && !cidr('10.0.0.0/8').containsIP(ip('11.0.0.1'))"),
+    true,
+  );
+  assert.equal(
+    ev("cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16') && !cidr('10.1.0.0/16').containsCIDR('10.0.0.0/8')"),
+    true,
+  );
+  assert.equal(ev("string(cidr('10.1.2.3/8').masked())"), '10.0.0.0/8');
+  assert.equal(
+    ev("cidr('10.1.2.3/8').prefixLength() == 8 && cidr('10.1.2.3/8').ip() == ip('10.1.2.3')"),
+    true,
+  );
+  assert.equal(ev("cidr('2001:db8::/32').containsIP('2001:db8:1::1') && isCIDR('::/0')"), true);
+  assert.equal(ev("isCIDR('10.0.0.0/33') || isCIDR('10.0.0.0')"), false);
+  assert.match(evError("ip('x')"), /parse error/);
+});
