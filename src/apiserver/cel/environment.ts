@@ -9,7 +9,7 @@ import { registerIPLibrary } from './library-ip.ts';
 import { registerListsLibrary } from './library-lists.ts';
 import { registerQuantityLibrary } from './library-quantity.ts';
 import { compileRe2, RE2_MATCHES, registerRegexLibrary } from './library-regex.ts';
-import { registerStringsLibrary } from './library-strings.ts';
+import { LOWER_ASCII, registerStringsLibrary, UPPER_ASCII } from './library-strings.ts';
 import { registerUrlLibrary } from './library-url.ts';
 
 function kubernetesBase(): Environment {
@@ -78,20 +78,37 @@ function comprehensionDepth(n: AstNode): number {
   return inner + (isComprehension ? 1 : 0);
 }
 
-/** Where `matches` is called in the source, and the constant patterns it is given. */
-function matchesCalls(source: string, n: AstNode, at: number[], patterns: string[]): void {
+// Library functions whose semantics differ from cel-go's are called under other names: `matches`
+// (a backtracking RegExp there, RE2 here), lowerAscii/upperAscii (which there change non-ASCII letters).
+const REPLACED: Record<string, string> = {
+  matches: RE2_MATCHES,
+  lowerAscii: LOWER_ASCII,
+  upperAscii: UPPER_ASCII,
+};
+
+/** Where replaced functions are called in the source, and the constant patterns given to `matches`. */
+function replacedCalls(source: string, n: AstNode, at: [number, string][], patterns: string[]): void {
   const args = n.args as unknown[];
-  if ((n.op === 'rcall' || n.op === 'call') && args[0] === 'matches') {
+  const name = n.op === 'rcall' || n.op === 'call' ? (args[0] as string) : '';
+  if (Object.hasOwn(REPLACED, name)) {
     const receiver = n.op === 'rcall' ? (args[1] as AstNode) : undefined;
-    const from = receiver ? receiver.end : n.start;
-    const name = source.indexOf('matches', from);
-    if (name >= 0) at.push(name);
-    const pattern = (n.op === 'rcall' ? (args[2] as AstNode[])[0] : (args[1] as AstNode[])[1]) as
-      | AstNode
-      | undefined;
-    if (pattern?.op === 'value' && typeof pattern.args === 'string') patterns.push(pattern.args);
+    const i = source.indexOf(name, receiver ? receiver.end : n.start);
+    if (i >= 0) at.push([i, name]);
+    if (name === 'matches') {
+      const pattern = (n.op === 'rcall' ? (args[2] as AstNode[])[0] : (args[1] as AstNode[])[1]) as
+        | AstNode
+        | undefined;
+      if (pattern?.op === 'value' && typeof pattern.args === 'string') patterns.push(pattern.args);
+    }
   }
-  for (const c of children(n)) matchesCalls(source, c, at, patterns);
+  for (const c of children(n)) replacedCalls(source, c, at, patterns);
+}
+
+/** A library message with the replaced names put back. */
+function userFacing(message: string): string {
+  let out = message;
+  for (const [name, replacement] of Object.entries(REPLACED)) out = out.replaceAll(replacement, name);
+  return out;
 }
 
 export interface CompiledExpression {
@@ -105,7 +122,8 @@ export class CelCompileError extends Error {}
 
 /**
  * Parses and type-checks an expression; throws CelCompileError with the library's message.
- * `matches` is routed to the RE2 implementation, and constant patterns must compile as RE2.
+ * `matches` is routed to the RE2 implementation (constant patterns must compile as RE2), and
+ * lowerAscii/upperAscii to ASCII-only ones.
  */
 export function compileExpression(env: Environment, source: string): CompiledExpression {
   let parsed: ReturnType<Environment['parse']>;
@@ -114,9 +132,9 @@ export function compileExpression(env: Environment, source: string): CompiledExp
   } catch (err) {
     throw new CelCompileError(firstLine(err));
   }
-  const at: number[] = [];
+  const at: [number, string][] = [];
   const patterns: string[] = [];
-  matchesCalls(source, parsed.ast as unknown as AstNode, at, patterns);
+  replacedCalls(source, parsed.ast as unknown as AstNode, at, patterns);
   for (const p of patterns) {
     try {
       compileRe2(p);
@@ -125,14 +143,13 @@ export function compileExpression(env: Environment, source: string): CompiledExp
     }
   }
   let rewritten = source;
-  for (const i of at.sort((a, b) => b - a)) {
-    rewritten = rewritten.slice(0, i) + RE2_MATCHES + rewritten.slice(i + 'matches'.length);
+  for (const [i, name] of at.sort((a, b) => b[0] - a[0])) {
+    rewritten = rewritten.slice(0, i) + REPLACED[name] + rewritten.slice(i + name.length);
   }
   const program = rewritten === source ? parsed : env.parse(rewritten);
   const checked = program.check();
   if (!checked.valid) {
-    const message = firstLine(checked.error).replaceAll(RE2_MATCHES, 'matches');
-    throw new CelCompileError(message);
+    throw new CelCompileError(firstLine(checked.error));
   }
   return {
     source,
@@ -143,7 +160,7 @@ export function compileExpression(env: Environment, source: string): CompiledExp
 
 function firstLine(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  return (message.split('\n')[0] ?? message).replaceAll(RE2_MATCHES, 'matches');
+  return userFacing(message.split('\n')[0] ?? message);
 }
 
 export type CelOutcome = { ok: true; value: unknown } | { ok: false; error: string };

@@ -1,6 +1,6 @@
 // The CEL strings extension functions kube-apiserver has and the CEL library lacks (it has split,
-// join, trim, indexOf, lastIndexOf, substring, lowerAscii, upperAscii). Indexes count code points,
-// as in cel-go.
+// join, trim, indexOf, lastIndexOf, substring), and ASCII-only lowerAscii/upperAscii. Indexes count
+// code points, as in cel-go.
 
 import type { Environment } from '@marcbachmann/cel-js';
 import { EvaluationError } from '@marcbachmann/cel-js';
@@ -115,7 +115,17 @@ function format(template: string, args: unknown[]): string {
   return out;
 }
 
+/** Names lowerAscii/upperAscii calls are renamed to: the library's own change non-ASCII letters too. */
+export const LOWER_ASCII = 'lowerAsciiOnly';
+export const UPPER_ASCII = 'upperAsciiOnly';
+
 export function registerStringsLibrary(env: Environment): void {
+  env.registerFunction(`string.${LOWER_ASCII}(): string`, (s: string) =>
+    s.replace(/[A-Z]+/g, (m) => m.toLowerCase()),
+  );
+  env.registerFunction(`string.${UPPER_ASCII}(): string`, (s: string) =>
+    s.replace(/[a-z]+/g, (m) => m.toUpperCase()),
+  );
   env.registerFunction('string.charAt(int): string', charAt);
   env.registerFunction('string.replace(string, string): string', (s: string, a: string, b: string) =>
     replace(s, a, b, -1n),

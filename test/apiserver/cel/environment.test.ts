@@ -39,6 +39,12 @@ test('standard macros: has, all, exists, exists_one, map, filter', () => {
 
 test('strings library', () => {
   assert.equal(ev("'Hello'.lowerAscii() + 'World'.upperAscii()"), 'helloWORLD');
+  assert.equal(ev("'ÄÖx'.lowerAscii() + 'äöX'.upperAscii()"), 'ÄÖxäöX', 'ASCII letters only, as cel-go');
+  assert.throws(
+    () => compileExpression(env, "'a'.lowerAscii(1)"),
+    /'string\.lowerAscii\(int\)'/,
+    'errors name it as written',
+  );
   assert.deepEqual(ev("'a,b,,c'.split(',')"), ['a', 'b', '', 'c']);
   assert.deepEqual(ev("'a,b,c'.split(',', 2)"), ['a', 'b,c']);
   assert.equal(ev("['a', 'b'].join('-')"), 'a-b');
