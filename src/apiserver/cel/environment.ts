@@ -4,6 +4,7 @@
 // the declared variables as dyn, RE2 check of constant patterns) and evaluated many times.
 
 import { Environment } from '@marcbachmann/cel-js';
+import { type AstNode, children } from './ast.ts';
 import { costExceeded } from './cost-guard.ts';
 import { registerIPLibrary } from './library-ip.ts';
 import { registerListsLibrary } from './library-lists.ts';
@@ -46,27 +47,6 @@ export function celEnvironment(variables: readonly (string | readonly [string, s
     environments.set(key, env);
   }
   return env;
-}
-
-interface AstNode {
-  op: string;
-  args: unknown;
-  start: number;
-  end: number;
-}
-
-function isNode(v: unknown): v is AstNode {
-  return typeof v === 'object' && v !== null && 'op' in v && 'start' in v;
-}
-
-function children(n: AstNode): AstNode[] {
-  const out: AstNode[] = [];
-  const visit = (v: unknown): void => {
-    if (isNode(v)) out.push(v);
-    else if (Array.isArray(v)) v.forEach(visit);
-  };
-  if (n.op !== 'id' && n.op !== 'value') visit(n.args);
-  return out;
 }
 
 const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
@@ -113,6 +93,8 @@ function userFacing(message: string): string {
 
 export interface CompiledExpression {
   source: string;
+  /** The parsed expression (before functions were routed to their replacements). */
+  ast: AstNode;
   /** Comprehension nesting depth, for the cost guard. */
   depth: number;
   evaluate(context: Record<string, unknown>): unknown;
@@ -151,9 +133,11 @@ export function compileExpression(env: Environment, source: string): CompiledExp
   if (!checked.valid) {
     throw new CelCompileError(firstLine(checked.error));
   }
+  const ast = parsed.ast as unknown as AstNode;
   return {
     source,
-    depth: comprehensionDepth(parsed.ast as unknown as AstNode),
+    ast,
+    depth: comprehensionDepth(ast),
     evaluate: (context) => program(context),
   };
 }

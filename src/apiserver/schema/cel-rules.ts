@@ -9,8 +9,9 @@
 // - rules not using oldSelf are ratcheted: a value unchanged since the old object is not re-checked;
 // - failures are field errors: per `reason` (Invalid by default) at the rule's path plus `fieldPath`,
 //   with `message`, the result of `messageExpression`, or "failed rule: <rule>".
-// Not done as kube: `self` is typed dyn, so a misspelt field fails at evaluation ("no such key"), not at
-// compilation; the cost check is cost-guard.ts' bound, not kube's static estimate.
+// Not done as kube: type-checking is limited to fields selected on self/oldSelf (schema-fields.ts;
+// a misspelt field elsewhere fails at evaluation, "no such key"); the cost check is cost-guard.ts'
+// bound, not kube's static estimate.
 
 import { Optional } from '@marcbachmann/cel-js';
 import {
@@ -21,6 +22,7 @@ import {
   runExpression,
 } from '../cel/environment.ts';
 import { celValueSize, toCelValue } from '../cel/json-values.ts';
+import { undefinedFields } from '../cel/schema-fields.ts';
 import type { StatusCause } from '../errors.ts';
 import type { JSONSchemaProps } from '../registry/resource-definition.ts';
 import { duplicate, forbidden, invalid, required } from './field-errors.ts';
@@ -104,6 +106,7 @@ function compileRule(
   schema: JSONSchemaProps,
   at: FieldPath,
   correlatable: boolean,
+  isResource: boolean,
 ): { rule?: CompiledRule; causes: StatusCause[] } {
   const causes: StatusCause[] = [];
   // oldSelf.value() on a dyn oldSelf leaves the library unable to pick an operator overload.
@@ -112,6 +115,11 @@ function compileRule(
   let compileError: string | undefined;
   try {
     program = compileExpression(env, spec.rule);
+    const undefinedField = undefinedFields(program.ast, schema, isResource)[0];
+    if (undefinedField) {
+      program = undefined;
+      throw new CelCompileError(undefinedField);
+    }
   } catch (err) {
     if (!(err instanceof CelCompileError)) throw err;
     compileError = err.message;
@@ -121,6 +129,11 @@ function compileRule(
   if (spec.messageExpression !== undefined && spec.messageExpression.trim() !== '') {
     try {
       messageProgram = compileExpression(env, spec.messageExpression);
+      const undefinedField = undefinedFields(messageProgram.ast, schema, isResource)[0];
+      if (undefinedField) {
+        messageProgram = undefined;
+        throw new CelCompileError(undefinedField);
+      }
     } catch (err) {
       if (!(err instanceof CelCompileError)) throw err;
       causes.push(
@@ -161,11 +174,11 @@ function compileRule(
 // Compiled once per schema node: definitions keep their schema objects while the CRD is unchanged.
 const compiledRules = new WeakMap<JSONSchemaProps, CompiledRule[]>();
 
-function rulesOf(schema: JSONSchemaProps, correlatable: boolean): CompiledRule[] {
+function rulesOf(schema: JSONSchemaProps, correlatable: boolean, isResource: boolean): CompiledRule[] {
   let rules = compiledRules.get(schema);
   if (!rules) {
     rules = (schema['x-kubernetes-validations'] ?? []).flatMap((spec) => {
-      const { rule } = compileRule(spec as RuleSpec, schema, '', correlatable);
+      const { rule } = compileRule(spec as RuleSpec, schema, '', correlatable, isResource);
       return rule ? [rule] : [];
     });
     compiledRules.set(schema, rules);
@@ -179,20 +192,37 @@ function listCorrelates(schema: JSONSchemaProps): boolean {
   return type === 'map' || type === 'set';
 }
 
+type SchemaVisitor = (
+  s: JSONSchemaProps,
+  path: FieldPath,
+  correlatable: boolean,
+  isResource: boolean,
+) => void;
+
 function walkSchema(
   s: JSONSchemaProps,
   path: FieldPath,
   correlatable: boolean,
-  visit: (s: JSONSchemaProps, path: FieldPath, correlatable: boolean) => void,
+  visit: SchemaVisitor,
+  isResource = true,
 ): void {
-  visit(s, path, correlatable);
+  visit(s, path, correlatable, isResource);
+  const embedded = (sub: JSONSchemaProps) => !!sub['x-kubernetes-embedded-resource'];
   for (const [name, sub] of Object.entries(s.properties ?? {})) {
-    walkSchema(sub, keyPath(childPath(path, 'properties'), name), correlatable, visit);
+    walkSchema(sub, keyPath(childPath(path, 'properties'), name), correlatable, visit, embedded(sub));
   }
   if (typeof s.additionalProperties === 'object') {
-    walkSchema(s.additionalProperties, childPath(path, 'additionalProperties'), correlatable, visit);
+    const sub = s.additionalProperties;
+    walkSchema(sub, childPath(path, 'additionalProperties'), correlatable, visit, embedded(sub));
   }
-  if (s.items) walkSchema(s.items, childPath(path, 'items'), correlatable && listCorrelates(s), visit);
+  if (s.items)
+    walkSchema(
+      s.items,
+      childPath(path, 'items'),
+      correlatable && listCorrelates(s),
+      visit,
+      embedded(s.items),
+    );
 }
 
 /**
@@ -201,11 +231,11 @@ function walkSchema(
  */
 export function compileSchemaRules(schema: JSONSchemaProps, schemaPath: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
-  walkSchema(schema, schemaPath, true, (s, path, correlatable) => {
+  walkSchema(schema, schemaPath, true, (s, path, correlatable, isResource) => {
     (s['x-kubernetes-validations'] ?? []).forEach((spec, i) => {
       if (typeof spec?.rule !== 'string' || spec.rule.trim() === '') return;
       const at = indexPath(childPath(path, 'x-kubernetes-validations'), i);
-      causes.push(...compileRule(spec as RuleSpec, s, at, correlatable).causes);
+      causes.push(...compileRule(spec as RuleSpec, s, at, correlatable, isResource).causes);
     });
   });
   return causes;
@@ -259,7 +289,7 @@ function evaluateRules(
   correlatable: boolean,
   walk: Walk,
 ): void {
-  const rules = rulesOf(s, correlatable);
+  const rules = rulesOf(s, correlatable, isResource);
   if (rules.length === 0) return;
   const unchanged = old !== undefined && jsonEqual(value, old.value);
   let self: unknown;

@@ -344,6 +344,27 @@ test('OpenAPI keywords CRDs do not allow', () => {
       ],
     ],
     [
+      'CEL field not in the schema (on self, through items and map values; the metadata CEL sees)',
+      (p) => {
+        p.files['x-kubernetes-validations'] = [
+          { rule: "self.all(f, f.path != '')" }, // comprehension variables are not checked
+          { rule: "self[0].content.inline.dataa == ''" },
+          { rule: "self[0].mode > 0 && self[0].owner != ''" },
+        ];
+        p.labels['x-kubernetes-validations'] = [{ rule: "self.anyKey == 'x'" }];
+        p.extra['x-kubernetes-validations'] = [{ rule: 'self.anything.goes == 1' }];
+        p.template['x-kubernetes-validations'] = [
+          { rule: "self.kind == 'Pod' && self.metadata.name != '' && self.spec.x == 1" },
+          { rule: 'self.metadata.labels.size() > 0', messageExpression: 'self.metadata.annotations' },
+        ];
+      },
+      [
+        `${schemaAt}.properties[spec].properties[files].x-kubernetes-validations[1].rule: Invalid value: "self[0].content.inline.dataa == ''": compilation failed: undefined field 'dataa'`,
+        `${schemaAt}.properties[spec].properties[template].x-kubernetes-validations[1].rule: Invalid value: "self.metadata.labels.size() > 0": compilation failed: undefined field 'labels'`,
+        `${schemaAt}.properties[spec].properties[template].x-kubernetes-validations[1].messageExpression: Invalid value: "self.metadata.annotations": messageExpression compilation failed: undefined field 'annotations'`,
+      ],
+    ],
+    [
       'CEL oldSelf under items of an atomic list; optionalOldSelf without oldSelf; fieldPath not in the schema',
       (p) => {
         p.units.items.properties.name['x-kubernetes-validations'] = [{ rule: 'self == oldSelf' }]; // a map list: fine
