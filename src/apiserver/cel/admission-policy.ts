@@ -43,6 +43,8 @@ export interface AdmissionAttributes {
   namespaceObject?: JsonObject | null;
   /** Whether the resource is namespaced; by default, whether the request has a namespace. */
   namespaced?: boolean;
+  /** The `params` object the binding's paramRef resolves to (the caller resolves it); null if none. */
+  params?: JsonObject | null;
 }
 
 export interface PolicyFailure {
@@ -207,7 +209,7 @@ export function compileAdmissionPolicy(policy: JsonObject): CompiledPolicy {
       oldObject:
         a.operation === 'CREATE' || a.operation === 'CONNECT' ? null : toCelValue(a.oldObject ?? null),
       request: toCelValue(requestOf(a)),
-      params: null,
+      params: toCelValue(a.params ?? null),
       namespaceObject: toCelValue(a.namespaceObject ?? null),
     };
     const size =
@@ -289,6 +291,19 @@ export function compileAdmissionPolicy(policy: JsonObject): CompiledPolicy {
   }
 
   return { name, evaluate };
+}
+
+const REASON_CODES: Record<string, number> = {
+  Unauthorized: 401,
+  Forbidden: 403,
+  Invalid: 422,
+  RequestEntityTooLarge: 413,
+};
+
+/** The HTTP status kube answers a denial with: the failure's reason picks the code (Invalid, 422, otherwise). */
+export function denialStatus(failure: PolicyFailure): { code: number; reason: string } {
+  const code = REASON_CODES[failure.reason];
+  return code === undefined ? { code: 422, reason: 'Invalid' } : { code, reason: failure.reason };
 }
 
 /** Kube's denial message for a decision's first failure. */

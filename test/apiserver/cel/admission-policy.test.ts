@@ -6,6 +6,7 @@ import {
   type AdmissionAttributes,
   compileAdmissionPolicy,
   denialMessage,
+  denialStatus,
   evaluateAdmissionPolicy,
 } from '../../../src/apiserver/cel/admission-policy.ts';
 
@@ -317,4 +318,31 @@ test('a policy is compiled once and evaluated many times', () => {
   assert.equal(compiled.name, 'p');
   for (let i = 0; i < 10; i++)
     assert.equal(compiled.evaluate(attrs({ object: deployment(i) })).allowed, i % 2 === 0);
+});
+
+test('params: the object a binding refers to, null without one; denial status codes by reason', () => {
+  const p = policy({
+    validations: [
+      {
+        expression: 'params == null || object.spec.replicas <= params.data.maxReplicas',
+        reason: 'Forbidden',
+        message: 'over the limit',
+      },
+    ],
+  });
+  assert.equal(evaluateAdmissionPolicy(p, attrs({ object: deployment(9) })).allowed, true);
+  const limited = evaluateAdmissionPolicy(
+    p,
+    attrs({ object: deployment(9), params: { data: { maxReplicas: 4 } } }),
+  );
+  assert.equal(limited.allowed, false);
+  assert.deepEqual(denialStatus(limited.failures[0]!), { code: 403, reason: 'Forbidden' });
+  assert.deepEqual(denialStatus({ message: 'x', reason: 'Invalid', expression: 'x' }), {
+    code: 422,
+    reason: 'Invalid',
+  });
+  assert.deepEqual(denialStatus({ message: 'x', reason: 'Teapot', expression: 'x' }), {
+    code: 422,
+    reason: 'Invalid',
+  });
 });
