@@ -14,6 +14,7 @@
 // bound, not kube's static estimate.
 
 import { Optional } from '@marcbachmann/cel-js';
+import { type AstNode, children } from '../cel/ast.ts';
 import {
   CelCompileError,
   type CompiledExpression,
@@ -49,7 +50,13 @@ interface CompiledRule {
 
 const RULE_VARIABLES = ['self', 'oldSelf'];
 
-function usesOldSelf(source: string): boolean {
+/** Whether a rule refers to oldSelf: from its parse tree, or its text when it does not compile. */
+function usesOldSelf(source: string, ast: AstNode | undefined): boolean {
+  if (ast) {
+    const refers = (n: AstNode): boolean =>
+      (n.op === 'id' && n.args === 'oldSelf') || children(n).some(refers);
+    return refers(ast);
+  }
   // An identifier, not part of a longer one or a field (`self.oldSelf`) or a string.
   const withoutStrings = source.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
   return /(^|[^\w.])oldSelf\b/.test(withoutStrings);
@@ -112,9 +119,11 @@ function compileRule(
   // oldSelf.value() on a dyn oldSelf leaves the library unable to pick an operator overload.
   const env = celEnvironment(spec.optionalOldSelf ? ['self', ['oldSelf', 'optional<dyn>']] : RULE_VARIABLES);
   let program: CompiledExpression | undefined;
+  let parsedAst: AstNode | undefined;
   let compileError: string | undefined;
   try {
     program = compileExpression(env, spec.rule);
+    parsedAst = program.ast;
     const undefinedField = undefinedFields(program.ast, schema, isResource)[0];
     if (undefinedField) {
       program = undefined;
@@ -145,7 +154,7 @@ function compileRule(
       );
     }
   }
-  const transition = usesOldSelf(spec.rule);
+  const transition = usesOldSelf(spec.rule, parsedAst);
   if (transition && !correlatable) {
     causes.push(
       invalid(
