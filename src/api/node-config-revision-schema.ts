@@ -24,7 +24,7 @@ const immutable = {
 
 export const nodeConfigRevisionSpecSchema = object(
   {
-    pool: string('The NodePool this revision belongs to.', immutable),
+    pool: string('The NodeConfigPool this revision belongs to.', immutable),
     revision: integer('Monotonic revision number within the pool.', { minimum: 1, ...immutable }),
     hash: string('Hash of config, computed with hashAlgorithm.', { pattern: '^[0-9a-f]{64}$', ...immutable }),
     hashAlgorithm: string(

@@ -36,7 +36,7 @@ test("a revision's pool, revision, hash and hashAlgorithm cannot change", async 
   const revision = buildRevision(
     {
       apiVersion: 'nodeherd.io/v1alpha1',
-      kind: 'NodePool',
+      kind: 'NodeConfigPool',
       metadata: { name: 'p' },
       spec: { nodeSelector: {}, configSelector: {} },
     },
