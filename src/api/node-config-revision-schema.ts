@@ -1,8 +1,9 @@
 // NodeConfigRevision: the immutable, rendered configuration of a pool, named `<pool>-<hash10>`.
 // Immutability is enforced by the embedded API server's validator. On a real cluster it rests on RBAC
 // (only the controller writes revisions) and on the agent, which refuses a revision whose config does
-// not match its hash (revisionMatchesConfig). No CEL `self == oldSelf` here: over unbounded lists its
-// estimated cost exceeds the API server's budget and the CRD would be refused.
+// not match its hash (revisionMatchesConfig). CEL `self == oldSelf` keeps the identifying scalars
+// (pool, revision, hash, hashAlgorithm) immutable on any API server; not on the whole spec: over
+// unbounded lists its estimated cost exceeds kube's budget and the CRD would be refused.
 
 import { nodeConfigSpecSchema } from './node-config-schema.ts';
 import { array, integer, object, optional, string } from './schema-builder.ts';
@@ -17,13 +18,18 @@ export const revisionSourceSchema = object(
   'A NodeConfig that went into the revision.',
 );
 
+const immutable = {
+  'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'field is immutable' }],
+};
+
 export const nodeConfigRevisionSpecSchema = object(
   {
-    pool: string('The NodeConfigPool this revision belongs to.'),
-    revision: integer('Monotonic revision number within the pool.', { minimum: 1 }),
-    hash: string('Hash of config, computed with hashAlgorithm.', { pattern: '^[0-9a-f]{64}$' }),
+    pool: string('The NodeConfigPool this revision belongs to.', immutable),
+    revision: integer('Monotonic revision number within the pool.', { minimum: 1, ...immutable }),
+    hash: string('Hash of config, computed with hashAlgorithm.', { pattern: '^[0-9a-f]{64}$', ...immutable }),
     hashAlgorithm: string(
       'Version of the hashing scheme, so a new scheme is not mistaken for a config change.',
+      immutable,
     ),
     config: nodeConfigSpecSchema,
     sources: array(revisionSourceSchema, 'The NodeConfigs merged, in merge (name) order.'),

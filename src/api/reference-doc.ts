@@ -73,7 +73,8 @@ schemas check the basics and the controller runs the same validation when it ren
   prefix revision names). Maintenance windows need a valid cron schedule, a duration of at least 1m and an
   IANA time zone. A strategy's settings may only be given for the strategy type in use.
 - A NodeConfigRevision's spec is immutable, its name must be \`<pool>-<first 10 hex digits of hash>\`, and
-  its hash must match its config when it is created.
+  its hash must match its config when it is created. On any API server, CEL rules in its CRD keep
+  \`pool\`, \`revision\`, \`hash\` and \`hashAlgorithm\` immutable.
 `;
 
 function anchor(heading: string): string {
