@@ -2,6 +2,7 @@
 
 import { Command } from 'commander';
 import { apiserverCommand } from './apiserver-command.ts';
+import { completionCommand } from './completion-command.ts';
 import { pauseCommand, resumeCommand } from './pause-command.ts';
 import { planCommand } from './plan/plan-command.ts';
 import { rollbackCommand } from './rollback-command.ts';
@@ -9,7 +10,8 @@ import { statusCommand } from './status/status-command.ts';
 import { tokenCommand } from './token-command.ts';
 import { upgradeCommand } from './upgrade-command.ts';
 
-export async function main(argv: string[]): Promise<void> {
+/** The whole command tree (also what `nodeherd completion` completes). */
+export async function nodeherdProgram(): Promise<Command> {
   const program = new Command('nodeherd')
     .description('Declarative OS configuration for Kubernetes nodes, rolled out across the fleet safely')
     .showHelpAfterError()
@@ -23,5 +25,10 @@ export async function main(argv: string[]): Promise<void> {
   program.addCommand(rollbackCommand());
   program.addCommand(upgradeCommand());
   program.addCommand((await import('../up/up-command.ts')).upCommand());
-  await program.parseAsync(argv);
+  program.addCommand(completionCommand(nodeherdProgram));
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  await (await nodeherdProgram()).parseAsync(argv);
 }

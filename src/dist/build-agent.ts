@@ -17,7 +17,6 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { build } from 'esbuild';
 
 const execFileAsync = promisify(execFile);
 const gzipAsync = promisify(gzip);
@@ -99,6 +98,9 @@ export async function bundleAgent(options: {
 }): Promise<Artefact> {
   if (!/^[\w.+-]+$/.test(options.version))
     throw new Error(`invalid version ${JSON.stringify(options.version)}`);
+  // Loaded here, not at the top: esbuild is a devDependency, and the installed CLI bundles this module
+  // (for `up --nspawn`) without it.
+  const { build } = await import('esbuild');
   const result = await build({
     entryPoints: [options.entry],
     bundle: true,
