@@ -95,6 +95,13 @@ export async function bundleAgent(options: {
   outFile: string;
   version: string;
   minify: boolean;
+  /** Named in the bundle's first line; default nodeherd-agent (the images bundle the controller too). */
+  name?: string;
+  /**
+   * Gives the bundle a `require` for the CommonJS dependencies it bundles (the controller's pino,
+   * commander, prom-client): esbuild's ESM output has none of its own.
+   */
+  requireShim?: boolean;
 }): Promise<Artefact> {
   if (!/^[\w.+-]+$/.test(options.version))
     throw new Error(`invalid version ${JSON.stringify(options.version)}`);
@@ -111,7 +118,17 @@ export async function bundleAgent(options: {
     // Function and class names stay readable in the stack traces a node logs.
     keepNames: true,
     legalComments: 'none',
-    banner: { js: `// nodeherd-agent ${options.version}` },
+    banner: {
+      js: [
+        `// ${options.name ?? 'nodeherd-agent'} ${options.version}`,
+        ...(options.requireShim
+          ? [
+              "import { createRequire } from 'node:module';",
+              'const require = createRequire(import.meta.url);',
+            ]
+          : []),
+      ].join('\n'),
+    },
     write: false,
     logLevel: 'silent',
   });
