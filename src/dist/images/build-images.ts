@@ -68,7 +68,8 @@ export function imageSpecs(): Record<ImageKind, ImageSpec> {
       executables: [{ from: '/usr/bin/nsenter', to: '/usr/bin/nsenter' }],
       // It manages the host: root, in a privileged pod.
       user: 0,
-      cmd: ['--help'],
+      // No default arguments: the DaemonSet configures the agent through its environment.
+      cmd: [],
     },
   };
 }
@@ -122,7 +123,7 @@ function containerfile(spec: ImageSpec, labels: Record<string, string>): string 
     'WORKDIR /',
     'ENV NODE_ENV=production',
     `ENTRYPOINT ${json([NODE_IN_IMAGE, `${APP_DIR}/${spec.bundle}`])}`,
-    `CMD ${json(spec.cmd)}`,
+    ...(spec.cmd.length > 0 ? [`CMD ${json(spec.cmd)}`] : []),
     '',
   ].join('\n');
 }

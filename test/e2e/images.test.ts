@@ -2,7 +2,8 @@
 // unpacked with umoci, and its entrypoint, user and environment from the image config run under chroot
 // (these hosts have no working container runtime: docs/real-cluster.md). It talks to an embedded API
 // server this test starts, whose nodes are simulated in this process; from the image, the controller
-// takes the leader Lease and rolls two revisions out to every node.
+// takes the leader Lease and rolls two revisions out to every node. The agent image is built and its
+// entrypoint and nsenter run the same way.
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -182,4 +183,25 @@ test('the controller image, unpacked and run in a chroot, elects itself and roll
     `/apis/coordination.k8s.io/v1/namespaces/${LEADER_LEASE_NAMESPACE}/leases/${LEADER_LEASE_NAME}`,
   );
   assert.notEqual(released.spec?.holderIdentity, identity, 'the Lease is released on shutdown');
+});
+
+test('the agent image runs its entrypoint and carries nsenter for DaemonSet mode', { skip }, async () => {
+  const agent = await buildImage(imageSpecs().agent, { outDir: join(work, 'oci'), tag: TAG });
+  try {
+    const bundle = join(work, 'agent-bundle');
+    await execFileAsync('umoci', ['unpack', '--image', `${agent.ociLayout}:${TAG}`, bundle]);
+    const config = JSON.parse(readFileSync(join(bundle, 'config.json'), 'utf8')) as ImageConfig;
+    assert.deepEqual(config.process.args, ['/usr/local/bin/node', '/opt/nodeherd/nodeherd-agent.mjs']);
+    assert.deepEqual(config.process.user, { uid: 0, gid: 0 });
+    const rootfs = join(bundle, 'rootfs');
+    const help = await execFileAsync('chroot', [rootfs, ...config.process.args, '--help']);
+    assert.match(help.stdout, /--kubeconfig/);
+    const nsenter = await execFileAsync('chroot', [rootfs, '/usr/bin/nsenter', '--version']);
+    assert.match(nsenter.stdout, /util-linux/);
+    const packages = readFileSync(join(rootfs, 'usr/share/doc/nodeherd/debian-packages.txt'), 'utf8');
+    assert.match(packages, /^util-linux /m);
+    assert.match(packages, /^libc6 /m);
+  } finally {
+    await execFileAsync('buildah', [...BUILDAH_STORAGE, 'rmi', agent.reference]).catch(() => undefined);
+  }
 });
