@@ -167,6 +167,50 @@ fi
 `;
 }
 
+/** Cobra's directives, which kubectl reads from a plugin's completion helper (the last line, ":<n>"). */
+const COBRA_DEFAULT = 0;
+const COBRA_NO_FILE_COMPLETION = 4;
+
+/**
+ * The same decision as the shell scripts' walker, for kubectl: `args` are the words after the command
+ * name, the last one the word being completed (maybe ''). Returns the candidates and whether file names
+ * fit instead (an option's value without fixed choices, or a command's arguments).
+ */
+export function completeArgs(
+  program: Command,
+  args: readonly string[],
+): { candidates: string[]; files: boolean } {
+  const byPath = new Map(entries(program, '', []).map((e) => [e.path, e]));
+  const words = args.slice(0, -1);
+  const current = args[args.length - 1] ?? '';
+  let path = '';
+  let pending: string | undefined;
+  for (const word of words) {
+    const entry = byPath.get(path)!;
+    if (pending !== undefined) {
+      pending = undefined;
+    } else if (word.startsWith('-')) {
+      if (!word.includes('=') && entry.valued.includes(word)) pending = word;
+    } else if (entry.subcommands.includes(word)) {
+      path = path === '' ? word : `${path}/${word}`;
+    }
+  }
+  const entry = byPath.get(path)!;
+  const match = (list: readonly string[]) => list.filter((candidate) => candidate.startsWith(current));
+  if (pending !== undefined) {
+    const choices = entry.choices.get(pending);
+    return choices ? { candidates: match(choices), files: false } : { candidates: [], files: true };
+  }
+  if (current.startsWith('-')) return { candidates: match(entry.options), files: false };
+  return { candidates: match(entry.subcommands), files: entry.subcommands.length === 0 };
+}
+
+/** What `kubectl_complete-nodeherd` prints: kubectl's plugin completion protocol (cobra's __complete). */
+export function kubectlCompletion(program: Command, args: readonly string[]): string {
+  const { candidates, files } = completeArgs(program, args);
+  return `${[...candidates, `:${files ? COBRA_DEFAULT : COBRA_NO_FILE_COMPLETION}`].join('\n')}\n`;
+}
+
 export function completionScript(program: Command, shell: CompletionShell): string {
   return shell === 'bash' ? bashScript(program) : zshScript(program);
 }

@@ -2,7 +2,7 @@
 
 import { Command } from 'commander';
 import { apiserverCommand } from './apiserver-command.ts';
-import { completionCommand } from './completion-command.ts';
+import { completionCommand, kubectlCompletion } from './completion-command.ts';
 import { pauseCommand, resumeCommand } from './pause-command.ts';
 import { planCommand } from './plan/plan-command.ts';
 import { rollbackCommand } from './rollback-command.ts';
@@ -29,6 +29,13 @@ export async function nodeherdProgram(): Promise<Command> {
   return program;
 }
 
+/** argv[2] that asks for completions (cobra's name, which kubectl's plugin completion uses). */
+export const COMPLETE_REQUEST = '__complete';
+
 export async function main(argv: string[]): Promise<void> {
+  if (argv[2] === COMPLETE_REQUEST) {
+    process.stdout.write(kubectlCompletion(await nodeherdProgram(), argv.slice(3)));
+    return;
+  }
   await (await nodeherdProgram()).parseAsync(argv);
 }

@@ -1,5 +1,6 @@
 // Builds the installable command line: bin/nodeherd.ts as one ES module of JavaScript,
-// dist/bin/nodeherd.mjs, and the kubectl plugin entry dist/bin/kubectl-nodeherd.mjs beside it. npm
+// dist/bin/nodeherd.mjs, and beside it the kubectl plugin entry (kubectl-nodeherd.mjs) and kubectl's
+// completion helper for it (kubectl_complete-nodeherd.mjs). npm
 // pack runs it (the `prepack` script), because Node refuses to strip types of .ts files under
 // node_modules: a package whose bins are TypeScript works from a clone and nowhere else.
 //
@@ -56,6 +57,13 @@ export async function buildCli(outDir = DEFAULT_CLI_OUT_DIR): Promise<CliBuild> 
   await writeFile(
     kubectlPlugin,
     `#!/usr/bin/env node\n// kubectl plugin entry: \`kubectl nodeherd …\` runs the nodeherd command.\nimport './nodeherd.mjs';\n`,
+    { mode: 0o755 },
+  );
+  // kubectl (1.26+) completes `kubectl nodeherd <TAB>` by running kubectl_complete-nodeherd from PATH.
+  const kubectlCompletion = join(out, 'kubectl_complete-nodeherd.mjs');
+  await writeFile(
+    kubectlCompletion,
+    "#!/usr/bin/env node\n// kubectl's plugin completion: `nodeherd __complete <words>`.\nprocess.argv.splice(2, 0, '__complete');\nawait import('./nodeherd.mjs');\n",
     { mode: 0o755 },
   );
   const bytes = Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);

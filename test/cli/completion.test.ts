@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { completionScript } from '../../src/cli/completion-command.ts';
+import { completeArgs, completionScript, kubectlCompletion } from '../../src/cli/completion-command.ts';
 import { nodeherdProgram } from '../../src/cli/main.ts';
 
 const execFileAsync = promisify(execFile);
@@ -124,4 +124,28 @@ test('zsh: the script completes commands, options and values through compadd', a
   assert.deepEqual(await zshCompletes('nodeherd up --state-dir '), ['<files>']);
   // A command without subcommands: its arguments are files (or anything).
   assert.deepEqual(await zshCompletes('nodeherd status '), ['<files>']);
+});
+
+test('kubectl plugin completion (nodeherd __complete): the same answers in cobra’s format', async () => {
+  const program = await nodeherdProgram();
+  assert.deepEqual(completeArgs(program, ['st']), { candidates: ['status'], files: false });
+  assert.deepEqual(completeArgs(program, ['upgrade', '']), {
+    candidates: ['node', 'revision'],
+    files: false,
+  });
+  assert.deepEqual(completeArgs(program, ['status', '-o', '']), {
+    candidates: ['text', 'json'],
+    files: false,
+  });
+  assert.deepEqual(completeArgs(program, ['status', '--context', 'up', '--w']), {
+    candidates: ['--watch'],
+    files: false,
+  });
+  assert.deepEqual(completeArgs(program, ['up', '--state-dir', '']), { candidates: [], files: true });
+  assert.deepEqual(completeArgs(program, ['status', '']), { candidates: [], files: true });
+  // kubectl reads the candidates, then ":<directive>": 4 = no file names, 0 = the shell's default.
+  assert.equal(kubectlCompletion(program, ['st']), 'status\n:4\n');
+  assert.equal(kubectlCompletion(program, ['up', '--state-dir', '']), ':0\n');
+  const { stdout } = await execFileAsync(NODE, ['bin/nodeherd.ts', '__complete', 'pa'], { cwd: REPO });
+  assert.equal(stdout, 'pause\n:4\n');
 });

@@ -153,6 +153,9 @@ test('npm pack + npm install -g: nodeherd up, nodeherd status and kubectl nodehe
 
     const completion = await run('nodeherd', ['completion', 'bash'], { path });
     assert.match(completion.stdout, /complete -o default -F _nodeherd nodeherd kubectl-nodeherd/);
+    // kubectl completes its plugin through kubectl_complete-nodeherd, installed beside it.
+    const pluginCompletion = await run('kubectl', ['__complete', 'nodeherd', 'st'], { path });
+    assert.match(pluginCompletion.stdout, /^status\n:4\n/);
   } finally {
     up.kill('SIGINT');
     const code = await Promise.race([
