@@ -61,7 +61,7 @@ test('npm pack + npm install -g: nodeherd up, nodeherd status and kubectl nodehe
   assert.ok(info);
   const paths = info.files.map((f) => f.path);
   assert.ok(paths.includes('dist/bin/nodeherd.mjs'), paths.join(', '));
-  assert.ok(paths.includes('deploy/samples/nodepool.yaml'), 'the samples `up` creates are packed');
+  assert.ok(paths.includes('deploy/samples/nodeconfigpool.yaml'), 'the samples `up` creates are packed');
   assert.ok(paths.includes('init/nodeherd-init.sh'));
   assert.deepEqual(
     paths.filter((p) => p.endsWith('.ts') || p.startsWith('src/') || p.startsWith('test/')),

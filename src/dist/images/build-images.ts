@@ -50,7 +50,7 @@ export function imageSpecs(): Record<ImageKind, ImageSpec> {
     controller: {
       kind: 'controller',
       name: CONTROLLER_IMAGE_PLACEHOLDER,
-      description: 'nodeherd rollout controller: renders NodePools into revisions and rolls them out',
+      description: 'nodeherd rollout controller: renders NodeConfigPools into revisions and rolls them out',
       entry: join(REPO_ROOT, 'bin/nodeherd-controller.ts'),
       bundle: 'nodeherd-controller.mjs',
       executables: [],
