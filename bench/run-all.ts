@@ -17,6 +17,7 @@ import { cpus, hostname, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { imageBuildUnavailableReason } from '../src/dist/images/build-images.ts';
 import { writeFileAtomic } from '../src/util/atomic-write.ts';
 import { e2eSkipReason } from '../test/e2e/support/host.ts';
 import { QUICK_ENV } from './support/quick.ts';
@@ -27,9 +28,10 @@ const SUFFIX = '.bench.ts';
 /** Lines of a failed bench's output kept for the report. */
 const TAIL_LINES = 15;
 
-/** Benches that need root and the e2e host tools; the reason they cannot run here, if any. */
+/** Benches that need root and host tools; the reason they cannot run here, if any. */
 const NEEDS_E2E_HOST: Record<string, () => string | undefined> = {
   'e2e-node': e2eSkipReason,
+  images: imageBuildUnavailableReason,
 };
 
 interface BenchRun {

@@ -31,10 +31,11 @@ export interface ManifestFile {
 const CONTROLLER_NAME = CONTROLLER_SERVICE_ACCOUNT;
 const AGENT_ROLE_NAME = 'nodeherd-agent';
 const METRICS_PORT = 8080;
-/** Replaced by the user (docs/real-cluster.md): no public image is published. */
+/**
+ * The name `npm run images` gives the controller image (src/dist/images); no image is published, so
+ * the user pushes it to a registry and sets that name (docs/real-cluster.md, examples/overlays/image).
+ */
 export const CONTROLLER_IMAGE_PLACEHOLDER = 'nodeherd/nodeherd-controller';
-/** Where the controller image keeps the repository (bin/, src/, node_modules/). */
-export const CONTROLLER_IMAGE_WORKDIR = '/opt/nodeherd';
 /** Replaced by the user like the controller's: the agent image (its entrypoint runs the agent). */
 export const AGENT_IMAGE_PLACEHOLDER = 'nodeherd/nodeherd-agent';
 /** Where the DaemonSet mounts the node's root filesystem. */
@@ -141,8 +142,7 @@ function controllerDeployment(version: string): Manifest {
               name: 'controller',
               image: `${CONTROLLER_IMAGE_PLACEHOLDER}:${version}`,
               imagePullPolicy: 'IfNotPresent',
-              workingDir: CONTROLLER_IMAGE_WORKDIR,
-              command: ['node', 'bin/nodeherd-controller.ts'],
+              // The image's entrypoint runs the controller; only its flags are set here.
               args: controllerArgs(),
               ports: [{ name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' }],
               livenessProbe: {
@@ -213,9 +213,9 @@ function controllerFiles(version: string): ManifestFile[] {
     {
       path: 'deploy/controller/20-deployment.yaml',
       comment:
-        `image: ${CONTROLLER_IMAGE_PLACEHOLDER}:${version} is a placeholder, no image is published. Build one from\n` +
-        `this repository with the repository at ${CONTROLLER_IMAGE_WORKDIR} (docs/real-cluster.md), push it to\n` +
-        'your registry and point the Deployment at it with `kubectl set image` or a kustomize images: entry.',
+        `image: ${CONTROLLER_IMAGE_PLACEHOLDER}:${version} is what \`npm run images\` builds; no image is published.\n` +
+        'Push it to your registry and set its name there with a kustomize images: entry (examples/overlays/image)\n' +
+        'or `kubectl set image` (docs/real-cluster.md).',
       documents: [controllerDeployment(version)],
     },
     {

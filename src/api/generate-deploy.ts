@@ -1,5 +1,5 @@
-// Generates deploy/controller/*.yaml, deploy/agent/*.yaml and deploy/agent-daemonset/*.yaml
-// (src/api/deploy-manifests.ts).
+// Generates deploy/controller/*.yaml, deploy/agent/*.yaml and deploy/agent-daemonset/*.yaml (src/api/deploy-manifests.ts), and
+// deploy/kustomization.yaml, the kustomize base of those plus the CRDs (`kubectl apply -k deploy/`).
 //   node src/api/generate-deploy.ts          write the files
 //   node src/api/generate-deploy.ts --check  exit 1 if a committed file differs from the generated one
 
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { deployManifestFiles } from './deploy-manifests.ts';
+import { generatedFiles as generatedCrdFiles } from './generate-crds.ts';
 import { repositoryRoot, updateGeneratedFiles } from './generated-files.ts';
 
 const HEADER =
@@ -23,16 +24,31 @@ function packageVersion(): string {
   return manifest.version;
 }
 
+export const KUSTOMIZATION_PATH = 'deploy/kustomization.yaml';
+
+/**
+ * The kustomize base: every CRD, controller and agent manifest, not the samples. Kustomize orders what
+ * it emits (Namespaces and CRDs first), so `kubectl apply -k` needs no file-name ordering.
+ */
+function kustomization(manifestPaths: string[]): string {
+  const crds = Object.keys(generatedCrdFiles()).filter((path) => path.startsWith('deploy/crds/'));
+  const resources = [...crds, ...manifestPaths].map((path) => path.slice('deploy/'.length));
+  const doc = { apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources };
+  return `${HEADER}# The base: kubectl apply -k deploy/ (overlay examples: examples/overlays/).\n${stringify(doc)}`;
+}
+
 /** Repository-relative path → content. */
 export function generatedDeployFiles(version = packageVersion()): Record<string, string> {
   const files: Record<string, string> = {};
-  for (const file of deployManifestFiles(version)) {
+  const manifests = deployManifestFiles(version);
+  for (const file of manifests) {
     const comment = file.comment ? `${file.comment.replace(/^/gm, '# ')}\n` : '';
     const documents = file.documents.map((doc) =>
       stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false }),
     );
     files[file.path] = HEADER + comment + documents.join('---\n');
   }
+  files[KUSTOMIZATION_PATH] = kustomization(manifests.map((file) => file.path));
   return files;
 }
 

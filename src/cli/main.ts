@@ -2,6 +2,7 @@
 
 import { Command } from 'commander';
 import { apiserverCommand } from './apiserver-command.ts';
+import { completionCommand, kubectlCompletion } from './completion-command.ts';
 import { pauseCommand, resumeCommand } from './pause-command.ts';
 import { planCommand } from './plan/plan-command.ts';
 import { rollbackCommand } from './rollback-command.ts';
@@ -9,7 +10,8 @@ import { statusCommand } from './status/status-command.ts';
 import { tokenCommand } from './token-command.ts';
 import { upgradeCommand } from './upgrade-command.ts';
 
-export async function main(argv: string[]): Promise<void> {
+/** The whole command tree (also what `nodeherd completion` completes). */
+export async function nodeherdProgram(): Promise<Command> {
   const program = new Command('nodeherd')
     .description('Declarative OS configuration for Kubernetes nodes, rolled out across the fleet safely')
     .showHelpAfterError()
@@ -23,5 +25,17 @@ export async function main(argv: string[]): Promise<void> {
   program.addCommand(rollbackCommand());
   program.addCommand(upgradeCommand());
   program.addCommand((await import('../up/up-command.ts')).upCommand());
-  await program.parseAsync(argv);
+  program.addCommand(completionCommand(nodeherdProgram));
+  return program;
+}
+
+/** argv[2] that asks for completions (cobra's name, which kubectl's plugin completion uses). */
+export const COMPLETE_REQUEST = '__complete';
+
+export async function main(argv: string[]): Promise<void> {
+  if (argv[2] === COMPLETE_REQUEST) {
+    process.stdout.write(kubectlCompletion(await nodeherdProgram(), argv.slice(3)));
+    return;
+  }
+  await (await nodeherdProgram()).parseAsync(argv);
 }

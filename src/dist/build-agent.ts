@@ -17,7 +17,6 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { build } from 'esbuild';
 
 const execFileAsync = promisify(execFile);
 const gzipAsync = promisify(gzip);
@@ -96,9 +95,19 @@ export async function bundleAgent(options: {
   outFile: string;
   version: string;
   minify: boolean;
+  /** Named in the bundle's first line; default nodeherd-agent (the images bundle the controller too). */
+  name?: string;
+  /**
+   * Gives the bundle a `require` for the CommonJS dependencies it bundles (the controller's pino,
+   * commander, prom-client): esbuild's ESM output has none of its own.
+   */
+  requireShim?: boolean;
 }): Promise<Artefact> {
   if (!/^[\w.+-]+$/.test(options.version))
     throw new Error(`invalid version ${JSON.stringify(options.version)}`);
+  // Loaded here, not at the top: esbuild is a devDependency, and the installed CLI bundles this module
+  // (for `up --nspawn`) without it.
+  const { build } = await import('esbuild');
   const result = await build({
     entryPoints: [options.entry],
     bundle: true,
@@ -109,8 +118,18 @@ export async function bundleAgent(options: {
     // Function and class names stay readable in the stack traces a node logs.
     keepNames: true,
     legalComments: 'none',
-    banner: { js: `// nodeherd-agent ${options.version}` },
-    // src/util/build-info.ts: the version the agent reports, compiled in.
+    banner: {
+      js: [
+        `// ${options.name ?? 'nodeherd-agent'} ${options.version}`,
+        ...(options.requireShim
+          ? [
+              "import { createRequire } from 'node:module';",
+              'const require = createRequire(import.meta.url);',
+            ]
+          : []),
+      ].join('\n'),
+    },
+    // src/util/build-info.ts: the version the bundle reports, compiled in.
     define: { NODEHERD_BUILD_VERSION: JSON.stringify(options.version) },
     write: false,
     logLevel: 'silent',

@@ -17,7 +17,8 @@ export const WORK_DIR = process.env.NODEHERD_E2E_WORK ?? '/var/tmp/nodeherd-e2e'
 
 const TOOLS = ['systemd-nspawn', 'debootstrap', 'nsenter', 'mount', 'umount'];
 
-function onPath(tool: string): boolean {
+/** Whether `tool` is a command on PATH. */
+export function onPath(tool: string): boolean {
   try {
     execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
     return true;

@@ -13,6 +13,11 @@ function shown(path: string): string {
   return rel !== '' && !rel.startsWith('..') ? rel : path;
 }
 
+/** How the user runs the CLI: from a clone through npm (TypeScript entry), else the installed command. */
+function cliCommand(): string {
+  return process.argv[1]?.endsWith('.ts') ? 'npm run nodeherd --' : 'nodeherd';
+}
+
 export function printIntroduction(out: NodeJS.WritableStream, cluster: LocalCluster, kind: NodeKind): void {
   const names = cluster.nodes.names;
   const nodes =
@@ -46,7 +51,7 @@ export function printIntroduction(out: NodeJS.WritableStream, cluster: LocalClus
           '',
           'A first rollout: change the sample config (e.g. maxPods) and watch it reach one node after another:',
           `  kubectl edit nodeconfig ${config}`,
-          `  npm run nodeherd -- status${pool ? ` ${pool}` : ''}`,
+          `  ${cliCommand()} status${pool ? ` ${pool}` : ''}`,
         ]
       : []),
     ...(cluster.nodeApi && names[0]

@@ -35,6 +35,7 @@ interface LoadedDoc {
   doc: Doc;
 }
 
+/** YAML files of objects (kustomization.yaml files are kustomize's configuration, not objects). */
 function yamlFilesUnder(directory: string): string[] {
   return readdirSync(directory)
     .sort()
@@ -46,16 +47,23 @@ function yamlFilesUnder(directory: string): string[] {
     });
 }
 
-/** Every document of every YAML file under deploy/, parsed strictly (a syntax error fails). */
+/** Every document of a multi-document YAML text, parsed strictly (a syntax error fails). */
+function parseDocs(text: string, source: string): Doc[] {
+  return parseAllDocuments(text).flatMap((document) => {
+    assert.deepEqual(document.errors, [], `${source}: YAML errors`);
+    const doc = document.toJS() as Doc | null;
+    return doc === null ? [] : [doc];
+  });
+}
+
+/** Every document of every YAML file under deploy/. */
 function loadDeploy(): LoadedDoc[] {
   return yamlFilesUnder(join(repositoryRoot, 'deploy')).flatMap((file) =>
-    parseAllDocuments(readFileSync(file, 'utf8')).flatMap((document) => {
-      assert.deepEqual(document.errors, [], `${file}: YAML errors`);
-      const doc = document.toJS() as Doc | null;
-      return doc === null ? [] : [{ file, doc }];
-    }),
+    parseDocs(readFileSync(file, 'utf8'), file).map((doc) => ({ file, doc })),
   );
 }
+
+const objectKey = (doc: Doc) => `${doc.kind} ${doc.metadata?.namespace ?? ''}/${doc.metadata?.name}`;
 
 let loaded: Doc[] | undefined;
 const deployDocs = (): Doc[] => {
@@ -316,8 +324,9 @@ test('the controller Deployment runs the controller with flags it knows, probes 
   const pod = deployment.spec.template.spec;
   const [container] = pod.containers;
   assert.deepEqual(container.args, controllerArgs());
-  assert.deepEqual(container.command, ['node', 'bin/nodeherd-controller.ts']);
-  assert.ok(statSync(join(repositoryRoot, 'bin/nodeherd-controller.ts')).isFile());
+  // The image's entrypoint runs the controller (src/dist/images); the Deployment sets only its flags.
+  assert.equal(container.command, undefined);
+  assert.equal(container.workingDir, undefined);
   const flags = controllerCommand()
     .exitOverride()
     .parse(['node', 'nodeherd-controller', ...container.args])
@@ -432,12 +441,11 @@ after(async () => {
   await apiServer?.stop();
 });
 
-test('kubectl apply --dry-run=client -R -f deploy/ accepts every document whose kind the embedded server serves', async () => {
-  // The embedded server serves what nodeherd uses, not RBAC, Deployments, Services or admission
-  // policies; kubectl cannot map those kinds there, so they are checked structurally (test above).
+/** The kinds the embedded server serves, as "apiVersion Kind". */
+async function servedKinds(): Promise<Set<string>> {
   const resources = await apiServer.kubectl(['api-resources', '--no-headers', '-o', 'wide']);
   assert.equal(resources.code, 0, resources.stderr);
-  const served = new Set(
+  return new Set(
     resources.stdout
       .split('\n')
       .map((line) => line.trim().split(/\s+/))
@@ -448,23 +456,21 @@ test('kubectl apply --dry-run=client -R -f deploy/ accepts every document whose 
         return `${cols[namespacedAt - 1]} ${cols[namespacedAt + 1]}`;
       }),
   );
-  assert.ok(
-    served.has('v1 Namespace') && served.has('policy/v1 PodDisruptionBudget'),
-    [...served].join(', '),
-  );
+}
 
-  const result = await apiServer.kubectl(
-    ['apply', '--dry-run=client', '-R', '-f', join(repositoryRoot, 'deploy')],
-    {
-      timeoutMs: 120_000,
-    },
-  );
-  const docs = loadDeploy().map((d) => d.doc);
+/**
+ * Applies with kubectl (`args` name what) and checks that every document of `docs` whose kind the
+ * embedded server serves is accepted, and that every other one fails only because kubectl cannot map
+ * its kind there. The embedded server serves what nodeherd uses, not RBAC, Deployments, Services or
+ * admission policies; those are checked structurally (test above). Returns how many were applied.
+ */
+async function assertApplied(args: string[], docs: Doc[], served: Set<string>): Promise<number> {
+  const result = await apiServer.kubectl(['apply', ...args], { timeoutMs: 120_000 });
   for (const doc of docs) {
     const name = doc.metadata.name;
     if (served.has(`${doc.apiVersion} ${doc.kind}`)) {
       const line = new RegExp(
-        `^${doc.kind.toLowerCase()}[.a-z0-9]*/${name} (created|configured|unchanged) \\(dry run\\)$`,
+        `^${doc.kind.toLowerCase()}[.a-z0-9]*/${name} (created|configured|unchanged) \\((server )?dry run\\)$`,
         'm',
       );
       assert.match(result.stdout, line, `${doc.kind}/${name} not accepted:\n${result.stderr}`);
@@ -475,17 +481,98 @@ test('kubectl apply --dry-run=client -R -f deploy/ accepts every document whose 
       );
     }
   }
-  // Nothing else went wrong: every error line is one of those mapping errors.
+  // Nothing else went wrong: every error line is one of those mapping errors (or kubectl's note that
+  // it adds its last-applied annotation to an object the server already has).
   const otherErrors = result.stderr
     .split('\n')
     .filter((line) => line.trim() !== '')
     .filter(
       (line) =>
         !/no matches for kind "[A-Za-z]+" in version/.test(line) &&
-        line !== 'ensure CRDs are installed first',
+        line !== 'ensure CRDs are installed first' &&
+        !/^Warning: resource \S+ is missing the kubectl.kubernetes.io\/last-applied-configuration annotation/.test(
+          line,
+        ),
     );
   assert.deepEqual(otherErrors, []);
-  assert.ok(docs.filter((d) => served.has(`${d.apiVersion} ${d.kind}`)).length >= 5);
+  return docs.filter((d) => served.has(`${d.apiVersion} ${d.kind}`)).length;
+}
+
+/** `kubectl kustomize <dir>` (kubectl's built-in kustomize), parsed. */
+async function kustomize(directory: string): Promise<Doc[]> {
+  const result = await apiServer.kubectl(['kustomize', directory]);
+  assert.equal(result.code, 0, result.stderr);
+  return parseDocs(result.stdout, `kubectl kustomize ${directory}`);
+}
+
+const baseDocs = () =>
+  loadDeploy()
+    .filter(({ file }) => !file.includes('/deploy/samples/'))
+    .map(({ doc }) => doc);
+
+test('kubectl kustomize deploy/ renders exactly the CRDs, controller and agent manifests, unchanged, and no samples', async () => {
+  const rendered = await kustomize(join(repositoryRoot, 'deploy'));
+  const expected = baseDocs();
+  assert.deepEqual(rendered.map(objectKey).sort(), expected.map(objectKey).sort());
+  const byKey = new Map(expected.map((doc) => [objectKey(doc), doc]));
+  for (const doc of rendered) assert.deepEqual(doc, byKey.get(objectKey(doc)), objectKey(doc));
+  assert.ok(
+    !rendered.some((doc) => doc.apiVersion.startsWith('nodeherd.io/')),
+    'samples are not in the base',
+  );
+  // Kustomize puts Namespaces and CRDs before what lives in them, so one apply works on an empty cluster.
+  const kinds = rendered.map((doc) => doc.kind);
+  assert.ok(kinds.lastIndexOf('Namespace') < kinds.indexOf('ServiceAccount'));
+  assert.ok(kinds.lastIndexOf('CustomResourceDefinition') < kinds.indexOf('Deployment'));
+});
+
+test('every overlay example under examples/overlays renders; the image overlay sets the controller image', async () => {
+  const overlays = join(repositoryRoot, 'examples/overlays');
+  const names = readdirSync(overlays).filter((name) => statSync(join(overlays, name)).isDirectory());
+  assert.ok(names.includes('image'), names.join(', '));
+  const base = baseDocs();
+  for (const name of names) {
+    const rendered = await kustomize(join(overlays, name));
+    const keys = new Set(rendered.map(objectKey));
+    for (const doc of base) assert.ok(keys.has(objectKey(doc)), `${name}: ${objectKey(doc)} missing`);
+  }
+  const overlay = parseDocs(
+    readFileSync(join(overlays, 'image/kustomization.yaml'), 'utf8'),
+    'examples/overlays/image',
+  )[0]!;
+  const [image] = overlay.images;
+  const rendered = await kustomize(join(overlays, 'image'));
+  const deployment = rendered.find((doc) => doc.kind === 'Deployment')!;
+  const baseDeployment = docsOf('Deployment', 'nodeherd-controller')[0]!;
+  assert.equal(baseDeployment.spec.template.spec.containers[0].image.split(':')[0], image.name);
+  assert.equal(deployment.spec.template.spec.containers[0].image, `${image.newName}:${image.newTag}`);
+});
+
+test('kubectl apply -k deploy/ --dry-run=server: the embedded server accepts every object of a kind it serves', async () => {
+  const served = await servedKinds();
+  assert.ok(
+    served.has('v1 Namespace') && served.has('policy/v1 PodDisruptionBudget'),
+    [...served].join(', '),
+  );
+  const applied = await assertApplied(
+    ['-k', join(repositoryRoot, 'deploy'), '--dry-run=server'],
+    baseDocs(),
+    served,
+  );
+  assert.ok(applied >= 5, `${applied} objects applied`);
+});
+
+test('kubectl apply --dry-run=server -f deploy/samples/ accepts the samples', async () => {
+  const samples = loadDeploy()
+    .filter(({ file }) => file.includes('/deploy/samples/'))
+    .map(({ doc }) => doc);
+  assert.ok(samples.length >= 2);
+  const applied = await assertApplied(
+    ['--dry-run=server', '-f', join(repositoryRoot, 'deploy/samples')],
+    samples,
+    await servedKinds(),
+  );
+  assert.equal(applied, samples.length);
 });
 
 test('deploy/agent-daemonset: kubectl kustomize renders it alone; a privileged hostPID pod whose env the agent reads as DaemonSet mode', async () => {
