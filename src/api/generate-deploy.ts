@@ -27,8 +27,10 @@ function packageVersion(): string {
 export const KUSTOMIZATION_PATH = 'deploy/kustomization.yaml';
 
 /**
- * The kustomize base: every CRD, controller and agent manifest, not the samples. Kustomize orders what
- * it emits (Namespaces and CRDs first), so `kubectl apply -k` needs no file-name ordering.
+ * The kustomize base: every CRD, controller and agent manifest, not the samples, and not the agent
+ * DaemonSet (deploy/agent-daemonset is a kustomization of its own that an overlay adds where agents run
+ * as pods rather than under systemd). Kustomize orders what it emits (Namespaces and CRDs first), so
+ * `kubectl apply -k` needs no file-name ordering.
  */
 function kustomization(manifestPaths: string[]): string {
   const crds = Object.keys(generatedCrdFiles()).filter((path) => path.startsWith('deploy/crds/'));
@@ -48,7 +50,9 @@ export function generatedDeployFiles(version = packageVersion()): Record<string,
     );
     files[file.path] = HEADER + comment + documents.join('---\n');
   }
-  files[KUSTOMIZATION_PATH] = kustomization(manifests.map((file) => file.path));
+  files[KUSTOMIZATION_PATH] = kustomization(
+    manifests.map((file) => file.path).filter((path) => !path.startsWith('deploy/agent-daemonset/')),
+  );
   return files;
 }
 

@@ -505,9 +505,10 @@ async function kustomize(directory: string): Promise<Doc[]> {
   return parseDocs(result.stdout, `kubectl kustomize ${directory}`);
 }
 
+// The base holds everything but the samples and the agent DaemonSet (a kustomization an overlay adds).
 const baseDocs = () =>
   loadDeploy()
-    .filter(({ file }) => !file.includes('/deploy/samples/'))
+    .filter(({ file }) => !file.includes('/deploy/samples/') && !file.includes('/deploy/agent-daemonset/'))
     .map(({ doc }) => doc);
 
 test('kubectl kustomize deploy/ renders exactly the CRDs, controller and agent manifests, unchanged, and no samples', async () => {
@@ -541,7 +542,16 @@ test('every overlay example under examples/overlays renders; the image overlay s
     'examples/overlays/image',
   )[0]!;
   const [image] = overlay.images;
+  assert.ok(names.includes('daemonset'), names.join(', '));
+  const withAgents = await kustomize(join(overlays, 'daemonset'));
+  const daemonSet = withAgents.find((doc) => doc.kind === 'DaemonSet');
+  assert.ok(daemonSet, 'the daemonset overlay adds the agent DaemonSet');
+  assert.match(
+    daemonSet.spec.template.spec.containers[0].image,
+    /^registry\.example\.com\/nodeherd\/nodeherd-agent:/,
+  );
   const rendered = await kustomize(join(overlays, 'image'));
+  assert.ok(!rendered.some((doc) => doc.kind === 'DaemonSet'), 'the base runs no agent pods');
   const deployment = rendered.find((doc) => doc.kind === 'Deployment')!;
   const baseDeployment = docsOf('Deployment', 'nodeherd-controller')[0]!;
   assert.equal(baseDeployment.spec.template.spec.containers[0].image.split(':')[0], image.name);
