@@ -1,6 +1,7 @@
 // The nodeherd command line. Each subcommand lives in its own file; this one only assembles them.
 
 import { Command } from 'commander';
+import { buildVersion } from '../util/build-info.ts';
 import { apiserverCommand } from './apiserver-command.ts';
 import { completionCommand, kubectlCompletion } from './completion-command.ts';
 import { pauseCommand, resumeCommand } from './pause-command.ts';
@@ -14,6 +15,7 @@ import { upgradeCommand } from './upgrade-command.ts';
 export async function nodeherdProgram(): Promise<Command> {
   const program = new Command('nodeherd')
     .description('Declarative OS configuration for Kubernetes nodes, rolled out across the fleet safely')
+    .version(buildVersion, '-V, --version', 'print the version of nodeherd')
     .showHelpAfterError()
     .enablePositionalOptions();
   program.addCommand(apiserverCommand());
