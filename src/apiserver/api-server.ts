@@ -3,7 +3,7 @@
 // collection, disruption budgets, node leases). Everything in nodeherd talks to it exactly as it would
 // talk to a real cluster.
 
-import { mkdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -15,9 +15,10 @@ import { createArtefactHandler } from '../dist/artefact-server.ts';
 import { allowsAnonymous, authorize } from './auth/authorizer.ts';
 import { ensurePki } from './auth/certificates.ts';
 import { adminKubeconfigPath, ensureCredential } from './auth/credentials.ts';
-import { forbiddenError, unauthorizedError } from './auth/denials.ts';
+import { admissionDenied, forbiddenError, unauthorizedError } from './auth/denials.ts';
 import type { Identity, IdentityKind } from './auth/identities.ts';
 import { agentMayUseBoundPod } from './auth/node-bound-pods.ts';
+import { type AdmissionAttributes, admitNodeIdentity } from './auth/node-restriction.ts';
 import { revisionsOfNode, revisionsReferenceSecret } from './auth/referenced-secrets.ts';
 import { TokenStore } from './auth/tokens.ts';
 import { CrdController, crdStrategy } from './controllers/crd-controller.ts';
@@ -25,13 +26,14 @@ import { DisruptionController } from './controllers/disruption.ts';
 import { GarbageCollector } from './controllers/garbage-collector.ts';
 import { NamespaceController, namespaceStrategy } from './controllers/namespace-controller.ts';
 import { NodeLifecycleController } from './controllers/node-lifecycle.ts';
+import { restrictDataDir, STATE_DB } from './data-dir-permissions.ts';
 import { ApiError } from './errors.ts';
 import { decodeObject, readBody } from './http/body.ts';
 import { DiscoveryService } from './http/discovery-service.ts';
 import { parseRequestInfo, type ResourceRequestInfo } from './http/request-info.ts';
 import { ResourceHandler } from './http/resource-handler.ts';
-import { sendError, sendJson } from './http/respond.ts';
-import { ObjectService } from './objects/object-service.ts';
+import { sendError, sendJson, toApiError } from './http/respond.ts';
+import { type Admit, ObjectService } from './objects/object-service.ts';
 import type { KindStrategy } from './objects/strategy.ts';
 import {
   applyPatchFor,
@@ -95,6 +97,20 @@ function installCustomResourceDefinitions(
   }
 }
 
+/** An error that is not the client's is logged with the request id, which the answer carries too. */
+function internalErrorLogged(log: Logger, err: unknown, requestId: string, req: IncomingMessage): unknown {
+  const apiError = toApiError(err);
+  if (apiError.code !== 500) return err;
+  const path = (req.url ?? '/').split('?')[0];
+  log.error({ err, requestId, method: req.method, path }, 'internal error answering a request');
+  return new ApiError(
+    500,
+    apiError.reason,
+    `${apiError.message} (request id ${requestId})`,
+    apiError.details,
+  );
+}
+
 export class ApiServer {
   readonly dataDir: string;
   readonly store: SqliteStore;
@@ -148,11 +164,11 @@ export class ApiServer {
     const log =
       options.logger ?? pino({ level: process.env.NODEHERD_LOG_LEVEL ?? 'info', name: 'apiserver' });
     const dataDir = options.dataDir;
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    restrictDataDir(dataDir);
     const host = options.host ?? '127.0.0.1';
     const pki = await ensurePki(dataDir, { extraSans: options.extraSans ?? [] });
     const tokens = TokenStore.open(dataDir);
-    const store = SqliteStore.open(join(dataDir, 'state.db'), {
+    const store = SqliteStore.open(join(dataDir, STATE_DB), {
       ...(options.retainRevisions !== undefined ? { retainRevisions: options.retainRevisions } : {}),
       compactIntervalMs: options.compactIntervalMs ?? 5 * 60_000,
       onBackgroundError: (err, context) => log.error({ err, context }, 'storage background failure'),
@@ -237,13 +253,16 @@ export class ApiServer {
     server.on('request', (req, res) => {
       // The agent artefact is public: nodeherd-init verifies it against the checksum it was given.
       if (artefacts?.(req, res)) return;
+      // Like kube-apiserver, every answer carries an Audit-Id; an internal error's log line names it.
+      const requestId = randomUUID();
+      res.setHeader('Audit-Id', requestId);
       api.serve(req, res, handler, discovery).catch(async (err) => {
         // An error can reflect state not yet durable too (a conflict with a write still being committed).
         const failure = await store.whenDurable().then(
           () => err,
           (storeFailure: unknown) => storeFailure,
         );
-        sendError(res, failure);
+        sendError(res, internalErrorLogged(log, failure, requestId, req));
       });
     });
     server.on('clientError', (_err, socket) => socket.destroy());
@@ -353,7 +372,37 @@ export class ApiServer {
         throw forbiddenError(identity, withBody, decision.reason);
       }
     }
-    await handler.handle(req, res, info, def, url.searchParams, body);
+    await handler.handle(req, res, info, def, url.searchParams, body, this.admissionFor(identity));
+  }
+
+  /** What a node identity's writes may change, seen with the stored objects (node-restriction.ts). */
+  private admissionFor(identity: Identity): Admit | undefined {
+    if ((identity.kind !== 'node' && identity.kind !== 'kubelet') || identity.nodeName === undefined) {
+      return undefined;
+    }
+    const nodes = this.registry.get('', 'v1', 'nodes')!;
+    const nodeName = identity.nodeName;
+    return (request) => {
+      const attrs: AdmissionAttributes = {
+        operation: request.operation,
+        group: request.def.group,
+        resource: request.def.resource,
+        subresource: request.subresource,
+        namespace: request.namespace,
+        object: request.object,
+        oldObject: request.oldObject,
+      };
+      const decision = admitNodeIdentity(identity, attrs, () =>
+        this.objects.tryGet(nodes, undefined, nodeName),
+      );
+      if (!decision.allowed) {
+        const name = (request.object ?? request.oldObject)?.metadata?.name;
+        throw admissionDenied(
+          { group: request.def.group, resource: request.def.resource, name },
+          decision.reason,
+        );
+      }
+    };
   }
 
   /** An agent may get or delete a pod bound to its own Node (see node-bound-pods.ts). */
@@ -378,9 +427,12 @@ export class ApiServer {
     if (info.namespace === undefined || info.name === undefined) return false;
     const nodes = this.registry.get('', 'v1', 'nodes')!;
     const revisionsDef = this.registry.get(GROUP, VERSION, 'nodeconfigrevisions');
-    if (!revisionsDef) return false;
-    const names = revisionsOfNode(this.objects.tryGet(nodes, undefined, identity.nodeName));
-    const revisions = names.map((name) => this.objects.tryGet(revisionsDef, undefined, name));
+    const poolsDef = this.registry.get(GROUP, VERSION, 'nodepools');
+    if (!revisionsDef || !poolsDef) return false;
+    const revisions = revisionsOfNode(this.objects.tryGet(nodes, undefined, identity.nodeName), {
+      revision: (name) => this.objects.tryGet(revisionsDef, undefined, name),
+      pool: (name) => this.objects.tryGet(poolsDef, undefined, name),
+    });
     return revisionsReferenceSecret(revisions, info.namespace, info.name);
   }
 

@@ -6,6 +6,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROMETHEUS_CONTENT_TYPE } from '../metrics/prometheus-text.ts';
+import { forbiddenStatus, localRequestProblem } from './local-request-guard.ts';
 
 /** `params` holds the values of the route's `{name}` segments, e.g. /v1/pods/{name}. */
 export type RouteHandler = (
@@ -43,8 +44,17 @@ export class RouteTable implements RouteTarget {
     else this.routes.push(route);
   }
 
-  /** Answers the request for `path` (the URL path without query): a route's answer, 404 or 405. */
+  /**
+   * Answers the request for `path` (the URL path without query): a route's answer, 404 or 405; 403
+   * for a request that may come from a browser rather than the node's owner (local-request-guard.ts).
+   * Every server of the local APIs dispatches here, so every one of them is guarded.
+   */
   dispatch(request: IncomingMessage, response: ServerResponse, path: string): void {
+    const problem = localRequestProblem(request);
+    if (problem !== undefined) {
+      send(response, 403, 'application/json', `${JSON.stringify(forbiddenStatus(problem))}\n`);
+      return;
+    }
     const method = request.method === 'HEAD' ? 'GET' : (request.method ?? 'GET');
     const segments = path.split('/');
     const matching = this.routes

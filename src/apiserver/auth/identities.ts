@@ -5,15 +5,18 @@
 //   it runs as when deployed in a cluster;
 // - the agent of node X is "nodeherd:agent:X" in group "nodeherd:agents". Not "system:node:X": that
 //   name belongs to the kubelet and the Node authorizer, and an agent is not a kubelet.
+// - the kubelet of node X (the simulated kubelets of `nodeherd up` and src/sim) is "system:node:X" in
+//   group "system:nodes", as in kube: it registers the Node and renews its Lease, which the agent may
+//   not do.
 
-export type IdentityKind = 'admin' | 'controller' | 'node';
+export type IdentityKind = 'admin' | 'controller' | 'node' | 'kubelet';
 
 export interface Identity {
   kind: IdentityKind;
   /** Kubernetes user name. */
   name: string;
   groups: readonly string[];
-  /** Set for kind 'node': the Node this agent runs on. */
+  /** Set for kinds 'node' and 'kubelet': the Node this agent or kubelet runs on. */
   nodeName?: string;
 }
 
@@ -25,6 +28,8 @@ export const CONTROLLER_SERVICE_ACCOUNT = 'nodeherd-controller';
 export const CONTROLLER_USER = `system:serviceaccount:${CONTROLLER_NAMESPACE}:${CONTROLLER_SERVICE_ACCOUNT}`;
 export const AGENT_USER_PREFIX = 'nodeherd:agent:';
 export const AGENTS_GROUP = 'nodeherd:agents';
+export const KUBELET_USER_PREFIX = 'system:node:';
+export const KUBELETS_GROUP = 'system:nodes';
 
 // RFC 1123 subdomain, the rule for Node names.
 const NODE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -59,6 +64,16 @@ export function identityFor(kind: IdentityKind, nodeName?: string): Identity {
         throw new Error(`a node agent identity needs a valid node name, got ${JSON.stringify(nodeName)}`);
       }
       return { kind, name: agentUserName(nodeName), groups: [AGENTS_GROUP, AUTHENTICATED_GROUP], nodeName };
+    case 'kubelet':
+      if (nodeName === undefined || !isValidNodeName(nodeName)) {
+        throw new Error(`a kubelet identity needs a valid node name, got ${JSON.stringify(nodeName)}`);
+      }
+      return {
+        kind,
+        name: `${KUBELET_USER_PREFIX}${nodeName}`,
+        groups: [KUBELETS_GROUP, AUTHENTICATED_GROUP],
+        nodeName,
+      };
     default:
       throw new Error(`unknown identity kind ${JSON.stringify(kind)}`);
   }

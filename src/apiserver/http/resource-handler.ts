@@ -3,7 +3,13 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest, expired } from '../errors.ts';
-import type { DeleteOptions, ObjectFilter, ObjectService, WriteOptions } from '../objects/object-service.ts';
+import type {
+  Admit,
+  DeleteOptions,
+  ObjectFilter,
+  ObjectService,
+  WriteOptions,
+} from '../objects/object-service.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { apiVersionOf } from '../registry/resource-definition.ts';
 import { type KubeObject, type Store, type StoreEvent, StoreExpiredError } from '../storage/types.ts';
@@ -83,11 +89,12 @@ function parseNonNegativeInt(query: URLSearchParams, name: string): number | und
   return Number(raw);
 }
 
-function writeOptions(query: URLSearchParams, subresource?: string): WriteOptions {
+function writeOptions(query: URLSearchParams, admit: Admit | undefined, subresource?: string): WriteOptions {
   return {
     dryRun: parseDryRun(query),
     fieldValidation: parseFieldValidation(query),
     subresource,
+    ...(admit ? { admit } : {}),
   };
 }
 
@@ -109,6 +116,7 @@ export class ResourceHandler {
     def: ResourceDefinition,
     query: URLSearchParams,
     preread?: Buffer,
+    admit?: Admit,
   ): Promise<void> {
     const { objects } = this.deps;
     const body = async () => preread ?? (await readBody(req));
@@ -176,7 +184,7 @@ export class ResourceHandler {
           def,
           namespace,
           decodeObject(raw, req.headers['content-type']),
-          writeOptions(query),
+          writeOptions(query, admit),
         );
         await this.sendObject(req, res, def, 201, result.object, query, result.warnings);
         return;
@@ -188,7 +196,7 @@ export class ResourceHandler {
           namespace,
           info.name!,
           decodeObject(raw, req.headers['content-type']),
-          writeOptions(query, sub),
+          writeOptions(query, admit, sub),
         );
         await this.sendObject(req, res, def, 200, result.object, query, result.warnings);
         return;
@@ -201,19 +209,21 @@ export class ResourceHandler {
           info.name!,
           mediaType(req.headers['content-type']),
           raw,
-          writeOptions(query, sub),
+          writeOptions(query, admit, sub),
         );
         await this.sendObject(req, res, def, 200, result.object, query, result.warnings);
         return;
       }
       case 'delete': {
         const options = await this.deleteOptions(req, query);
+        if (admit) options.admit = admit;
         const result = objects.delete(def, namespace, info.name!, options);
         await this.sendObject(req, res, def, result.deleted ? 200 : 200, result.object, query);
         return;
       }
       case 'deletecollection': {
         const options = await this.deleteOptions(req, query);
+        if (admit) options.admit = admit;
         const selection = this.deps.select(def, query.get('labelSelector'), query.get('fieldSelector'));
         const deleted = objects.deleteCollection(def, namespace, selection.filter, options);
         await this.send(res, 200, {
