@@ -168,8 +168,8 @@ export const customResourceStrategy: KindStrategy = {
   prepare(obj, _old, ctx) {
     if (ctx.def.schema) applyDefaults(obj, ctx.def.schema);
   },
-  validate(obj, _old, ctx) {
-    return ctx.def.schema ? validateCustomResource(obj, ctx.def.schema) : [];
+  validate(obj, old, ctx) {
+    return ctx.def.schema ? validateCustomResource(obj, ctx.def.schema, old) : [];
   },
 };
 

@@ -5,11 +5,12 @@
 // same schema (a single-version CRD always does) it is validated as the top-level
 // `spec.validation.openAPIV3Schema`; likewise `spec.subresources` and `spec.additionalPrinterColumns`.
 // Otherwise errors sit under `spec.versions[i].schema.openAPIV3Schema`.
-// Not done: CEL compilation of x-kubernetes-validations (see cel-rules.ts), selectableFields,
-// webhook URL/service details, status.storedVersions (the server sets them on create).
+// CEL rules (x-kubernetes-validations) are compiled here: one that does not compile makes the CRD
+// invalid (cel-rules.ts). Not done: selectableFields, webhook URL/service details, status.storedVersions (the server sets them on create).
 
 import type { StatusCause } from '../errors.ts';
 import type { JSONSchemaProps } from '../registry/resource-definition.ts';
+import { compileSchemaRules } from './cel-rules.ts';
 import { validateEmbeddedResources } from './embedded-resource-validation.ts';
 import { forbidden, invalid, notSupported, required } from './field-errors.ts';
 import { childPath, type FieldPath, indexPath, keyPath } from './field-path.ts';
@@ -292,7 +293,7 @@ const supportedValidationReasons = [
   'FieldValueRequired',
 ];
 
-/** x-kubernetes-validations entries are checked for shape only; the CEL is never compiled. */
+/** The shape of x-kubernetes-validations entries; their CEL is compiled by compileSchemaRules. */
 function celRuleShapes(s: JsonObject, path: FieldPath): StatusCause[] {
   const errs: StatusCause[] = [];
   list(s['x-kubernetes-validations']).forEach((entry, i) => {
@@ -442,6 +443,7 @@ function validation(value: unknown, statusEnabled: boolean, path: FieldPath): St
   else errs.push(...validateDefaults(schema as JSONSchemaProps, schemaPath, false, true));
   const ctx: SchemaContext = { allowDefaults: true, disallowDefaultsReason: '', insideResourceMeta: false };
   errs.push(...openAPISchema(schema, schemaPath, ctx, true));
+  if (structural.length === 0) errs.push(...compileSchemaRules(schema as JSONSchemaProps, schemaPath));
   return errs;
 }
 

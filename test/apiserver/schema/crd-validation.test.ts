@@ -319,6 +319,48 @@ test('OpenAPI keywords CRDs do not allow', () => {
         `${schemaAt}.properties[spec].properties[files].x-kubernetes-validations[0].rule: Required value: rule is not specified`,
       ],
     ],
+    [
+      'CEL rule that does not compile',
+      (p) => {
+        p.files['x-kubernetes-validations'] = [{ rule: 'self.size() >' }, { rule: 'self.size() < 5' }];
+      },
+      [
+        `${schemaAt}.properties[spec].properties[files].x-kubernetes-validations[0].rule: Invalid value: "self.size() >": compilation failed: Unexpected token: EOF`,
+      ],
+    ],
+    [
+      'CEL messageExpression that does not compile, unknown function, bad RE2 pattern',
+      (p) => {
+        p.files['x-kubernetes-validations'] = [
+          { rule: 'self.size() < 5', messageExpression: "'n=' +" },
+          { rule: 'self.noSuchFunction()' },
+          { rule: "self.all(f, f.path.matches('(?=x)'))" },
+        ];
+      },
+      [
+        `${schemaAt}.properties[spec].properties[files].x-kubernetes-validations[0].messageExpression: Invalid value: "'n=' +": messageExpression compilation failed: Unexpected token: EOF`,
+        `${schemaAt}.properties[spec].properties[files].x-kubernetes-validations[1].rule: Invalid value: "self.noSuchFunction()": compilation failed: found no matching overload for 'dyn.noSuchFunction()'`,
+        `${schemaAt}.properties[spec].properties[files].x-kubernetes-validations[2].rule: Invalid value: "self.all(f, f.path.matches('(?=x)'))": compilation failed: invalid regular expression '(?=x)': error parsing regexp: invalid or unsupported Perl syntax: \`(?=\``,
+      ],
+    ],
+    [
+      'CEL oldSelf under items of an atomic list; optionalOldSelf without oldSelf; fieldPath not in the schema',
+      (p) => {
+        p.units.items.properties.name['x-kubernetes-validations'] = [{ rule: 'self == oldSelf' }]; // a map list: fine
+        p.units.items['x-kubernetes-validations'] = [
+          { rule: 'true', optionalOldSelf: true, fieldPath: '.nope' },
+        ];
+        p.tags = {
+          type: 'array',
+          items: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] },
+        };
+      },
+      [
+        `${schemaAt}.properties[spec].properties[units].items.x-kubernetes-validations[0].optionalOldSelf: Forbidden: may not be set if oldSelf is not used in rule`,
+        `${schemaAt}.properties[spec].properties[units].items.x-kubernetes-validations[0].fieldPath: Invalid value: ".nope": does not refer to a valid field: nope is not in the schema`,
+        `${schemaAt}.properties[spec].properties[tags].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within items of a list that is not a map or a set`,
+      ],
+    ],
   ];
   for (const [name, mutate, want] of cases) assert.deepEqual(on(mutate), want, name);
 });

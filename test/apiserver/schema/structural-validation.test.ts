@@ -4,7 +4,6 @@ import type { StatusCause } from '../../../src/apiserver/errors.ts';
 import type { JSONSchemaProps } from '../../../src/apiserver/registry/resource-definition.ts';
 import { validateListSetsAndMaps } from '../../../src/apiserver/schema/list-type-validation.ts';
 import {
-  findValidationRules,
   validateAgainstSchema,
   validateCustomResource,
 } from '../../../src/apiserver/schema/structural-validation.ts';
@@ -424,7 +423,7 @@ test('default validation prefixes: causes land under the default path', () => {
   ]);
 });
 
-test('CEL rules are listed, not evaluated', () => {
+test('CEL rules are evaluated at every schema location, after the schema allows the object', () => {
   const schema: JSONSchemaProps = {
     type: 'object',
     'x-kubernetes-validations': [{ rule: 'has(self.spec)' }],
@@ -436,6 +435,7 @@ test('CEL rules are listed, not evaluated', () => {
             type: 'array',
             items: {
               type: 'object',
+              properties: { a: { type: 'integer' } },
               'x-kubernetes-validations': [{ rule: 'self.a < 3', message: 'a too big' }],
             },
           },
@@ -443,14 +443,19 @@ test('CEL rules are listed, not evaluated', () => {
       },
     },
   };
-  assert.deepEqual(validateCustomResource({ spec: { items: [{ a: 5 }] } }, schema), []);
-  assert.deepEqual(findValidationRules(schema), [
-    { path: '', schemaPath: 'openAPIV3Schema.x-kubernetes-validations[0]', rule: 'has(self.spec)' },
+  assert.deepEqual(validateCustomResource({ spec: { items: [{ a: 1 }, { a: 5 }] } }, schema), [
+    { type: 'FieldValueInvalid', field: 'spec.items[1]', message: 'Invalid value: "object": a too big' },
+  ]);
+  assert.deepEqual(validateCustomResource({}, schema), [
     {
-      path: 'spec.items[*]',
-      schemaPath: 'openAPIV3Schema.properties[spec].properties[items].items.x-kubernetes-validations[0]',
-      rule: 'self.a < 3',
-      message: 'a too big',
+      type: 'FieldValueInvalid',
+      field: '<nil>',
+      message: 'Invalid value: "object": failed rule: has(self.spec)',
     },
   ]);
+  // A value of the wrong type blocks the rules, as kube's hasBlockingErr does.
+  assert.deepEqual(
+    validateCustomResource({ spec: { items: [{ a: 'five' }] } }, schema).map((c) => c.field),
+    ['spec.items[0].a', '<nil>'],
+  );
 });
