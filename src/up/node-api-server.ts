@@ -8,7 +8,7 @@
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { forbiddenStatus, localRequestProblem } from '../agent/http/local-request-guard.ts';
+import { localRequestProblem, refusalStatus } from '../agent/http/local-request-guard.ts';
 import type { RouteTable } from '../agent/http/route-table.ts';
 
 type HttpModule = typeof import('node:http');
@@ -80,7 +80,7 @@ export class NodeApiServer {
     // The node routes are guarded by their table's dispatch; the listing here is guarded the same way.
     const problem = localRequestProblem(request);
     if (problem !== undefined) {
-      reply(response, 403, forbiddenStatus(problem));
+      reply(response, problem.code, refusalStatus(problem));
       return;
     }
     const source = this.source;

@@ -3,10 +3,14 @@
 // content type a form can send are 403 with a JSON Status; curl's requests pass.
 
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AgentHttpServer } from '../../src/agent/http/agent-http-server.ts';
 import { hostOf, isLocalHost } from '../../src/agent/http/local-request-guard.ts';
+import { ensureOwnerToken } from '../../src/agent/http/owner-token.ts';
 
 interface Answer {
   status: number;
@@ -127,5 +131,51 @@ describe('local API request guard', () => {
     // A server told to listen on 10.0.0.5 answers requests to that address (an IP: no rebinding).
     assert.equal(isLocalHost('10.0.0.5', '10.0.0.5'), true);
     assert.equal(isLocalHost('10.0.0.5', '::ffff:10.0.0.5'), true);
+  });
+});
+
+describe('local API with an owner token (--local-api-token-file)', () => {
+  let port = 0;
+  let token = '';
+  let server: AgentHttpServer;
+  let path = '';
+
+  before(async () => {
+    path = join(await mkdtemp(join(tmpdir(), 'nodeherd-owner-')), 'etc', 'local-api.token');
+    token = await ensureOwnerToken(path);
+    server = new AgentHttpServer(
+      { health: () => ({ healthy: true, body: {} }), renderMetrics: () => '' },
+      { port: 0, ownerToken: token },
+    );
+    port = (await server.listen()).port;
+    server.route('POST', '/v1/update', (_req, res) => {
+      res.statusCode = 202;
+      res.end('{}');
+    });
+  });
+  after(() => server.close());
+
+  it('keeps the token in a file only its owner can read, and reuses it', async () => {
+    assert.match(token, /^[0-9a-f]{64}$/);
+    assert.equal((await stat(path)).mode & 0o777, 0o600);
+    assert.equal((await readFile(path, 'utf8')).trim(), token);
+    await writeFile(path, 'chosen-by-owner\n', { mode: 0o644 });
+    assert.equal(await ensureOwnerToken(path), 'chosen-by-owner');
+    assert.equal((await stat(path)).mode & 0o777, 0o600, 'a too open file is made private');
+  });
+
+  it('answers POSTs only with the token; reads need none', async () => {
+    const host = { host: `127.0.0.1:${port}` };
+    const missing = await send(port, 'POST', '/v1/update', host);
+    assert.equal(missing.status, 401);
+    assert.equal(JSON.parse(missing.body).reason, 'Unauthorized');
+    const wrong = await send(port, 'POST', '/v1/update', {
+      ...host,
+      authorization: `Bearer ${token.slice(1)}x`,
+    });
+    assert.equal(wrong.status, 401);
+    const right = await send(port, 'POST', '/v1/update', { ...host, authorization: `Bearer ${token}` });
+    assert.equal(right.status, 202, right.body);
+    assert.equal((await send(port, 'GET', '/healthz', host)).status, 200);
   });
 });

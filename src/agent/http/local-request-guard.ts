@@ -8,12 +8,14 @@
 //   requests, command-line clients do not) nor a content type an HTML form or a no-CORS fetch can send
 //   without a preflight (application/x-www-form-urlencoded, multipart/form-data, text/plain).
 // `curl -X POST http://127.0.0.1:9469/v1/update`, with or without `-H 'Content-Type: application/json'`,
-// passes both.
+// passes both. With an owner token configured (owner-token.ts), a state-changing request must also
+// carry it (401 otherwise).
 //
 // Only types come from node:http here (see agent-http-server.ts for why it is loaded lazily).
 
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
+import { bearerMatches } from './owner-token.ts';
 
 const LOOPBACK_NAMES = new Set(['localhost', 'localhost.', 'ip6-localhost', 'ip6-loopback']);
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -46,25 +48,49 @@ export function isLocalHost(host: string, localAddress: string | undefined): boo
   return isIP(host) !== 0 && bound !== undefined && host === bound;
 }
 
-/** Why the request is refused (403), or undefined when it may be served. */
-export function localRequestProblem(request: IncomingMessage): string | undefined {
+export interface LocalRequestRefusal {
+  code: 401 | 403;
+  reason: 'Unauthorized' | 'Forbidden';
+  message: string;
+}
+
+const forbidden = (message: string): LocalRequestRefusal => ({ code: 403, reason: 'Forbidden', message });
+
+/** Why the request is refused, or undefined when it may be served. */
+export function localRequestProblem(
+  request: IncomingMessage,
+  ownerToken?: string,
+): LocalRequestRefusal | undefined {
   const header = request.headers.host;
   const host = header === undefined ? undefined : hostOf(header);
   if (host === undefined || !isLocalHost(host, request.socket.localAddress)) {
-    return `the node's local API answers only requests addressed to localhost or a loopback address, not Host ${JSON.stringify(header ?? '')}`;
+    return forbidden(
+      `the node's local API answers only requests addressed to localhost or a loopback address, not Host ${JSON.stringify(header ?? '')}`,
+    );
   }
   if (!STATE_CHANGING.has(request.method ?? 'GET')) return undefined;
   if (request.headers.origin !== undefined) {
-    return `the node's local API does not accept ${request.method} requests from a web page (Origin ${JSON.stringify(request.headers.origin)})`;
+    return forbidden(
+      `the node's local API does not accept ${request.method} requests from a web page (Origin ${JSON.stringify(request.headers.origin)})`,
+    );
   }
   const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (SIMPLE_CONTENT_TYPES.has(type)) {
-    return `the node's local API does not accept ${request.method} requests with Content-Type ${type}; send application/json or no body`;
+    return forbidden(
+      `the node's local API does not accept ${request.method} requests with Content-Type ${type}; send application/json or no body`,
+    );
+  }
+  if (ownerToken !== undefined && !bearerMatches(request.headers.authorization, ownerToken)) {
+    return {
+      code: 401,
+      reason: 'Unauthorized',
+      message: `${request.method} needs the node owner's token: Authorization: Bearer <the content of the --local-api-token-file>`,
+    };
   }
   return undefined;
 }
 
 /** The JSON Status body of a refused request. */
-export function forbiddenStatus(message: string): Record<string, unknown> {
-  return { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 403, reason: 'Forbidden', message };
+export function refusalStatus(refusal: LocalRequestRefusal): Record<string, unknown> {
+  return { kind: 'Status', apiVersion: 'v1', status: 'Failure', ...refusal };
 }

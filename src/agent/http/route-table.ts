@@ -6,7 +6,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROMETHEUS_CONTENT_TYPE } from '../metrics/prometheus-text.ts';
-import { forbiddenStatus, localRequestProblem } from './local-request-guard.ts';
+import { localRequestProblem, refusalStatus } from './local-request-guard.ts';
 
 /** `params` holds the values of the route's `{name}` segments, e.g. /v1/pods/{name}. */
 export type RouteHandler = (
@@ -33,8 +33,18 @@ interface Route {
   handler: RouteHandler;
 }
 
+export interface RouteTableOptions {
+  /** When set, state-changing requests must carry it as a bearer token (owner-token.ts). */
+  ownerToken?: string;
+}
+
 export class RouteTable implements RouteTarget {
   private readonly routes: Route[] = [];
+  private readonly ownerToken: string | undefined;
+
+  constructor(options: RouteTableOptions = {}) {
+    this.ownerToken = options.ownerToken;
+  }
 
   route(method: string, path: string, handler: RouteHandler): void {
     const upper = method.toUpperCase();
@@ -50,9 +60,9 @@ export class RouteTable implements RouteTarget {
    * Every server of the local APIs dispatches here, so every one of them is guarded.
    */
   dispatch(request: IncomingMessage, response: ServerResponse, path: string): void {
-    const problem = localRequestProblem(request);
+    const problem = localRequestProblem(request, this.ownerToken);
     if (problem !== undefined) {
-      send(response, 403, 'application/json', `${JSON.stringify(forbiddenStatus(problem))}\n`);
+      send(response, problem.code, 'application/json', `${JSON.stringify(refusalStatus(problem))}\n`);
       return;
     }
     const method = request.method === 'HEAD' ? 'GET' : (request.method ?? 'GET');
