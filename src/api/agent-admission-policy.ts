@@ -38,6 +38,11 @@ const mapOf = (object: string, field: string): string =>
   `(has(${object}.${field}) ? ${object}.${field} : {})`;
 const listOf = (object: string, field: string): string =>
   `(has(${object}.${field}) ? ${object}.${field} : [])`;
+// The spec is a typed object on a real cluster (never absent on a Node), so no `{}` stands in for it:
+// a conditional's branches must have one type.
+const sameSpec =
+  '(has(object.spec) == has(oldObject.spec) && (!has(object.spec) || object.spec == oldObject.spec))';
+
 // A status field is the same in both objects (absent status and absent field alike).
 const hasStatusField = (object: string, field: string): string =>
   `(has(${object}.status) && has(${object}.status.${field}))`;
@@ -163,7 +168,7 @@ export function agentAdmissionPolicy(): Record<string, unknown> {
         {
           expression:
             isNodeWrite +
-            `(${mapOf('object', 'spec')} == ${mapOf('oldObject', 'spec')} && ${mapOf('object.metadata', 'labels')} == ${mapOf('oldObject.metadata', 'labels')} && ` +
+            `(${sameSpec} && ${mapOf('object.metadata', 'labels')} == ${mapOf('oldObject.metadata', 'labels')} && ` +
             `${listOf('object.metadata', 'finalizers')} == ${listOf('oldObject.metadata', 'finalizers')} && ` +
             `${listOf('object.metadata', 'ownerReferences')} == ${listOf('oldObject.metadata', 'ownerReferences')})`,
           message: "a nodeherd agent may not change its Node's labels, spec, finalizers or owners",

@@ -84,7 +84,7 @@ test('an agent may update the status and annotations of its own Node', () => {
 });
 
 test('an absent labels map and an empty one are the same', () => {
-  const old = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' } };
+  const old = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, spec: {} };
   const updated = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: {} }, spec: {} };
   assertAllowed({
     operation: 'UPDATE',
