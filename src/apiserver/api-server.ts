@@ -30,9 +30,10 @@ import { restrictDataDir, STATE_DB } from './data-dir-permissions.ts';
 import { ApiError } from './errors.ts';
 import { decodeObject, readBody } from './http/body.ts';
 import { DiscoveryService } from './http/discovery-service.ts';
+import { internalErrorLogged } from './http/internal-errors.ts';
 import { parseRequestInfo, type ResourceRequestInfo } from './http/request-info.ts';
 import { ResourceHandler } from './http/resource-handler.ts';
-import { sendError, sendJson, toApiError } from './http/respond.ts';
+import { sendError, sendJson } from './http/respond.ts';
 import { type Admit, ObjectService } from './objects/object-service.ts';
 import type { KindStrategy } from './objects/strategy.ts';
 import {
@@ -95,20 +96,6 @@ function installCustomResourceDefinitions(
       objects.update(def, undefined, crd.metadata.name, { ...existing, spec: crd.spec });
     }
   }
-}
-
-/** An error that is not the client's is logged with the request id, which the answer carries too. */
-function internalErrorLogged(log: Logger, err: unknown, requestId: string, req: IncomingMessage): unknown {
-  const apiError = toApiError(err);
-  if (apiError.code !== 500) return err;
-  const path = (req.url ?? '/').split('?')[0];
-  log.error({ err, requestId, method: req.method, path }, 'internal error answering a request');
-  return new ApiError(
-    500,
-    apiError.reason,
-    `${apiError.message} (request id ${requestId})`,
-    apiError.details,
-  );
 }
 
 export class ApiServer {
