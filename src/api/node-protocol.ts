@@ -62,7 +62,7 @@ export const AGENT_ANNOTATIONS: readonly string[] = [
   MESSAGE_ANNOTATION,
 ];
 
-/** OnDelete: on a NodePool, `nodeherd upgrade revision` asks for every node of this revision number to move. */
+/** OnDelete: on a NodeConfigPool, `nodeherd upgrade revision` asks for every node of this revision number to move. */
 export const UPGRADE_REVISION_ANNOTATION = 'nodeherd.io/upgrade-revision';
 /** OnDelete: taint on nodes whose revision is not the pool's target (effect from onDelete.outdatedTaint). */
 export const OUTDATED_TAINT_KEY = 'nodeherd.io/outdated-revision';

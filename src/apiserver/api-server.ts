@@ -414,7 +414,7 @@ export class ApiServer {
     if (info.namespace === undefined || info.name === undefined) return false;
     const nodes = this.registry.get('', 'v1', 'nodes')!;
     const revisionsDef = this.registry.get(GROUP, VERSION, 'nodeconfigrevisions');
-    const poolsDef = this.registry.get(GROUP, VERSION, 'nodepools');
+    const poolsDef = this.registry.get(GROUP, VERSION, 'nodeconfigpools');
     if (!revisionsDef || !poolsDef) return false;
     const revisions = revisionsOfNode(this.objects.tryGet(nodes, undefined, identity.nodeName), {
       revision: (name) => this.objects.tryGet(revisionsDef, undefined, name),

@@ -465,7 +465,7 @@ const attempts: Attempt[] = [
   },
   {
     name: 'changes its pool',
-    prepare: put(`${GROUP_PATH}/nodepools/pool-a`, (pool) => {
+    prepare: put(`${GROUP_PATH}/nodeconfigpools/pool-a`, (pool) => {
       pool.spec.nodeSelector = {};
     }),
     embedded: FORBIDDEN,
@@ -754,10 +754,10 @@ async function seed(): Promise<void> {
   ] as const) {
     pools[pool] = await admin({
       method: 'POST',
-      path: `${GROUP_PATH}/nodepools`,
+      path: `${GROUP_PATH}/nodeconfigpools`,
       body: JSON.stringify({
         apiVersion: 'nodeherd.io/v1alpha1',
-        kind: 'NodePool',
+        kind: 'NodeConfigPool',
         metadata: { name: pool },
         spec: { nodeSelector: { matchLabels: { pool: label } }, configSelector: {} },
       }),

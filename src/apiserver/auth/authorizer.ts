@@ -205,7 +205,7 @@ function confinedName(attrs: ResourceAttributes): string | undefined {
  * - its own Node X: get; list/watch confined to X (metadata.name field selector); update/patch X and
  *   X/status, limited by node-restriction.ts to what the agent reports. Never another Node, never
  *   create or delete one (registering the Node is the kubelet's).
- * - nodeherd.io: read NodeConfigRevisions (what to apply) and NodePools (strategy parameters such as
+ * - nodeherd.io: read NodeConfigRevisions (what to apply) and NodeConfigPools (strategy parameters such as
  *   Serial slots and Spread windows, which agents act on without the controller).
  * - Events about Node X only, created in namespaces default or nodeherd.
  * - Leases in namespace nodeherd: read all; write only Serial slot Leases (which ones, and how, is
@@ -223,8 +223,9 @@ function authorizeAgent(identity: Identity, attrs: ResourceAttributes): Decision
   if (group === '' && resource === 'nodes') return ownNodeAccess(identity, attrs, node, false);
 
   if (group === NODEHERD_GROUP && subresource === undefined) {
-    if ((resource === 'nodeconfigrevisions' || resource === 'nodepools') && READ.includes(verb)) return ALLOW;
-    return deny(`node agents may only read nodeconfigrevisions and nodepools in ${NODEHERD_GROUP}`);
+    if ((resource === 'nodeconfigrevisions' || resource === 'nodeconfigpools') && READ.includes(verb))
+      return ALLOW;
+    return deny(`node agents may only read nodeconfigrevisions and nodeconfigpools in ${NODEHERD_GROUP}`);
   }
 
   if ((group === '' || group === 'events.k8s.io') && resource === 'events' && subresource === undefined) {
