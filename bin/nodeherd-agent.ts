@@ -15,6 +15,7 @@ import {
 import { createBackends } from '../src/agent/backends.ts';
 import { AgentHttpServer } from '../src/agent/http/agent-http-server.ts';
 import { mountAgentLocalApis } from '../src/agent/http/agent-local-apis.ts';
+import { ensureOwnerToken } from '../src/agent/http/owner-token.ts';
 import { JsonLogger, type Logger } from '../src/agent/logger.ts';
 import { NodeAgent } from '../src/agent/node-agent.ts';
 import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
@@ -85,7 +86,10 @@ async function main(config: AgentConfig): Promise<void> {
       return 'halt';
     },
   });
-  const http = config.metricsAddress ? new AgentHttpServer(agent, config.metricsAddress) : undefined;
+  const ownerToken = config.localApiTokenFile ? await ensureOwnerToken(config.localApiTokenFile) : undefined;
+  const http = config.metricsAddress
+    ? new AgentHttpServer(agent, { ...config.metricsAddress, ...(ownerToken ? { ownerToken } : {}) })
+    : undefined;
   // The node's local APIs beside /healthz and /metrics: the same set `nodeherd up` serves per node.
   if (http) mountAgentLocalApis(http, { updates: agent.updates, client, nodeName: config.nodeName });
   let stopping = false;

@@ -38,6 +38,8 @@ export interface AgentConfig {
   simulatedDurations: Record<string, number>;
   /** undefined: no HTTP endpoint. */
   metricsAddress: { host: string; port: number } | undefined;
+  /** File of the node owner's token for state-changing local API requests; undefined: none needed. */
+  localApiTokenFile: string | undefined;
   logLevel: LogLevel;
   selfUnit: string;
   rollback: RollbackMode;
@@ -97,6 +99,11 @@ const FLAGS = {
     type: 'string',
     env: 'NODEHERD_METRICS_ADDRESS',
     help: `host:port of /healthz and /metrics, "off" for none (default ${DEFAULT_METRICS_ADDRESS})`,
+  },
+  'local-api-token-file': {
+    type: 'string',
+    env: 'NODEHERD_LOCAL_API_TOKEN_FILE',
+    help: 'require the token in this file (created 0600 if missing) as "Authorization: Bearer" for POSTs to the local API (default: none)',
   },
   'log-level': { type: 'string', env: 'NODEHERD_LOG_LEVEL', help: 'debug|info|warn|error (default info)' },
   'self-unit': {
@@ -213,6 +220,7 @@ export function parseAgentConfig(
     simulationDir: get('simulation-dir') ?? `${stateDir}/simulation`,
     simulatedDurations: parseDurations(get('simulated-durations')),
     metricsAddress: parseAddress(get('metrics-address') ?? DEFAULT_METRICS_ADDRESS),
+    localApiTokenFile: get('local-api-token-file') || undefined,
     logLevel,
     selfUnit: get('self-unit') ?? DEFAULT_SELF_UNIT,
     rollback: rollback as RollbackMode,

@@ -5,9 +5,8 @@
 // test/api/deploy-manifests.test.ts checks that the embedded server allows every rule here to an
 // agent for its own objects, so a real cluster never grants more kinds of access than it does.
 //
-// Left out on purpose, although the embedded server allows them: creating the Node and its heartbeat
-// Lease in kube-node-lease. Those are the simulated kubelet's (it runs as the agent); on a real
-// cluster the kubelet registers the Node and renews that Lease itself.
+// Creating the Node and its heartbeat Lease in kube-node-lease is the kubelet's, here and in the
+// embedded server (where the simulated kubelets have their own identity, system:node:<node>).
 
 import { NODEHERD_GROUP, NODEHERD_NAMESPACE, type PolicyRule } from '../apiserver/auth/authorizer.ts';
 
@@ -22,7 +21,8 @@ export const AGENT_SERVICE_ACCOUNT_GROUP = `system:serviceaccounts:${AGENT_SERVI
 export const AGENT_SERVICE_ACCOUNT_USER_PREFIX = `system:serviceaccount:${AGENT_SERVICE_ACCOUNT_NAMESPACE}:`;
 
 export const AGENT_CLUSTER_RULES: readonly PolicyRule[] = [
-  // Watch its Node (field selector metadata.name), report annotations; OTA sets desired-revision.
+  // Watch its Node (field selector metadata.name), report annotations; OTA copies the available
+  // revision into desired-revision (the policy allows nothing else).
   { groups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch', 'update', 'patch'] },
   // The NodeConfigReady condition.
   { groups: [''], resources: ['nodes/status'], verbs: ['get', 'update', 'patch'] },
@@ -36,7 +36,7 @@ export const AGENT_CLUSTER_RULES: readonly PolicyRule[] = [
   { groups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create'] },
   // Pods on its Node: the OTA API lists them and deletes one to upgrade it.
   { groups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'delete'] },
-  // Serial strategy: the Lease semaphore.
+  // Serial strategy: the Lease semaphore (the policy confines writes to slot Leases in its own name).
   {
     groups: ['coordination.k8s.io'],
     resources: ['leases'],

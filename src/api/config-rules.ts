@@ -122,6 +122,32 @@ export function base64DecodedLength(data: string): number | undefined {
   return (compact.length / 4) * 3 - padding;
 }
 
+export const ARMORED_KEY_BEGIN = '-----BEGIN PGP PUBLIC KEY BLOCK-----';
+export const ARMORED_KEY_END = '-----END PGP PUBLIC KEY BLOCK-----';
+
+/** Whether an OpenPGP keyring starts here: a public-key packet (tag 6), old format 0b10_0110_xx or new 0xc6. */
+export function startsWithPublicKeyPacket(bytes: Uint8Array): boolean {
+  const tag = bytes[0];
+  return tag !== undefined && ((tag & 0xfc) === 0x98 || tag === 0xc6);
+}
+
+/**
+ * What is wrong with a repository's signing key, as the agent would find when writing its keyring
+ * (src/agent/executors/apt-sources.ts), or undefined.
+ */
+export function signingKeyProblem(data: string, encoding: 'armored' | 'base64'): string | undefined {
+  if (encoding === 'armored') {
+    const text = data.trim();
+    return text.startsWith(ARMORED_KEY_BEGIN) && text.includes(ARMORED_KEY_END)
+      ? undefined
+      : 'must be an ASCII-armored OpenPGP public key block';
+  }
+  if (base64DecodedLength(data) === undefined) return 'must be valid base64';
+  return startsWithPublicKeyPacket(Buffer.from(stripBase64Whitespace(data), 'base64'))
+    ? undefined
+    : 'must be an OpenPGP keyring (its first packet a public key)';
+}
+
 /** Bytes of an inline content once written to disk. */
 export function decodedLength(data: string, encoding: string | undefined): number | undefined {
   return encoding === 'base64' ? base64DecodedLength(data) : Buffer.byteLength(data, 'utf8');

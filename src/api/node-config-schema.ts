@@ -12,6 +12,7 @@ import {
   PACKAGE_NAME,
   PACKAGE_VERSION,
   REPOSITORY_NAME,
+  REPOSITORY_URI,
   SECRET_KEY,
   UNIT_NAME,
   WORD,
@@ -192,7 +193,7 @@ export const signingKeySchema = object(
 export const repositorySchema = object(
   {
     name: string('Name; also names the files under /etc/apt.', { pattern: REPOSITORY_NAME, maxLength: 63 }),
-    uri: string('Base URI of the repository.', { pattern: '^(https?|file)://' }),
+    uri: string('Base URI of the repository.', { pattern: REPOSITORY_URI }),
     suites: array(
       string('A suite.', { pattern: WORD }),
       'Suites, e.g. bookworm or stable; a flat repository: ./',

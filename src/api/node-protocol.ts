@@ -50,6 +50,18 @@ export const AVAILABLE_REVISION_ANNOTATION = 'nodeherd.io/available-revision';
 
 /** OnDelete: on a Node, `nodeherd upgrade node` asks for it to move to the pool's target (value: RFC 3339 time). */
 export const UPGRADE_REQUESTED_ANNOTATION = 'nodeherd.io/upgrade-requested';
+/**
+ * The annotations of its Node an agent reports and may therefore write (the embedded server's
+ * node-restriction.ts and deploy/agent's admission policy allow no others). DESIRED_REVISION_ANNOTATION
+ * is the controller's: an agent may only copy AVAILABLE_REVISION_ANNOTATION into it (OTA pull).
+ */
+export const AGENT_ANNOTATIONS: readonly string[] = [
+  CURRENT_REVISION_ANNOTATION,
+  STATE_ANNOTATION,
+  STATE_REVISION_ANNOTATION,
+  MESSAGE_ANNOTATION,
+];
+
 /** OnDelete: on a NodeConfigPool, `nodeherd upgrade revision` asks for every node of this revision number to move. */
 export const UPGRADE_REVISION_ANNOTATION = 'nodeherd.io/upgrade-revision';
 /** OnDelete: taint on nodes whose revision is not the pool's target (effect from onDelete.outdatedTaint). */

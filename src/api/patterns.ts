@@ -19,14 +19,20 @@ export const PACKAGE_NAME = '^[a-z0-9][a-z0-9+.-]+(:[a-z0-9-]+)?$';
 /** Debian versions (policy §5.6.12) plus apt's `*` wildcard. */
 export const PACKAGE_VERSION = '^([0-9]+:)?[A-Za-z0-9*][A-Za-z0-9.+~*-]*$';
 
-/** Repository names become file names under /etc/apt. */
+/** Repository names become file names under /etc/apt (at most 63 characters). */
 export const REPOSITORY_NAME = '^[a-z0-9][a-z0-9._-]*$';
 
 /** A user or group name (shadow-utils' default rule) or a numeric id. */
 export const OWNER = String.raw`^([a-z_][a-z0-9_-]*\$?|[0-9]+)$`;
 
-/** apt suites, components and architectures are single words. */
-export const WORD = String.raw`^\S+$`;
+/**
+ * apt suites and components are single deb822 words: no whitespace, no control character, no '#'
+ * (a comment). The agent writes them with this same rule (src/agent/executors/apt-sources.ts).
+ */
+export const WORD = String.raw`^[^\x00-\x20\x7f#]+$`;
+
+/** Repository URIs: http, https or file, and a single deb822 word like WORD. */
+export const REPOSITORY_URI = String.raw`^(https?|file)://[^\x00-\x20\x7f#]+$`;
 export const ARCHITECTURE = '^[a-z0-9-]+$';
 
 /** An absolute path (the validators also require it to be normalised). */

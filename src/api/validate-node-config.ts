@@ -2,12 +2,12 @@
 // paths. It accepts raw, possibly undefaulted and wrongly typed input: a wrong type is a cause, never a crash.
 
 import {
-  base64DecodedLength,
   decodedLength,
   filePathProblem,
   isTemplateUnit,
   normalisedPathProblem,
   policyPathProblem,
+  signingKeyProblem,
   unitNameProblem,
 } from './config-rules.ts';
 import { arrayAt, enumAt, FieldErrors, integerAt, isObject, objectAt, stringAt } from './field-errors.ts';
@@ -22,6 +22,8 @@ import {
   PACKAGE_NAME,
   PACKAGE_VERSION,
   REPOSITORY_NAME,
+  REPOSITORY_URI,
+  regex,
   SECRET_KEY,
   WORD,
 } from './patterns.ts';
@@ -305,14 +307,29 @@ class ConfigValidator {
     if (uri === undefined) e.required(`${at}.uri`);
     else if (!URL.canParse(uri) || !['http:', 'https:', 'file:'].includes(new URL(uri).protocol)) {
       e.invalid(`${at}.uri`, uri, 'must be an http://, https:// or file:// URI');
+    } else if (!regex(REPOSITORY_URI).test(uri)) {
+      // The URL parser drops tabs and newlines; apt (and the agent) would not.
+      e.invalid(`${at}.uri`, uri, 'must not contain whitespace, control characters or #');
     }
     const suites = arrayAt(e, `${at}.suites`, value.suites);
     if (suites.length === 0) e.required(`${at}.suites`);
     for (const [i, s] of suites.entries())
-      requiredPatterned(e, `${at}.suites[${i}]`, s, WORD, 'a single word');
+      requiredPatterned(
+        e,
+        `${at}.suites[${i}]`,
+        s,
+        WORD,
+        'a single word (no whitespace, control characters or #)',
+      );
     const components = arrayAt(e, `${at}.components`, value.components);
     for (const [i, c] of components.entries()) {
-      requiredPatterned(e, `${at}.components[${i}]`, c, WORD, 'a single word');
+      requiredPatterned(
+        e,
+        `${at}.components[${i}]`,
+        c,
+        WORD,
+        'a single word (no whitespace, control characters or #)',
+      );
     }
     const flat = suites.some((s) => typeof s === 'string' && s.endsWith('/'));
     if (flat && components.length > 0) {
@@ -328,14 +345,9 @@ class ConfigValidator {
       const encoding = enumAt(e, `${at}.signingKey.encoding`, key.encoding, ['armored', 'base64'] as const);
       const data = stringAt(e, `${at}.signingKey.data`, key.data);
       if (data === undefined || data === '') e.required(`${at}.signingKey.data`);
-      else if (encoding === 'base64') {
-        if (base64DecodedLength(data) === undefined)
-          e.invalid(`${at}.signingKey.data`, data, 'must be valid base64');
-      } else if (
-        !data.includes('-----BEGIN PGP PUBLIC KEY BLOCK-----') ||
-        !data.includes('-----END PGP PUBLIC KEY BLOCK-----')
-      ) {
-        e.invalid(`${at}.signingKey.data`, data, 'must be an ASCII-armored OpenPGP public key block');
+      else {
+        const problem = signingKeyProblem(data, encoding === 'base64' ? 'base64' : 'armored');
+        if (problem !== undefined) e.invalid(`${at}.signingKey.data`, data, problem);
       }
     }
   }

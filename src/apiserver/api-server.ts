@@ -3,7 +3,7 @@
 // collection, disruption budgets, node leases). Everything in nodeherd talks to it exactly as it would
 // talk to a real cluster.
 
-import { mkdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -15,9 +15,10 @@ import { createArtefactHandler } from '../dist/artefact-server.ts';
 import { allowsAnonymous, authorize } from './auth/authorizer.ts';
 import { ensurePki } from './auth/certificates.ts';
 import { adminKubeconfigPath, ensureCredential } from './auth/credentials.ts';
-import { forbiddenError, unauthorizedError } from './auth/denials.ts';
+import { admissionDenied, forbiddenError, unauthorizedError } from './auth/denials.ts';
 import { type Identity, type IdentityKind, identityOfServiceAccount } from './auth/identities.ts';
 import { agentMayUseBoundPod } from './auth/node-bound-pods.ts';
+import { type AdmissionAttributes, admitNodeIdentity } from './auth/node-restriction.ts';
 import { revisionsOfNode, revisionsReferenceSecret } from './auth/referenced-secrets.ts';
 import { looksLikeJwt, ServiceAccountTokenIssuer } from './auth/service-account-tokens.ts';
 import {
@@ -31,13 +32,15 @@ import { DisruptionController } from './controllers/disruption.ts';
 import { GarbageCollector } from './controllers/garbage-collector.ts';
 import { NamespaceController, namespaceStrategy } from './controllers/namespace-controller.ts';
 import { NodeLifecycleController } from './controllers/node-lifecycle.ts';
+import { restrictDataDir, STATE_DB } from './data-dir-permissions.ts';
 import { ApiError } from './errors.ts';
 import { decodeObject, mediaType, readBody } from './http/body.ts';
 import { DiscoveryService } from './http/discovery-service.ts';
+import { internalErrorLogged } from './http/internal-errors.ts';
 import { parseRequestInfo, type ResourceRequestInfo } from './http/request-info.ts';
 import { ResourceHandler } from './http/resource-handler.ts';
 import { sendError, sendJson } from './http/respond.ts';
-import { ObjectService } from './objects/object-service.ts';
+import { type Admit, ObjectService } from './objects/object-service.ts';
 import type { KindStrategy } from './objects/strategy.ts';
 import {
   applyPatchFor,
@@ -159,12 +162,12 @@ export class ApiServer {
     const log =
       options.logger ?? pino({ level: process.env.NODEHERD_LOG_LEVEL ?? 'info', name: 'apiserver' });
     const dataDir = options.dataDir;
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    restrictDataDir(dataDir);
     const host = options.host ?? '127.0.0.1';
     const pki = await ensurePki(dataDir, { extraSans: options.extraSans ?? [] });
     const tokens = TokenStore.open(dataDir);
     const serviceAccountTokens = ServiceAccountTokenIssuer.open(dataDir);
-    const store = SqliteStore.open(join(dataDir, 'state.db'), {
+    const store = SqliteStore.open(join(dataDir, STATE_DB), {
       ...(options.retainRevisions !== undefined ? { retainRevisions: options.retainRevisions } : {}),
       compactIntervalMs: options.compactIntervalMs ?? 5 * 60_000,
       onBackgroundError: (err, context) => log.error({ err, context }, 'storage background failure'),
@@ -252,6 +255,9 @@ export class ApiServer {
     server.on('request', (req, res) => {
       // The agent artefact is public: nodeherd-init verifies it against the checksum it was given.
       if (artefacts?.(req, res)) return;
+      // Like kube-apiserver, every answer carries an Audit-Id; an internal error's log line names it.
+      const requestId = randomUUID();
+      res.setHeader('Audit-Id', requestId);
       if (api.serveIssuerDiscovery(req, res)) return;
       api.serve(req, res, handler, discovery).catch(async (err) => {
         // An error can reflect state not yet durable too (a conflict with a write still being committed).
@@ -259,7 +265,7 @@ export class ApiServer {
           () => err,
           (storeFailure: unknown) => storeFailure,
         );
-        sendError(res, failure);
+        sendError(res, internalErrorLogged(log, failure, requestId, req));
       });
     });
     server.on('clientError', (_err, socket) => socket.destroy());
@@ -370,7 +376,37 @@ export class ApiServer {
       }
       body = await this.authorizeApplyCreate(identity, req, info, def, attrs, body);
     }
-    await handler.handle(req, res, info, def, url.searchParams, body);
+    await handler.handle(req, res, info, def, url.searchParams, body, this.admissionFor(identity));
+  }
+
+  /** What a node identity's writes may change, seen with the stored objects (node-restriction.ts). */
+  private admissionFor(identity: Identity): Admit | undefined {
+    if ((identity.kind !== 'node' && identity.kind !== 'kubelet') || identity.nodeName === undefined) {
+      return undefined;
+    }
+    const nodes = this.registry.get('', 'v1', 'nodes')!;
+    const nodeName = identity.nodeName;
+    return (request) => {
+      const attrs: AdmissionAttributes = {
+        operation: request.operation,
+        group: request.def.group,
+        resource: request.def.resource,
+        subresource: request.subresource,
+        namespace: request.namespace,
+        object: request.object,
+        oldObject: request.oldObject,
+      };
+      const decision = admitNodeIdentity(identity, attrs, () =>
+        this.objects.tryGet(nodes, undefined, nodeName),
+      );
+      if (!decision.allowed) {
+        const name = (request.object ?? request.oldObject)?.metadata?.name;
+        throw admissionDenied(
+          { group: request.def.group, resource: request.def.resource, name },
+          decision.reason,
+        );
+      }
+    };
   }
 
   /**
@@ -467,9 +503,12 @@ export class ApiServer {
     if (info.namespace === undefined || info.name === undefined) return false;
     const nodes = this.registry.get('', 'v1', 'nodes')!;
     const revisionsDef = this.registry.get(GROUP, VERSION, 'nodeconfigrevisions');
-    if (!revisionsDef) return false;
-    const names = revisionsOfNode(this.objects.tryGet(nodes, undefined, identity.nodeName));
-    const revisions = names.map((name) => this.objects.tryGet(revisionsDef, undefined, name));
+    const poolsDef = this.registry.get(GROUP, VERSION, 'nodeconfigpools');
+    if (!revisionsDef || !poolsDef) return false;
+    const revisions = revisionsOfNode(this.objects.tryGet(nodes, undefined, identity.nodeName), {
+      revision: (name) => this.objects.tryGet(revisionsDef, undefined, name),
+      pool: (name) => this.objects.tryGet(poolsDef, undefined, name),
+    });
     return revisionsReferenceSecret(revisions, info.namespace, info.name);
   }
 

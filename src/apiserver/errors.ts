@@ -124,6 +124,15 @@ export function invalid(ref: ResourceRef, causes: StatusCause[]): ApiError {
   });
 }
 
+/**
+ * 413 for an object larger than the store keeps (1.5 MiB, etcd's limit). kube-apiserver passes etcd's
+ * message through ("etcdserver: request is too large"), with 413 in the versions that map it (some
+ * answered 500); 413 RequestEntityTooLarge is what kube answers for every other over-size request.
+ */
+export function objectTooLarge(): ApiError {
+  return new ApiError(413, 'RequestEntityTooLarge', 'etcdserver: request is too large');
+}
+
 export function badRequest(message: string): ApiError {
   return new ApiError(400, 'BadRequest', message);
 }

@@ -13,7 +13,7 @@ import { STATE_ANNOTATION } from '../api/node-protocol.ts';
 import { buildAgent } from '../dist/build-agent.ts';
 import type { KubeClient } from '../kube/kube-client.ts';
 import { Fleet } from '../sim/fleet.ts';
-import { embeddedNodeIdentities } from '../sim/node-clients.ts';
+import { embeddedKubeletIdentities } from '../sim/node-clients.ts';
 import type { NodeSet, NodeSetContext } from '../up/local-cluster.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
 import { Container } from './container.ts';
@@ -95,7 +95,8 @@ class ContainerNodeSet implements NodeSet {
     const { server, state } = context;
     const log = context.log.child({ component: 'nspawn' });
     const kubelets = new Fleet({
-      clientFor: embeddedNodeIdentities(server, state.nodes),
+      // The Fleet here is only the containers' kubelet stand-in: kubelet identities.
+      clientFor: embeddedKubeletIdentities(server, state.nodes),
       adminClient: context.adminLight,
       namePrefix: CONTAINER_NAME_PREFIX,
       onError: (node, error) => log.warn({ node, err: error }, 'kubelet stand-in error'),

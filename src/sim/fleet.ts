@@ -31,8 +31,10 @@ export interface NodeTemplate extends Omit<NodeDescription, 'name' | 'zone'> {
 export interface FleetOptions
   extends KubeletTiming,
     Pick<SimulatedNodeOptions, 'systemd' | 'packages' | 'kubeletUnit' | 'faults' | 'agent' | 'rebootDownMs'> {
-  /** The client each node talks through: its own node identity, or one shared client. */
+  /** The client each node's agent talks through: its own node identity, or one shared client. */
   clientFor: ClientFactory;
+  /** The client each node's kubelet talks through (default: the agent's, clientFor). */
+  kubeletClientFor?: ClientFactory;
   /** Watches all simulated Nodes and deletes removed ones; never closed by the fleet. */
   adminClient: LightKubeClient;
   /** Default node template for add(). */
@@ -139,10 +141,14 @@ export class Fleet {
     if (this.closed) throw new Error('the fleet is closed');
     if (this.nodes.has(description.name)) throw new Error(`node ${description.name} is already in the fleet`);
     const client = await this.options.clientFor(description.name);
-    if (client !== this.options.adminClient) {
-      const users = this.clients.get(client) ?? new Set<string>();
+    const kubeletClient = this.options.kubeletClientFor
+      ? await this.options.kubeletClientFor(description.name)
+      : client;
+    for (const made of new Set([client, kubeletClient])) {
+      if (made === this.options.adminClient) continue;
+      const users = this.clients.get(made) ?? new Set<string>();
       users.add(description.name);
-      this.clients.set(client, users);
+      this.clients.set(made, users);
     }
     const { onError } = this.options;
     const node = new SimulatedNode({
@@ -150,6 +156,7 @@ export class Fleet {
       ...overrides,
       node: description,
       client,
+      kubeletClient,
       wheel: this.wheel,
       onError: (error, during) => onError?.(description.name, error, during),
     });

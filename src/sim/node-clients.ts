@@ -1,6 +1,7 @@
-// Where simulated nodes get their API clients. Each node can hold its own node identity (the agent
-// authorizer then confines it to its own Node and Lease, as in production), or all nodes can share
-// one admin client and its connection pool (cheaper, for very large fleets).
+// Where simulated nodes get their API clients. Each node can hold its own identities, one for its
+// agent and one for its kubelet (the authorizer then confines each to what it does on its own Node, as
+// in production), or all nodes can share one admin client and its connection pool (cheaper, for very
+// large fleets).
 
 import { join } from 'node:path';
 import type { ApiServer } from '../apiserver/api-server.ts';
@@ -10,18 +11,42 @@ import type { ClientFactory } from './fleet.ts';
 type ClientTuning = Omit<LightKubeClientOptions, 'server' | 'caPem' | 'token'>;
 
 /**
- * Issues each node its identity on an in-process embedded API server, keeping the kubeconfig in
- * `directory/<node>.kubeconfig` (so a restarted simulation reuses the token).
+ * Issues each node's agent its identity on an in-process embedded API server, keeping the kubeconfig
+ * in `directory/<node>.kubeconfig` (so a restarted simulation reuses the token).
  */
 export function embeddedNodeIdentities(
   server: Pick<ApiServer, 'issueCredential' | 'url' | 'caPem'>,
   directory: string,
   tuning: ClientTuning = {},
 ): ClientFactory {
+  return embeddedIdentities(server, 'node', directory, '', tuning);
+}
+
+/**
+ * Issues each node's simulated kubelet its own identity (system:node:<node>), kept in
+ * `directory/<node>.kubelet.kubeconfig`: it registers the Node and renews its Lease, which the agent's
+ * identity may not do.
+ */
+export function embeddedKubeletIdentities(
+  server: Pick<ApiServer, 'issueCredential' | 'url' | 'caPem'>,
+  directory: string,
+  tuning: ClientTuning = {},
+): ClientFactory {
+  return embeddedIdentities(server, 'kubelet', directory, '.kubelet', tuning);
+}
+
+function embeddedIdentities(
+  server: Pick<ApiServer, 'issueCredential' | 'url' | 'caPem'>,
+  kind: 'node' | 'kubelet',
+  directory: string,
+  suffix: string,
+  tuning: ClientTuning,
+): ClientFactory {
   return async (nodeName) => {
-    const token = await server.issueCredential('node', nodeName, join(directory, `${nodeName}.kubeconfig`));
+    const path = join(directory, `${nodeName}${suffix}.kubeconfig`);
+    const token = await server.issueCredential(kind, nodeName, path);
     return new LightKubeClient({
-      userAgent: `nodeherd-sim/${nodeName}`,
+      userAgent: `nodeherd-sim/${nodeName}${kind === 'kubelet' ? '/kubelet' : ''}`,
       ...tuning,
       server: server.url,
       caPem: server.caPem,

@@ -52,7 +52,10 @@ export interface NodeFaults {
 
 export interface SimulatedNodeOptions extends KubeletTiming {
   node: NodeDescription;
+  /** The agent's client. */
   client: LightKubeClient;
+  /** The kubelet's client (its own identity); default: the agent's. */
+  kubeletClient?: LightKubeClient;
   wheel?: HeartbeatWheel;
   /** Durations, failures and preinstalled units of the simulated systemd. */
   systemd?: SimulatedSystemdOptions;
@@ -104,6 +107,7 @@ export class SimulatedNode {
     this.rebootDownMs = options.rebootDownMs ?? 10_000;
     this.kubelet = new SimulatedKubelet({
       ...options,
+      client: options.kubeletClient ?? options.client,
       bootId: () => this.host.currentBoot,
       onError: (error, during) => this.onError?.(error, during),
     });

@@ -8,6 +8,7 @@
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { localRequestProblem, refusalStatus } from '../agent/http/local-request-guard.ts';
 import type { RouteTable } from '../agent/http/route-table.ts';
 
 type HttpModule = typeof import('node:http');
@@ -76,6 +77,12 @@ export class NodeApiServer {
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    // The node routes are guarded by their table's dispatch; the listing here is guarded the same way.
+    const problem = localRequestProblem(request);
+    if (problem !== undefined) {
+      reply(response, problem.code, refusalStatus(problem));
+      return;
+    }
     const source = this.source;
     if (!source) {
       reply(response, 503, { error: 'the nodes are still starting; try again in a moment' });

@@ -15,7 +15,7 @@ import type { KubeClient } from '../kube/kube-client.ts';
 import { isKubeError } from '../kube/kube-error.ts';
 import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import { Fleet } from '../sim/fleet.ts';
-import { embeddedNodeIdentities } from '../sim/node-clients.ts';
+import { embeddedKubeletIdentities, embeddedNodeIdentities } from '../sim/node-clients.ts';
 import { SIMULATED_LABEL } from '../sim/node-object.ts';
 import type { SimulatedNode } from '../sim/simulated-node.ts';
 import { SimulatedProbes } from '../sim/simulated-probes.ts';
@@ -63,6 +63,7 @@ export class SimulatedNodes {
     let nodes: SimulatedNodes | undefined;
     const fleet = new Fleet({
       clientFor: embeddedNodeIdentities(options.server, state.nodes),
+      kubeletClientFor: embeddedKubeletIdentities(options.server, state.nodes),
       adminClient: options.adminLight,
       namePrefix: NODE_NAME_PREFIX,
       // A kubelet restart shows: NotReady for two seconds, as a real kubelet takes to come back.

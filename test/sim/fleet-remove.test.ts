@@ -18,6 +18,7 @@ describe('fleet.remove', () => {
     cluster = await startSimCluster();
     fleet = new Fleet({
       clientFor: cluster.nodeClients,
+      kubeletClientFor: cluster.kubeletClients,
       adminClient: cluster.admin,
       leaseDurationSeconds: 2,
       renewIntervalMs: 500,

@@ -13,6 +13,7 @@ const FLEET_GRACE_MS = 4_000;
 function fleetOptions(cluster: SimCluster, graceMs: number): FleetOptions {
   return {
     clientFor: cluster.nodeClients,
+    kubeletClientFor: cluster.kubeletClients,
     adminClient: cluster.admin,
     leaseDurationSeconds: graceMs / 1000,
     renewIntervalMs: graceMs / 4,

@@ -5,13 +5,16 @@ import { join } from 'node:path';
 import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../src/kube/light/types.ts';
 import type { ClientFactory } from '../../src/sim/fleet.ts';
-import { embeddedNodeIdentities } from '../../src/sim/node-clients.ts';
+import { embeddedKubeletIdentities, embeddedNodeIdentities } from '../../src/sim/node-clients.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 
 export interface SimCluster {
   local: LocalApiServer;
   admin: LightKubeClient;
+  /** Agents' clients (identity nodeherd:agent:<node>). */
   nodeClients: ClientFactory;
+  /** Simulated kubelets' clients (identity system:node:<node>). */
+  kubeletClients: ClientFactory;
   getNode(name: string): Promise<KubeObject | undefined>;
   getLease(name: string): Promise<KubeObject | undefined>;
   stop(): Promise<void>;
@@ -34,6 +37,7 @@ export async function startSimCluster(graceMs = GRACE_MS): Promise<SimCluster> {
     local,
     admin,
     nodeClients: embeddedNodeIdentities(local.server, join(local.dataDir, 'sim-nodes')),
+    kubeletClients: embeddedKubeletIdentities(local.server, join(local.dataDir, 'sim-nodes')),
     getNode: (name) => tryGet(`/api/v1/nodes/${name}`),
     getLease: (name) => tryGet(`/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${name}`),
     async stop() {

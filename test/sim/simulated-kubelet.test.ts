@@ -27,7 +27,7 @@ describe('simulated kubelet against the embedded API server', () => {
     name: string,
     extra: Partial<ConstructorParameters<typeof SimulatedKubelet>[0]> = {},
   ) {
-    const client = await cluster.nodeClients(name);
+    const client = await cluster.kubeletClients(name);
     clients.push(client);
     const created = new SimulatedKubelet({
       node: { name, zone: 'zone-b', roles: ['worker'], labels: { 'nodeherd.io/pool': 'workers' } },
@@ -198,8 +198,8 @@ describe('simulated kubelet against the embedded API server', () => {
     await eventually('Ready=True', async () => readyStatus(await cluster.getNode('flap-1')) === 'True');
   });
 
-  test('a node identity cannot register under another name', async () => {
-    const client = await cluster.nodeClients('ident-1');
+  test('a kubelet identity cannot register under another name', async () => {
+    const client = await cluster.kubeletClients('ident-1');
     clients.push(client);
     const errors: Error[] = [];
     const failing = new SimulatedKubelet({

@@ -75,6 +75,7 @@ describe('simulated nodes with agents', () => {
     stateRoot = mkdtempSync(join(tmpdir(), 'nodeherd-sim-agents-'));
     fleet = new Fleet({
       clientFor: cluster.nodeClients,
+      kubeletClientFor: cluster.kubeletClients,
       adminClient: cluster.admin,
       leaseDurationSeconds: GRACE_MS / 1000,
       renewIntervalMs: GRACE_MS / 4,

@@ -2,18 +2,25 @@
 // Signed-By names the repository's own keyring, so its key is trusted for that repository only
 // (never dropped into trusted.gpg.d, where it would vouch for every repository). Pure functions.
 
+import { ARMORED_KEY_BEGIN, ARMORED_KEY_END, startsWithPublicKeyPacket } from '../../api/config-rules.ts';
+import { REPOSITORY_NAME, regex, WORD } from '../../api/patterns.ts';
 import type { AptRepository } from './types.ts';
 
 export const SOURCES_DIR = '/etc/apt/sources.list.d';
 export const KEYRINGS_DIR = '/etc/apt/keyrings';
 
-const REPOSITORY_NAME = /^[a-z0-9][a-z0-9.-]{0,62}$/;
-const TOKEN = /^[^\s#]+$/; // one deb822 field word: no whitespace, no comment start
-const ARMORED_KEY = '-----BEGIN PGP PUBLIC KEY BLOCK-----';
+// The API validates with the same rules (src/api/patterns.ts), so a config it accepts is one the
+// agent writes: a refusal here means a config that bypassed validation.
+const NAME = regex(REPOSITORY_NAME);
+const MAX_NAME_LENGTH = 63;
+const TOKEN = regex(WORD); // one deb822 field word: no whitespace or control character, no comment start
+const SCHEME = /^[a-z][a-z0-9+.-]*:/;
 
 export function assertRepositoryName(name: string): void {
-  if (!REPOSITORY_NAME.test(name)) {
-    throw new Error(`invalid repository name ${JSON.stringify(name)} (lowercase letters, digits, '.', '-')`);
+  if (!NAME.test(name) || name.length > MAX_NAME_LENGTH) {
+    throw new Error(
+      `invalid repository name ${JSON.stringify(name)} (lowercase letters, digits, '.', '_', '-'; at most ${MAX_NAME_LENGTH})`,
+    );
   }
 }
 
@@ -33,8 +40,8 @@ export function keyringPaths(name: string): { armored: string; binary: string } 
 export function keyringFile(repository: AptRepository): { path: string; content: Buffer } {
   const paths = keyringPaths(repository.name);
   const key = repository.signingKey.trim();
-  if (key.startsWith(ARMORED_KEY)) {
-    if (!key.includes('-----END PGP PUBLIC KEY BLOCK-----')) {
+  if (key.startsWith(ARMORED_KEY_BEGIN)) {
+    if (!key.includes(ARMORED_KEY_END)) {
       throw new Error(`repository ${repository.name}: armored signing key is not terminated`);
     }
     return { path: paths.armored, content: Buffer.from(`${key}\n`) };
@@ -69,7 +76,7 @@ export function renderSources(repository: AptRepository, keyringPath: string): s
   if (!flat && repository.components.length === 0) {
     throw new Error(`repository ${repository.name}: components are required`);
   }
-  if (!/^[a-z][a-z0-9+.-]*:\S+$/.test(repository.uri)) {
+  if (!SCHEME.test(repository.uri) || !TOKEN.test(repository.uri)) {
     throw new Error(`repository ${repository.name}: invalid uri ${JSON.stringify(repository.uri)}`);
   }
   const lines = [
@@ -84,10 +91,4 @@ export function renderSources(repository: AptRepository, keyringPath: string): s
   }
   lines.push(`Signed-By: ${keyringPath}`);
   return `${lines.join('\n')}\n`;
-}
-
-// A keyring starts with a public-key packet (tag 6): old format 0b10_0110_xx, new format 0xc6.
-function startsWithPublicKeyPacket(bytes: Buffer): boolean {
-  const tag = bytes[0];
-  return tag !== undefined && ((tag & 0xfc) === 0x98 || tag === 0xc6);
 }

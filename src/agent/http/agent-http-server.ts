@@ -23,15 +23,18 @@ export interface AgentHttpServerOptions {
   host?: string;
   /** 0 picks a free port. */
   port: number;
+  /** The node owner's token for state-changing requests (--local-api-token-file); none by default. */
+  ownerToken?: string;
 }
 
 export class AgentHttpServer implements RouteTarget {
   private readonly options: AgentHttpServerOptions;
-  private readonly routes = new RouteTable();
+  private readonly routes: RouteTable;
   private server: Server | undefined;
 
   constructor(source: HealthSource, options: AgentHttpServerOptions) {
     this.options = options;
+    this.routes = new RouteTable(options.ownerToken !== undefined ? { ownerToken: options.ownerToken } : {});
     mountHealthRoutes(this.routes, source);
   }
 

@@ -6,6 +6,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROMETHEUS_CONTENT_TYPE } from '../metrics/prometheus-text.ts';
+import { localRequestProblem, refusalStatus } from './local-request-guard.ts';
 
 /** `params` holds the values of the route's `{name}` segments, e.g. /v1/pods/{name}. */
 export type RouteHandler = (
@@ -32,8 +33,18 @@ interface Route {
   handler: RouteHandler;
 }
 
+export interface RouteTableOptions {
+  /** When set, state-changing requests must carry it as a bearer token (owner-token.ts). */
+  ownerToken?: string;
+}
+
 export class RouteTable implements RouteTarget {
   private readonly routes: Route[] = [];
+  private readonly ownerToken: string | undefined;
+
+  constructor(options: RouteTableOptions = {}) {
+    this.ownerToken = options.ownerToken;
+  }
 
   route(method: string, path: string, handler: RouteHandler): void {
     const upper = method.toUpperCase();
@@ -43,8 +54,17 @@ export class RouteTable implements RouteTarget {
     else this.routes.push(route);
   }
 
-  /** Answers the request for `path` (the URL path without query): a route's answer, 404 or 405. */
+  /**
+   * Answers the request for `path` (the URL path without query): a route's answer, 404 or 405; 403
+   * for a request that may come from a browser rather than the node's owner (local-request-guard.ts).
+   * Every server of the local APIs dispatches here, so every one of them is guarded.
+   */
   dispatch(request: IncomingMessage, response: ServerResponse, path: string): void {
+    const problem = localRequestProblem(request, this.ownerToken);
+    if (problem !== undefined) {
+      send(response, problem.code, 'application/json', `${JSON.stringify(refusalStatus(problem))}\n`);
+      return;
+    }
     const method = request.method === 'HEAD' ? 'GET' : (request.method ?? 'GET');
     const segments = path.split('/');
     const matching = this.routes

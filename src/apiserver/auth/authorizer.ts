@@ -6,8 +6,9 @@
 //   updates) and writing pod status (OTA condition); reading Secrets (NodeConfig secretRef rendering)
 //   but never writing them; Events; Leases (leader election, Serial semaphores). It cannot create or
 //   delete Nodes or Namespaces, nor touch RBAC or CRDs.
-// - node agent of node X: only what concerns X, checked per request like the Node authorizer and
-//   NodeRestriction do for kubelets (see authorizeAgent).
+// - node agent of node X: only what concerns X, checked per request like the Node authorizer does for
+//   kubelets (see authorizeAgent); what its writes may change is node-restriction.ts's to decide.
+// - kubelet of node X: its Node and its heartbeat Lease (see authorizeKubelet).
 // - everyone authenticated: discovery, OpenAPI, version and health paths, and self-reviews.
 
 import type { Identity } from './identities.ts';
@@ -167,6 +168,8 @@ export function authorize(identity: Identity, attrs: RequestAttributes): Decisio
         : deny(`no rule of the nodeherd controller role allows ${describe(attrs)}`);
     case 'node':
       return authorizeAgent(identity, attrs);
+    case 'kubelet':
+      return authorizeKubelet(identity, attrs);
     default:
       return deny(`unknown identity kind ${JSON.stringify(identity.kind)}`);
   }
@@ -199,13 +202,15 @@ function confinedName(attrs: ResourceAttributes): string | undefined {
 
 /**
  * Node agent of node X:
- * - its own Node X: get; list/watch confined to X (metadata.name field selector); create X (first
- *   registration of a simulated node); update/patch X and X/status. Never another Node, never delete.
+ * - its own Node X: get; list/watch confined to X (metadata.name field selector); update/patch X and
+ *   X/status, limited by node-restriction.ts to what the agent reports. Never another Node, never
+ *   create or delete one (registering the Node is the kubelet's).
  * - nodeherd.io: read NodeConfigRevisions (what to apply) and NodeConfigPools (strategy parameters such as
  *   Serial slots and Spread windows, which agents act on without the controller).
  * - Events about Node X only, created in namespaces default or nodeherd.
- * - Leases: any in namespace nodeherd (Serial semaphore), and its own heartbeat lease X in
- *   kube-node-lease.
+ * - Leases in namespace nodeherd: read all; write only Serial slot Leases (which ones, and how, is
+ *   node-restriction.ts's: the pool it is gated for, in its own name). Not its heartbeat Lease in
+ *   kube-node-lease: that is the kubelet's.
  * - Pods: list/watch only with the field selector spec.nodeName=X. Get and delete of a pod bound to X
  *   are decided by the request pipeline, which can see the stored pod (node-bound-pods.ts).
  */
@@ -215,31 +220,7 @@ function authorizeAgent(identity: Identity, attrs: ResourceAttributes): Decision
   const own = `node agent ${identity.name} may only`;
   const { group, resource, subresource, verb } = attrs;
 
-  if (group === '' && resource === 'nodes') {
-    if (subresource !== undefined && subresource !== 'status') {
-      return deny(`${own} use the status subresource of its Node, not nodes/${subresource}`);
-    }
-    switch (verb) {
-      case 'get':
-      case 'update':
-      case 'patch':
-        return attrs.name === node ? ALLOW : deny(`${own} ${verb} its own Node "${node}"`);
-      case 'list':
-      case 'watch':
-        if (subresource !== undefined) return deny(`${own} ${verb} nodes, not nodes/${subresource}`);
-        return confinedName(attrs) === node
-          ? ALLOW
-          : deny(`${own} ${verb} its own Node "${node}" (field selector metadata.name=${node})`);
-      case 'create':
-        return subresource === undefined &&
-          objectName(attrs.body) === node &&
-          (attrs.name === undefined || attrs.name === node)
-          ? ALLOW
-          : deny(`${own} create its own Node "${node}"`);
-      default:
-        return deny(`node agents may not ${verb} Nodes`);
-    }
-  }
+  if (group === '' && resource === 'nodes') return ownNodeAccess(identity, attrs, node, false);
 
   if (group === NODEHERD_GROUP && subresource === undefined) {
     if ((resource === 'nodeconfigrevisions' || resource === 'nodeconfigpools') && READ.includes(verb))
@@ -263,18 +244,7 @@ function authorizeAgent(identity: Identity, attrs: ResourceAttributes): Decision
     if (attrs.namespace === NODEHERD_NAMESPACE) {
       return verb === 'deletecollection' ? deny(`node agents may not deletecollection leases`) : ALLOW;
     }
-    if (attrs.namespace === NODE_LEASE_NAMESPACE) {
-      const ownLease =
-        verb === 'create'
-          ? objectName(attrs.body) === node && (attrs.name === undefined || attrs.name === node)
-          : (verb === 'get' || verb === 'update' || verb === 'patch') && attrs.name === node;
-      return ownLease
-        ? ALLOW
-        : deny(`${own} get, create, update or patch its own lease "${node}" in ${NODE_LEASE_NAMESPACE}`);
-    }
-    return deny(
-      `${own} use leases in namespace ${NODEHERD_NAMESPACE} and its own lease in ${NODE_LEASE_NAMESPACE}`,
-    );
+    return deny(`${own} use leases in namespace ${NODEHERD_NAMESPACE} (Serial slots)`);
   }
 
   if (group === '' && resource === 'pods' && subresource === undefined) {
@@ -283,4 +253,74 @@ function authorizeAgent(identity: Identity, attrs: ResourceAttributes): Decision
   }
 
   return deny(`no rule for node agents allows ${describe(attrs)}`);
+}
+
+/** Get, list/watch (confined to X), update and patch of Node X and X/status; create X when `mayCreate`. */
+function ownNodeAccess(
+  identity: Identity,
+  attrs: ResourceAttributes,
+  node: string,
+  mayCreate: boolean,
+): Decision {
+  const own = `${identity.kind === 'kubelet' ? 'kubelet' : 'node agent'} ${identity.name} may only`;
+  const { subresource, verb } = attrs;
+  if (subresource !== undefined && subresource !== 'status') {
+    return deny(`${own} use the status subresource of its Node, not nodes/${subresource}`);
+  }
+  switch (verb) {
+    case 'get':
+    case 'update':
+    case 'patch':
+      return attrs.name === node ? ALLOW : deny(`${own} ${verb} its own Node "${node}"`);
+    case 'list':
+    case 'watch':
+      if (subresource !== undefined) return deny(`${own} ${verb} nodes, not nodes/${subresource}`);
+      return confinedName(attrs) === node
+        ? ALLOW
+        : deny(`${own} ${verb} its own Node "${node}" (field selector metadata.name=${node})`);
+    case 'create':
+      if (!mayCreate) return deny(`node agents may not create Nodes: registering its Node is the kubelet's`);
+      return subresource === undefined &&
+        objectName(attrs.body) === node &&
+        (attrs.name === undefined || attrs.name === node)
+        ? ALLOW
+        : deny(`${own} create its own Node "${node}"`);
+    default:
+      return deny(`${identity.kind === 'kubelet' ? 'kubelets' : 'node agents'} may not ${verb} Nodes`);
+  }
+}
+
+/**
+ * Kubelet of node X (kube's Node authorizer, reduced to what a simulated kubelet does): its Node X
+ * (create, get, list/watch confined to X, update/patch X and X/status; node-restriction.ts keeps it
+ * from node-restriction.kubernetes.io/ labels and nodeherd.io/ annotations), its heartbeat Lease X in
+ * kube-node-lease, Events about X, and pods bound to X (list/watch with spec.nodeName=X).
+ */
+function authorizeKubelet(identity: Identity, attrs: ResourceAttributes): Decision {
+  const node = identity.nodeName;
+  if (node === undefined) return deny('kubelet identity without a node name');
+  const own = `kubelet ${identity.name} may only`;
+  const { group, resource, subresource, verb } = attrs;
+  if (group === '' && resource === 'nodes') return ownNodeAccess(identity, attrs, node, true);
+  if (group === 'coordination.k8s.io' && resource === 'leases' && subresource === undefined) {
+    const ownLease =
+      attrs.namespace === NODE_LEASE_NAMESPACE &&
+      (verb === 'create'
+        ? objectName(attrs.body) === node && (attrs.name === undefined || attrs.name === node)
+        : (verb === 'get' || verb === 'update' || verb === 'patch') && attrs.name === node);
+    return ownLease
+      ? ALLOW
+      : deny(`${own} get, create, update or patch its own lease "${node}" in ${NODE_LEASE_NAMESPACE}`);
+  }
+  if ((group === '' || group === 'events.k8s.io') && resource === 'events' && subresource === undefined) {
+    const subject = eventSubject(group, attrs.body);
+    return verb === 'create' && subject.kind === 'Node' && subject.name === node && !subject.namespace
+      ? ALLOW
+      : deny(`${own} create events about its own Node "${node}"`);
+  }
+  if (group === '' && resource === 'pods' && subresource === undefined) {
+    if ((verb === 'list' || verb === 'watch') && attrs.fieldSelectorNodeName === node) return ALLOW;
+    return deny(`${own} list or watch pods with the field selector spec.nodeName=${node}`);
+  }
+  return deny(`no rule for kubelets allows ${describe(attrs)}`);
 }

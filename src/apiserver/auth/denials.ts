@@ -27,3 +27,17 @@ export function forbiddenError(identity: Identity, attrs: RequestAttributes, rea
     reason,
   );
 }
+
+/** 403 for a write admission refused (node-restriction.ts), worded like kube's admission denials. */
+export function admissionDenied(
+  ref: { group: string; resource: string; name: string | undefined },
+  reason: string,
+): ApiError {
+  const what = ref.group ? `${ref.resource}.${ref.group}` : ref.resource;
+  const named = ref.name ? ` "${ref.name}"` : '';
+  return new ApiError(403, 'Forbidden', `${what}${named} is forbidden: ${reason}`, {
+    ...(ref.name !== undefined ? { name: ref.name } : {}),
+    group: ref.group,
+    kind: ref.resource,
+  });
+}

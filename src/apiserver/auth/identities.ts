@@ -10,15 +10,18 @@
 //   the pod runs on, in extra authentication.kubernetes.io/node-name) is the agent of that node: the
 //   same identity, so authorization needs no rule of its own for DaemonSet agents. A token of the
 //   controller's ServiceAccount is the controller. Any other ServiceAccount has no identity here.
+// - the kubelet of node X (the simulated kubelets of `nodeherd up` and src/sim) is "system:node:X" in
+//   group "system:nodes", as in kube: it registers the Node and renews its Lease, which the agent may
+//   not do.
 
-export type IdentityKind = 'admin' | 'controller' | 'node';
+export type IdentityKind = 'admin' | 'controller' | 'node' | 'kubelet';
 
 export interface Identity {
   kind: IdentityKind;
   /** Kubernetes user name. */
   name: string;
   groups: readonly string[];
-  /** Set for kind 'node': the Node this agent runs on. */
+  /** Set for kinds 'node' and 'kubelet': the Node this agent or kubelet runs on. */
   nodeName?: string;
 }
 
@@ -35,6 +38,8 @@ export const AGENT_DAEMONSET_SERVICE_ACCOUNT = 'nodeherd-agent';
 export const AGENT_DAEMONSET_USER = `system:serviceaccount:${CONTROLLER_NAMESPACE}:${AGENT_DAEMONSET_SERVICE_ACCOUNT}`;
 /** The user extra kube (1.30+) sets on a token bound to a pod on a node, or to a node. */
 export const NODE_NAME_EXTRA = 'authentication.kubernetes.io/node-name';
+export const KUBELET_USER_PREFIX = 'system:node:';
+export const KUBELETS_GROUP = 'system:nodes';
 
 // RFC 1123 subdomain, the rule for Node names.
 const NODE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -69,6 +74,16 @@ export function identityFor(kind: IdentityKind, nodeName?: string): Identity {
         throw new Error(`a node agent identity needs a valid node name, got ${JSON.stringify(nodeName)}`);
       }
       return { kind, name: agentUserName(nodeName), groups: [AGENTS_GROUP, AUTHENTICATED_GROUP], nodeName };
+    case 'kubelet':
+      if (nodeName === undefined || !isValidNodeName(nodeName)) {
+        throw new Error(`a kubelet identity needs a valid node name, got ${JSON.stringify(nodeName)}`);
+      }
+      return {
+        kind,
+        name: `${KUBELET_USER_PREFIX}${nodeName}`,
+        groups: [KUBELETS_GROUP, AUTHENTICATED_GROUP],
+        nodeName,
+      };
     default:
       throw new Error(`unknown identity kind ${JSON.stringify(kind)}`);
   }

@@ -91,7 +91,7 @@ function newToken(): string {
 }
 
 function keyOf(kind: IdentityKind, nodeName?: string): string {
-  return kind === 'node' ? `node:${nodeName}` : kind;
+  return kind === 'node' || kind === 'kubelet' ? `${kind}:${nodeName}` : kind;
 }
 
 /** Extracts the token from an `Authorization: Bearer <token>` header value. */

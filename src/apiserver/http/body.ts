@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { KUBE_YAML } from '../../util/kube-yaml.ts';
 import { ApiError, badRequest } from '../errors.ts';
+import { assertJsonDepth } from '../json-depth.ts';
 import { decodeProtobufObject } from '../protobuf/decode.ts';
 
 /** kube-apiserver's default maximum request body (3 MiB). */
@@ -47,6 +48,7 @@ export function decodeObject(body: Buffer, contentType: string | undefined): Rec
     try {
       value = parseYaml(text, { maxAliasCount: 100, ...KUBE_YAML });
     } catch (err) {
+      // A RangeError is the parser's own stack running out on deep nesting: still the body's fault.
       throw badRequest(`error decoding YAML: ${(err as Error).message.split('\n')[0]}`);
     }
   } else if (type === '' || type === 'application/json' || type === '*/*') {
@@ -65,5 +67,6 @@ export function decodeObject(body: Buffer, contentType: string | undefined): Rec
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw badRequest('the body of the request was not a JSON object');
   }
+  assertJsonDepth(value, 'the body of the request');
   return value as Record<string, any>;
 }

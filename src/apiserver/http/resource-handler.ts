@@ -4,7 +4,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest, expired } from '../errors.ts';
 import { optionsInvalid, validateFieldManager } from '../objects/field-management.ts';
-import type { DeleteOptions, ObjectFilter, ObjectService, WriteOptions } from '../objects/object-service.ts';
+import type {
+  Admit,
+  DeleteOptions,
+  ObjectFilter,
+  ObjectService,
+  WriteOptions,
+} from '../objects/object-service.ts';
 import { APPLY_PATCH, decodeApplyPatch } from '../patch/apply-patch.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { apiVersionOf } from '../registry/resource-definition.ts';
@@ -103,6 +109,7 @@ function writeOptions(
   req: IncomingMessage,
   query: URLSearchParams,
   optionsKind: string,
+  admit: Admit | undefined,
   subresource?: string,
 ): WriteOptions {
   const explicit = query.get('fieldManager');
@@ -113,6 +120,7 @@ function writeOptions(
     fieldValidation: parseFieldValidation(query),
     subresource,
     fieldManager: explicit ?? fromAgent,
+    ...(admit ? { admit } : {}),
   };
 }
 
@@ -121,9 +129,10 @@ function patchOptions(
   req: IncomingMessage,
   query: URLSearchParams,
   apply: boolean,
+  admit: Admit | undefined,
   subresource?: string,
 ): WriteOptions {
-  const options = writeOptions(req, query, 'PatchOptions', subresource);
+  const options = writeOptions(req, query, 'PatchOptions', admit, subresource);
   const force = queryFlag(query, 'force');
   if (apply) {
     if (!query.get('fieldManager')) {
@@ -162,6 +171,7 @@ export class ResourceHandler {
     def: ResourceDefinition,
     query: URLSearchParams,
     preread?: Buffer,
+    admit?: Admit,
   ): Promise<void> {
     const { objects } = this.deps;
     const body = async () => preread ?? (await readBody(req));
@@ -239,7 +249,7 @@ export class ResourceHandler {
           def,
           namespace,
           decodeObject(raw, req.headers['content-type']),
-          writeOptions(req, query, 'CreateOptions'),
+          writeOptions(req, query, 'CreateOptions', admit),
         );
         await this.sendObject(req, res, def, 201, result.object, query, result.warnings);
         return;
@@ -251,7 +261,7 @@ export class ResourceHandler {
           namespace,
           info.name!,
           decodeObject(raw, req.headers['content-type']),
-          writeOptions(req, query, 'UpdateOptions', sub),
+          writeOptions(req, query, 'UpdateOptions', admit, sub),
         );
         await this.sendObject(req, res, def, 200, result.object, query, result.warnings);
         return;
@@ -260,7 +270,7 @@ export class ResourceHandler {
         const raw = await body();
         const type = mediaType(req.headers['content-type']);
         if (type === APPLY_PATCH) {
-          const options = patchOptions(req, query, true, sub);
+          const options = patchOptions(req, query, true, admit, sub);
           const result = objects.apply(def, namespace, info.name!, decodeApplyPatch(raw), options);
           await this.sendObject(
             req,
@@ -279,19 +289,21 @@ export class ResourceHandler {
           info.name!,
           type,
           raw,
-          patchOptions(req, query, false, sub),
+          patchOptions(req, query, false, admit, sub),
         );
         await this.sendObject(req, res, def, 200, result.object, query, result.warnings);
         return;
       }
       case 'delete': {
         const options = await this.deleteOptions(req, query);
+        if (admit) options.admit = admit;
         const result = objects.delete(def, namespace, info.name!, options);
         await this.sendObject(req, res, def, result.deleted ? 200 : 200, result.object, query);
         return;
       }
       case 'deletecollection': {
         const options = await this.deleteOptions(req, query);
+        if (admit) options.admit = admit;
         const selection = this.deps.select(def, query.get('labelSelector'), query.get('fieldSelector'));
         const deleted = objects.deleteCollection(def, namespace, selection.filter, options);
         await this.send(res, 200, {

@@ -12,9 +12,11 @@ import {
   conflict,
   invalid,
   notFound,
+  objectTooLarge,
   type StatusCause,
 } from '../errors.ts';
 import { listPrefix, objectKey } from '../http/request-info.ts';
+import { assertJsonDepth } from '../json-depth.ts';
 import type { FieldSet } from '../managedfields/field-set.ts';
 import {
   type ApplyPlan,
@@ -38,6 +40,7 @@ import {
   StoreExistsError,
   StoreExpiredError,
   StoreNotFoundError,
+  StoreTooLargeError,
 } from '../storage/types.ts';
 import {
   DEFAULT_FIELD_MANAGER,
@@ -51,8 +54,22 @@ import type { KindStrategy, StrategyContext, StrategyLookup } from './strategy.t
 
 export type ObjectFilter = (object: KubeObject) => boolean;
 
+/** A write as admission sees it: after defaulting and validation, before it is stored. */
+export interface AdmissionRequest {
+  operation: 'CREATE' | 'UPDATE' | 'DELETE';
+  def: ResourceDefinition;
+  subresource: string | undefined;
+  namespace: string | undefined;
+  object: KubeObject | undefined;
+  oldObject: KubeObject | undefined;
+}
+
+/** Throws (an ApiError, usually 403) to refuse a write; runs on dry runs too, as kube's admission does. */
+export type Admit = (request: AdmissionRequest) => void;
+
 export interface WriteOptions {
   dryRun?: boolean;
+  admit?: Admit;
   /** Strict rejects unknown fields, Warn reports them, Ignore (default) drops them silently. */
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
   subresource?: string | undefined;
@@ -82,6 +99,7 @@ export interface WriteResult {
 
 export interface DeleteOptions {
   dryRun?: boolean;
+  admit?: Admit;
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
   preconditions?: { uid?: string; resourceVersion?: string };
   gracePeriodSeconds?: number;
@@ -539,6 +557,14 @@ export class ObjectService {
     if (causes.length > 0) throw invalid(refOf(def, String(meta.name ?? '')), causes);
     if (def.namespaced && this.admitNamespace) this.admitNamespace(meta.namespace);
     this.recordOwnership(def, undefined, requestedManagedFields, obj, options, apply);
+    options.admit?.({
+      operation: 'CREATE',
+      def,
+      subresource: undefined,
+      namespace: meta.namespace,
+      object: obj,
+      oldObject: undefined,
+    });
 
     const key = objectKey(def.group, def.resource, def.namespaced ? meta.namespace : undefined, meta.name);
     if (options.dryRun) {
@@ -548,8 +574,7 @@ export class ObjectService {
     try {
       return { object: this.present(def, this.store.create(key, obj).object), warnings };
     } catch (err) {
-      if (err instanceof StoreExistsError) throw alreadyExists(refOf(def, meta.name));
-      throw err;
+      throw this.translateStoreError(err, def, meta.name);
     }
   }
 
@@ -674,6 +699,14 @@ export class ObjectService {
     }
     if (causes.length > 0) throw invalid(refOf(def, oldMeta.name), causes);
     this.recordOwnership(def, old, requestedManagedFields, obj, options, apply);
+    options.admit?.({
+      operation: 'UPDATE',
+      def,
+      subresource: options.subresource,
+      namespace: oldMeta.namespace,
+      object: obj,
+      oldObject: old,
+    });
 
     if (def.tracksGeneration) {
       const ignored = def.subresources.status
@@ -848,6 +881,7 @@ export class ObjectService {
     if (err instanceof StoreConflictError) return conflict(refOf(def, name));
     if (err instanceof StoreNotFoundError) return notFound(refOf(def, name));
     if (err instanceof StoreExistsError) return alreadyExists(refOf(def, name));
+    if (err instanceof StoreTooLargeError) return objectTooLarge();
     return err;
   }
 
@@ -869,6 +903,8 @@ export class ObjectService {
       if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) {
         throw badRequest('the patch did not produce a JSON object');
       }
+      // A JSON patch can nest the object deeper than its body is (copying a subtree into itself).
+      assertJsonDepth(patched, 'the patched object');
       const pinned = patched.metadata?.resourceVersion;
       if (pinned !== undefined && pinned !== '' && String(pinned) !== String(current.revision)) {
         throw conflict(refOf(def, name));
@@ -914,6 +950,15 @@ export class ObjectService {
         { name, group: def.group, kind: def.resource },
       );
     }
+
+    options.admit?.({
+      operation: 'DELETE',
+      def,
+      subresource: undefined,
+      namespace: meta.namespace,
+      object: undefined,
+      oldObject: current.object,
+    });
 
     const finalizers: string[] = [...(meta.finalizers ?? [])];
     if (options.propagationPolicy === 'Foreground' && !finalizers.includes('foregroundDeletion')) {

@@ -4,6 +4,7 @@
 // operations is 413.
 
 import { ApiError, badRequest } from '../errors.ts';
+import { MAX_BODY_BYTES } from '../http/body.ts';
 import { parseArrayIndex, parseJsonPointer } from './json-pointer.ts';
 import {
   cloneJson,
@@ -95,7 +96,7 @@ function remove(at: Location, what: string): JsonValue {
   return value;
 }
 
-function applyOperation(holder: JsonObject, op: JsonObject): void {
+function applyOperation(holder: JsonObject, op: JsonObject, copies: CopyBudget): void {
   const kind = typeof op.op === 'string' ? op.op : 'unknown';
   const value = op.value;
   const needsValue = kind === 'add' || kind === 'replace' || kind === 'test';
@@ -149,6 +150,7 @@ function applyOperation(holder: JsonObject, op: JsonObject): void {
       const copied = read(source.container, source.key);
       if (copied === undefined)
         throw new OperationFailed(`copy operation does not apply: doc is missing from path: ${from}`);
+      spendCopyBudget(copies, copied);
       add(
         locate(holder, path, 'copy operation does not apply'),
         cloneJson(copied),
@@ -168,6 +170,28 @@ function applyOperation(holder: JsonObject, op: JsonObject): void {
     }
     default:
       throw new OperationFailed(`Unexpected kind: ${kind}`);
+  }
+}
+
+/**
+ * The json-patch library of the API server caps how much `copy` operations may add in total
+ * (AccumulatedCopySizeLimit): each copy can double the document, so a few dozen operations in a tiny
+ * body would otherwise build gigabytes in memory before any size check of the result.
+ */
+export const MAX_ACCUMULATED_COPY_BYTES = MAX_BODY_BYTES;
+
+interface CopyBudget {
+  bytes: number;
+}
+
+function spendCopyBudget(budget: CopyBudget, copied: JsonValue): void {
+  budget.bytes += JSON.stringify(copied).length;
+  if (budget.bytes > MAX_ACCUMULATED_COPY_BYTES) {
+    throw new ApiError(
+      413,
+      'RequestEntityTooLarge',
+      `Request entity too large: Unable to complete the copy, the accumulated size increase of copy is ${budget.bytes}, exceeding the limit ${MAX_ACCUMULATED_COPY_BYTES}`,
+    );
   }
 }
 
@@ -195,9 +219,10 @@ export function applyJsonPatch(document: JsonValue, operations: JsonValue): Json
   }
   const holder: JsonObject = {};
   setKey(holder, ROOT, cloneJson(document));
+  const copies: CopyBudget = { bytes: 0 };
   for (const op of operations as JsonObject[]) {
     try {
-      applyOperation(holder, op);
+      applyOperation(holder, op, copies);
     } catch (error) {
       if (error instanceof OperationFailed) throw patchNotApplicable(error.message);
       throw error;

@@ -2,6 +2,7 @@
 // 400 BadRequest, worded like Go's encoding/json so messages read the same as a real API server's.
 
 import { badRequest } from '../errors.ts';
+import { assertJsonDepth } from '../json-depth.ts';
 import type { JsonValue } from './json-value.ts';
 
 /** The syntax problem in Go's words where V8 gives enough detail, else V8's own description. */
@@ -27,10 +28,13 @@ function describeSyntaxError(text: string, error: SyntaxError): string {
  */
 export function parsePatchBody(body: Buffer | string, prefix: string): JsonValue {
   const text = typeof body === 'string' ? body : body.toString('utf8');
+  let value: JsonValue;
   try {
-    return JSON.parse(text) as JsonValue;
+    value = JSON.parse(text) as JsonValue;
   } catch (error) {
     if (error instanceof SyntaxError) throw badRequest(`${prefix}${describeSyntaxError(text, error)}`);
     throw error;
   }
+  assertJsonDepth(value, `${prefix}the patch`);
+  return value;
 }

@@ -19,6 +19,7 @@ import {
   type KubeObject,
   type ListOptions,
   type ListResult,
+  MAX_OBJECT_BYTES,
   type Store,
   StoreConflictError,
   type StoredItem,
@@ -27,6 +28,7 @@ import {
   StoreExpiredError,
   StoreFailedError,
   StoreNotFoundError,
+  StoreTooLargeError,
 } from './types.ts';
 
 export interface SqliteStoreOptions {
@@ -41,6 +43,8 @@ export interface SqliteStoreOptions {
    * anything they send out until whenDurable() resolves. Default false: every write commits on its own.
    */
   groupCommit?: boolean;
+  /** Largest serialized object a write may store (default MAX_OBJECT_BYTES, etcd's limit). */
+  maxObjectBytes?: number;
 }
 
 const DURABLE: Promise<void> = Promise.resolve();
@@ -62,6 +66,7 @@ export class SqliteStore implements Store {
   readonly #retainRevisions: number;
   readonly #onBackgroundError: (error: unknown, context: string) => void;
   readonly #groupCommit: boolean;
+  readonly #maxObjectBytes: number;
   #revision: number;
   #durable: number;
   /** Settles when the open group transaction commits; undefined when none is open. */
@@ -76,6 +81,7 @@ export class SqliteStore implements Store {
     this.#retainRevisions = options.retainRevisions ?? DEFAULT_RETAIN_REVISIONS;
     this.#onBackgroundError = options.onBackgroundError ?? reportAsWarning;
     this.#groupCommit = options.groupCommit ?? false;
+    this.#maxObjectBytes = options.maxObjectBytes ?? MAX_OBJECT_BYTES;
     this.#dispatcher = new EventDispatcher((error, event) =>
       this.#onBackgroundError(
         error,
@@ -174,7 +180,7 @@ export class SqliteStore implements Store {
     assertKey(key);
     assertObject(key, object);
     if (this.#live.has(key)) throw new StoreExistsError(key);
-    const value = serializeForStorage(key, object);
+    const value = this.#serialize(key, object);
     // Chain onto the key's tombstone if its history still holds one, so (name, prev_revision) stays unique.
     const prevRevision = this.#log.newestRevisionOf(key);
     const revision = this.#append(key, {
@@ -201,7 +207,7 @@ export class SqliteStore implements Store {
     const previous = this.#live.get(key);
     if (previous === undefined) throw new StoreNotFoundError(key);
     if (previous.revision !== expectedRevision) throw new StoreConflictError(key, previous.revision);
-    const value = serializeForStorage(key, object);
+    const value = this.#serialize(key, object);
     const revision = this.#append(key, {
       created: false,
       deleted: false,
@@ -225,6 +231,18 @@ export class SqliteStore implements Store {
       });
     }
     return item(key, entry, revision);
+  }
+
+  // Like etcd, refuse an object above the size limit: it would fill memory (every live object is held
+  // there) and disk, and slow every list and watch that carries it.
+  #serialize(key: string, object: KubeObject): string {
+    const value = serializeForStorage(key, object);
+    // UTF-8 takes at least one byte per UTF-16 unit and at most three: count bytes only when it matters.
+    if (value.length * 3 > this.#maxObjectBytes) {
+      const bytes = Buffer.byteLength(value);
+      if (bytes > this.#maxObjectBytes) throw new StoreTooLargeError(key, bytes, this.#maxObjectBytes);
+    }
+    return value;
   }
 
   delete(key: string, expectedRevision?: number): StoredItem {

@@ -51,6 +51,22 @@ export class StoreConflictError extends Error {
     this.currentRevision = currentRevision;
   }
 }
+/** etcd's default --max-request-bytes: a stored object (one write) may be at most this large. */
+export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
+
+/** A write whose serialized object is larger than the store accepts (etcd: request is too large). */
+export class StoreTooLargeError extends Error {
+  readonly key: string;
+  readonly bytes: number;
+  readonly limit: number;
+  constructor(key: string, bytes: number, limit: number) {
+    super(`object ${key} is ${bytes} bytes, more than the limit of ${limit}`);
+    this.key = key;
+    this.bytes = bytes;
+    this.limit = limit;
+  }
+}
+
 export class StoreNotFoundError extends Error {
   readonly key: string;
   constructor(key: string) {

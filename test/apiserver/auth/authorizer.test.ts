@@ -170,7 +170,7 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
     describe: 'create node n1',
     attrs: nodeAttrs('create', { body: { metadata: { name: 'n1' } } }),
     controller: false,
-    agent: true,
+    agent: false,
   },
   {
     describe: 'create node n2',
@@ -315,19 +315,19 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
     describe: 'get own node lease',
     attrs: lease('get', 'kube-node-lease', 'n1'),
     controller: true,
-    agent: true,
+    agent: false,
   },
   {
     describe: 'update own node lease',
     attrs: lease('update', 'kube-node-lease', 'n1'),
     controller: false,
-    agent: true,
+    agent: false,
   },
   {
     describe: 'create own node lease',
     attrs: lease('create', 'kube-node-lease', undefined, { metadata: { name: 'n1' } }),
     controller: false,
-    agent: true,
+    agent: false,
   },
   {
     describe: "create another node's lease",
@@ -550,6 +550,33 @@ for (const [who, identity, expected] of [
     }
   });
 }
+
+test('the kubelet of n1 registers its Node and renews its Lease, which its agent may not', () => {
+  const kubelet = identityFor('kubelet', 'n1');
+  assert.equal(kubelet.name, 'system:node:n1');
+  assert.deepEqual(kubelet.groups, ['system:nodes', 'system:authenticated']);
+  const cases: [ResourceAttributes, boolean][] = [
+    [nodeAttrs('create', { body: { metadata: { name: 'n1' } } }), true],
+    [nodeAttrs('create', { body: { metadata: { name: 'n2' } } }), false],
+    [nodeAttrs('patch', { name: 'n1', subresource: 'status' }), true],
+    [nodeAttrs('patch', { name: 'n2' }), false],
+    [nodeAttrs('delete', { name: 'n1' }), false],
+    [nodeAttrs('watch', { fieldSelectorName: 'n1' }), true],
+    [lease('get', 'kube-node-lease', 'n1'), true],
+    [lease('update', 'kube-node-lease', 'n1'), true],
+    [lease('create', 'kube-node-lease', undefined, { metadata: { name: 'n1' } }), true],
+    [lease('create', 'kube-node-lease', undefined, { metadata: { name: 'n2' } }), false],
+    [lease('delete', 'kube-node-lease', 'n1'), false],
+    [lease('update', 'nodeherd', 'nodeherd-controller'), false],
+    [secrets('get'), false],
+    [revisions('list'), false],
+    [coreEvent({ kind: 'Node', name: 'n1' }), true],
+    [coreEvent({ kind: 'Node', name: 'n2' }), false],
+  ];
+  for (const [attrs, allowed] of cases) {
+    assert.equal(authorize(kubelet, attrs).allowed, allowed, JSON.stringify(attrs));
+  }
+});
 
 test('another agent gets the mirror image: n2 may touch n2, not n1', () => {
   const n2 = identityFor('node', 'n2');

@@ -65,13 +65,14 @@ test('an agent may update the status and annotations of its own Node', () => {
     resource: core('nodes'),
     subResource: 'status',
     name: 'node-1',
-    object: { ...old, status: { conditions: [{ type: 'Ready', status: 'True' }] } },
+    object: { ...old, status: { conditions: [{ type: 'NodeConfigReady', status: 'True' }] } },
     oldObject: old,
     userInfo: agent,
   });
   const annotated = node('node-1');
-  (annotated.metadata as { annotations: Record<string, string> }).annotations['nodeherd.io/applied'] =
-    'rev-2';
+  (annotated.metadata as { annotations: Record<string, string> }).annotations[
+    'nodeherd.io/current-revision'
+  ] = 'rev-2';
   assertAllowed({
     operation: 'UPDATE',
     resource: core('nodes'),
@@ -83,7 +84,7 @@ test('an agent may update the status and annotations of its own Node', () => {
 });
 
 test('an absent labels map and an empty one are the same', () => {
-  const old = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' } };
+  const old = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, spec: {} };
   const updated = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: {} }, spec: {} };
   assertAllowed({
     operation: 'UPDATE',
@@ -108,7 +109,7 @@ test("an agent may not change its Node's labels or spec, nor touch another Node"
       oldObject: old,
       userInfo: agent,
     },
-    'not its spec or labels',
+    "may not change its Node's labels, spec",
   );
   assertDenied(
     {
@@ -119,7 +120,7 @@ test("an agent may not change its Node's labels or spec, nor touch another Node"
       oldObject: old,
       userInfo: agent,
     },
-    'not its spec or labels',
+    "may not change its Node's labels, spec",
   );
   assertDenied(
     {

@@ -19,7 +19,11 @@ import { loadKubeConfig } from '../../../src/kube/kube-config.ts';
 import { isKubeError } from '../../../src/kube/kube-error.ts';
 import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
 import { Fleet, type FleetOptions } from '../../../src/sim/fleet.ts';
-import { embeddedNodeIdentities, sharedClient } from '../../../src/sim/node-clients.ts';
+import {
+  embeddedKubeletIdentities,
+  embeddedNodeIdentities,
+  sharedClient,
+} from '../../../src/sim/node-clients.ts';
 import {
   type SimulatedNodeAgentsOptions,
   simulatedNodeAgents,
@@ -77,6 +81,9 @@ export class ClusterHarness {
         options.nodeIdentities === false
           ? sharedClient(light)
           : embeddedNodeIdentities(local.server, join(local.dataDir, 'sim-nodes')),
+      ...(options.nodeIdentities === false
+        ? {}
+        : { kubeletClientFor: embeddedKubeletIdentities(local.server, join(local.dataDir, 'sim-nodes')) }),
       adminClient: light,
       leaseDurationSeconds: Math.max(1, Math.round(graceMs / 1000)),
       renewIntervalMs: graceMs / 4,
