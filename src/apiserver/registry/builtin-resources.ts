@@ -431,7 +431,7 @@ function review(group: string, version: string, resource: string, kind: string, 
     resource,
     singular: resource.replace(/s$/, ''),
     kind,
-    listKind: '',
+    listKind: `${kind}List`,
     namespaced: false,
     shortNames: [],
     categories: [],
@@ -914,6 +914,36 @@ function catalogue(): ResourceDefinition[] {
       selectableFields: eventsV1Selectors,
       tracksGeneration: false,
     }),
+    // ------------------------------------------------------------------ authentication, authorization
+    review(
+      'authentication.k8s.io',
+      'v1',
+      'selfsubjectreviews',
+      'SelfSubjectReview',
+      'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request.',
+    ),
+    // kubectl 1.27 asks v1beta1 first for `auth whoami`.
+    review(
+      'authentication.k8s.io',
+      'v1beta1',
+      'selfsubjectreviews',
+      'SelfSubjectReview',
+      'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request.',
+    ),
+    review(
+      'authorization.k8s.io',
+      'v1',
+      'selfsubjectaccessreviews',
+      'SelfSubjectAccessReview',
+      'SelfSubjectAccessReview checks whether or the current user can perform an action.',
+    ),
+    review(
+      'authorization.k8s.io',
+      'v1',
+      'selfsubjectrulesreviews',
+      'SelfSubjectRulesReview',
+      'SelfSubjectRulesReview enumerates the set of actions the current user can perform within a namespace.',
+    ),
     // ------------------------------------------------------------------ policy/v1
     def({
       group: 'policy',
@@ -986,36 +1016,6 @@ function catalogue(): ResourceDefinition[] {
       selectableFields: {},
       tracksGeneration: true,
     }),
-    // ------------------------------------------------------------------ authentication, authorization
-    review(
-      'authentication.k8s.io',
-      'v1',
-      'selfsubjectreviews',
-      'SelfSubjectReview',
-      'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request.',
-    ),
-    // kubectl 1.27 asks v1beta1 first for `auth whoami`.
-    review(
-      'authentication.k8s.io',
-      'v1beta1',
-      'selfsubjectreviews',
-      'SelfSubjectReview',
-      'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request.',
-    ),
-    review(
-      'authorization.k8s.io',
-      'v1',
-      'selfsubjectaccessreviews',
-      'SelfSubjectAccessReview',
-      'SelfSubjectAccessReview checks whether or the current user can perform an action.',
-    ),
-    review(
-      'authorization.k8s.io',
-      'v1',
-      'selfsubjectrulesreviews',
-      'SelfSubjectRulesReview',
-      'SelfSubjectRulesReview enumerates the set of actions the current user can perform within a namespace.',
-    ),
     // ------------------------------------------------------------------ coordination.k8s.io/v1
     def({
       group: 'coordination.k8s.io',
