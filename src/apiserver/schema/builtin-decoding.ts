@@ -111,7 +111,8 @@ export function base64ErrorOffset(text: string): number {
       if (alphabet.test(c)) continue;
       if (c !== '=' || j < 2) return i;
       // Padding: "xx==" or "xxx=", and nothing after it.
-      if (j === 2 && quantum[3]?.c !== '=') return quantum[3] ? quantum[3].i : i;
+      if (j === 2 && quantum[3] === undefined) return text.length; // not enough padding
+      if (j === 2 && quantum[3]!.c !== '=') return i; // incorrect padding
       const end = k + 4;
       return end < chars.length ? chars[end]!.i : -1;
     }
