@@ -4,8 +4,11 @@
 // the default ServiceAccount, and the self-reviews behind `kubectl auth can-i` / `auth whoami`.
 
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { SqliteStore } from '../../../src/apiserver/storage/sqlite-store.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
 import { assertStatus, json, raw, rawWatch, tokenOf, waitFor } from './support.ts';
 
@@ -144,6 +147,18 @@ describe('kube compatibility details', () => {
         body: json({ metadata: { finalizers: null } }),
       });
     });
+  });
+
+  test('DELETE with orphanDependents=false that leaves the object pending is 202 Accepted', async () => {
+    await post(local, '/api/v1/namespaces/default/configmaps', {
+      metadata: { name: 'pending', finalizers: ['example.com/hold'] },
+    });
+    const res = await raw(local, {
+      method: 'DELETE',
+      path: '/api/v1/namespaces/default/configmaps/pending?orphanDependents=false',
+    });
+    assert.equal(res.status, 202, res.text);
+    assert.ok(res.json.metadata.deletionTimestamp);
   });
 
   describe('eviction', () => {
@@ -296,6 +311,34 @@ describe('kube compatibility details', () => {
       assert.equal(res.status, 200);
       assert.equal((await raw(local, { path: `${coreEvents}/watched` })).status, 404);
     });
+  });
+
+  test('events.k8s.io Events a data dir of an earlier build kept apart join the core store at start', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'nodeherd-events-merge-'));
+    const store = SqliteStore.open(join(dataDir, 'state.db'));
+    store.create('/events.k8s.io/events/default/old', {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: 'old', namespace: 'default', uid: 'u-1', creationTimestamp: '2026-11-25T12:00:00Z' },
+      note: 'from an earlier build',
+      regarding: { kind: 'Node', name: 'n' },
+    });
+    store.close();
+    const earlier = await startLocalApiServer({ dataDir });
+    try {
+      const core = await raw(earlier, { path: '/api/v1/namespaces/default/events/old' });
+      assert.equal(core.status, 200, core.text);
+      assert.equal(core.json.message, 'from an earlier build');
+      assert.equal(core.json.metadata.uid, 'u-1');
+      const v1 = await raw(earlier, { path: '/apis/events.k8s.io/v1/namespaces/default/events' });
+      assert.deepEqual(
+        v1.json.items.map((e: any) => e.note),
+        ['from an earlier build'],
+      );
+    } finally {
+      await earlier.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   describe('metav1.Time and MicroTime', () => {
