@@ -139,7 +139,7 @@ export async function createBenchRevision(
   const revision = buildRevision(
     {
       apiVersion: 'nodeherd.io/v1alpha1',
-      kind: 'NodePool',
+      kind: 'NodeConfigPool',
       metadata: { name: pool },
       spec: { nodeSelector: {}, configSelector: {} },
     },

@@ -197,7 +197,7 @@ function revisionObject(pool: number): NodeConfigRevision {
   return buildRevision(
     {
       apiVersion: 'nodeherd.io/v1alpha1',
-      kind: 'NodePool',
+      kind: 'NodeConfigPool',
       metadata: { name: `pool-${pool}` },
       spec: { nodeSelector: {}, configSelector: {} },
     },

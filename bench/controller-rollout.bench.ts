@@ -197,9 +197,9 @@ async function main(): Promise<void> {
       ['big', MAX_UNAVAILABLE, SOAK_S],
       ['small', '100%', 0],
     ] as const) {
-      await admin.create(`${GROUP}/nodepools`, {
+      await admin.create(`${GROUP}/nodeconfigpools`, {
         apiVersion: 'nodeherd.io/v1alpha1',
-        kind: 'NodePool',
+        kind: 'NodeConfigPool',
         metadata: { name: pool },
         spec: {
           nodeSelector: { matchLabels: { pool } },
@@ -239,7 +239,7 @@ async function main(): Promise<void> {
     type Pool = { status?: { targetRevision?: string; conditions?: { type: string; status: string }[] } };
     const complete = async (pool: string, revision?: string) => {
       for (;;) {
-        const p = await admin.get<Pool>(`${GROUP}/nodepools/${pool}`);
+        const p = await admin.get<Pool>(`${GROUP}/nodeconfigpools/${pool}`);
         const done = p.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True');
         if (done && (!revision || p.status?.targetRevision === revision)) return p.status!.targetRevision!;
         await new Promise((r) => setTimeout(r, 50));

@@ -289,7 +289,7 @@ async function createRevision(admin: LightKubeClient): Promise<NodeConfigRevisio
   const revision = buildRevision(
     {
       apiVersion: 'nodeherd.io/v1alpha1',
-      kind: 'NodePool',
+      kind: 'NodeConfigPool',
       metadata: { name: 'bench' },
       spec: { nodeSelector: {}, configSelector: {} },
     },

@@ -371,7 +371,7 @@ async function runStrategy(strategy: Strategy): Promise<StrategyResult> {
         const revision = buildRevision(
           {
             apiVersion: 'nodeherd.io/v1alpha1',
-            kind: 'NodePool',
+            kind: 'NodeConfigPool',
             metadata: { name: 'jitter' },
             spec: { nodeSelector: {}, configSelector: {} },
           },
@@ -421,9 +421,9 @@ async function runStrategy(strategy: Strategy): Promise<StrategyResult> {
         await apply(spec);
         return name;
       };
-      await light.create(`${GROUP}/nodepools`, {
+      await light.create(`${GROUP}/nodeconfigpools`, {
         apiVersion: 'nodeherd.io/v1alpha1',
-        kind: 'NodePool',
+        kind: 'NodeConfigPool',
         metadata: { name: POOL },
         spec: {
           nodeSelector: { matchLabels: { pool: POOL } },
@@ -440,7 +440,7 @@ async function runStrategy(strategy: Strategy): Promise<StrategyResult> {
     if (!bootstrap.finished) throw new Error(`${strategy}: bootstrap to v0 did not finish`);
     if (strategy !== 'jitter')
       await light.patch(
-        `${GROUP}/nodepools/${POOL}`,
+        `${GROUP}/nodeconfigpools/${POOL}`,
         { spec: { updateStrategy: strategySpec(strategy) } },
         'merge',
       );

@@ -29,7 +29,7 @@ export const AGENT_CLUSTER_RULES: readonly PolicyRule[] = [
   // What to apply, and the strategy parameters agents act on without the controller.
   {
     groups: [NODEHERD_GROUP],
-    resources: ['nodeconfigrevisions', 'nodepools'],
+    resources: ['nodeconfigrevisions', 'nodeconfigpools'],
     verbs: ['get', 'list', 'watch'],
   },
   // Events about its Node (namespaces confined by the admission policy).

@@ -3,9 +3,9 @@
 
 import type { JSONSchemaProps, PrinterColumn } from '../apiserver/registry/resource-definition.ts';
 import { CATEGORY, GROUP, KINDS, type Kind, RESOURCES, VERSION } from './group.ts';
+import { nodeConfigPoolSpecSchema, nodeConfigPoolStatusSchema } from './node-config-pool-schema.ts';
 import { nodeConfigRevisionSpecSchema } from './node-config-revision-schema.ts';
 import { nodeConfigSpecSchema, nodeConfigStatusSchema } from './node-config-schema.ts';
-import { nodePoolSpecSchema, nodePoolStatusSchema } from './node-pool-schema.ts';
 
 const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
@@ -20,7 +20,7 @@ interface KindDefinition {
 const KIND_DEFINITIONS: Record<Kind, KindDefinition> = {
   NodeConfig: {
     description:
-      'Files, systemd units, apt repositories and packages for nodes. NodePools select NodeConfigs by label ' +
+      'Files, systemd units, apt repositories and packages for nodes. NodeConfigPools select NodeConfigs by label ' +
       'and merge them in name order.',
     spec: nodeConfigSpecSchema.json,
     status: nodeConfigStatusSchema.json,
@@ -36,11 +36,11 @@ const KIND_DEFINITIONS: Record<Kind, KindDefinition> = {
     ],
     selectableFields: [],
   },
-  NodePool: {
+  NodeConfigPool: {
     description:
       'A set of nodes (nodeSelector) that gets a set of NodeConfigs (configSelector), and how updates roll out.',
-    spec: nodePoolSpecSchema.json,
-    status: nodePoolStatusSchema.json,
+    spec: nodeConfigPoolSpecSchema.json,
+    status: nodeConfigPoolStatusSchema.json,
     printerColumns: [
       {
         name: 'Target',
@@ -114,7 +114,7 @@ const KIND_DEFINITIONS: Record<Kind, KindDefinition> = {
   },
   NodeConfigRevision: {
     description:
-      'The immutable, rendered configuration of a NodePool, named <pool>-<hash10>. Written by the controller.',
+      'The immutable, rendered configuration of a NodeConfigPool, named <pool>-<hash10>. Written by the controller.',
     spec: nodeConfigRevisionSpecSchema.json,
     printerColumns: [
       { name: 'Pool', type: 'string', jsonPath: '.spec.pool', description: 'Owning pool.' },

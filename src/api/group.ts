@@ -4,7 +4,7 @@ export const GROUP = 'nodeherd.io';
 export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 
-export const KINDS = ['NodeConfig', 'NodePool', 'NodeConfigRevision'] as const;
+export const KINDS = ['NodeConfig', 'NodeConfigPool', 'NodeConfigRevision'] as const;
 export type Kind = (typeof KINDS)[number];
 
 export interface ResourceNames {
@@ -23,11 +23,11 @@ export const RESOURCES: Record<Kind, ResourceNames> = {
     singular: 'nodeconfig',
     shortNames: ['ncfg'],
   },
-  NodePool: {
-    kind: 'NodePool',
-    listKind: 'NodePoolList',
-    plural: 'nodepools',
-    singular: 'nodepool',
+  NodeConfigPool: {
+    kind: 'NodeConfigPool',
+    listKind: 'NodeConfigPoolList',
+    plural: 'nodeconfigpools',
+    singular: 'nodeconfigpool',
     shortNames: ['np'],
   },
   NodeConfigRevision: {

@@ -23,7 +23,7 @@ export const MAX_PATH_LENGTH = 4095;
 /** systemd's UNIT_NAME_MAX is 256 including the terminating NUL. */
 export const MAX_UNIT_NAME_LENGTH = 255;
 
-/** Longest NodePool name: pool names are used as label values (63) and prefix revision names. */
+/** Longest NodeConfigPool name: pool names are used as label values (63) and prefix revision names. */
 export const MAX_POOL_NAME_LENGTH = 63;
 
 /** Longest health probe timeout; a probe that needs longer is a soak time, not a probe. */

@@ -19,7 +19,7 @@ export const revisionSourceSchema = object(
 
 export const nodeConfigRevisionSpecSchema = object(
   {
-    pool: string('The NodePool this revision belongs to.'),
+    pool: string('The NodeConfigPool this revision belongs to.'),
     revision: integer('Monotonic revision number within the pool.', { minimum: 1 }),
     hash: string('Hash of config, computed with hashAlgorithm.', { pattern: '^[0-9a-f]{64}$' }),
     hashAlgorithm: string(

@@ -280,13 +280,15 @@ export const nodeConfigSpecSchema = object(
     packages: defaulted(array(packageSchema, 'Packages.'), []),
     disruptionPolicies: defaulted(disruptionPoliciesSchema, {}),
   },
-  'Desired operating-system configuration. NodeConfigs selected by a NodePool are merged in name order.',
+  'Desired operating-system configuration. NodeConfigs selected by a NodeConfigPool are merged in name order.',
 );
 
 export const nodeConfigStatusSchema = object(
   {
     observedGeneration: optional(integer('Generation the controller last looked at.')),
-    pools: optional(array(string('A pool name.'), 'NodePools whose configSelector selects this NodeConfig.')),
+    pools: optional(
+      array(string('A pool name.'), 'NodeConfigPools whose configSelector selects this NodeConfig.'),
+    ),
   },
   'Observed state, written by the controller.',
 );

@@ -50,7 +50,7 @@ export const AVAILABLE_REVISION_ANNOTATION = 'nodeherd.io/available-revision';
 
 /** OnDelete: on a Node, `nodeherd upgrade node` asks for it to move to the pool's target (value: RFC 3339 time). */
 export const UPGRADE_REQUESTED_ANNOTATION = 'nodeherd.io/upgrade-requested';
-/** OnDelete: on a NodePool, `nodeherd upgrade revision` asks for every node of this revision number to move. */
+/** OnDelete: on a NodeConfigPool, `nodeherd upgrade revision` asks for every node of this revision number to move. */
 export const UPGRADE_REVISION_ANNOTATION = 'nodeherd.io/upgrade-revision';
 /** OnDelete: taint on nodes whose revision is not the pool's target (effect from onDelete.outdatedTaint). */
 export const OUTDATED_TAINT_KEY = 'nodeherd.io/outdated-revision';

@@ -1,12 +1,16 @@
-// A NodePool spec with every default filled in, including the settings of the chosen strategy type
+// A NodeConfigPool spec with every default filled in, including the settings of the chosen strategy type
 // (the schema cannot default those: a `rollingUpdate: {}` default would also land on Serial pools).
 
-import { nodePoolSpecSchema, rollingUpdateSchema, updateStrategySchema } from './node-pool-schema.ts';
+import {
+  nodeConfigPoolSpecSchema,
+  rollingUpdateSchema,
+  updateStrategySchema,
+} from './node-config-pool-schema.ts';
 import type { OutputOf } from './schema-builder.ts';
 import { applyDefaults, pruneUnknown } from './structural.ts';
-import type { NodePoolSpec } from './types.ts';
+import type { NodeConfigPoolSpec } from './types.ts';
 
-export type DefaultedPoolSpec = OutputOf<typeof nodePoolSpecSchema>;
+export type DefaultedPoolSpec = OutputOf<typeof nodeConfigPoolSpecSchema>;
 
 const STRATEGY_FIELD = {
   RollingUpdate: 'rollingUpdate',
@@ -14,8 +18,8 @@ const STRATEGY_FIELD = {
   OnDelete: 'onDelete',
 } as const;
 
-export function defaultedPoolSpec(spec: NodePoolSpec): DefaultedPoolSpec {
-  const schema = nodePoolSpecSchema.json;
+export function defaultedPoolSpec(spec: NodeConfigPoolSpec): DefaultedPoolSpec {
+  const schema = nodeConfigPoolSpecSchema.json;
   const result = pruneUnknown(schema, applyDefaults(schema, spec)) as DefaultedPoolSpec;
   const type = result.updateStrategy.type;
   const field = STRATEGY_FIELD[type as keyof typeof STRATEGY_FIELD];

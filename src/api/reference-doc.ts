@@ -20,7 +20,7 @@ const PREAMBLE = `# nodeherd.io/v1alpha1 API reference
 All kinds are cluster-scoped. \`kubectl get nodeherd\` lists them all.
 
 - **NodeConfig**: files, systemd units, apt repositories and packages.
-- **NodePool**: which nodes (\`nodeSelector\`) get which NodeConfigs (\`configSelector\`), and how updates roll out.
+- **NodeConfigPool**: which nodes (\`nodeSelector\`) get which NodeConfigs (\`configSelector\`), and how updates roll out.
 - **NodeConfigRevision**: the immutable rendered configuration of a pool, named \`<pool>-<hash10>\`, written by the controller.
 
 How a change between two revisions becomes actions on a node (and how disruptive it is): [plan.md](plan.md).
@@ -66,7 +66,7 @@ schemas check the basics and the controller runs the same validation when it ren
   keeps every object well under etcd's default 1.5 MiB request limit. Client-side \`kubectl apply\` copies the
   object into a 256 KiB annotation: use \`--server-side\` for large configs.
 - Duplicate file paths, unit names, drop-in names, repository names, package names and policy keys are refused.
-- NodePool names are DNS labels of at most ${MAX_POOL_NAME_LENGTH} characters (they are label values and
+- NodeConfigPool names are DNS labels of at most ${MAX_POOL_NAME_LENGTH} characters (they are label values and
   prefix revision names). Maintenance windows need a valid cron schedule, a duration of at least 1m and an
   IANA time zone. A strategy's settings may only be given for the strategy type in use.
 - A NodeConfigRevision's spec is immutable, its name must be \`<pool>-<first 10 hex digits of hash>\`, and

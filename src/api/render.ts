@@ -20,7 +20,7 @@ import { nodeConfigSpecSchema } from './node-config-schema.ts';
 import { applyDefaults, pruneUnknown } from './structural.ts';
 import type {
   NodeConfig,
-  NodePool,
+  NodeConfigPool,
   RenderConflict,
   RenderedConfig,
   RenderedFile,
@@ -66,7 +66,7 @@ export interface RenderOptions {
 }
 
 /** The NodeConfigs a pool merges: selected by configSelector, not being deleted, in name order. */
-export function selectConfigs(pool: NodePool, configs: readonly NodeConfig[]): NodeConfig[] {
+export function selectConfigs(pool: NodeConfigPool, configs: readonly NodeConfig[]): NodeConfig[] {
   return configs
     .filter(
       (c) =>
@@ -341,7 +341,7 @@ export function renderConfigs(configs: readonly NodeConfig[], options: RenderOpt
 
 /** Selects the pool's configs and renders them. */
 export function renderPool(
-  pool: NodePool,
+  pool: NodeConfigPool,
   configs: readonly NodeConfig[],
   options: RenderOptions = {},
 ): RenderResult {

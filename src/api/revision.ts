@@ -3,7 +3,7 @@
 import { API_VERSION } from './group.ts';
 import { revisionName } from './hash.ts';
 import { POOL_LABEL, REVISION_LABEL } from './node-protocol.ts';
-import type { NodeConfigRevision, NodePool, RenderedConfig, RevisionSource } from './types.ts';
+import type { NodeConfigPool, NodeConfigRevision, RenderedConfig, RevisionSource } from './types.ts';
 
 export interface RenderedRevision {
   config: RenderedConfig;
@@ -14,7 +14,7 @@ export interface RenderedRevision {
 
 /** The revision object, owned by its pool (deleting the pool deletes its revisions). */
 export function buildRevision(
-  pool: NodePool,
+  pool: NodeConfigPool,
   rendered: RenderedRevision,
   revision: number,
 ): NodeConfigRevision {
@@ -22,7 +22,7 @@ export function buildRevision(
     ? [
         {
           apiVersion: API_VERSION,
-          kind: 'NodePool',
+          kind: 'NodeConfigPool',
           name: pool.metadata.name,
           uid: pool.metadata.uid,
           controller: true,

@@ -3,6 +3,14 @@
 
 import type { conditionSchema, labelSelectorSchema } from './common-schemas.ts';
 import type { API_VERSION } from './group.ts';
+import type {
+  maintenanceWindowSchema,
+  nodeConfigPoolSpecSchema,
+  nodeConfigPoolStatusSchema,
+  renderConflictSchema,
+  rollingUpdateSchema,
+  updateStrategySchema,
+} from './node-config-pool-schema.ts';
 import type { nodeConfigRevisionSpecSchema, revisionSourceSchema } from './node-config-revision-schema.ts';
 import type {
   DISRUPTION_ACTIONS,
@@ -17,14 +25,6 @@ import type {
   secretRefSchema,
   unitSchema,
 } from './node-config-schema.ts';
-import type {
-  maintenanceWindowSchema,
-  nodePoolSpecSchema,
-  nodePoolStatusSchema,
-  renderConflictSchema,
-  rollingUpdateSchema,
-  updateStrategySchema,
-} from './node-pool-schema.ts';
 import type { InputOf, OutputOf } from './schema-builder.ts';
 
 export type DisruptionAction = (typeof DISRUPTION_ACTIONS)[number];
@@ -51,8 +51,8 @@ export type RenderedRepository = OutputOf<typeof repositorySchema>;
 export type RenderedPackage = OutputOf<typeof packageSchema>;
 export type RenderedPolicies = RenderedConfig['disruptionPolicies'];
 
-export type NodePoolSpec = InputOf<typeof nodePoolSpecSchema>;
-export type NodePoolStatus = InputOf<typeof nodePoolStatusSchema>;
+export type NodeConfigPoolSpec = InputOf<typeof nodeConfigPoolSpecSchema>;
+export type NodeConfigPoolStatus = InputOf<typeof nodeConfigPoolStatusSchema>;
 export type UpdateStrategy = InputOf<typeof updateStrategySchema>;
 export type RollingUpdate = InputOf<typeof rollingUpdateSchema>;
 export type DefaultedRollingUpdate = OutputOf<typeof rollingUpdateSchema>;
@@ -92,12 +92,12 @@ export interface NodeConfig {
   status?: NodeConfigStatus;
 }
 
-export interface NodePool {
+export interface NodeConfigPool {
   apiVersion: typeof API_VERSION;
-  kind: 'NodePool';
+  kind: 'NodeConfigPool';
   metadata: ObjectMeta;
-  spec: NodePoolSpec;
-  status?: NodePoolStatus;
+  spec: NodeConfigPoolSpec;
+  status?: NodeConfigPoolStatus;
 }
 
 export interface NodeConfigRevision {

@@ -28,7 +28,7 @@ export function validateNodeConfigRevision(obj: unknown, old?: unknown): FieldEr
   const poolValid =
     pool !== undefined && pool.length <= MAX_POOL_NAME_LENGTH && new RegExp(DNS1123_LABEL).test(pool);
   if (pool === undefined) errors.required('spec.pool');
-  else if (!poolValid) errors.invalid('spec.pool', pool, 'must be a NodePool name');
+  else if (!poolValid) errors.invalid('spec.pool', pool, 'must be a NodeConfigPool name');
   if (spec.revision === undefined) errors.required('spec.revision');
   integerAt(errors, 'spec.revision', spec.revision, 1);
   const algorithm = stringAt(errors, 'spec.hashAlgorithm', spec.hashAlgorithm);

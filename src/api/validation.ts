@@ -5,17 +5,17 @@
 import type { Cause } from './field-errors.ts';
 import type { Kind } from './group.ts';
 import { validateNodeConfig } from './validate-node-config.ts';
-import { validateNodePool } from './validate-node-pool.ts';
+import { validateNodeConfigPool } from './validate-node-config-pool.ts';
 import { validateNodeConfigRevision } from './validate-revision.ts';
 
 export type { Cause } from './field-errors.ts';
 export { validateNodeConfig, validateNodeConfigSpec } from './validate-node-config.ts';
-export { validateNodePool } from './validate-node-pool.ts';
+export { validateNodeConfigPool } from './validate-node-config-pool.ts';
 export { validateNodeConfigRevision } from './validate-revision.ts';
 
 /** Validator per kind; `old` is the stored object on update, undefined on create. */
 export const validators: Record<Kind, (obj: unknown, old?: unknown) => Cause[]> = {
   NodeConfig: (obj) => validateNodeConfig(obj),
-  NodePool: (obj) => validateNodePool(obj),
+  NodeConfigPool: (obj) => validateNodeConfigPool(obj),
   NodeConfigRevision: (obj, old) => validateNodeConfigRevision(obj, old),
 };

@@ -2,13 +2,13 @@
 // update; nodes already in flight finish.
 
 import { Command } from 'commander';
-import type { NodePool } from '../api/types.ts';
-import { nodePoolPath } from '../controller/api-paths.ts';
+import type { NodeConfigPool } from '../api/types.ts';
+import { nodeConfigPoolPath } from '../controller/api-paths.ts';
 import { addKubeOptions, type KubeOptions, withClient } from './kube-options.ts';
 import { getPool } from './pool-lookup.ts';
 
 function pausedCommand(name: 'pause' | 'resume', paused: boolean, description: string): Command {
-  const command = new Command(name).description(description).argument('<pool>', 'the NodePool');
+  const command = new Command(name).description(description).argument('<pool>', 'the NodeConfigPool');
   addKubeOptions(command);
   return command.action((poolName: string, opts: KubeOptions) =>
     withClient(opts, async (client) => {
@@ -19,7 +19,7 @@ function pausedCommand(name: 'pause' | 'resume', paused: boolean, description: s
         );
         return;
       }
-      await client.patch<NodePool>(nodePoolPath(poolName), { spec: { paused } }, 'merge');
+      await client.patch<NodeConfigPool>(nodeConfigPoolPath(poolName), { spec: { paused } }, 'merge');
       process.stdout.write(
         paused
           ? `pool ${poolName} paused: no node starts an update; nodes in flight finish (resume: nodeherd resume ${poolName})\n`

@@ -1,7 +1,7 @@
 // Reads what several commands need about one pool: its revisions (by number) and its member Nodes,
 // chosen exactly as the controller chooses them (a node selected by two pools belongs to neither).
 
-import type { NodeConfigRevision, NodePool } from '../api/types.ts';
+import type { NodeConfigPool, NodeConfigRevision } from '../api/types.ts';
 import { PATHS } from '../controller/api-paths.ts';
 import { poolsSelecting } from '../controller/pool-membership.ts';
 import type { KubeClient } from '../kube/kube-client.ts';
@@ -24,16 +24,20 @@ export async function listPoolRevisions(client: KubeClient, pool: string): Promi
 }
 
 /** The Nodes that belong to `pool` (selected by it and by no other pool), in name order. */
-export async function listPoolNodes(client: KubeClient, pool: NodePool): Promise<Node[]> {
+export async function listPoolNodes(client: KubeClient, pool: NodeConfigPool): Promise<Node[]> {
   const [pools, nodes] = await Promise.all([
-    client.list<NodePool>(PATHS.nodePools),
+    client.list<NodeConfigPool>(PATHS.nodeConfigPools),
     client.list<Node>(PATHS.nodes),
   ]);
   return poolMembers(pool, pools.items, nodes.items);
 }
 
 /** Of `nodes`, those `pool` selects and no other of `pools` does, in name order. */
-export function poolMembers(pool: NodePool, pools: readonly NodePool[], nodes: readonly Node[]): Node[] {
+export function poolMembers(
+  pool: NodeConfigPool,
+  pools: readonly NodeConfigPool[],
+  nodes: readonly Node[],
+): Node[] {
   const selectors = pools.map((p) => ({ name: p.metadata.name, nodeSelector: p.spec.nodeSelector }));
   return nodes
     .filter((n) => {
@@ -44,7 +48,7 @@ export function poolMembers(pool: NodePool, pools: readonly NodePool[], nodes: r
 }
 
 /** The pools that select a node's labels. */
-export function poolsOfNode(node: Node, pools: readonly NodePool[]): NodePool[] {
+export function poolsOfNode(node: Node, pools: readonly NodeConfigPool[]): NodeConfigPool[] {
   const names = new Set(
     poolsSelecting(
       node.metadata.labels,

@@ -3,8 +3,8 @@
 // status.history, else the newest older NodeConfigRevision of the pool.
 
 import { Command, InvalidArgumentError } from 'commander';
-import type { NodePool } from '../api/types.ts';
-import { nodePoolPath } from '../controller/api-paths.ts';
+import type { NodeConfigPool } from '../api/types.ts';
+import { nodeConfigPoolPath } from '../controller/api-paths.ts';
 import { CliError } from './cli-error.ts';
 import { addKubeOptions, type KubeOptions, withClient } from './kube-options.ts';
 import { getPool } from './pool-lookup.ts';
@@ -22,7 +22,7 @@ function revisionNumber(value: string): number {
 
 /** The revision to return to when none is named; undefined when there is none. */
 export function previousRevision(
-  pool: NodePool,
+  pool: NodeConfigPool,
   revisions: readonly RevisionEntry[],
 ): RevisionEntry | undefined {
   const target = revisions.find((r) => r.name === pool.status?.targetRevision);
@@ -47,7 +47,7 @@ export function rollbackCommand(): Command {
     .description(
       'return a pool to an older revision (spec.rollbackTo); default: the one before the current target',
     )
-    .argument('<pool>', 'the NodePool')
+    .argument('<pool>', 'the NodeConfigPool')
     .option('--to-revision <number>', 'the revision number to return to', revisionNumber);
   addKubeOptions(command);
   return command.action((poolName: string, opts: RollbackOptions) =>
@@ -76,8 +76,8 @@ export function rollbackCommand(): Command {
           `pool ${poolName} already targets revision ${to.number} (${to.name}); nothing to roll back`,
         );
       }
-      await client.patch<NodePool>(
-        nodePoolPath(poolName),
+      await client.patch<NodeConfigPool>(
+        nodeConfigPoolPath(poolName),
         { spec: { rollbackTo: { revision: to.number } } },
         'merge',
       );

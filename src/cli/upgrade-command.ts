@@ -9,8 +9,8 @@ import {
   UPGRADE_REQUESTED_ANNOTATION,
   UPGRADE_REVISION_ANNOTATION,
 } from '../api/node-protocol.ts';
-import type { NodePool } from '../api/types.ts';
-import { nodePath, nodePoolPath, PATHS } from '../controller/api-paths.ts';
+import type { NodeConfigPool } from '../api/types.ts';
+import { nodeConfigPoolPath, nodePath, PATHS } from '../controller/api-paths.ts';
 import type { KubeClient } from '../kube/kube-client.ts';
 import { isKubeError } from '../kube/kube-error.ts';
 import type { Node } from '../kube/types.ts';
@@ -21,7 +21,7 @@ import { getPool } from './pool-lookup.ts';
 import { listPoolNodes, listPoolRevisions, poolsOfNode } from './pool-objects.ts';
 
 /** Why upgrading on demand means nothing for this pool, or undefined for OnDelete pools. */
-export function notOnDemand(pool: NodePool): string | undefined {
+export function notOnDemand(pool: NodeConfigPool): string | undefined {
   const type = pool.spec.updateStrategy?.type ?? 'RollingUpdate';
   const name = pool.metadata.name;
   switch (type) {
@@ -51,8 +51,8 @@ function upgradeNodeCommand(): Command {
   return command.action((nodeName: string, opts: KubeOptions) =>
     withClient(opts, async (client) => {
       const node = await getNode(client, nodeName);
-      const pools = poolsOfNode(node, (await client.list<NodePool>(PATHS.nodePools)).items);
-      if (pools.length === 0) throw new CliError(`node ${nodeName} belongs to no NodePool`);
+      const pools = poolsOfNode(node, (await client.list<NodeConfigPool>(PATHS.nodeConfigPools)).items);
+      if (pools.length === 0) throw new CliError(`node ${nodeName} belongs to no NodeConfigPool`);
       if (pools.length > 1) {
         throw new CliError(
           `node ${nodeName} is selected by more than one pool (${pools.map((p) => p.metadata.name).join(', ')}), so none manages it`,
@@ -88,7 +88,7 @@ function upgradeNodeCommand(): Command {
 function upgradeRevisionCommand(): Command {
   const command = new Command('revision')
     .description("move every node of one revision of an OnDelete pool to the pool's target revision")
-    .argument('<pool>', 'the NodePool')
+    .argument('<pool>', 'the NodeConfigPool')
     .argument('<revision>', 'the revision number (or NodeConfigRevision name) whose nodes move');
   addKubeOptions(command);
   return command.action((poolName: string, revisionArg: string, opts: KubeOptions) =>
@@ -117,7 +117,7 @@ function upgradeRevisionCommand(): Command {
         );
       }
       await client.patch(
-        nodePoolPath(poolName),
+        nodeConfigPoolPath(poolName),
         { metadata: { annotations: { [UPGRADE_REVISION_ANNOTATION]: String(revision.number) } } },
         'merge',
       );

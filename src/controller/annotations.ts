@@ -1,5 +1,5 @@
 // Annotations the controller keeps on Nodes (besides nodeherd.io/desired-revision, the agent protocol)
-// and on NodePools. They hold every fact the controller needs to continue after a restart: nothing a
+// and on NodeConfigPools. They hold every fact the controller needs to continue after a restart: nothing a
 // rollout depends on lives only in memory.
 
 /** On a Node the controller cordoned itself; it uncordons only nodes carrying this. */
@@ -13,12 +13,12 @@ export const DRAINING_FOR_ANNOTATION = 'nodeherd.io/draining-for';
 export const UPDATE_STARTED_ANNOTATION = 'nodeherd.io/update-started';
 
 /**
- * On a NodePool after a rollback (automatic or requested): the pool stays on `rollback-to` while its
+ * On a NodeConfigPool after a rollback (automatic or requested): the pool stays on `rollback-to` while its
  * NodeConfigs still render `rollback-from`. A config change (a new rendering) ends the hold; deleting
  * the annotations retries the held revision.
  */
 export const ROLLBACK_TO_ANNOTATION = 'nodeherd.io/rollback-to';
 export const ROLLBACK_FROM_ANNOTATION = 'nodeherd.io/rollback-from';
 
-/** Node condition set while a Node is selected by more than one NodePool (none of them manages it). */
-export const POOL_CONFLICT_CONDITION = 'NodePoolConflict';
+/** Node condition set while a Node is selected by more than one NodeConfigPool (none of them manages it). */
+export const POOL_CONFLICT_CONDITION = 'NodeConfigPoolConflict';

@@ -5,7 +5,7 @@ import { GROUP, VERSION } from '../api/group.ts';
 const NODEHERD = `/apis/${GROUP}/${VERSION}`;
 
 export const PATHS = {
-  nodePools: `${NODEHERD}/nodepools`,
+  nodeConfigPools: `${NODEHERD}/nodeconfigpools`,
   nodeConfigs: `${NODEHERD}/nodeconfigs`,
   revisions: `${NODEHERD}/nodeconfigrevisions`,
   nodes: '/api/v1/nodes',
@@ -13,8 +13,8 @@ export const PATHS = {
   secrets: '/api/v1/secrets',
 } as const;
 
-export function nodePoolPath(name: string, subresource?: 'status'): string {
-  return `${PATHS.nodePools}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`;
+export function nodeConfigPoolPath(name: string, subresource?: 'status'): string {
+  return `${PATHS.nodeConfigPools}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`;
 }
 
 export function nodeConfigStatusPath(name: string): string {

@@ -19,7 +19,7 @@ export interface ControllerFlags {
 
 export function controllerCommand(): Command {
   return new Command('nodeherd-controller')
-    .description('Renders NodePools into revisions and rolls them out across their nodes.')
+    .description('Renders NodeConfigPools into revisions and rolls them out across their nodes.')
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
     .option('--context <name>', 'kubeconfig context to use')
     .option('--metrics-address <host:port>', 'serve /metrics, /healthz and /readyz here', ':8080')

@@ -1,7 +1,7 @@
 // What the reconcilers share: the API client, the informers' caches, and the controller's helpers.
 
 import type { Logger } from 'pino';
-import type { NodeConfig, NodeConfigRevision, NodePool } from '../api/types.ts';
+import type { NodeConfig, NodeConfigPool, NodeConfigRevision } from '../api/types.ts';
 import type { EventRecorder, EventSubject } from '../kube/event-recorder.ts';
 import type { Informer } from '../kube/informer.ts';
 import type { KubeClient } from '../kube/kube-client.ts';
@@ -14,7 +14,7 @@ import type { PodIndex } from './pod-index.ts';
 import type { RevisionWriter } from './revisions/revision-writer.ts';
 
 export interface Informers {
-  pools: Informer<NodePool>;
+  pools: Informer<NodeConfigPool>;
   configs: Informer<NodeConfig>;
   revisions: Informer<NodeConfigRevision>;
   nodes: Informer<Node>;
@@ -49,10 +49,10 @@ export function nodeSubject(node: Node): EventSubject {
   };
 }
 
-export function poolSubject(pool: NodePool): EventSubject {
+export function poolSubject(pool: NodeConfigPool): EventSubject {
   return {
     apiVersion: pool.apiVersion,
-    kind: 'NodePool',
+    kind: 'NodeConfigPool',
     name: pool.metadata.name,
     ...(pool.metadata.uid ? { uid: pool.metadata.uid } : {}),
   };

@@ -3,7 +3,7 @@
 // into the node cache at once, so the next decision counts what was just started. A write that fails
 // is reported back (the pool is retried) without stopping the others.
 
-import type { NodePool } from '../api/types.ts';
+import type { NodeConfigPool } from '../api/types.ts';
 import type { Node } from '../kube/types.ts';
 import { DRAINING_FOR_ANNOTATION, UPDATE_STARTED_ANNOTATION } from './annotations.ts';
 import { nodePath } from './api-paths.ts';
@@ -58,7 +58,7 @@ export class DecisionExecutor {
     });
   }
 
-  async execute(pool: NodePool, target: RevisionRef, decision: RolloutDecision): Promise<unknown[]> {
+  async execute(pool: NodeConfigPool, target: RevisionRef, decision: RolloutDecision): Promise<unknown[]> {
     const { ctx } = this;
     const now = ctx.now();
     const nodes = ctx.informers.nodes;

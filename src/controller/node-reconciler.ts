@@ -1,7 +1,7 @@
 // Per-node duties outside any one pool's rollout: a node the controller cordoned that no longer belongs
 // to exactly one pool (its pool was deleted, its labels changed, a second pool selects it) is
 // uncordoned and its drain stopped, so no cordon of ours outlives its rollout; and a node selected by
-// several pools gets the NodePoolConflict condition (and an Event) until only one selects it.
+// several pools gets the NodeConfigPoolConflict condition (and an Event) until only one selects it.
 
 import { kubeTime } from '../kube/conditions.ts';
 import type { Node } from '../kube/types.ts';
@@ -59,8 +59,8 @@ export class NodeReconciler {
         nodeSubject(updated),
         ours ? 'Uncordoned' : 'DrainAborted',
         pools.length === 0
-          ? 'no NodePool selects this node any more'
-          : `selected by several NodePools (${pools.join(', ')})`,
+          ? 'no NodeConfigPool selects this node any more'
+          : `selected by several NodeConfigPools (${pools.join(', ')})`,
       );
     }
     await this.reportConflict(node, pools);
@@ -71,8 +71,8 @@ export class NodeReconciler {
     const conflict = pools.length > 1;
     if (!conflict && (!existing || existing.status === 'False')) return;
     const message = conflict
-      ? `selected by NodePools ${pools.join(', ')}: none of them manages this node until only one selects it`
-      : 'selected by at most one NodePool';
+      ? `selected by NodeConfigPools ${pools.join(', ')}: none of them manages this node until only one selects it`
+      : 'selected by at most one NodeConfigPool';
     if (existing && existing.status === (conflict ? 'True' : 'False') && existing.message === message) return;
     const now = kubeTime(this.ctx.now());
     const condition = {

@@ -1,14 +1,14 @@
-// Reconciles one NodePool: render its NodeConfigs into a revision, choose the target (rollbacks pin
+// Reconciles one NodeConfigPool: render its NodeConfigs into a revision, choose the target (rollbacks pin
 // it), decide the rollout step with the pure decision function, apply the failure policy, carry out the
 // decision on the Nodes, and write the status. Every fact it needs is read back from the API objects,
 // so any replica can take over at any point; what it writes is idempotent.
 
 import { CURRENT_REVISION_ANNOTATION, DESIRED_REVISION_ANNOTATION } from '../api/node-protocol.ts';
 import { defaultedPoolSpec } from '../api/pool-defaults.ts';
-import type { NodePool, NodePoolStatus } from '../api/types.ts';
+import type { NodeConfigPool, NodeConfigPoolStatus } from '../api/types.ts';
 import { findCondition, kubeTime, type StatusCondition } from '../kube/conditions.ts';
 import { DRAINING_FOR_ANNOTATION, ROLLBACK_FROM_ANNOTATION, ROLLBACK_TO_ANNOTATION } from './annotations.ts';
-import { nodePoolPath } from './api-paths.ts';
+import { nodeConfigPoolPath } from './api-paths.ts';
 import { type ControllerContext, nodeSubject, poolSubject } from './controller-context.ts';
 import type { DecisionExecutor } from './decision-executor.ts';
 import { snapshotNode } from './node-snapshot.ts';
@@ -55,7 +55,7 @@ const PHASES = [
 ];
 const AGENT_STATES = ['Idle', 'Applying', 'Verifying', 'Done', 'Failed', 'Unknown'];
 
-function readPin(pool: NodePool): RolloutPin | undefined {
+function readPin(pool: NodeConfigPool): RolloutPin | undefined {
   const a = pool.metadata.annotations ?? {};
   const to = a[ROLLBACK_TO_ANNOTATION];
   const from = a[ROLLBACK_FROM_ANNOTATION];
@@ -63,7 +63,10 @@ function readPin(pool: NodePool): RolloutPin | undefined {
 }
 
 /** The status as a merge patch: fields that disappeared are removed explicitly. */
-function statusPatch(previous: NodePoolStatus | undefined, next: NodePoolStatus): Record<string, unknown> {
+function statusPatch(
+  previous: NodeConfigPoolStatus | undefined,
+  next: NodeConfigPoolStatus,
+): Record<string, unknown> {
   const patch: Record<string, unknown> = { ...next };
   for (const key of Object.keys(previous ?? {})) if (!(key in next)) patch[key] = null;
   return patch;
@@ -450,15 +453,15 @@ export class PoolReconciler {
   }
 
   private async patchPool(name: string, patch: unknown): Promise<void> {
-    const updated = await this.ctx.client.patch<NodePool>(nodePoolPath(name), patch, 'merge');
+    const updated = await this.ctx.client.patch<NodeConfigPool>(nodeConfigPoolPath(name), patch, 'merge');
     this.ctx.informers.pools.upsert(updated);
   }
 
-  private async writeStatus(pool: NodePool, next: NodePoolStatus): Promise<void> {
+  private async writeStatus(pool: NodeConfigPool, next: NodeConfigPoolStatus): Promise<void> {
     const current = this.ctx.informers.pools.get(pool.metadata.name) ?? pool;
     if (JSON.stringify(current.status ?? {}) === JSON.stringify(next)) return;
-    const updated = await this.ctx.client.patch<NodePool>(
-      nodePoolPath(pool.metadata.name, 'status'),
+    const updated = await this.ctx.client.patch<NodeConfigPool>(
+      nodeConfigPoolPath(pool.metadata.name, 'status'),
       { status: statusPatch(current.status, next) },
       'merge',
     );
@@ -487,7 +490,7 @@ export class PoolReconciler {
 
   private updateMetrics(
     pool: string,
-    status: NodePoolStatus,
+    status: NodeConfigPoolStatus,
     decision: RolloutDecision | undefined,
     nodes: readonly NodeSnapshot[],
   ): void {

@@ -5,7 +5,7 @@
 // since a pool is reconciled on every node change but its configs rarely change.
 
 import { type RenderResult, renderPool, selectConfigs } from '../api/render.ts';
-import type { NodePool } from '../api/types.ts';
+import type { NodeConfigPool } from '../api/types.ts';
 import type { ControllerContext } from './controller-context.ts';
 import type { RenderOutcome } from './pool-status.ts';
 import type { RevisionRef } from './rollout/types.ts';
@@ -51,7 +51,7 @@ export class PoolRenderer {
     this.cache.delete(pool);
   }
 
-  async render(pool: NodePool): Promise<PoolRendering> {
+  async render(pool: NodeConfigPool): Promise<PoolRendering> {
     // Selecting nothing is far more often a label typo than a wish to strip every node: no revision.
     if (selectConfigs(pool, this.ctx.informers.configs.list()).length === 0) {
       return {
@@ -105,7 +105,7 @@ export class PoolRenderer {
     return { latest: ensured.ref, created: ensured.created, outcome, warnings: result.warnings };
   }
 
-  private renderCached(pool: NodePool): RenderResult {
+  private renderCached(pool: NodeConfigPool): RenderResult {
     const { configs, secrets } = this.ctx.informers;
     const selected = selectConfigs(pool, configs.list());
     const versions = (refs: RenderResult['secretRefs']) =>

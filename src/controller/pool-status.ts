@@ -1,9 +1,9 @@
-// The NodePool status the controller writes: counts per state and per revision, the conditions
+// The NodeConfigPool status the controller writes: counts per state and per revision, the conditions
 // (Progressing, Complete, Paused, Degraded, RolledBack, RenderDegraded), observedGeneration and the
 // rollout history. Pure: from the decision and what the reconciler learned, so it is table-testable, and
 // an unchanged world yields an identical status (and no write).
 
-import type { NodePoolStatus, RenderConflict } from '../api/types.ts';
+import type { NodeConfigPoolStatus, RenderConflict } from '../api/types.ts';
 import { findCondition, kubeTime, type StatusCondition, setCondition } from '../kube/conditions.ts';
 import { plural } from './plural.ts';
 import type { RolloutRecord } from './revisions/rollout-history.ts';
@@ -20,7 +20,7 @@ export interface RenderOutcome {
 
 export interface PoolStatusInput {
   generation: number;
-  previous: NodePoolStatus | undefined;
+  previous: NodeConfigPoolStatus | undefined;
   strategyType: string;
   /** Serial, Spread, OnDelete, OTA: their conditions (RollingUpdate's come from the decision). */
   strategy?: StrategyReport;
@@ -50,7 +50,7 @@ function names(list: readonly string[], max = 5): string {
     : list.join(', ');
 }
 
-export function buildPoolStatus(input: PoolStatusInput): NodePoolStatus {
+export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
   const { decision, target, nodes } = input;
   const now = kubeTime(input.now);
   const verdicts = decision?.verdicts ?? [];
@@ -84,7 +84,7 @@ export function buildPoolStatus(input: PoolStatusInput): NodePoolStatus {
   const ready = T
     ? nodes.filter((n) => n.currentRevision === T && n.desiredRevision === T && isHealthy(n)).length
     : 0;
-  const status: NodePoolStatus = {
+  const status: NodeConfigPoolStatus = {
     observedGeneration: input.generation,
     ...(T ? { targetRevision: T } : {}),
     ...(input.lastComplete ? { currentRevision: input.lastComplete } : {}),
@@ -222,7 +222,7 @@ export function buildPoolStatus(input: PoolStatusInput): NodePoolStatus {
   let conditions = (input.previous?.conditions ?? []) as StatusCondition[];
   for (const c of conds)
     conditions = setCondition(conditions, { ...c, observedGeneration: input.generation }, now);
-  status.conditions = conditions as NodePoolStatus['conditions'];
+  status.conditions = conditions as NodeConfigPoolStatus['conditions'];
   return status;
 }
 

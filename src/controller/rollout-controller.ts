@@ -1,4 +1,4 @@
-// The rollout controller: informers on NodePools, NodeConfigs, NodeConfigRevisions, Nodes, Pods and
+// The rollout controller: informers on NodeConfigPools, NodeConfigs, NodeConfigRevisions, Nodes, Pods and
 // Secrets; a work queue keyed by object (pool/<name>, node/<name>, config/<name>); workers that run the
 // reconcilers. Changes are mapped to the pools they concern, so a node event costs one pool reconcile
 // and a NodeConfig change reaches its pools in milliseconds.
@@ -7,7 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
 import { matchesLabelSelector } from '../api/label-selector.ts';
 import { SERIAL_LEASE_NAMESPACE, SERIAL_POOL_LABEL } from '../api/node-protocol.ts';
-import type { NodeConfig, NodeConfigRevision, NodePool } from '../api/types.ts';
+import type { NodeConfig, NodeConfigPool, NodeConfigRevision } from '../api/types.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { Informer } from '../kube/informer.ts';
 import { KubeClient } from '../kube/kube-client.ts';
@@ -77,7 +77,7 @@ export class RolloutController {
     this.client = new KubeClient(options.kubeConfig, { maxSockets: (options.writeConcurrency ?? 32) + 8 });
     const logger = this.logger;
     this.informers = {
-      pools: new Informer<NodePool>(this.client, { path: PATHS.nodePools, logger }),
+      pools: new Informer<NodeConfigPool>(this.client, { path: PATHS.nodeConfigPools, logger }),
       configs: new Informer<NodeConfig>(this.client, { path: PATHS.nodeConfigs, logger }),
       revisions: new Informer<NodeConfigRevision>(this.client, { path: PATHS.revisions, logger }),
       nodes: new Informer<Node>(this.client, { path: PATHS.nodes, logger }),

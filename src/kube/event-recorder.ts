@@ -1,4 +1,4 @@
-// Records core/v1 Events about objects (Nodes, NodePools), so `kubectl describe` and `kubectl get events`
+// Records core/v1 Events about objects (Nodes, NodeConfigPools), so `kubectl describe` and `kubectl get events`
 // show every step. Repeats of the same event (same object, type, reason and message) within ten minutes
 // bump the count of the existing Event instead of creating another, as kubelet's recorder does.
 // Recording never blocks the caller: events go out in the background, a few at a time, and a flood is

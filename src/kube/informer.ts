@@ -17,7 +17,7 @@ export type InformerEventType = 'add' | 'update' | 'delete';
 export type InformerHandler<T> = (type: InformerEventType, object: T, old: T | undefined) => void;
 
 export interface InformerOptions {
-  /** Collection path, e.g. `/api/v1/nodes` or `/apis/nodeherd.io/v1alpha1/nodepools`. */
+  /** Collection path, e.g. `/api/v1/nodes` or `/apis/nodeherd.io/v1alpha1/nodeconfigpools`. */
   path: string;
   labelSelector?: string;
   fieldSelector?: string;

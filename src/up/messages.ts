@@ -19,7 +19,9 @@ export function printIntroduction(out: NodeJS.WritableStream, cluster: LocalClus
     names.length <= 3 ? names.join(', ') : `${names[0]} … ${names[names.length - 1]} (${names.length})`;
   const created = cluster.samples.filter((s) => s.created).map((s) => s.key);
   const kept = cluster.samples.filter((s) => !s.created).map((s) => s.key);
-  const pool = cluster.samples.find((s) => s.key.startsWith('NodePool/'))?.key.slice('NodePool/'.length);
+  const pool = cluster.samples
+    .find((s) => s.key.startsWith('NodeConfigPool/'))
+    ?.key.slice('NodeConfigPool/'.length);
   const config = cluster.samples
     .find((s) => s.key.startsWith('NodeConfig/'))
     ?.key.slice('NodeConfig/'.length);
@@ -38,7 +40,7 @@ export function printIntroduction(out: NodeJS.WritableStream, cluster: LocalClus
     '',
     'Use it with kubectl (in another terminal):',
     `  export KUBECONFIG=${cluster.kubeconfigPath}`,
-    '  kubectl get nodepools,nodes',
+    '  kubectl get nodeconfigpools,nodes',
     ...(config
       ? [
           '',

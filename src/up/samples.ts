@@ -1,4 +1,4 @@
-// The sample NodeConfig and NodePool `nodeherd up` starts with (deploy/samples). Each object is
+// The sample NodeConfig and NodeConfigPool `nodeherd up` starts with (deploy/samples). Each object is
 // created only when the cluster has none of its kind and name, and only once per state directory:
 // a rerun must neither undo the user's `kubectl edit` nor bring back a sample the user deleted.
 
@@ -20,14 +20,14 @@ interface SampleObject {
 
 const RESOURCES: Record<string, string> = {
   NodeConfig: 'nodeconfigs',
-  NodePool: 'nodepools',
+  NodeConfigPool: 'nodeconfigpools',
 };
 
 // NodeConfigs first: a pool created before its configs would render an empty revision first.
-const ORDER = ['NodeConfig', 'NodePool'];
+const ORDER = ['NodeConfig', 'NodeConfigPool'];
 
 export interface SampleResult {
-  /** Kind/name, e.g. NodePool/workers. */
+  /** Kind/name, e.g. NodeConfigPool/workers. */
   key: string;
   created: boolean;
 }
@@ -42,7 +42,9 @@ export async function loadSamples(dir = SAMPLES_DIR): Promise<SampleObject[]> {
       const object = doc.toJS() as SampleObject | null;
       if (object === null) continue;
       if (!RESOURCES[object.kind] || !object.apiVersion || !object.metadata?.name) {
-        throw new Error(`${path}: kind must be NodeConfig or NodePool with apiVersion and metadata.name`);
+        throw new Error(
+          `${path}: kind must be NodeConfig or NodeConfigPool with apiVersion and metadata.name`,
+        );
       }
       objects.push(object);
     }

@@ -18,14 +18,14 @@ import type { NodeObject } from '../../src/agent/watch/kube-objects.ts';
 import { DESIRED_REVISION_ANNOTATION, MESSAGE_ANNOTATION } from '../../src/api/node-protocol.ts';
 import { renderConfigs } from '../../src/api/render.ts';
 import { buildRevision } from '../../src/api/revision.ts';
-import type { NodeConfigRevision, NodeConfigSpec, NodePoolSpec } from '../../src/api/types.ts';
+import type { NodeConfigPoolSpec, NodeConfigRevision, NodeConfigSpec } from '../../src/api/types.ts';
 import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../src/kube/light/types.ts';
 import { eventually } from '../support/eventually.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 
 export const REVISIONS = '/apis/nodeherd.io/v1alpha1/nodeconfigrevisions';
-export const POOLS = '/apis/nodeherd.io/v1alpha1/nodepools';
+export const POOLS = '/apis/nodeherd.io/v1alpha1/nodeconfigpools';
 
 export interface Cluster {
   api: LocalApiServer;
@@ -84,7 +84,7 @@ export async function createRevision(
   const revision = buildRevision(
     {
       apiVersion: 'nodeherd.io/v1alpha1',
-      kind: 'NodePool',
+      kind: 'NodeConfigPool',
       metadata: { name: pool },
       spec: { nodeSelector: {}, configSelector: {} },
     },
@@ -104,10 +104,14 @@ export async function createRevision(
   return revision;
 }
 
-export async function createPool(cluster: Cluster, name: string, spec: Partial<NodePoolSpec>): Promise<void> {
+export async function createPool(
+  cluster: Cluster,
+  name: string,
+  spec: Partial<NodeConfigPoolSpec>,
+): Promise<void> {
   await cluster.admin.create(POOLS, {
     apiVersion: 'nodeherd.io/v1alpha1',
-    kind: 'NodePool',
+    kind: 'NodeConfigPool',
     metadata: { name },
     spec: { nodeSelector: {}, configSelector: {}, ...spec },
   });

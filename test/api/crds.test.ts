@@ -13,7 +13,7 @@ test('committed deploy/crds and docs/api.md equal the generated output (run node
   assert.deepEqual(Object.keys(files).sort(), [
     'deploy/crds/nodeherd.io_nodeconfigrevisions.yaml',
     'deploy/crds/nodeherd.io_nodeconfigs.yaml',
-    'deploy/crds/nodeherd.io_nodepools.yaml',
+    'deploy/crds/nodeherd.io_nodeconfigpools.yaml',
     'docs/api.md',
   ]);
   for (const [path, content] of Object.entries(files)) {
@@ -48,7 +48,7 @@ test('the embedded API server serves them: cluster-scoped, status subresource, c
     crdToDefinitions({ ...crd, status: { conditions: [{ type: 'Established', status: 'True' }] } }),
   );
   const byKind = Object.fromEntries(served.map((d) => [d.kind, d]));
-  assert.deepEqual(Object.keys(byKind).sort(), ['NodeConfig', 'NodeConfigRevision', 'NodePool']);
+  assert.deepEqual(Object.keys(byKind).sort(), ['NodeConfig', 'NodeConfigRevision', 'NodeConfigPool']);
   for (const def of served) {
     assert.equal(def.group, 'nodeherd.io');
     assert.equal(def.version, 'v1alpha1');
@@ -62,10 +62,10 @@ test('the embedded API server serves them: cluster-scoped, status subresource, c
       );
     }
   }
-  assert.deepEqual(byKind.NodePool!.subresources, { status: true });
+  assert.deepEqual(byKind.NodeConfigPool!.subresources, { status: true });
   assert.deepEqual(byKind.NodeConfigRevision!.subresources, {});
   assert.deepEqual(
-    byKind.NodePool!.printerColumns.filter((c) => !c.priority).map((c) => c.name),
+    byKind.NodeConfigPool!.printerColumns.filter((c) => !c.priority).map((c) => c.name),
     ['Target', 'Nodes', 'Updated', 'Ready', 'Failed', 'Progress', 'Paused', 'Age'],
   );
   const pool = byKind.NodeConfigRevision!.selectableFields['spec.pool'];

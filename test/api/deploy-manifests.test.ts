@@ -136,7 +136,7 @@ test('the controller RBAC in deploy/controller grants exactly what the embedded 
     '|namespaces',
     'rbac.authorization.k8s.io|clusterroles',
     'apiextensions.k8s.io|customresourcedefinitions',
-    'nodeherd.io|nodepools/status',
+    'nodeherd.io|nodeconfigpools/status',
     'apps|deployments',
     '|services',
   ]) {
@@ -145,7 +145,7 @@ test('the controller RBAC in deploy/controller grants exactly what the embedded 
   let compared = 0;
   for (const entry of resources) {
     const [group = '', key = ''] = entry.split('|');
-    const [resource = '', subresource] = key === '*' ? ['nodepools'] : key.split('/');
+    const [resource = '', subresource] = key === '*' ? ['nodeconfigpools'] : key.split('/');
     for (const namespace of [undefined, NODEHERD_NAMESPACE, 'default']) {
       for (const verb of VERBS) {
         const attrs: ResourceAttributes = {
@@ -385,7 +385,7 @@ const KNOWN_API_VERSIONS: Record<string, string[]> = {
   'rbac.authorization.k8s.io/v1': ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'],
   'admissionregistration.k8s.io/v1': ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'],
   'apiextensions.k8s.io/v1': ['CustomResourceDefinition'],
-  'nodeherd.io/v1alpha1': ['NodeConfig', 'NodePool'],
+  'nodeherd.io/v1alpha1': ['NodeConfig', 'NodeConfigPool'],
 };
 
 test('every document under deploy/ parses, has a known kind and apiVersion, and fits the Kubernetes model', () => {

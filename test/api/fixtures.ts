@@ -3,9 +3,9 @@
 import { renderConfigs, type SecretLookup } from '../../src/api/render.ts';
 import type {
   NodeConfig,
+  NodeConfigPool,
+  NodeConfigPoolSpec,
   NodeConfigSpec,
-  NodePool,
-  NodePoolSpec,
   RenderedConfig,
 } from '../../src/api/types.ts';
 
@@ -17,10 +17,14 @@ export function nodeConfig(
   return { apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodeConfig', metadata: { name, labels }, spec };
 }
 
-export function nodePool(name: string, spec: Partial<NodePoolSpec> = {}, uid?: string): NodePool {
+export function nodeConfigPool(
+  name: string,
+  spec: Partial<NodeConfigPoolSpec> = {},
+  uid?: string,
+): NodeConfigPool {
   return {
     apiVersion: 'nodeherd.io/v1alpha1',
-    kind: 'NodePool',
+    kind: 'NodeConfigPool',
     metadata: { name, ...(uid ? { uid } : {}) },
     spec: { nodeSelector: {}, configSelector: {}, ...spec },
   };

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { hashConfig } from '../../src/api/hash.ts';
 import { renderConfigs, renderPool, selectConfigs } from '../../src/api/render.ts';
 import type { NodeConfigSpec } from '../../src/api/types.ts';
-import { nodeConfig, nodePool } from './fixtures.ts';
+import { nodeConfig, nodeConfigPool } from './fixtures.ts';
 
 const inline = (data: string) => ({ inline: { data } });
 
@@ -329,7 +329,7 @@ describe('selecting configs for a pool', () => {
       metadata: { name: 'gone', labels: { pool: 'workers' }, deletionTimestamp: '2026-01-01T00:00:00Z' },
     },
   ];
-  const pool = nodePool('workers', { configSelector: { matchLabels: { pool: 'workers' } } });
+  const pool = nodeConfigPool('workers', { configSelector: { matchLabels: { pool: 'workers' } } });
 
   test('by configSelector, skipping configs being deleted, in name order', () => {
     assert.deepEqual(

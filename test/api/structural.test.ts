@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { nodeConfigPoolSpecSchema } from '../../src/api/node-config-pool-schema.ts';
 import { nodeConfigSpecSchema } from '../../src/api/node-config-schema.ts';
-import { nodePoolSpecSchema } from '../../src/api/node-pool-schema.ts';
 import { type DefaultedPoolSpec, defaultedPoolSpec } from '../../src/api/pool-defaults.ts';
 import { array, defaulted, integer, object, optional, string } from '../../src/api/schema-builder.ts';
 import { applyDefaults, pruneUnknown } from '../../src/api/structural.ts';
-import type { NodePoolSpec } from '../../src/api/types.ts';
+import type { NodeConfigPoolSpec } from '../../src/api/types.ts';
 
 describe('schema builder', () => {
   test('lists required properties only; optional and defaulted ones are not required', () => {
@@ -45,7 +45,7 @@ describe('schema builder', () => {
       }
     };
     walk('NodeConfig', nodeConfigSpecSchema.json);
-    walk('NodePool', nodePoolSpecSchema.json);
+    walk('NodeConfigPool', nodeConfigPoolSpecSchema.json);
     assert.deepEqual(problems, []);
   });
 });
@@ -84,8 +84,8 @@ describe('applyDefaults', () => {
     assert.equal(spec.files[0].content.inline.encoding, 'base64');
   });
 
-  test('defaults NodePool strategy settings', () => {
-    const spec = applyDefaults(nodePoolSpecSchema.json, {
+  test('defaults NodeConfigPool strategy settings', () => {
+    const spec = applyDefaults(nodeConfigPoolSpecSchema.json, {
       nodeSelector: {},
       configSelector: {},
       updateStrategy: { rollingUpdate: {} },
@@ -122,14 +122,14 @@ describe('pruneUnknown', () => {
   });
 
   test('keeps map entries of additionalProperties', () => {
-    const pruned = pruneUnknown(nodePoolSpecSchema.json, { nodeSelector: { matchLabels: { a: 'b' } } });
+    const pruned = pruneUnknown(nodeConfigPoolSpecSchema.json, { nodeSelector: { matchLabels: { a: 'b' } } });
     assert.deepEqual(pruned, { nodeSelector: { matchLabels: { a: 'b' } } });
   });
 });
 
 describe('defaultedPoolSpec', () => {
   const selectors = { nodeSelector: {}, configSelector: {} };
-  const cases: [string, NodePoolSpec, (spec: DefaultedPoolSpec) => unknown, unknown][] = [
+  const cases: [string, NodeConfigPoolSpec, (spec: DefaultedPoolSpec) => unknown, unknown][] = [
     ['RollingUpdate gets its settings', selectors, (s) => s.updateStrategy.rollingUpdate?.maxUnavailable, 1],
     [
       'given rolling update settings are kept and completed',

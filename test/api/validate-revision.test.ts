@@ -4,7 +4,7 @@ import { hashConfig } from '../../src/api/hash.ts';
 import { renderConfigs } from '../../src/api/render.ts';
 import { buildRevision } from '../../src/api/revision.ts';
 import { validateNodeConfigRevision, validators } from '../../src/api/validation.ts';
-import { nodeConfig, nodePool } from './fixtures.ts';
+import { nodeConfig, nodeConfigPool } from './fixtures.ts';
 
 const secret = new TextEncoder().encode('s3cr3t-token');
 
@@ -29,7 +29,7 @@ function revision() {
   );
   const { config, hash, hashAlgorithm, sources } = result;
   return buildRevision(
-    nodePool('workers', {}, 'uid-1'),
+    nodeConfigPool('workers', {}, 'uid-1'),
     { config: config!, hash: hash!, hashAlgorithm, sources },
     4,
   );

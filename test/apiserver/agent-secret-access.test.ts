@@ -59,7 +59,7 @@ test('an agent reads exactly the Secrets its own revisions reference, and no oth
   const revision = buildRevision(
     {
       apiVersion: 'nodeherd.io/v1alpha1',
-      kind: 'NodePool',
+      kind: 'NodeConfigPool',
       metadata: { name: 'p' },
       spec: { nodeSelector: {}, configSelector: {} },
     },

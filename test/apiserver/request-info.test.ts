@@ -43,8 +43,8 @@ test('request info: namespaced, cluster-scoped, legacy watch and named-group URL
     ],
     [
       'PATCH',
-      '/apis/nodeherd.io/v1alpha1/nodepools/p/status',
-      { verb: 'patch', group: 'nodeherd.io', resource: 'nodepools', name: 'p', subresource: 'status' },
+      '/apis/nodeherd.io/v1alpha1/nodeconfigpools/p/status',
+      { verb: 'patch', group: 'nodeherd.io', resource: 'nodeconfigpools', name: 'p', subresource: 'status' },
     ],
     [
       'DELETE',

@@ -67,16 +67,16 @@ test('a missing name, a duplicate name, a wrong apiVersion and broken YAML are r
 test('other kinds are skipped, unknown fields are warnings with lines, a file without NodeConfig is an error', () => {
   const file = parseConfigFile(
     'c.yaml',
-    `kind: NodePool\nmetadata: {name: web}\n---\n${HEAD}metadata: {name: a}\nspec:\n  fles:\n    - path: /etc/x\n`,
+    `kind: NodeConfigPool\nmetadata: {name: web}\n---\n${HEAD}metadata: {name: a}\nspec:\n  fles:\n    - path: /etc/x\n`,
   );
   assert.deepEqual(
     file.configs.map((c) => [c.config.metadata.name, c.line]),
     [['a', 4]],
   );
-  assert.deepEqual(file.skipped, ['NodePool web (line 1)']);
+  assert.deepEqual(file.skipped, ['NodeConfigPool web (line 1)']);
   assert.deepEqual(file.warnings, ['c.yaml:8: spec.fles: unknown field: the API server drops it']);
-  assert.deepEqual(problems('kind: NodePool\nmetadata: {name: web}\n'), [
-    'c.yaml: no NodeConfig in the file (found NodePool web (line 1))',
+  assert.deepEqual(problems('kind: NodeConfigPool\nmetadata: {name: web}\n'), [
+    'c.yaml: no NodeConfig in the file (found NodeConfigPool web (line 1))',
   ]);
 });
 

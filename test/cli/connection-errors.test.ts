@@ -117,7 +117,7 @@ test('a 403 names the identity, and nothing is written', async () => {
   assert.equal(result.code, 1);
   assert.match(
     result.stderr,
-    /^error: forbidden as kubeconfig user "edge-agent", context "nodeherd": .*User "nodeherd:agent:edge-1" cannot patch resource "nodepools"/,
+    /^error: forbidden as kubeconfig user "edge-agent", context "nodeherd": .*User "nodeherd:agent:edge-1" cannot patch resource "nodeconfigpools"/,
   );
   assert.equal(result.stderr.split('\n').length, 2, 'one line');
   assert.equal((await cluster.getPool('web')).spec.paused, false);

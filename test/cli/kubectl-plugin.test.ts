@@ -65,5 +65,5 @@ test('the plugin finds its package when reached through a symlink (as npm instal
   assert.equal(JSON.parse(result.stdout).pools[0].nodes, 1);
   const failed = await kubectl(['nodeherd', 'status', 'nope', '--kubeconfig', cluster.kubeconfig], linkDir);
   assert.equal(failed.code, 1);
-  assert.equal(failed.stderr, 'error: no NodePool named "nope"; known pools: web\n');
+  assert.equal(failed.stderr, 'error: no NodeConfigPool named "nope"; known pools: web\n');
 });

@@ -198,7 +198,7 @@ test('plan --pool with an unknown pool lists the known pools; with a pool that d
   const file = writeYaml('web3.yaml', configDocument('web-nginx', 'web', nginx('x\n')));
   const unknown = await cluster.cli(['plan', '-f', file, '--pool', 'nope']);
   assert.equal(unknown.code, 1);
-  assert.equal(unknown.stderr, 'error: no NodePool named "nope"; known pools: edge, web\n');
+  assert.equal(unknown.stderr, 'error: no NodeConfigPool named "nope"; known pools: edge, web\n');
   const other = await cluster.cli(['plan', '-f', file, '--pool', 'edge']);
   assert.equal(other.code, 1);
   assert.match(

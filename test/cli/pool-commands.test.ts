@@ -61,7 +61,7 @@ test('pause and resume set spec.paused; repeating one changes nothing', async ()
 test('pause of an unknown pool lists the known ones', async () => {
   const result = await cluster.cli(['pause', 'nope']);
   assert.equal(result.code, 1);
-  assert.equal(result.stderr, 'error: no NodePool named "nope"; known pools: fresh, gen, ota, web\n');
+  assert.equal(result.stderr, 'error: no NodeConfigPool named "nope"; known pools: fresh, gen, ota, web\n');
 });
 
 test('rollback without a revision asks for the one rolled out before the target (from status.history)', async () => {

@@ -5,10 +5,10 @@ import { CURRENT_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
 import { renderConfigs } from '../../src/api/render.ts';
 import type {
   NodeConfig,
+  NodeConfigPool,
+  NodeConfigPoolSpec,
   NodeConfigRevision,
   NodeConfigSpec,
-  NodePool,
-  NodePoolSpec,
 } from '../../src/api/types.ts';
 import { planPool } from '../../src/cli/plan/pool-plan.ts';
 import type { Node } from '../../src/kube/types.ts';
@@ -52,13 +52,13 @@ function node(name: string, current?: string, zone = ''): Node {
 }
 
 function pool(
-  updateStrategy: NodePoolSpec['updateStrategy'],
+  updateStrategy: NodeConfigPoolSpec['updateStrategy'],
   target: string,
-  extra: Partial<NodePoolSpec> = {},
-): NodePool {
+  extra: Partial<NodeConfigPoolSpec> = {},
+): NodeConfigPool {
   return {
     apiVersion: 'nodeherd.io/v1alpha1',
-    kind: 'NodePool',
+    kind: 'NodeConfigPool',
     metadata: { name: 'p' },
     spec: { nodeSelector: {}, configSelector: { matchLabels: LABELS }, updateStrategy, ...extra },
     status: { targetRevision: target },

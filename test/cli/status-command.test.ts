@@ -93,7 +93,7 @@ test('status <pool> -o json gives the same numbers as data', async () => {
 test('status of an unknown pool fails in one line that lists the known pools', async () => {
   const result = await cluster.cli(['status', 'nope']);
   assert.equal(result.code, 1);
-  assert.equal(result.stderr, 'error: no NodePool named "nope"; known pools: edge, web\n');
+  assert.equal(result.stderr, 'error: no NodeConfigPool named "nope"; known pools: edge, web\n');
 });
 
 test('status --watch redraws when a node changes (NDJSON frames in a pipe) and ends cleanly on SIGINT', async () => {

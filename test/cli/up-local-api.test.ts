@@ -90,7 +90,9 @@ test('OTA pool: the owner of one node sees the offered revision and pulls it; th
   // The sample first: a node still on its first apply has no revision yet, and joiners get the
   // target at once instead of an offer.
   await eventually('the sample on every node', async () => {
-    const pool = await client.get<{ status?: { targetRevision?: string } }>(`${GROUP}/nodepools/workers`);
+    const pool = await client.get<{ status?: { targetRevision?: string } }>(
+      `${GROUP}/nodeconfigpools/workers`,
+    );
     const nodes = (await client.list<never>('/api/v1/nodes')).items as unknown as NodeObject[];
     const done = nodes.every(
       (n) =>
@@ -103,7 +105,7 @@ test('OTA pool: the owner of one node sees the offered revision and pulls it; th
   assert.equal(none.status, 404, none.text);
   assert.equal(none.json().reason, 'NoUpdateAvailable');
 
-  await client.patch(`${GROUP}/nodepools/workers`, {
+  await client.patch(`${GROUP}/nodeconfigpools/workers`, {
     spec: { updateStrategy: { type: 'OTA', rollingUpdate: null } },
   });
   await client.patch(
@@ -121,7 +123,9 @@ test('OTA pool: the owner of one node sees the offered revision and pulls it; th
     const answer = await call('GET', '/sim-0001/v1/update');
     if (answer.status !== 200) return undefined;
     const body = answer.json() as { availableRevision: string; plan: { summary: string } };
-    const pool = await client.get<{ status?: { targetRevision?: string } }>(`${GROUP}/nodepools/workers`);
+    const pool = await client.get<{ status?: { targetRevision?: string } }>(
+      `${GROUP}/nodeconfigpools/workers`,
+    );
     return body.availableRevision === pool.status?.targetRevision ? body : undefined;
   });
   assert.match(offered.plan.summary, /1 file changed/);

@@ -51,7 +51,7 @@ async function eventually<T>(
 
 const ready = (node: NodeObject) =>
   node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
-const pool = (client: KubeClient) => client.get<PoolObject>(`${GROUP}/nodepools/workers`);
+const pool = (client: KubeClient) => client.get<PoolObject>(`${GROUP}/nodeconfigpools/workers`);
 const nodes = async (client: KubeClient) =>
   (await client.list<never>('/api/v1/nodes')).items as unknown as NodeObject[];
 
@@ -68,7 +68,7 @@ test('a rerun after Ctrl-C mid-rollout goes on with the rollout; the stale NotRe
       ? true
       : undefined;
   });
-  await client.patch(`${GROUP}/nodepools/workers`, {
+  await client.patch(`${GROUP}/nodeconfigpools/workers`, {
     spec: { updateStrategy: { rollingUpdate: { progressDeadlineSeconds: PROGRESS_DEADLINE_SECONDS } } },
   });
   await client.patch(

@@ -102,7 +102,7 @@ const condition = (object: NodeObject | PoolObject, type: string) =>
 /** Every node Ready, the pool Complete, and each node Done on the pool's target revision. */
 async function sampleRolledOut(client: KubeClient, nodes: number) {
   return eventually('the sample pool to be Complete on every node', async () => {
-    const pool = await client.get<PoolObject>(`${GROUP}/nodepools/workers`);
+    const pool = await client.get<PoolObject>(`${GROUP}/nodeconfigpools/workers`);
     const target = pool.status?.targetRevision;
     if (!target || condition(pool, 'Complete') !== 'True') return undefined;
     const list = (await client.list<never>('/api/v1/nodes')).items as unknown as NodeObject[];
@@ -153,7 +153,7 @@ test('up: the sample pool reaches 3 nodes, Ctrl-C stops cleanly, a rerun resumes
   assert.notEqual(Number(ready[2]), 0, 'port 0 picks a free port and prints it');
   const kubeconfig = join(stateDir, 'apiserver/kubeconfig');
   assert.match(running.output(), new RegExp(`export KUBECONFIG=${kubeconfig}`));
-  assert.match(running.output(), /kubectl get nodepools,nodes/);
+  assert.match(running.output(), /kubectl get nodeconfigpools,nodes/);
   assert.match(running.output(), /kubectl edit nodeconfig workers-base/);
   assert.match(running.output(), /^ {2}node APIs {4}http:\/\/127\.0\.0\.1:[1-9]\d*\/nodes\/<node>\//m);
 
@@ -231,7 +231,10 @@ test('up: the sample pool reaches 3 nodes, Ctrl-C stops cleanly, a rerun resumes
   const rerun = up(args);
   children.push(rerun);
   await waitForLine(rerun, /^ready: 3 nodes/m);
-  assert.match(rerun.output(), /samples {6}kept as they are: NodeConfig\/workers-base, NodePool\/workers/);
+  assert.match(
+    rerun.output(),
+    /samples {6}kept as they are: NodeConfig\/workers-base, NodeConfigPool\/workers/,
+  );
   client = new KubeClient(loadKubeConfig({ kubeconfig }));
   const after = await sampleRolledOut(client, 3);
   assert.equal(after.target, before.target, 'the pool keeps its revision');

@@ -1,14 +1,14 @@
-// `kubectl get nodepools` through the embedded API server: the Progress column shows the Progressing
+// `kubectl get nodeconfigpools` through the embedded API server: the Progress column shows the Progressing
 // condition's reason (why a rollout moves or not), and -o wide adds the gated (Waiting) and OTA
 // (Available) counts the controller writes into the status.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { NodePoolStatus } from '../../src/api/types.ts';
+import type { NodeConfigPoolStatus } from '../../src/api/types.ts';
 import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 
-const POOLS = '/apis/nodeherd.io/v1alpha1/nodepools';
+const POOLS = '/apis/nodeherd.io/v1alpha1/nodeconfigpools';
 
 /** Rows of kubectl's table as column name → cell, by the header's column starts. */
 function table(stdout: string): Record<string, string>[] {
@@ -21,14 +21,14 @@ function table(stdout: string): Record<string, string>[] {
   );
 }
 
-describe('kubectl get nodepools', () => {
+describe('kubectl get nodeconfigpools', () => {
   let local: LocalApiServer;
   let admin: LightKubeClient;
 
   before(async () => {
     local = await startLocalApiServer();
     admin = LightKubeClient.fromKubeconfig(local.kubeconfigPath);
-    const pools: { name: string; type: string; status: NodePoolStatus }[] = [
+    const pools: { name: string; type: string; status: NodeConfigPoolStatus }[] = [
       {
         name: 'stalled',
         type: 'RollingUpdate',
@@ -88,7 +88,7 @@ describe('kubectl get nodepools', () => {
     for (const p of pools) {
       await admin.create(POOLS, {
         apiVersion: 'nodeherd.io/v1alpha1',
-        kind: 'NodePool',
+        kind: 'NodeConfigPool',
         metadata: { name: p.name },
         spec: { nodeSelector: {}, configSelector: {}, updateStrategy: { type: p.type } },
       });
@@ -101,7 +101,7 @@ describe('kubectl get nodepools', () => {
   });
 
   test('shows why each rollout progresses or not, and the gated and OTA counts in -o wide', async () => {
-    const plain = await local.kubectl(['get', 'nodepools']);
+    const plain = await local.kubectl(['get', 'nodeconfigpools']);
     assert.equal(plain.code, 0, plain.stderr);
     const rows = Object.fromEntries(table(plain.stdout).map((r) => [r.NAME, r]));
     assert.equal(rows.stalled?.PROGRESS, 'Stalled');
@@ -109,7 +109,7 @@ describe('kubectl get nodepools', () => {
     assert.equal(rows.ota?.PROGRESS, 'WaitingForNodeOwners');
     assert.equal(rows.stalled?.WAITING, undefined, 'the counts are in -o wide only');
 
-    const wide = await local.kubectl(['get', 'nodepools', '-o', 'wide']);
+    const wide = await local.kubectl(['get', 'nodeconfigpools', '-o', 'wide']);
     assert.equal(wide.code, 0, wide.stderr);
     const wideRows: Record<string, Record<string, string>> = Object.fromEntries(
       table(wide.stdout).map((r) => [r.NAME, r]),

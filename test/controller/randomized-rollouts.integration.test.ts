@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CURRENT_REVISION_ANNOTATION, DESIRED_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
-import type { NodeConfigSpec, NodePoolSpec } from '../../src/api/types.ts';
+import type { NodeConfigPoolSpec, NodeConfigSpec } from '../../src/api/types.ts';
 import { CORDONED_BY_ANNOTATION } from '../../src/controller/annotations.ts';
 import type { RolloutController } from '../../src/controller/rollout-controller.ts';
 import { loadKubeConfig } from '../../src/kube/kube-config.ts';
@@ -142,7 +142,7 @@ describe(`randomised rollouts (seed ${SEED})`, () => {
     const good = revisionNameFor(plan.pool, { [`${plan.pool}-config`]: config(plan, 'good', false) });
     const next = revisionNameFor(plan.pool, { [`${plan.pool}-config`]: config(plan, 'next', plan.broken) });
     await h.applyConfig(`${plan.pool}-config`, config(plan, 'good', false), { pool: plan.pool });
-    const spec: NodePoolSpec = {
+    const spec: NodeConfigPoolSpec = {
       nodeSelector: { matchLabels: { pool: plan.pool } },
       configSelector: { matchLabels: { pool: plan.pool } },
       updateStrategy: {
@@ -273,7 +273,7 @@ describe(`randomised rollouts (seed ${SEED})`, () => {
     } finally {
       stop();
       for (const t of timers) clearTimeout(t);
-      await h.admin.delete(`${GROUP_PATH}/nodepools/${plan.pool}`).catch(() => undefined);
+      await h.admin.delete(`${GROUP_PATH}/nodeconfigpools/${plan.pool}`).catch(() => undefined);
       for (const n of plan.nodes) await h.fleet.remove(n.name).catch(() => undefined);
     }
   }

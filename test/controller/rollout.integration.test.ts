@@ -78,7 +78,7 @@ describe('rolling update', () => {
         [2, 'Complete'],
       ],
     );
-    const events = await h.events('NodePool', 'basic');
+    const events = await h.events('NodeConfigPool', 'basic');
     assert.ok(
       events.some((e) => e.reason === 'NodesStarted'),
       JSON.stringify(events.map((e) => e.reason)),
@@ -173,7 +173,7 @@ describe('rolling update', () => {
     );
     const conflicted = await eventually('node condition', async () => {
       const [n] = await h.nodes(`kubernetes.io/hostname=${node!.name}`);
-      return n?.status?.conditions?.find((c) => c.type === 'NodePoolConflict')?.status === 'True'
+      return n?.status?.conditions?.find((c) => c.type === 'NodeConfigPoolConflict')?.status === 'True'
         ? n
         : undefined;
     });
@@ -192,7 +192,7 @@ describe('rolling update', () => {
     );
     assert.equal(condition(joined, 'Degraded')?.status, 'False');
     const [n] = await h.nodes(`kubernetes.io/hostname=${node!.name}`);
-    assert.equal(n?.status?.conditions?.find((c) => c.type === 'NodePoolConflict')?.status, 'False');
+    assert.equal(n?.status?.conditions?.find((c) => c.type === 'NodeConfigPoolConflict')?.status, 'False');
     assert.equal(n?.metadata.annotations?.[CURRENT_REVISION_ANNOTATION], joined.status?.targetRevision);
   });
 
@@ -275,7 +275,7 @@ describe('rolling update', () => {
   });
 
   test('kubectl shows progress in the printer columns', async () => {
-    const pools = await h.local.kubectl(['get', 'nodepools']);
+    const pools = await h.local.kubectl(['get', 'nodeconfigpools']);
     assert.equal(pools.code, 0, pools.stderr);
     assert.match(pools.stdout, /NAME\s+TARGET\s+NODES\s+UPDATED\s+READY\s+FAILED\s+PROGRESS\s+PAUSED\s+AGE/);
     assert.match(pools.stdout, /basic\s+basic-[0-9a-f]{10}\s+6\s+6\s+6\s+0\s+RolloutComplete\s+false/);

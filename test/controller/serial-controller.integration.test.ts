@@ -149,7 +149,7 @@ describe('Serial (controller)', () => {
       30_000,
     );
     assert.ok((await holders()).includes(kept!), 'a live holder keeps its slot');
-    const events = await h.events('NodePool', 'ser');
+    const events = await h.events('NodeConfigPool', 'ser');
     assert.ok(
       events.some((e) => e.reason === 'SlotReleased' && e.message.includes(gone!)),
       JSON.stringify(events),

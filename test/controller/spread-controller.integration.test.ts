@@ -182,7 +182,7 @@ describe('Spread (controller)', () => {
         ),
       30_000,
     );
-    const events = await h.events('NodePool', 'spr');
+    const events = await h.events('NodeConfigPool', 'spr');
     assert.ok(
       events.some((e) => e.type === 'Warning' && e.reason === 'FailurePolicy'),
       JSON.stringify(events),

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { validateNodePool } from '../../src/api/validate-node-pool.ts';
+import { validateNodeConfigPool } from '../../src/api/validate-node-config-pool.ts';
 import type { StrategyNode } from '../../src/controller/strategies/strategy-node.ts';
 import { type StrategyStatusInput, strategyReport } from '../../src/controller/strategies/strategy-status.ts';
 import { NOW } from './rollout-fixtures.ts';
@@ -150,18 +150,18 @@ describe('strategy status', () => {
 describe('strategy validation', () => {
   const pool = (updateStrategy: unknown) => ({
     apiVersion: 'nodeherd.io/v1alpha1',
-    kind: 'NodePool',
+    kind: 'NodeConfigPool',
     metadata: { name: 'p' },
     spec: { nodeSelector: {}, configSelector: {}, updateStrategy },
   });
   const fields = (updateStrategy: unknown) =>
-    validateNodePool(pool(updateStrategy)).map((c) => [c.field, c.type]);
+    validateNodeConfigPool(pool(updateStrategy)).map((c) => [c.field, c.type]);
 
   test('Spread needs spread.windowSeconds, named by its path', () => {
     assert.deepEqual(fields({ type: 'Spread', spread: {} }), [
       ['spec.updateStrategy.spread.windowSeconds', 'FieldValueRequired'],
     ]);
-    const [cause] = validateNodePool(pool({ type: 'Spread' }));
+    const [cause] = validateNodeConfigPool(pool({ type: 'Spread' }));
     assert.equal(cause?.field, 'spec.updateStrategy.spread');
     assert.match(cause?.message ?? '', /windowSeconds is required when type is Spread/);
   });

@@ -88,7 +88,7 @@ describe('nodeherd up --nspawn', { skip, timeout: 600_000 }, () => {
       const target = await waitFor(
         'the sample pool to be Complete on the container node',
         async () => {
-          const pool = await client.get<PoolObject>(`${GROUP}/nodepools/workers`);
+          const pool = await client.get<PoolObject>(`${GROUP}/nodeconfigpools/workers`);
           const complete = pool.status?.conditions?.find((c) => c.type === 'Complete')?.status === 'True';
           const node = await client.get<NodeObject>(`/api/v1/nodes/${NODE}`);
           const annotations = node.metadata.annotations ?? {};

@@ -48,7 +48,7 @@ describe('simulated nodes with agents', () => {
     const revision = buildRevision(
       {
         apiVersion: 'nodeherd.io/v1alpha1',
-        kind: 'NodePool',
+        kind: 'NodeConfigPool',
         metadata: { name: 'workers' },
         spec: { nodeSelector: {}, configSelector: {} },
       },

@@ -3,7 +3,7 @@
 // the controller roll the pool back): restoring locally at once does not wait for the controller,
 // and works while it is down. Read only when an apply fails, so it costs nothing while idle.
 
-import type { NodePool } from '../../api/types.ts';
+import type { NodeConfigPool } from '../../api/types.ts';
 import { resourcePath } from '../../kube/light/api-paths.ts';
 import type { LightKubeClient } from '../../kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../kube/light/types.ts';
@@ -17,8 +17,8 @@ export function poolRollbackPolicy(client: LightKubeClient, logger: Logger): Rol
   return async (failed) => {
     const pool = failed.spec.pool;
     try {
-      const object = await client.get<KubeObject & NodePool>(
-        resourcePath({ apiVersion: 'nodeherd.io/v1alpha1', resource: 'nodepools', name: pool }),
+      const object = await client.get<KubeObject & NodeConfigPool>(
+        resourcePath({ apiVersion: 'nodeherd.io/v1alpha1', resource: 'nodeconfigpools', name: pool }),
       );
       return object.spec.updateStrategy?.rollingUpdate?.failurePolicy?.action === 'Rollback';
     } catch (error) {

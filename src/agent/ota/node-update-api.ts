@@ -22,7 +22,7 @@ import type { AgentStatus } from '../apply/reconciler.ts';
 import { revisionProblem } from '../apply/reconciler.ts';
 import { configOf, type RevisionRef } from '../apply/revision-ref.ts';
 import {
-  NODE_POOLS_PATH,
+  NODE_CONFIG_POOLS_PATH,
   NODES_PATH,
   type NodeObject,
   REVISIONS_PATH,
@@ -201,7 +201,7 @@ export class NodeUpdateApi {
     if (!member) {
       try {
         const object = await this.withTimeout(
-          client.get<PoolObject>(`${NODE_POOLS_PATH}/${encodeURIComponent(pool)}`),
+          client.get<PoolObject>(`${NODE_CONFIG_POOLS_PATH}/${encodeURIComponent(pool)}`),
         );
         member =
           object.spec?.nodeSelector !== undefined && matchesLabelSelector(object.spec.nodeSelector, labels);

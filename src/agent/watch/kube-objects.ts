@@ -22,4 +22,4 @@ export type RevisionObject = KubeObject & NodeConfigRevision;
 
 export const NODES_PATH = '/api/v1/nodes';
 export const REVISIONS_PATH = '/apis/nodeherd.io/v1alpha1/nodeconfigrevisions';
-export const NODE_POOLS_PATH = '/apis/nodeherd.io/v1alpha1/nodepools';
+export const NODE_CONFIG_POOLS_PATH = '/apis/nodeherd.io/v1alpha1/nodeconfigpools';

@@ -201,7 +201,7 @@ function confinedName(attrs: ResourceAttributes): string | undefined {
  * Node agent of node X:
  * - its own Node X: get; list/watch confined to X (metadata.name field selector); create X (first
  *   registration of a simulated node); update/patch X and X/status. Never another Node, never delete.
- * - nodeherd.io: read NodeConfigRevisions (what to apply) and NodePools (strategy parameters such as
+ * - nodeherd.io: read NodeConfigRevisions (what to apply) and NodeConfigPools (strategy parameters such as
  *   Serial slots and Spread windows, which agents act on without the controller).
  * - Events about Node X only, created in namespaces default or nodeherd.
  * - Leases: any in namespace nodeherd (Serial semaphore), and its own heartbeat lease X in
@@ -242,8 +242,9 @@ function authorizeAgent(identity: Identity, attrs: ResourceAttributes): Decision
   }
 
   if (group === NODEHERD_GROUP && subresource === undefined) {
-    if ((resource === 'nodeconfigrevisions' || resource === 'nodepools') && READ.includes(verb)) return ALLOW;
-    return deny(`node agents may only read nodeconfigrevisions and nodepools in ${NODEHERD_GROUP}`);
+    if ((resource === 'nodeconfigrevisions' || resource === 'nodeconfigpools') && READ.includes(verb))
+      return ALLOW;
+    return deny(`node agents may only read nodeconfigrevisions and nodeconfigpools in ${NODEHERD_GROUP}`);
   }
 
   if ((group === '' || group === 'events.k8s.io') && resource === 'events' && subresource === undefined) {

@@ -129,7 +129,7 @@ const json = (schema: OpenAPISchema) => ({ 'application/json': { schema } });
 const ok = (schema: OpenAPISchema, description = 'OK') => ({ description, content: json(schema) });
 const unauthorized = { description: 'Unauthorized' };
 
-/** How kube names operations: listCoreV1NamespacedPod, patchNodeherdIoV1alpha1NodePool, ... */
+/** How kube names operations: listCoreV1NamespacedPod, patchNodeherdIoV1alpha1NodeConfigPool, ... */
 function operationPrefix(def: ResourceDefinition): string {
   const cap = (w: string) => (w ? w[0]!.toUpperCase() + w.slice(1) : w);
   const group =

@@ -22,7 +22,7 @@ export interface FileConfig {
 export interface ConfigFile {
   path: string;
   configs: FileConfig[];
-  /** Documents of other kinds, skipped: "NodePool web (line 20)". */
+  /** Documents of other kinds, skipped: "NodeConfigPool web (line 20)". */
   skipped: string[];
   /** `file:line: field: problem` for what is legal but surely unintended (unknown fields). */
   warnings: string[];

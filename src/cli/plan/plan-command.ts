@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { matchesLabelSelector } from '../../api/label-selector.ts';
 import type { SecretLookup } from '../../api/render.ts';
 import { selectConfigs } from '../../api/render.ts';
-import type { NodeConfig, NodeConfigRevision, NodePool } from '../../api/types.ts';
+import type { NodeConfig, NodeConfigPool, NodeConfigRevision } from '../../api/types.ts';
 import { PATHS } from '../../controller/api-paths.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
 import { isKubeError } from '../../kube/kube-error.ts';
@@ -67,7 +67,7 @@ async function secretLookup(client: KubeClient, configs: readonly NodeConfig[]):
 
 /** Whether the pool's selection involves a file config: selects it now, or selects its server version. */
 function touches(
-  pool: NodePool,
+  pool: NodeConfigPool,
   fileConfigs: readonly NodeConfig[],
   serverConfigs: readonly NodeConfig[],
 ): boolean {
@@ -91,13 +91,13 @@ export function planCommand(): Command {
     const fileConfigs = file.configs.map((c) => c.config);
     const report = await withClient(opts, async (client) => {
       const [pools, configs, revisions, nodes] = await Promise.all([
-        client.list<NodePool>(PATHS.nodePools),
+        client.list<NodeConfigPool>(PATHS.nodeConfigPools),
         client.list<NodeConfig>(PATHS.nodeConfigs),
         client.list<NodeConfigRevision>(PATHS.revisions),
         client.list<Node>(PATHS.nodes),
       ]);
       const allPools = [...pools.items].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
-      let chosen: NodePool[];
+      let chosen: NodeConfigPool[];
       if (opts.pool !== undefined) {
         const pool = allPools.find((p) => p.metadata.name === opts.pool);
         if (!pool)

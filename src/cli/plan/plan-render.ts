@@ -132,7 +132,7 @@ export function renderPlanReport(report: PlanReport, options: { color: boolean; 
   );
   for (const warning of report.warnings) lines.push(`${p.yellow('warning')}: ${warning}`);
   if (report.pools.length === 0) {
-    lines.push('no NodePool selects these NodeConfigs: applying them changes no node');
+    lines.push('no NodeConfigPool selects these NodeConfigs: applying them changes no node');
   }
   for (const plan of report.pools) lines.push('', ...poolLines(plan, p));
   if (report.unaffected.length > 0) lines.push('', `unaffected pools: ${report.unaffected.join(', ')}`);

@@ -7,7 +7,7 @@ import { revisionName } from '../../api/hash.ts';
 import { CURRENT_REVISION_ANNOTATION } from '../../api/node-protocol.ts';
 import { defaultedPoolSpec } from '../../api/pool-defaults.ts';
 import { renderConfigs, type SecretLookup, selectConfigs } from '../../api/render.ts';
-import type { NodeConfig, NodeConfigRevision, NodePool, RenderedConfig } from '../../api/types.ts';
+import type { NodeConfig, NodeConfigPool, NodeConfigRevision, RenderedConfig } from '../../api/types.ts';
 import { resolveIntOrPercent } from '../../controller/rollout/int-or-percent.ts';
 import { rolloutOrder } from '../../controller/rollout/rollout-order.ts';
 import { spreadSchedule } from '../../controller/strategies/spread-schedule.ts';
@@ -85,7 +85,7 @@ export interface PoolPlan {
 }
 
 export interface PoolPlanInput {
-  pool: NodePool;
+  pool: NodeConfigPool;
   /** Every NodeConfig on the server. */
   configs: readonly NodeConfig[];
   /** The NodeConfigs of the file: added, or replacing those of the same name. */
@@ -118,7 +118,7 @@ interface Placed {
 }
 
 function rollingBatches(
-  pool: NodePool,
+  pool: NodeConfigPool,
   ordered: readonly Placed[],
   candidates: readonly Placed[],
   notes: string[],

@@ -10,7 +10,7 @@ import {
   NODE_CONFIG_READY_CONDITION,
   STATE_ANNOTATION,
 } from '../../api/node-protocol.ts';
-import type { NodeConfigRevision, NodePool } from '../../api/types.ts';
+import type { NodeConfigPool, NodeConfigRevision } from '../../api/types.ts';
 import type { Node } from '../../kube/types.ts';
 
 export interface StateCounts {
@@ -77,7 +77,7 @@ export interface FleetStatus {
 }
 
 export interface FleetObjects {
-  pools: readonly NodePool[];
+  pools: readonly NodeConfigPool[];
   revisions: readonly NodeConfigRevision[];
   nodes: readonly Node[];
 }
@@ -88,7 +88,7 @@ function counted(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
-function strategyDetail(pool: NodePool): string {
+function strategyDetail(pool: NodeConfigPool): string {
   const strategy = pool.spec.updateStrategy ?? {};
   switch (strategy.type ?? 'RollingUpdate') {
     case 'RollingUpdate': {
@@ -142,7 +142,7 @@ function countStates(nodes: readonly Node[], target: string | undefined): StateC
 }
 
 function poolView(
-  pool: NodePool,
+  pool: NodeConfigPool,
   members: readonly Node[],
   conflicting: string[],
   revisions: readonly NodeConfigRevision[],

@@ -21,7 +21,7 @@ const CLEAR_SCREEN = '\u001b[H\u001b[2J';
 export function statusCommand(): Command {
   const command = new Command('status')
     .description(
-      'show the rollout status of every NodePool (or one): strategy, target revision, nodes per state and revision, conditions',
+      'show the rollout status of every NodeConfigPool (or one): strategy, target revision, nodes per state and revision, conditions',
     )
     .argument('[pool]', 'only this pool')
     .option('-w, --watch', 'keep watching and redraw on changes (Ctrl-C ends)')

@@ -1,7 +1,7 @@
 // The fleet's rollout status, read from the API server and drawn as text: `nodeherd status` and the
 // live view of `nodeherd up` both use exactly these two functions.
 
-import type { NodeConfigRevision, NodePool } from '../../api/types.ts';
+import type { NodeConfigPool, NodeConfigRevision } from '../../api/types.ts';
 import { PATHS } from '../../controller/api-paths.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
 import type { Node } from '../../kube/types.ts';
@@ -24,7 +24,7 @@ export interface RenderOptions {
 /** Reads pools, revisions and nodes; with `pool`, only that pool (an unknown pool is a CliError). */
 export async function fetchFleetStatus(client: KubeClient, pool?: string): Promise<FleetStatus> {
   const [pools, revisions, nodes] = await Promise.all([
-    client.list<NodePool>(PATHS.nodePools),
+    client.list<NodeConfigPool>(PATHS.nodeConfigPools),
     client.list<NodeConfigRevision>(PATHS.revisions),
     client.list<Node>(PATHS.nodes),
   ]);
@@ -135,7 +135,7 @@ export function renderFleetStatus(status: FleetStatus, options: RenderOptions): 
   const p = palette(options.color);
   const blocks: string[][] = [];
   if (status.pools.length === 0) {
-    blocks.push([`no NodePools on ${status.server}: create one (see docs/cli.md)`]);
+    blocks.push([`no NodeConfigPools on ${status.server}: create one (see docs/cli.md)`]);
   }
   for (const pool of status.pools) blocks.push(renderPool(pool, options, p));
   if (status.unpooledNodes > 0) {

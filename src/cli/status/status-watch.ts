@@ -2,7 +2,7 @@
 // their caches after changes, at most once per throttle interval (a rollout of a thousand nodes sends
 // thousands of events a second; nobody reads that many frames).
 
-import type { NodeConfigRevision, NodePool } from '../../api/types.ts';
+import type { NodeConfigPool, NodeConfigRevision } from '../../api/types.ts';
 import { PATHS } from '../../controller/api-paths.ts';
 import { Informer } from '../../kube/informer.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
@@ -28,7 +28,7 @@ export function watchFleetStatus(
   options: FleetWatchOptions = {},
 ): FleetWatch {
   const throttleMs = options.throttleMs ?? 500;
-  const pools = new Informer<NodePool>(client, { path: PATHS.nodePools });
+  const pools = new Informer<NodeConfigPool>(client, { path: PATHS.nodeConfigPools });
   const revisions = new Informer<NodeConfigRevision>(client, { path: PATHS.revisions });
   const nodes = new Informer<Node>(client, { path: PATHS.nodes });
   const informers = [pools, revisions, nodes] as const;

@@ -5,7 +5,7 @@
 import { revisionName } from '../../api/hash.ts';
 import { POOL_LABEL } from '../../api/node-protocol.ts';
 import { buildRevision, type RenderedRevision } from '../../api/revision.ts';
-import type { NodeConfigRevision, NodePool } from '../../api/types.ts';
+import type { NodeConfigPool, NodeConfigRevision } from '../../api/types.ts';
 import type { Informer } from '../../kube/informer.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
 import { isKubeError } from '../../kube/kube-error.ts';
@@ -33,7 +33,7 @@ export class RevisionWriter {
     this.revisions = revisions;
   }
 
-  async ensure(pool: NodePool, rendered: RenderedRevision): Promise<EnsuredRevision> {
+  async ensure(pool: NodeConfigPool, rendered: RenderedRevision): Promise<EnsuredRevision> {
     const name = revisionName(pool.metadata.name, rendered.hash);
     // The cache is enough: a revision it misses makes the create fail with 409, then we read it.
     const existing = this.revisions.get(name);
@@ -66,7 +66,11 @@ export class RevisionWriter {
     if (cached) this.revisions.forget(cached);
   }
 
-  private judge(pool: NodePool, existing: NodeConfigRevision, rendered: RenderedRevision): EnsuredRevision {
+  private judge(
+    pool: NodeConfigPool,
+    existing: NodeConfigRevision,
+    rendered: RenderedRevision,
+  ): EnsuredRevision {
     if (existing.spec.pool !== pool.metadata.name || existing.spec.hash !== rendered.hash) {
       return {
         ok: false,

@@ -1,7 +1,7 @@
 // The RollingUpdate parameters as the rollout decision takes them. Spread (failure policy) and
 // OnDelete (upgrades on demand) use them too, with the schema's defaults when the pool sets none.
 
-import { rollingUpdateSchema } from '../../api/node-pool-schema.ts';
+import { rollingUpdateSchema } from '../../api/node-config-pool-schema.ts';
 import type { DefaultedPoolSpec } from '../../api/pool-defaults.ts';
 import type { OutputOf } from '../../api/schema-builder.ts';
 import { applyDefaults } from '../../api/structural.ts';

@@ -5,7 +5,7 @@
 
 import { SERIAL_POOL_LABEL, STATE_ANNOTATION, UPGRADE_REVISION_ANNOTATION } from '../../api/node-protocol.ts';
 import type { DefaultedPoolSpec } from '../../api/pool-defaults.ts';
-import type { NodePool } from '../../api/types.ts';
+import type { NodeConfigPool } from '../../api/types.ts';
 import type { Node } from '../../kube/types.ts';
 import { type ControllerContext, poolSubject } from '../controller-context.ts';
 import type { DecisionExecutor } from '../decision-executor.ts';
@@ -64,7 +64,7 @@ export class StrategyRollout {
   }
 
   async run(
-    pool: NodePool,
+    pool: NodeConfigPool,
     spec: DefaultedPoolSpec,
     settings: RollingUpdateSettings,
     zoneLabel: string,

@@ -42,12 +42,12 @@ test('403 for a custom resource list carries the group and no name', () => {
   const controller = identityFor('controller');
   const error = forbiddenError(
     controller,
-    { verb: 'deletecollection', group: 'nodeherd.io', resource: 'nodepools' },
+    { verb: 'deletecollection', group: 'nodeherd.io', resource: 'nodeconfigpools' },
     'because',
   );
   assert.equal(
     error.message,
-    'nodepools.nodeherd.io is forbidden: User "system:serviceaccount:nodeherd:nodeherd-controller" cannot deletecollection resource "nodepools" in API group "nodeherd.io": because',
+    'nodeconfigpools.nodeherd.io is forbidden: User "system:serviceaccount:nodeherd:nodeherd-controller" cannot deletecollection resource "nodeconfigpools" in API group "nodeherd.io": because',
   );
 });
 

@@ -24,10 +24,10 @@ function node(): Record<string, any> {
   };
 }
 
-function nodePool(): Record<string, any> {
+function nodeConfigPool(): Record<string, any> {
   return {
     apiVersion: 'nodeherd.io/v1alpha1',
-    kind: 'NodePool',
+    kind: 'NodeConfigPool',
     metadata: { name: 'workers' },
     spec: { paused: false, nodeSelector: { role: 'worker' }, items: [{ name: 'a' }] },
   };
@@ -82,17 +82,17 @@ test('bodies arrive as Buffers; the stored object is not modified', () => {
 test('custom resources take merge and JSON patches (kubectl apply / edit on a CRD)', () => {
   const merged = applyPatch(
     MERGE_PATCH,
-    nodePool(),
+    nodeConfigPool(),
     '{"spec":{"paused":true,"items":[{"name":"b"}]}}',
-    'NodePool',
+    'NodeConfigPool',
     custom,
   );
   assert.deepEqual(merged.spec, { paused: true, nodeSelector: { role: 'worker' }, items: [{ name: 'b' }] });
   const patched = applyPatch(
     JSON_PATCH,
-    nodePool(),
+    nodeConfigPool(),
     '[{"op":"replace","path":"/spec/paused","value":true}]',
-    'NodePool',
+    'NodeConfigPool',
     custom,
   );
   assert.equal(patched.spec.paused, true);
@@ -111,7 +111,7 @@ test('unsupported patch types are 415 with the list of accepted types', () => {
   ];
   for (const c of cases) {
     assertApiError(
-      () => applyPatch(c.type, nodePool(), '{}', 'NodePool', c.opts),
+      () => applyPatch(c.type, nodeConfigPool(), '{}', 'NodeConfigPool', c.opts),
       415,
       'UnsupportedMediaType',
       c.message,

@@ -45,7 +45,7 @@ test('the kind name rule applies to name and generateName', () => {
 
 test('ownerReferences: each missing field on the list path, one controller only', () => {
   const refs = [
-    { apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodePool', name: 'p', uid: 'u1', controller: true },
+    { apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodeConfigPool', name: 'p', uid: 'u1', controller: true },
     { apiVersion: 'nodeherd.io/', kind: '', name: '', uid: '', controller: true },
   ];
   const causes = validateObjectMeta({ name: 'r', ownerReferences: refs }, { namespaced: false });
@@ -62,7 +62,7 @@ test('ownerReferences: each missing field on the list path, one controller only'
   assert.match(causes[0]!.message, /version must not be empty$/);
   assert.match(
     causes[4]!.message,
-    /Only one reference can have Controller set to true\. Found "true" in references for NodePool\/p and \/$/,
+    /Only one reference can have Controller set to true\. Found "true" in references for NodeConfigPool\/p and \/$/,
   );
 });
 

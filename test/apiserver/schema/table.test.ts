@@ -17,7 +17,7 @@ const now = Date.parse('2024-05-01T12:00:00Z');
 function pool(name: string, created: string, status: Record<string, unknown>): Record<string, any> {
   return {
     apiVersion: 'nodeherd.io/v1alpha1',
-    kind: 'NodePool',
+    kind: 'NodeConfigPool',
     metadata: {
       name,
       uid: `uid-${name}`,

@@ -1,4 +1,4 @@
-// A real embedded API server with NodePools, NodeConfigs, NodeConfigRevisions and Node objects written
+// A real embedded API server with NodeConfigPools, NodeConfigs, NodeConfigRevisions and Node objects written
 // directly (as the controller and agents would have), and the nodeherd CLI run as a separate process
 // against it, exactly as a user runs it.
 
@@ -13,8 +13,13 @@ import {
   STATE_ANNOTATION,
 } from '../../../src/api/node-protocol.ts';
 import { renderConfigs } from '../../../src/api/render.ts';
-import type { NodeConfig, NodeConfigSpec, NodePool, NodePoolSpec } from '../../../src/api/types.ts';
-import { nodePath, nodePoolPath, PATHS } from '../../../src/controller/api-paths.ts';
+import type {
+  NodeConfig,
+  NodeConfigPool,
+  NodeConfigPoolSpec,
+  NodeConfigSpec,
+} from '../../../src/api/types.ts';
+import { nodeConfigPoolPath, nodePath, PATHS } from '../../../src/controller/api-paths.ts';
 import { KubeClient } from '../../../src/kube/kube-client.ts';
 import { loadKubeConfig } from '../../../src/kube/kube-config.ts';
 import { kubeTime } from '../../../src/util/kube-time.ts';
@@ -102,22 +107,22 @@ export class CliCluster {
     });
   }
 
-  createPool(name: string, spec: NodePoolSpec): Promise<NodePool> {
-    return this.client.create<NodePool>(PATHS.nodePools, {
+  createPool(name: string, spec: NodeConfigPoolSpec): Promise<NodeConfigPool> {
+    return this.client.create<NodeConfigPool>(PATHS.nodeConfigPools, {
       apiVersion: 'nodeherd.io/v1alpha1',
-      kind: 'NodePool',
+      kind: 'NodeConfigPool',
       metadata: { name },
       spec,
     });
   }
 
   /** Writes the pool's status as the controller would. */
-  async setPoolStatus(name: string, status: NonNullable<NodePool['status']>): Promise<NodePool> {
-    return this.client.patch<NodePool>(nodePoolPath(name, 'status'), { status }, 'merge');
+  async setPoolStatus(name: string, status: NonNullable<NodeConfigPool['status']>): Promise<NodeConfigPool> {
+    return this.client.patch<NodeConfigPool>(nodeConfigPoolPath(name, 'status'), { status }, 'merge');
   }
 
-  getPool(name: string): Promise<NodePool> {
-    return this.client.get<NodePool>(nodePoolPath(name));
+  getPool(name: string): Promise<NodeConfigPool> {
+    return this.client.get<NodeConfigPool>(nodeConfigPoolPath(name));
   }
 
   /** Renders configs (name → spec) into the pool's NodeConfigRevision number `revision`; returns its name. */

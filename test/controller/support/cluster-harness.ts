@@ -9,7 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { revisionName } from '../../../src/api/hash.ts';
 import { renderConfigs } from '../../../src/api/render.ts';
-import type { NodeConfigSpec, NodePoolSpec } from '../../../src/api/types.ts';
+import type { NodeConfigPoolSpec, NodeConfigSpec } from '../../../src/api/types.ts';
 import {
   RolloutController,
   type RolloutControllerOptions,
@@ -128,21 +128,21 @@ export class ClusterHarness {
     }
   }
 
-  async createPool(name: string, spec: NodePoolSpec): Promise<void> {
-    await this.admin.create(`${GROUP_PATH}/nodepools`, {
+  async createPool(name: string, spec: NodeConfigPoolSpec): Promise<void> {
+    await this.admin.create(`${GROUP_PATH}/nodeconfigpools`, {
       apiVersion: 'nodeherd.io/v1alpha1',
-      kind: 'NodePool',
+      kind: 'NodeConfigPool',
       metadata: { name },
       spec,
     });
   }
 
   async patchPool(name: string, patch: unknown): Promise<void> {
-    await this.admin.patch(`${GROUP_PATH}/nodepools/${name}`, patch, 'merge');
+    await this.admin.patch(`${GROUP_PATH}/nodeconfigpools/${name}`, patch, 'merge');
   }
 
   getPool(name: string): Promise<PoolObject> {
-    return this.admin.get<PoolObject>(`${GROUP_PATH}/nodepools/${name}`);
+    return this.admin.get<PoolObject>(`${GROUP_PATH}/nodeconfigpools/${name}`);
   }
 
   async nodes(labelSelector: string): Promise<NodeObject[]> {
@@ -193,7 +193,7 @@ export interface NodeObject {
 
 export interface PoolObject {
   metadata: { name: string; generation?: number; annotations?: Record<string, string> };
-  spec: NodePoolSpec;
+  spec: NodeConfigPoolSpec;
   status?: {
     observedGeneration?: number;
     targetRevision?: string;

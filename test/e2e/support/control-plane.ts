@@ -120,7 +120,7 @@ export class ControlPlane {
     const revision = buildRevision(
       {
         apiVersion: 'nodeherd.io/v1alpha1',
-        kind: 'NodePool',
+        kind: 'NodeConfigPool',
         metadata: { name: pool },
         spec: { nodeSelector: {}, configSelector: {} },
       },

@@ -1,11 +1,11 @@
-// Validation of a NodePool, with exact field paths.
+// Validation of a NodeConfigPool, with exact field paths.
 
 import { CronError, parseCron } from './cron.ts';
 import { parseDuration } from './duration.ts';
 import { arrayAt, enumAt, FieldErrors, integerAt, isObject, objectAt, stringAt } from './field-errors.ts';
 import { validateLabelSelector } from './label-selector.ts';
 import { MAX_POOL_NAME_LENGTH } from './limits.ts';
-import { UPDATE_STRATEGY_TYPES } from './node-pool-schema.ts';
+import { UPDATE_STRATEGY_TYPES } from './node-config-pool-schema.ts';
 import { DNS1123_LABEL } from './patterns.ts';
 
 const PERCENT = /^([0-9]+)%$/;
@@ -138,8 +138,8 @@ function validateUpdateStrategy(errors: FieldErrors, at: string, value: unknown)
   }
 }
 
-/** Causes for a whole NodePool object; empty when it is acceptable. */
-export function validateNodePool(obj: unknown): FieldErrors['causes'] {
+/** Causes for a whole NodeConfigPool object; empty when it is acceptable. */
+export function validateNodeConfigPool(obj: unknown): FieldErrors['causes'] {
   const errors = new FieldErrors();
   if (!isObject(obj)) {
     errors.typeInvalid('', obj, 'an object');

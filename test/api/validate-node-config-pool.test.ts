@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { validateNodePool, validators } from '../../src/api/validation.ts';
+import { validateNodeConfigPool, validators } from '../../src/api/validation.ts';
 
 function pool(spec: unknown, name = 'workers'): Record<string, unknown> {
-  return { apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodePool', metadata: { name }, spec };
+  return { apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodeConfigPool', metadata: { name }, spec };
 }
 
 const base = { nodeSelector: {}, configSelector: { matchLabels: { 'nodeherd.io/pool': 'workers' } } };
 
 function causesOf(obj: unknown): [string, string][] {
-  return validateNodePool(obj).map((c) => [c.field, c.type]);
+  return validateNodeConfigPool(obj).map((c) => [c.field, c.type]);
 }
 
-describe('validateNodePool accepts', () => {
+describe('validateNodeConfigPool accepts', () => {
   const valid: [string, unknown][] = [
     ['the minimal pool', base],
     [
@@ -58,7 +58,7 @@ describe('validateNodePool accepts', () => {
   for (const [name, spec] of valid) test(name, () => assert.deepEqual(causesOf(pool(spec)), []));
 });
 
-describe('validateNodePool refuses, with exact field paths', () => {
+describe('validateNodeConfigPool refuses, with exact field paths', () => {
   const ru = (rollingUpdate: unknown) =>
     pool({ ...base, updateStrategy: { type: 'RollingUpdate', rollingUpdate } });
   const window = (w: unknown) => ru({ maintenanceWindows: [w] });
@@ -242,9 +242,9 @@ describe('validateNodePool refuses, with exact field paths', () => {
   for (const [name, obj, expected] of cases) test(name, () => assert.deepEqual(causesOf(obj), expected));
 });
 
-test('the validator registry dispatches NodePool', () => {
+test('the validator registry dispatches NodeConfigPool', () => {
   assert.deepEqual(
-    validators.NodePool(pool({ ...base, paused: 1 })).map((c) => c.field),
+    validators.NodeConfigPool(pool({ ...base, paused: 1 })).map((c) => c.field),
     ['spec.paused'],
   );
 });

@@ -1,4 +1,4 @@
-// NodePool: which nodes get which NodeConfigs, and how a new revision is rolled out across them.
+// NodeConfigPool: which nodes get which NodeConfigs, and how a new revision is rolled out across them.
 
 import { conditionsSchema, labelSelectorSchema } from './common-schemas.ts';
 import {
@@ -16,7 +16,7 @@ import {
 
 export const UPDATE_STRATEGY_TYPES = ['RollingUpdate', 'Serial', 'Spread', 'OnDelete', 'OTA'] as const;
 
-/** NodePool condition types the controller maintains. */
+/** NodeConfigPool condition types the controller maintains. */
 export const POOL_CONDITION_TYPES = [
   'Progressing',
   'Paused',
@@ -132,7 +132,7 @@ export const updateStrategySchema = object(
   'How a new revision reaches the nodes.',
 );
 
-export const nodePoolSpecSchema = object(
+export const nodeConfigPoolSpecSchema = object(
   {
     nodeSelector: labelSelectorSchema,
     configSelector: labelSelectorSchema,
@@ -188,7 +188,7 @@ export const renderConflictSchema = object(
   'Two NodeConfigs that disagree.',
 );
 
-export const nodePoolStatusSchema = object(
+export const nodeConfigPoolStatusSchema = object(
   {
     observedGeneration: optional(integer('Generation the controller last acted on.')),
     targetRevision: optional(string('Revision the pool is rolling out (name).')),
