@@ -20,6 +20,12 @@ import { type Identity, type IdentityKind, identityOfServiceAccount } from './au
 import { agentMayUseBoundPod } from './auth/node-bound-pods.ts';
 import { type AdmissionAttributes, admitNodeIdentity } from './auth/node-restriction.ts';
 import { revisionsOfNode, revisionsReferenceSecret } from './auth/referenced-secrets.ts';
+import {
+  isSelfReview,
+  selfSubjectAccessReview,
+  selfSubjectReview,
+  selfSubjectRulesReview,
+} from './auth/self-reviews.ts';
 import { looksLikeJwt, ServiceAccountTokenIssuer } from './auth/service-account-tokens.ts';
 import {
   authenticateServiceAccountToken,
@@ -32,18 +38,21 @@ import { DisruptionController } from './controllers/disruption.ts';
 import { GarbageCollector } from './controllers/garbage-collector.ts';
 import { NamespaceController, namespaceStrategy } from './controllers/namespace-controller.ts';
 import { NodeLifecycleController } from './controllers/node-lifecycle.ts';
+import { ServiceAccountController } from './controllers/service-account-controller.ts';
 import { restrictDataDir, STATE_DB } from './data-dir-permissions.ts';
 import { ApiError } from './errors.ts';
 import { decodeObject, mediaType, readBody } from './http/body.ts';
 import { DiscoveryService } from './http/discovery-service.ts';
 import { internalErrorLogged } from './http/internal-errors.ts';
+import { prettyPrintRequested } from './http/query-params.ts';
 import { parseRequestInfo, type ResourceRequestInfo } from './http/request-info.ts';
 import { ResourceHandler } from './http/resource-handler.ts';
-import { sendError, sendJson } from './http/respond.ts';
+import { answerPretty, sendError, sendJson } from './http/respond.ts';
 import { type Admit, ObjectService } from './objects/object-service.ts';
 import type { KindStrategy } from './objects/strategy.ts';
 import {
   applyPatchFor,
+  builtinDecodingStrategy,
   builtinDefaultsStrategy,
   builtinPruningStrategy,
   compileSelection,
@@ -57,6 +66,7 @@ import {
   renderingFor,
 } from './parts.ts';
 import { APPLY_PATCH, decodeApplyPatch } from './patch/apply-patch.ts';
+import { eventsV1ToCore } from './registry/event-conversion.ts';
 import type { ResourceDefinition } from './registry/resource-definition.ts';
 import { ResourceRegistry } from './registry/resource-registry.ts';
 import { SqliteStore } from './storage/sqlite-store.ts';
@@ -102,6 +112,22 @@ function installCustomResourceDefinitions(
     } else if (JSON.stringify(existing.spec) !== JSON.stringify(crd.spec)) {
       objects.update(def, undefined, crd.metadata.name, { ...existing, spec: crd.spec });
     }
+  }
+}
+
+/**
+ * Data dirs written before events.k8s.io Events became a view over the core Event store kept them under
+ * their own keys: move them into the core store once, so both APIs see them.
+ */
+function mergeEventsV1Store(store: SqliteStore): void {
+  for (const item of store.list('/events.k8s.io/events/').items) {
+    const coreKey = `/core/events/${item.key.slice('/events.k8s.io/events/'.length)}`;
+    if (!store.get(coreKey)) {
+      const core = eventsV1ToCore(item.object);
+      delete core.metadata.resourceVersion;
+      store.create(coreKey, core);
+    }
+    store.delete(item.key, item.revision);
   }
 }
 
@@ -175,12 +201,19 @@ export class ApiServer {
       groupCommit: true,
     });
     const registry = new ResourceRegistry();
+    mergeEventsV1Store(store);
 
     const strategiesByResource = new Map<string, KindStrategy[]>();
     const strategies = (def: ResourceDefinition): KindStrategy[] => {
       const specific = strategiesByResource.get(`${def.group}/${def.resource}`) ?? [];
       return def.builtin
-        ? [builtinPruningStrategy, builtinDefaultsStrategy, ...specific, kindValidationStrategy]
+        ? [
+            builtinPruningStrategy,
+            builtinDecodingStrategy,
+            builtinDefaultsStrategy,
+            ...specific,
+            kindValidationStrategy,
+          ]
         : [customResourceStrategy, kindValidationStrategy, ...specific];
     };
     const objects = new ObjectService({
@@ -204,6 +237,8 @@ export class ApiServer {
     gc.start();
     const disruption = new DisruptionController(store, registry, objects, matchLabelSelectorObject);
     disruption.start();
+    const serviceAccounts = new ServiceAccountController(store, registry, objects);
+    serviceAccounts.start();
     const nodeLifecycle = new NodeLifecycleController(store, registry, objects, {
       gracePeriodMs: options.nodeMonitorGracePeriodMs ?? 40_000,
     });
@@ -245,7 +280,15 @@ export class ApiServer {
       caPem: pki.caPem,
       server,
       hub,
-      controllers: [nodeLifecycle, disruption, gc, namespaces, crds, { stop: () => hub.close() }],
+      controllers: [
+        serviceAccounts,
+        nodeLifecycle,
+        disruption,
+        gc,
+        namespaces,
+        crds,
+        { stop: () => hub.close() },
+      ],
       host,
       log,
     });
@@ -316,6 +359,7 @@ export class ApiServer {
     const url = new URL(req.url ?? '/', 'https://localhost');
     const method = req.method ?? 'GET';
     const info = parseRequestInfo(method, url.pathname, url.searchParams);
+    if (prettyPrintRequested(url.searchParams, req.headers['user-agent'])) answerPretty(res);
 
     if (!info.isResourceRequest && allowsAnonymous(url.pathname, info.verb)) {
       await this.durableNow();
@@ -375,6 +419,10 @@ export class ApiServer {
         throw forbiddenError(identity, withBody, decision.reason);
       }
       body = await this.authorizeApplyCreate(identity, req, info, def, attrs, body);
+    }
+    if (isSelfReview(def.group, def.resource)) {
+      await this.answerSelfReview(req, res, info, def, identity, body);
+      return;
     }
     await handler.handle(req, res, info, def, url.searchParams, body, this.admissionFor(identity));
   }
@@ -479,6 +527,33 @@ export class ApiServer {
     const decision = authorize(identity, create);
     if (!decision.allowed) throw forbiddenError(identity, create, decision.reason);
     return raw;
+  }
+
+  /** SelfSubject{Access,Rules}Review and SelfSubjectReview: answered for the requester, never stored. */
+  private async answerSelfReview(
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: ResourceRequestInfo,
+    def: ResourceDefinition,
+    identity: Identity,
+    preread: Buffer | undefined,
+  ): Promise<void> {
+    if (info.verb !== 'create' || info.name !== undefined || info.namespace !== undefined) {
+      throw new ApiError(
+        405,
+        'MethodNotAllowed',
+        'the server does not allow this method on the requested resource',
+      );
+    }
+    const review = decodeObject(preread ?? (await readBody(req)), req.headers['content-type']);
+    const apiVersion = `${def.group}/${def.version}`;
+    const answer =
+      def.resource === 'selfsubjectaccessreviews'
+        ? selfSubjectAccessReview(identity, { ...review, apiVersion })
+        : def.resource === 'selfsubjectrulesreviews'
+          ? selfSubjectRulesReview(identity, { ...review, apiVersion })
+          : selfSubjectReview(identity, apiVersion);
+    sendJson(res, 201, answer);
   }
 
   /** An agent may get or delete a pod bound to its own Node (see node-bound-pods.ts). */

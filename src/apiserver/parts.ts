@@ -9,6 +9,8 @@ import type { CompiledSelection, Rendering, RenderShape } from './http/resource-
 import type { KindStrategy } from './objects/strategy.ts';
 import { applyPatch } from './patch/apply-patch.ts';
 import type { ResourceDefinition } from './registry/resource-definition.ts';
+import { decodeBuiltinObject } from './schema/builtin-decoding.ts';
+import { validateConfigMap, validateSecret } from './schema/config-data-validation.ts';
 import { applyCustomResourceDefinitionDefaults } from './schema/crd-defaults.ts';
 import { validateCustomResourceDefinition } from './schema/crd-validation.ts';
 import { applyDefaults } from './schema/defaulting.ts';
@@ -200,6 +202,22 @@ export const crdValidationStrategy: KindStrategy = {
   },
   validate(obj) {
     return validateCustomResourceDefinition(obj);
+  },
+};
+
+/**
+ * What kube's decoder enforces on built-in kinds (times, ConfigMap/Secret value types, Secret stringData),
+ * then kube's ConfigMap and Secret validation. A decoding failure is a 400, as in kube.
+ */
+export const builtinDecodingStrategy: KindStrategy = {
+  prepare(obj, _old, ctx) {
+    decodeBuiltinObject(ctx.def, obj);
+  },
+  validate(obj, old, ctx): StatusCause[] {
+    if (ctx.def.group !== '') return [];
+    if (ctx.def.resource === 'configmaps') return validateConfigMap(obj, old);
+    if (ctx.def.resource === 'secrets') return validateSecret(obj, old);
+    return [];
   },
 };
 

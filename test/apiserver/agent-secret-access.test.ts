@@ -34,7 +34,6 @@ test('an agent reads exactly the Secrets its own revisions reference, and no oth
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { name },
-      stringData: { key: 'value' },
       data: { key: Buffer.from(`secret-${name}`).toString('base64') },
     });
   }

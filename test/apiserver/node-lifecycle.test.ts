@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
+import { kubeMicroTime } from '../../src/sim/node-object.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 
 let local: LocalApiServer;
@@ -42,7 +43,11 @@ test('a node whose lease stops is marked Ready=Unknown and tainted; reporting Re
     namespace: 'kube-node-lease',
     body: {
       metadata: { name: 'quiet' },
-      spec: { holderIdentity: 'quiet', leaseDurationSeconds: 1, renewTime: now as never },
+      spec: {
+        holderIdentity: 'quiet',
+        leaseDurationSeconds: 1,
+        renewTime: kubeMicroTime(Date.now()) as never,
+      },
     },
   });
   // A node that keeps renewing stays Ready meanwhile.
@@ -53,14 +58,14 @@ test('a node whose lease stops is marked Ready=Unknown and tainted; reporting Re
     namespace: 'kube-node-lease',
     body: {
       metadata: { name: 'chatty' },
-      spec: { holderIdentity: 'chatty', renewTime: new Date().toISOString() as never },
+      spec: { holderIdentity: 'chatty', renewTime: kubeMicroTime(Date.now()) as never },
     },
   });
   // Renew like kubelet: read the Lease, write it back with a new renewTime.
   const renew = setInterval(async () => {
     try {
       const lease = await coordination.readNamespacedLease({ namespace: 'kube-node-lease', name: 'chatty' });
-      lease.spec = { ...lease.spec, renewTime: new Date().toISOString() as never };
+      lease.spec = { ...lease.spec, renewTime: kubeMicroTime(Date.now()) as never };
       await coordination.replaceNamespacedLease({
         namespace: 'kube-node-lease',
         name: 'chatty',

@@ -58,6 +58,20 @@ export function budgetStatus(pdb: KubeObject, pods: KubeObject[]): BudgetStatus 
   };
 }
 
+/**
+ * kube's canIgnorePDB (pkg/registry/core/pod/storage/eviction.go): a terminal pod (Succeeded, Failed),
+ * a Pending one and one already being deleted disrupt nothing more by going, so no budget is asked.
+ */
+export function canIgnorePDB(pod: KubeObject): boolean {
+  const phase = pod.status?.phase;
+  return (
+    phase === 'Succeeded' ||
+    phase === 'Failed' ||
+    phase === 'Pending' ||
+    pod.metadata?.deletionTimestamp !== undefined
+  );
+}
+
 export class DisruptionController {
   private readonly store: Store;
   private readonly objects: ObjectService;
@@ -169,9 +183,7 @@ export class DisruptionController {
       this.objects.delete(this.pods, namespace, name, eviction.deleteOptions ?? {});
       return success;
     };
-    // Terminal or already-deleting pods never need a budget.
-    if (pod.metadata.deletionTimestamp !== undefined) return success;
-    if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return remove();
+    if (canIgnorePDB(pod)) return remove();
     const budgets = this.budgetsFor(pod);
     if (budgets.length === 0) return remove();
     if (budgets.length > 1) {

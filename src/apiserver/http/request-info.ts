@@ -2,6 +2,7 @@
 // Kept separate so authorization and routing agree on one reading of the URL.
 
 import type { Verb } from '../registry/resource-definition.ts';
+import { queryBool } from './query-params.ts';
 
 export interface ResourceRequestInfo {
   isResourceRequest: true;
@@ -98,8 +99,7 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
     info = { ...info, namespace: undefined, resource: 'namespaces', name: namespace };
   }
 
-  const watchParam = query.get('watch');
-  const wantsWatch = legacyWatch || watchParam === 'true' || watchParam === '1';
+  const wantsWatch = legacyWatch || queryBool(query, 'watch');
   switch (lower) {
     case 'GET':
     case 'HEAD':

@@ -17,6 +17,8 @@ import { apiVersionOf } from '../registry/resource-definition.ts';
 import { type KubeObject, type Store, type StoreEvent, StoreExpiredError } from '../storage/types.ts';
 import type { WatchHub } from '../watch/watch-hub.ts';
 import { decodeObject, mediaType, readBody } from './body.ts';
+import { deletedStatus, returnsDeletedObject } from './delete-response.ts';
+import { queryBool, queryOptionalBool } from './query-params.ts';
 import type { ResourceRequestInfo } from './request-info.ts';
 import { listPrefix } from './request-info.ts';
 import { sendJson, warningHeaders } from './respond.ts';
@@ -295,10 +297,16 @@ export class ResourceHandler {
         return;
       }
       case 'delete': {
-        const options = await this.deleteOptions(req, query);
+        const { orphanDependentsFalse, ...options } = await this.deleteOptions(req, query);
         if (admit) options.admit = admit;
         const result = objects.delete(def, namespace, info.name!, options);
-        await this.sendObject(req, res, def, result.deleted ? 200 : 200, result.object, query);
+        // kube answers 202 only for a deletion left pending when the client set orphanDependents=false.
+        const status = !result.deleted && orphanDependentsFalse ? 202 : 200;
+        if (result.deleted && !returnsDeletedObject(def)) {
+          await this.send(res, status, deletedStatus(def, result.object));
+          return;
+        }
+        await this.sendObject(req, res, def, status, result.object, query);
         return;
       }
       case 'deletecollection': {
@@ -317,12 +325,16 @@ export class ResourceHandler {
     }
   }
 
-  private async deleteOptions(req: IncomingMessage, query: URLSearchParams): Promise<DeleteOptions> {
+  private async deleteOptions(
+    req: IncomingMessage,
+    query: URLSearchParams,
+  ): Promise<DeleteOptions & { orphanDependentsFalse?: boolean }> {
     const body = await readBody(req);
     const fromBody: KubeObject =
       body.length > 0 && body.toString('utf8').trim() !== ''
         ? decodeObject(body, req.headers['content-type'])
         : {};
+    const requested: { orphanDependentsFalse?: boolean } = {};
     const options: DeleteOptions = {
       dryRun: parseDryRun(query) || (Array.isArray(fromBody.dryRun) && fromBody.dryRun.includes('All')),
     };
@@ -334,13 +346,16 @@ export class ResourceHandler {
         );
       }
       options.propagationPolicy = policy;
-    } else if (fromBody.orphanDependents === true || query.get('orphanDependents') === 'true') {
-      options.propagationPolicy = 'Orphan';
+    } else {
+      // The query wins over the body, as kube's parameter decoding overwrites the decoded body.
+      const orphan = queryOptionalBool(query, 'orphanDependents') ?? fromBody.orphanDependents;
+      if (orphan === true) options.propagationPolicy = 'Orphan';
+      if (orphan === false) requested.orphanDependentsFalse = true;
     }
     if (fromBody.preconditions) options.preconditions = fromBody.preconditions;
     const grace = parseNonNegativeInt(query, 'gracePeriodSeconds') ?? fromBody.gracePeriodSeconds;
     if (typeof grace === 'number') options.gracePeriodSeconds = grace;
-    return options;
+    return { ...options, ...requested };
   }
 
   /**
@@ -456,12 +471,9 @@ export class ResourceHandler {
       fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${name}` : `metadata.name=${name}`;
     const selection = this.deps.select(def, query.get('labelSelector'), fieldSelector);
     const rv = query.get('resourceVersion') ?? '';
-    const bookmarks = query.get('allowWatchBookmarks') === 'true';
-    const sendInitialEvents = query.get('sendInitialEvents');
-    if (sendInitialEvents !== null && sendInitialEvents !== 'true' && sendInitialEvents !== 'false') {
-      throw badRequest(`sendInitialEvents: Invalid value: "${sendInitialEvents}": must be true or false`);
-    }
-    if (sendInitialEvents !== null) {
+    const bookmarks = queryBool(query, 'allowWatchBookmarks');
+    const sendInitialEvents = queryOptionalBool(query, 'sendInitialEvents');
+    if (sendInitialEvents !== undefined) {
       if (query.get('resourceVersionMatch') !== 'NotOlderThan') {
         throw badRequest(
           'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
@@ -482,10 +494,23 @@ export class ResourceHandler {
         ? timeoutSeconds * 1000
         : lo + Math.random() * (hi - lo);
     const rendering = this.deps.render(req.headers.accept, query, { list: false, watch: true });
-    const prefix = listPrefix(def.group, def.resource, def.namespaced ? namespace : '');
+    const keyed = def.storedAs?.def ?? def;
+    const prefix = listPrefix(keyed.group, keyed.resource, def.namespaced ? namespace : '');
+    // A view over another resource's storage (events.k8s.io Events) converts before filtering and sending.
+    const view = def.storedAs;
+    const shown = (o: KubeObject): KubeObject =>
+      view && o.apiVersion !== apiVersionOf(def) ? view.fromStorage(o) : o;
+    const userFilter = selection.filter;
+    const filter = userFilter && view ? (o: KubeObject) => userFilter(shown(o)) : userFilter;
+    const tableTransform = rendering.kind !== 'json' ? this.watchTransform(def, rendering) : undefined;
+    const transform =
+      view || tableTransform
+        ? (o: KubeObject) => (tableTransform ? tableTransform(shown(o)) : shown(o))
+        : undefined;
 
     // Check history before answering 200, so a too-old resourceVersion can still be a plain 410.
-    const initial = sendInitialEvents === 'true' || (sendInitialEvents === null && (rv === '' || rv === '0'));
+    const initial =
+      sendInitialEvents === true || (sendInitialEvents === undefined && (rv === '' || rv === '0'));
     let backlog: StoreEvent[] | StoreExpiredError | undefined;
     if (!initial) {
       try {
@@ -500,13 +525,13 @@ export class ResourceHandler {
       def,
       prefix,
       ...(selection.name !== undefined ? { name: selection.name } : {}),
-      ...(selection.filter ? { filter: selection.filter } : {}),
+      ...(filter ? { filter } : {}),
       bookmarks,
       bookmarkIntervalMs: this.deps.bookmarkIntervalMs,
       timeoutMs,
       currentRevision: () => store.currentRevision(),
       gate: store,
-      ...(rendering.kind !== 'json' ? { transform: this.watchTransform(def, rendering) } : {}),
+      ...(transform ? { transform } : {}),
     });
     if (backlog instanceof StoreExpiredError) {
       // Like kube: the stream opens, then an ERROR event with 410 Expired tells the client to re-list.
@@ -522,7 +547,7 @@ export class ResourceHandler {
       for (const object of page.items) {
         stream.send({ type: 'ADDED', object, revision: Number(object.metadata.resourceVersion) });
       }
-      if (sendInitialEvents === 'true') stream.bookmark({ 'k8s.io/initial-events-end': 'true' });
+      if (sendInitialEvents === true) stream.bookmark({ 'k8s.io/initial-events-end': 'true' });
     } else if (backlog) {
       stream.replay(backlog);
     }

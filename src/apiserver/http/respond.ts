@@ -3,13 +3,23 @@
 import type { ServerResponse } from 'node:http';
 import { ApiError } from '../errors.ts';
 
+/** Responses whose request asked for indented JSON (kube's `pretty`, see query-params.ts). */
+const prettyResponses = new WeakSet<ServerResponse>();
+
+/** Every JSON answer on this response, errors included, is indented as kube's json.MarshalIndent does. */
+export function answerPretty(res: ServerResponse): void {
+  prettyResponses.add(res);
+}
+
 export function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
   headers: Record<string, string | string[]> = {},
 ): void {
-  const payload = Buffer.from(JSON.stringify(body));
+  const payload = Buffer.from(
+    prettyResponses.has(res) ? JSON.stringify(body, null, 2) : JSON.stringify(body),
+  );
   res.writeHead(status, {
     'Content-Type': 'application/json',
     'Content-Length': String(payload.length),

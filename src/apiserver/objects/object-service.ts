@@ -218,6 +218,11 @@ function decodeContinue(raw: string): ContinueToken {
   throw badRequest('continue key is not valid: malformed continue token');
 }
 
+/** Where a resource's objects are kept: its own key space, or the one it is a view over. */
+function storageOf(def: ResourceDefinition): ResourceDefinition {
+  return def.storedAs?.def ?? def;
+}
+
 export class ObjectService {
   private readonly store: Store;
   private readonly strategies: StrategyLookup;
@@ -239,7 +244,10 @@ export class ObjectService {
     return kubeTime(this.now().getTime());
   }
 
-  private present(def: ResourceDefinition, object: KubeObject): KubeObject {
+  private present(def: ResourceDefinition, stored: KubeObject): KubeObject {
+    // A view over another resource's storage converts (once: an object already in the view's form stays).
+    const object =
+      def.storedAs && stored.apiVersion !== apiVersionOf(def) ? def.storedAs.fromStorage(stored) : stored;
     // Served versions share storage without conversion: report the version the client asked for.
     object.apiVersion = apiVersionOf(def);
     object.kind = def.kind;
@@ -247,11 +255,16 @@ export class ObjectService {
   }
 
   private readItem(def: ResourceDefinition, namespace: string | undefined, name: string): StoredItem {
+    const keyed = storageOf(def);
     const item = this.store.get(
-      objectKey(def.group, def.resource, def.namespaced ? namespace : undefined, name),
+      objectKey(keyed.group, keyed.resource, def.namespaced ? namespace : undefined, name),
     );
     if (!item) throw notFound(refOf(def, name));
     return item;
+  }
+
+  private viewResult(def: ResourceDefinition, result: WriteResult): WriteResult {
+    return { ...result, object: this.present(def, result.object) };
   }
 
   get(def: ResourceDefinition, namespace: string | undefined, name: string): KubeObject {
@@ -260,14 +273,16 @@ export class ObjectService {
 
   /** Reads without throwing; in-process controllers use it. */
   tryGet(def: ResourceDefinition, namespace: string | undefined, name: string): KubeObject | undefined {
+    const keyed = storageOf(def);
     const item = this.store.get(
-      objectKey(def.group, def.resource, def.namespaced ? namespace : undefined, name),
+      objectKey(keyed.group, keyed.resource, def.namespaced ? namespace : undefined, name),
     );
     return item ? this.present(def, item.object) : undefined;
   }
 
   list(def: ResourceDefinition, namespace: string | undefined, query: ListQuery = {}): ListPage {
-    const prefix = listPrefix(def.group, def.resource, def.namespaced ? namespace : '');
+    const keyed = storageOf(def);
+    const prefix = listPrefix(keyed.group, keyed.resource, def.namespaced ? namespace : '');
     const limit = query.limit && query.limit > 0 ? query.limit : undefined;
     let atRevision: number | undefined;
     let afterKey: string | undefined;
@@ -292,10 +307,10 @@ export class ObjectService {
       query.name !== undefined && atRevision === undefined && (!def.namespaced || namespace !== undefined);
     if (oneKey) {
       const item = this.store.get(
-        objectKey(def.group, def.resource, def.namespaced ? namespace : undefined, query.name!),
+        objectKey(keyed.group, keyed.resource, def.namespaced ? namespace : undefined, query.name!),
       );
-      const items =
-        item && (!query.filter || query.filter(item.object)) ? [this.present(def, item.object)] : [];
+      const shown = item ? this.present(def, item.object) : undefined;
+      const items = shown && (!query.filter || query.filter(shown)) ? [shown] : [];
       return { items, resourceVersion: String(this.store.currentRevision()) };
     }
     if (atRevision !== undefined && atRevision > this.store.currentRevision()) {
@@ -330,7 +345,8 @@ export class ObjectService {
             break;
           }
           lastKey = item.key;
-          if (!query.filter || query.filter(item.object)) items.push(this.present(def, item.object));
+          const shown = this.present(def, item.object);
+          if (!query.filter || query.filter(shown)) items.push(shown);
         }
         if (stoppedEarly) {
           more = true;
@@ -498,6 +514,10 @@ export class ObjectService {
     apply?: ApplyOwnership,
   ): WriteResult {
     this.checkTypeMeta(def, body);
+    if (def.storedAs) {
+      const view = def.storedAs;
+      return this.viewResult(def, this.create(view.def, namespace, view.toStorage(body), options));
+    }
     const obj = clone(body);
     const meta: KubeObject = isPlainObject(obj.metadata) ? obj.metadata : {};
     obj.metadata = meta;
@@ -590,6 +610,10 @@ export class ObjectService {
     options: WriteOptions = {},
   ): WriteResult {
     this.checkTypeMeta(def, body);
+    if (def.storedAs) {
+      const view = def.storedAs;
+      return this.viewResult(def, this.update(view.def, namespace, name, view.toStorage(body), options));
+    }
     const meta: KubeObject = isPlainObject(body.metadata) ? body.metadata : {};
     if (meta.name !== undefined && meta.name !== name) {
       throw badRequest(
@@ -899,7 +923,9 @@ export class ObjectService {
   ): WriteResult {
     for (let attempt = 0; ; attempt++) {
       const current = this.readItem(def, namespace, name);
-      const patched: KubeObject = this.patcher(contentType, clone(current.object), patch, def);
+      // A view patches the object as its clients see it, then stores it in the storage's form.
+      const shown = def.storedAs ? this.present(def, clone(current.object)) : clone(current.object);
+      const patched: KubeObject = this.patcher(contentType, shown, patch, def);
       if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) {
         throw badRequest('the patch did not produce a JSON object');
       }
@@ -916,6 +942,10 @@ export class ObjectService {
       }
       this.checkTypeMeta(def, patched);
       try {
+        if (def.storedAs) {
+          const view = def.storedAs;
+          return this.viewResult(def, this.writeUpdate(view.def, current, view.toStorage(patched), options));
+        }
         return this.writeUpdate(def, current, patched, options);
       } catch (err) {
         const retriable = err instanceof ApiError && err.reason === 'Conflict' && pinned === undefined;
@@ -930,6 +960,10 @@ export class ObjectService {
     name: string,
     options: DeleteOptions = {},
   ): DeleteResult {
+    if (def.storedAs) {
+      const result = this.delete(def.storedAs.def, namespace, name, options);
+      return { ...result, object: this.present(def, result.object) };
+    }
     const current = this.readItem(def, namespace, name);
     const obj = clone(current.object);
     const meta: KubeObject = obj.metadata;

@@ -8,7 +8,16 @@
 
 import { ApiError, badRequest } from '../errors.ts';
 import { ConfigMap, Event, Namespace, Pod, Secret, ServiceAccount } from './core-v1.ts';
-import { Event as EventsV1Event, Eviction, Lease, PodDisruptionBudget, TokenRequest } from './groups.ts';
+import {
+  Event as EventsV1Event,
+  Eviction,
+  Lease,
+  PodDisruptionBudget,
+  SelfSubjectAccessReview,
+  SelfSubjectReview,
+  SelfSubjectRulesReview,
+  TokenRequest,
+} from './groups.ts';
 import { decodeMessage, MalformedError, type MessageSpec, UnsupportedFieldError } from './message.ts';
 import { DeleteOptions } from './meta-v1.ts';
 import { readFields, WIRE_BYTES, WireError } from './wire.ts';
@@ -32,6 +41,10 @@ const DECODERS = new Map<string, MessageSpec>([
   ['coordination.k8s.io/v1beta1/Lease', Lease],
   ['events.k8s.io/v1/Event', EventsV1Event],
   ['authentication.k8s.io/v1/TokenRequest', TokenRequest],
+  ['authentication.k8s.io/v1/SelfSubjectReview', SelfSubjectReview],
+  ['authentication.k8s.io/v1beta1/SelfSubjectReview', SelfSubjectReview],
+  ['authorization.k8s.io/v1/SelfSubjectAccessReview', SelfSubjectAccessReview],
+  ['authorization.k8s.io/v1/SelfSubjectRulesReview', SelfSubjectRulesReview],
 ]);
 
 /** Kinds registered in every group version (metav1.AddToGroupVersion), decoded whatever the apiVersion. */

@@ -1,6 +1,7 @@
 // Field tables for the API groups other than core/v1 whose objects typed clients send to this
 // server: policy/v1 (Eviction, PodDisruptionBudget), coordination.k8s.io/v1 (Lease),
-// events.k8s.io/v1 (Event) and authentication.k8s.io/v1 (TokenRequest).
+// events.k8s.io/v1 (Event), authentication.k8s.io/v1 (TokenRequest, SelfSubjectReview) and
+// authorization.k8s.io/v1 (SelfSubjectAccessReview, SelfSubjectRulesReview).
 
 import { EventSource, ObjectReference } from './core-v1.ts';
 import {
@@ -8,6 +9,7 @@ import {
   INT_OR_STRING,
   INT32,
   INT64,
+  ignored,
   list,
   MICRO_TIME,
   map,
@@ -17,6 +19,7 @@ import {
   STRING,
   struct,
   TIME,
+  unsupported,
 } from './message.ts';
 import { Condition, DeleteOptions, LabelSelector, ObjectMeta } from './meta-v1.ts';
 
@@ -116,4 +119,53 @@ export const TokenRequest = message('k8s.io.api.authentication.v1.TokenRequest',
   struct(1, 'metadata', ObjectMeta),
   struct(2, 'spec', TokenRequestSpec),
   struct(3, 'status', TokenRequestStatus),
+]);
+
+// ---- self reviews: kubectl auth whoami (authentication.k8s.io) and auth can-i (authorization.k8s.io) ----
+
+export const SelfSubjectReview = message('k8s.io.api.authentication.v1.SelfSubjectReview', () => [
+  struct(1, 'metadata', ObjectMeta),
+  ignored(2, 'status'),
+]);
+
+export const ResourceAttributes = message('k8s.io.api.authorization.v1.ResourceAttributes', () => [
+  field(1, 'namespace', STRING),
+  field(2, 'verb', STRING),
+  field(3, 'group', STRING),
+  field(4, 'version', STRING),
+  field(5, 'resource', STRING),
+  field(6, 'subresource', STRING),
+  field(7, 'name', STRING),
+  unsupported(8, 'fieldSelector'),
+  unsupported(9, 'labelSelector'),
+]);
+
+export const NonResourceAttributes = message('k8s.io.api.authorization.v1.NonResourceAttributes', () => [
+  field(1, 'path', STRING),
+  field(2, 'verb', STRING),
+]);
+
+export const SelfSubjectAccessReviewSpec = message(
+  'k8s.io.api.authorization.v1.SelfSubjectAccessReviewSpec',
+  () => [
+    ptr(1, 'resourceAttributes', msg(ResourceAttributes)),
+    ptr(2, 'nonResourceAttributes', msg(NonResourceAttributes)),
+  ],
+);
+
+export const SelfSubjectAccessReview = message('k8s.io.api.authorization.v1.SelfSubjectAccessReview', () => [
+  struct(1, 'metadata', ObjectMeta),
+  struct(2, 'spec', SelfSubjectAccessReviewSpec),
+  ignored(3, 'status'),
+]);
+
+export const SelfSubjectRulesReviewSpec = message(
+  'k8s.io.api.authorization.v1.SelfSubjectRulesReviewSpec',
+  () => [field(1, 'namespace', STRING)],
+);
+
+export const SelfSubjectRulesReview = message('k8s.io.api.authorization.v1.SelfSubjectRulesReview', () => [
+  struct(1, 'metadata', ObjectMeta),
+  struct(2, 'spec', SelfSubjectRulesReviewSpec),
+  ignored(3, 'status'),
 ]);

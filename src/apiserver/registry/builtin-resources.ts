@@ -11,6 +11,7 @@
 // kinds from its compiled-in types, never from these schemas (see docs/kubectl-compatibility.md).
 
 import type { KubeObject } from '../storage/types.ts';
+import { coreToEventsV1, eventsV1ToCore } from './event-conversion.ts';
 import type { JSONSchemaProps, PrinterColumn, ResourceDefinition, Verb } from './resource-definition.ts';
 
 const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -414,6 +415,39 @@ const eventColumns = (regarding: string, note: string): PrinterColumn[] => [
 
 /** A fresh copy of every built-in definition, in the order kube lists their groups. */
 export function builtinResources(): ResourceDefinition[] {
+  const defs = catalogue();
+  // events.k8s.io/v1 Events live in the core Event store, as in kube (one key space, two views).
+  const coreEvents = defs.find((d) => d.group === '' && d.resource === 'events')!;
+  const eventsV1 = defs.find((d) => d.group === 'events.k8s.io' && d.resource === 'events')!;
+  eventsV1.storedAs = { def: coreEvents, toStorage: eventsV1ToCore, fromStorage: coreToEventsV1 };
+  return defs;
+}
+
+/** A review resource: create-only, answered at once and never stored (auth/self-reviews.ts). */
+function review(group: string, version: string, resource: string, kind: string, description: string) {
+  return def({
+    group,
+    version,
+    resource,
+    singular: resource.replace(/s$/, ''),
+    kind,
+    listKind: `${kind}List`,
+    namespaced: false,
+    shortNames: [],
+    categories: [],
+    verbs: ['create'],
+    subresources: {},
+    schema: kindSchema(description, {
+      spec: open('Spec holds information about the request being evaluated.'),
+      status: open('Status is filled in by the server.'),
+    }),
+    printerColumns: [],
+    selectableFields: {},
+    tracksGeneration: false,
+  });
+}
+
+function catalogue(): ResourceDefinition[] {
   return [
     // ------------------------------------------------------------------ core/v1
     def({
@@ -880,6 +914,36 @@ export function builtinResources(): ResourceDefinition[] {
       selectableFields: eventsV1Selectors,
       tracksGeneration: false,
     }),
+    // ------------------------------------------------------------------ authentication, authorization
+    review(
+      'authentication.k8s.io',
+      'v1',
+      'selfsubjectreviews',
+      'SelfSubjectReview',
+      'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request.',
+    ),
+    // kubectl 1.27 asks v1beta1 first for `auth whoami`.
+    review(
+      'authentication.k8s.io',
+      'v1beta1',
+      'selfsubjectreviews',
+      'SelfSubjectReview',
+      'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request.',
+    ),
+    review(
+      'authorization.k8s.io',
+      'v1',
+      'selfsubjectaccessreviews',
+      'SelfSubjectAccessReview',
+      'SelfSubjectAccessReview checks whether or the current user can perform an action.',
+    ),
+    review(
+      'authorization.k8s.io',
+      'v1',
+      'selfsubjectrulesreviews',
+      'SelfSubjectRulesReview',
+      'SelfSubjectRulesReview enumerates the set of actions the current user can perform within a namespace.',
+    ),
     // ------------------------------------------------------------------ policy/v1
     def({
       group: 'policy',

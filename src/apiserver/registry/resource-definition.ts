@@ -82,6 +82,17 @@ export interface ResourceDefinition {
   selectableFields: Record<string, (object: KubeObject) => string | undefined>;
   /** Whether spec changes bump metadata.generation (kinds with a spec/status split). */
   tracksGeneration: boolean;
+  /**
+   * Set on a view over another resource's storage, as kube serves events.k8s.io/v1 Events from the
+   * core Event store: objects are kept as `def` keeps them and converted on the way in and out.
+   */
+  storedAs?: StorageView;
+}
+
+export interface StorageView {
+  def: ResourceDefinition;
+  toStorage(object: KubeObject): KubeObject;
+  fromStorage(object: KubeObject): KubeObject;
 }
 
 export function apiVersionOf(def: Pick<ResourceDefinition, 'group' | 'version'>): string {

@@ -39,6 +39,10 @@ test('the catalogue: names, short names, scope and subresources as kube serves t
     ['apps/v1/controllerrevisions', 'ControllerRevision', true, '', ''],
     ['apps/v1/daemonsets', 'DaemonSet', true, 'ds', 'status'],
     ['events.k8s.io/v1/events', 'Event', true, 'ev', ''],
+    ['authentication.k8s.io/v1/selfsubjectreviews', 'SelfSubjectReview', false, '', ''],
+    ['authentication.k8s.io/v1beta1/selfsubjectreviews', 'SelfSubjectReview', false, '', ''],
+    ['authorization.k8s.io/v1/selfsubjectaccessreviews', 'SelfSubjectAccessReview', false, '', ''],
+    ['authorization.k8s.io/v1/selfsubjectrulesreviews', 'SelfSubjectRulesReview', false, '', ''],
     ['policy/v1/poddisruptionbudgets', 'PodDisruptionBudget', true, 'pdb', 'status'],
     [
       'apiextensions.k8s.io/v1/customresourcedefinitions',

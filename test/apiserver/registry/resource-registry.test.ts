@@ -65,7 +65,17 @@ test('groups list the core group first, then built-in groups in kube order, then
   registry.applyCustomResourceDefinition(widgetCrd());
   assert.deepEqual(
     registry.groups().map((g) => g.group),
-    ['', 'apps', 'events.k8s.io', 'policy', 'apiextensions.k8s.io', 'coordination.k8s.io', 'example.com'],
+    [
+      '',
+      'apps',
+      'events.k8s.io',
+      'authentication.k8s.io',
+      'authorization.k8s.io',
+      'policy',
+      'apiextensions.k8s.io',
+      'coordination.k8s.io',
+      'example.com',
+    ],
   );
   const widgets = registry.groups().find((g) => g.group === 'example.com');
   // v1 outranks v1alpha1 even though the CRD lists v1alpha1 first; v2beta1 is not served.

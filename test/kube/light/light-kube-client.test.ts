@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { resourcePath } from '../../../src/kube/light/api-paths.ts';
-import { KubeApiError } from '../../../src/kube/light/kube-api-error.ts';
+import { KubeApiError, type KubeStatus } from '../../../src/kube/light/kube-api-error.ts';
 import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../../src/kube/light/types.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
@@ -147,7 +147,7 @@ test('patch: merge, strategic merge (conditions by type) and JSON patch', async 
   );
 });
 
-test('delete returns the object; with a finalizer it lingers until the finalizer is removed', async () => {
+test('delete returns a Success Status (ConfigMaps, as in kube); with a finalizer the object lingers until the finalizer is removed', async () => {
   const namespace = 'default';
   await admin.create(configMaps(namespace), {
     apiVersion: 'v1',
@@ -156,7 +156,9 @@ test('delete returns the object; with a finalizer it lingers until the finalizer
     data: { a: '1' },
   });
   const deleted = await admin.delete(configMaps(namespace, 'del-1'), { propagationPolicy: 'Background' });
-  assert.equal((deleted as KubeObject).metadata?.name, 'del-1');
+  assert.equal(deleted.kind, 'Status');
+  assert.equal((deleted as KubeStatus).status, 'Success');
+  assert.equal((deleted as KubeStatus).details?.name, 'del-1');
   await rejectsWith(admin.get(configMaps(namespace, 'del-1')), 404, 'NotFound');
   await rejectsWith(admin.delete(configMaps(namespace, 'del-1')), 404, 'NotFound');
 

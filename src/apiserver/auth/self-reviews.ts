@@ -1,0 +1,147 @@
+// The reviews a client asks about itself, answered from the embedded authorizer for the requesting
+// identity (nothing is stored): `kubectl auth can-i` (SelfSubjectAccessReview, and with --list
+// SelfSubjectRulesReview) and `kubectl auth whoami` (SelfSubjectReview).
+
+import { invalid as invalidError, type StatusCause } from '../errors.ts';
+import type { KubeObject } from '../storage/types.ts';
+import {
+  authorize,
+  CONTROLLER_RULES,
+  type PolicyRule,
+  type RequestAttributes,
+  type RequestVerb,
+  SELF_REVIEW_RULES,
+} from './authorizer.ts';
+import type { Identity } from './identities.ts';
+
+export const REVIEW_RESOURCES = [
+  { group: 'authorization.k8s.io', resource: 'selfsubjectaccessreviews' },
+  { group: 'authorization.k8s.io', resource: 'selfsubjectrulesreviews' },
+  { group: 'authentication.k8s.io', resource: 'selfsubjectreviews' },
+] as const;
+
+export function isSelfReview(group: string, resource: string): boolean {
+  return REVIEW_RESOURCES.some((r) => r.group === group && r.resource === resource);
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** Non-resource URLs every authenticated identity may read (system:discovery, system:public-info-viewer). */
+const DISCOVERY_URLS = [
+  '/api',
+  '/api/*',
+  '/apis',
+  '/apis/*',
+  '/openapi',
+  '/openapi/*',
+  '/version',
+  '/version/',
+  '/healthz',
+  '/livez',
+  '/readyz',
+];
+
+function invalidReview(kind: string, causes: StatusCause[]): never {
+  throw invalidError({ group: 'authorization.k8s.io', resource: '', kind, name: '' }, causes);
+}
+
+/** SelfSubjectAccessReview: the authorizer's decision for the requester on the attributes asked about. */
+export function selfSubjectAccessReview(identity: Identity, review: KubeObject): KubeObject {
+  const spec: KubeObject = review.spec ?? {};
+  const resourceAttributes: KubeObject | undefined = spec.resourceAttributes ?? undefined;
+  const nonResourceAttributes: KubeObject | undefined = spec.nonResourceAttributes ?? undefined;
+  if ((resourceAttributes === undefined) === (nonResourceAttributes === undefined)) {
+    invalidReview('SelfSubjectAccessReview', [
+      {
+        type: 'FieldValueInvalid',
+        field: 'spec.resourceAttributes',
+        message: `Invalid value: ${JSON.stringify(spec)}: exactly one of nonResourceAttributes or resourceAttributes must be specified`,
+      },
+    ]);
+  }
+  let attrs: RequestAttributes;
+  if (resourceAttributes) {
+    const a = resourceAttributes;
+    attrs = {
+      verb: text(a.verb) as RequestVerb,
+      group: text(a.group),
+      resource: text(a.resource),
+      ...(text(a.subresource) ? { subresource: text(a.subresource) } : {}),
+      ...(text(a.namespace) ? { namespace: text(a.namespace) } : {}),
+      ...(text(a.name) ? { name: text(a.name) } : {}),
+    };
+  } else {
+    attrs = { verb: text(nonResourceAttributes!.verb), path: text(nonResourceAttributes!.path) };
+  }
+  const decision = allowedFor(identity, attrs);
+  return {
+    kind: 'SelfSubjectAccessReview',
+    apiVersion: text(review.apiVersion) || 'authorization.k8s.io/v1',
+    metadata: { creationTimestamp: null, ...(review.metadata ?? {}) },
+    spec,
+    status: { allowed: decision.allowed },
+  };
+}
+
+/**
+ * The authorizer's decision. A denial carries no reason, as kube's RBAC authorizer gives none when no
+ * rule matches (so `kubectl auth can-i` prints a bare "no", as against a cluster); a refused request
+ * itself still gets a 403 naming the rule.
+ */
+function allowedFor(identity: Identity, attrs: RequestAttributes): { allowed: boolean; reason: string } {
+  return { allowed: authorize(identity, attrs).allowed, reason: '' };
+}
+
+function resourceRule(rule: PolicyRule): KubeObject {
+  return { verbs: [...rule.verbs], apiGroups: [...rule.groups], resources: [...rule.resources] };
+}
+
+/**
+ * SelfSubjectRulesReview: what the requester may do in a namespace. The admin's and the controller's
+ * permissions are rules; a node agent's depend on the object (its own Node, its Leases, the Secrets
+ * its revisions reference), which rules cannot say: like kube for a webhook authorizer, the answer
+ * lists what is expressible and sets incomplete.
+ */
+export function selfSubjectRulesReview(identity: Identity, review: KubeObject): KubeObject {
+  const namespace = text(review.spec?.namespace);
+  if (namespace === '') {
+    invalidReview('SelfSubjectRulesReview', [
+      { type: 'FieldValueRequired', field: 'spec.namespace', message: 'Required value' },
+    ]);
+  }
+  const status: KubeObject = { resourceRules: [], nonResourceRules: [], incomplete: false };
+  if (identity.kind === 'admin') {
+    status.resourceRules = [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }];
+    status.nonResourceRules = [{ verbs: ['*'], nonResourceURLs: ['*'] }];
+  } else {
+    const rules: PolicyRule[] = [...SELF_REVIEW_RULES];
+    if (identity.kind === 'controller') {
+      rules.push(
+        ...CONTROLLER_RULES.filter((r) => r.namespaces === undefined || r.namespaces.includes(namespace)),
+      );
+    } else {
+      status.incomplete = true;
+      status.evaluationError =
+        "a node agent's permissions depend on the object (its own Node and Leases, Events about its Node, the Secrets its revisions reference) and are not expressible as rules";
+    }
+    status.resourceRules = rules.map(resourceRule);
+    status.nonResourceRules = [{ verbs: ['get'], nonResourceURLs: DISCOVERY_URLS }];
+  }
+  return {
+    kind: 'SelfSubjectRulesReview',
+    apiVersion: text(review.apiVersion) || 'authorization.k8s.io/v1',
+    metadata: { creationTimestamp: null },
+    spec: review.spec ?? {},
+    status,
+  };
+}
+
+/** SelfSubjectReview: who the server thinks the requester is. */
+export function selfSubjectReview(identity: Identity, apiVersion: string): KubeObject {
+  return {
+    kind: 'SelfSubjectReview',
+    apiVersion,
+    metadata: { creationTimestamp: null },
+    status: { userInfo: { username: identity.name, groups: [...identity.groups] } },
+  };
+}

@@ -1,0 +1,185 @@
+// What kube's decoder enforces on built-in kinds before any validation runs, and so answers with
+// 400 BadRequest (`<Kind> in version "<v>" cannot be handled as a <Kind>: <decode error>`):
+// - metav1.Time / MicroTime fields must be RFC 3339 strings (go-time.ts); they come out normalised to
+//   UTC (Time to whole seconds, MicroTime to six fractional digits), since kube re-encodes what it decoded;
+// - ConfigMap data values are strings, ConfigMap binaryData and Secret data values base64 strings;
+// - Secret stringData is write-only: kube's conversion merges it into data (overriding) and drops it.
+// Custom resources are not decoded into Go types: their date-time fields are only validated (schema).
+
+import { badRequest } from '../errors.ts';
+import type { ResourceDefinition } from '../registry/resource-definition.ts';
+import type { KubeObject } from '../storage/types.ts';
+import { formatMicroTime, formatTime, GoTimeParseError, parseGoTime } from './go-time.ts';
+
+type TimeKind = 'Time' | 'MicroTime';
+/** A path through an object; '*' walks every element of a list or value of a map. */
+type TimeField = [path: string[], kind: TimeKind];
+
+const t = (path: string, kind: TimeKind = 'Time'): TimeField => [path.split('.'), kind];
+
+const CONDITIONS = [t('status.conditions.*.lastTransitionTime')];
+
+const containerStatusTimes = (list: string): TimeField[] =>
+  ['state', 'lastState'].flatMap((state) => [
+    t(`status.${list}.*.${state}.running.startedAt`),
+    t(`status.${list}.*.${state}.terminated.startedAt`),
+    t(`status.${list}.*.${state}.terminated.finishedAt`),
+  ]);
+
+/** The metav1.Time / MicroTime fields of each built-in kind (k8s.io/api types), by group/resource. */
+const TIME_FIELDS: Record<string, TimeField[]> = {
+  '/pods': [
+    t('status.conditions.*.lastProbeTime'),
+    ...CONDITIONS,
+    t('status.startTime'),
+    ...containerStatusTimes('containerStatuses'),
+    ...containerStatusTimes('initContainerStatuses'),
+    ...containerStatusTimes('ephemeralContainerStatuses'),
+  ],
+  '/nodes': [t('status.conditions.*.lastHeartbeatTime'), ...CONDITIONS, t('spec.taints.*.timeAdded')],
+  '/namespaces': CONDITIONS,
+  '/events': [
+    t('firstTimestamp'),
+    t('lastTimestamp'),
+    t('eventTime', 'MicroTime'),
+    t('series.lastObservedTime', 'MicroTime'),
+  ],
+  'apps/daemonsets': CONDITIONS,
+  'policy/poddisruptionbudgets': [...CONDITIONS, t('status.disruptedPods.*')],
+  'apiextensions.k8s.io/customresourcedefinitions': CONDITIONS,
+  'coordination.k8s.io/leases': [t('spec.acquireTime', 'MicroTime'), t('spec.renewTime', 'MicroTime')],
+};
+
+const METADATA_TIMES: TimeField[] = [
+  t('metadata.creationTimestamp'),
+  t('metadata.deletionTimestamp'),
+  t('metadata.managedFields.*.time'),
+];
+
+/** encoding/json's name for the JSON type of a value it cannot put into a Go type. */
+function jsonTypeName(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (value === null) return 'null';
+  return typeof value === 'object' ? 'object' : typeof value === 'boolean' ? 'bool' : typeof value;
+}
+
+class DecodeError extends Error {}
+
+function normaliseTime(value: unknown, kind: TimeKind): string {
+  if (typeof value !== 'string') {
+    throw new DecodeError(`json: cannot unmarshal ${jsonTypeName(value)} into Go value of type string`);
+  }
+  try {
+    const instant = parseGoTime(value, kind === 'MicroTime');
+    return kind === 'MicroTime' ? formatMicroTime(instant) : formatTime(instant);
+  } catch (err) {
+    if (err instanceof GoTimeParseError) throw new DecodeError(err.message);
+    throw err;
+  }
+}
+
+function walkTimes(holder: unknown, path: string[], kind: TimeKind): void {
+  if (holder === null || typeof holder !== 'object') return;
+  const [head, ...rest] = path;
+  const container = holder as Record<string, unknown>;
+  const keys = head === '*' ? Object.keys(container) : [head!];
+  for (const key of keys) {
+    if (!Object.hasOwn(container, key)) continue;
+    const value = container[key];
+    if (rest.length > 0) {
+      walkTimes(value, rest, kind);
+    } else if (value === null) {
+      // A null time is the zero time: kube omits it on output.
+      if (Array.isArray(container)) continue;
+      delete container[key];
+    } else {
+      container[key] = normaliseTime(value, kind);
+    }
+  }
+}
+
+/** Go's base64.StdEncoding.DecodeString verdict: the byte offset of the first problem, or -1. */
+export function base64ErrorOffset(text: string): number {
+  // Go skips \r and \n; offsets count them.
+  const chars = [...text].map((c, i) => ({ c, i })).filter(({ c }) => c !== '\r' && c !== '\n');
+  const alphabet = /[A-Za-z0-9+/]/;
+  let k = 0;
+  while (k < chars.length) {
+    const quantum = chars.slice(k, k + 4);
+    for (let j = 0; j < quantum.length; j++) {
+      const { c, i } = quantum[j]!;
+      if (alphabet.test(c)) continue;
+      if (c !== '=' || j < 2) return i;
+      // Padding: "xx==" or "xxx=", and nothing after it.
+      if (j === 2 && quantum[3] === undefined) return text.length; // not enough padding
+      if (j === 2 && quantum[3]!.c !== '=') return i; // incorrect padding
+      const end = k + 4;
+      return end < chars.length ? chars[end]!.i : -1;
+    }
+    if (quantum.length < 4) return quantum[0]!.i;
+    k += 4;
+  }
+  return -1;
+}
+
+function checkStringMap(obj: KubeObject, field: string, structName: string, base64: boolean): void {
+  const value = obj[field];
+  if (value === undefined || value === null) return;
+  const goType = base64 ? 'map[string][]uint8' : 'map[string]string';
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new DecodeError(
+      `json: cannot unmarshal ${jsonTypeName(value)} into Go struct field ${structName}.${field} of type ${goType}`,
+    );
+  }
+  for (const entry of Object.values(value as Record<string, unknown>)) {
+    if (entry === null) continue;
+    if (typeof entry !== 'string') {
+      throw new DecodeError(
+        `json: cannot unmarshal ${jsonTypeName(entry)} into Go struct field ${structName}.${field} of type ${base64 ? '[]uint8' : 'string'}`,
+      );
+    }
+    if (base64) {
+      const offset = base64ErrorOffset(entry);
+      if (offset >= 0) throw new DecodeError(`illegal base64 data at input byte ${offset}`);
+    }
+  }
+}
+
+function decodeConfigData(def: ResourceDefinition, obj: KubeObject): void {
+  if (def.group !== '') return;
+  if (def.resource === 'configmaps') {
+    checkStringMap(obj, 'data', 'ConfigMap', false);
+    checkStringMap(obj, 'binaryData', 'ConfigMap', true);
+  } else if (def.resource === 'secrets') {
+    checkStringMap(obj, 'data', 'Secret', true);
+    checkStringMap(obj, 'stringData', 'Secret', false);
+    if (obj.stringData !== undefined) {
+      const stringData: Record<string, string | null> = obj.stringData ?? {};
+      if (Object.keys(stringData).length > 0) {
+        obj.data = { ...(obj.data ?? {}) };
+        for (const [key, text] of Object.entries(stringData)) {
+          obj.data[key] = Buffer.from(text ?? '', 'utf8').toString('base64');
+        }
+      }
+      delete obj.stringData;
+    }
+  }
+}
+
+/**
+ * Decodes a built-in object as kube's JSON decoder would: throws 400 BadRequest with kube's message on a
+ * value the Go type cannot hold; normalises times and merges Secret stringData in place.
+ */
+export function decodeBuiltinObject(def: ResourceDefinition, obj: KubeObject): void {
+  try {
+    for (const [path, kind] of [...METADATA_TIMES, ...(TIME_FIELDS[`${def.group}/${def.resource}`] ?? [])]) {
+      walkTimes(obj, path, kind);
+    }
+    decodeConfigData(def, obj);
+  } catch (err) {
+    if (!(err instanceof DecodeError)) throw err;
+    throw badRequest(
+      `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${err.message}`,
+    );
+  }
+}
