@@ -95,13 +95,6 @@ function parseNonNegativeInt(query: URLSearchParams, name: string): number | und
   return Number(raw);
 }
 
-/** A boolean query parameter as apimachinery reads it: present and not "0" or "false" (any case). */
-function queryFlag(query: URLSearchParams, name: string): boolean | undefined {
-  const raw = query.get(name);
-  if (raw === null) return undefined;
-  return !/^(0|false)$/i.test(raw);
-}
-
 /**
  * Write options from the query. `optionsKind` (CreateOptions, UpdateOptions, PatchOptions) names the
  * options in errors. Without ?fieldManager= the manager is the client's User-Agent up to its first
@@ -135,7 +128,7 @@ function patchOptions(
   subresource?: string,
 ): WriteOptions {
   const options = writeOptions(req, query, 'PatchOptions', admit, subresource);
-  const force = queryFlag(query, 'force');
+  const force = queryOptionalBool(query, 'force');
   if (apply) {
     if (!query.get('fieldManager')) {
       throw optionsInvalid('PatchOptions', [

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { kubectlBinaries } from '../../support/kubectl-binaries.ts';
+import { kubectlBinaries } from '../../support/kubectl-versions.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
 
 interface Run {
