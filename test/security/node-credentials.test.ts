@@ -614,13 +614,17 @@ const attempts: Attempt[] = [
     embedded: { code: 413, reason: 'RequestEntityTooLarge', message: /accumulated size increase of copy/ },
   },
   {
+    // A Pod: kube validates no size of an environment value, so only the store's cap refuses it
+    // (a ConfigMap's own 1 MiB validation would answer first).
     name: 'stores an object of 2 MiB (admin: the cap is for everyone)',
     as: 'admin',
-    prepare: post('/api/v1/namespaces/default/configmaps', {
+    prepare: post('/api/v1/namespaces/default/pods', {
       apiVersion: 'v1',
-      kind: 'ConfigMap',
+      kind: 'Pod',
       metadata: { name: 'huge' },
-      data: { blob: 'x'.repeat(2 * MiB) },
+      spec: {
+        containers: [{ name: 'c', image: 'busybox', env: [{ name: 'BLOB', value: 'x'.repeat(2 * MiB) }] }],
+      },
     }),
     embedded: { code: 413, reason: 'RequestEntityTooLarge', message: /etcdserver: request is too large/ },
   },
