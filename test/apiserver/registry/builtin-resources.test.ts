@@ -35,7 +35,7 @@ test('the catalogue: names, short names, scope and subresources as kube serves t
     ['core/v1/nodes', 'Node', false, 'no', 'status'],
     ['core/v1/pods', 'Pod', true, 'po', 'eviction,status'],
     ['core/v1/secrets', 'Secret', true, '', ''],
-    ['core/v1/serviceaccounts', 'ServiceAccount', true, 'sa', ''],
+    ['core/v1/serviceaccounts', 'ServiceAccount', true, 'sa', 'token'],
     ['apps/v1/controllerrevisions', 'ControllerRevision', true, '', ''],
     ['apps/v1/daemonsets', 'DaemonSet', true, 'ds', 'status'],
     ['events.k8s.io/v1/events', 'Event', true, 'ev', ''],
