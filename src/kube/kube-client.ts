@@ -134,7 +134,7 @@ export class KubeClient {
           const text = Buffer.concat(chunks).toString('utf8');
           const status = res.statusCode ?? 0;
           if (status < 200 || status >= 300) {
-            reject(kubeErrorFromResponse(status, method, url.pathname, text));
+            reject(kubeErrorFromResponse(status, text, `${method} ${url.pathname}`));
             return;
           }
           try {

@@ -73,9 +73,8 @@ export function openWatch<T extends KubeObject>(open: OpenWatchOptions<T>): Watc
         res.on('end', () => {
           const error: KubeError = kubeErrorFromResponse(
             status,
-            'WATCH',
-            open.url.pathname,
             Buffer.concat(chunks).toString('utf8'),
+            `WATCH ${open.url.pathname}`,
           );
           end(isKubeError(error, 410) ? 'expired' : 'failed', error);
         });

@@ -6,8 +6,8 @@
 // holders. The slot Leases are watched only while the agent has a Serial gate.
 
 import { SERIAL_LEASE_NAMESPACE, SERIAL_POOL_LABEL, type SerialGate } from '../../api/node-protocol.ts';
+import { isKubeError } from '../../kube/kube-error.ts';
 import { resourcePath } from '../../kube/light/api-paths.ts';
-import { hasStatus } from '../../kube/light/kube-api-error.ts';
 import type { LightKubeClient } from '../../kube/light/light-kube-client.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
@@ -179,7 +179,7 @@ export class SerialSlots {
       this.observe(updated);
       return updated;
     } catch (error) {
-      if (hasStatus(error, 409) || hasStatus(error, 404)) {
+      if (isKubeError(error, 409) || isKubeError(error, 404)) {
         await this.refresh(name);
         return undefined;
       }
@@ -195,7 +195,7 @@ export class SerialSlots {
       this.observe(created);
       return created;
     } catch (error) {
-      if (hasStatus(error, 409)) {
+      if (isKubeError(error, 409)) {
         await this.refresh(name);
         return undefined;
       }
@@ -209,7 +209,7 @@ export class SerialSlots {
     try {
       this.observe(await this.options.client.get<SlotLease & { metadata: object }>(this.pathOf(name)));
     } catch (error) {
-      if (hasStatus(error, 404)) this.observer.forget(name);
+      if (isKubeError(error, 404)) this.observer.forget(name);
       else throw error;
     }
   }

@@ -4,15 +4,10 @@
 // tells the caller to re-list). It never retries: resuming is the informer's job.
 
 import type { IncomingMessage } from 'node:http';
+import { isKubeStatus, type KubeError, kubeErrorFromResponse, kubeErrorFromStatus } from '../kube-error.ts';
 import { withQuery } from './api-paths.ts';
 import type { HttpsTransport } from './https-transport.ts';
 import { InactivityWatchdog } from './inactivity-watchdog.ts';
-import {
-  isKubeStatus,
-  type KubeApiError,
-  kubeApiErrorFromResponse,
-  kubeApiErrorFromStatus,
-} from './kube-api-error.ts';
 import { NdjsonLineSplitter } from './ndjson-line-splitter.ts';
 import type { RequestCounters } from './request-counters.ts';
 import type { KubeObject, WatchEvent } from './types.ts';
@@ -168,7 +163,7 @@ export class KubeWatch<T extends KubeObject = KubeObject> implements WatchHandle
     });
     res.on('end', () => {
       const text = this.transport.redact(Buffer.concat(chunks).toString('utf8'));
-      const error = kubeApiErrorFromResponse(res.statusCode ?? 0, text);
+      const error = kubeErrorFromResponse(res.statusCode ?? 0, text);
       this.finish(error.status === 410 ? 'expired' : 'failed', error);
     });
   }
@@ -191,9 +186,9 @@ export class KubeWatch<T extends KubeObject = KubeObject> implements WatchHandle
     this.events++;
     this.counters.watchEvent(type);
     if (type === 'ERROR') {
-      const error: KubeApiError = isKubeStatus(object)
-        ? kubeApiErrorFromStatus(object)
-        : kubeApiErrorFromStatus({ code: 500, message: 'watch ERROR event without a Status' });
+      const error: KubeError = isKubeStatus(object)
+        ? kubeErrorFromStatus(object)
+        : kubeErrorFromStatus({ code: 500, message: 'watch ERROR event without a Status' });
       this.finish(error.status === 410 ? 'expired' : 'failed', error);
       return;
     }

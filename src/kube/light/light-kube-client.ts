@@ -2,9 +2,9 @@
 // costs ~85 MB of RSS on every node; the agent needs a handful of verbs on a few objects, so this
 // speaks the wire protocol directly: JSON bodies, Status errors, NDJSON watches.
 
+import { type KubeStatus, kubeErrorFromResponse } from '../kube-error.ts';
 import { withQuery } from './api-paths.ts';
 import { HttpsTransport, type HttpsTransportOptions } from './https-transport.ts';
-import { type KubeStatus, kubeApiErrorFromResponse } from './kube-api-error.ts';
 import {
   KubeWatch,
   type WatchHandle,
@@ -166,7 +166,7 @@ export class LightKubeClient {
       response = await this.transport.send(method, path, payload, idempotent);
     }
     if (response.status < 200 || response.status > 299)
-      throw kubeApiErrorFromResponse(response.status, response.text);
+      throw kubeErrorFromResponse(response.status, response.text);
     if (response.text === '') return undefined as T;
     try {
       return JSON.parse(response.text) as T;
