@@ -7,8 +7,17 @@ import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeError, kubeErrorFromResponse } from './kube-error.ts';
+import type { KubeObject as LightObject } from './light/types.ts';
 import type { KubeList, KubeObject } from './types.ts';
-import { openWatch, type WatchHandle, type WatchHandlers } from './watch-stream.ts';
+import {
+  KubeWatch,
+  type WatchHandle,
+  type WatchHandlers,
+  type WatchOptions,
+  type WatchQuery,
+  type WatchTransport,
+} from './light/kube-watch.ts';
+import { RequestCounters } from './light/request-counters.ts';
 
 export type PatchType = 'merge' | 'strategic' | 'json';
 
@@ -53,6 +62,7 @@ export class KubeClient {
   private preparing: Promise<Prepared> | undefined;
   private agent: http.Agent | undefined;
   private agentKey = '';
+  private readonly counters = new RequestCounters();
 
   constructor(config: KubeConfig, options: KubeClientOptions = {}) {
     const cluster = config.getCurrentCluster();
@@ -89,19 +99,34 @@ export class KubeClient {
     return this.request<T>('DELETE', withQuery(path, query), body);
   }
 
-  /** Opens a watch (NDJSON stream) on a collection; events arrive until the handle ends. */
+  /** Opens a watch (NDJSON stream) on a collection; events arrive until the handle is done. */
   async watch<T extends KubeObject>(
     path: string,
-    query: Query,
-    handlers: WatchHandlers<T>,
+    query: WatchQuery,
+    handlers: WatchHandlers<T & LightObject>,
+    options?: WatchOptions,
   ): Promise<WatchHandle> {
     const prepared = await this.prepare();
-    return openWatch<T>({
-      url: new URL(withQuery(path, { ...query, watch: true }), this.server),
-      options: prepared.options,
-      handlers,
-      transport: this.server.protocol === 'http:' ? http : https,
-    });
+    const transport: WatchTransport = {
+      stream: (streamPath) => {
+        const url = new URL(streamPath, this.server);
+        const headers = { ...(prepared.options.headers as http.OutgoingHttpHeaders), Accept: 'application/json' };
+        const request = (this.server.protocol === 'http:' ? http : https).request(url, {
+          ...prepared.options,
+          method: 'GET',
+          headers,
+        });
+        const response = new Promise<http.IncomingMessage>((resolve, reject) => {
+          request.once('response', resolve);
+          request.on('error', reject);
+        });
+        response.catch(() => {});
+        request.end();
+        return { request, response };
+      },
+      redact: (text) => text,
+    };
+    return new KubeWatch<T & LightObject>(transport, this.counters, path, query, handlers, options);
   }
 
   /** Closes idle keep-alive connections (tests and shutdown). */

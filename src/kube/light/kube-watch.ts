@@ -12,6 +12,9 @@ import { NdjsonLineSplitter } from './ndjson-line-splitter.ts';
 import type { RequestCounters } from './request-counters.ts';
 import type { KubeObject, WatchEvent } from './types.ts';
 
+/** What a watch needs of a connection: a streamed GET, and scrubbing credentials from error text. */
+export type WatchTransport = Pick<HttpsTransport, 'stream' | 'redact'>;
+
 export interface WatchQuery {
   fieldSelector?: string;
   labelSelector?: string;
@@ -66,7 +69,7 @@ export class KubeWatch<T extends KubeObject = KubeObject> implements WatchHandle
   readonly done: Promise<WatchEnd>;
   private readonly handlers: WatchHandlers<T>;
   private readonly counters: RequestCounters;
-  private readonly transport: HttpsTransport;
+  private readonly transport: WatchTransport;
   private readonly splitter: NdjsonLineSplitter;
   private readonly watchdog: InactivityWatchdog | undefined;
   private readonly abortRequest: () => void;
@@ -76,7 +79,7 @@ export class KubeWatch<T extends KubeObject = KubeObject> implements WatchHandle
   private finished = false;
 
   constructor(
-    transport: HttpsTransport,
+    transport: WatchTransport,
     counters: RequestCounters,
     path: string,
     query: WatchQuery,
