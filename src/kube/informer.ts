@@ -97,7 +97,12 @@ export class Informer<T extends KubeObject> {
       {
         list: (query) => this.client.list<T>(path, query),
         watch: (query, onEvent, options) =>
-          this.client.watch<T>(path, query, { onEvent: (event) => onEvent(event as ListWatchEvent<T>) }, options),
+          this.client.watch<T>(
+            path,
+            query,
+            { onEvent: (event) => onEvent(event as ListWatchEvent<T>) },
+            options,
+          ),
       },
       {
         labelSelector,

@@ -7,8 +7,6 @@ import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeError, kubeErrorFromResponse } from './kube-error.ts';
-import type { KubeObject as LightObject } from './light/types.ts';
-import type { KubeList, KubeObject } from './types.ts';
 import {
   KubeWatch,
   type WatchHandle,
@@ -18,6 +16,8 @@ import {
   type WatchTransport,
 } from './light/kube-watch.ts';
 import { RequestCounters } from './light/request-counters.ts';
+import type { KubeObject as LightObject } from './light/types.ts';
+import type { KubeList, KubeObject } from './types.ts';
 
 export type PatchType = 'merge' | 'strategic' | 'json';
 
@@ -110,7 +110,10 @@ export class KubeClient {
     const transport: WatchTransport = {
       stream: (streamPath) => {
         const url = new URL(streamPath, this.server);
-        const headers = { ...(prepared.options.headers as http.OutgoingHttpHeaders), Accept: 'application/json' };
+        const headers = {
+          ...(prepared.options.headers as http.OutgoingHttpHeaders),
+          Accept: 'application/json',
+        };
         const request = (this.server.protocol === 'http:' ? http : https).request(url, {
           ...prepared.options,
           method: 'GET',

@@ -40,7 +40,8 @@ export class CollectionWatch {
     this.loop = new ListWatch<KubeObject>(
       {
         list: (query) => client.list(collectionPath, query),
-        watch: (query, onEvent, watchOptions) => client.watch(collectionPath, query, { onEvent }, watchOptions),
+        watch: (query, onEvent, watchOptions) =>
+          client.watch(collectionPath, query, { onEvent }, watchOptions),
       },
       {
         labelSelector: options.labelSelector,

@@ -52,7 +52,8 @@ export class ObjectInformer<T extends KubeObject = KubeObject> {
     this.loop = new ListWatch<T>(
       {
         list: (query) => client.list<T>(collectionPath, query),
-        watch: (query, onEvent, watchOptions) => client.watch<T>(collectionPath, query, { onEvent }, watchOptions),
+        watch: (query, onEvent, watchOptions) =>
+          client.watch<T>(collectionPath, query, { onEvent }, watchOptions),
       },
       {
         fieldSelector: `metadata.name=${name}`,
