@@ -1,5 +1,5 @@
 // The HTTPS connection to one API server: a keep-alive agent trusting only the cluster's CA, the
-// bearer token on every request, whole-body requests with a timeout, and streamed requests for
+// bearer token on every request (or a client certificate presented by the agent), whole-body requests with a timeout, and streamed requests for
 // watches. The token (fixed, or read from a file that rotates: token-source.ts) is kept private and
 // scrubbed from any text that reaches an error.
 
@@ -16,6 +16,9 @@ export interface HttpsTransportOptions {
   /** The bearer token; or tokenFile, a file holding it that is read again when it changes. */
   token?: string;
   tokenFile?: string;
+  /** A client certificate and its key (PEM), instead of a token. */
+  clientCertPem?: string;
+  clientKeyPem?: string;
   /** Limit for a whole request/response exchange other than a watch (default 30 s). */
   requestTimeoutMs?: number;
   userAgent?: string;
@@ -38,7 +41,7 @@ const REDACTED = '[redacted]';
 
 export class HttpsTransport {
   readonly server: URL;
-  readonly #tokens: BearerTokenSource;
+  readonly #tokens: BearerTokenSource | undefined;
   private readonly agent: Agent;
   private readonly basePath: string;
   private readonly requestTimeoutMs: number;
@@ -49,20 +52,29 @@ export class HttpsTransport {
   constructor(options: HttpsTransportOptions, counters: RequestCounters) {
     const server = new URL(options.server);
     if (server.protocol !== 'https:') throw new Error(`API server URL must use https: ${server.origin}`);
-    if (options.token === undefined && options.tokenFile === undefined)
+    const certificate = options.clientCertPem !== undefined && options.clientKeyPem !== undefined;
+    if (options.token === undefined && options.tokenFile === undefined && !certificate)
       throw new Error('a bearer token is required');
     this.server = server;
     this.basePath = server.pathname.replace(/\/+$/, '');
     this.#tokens =
       options.token !== undefined
         ? new StaticTokenSource(options.token)
-        : new FileTokenSource(options.tokenFile!);
+        : options.tokenFile !== undefined
+          ? new FileTokenSource(options.tokenFile)
+          : undefined;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.userAgent = options.userAgent ?? 'nodeherd-light-client';
     this.counters = counters;
     // One idle socket is enough for an agent that makes a request every few minutes; LIFO reuse keeps
     // the warm one. Node closes idle sockets when the server's Keep-Alive timeout says so.
-    this.agent = new Agent({ keepAlive: true, maxFreeSockets: 2, scheduling: 'lifo', ca: options.caPem });
+    this.agent = new Agent({
+      keepAlive: true,
+      maxFreeSockets: 2,
+      scheduling: 'lifo',
+      ca: options.caPem,
+      ...(certificate ? { cert: options.clientCertPem, key: options.clientKeyPem } : {}),
+    });
   }
 
   /**
@@ -159,7 +171,7 @@ export class HttpsTransport {
   /** Replaces any occurrence of the token in text that may end up in an error or a log. */
   redact(text: string): string {
     let out = text;
-    for (const token of this.#tokens.recent()) {
+    for (const token of this.#tokens?.recent() ?? []) {
       if (out.includes(token)) out = out.split(token).join(REDACTED);
     }
     return out;
@@ -170,7 +182,7 @@ export class HttpsTransport {
    * was refused is worth sending once more (a rotation the stat check had not seen yet).
    */
   refreshToken(): boolean {
-    return this.#tokens.refresh();
+    return this.#tokens?.refresh() ?? false;
   }
 
   /** Closes pooled sockets; in-flight requests are destroyed. */
@@ -182,9 +194,9 @@ export class HttpsTransport {
     if (!path.startsWith('/')) throw new Error(`request path must start with '/': ${path}`);
     const headers: Record<string, string> = {
       Accept: 'application/json',
-      Authorization: `Bearer ${this.#tokens.current()}`,
       'User-Agent': this.userAgent,
     };
+    if (this.#tokens) headers.Authorization = `Bearer ${this.#tokens.current()}`;
     if (contentType !== undefined) headers['Content-Type'] = contentType;
     // Explicit: Node sends a DELETE body neither chunked nor with a length, so the server would read
     // the body as the start of the next request.

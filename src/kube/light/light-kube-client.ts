@@ -3,6 +3,11 @@
 // speaks the wire protocol directly: JSON bodies, Status errors, NDJSON watches.
 
 import { type KubeStatus, kubeErrorFromResponse } from '../kube-error.ts';
+import {
+  inClusterCredentials,
+  loadKubeconfigCredentials,
+  readKubeconfigCredentialsSync,
+} from '../kubeconfig-credentials.ts';
 import { withQuery } from './api-paths.ts';
 import { HttpsTransport, type HttpsTransportOptions } from './https-transport.ts';
 import {
@@ -12,11 +17,6 @@ import {
   type WatchOptions,
   type WatchQuery,
 } from './kube-watch.ts';
-import {
-  inClusterCredentials,
-  loadKubeconfigCredentials,
-  readKubeconfigCredentialsSync,
-} from './kubeconfig-credentials.ts';
 import { type KubeVerb, RequestCounters, type RequestCountsSnapshot } from './request-counters.ts';
 import {
   type DeleteOptions,
@@ -30,7 +30,10 @@ import {
 export type LightKubeClientOptions = HttpsTransportOptions;
 
 /** Options other than where to connect and as whom. */
-export type ClientTuning = Omit<LightKubeClientOptions, 'server' | 'caPem' | 'token' | 'tokenFile'>;
+export type ClientTuning = Omit<
+  LightKubeClientOptions,
+  'server' | 'caPem' | 'token' | 'tokenFile' | 'clientCertPem' | 'clientKeyPem'
+>;
 
 export interface ListQuery {
   fieldSelector?: string;
@@ -52,8 +55,8 @@ export class LightKubeClient {
   }
 
   /**
-   * A client for the current context of a kubeconfig with an inline CA and a bearer token or token
-   * file (read again when it changes: a rotated token is used without a restart). Reads JSON
+   * A client for the current context of a kubeconfig with an inline CA and a bearer token, a token
+   * file (read again when it changes: a rotated token is used without a restart) or a client certificate. Reads JSON
    * and the block YAML nodeherd and kubectl write without a YAML library; throws KubeconfigFormatError
    * for anything fancier (use loadKubeconfig then).
    */

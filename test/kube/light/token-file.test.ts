@@ -11,7 +11,7 @@ import type { KubeError } from '../../../src/kube/kube-error.ts';
 import {
   inClusterCredentials,
   readKubeconfigCredentialsSync,
-} from '../../../src/kube/light/kubeconfig-credentials.ts';
+} from '../../../src/kube/kubeconfig-credentials.ts';
 import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
 import { FileTokenSource, TokenFileError } from '../../../src/kube/light/token-source.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
