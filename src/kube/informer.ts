@@ -4,7 +4,7 @@
 // upsert() lets the controller put the object its own write returned into the cache immediately, so
 // its next decision never works from a copy older than what it just wrote.
 
-import type { Logger } from 'pino';
+import type { Logger } from '../util/logger.ts';
 import type { KubeClient } from './kube-client.ts';
 import { ListWatch, type ListWatchEvent, type ListWatchStats } from './list-watch.ts';
 import { isNewerVersion } from './resource-version.ts';

@@ -135,7 +135,7 @@ export class SerialSlots {
         const renewed = await this.write(decision.slot, renewedLease(decision.lease, clock.now()));
         if (renewed && holderOf(renewed) === identity) {
           this.hold({ gate, slot: decision.slot, lease: renewed });
-          logger.info('serial slot re-adopted', { pool: gate.pool, slot: decision.slot });
+          logger.info({ pool: gate.pool, slot: decision.slot }, 'serial slot re-adopted');
           return { held: true, slot: decision.slot };
         }
         continue;
@@ -154,11 +154,14 @@ export class SerialSlots {
         : await this.create(decision.slot, body);
       if (taken && holderOf(taken) === identity) {
         this.hold({ gate, slot: decision.slot, lease: taken });
-        logger.info('serial slot taken', {
-          pool: gate.pool,
-          slot: decision.slot,
-          ...(decision.expiredHolder ? { expiredHolder: decision.expiredHolder } : {}),
-        });
+        logger.info(
+          {
+            pool: gate.pool,
+            slot: decision.slot,
+            ...(decision.expiredHolder ? { expiredHolder: decision.expiredHolder } : {}),
+          },
+          'serial slot taken',
+        );
         return { held: true, slot: decision.slot };
       }
     }
@@ -183,7 +186,7 @@ export class SerialSlots {
         await this.refresh(name);
         return undefined;
       }
-      this.options.logger.warn('serial slot write failed', { slot, error: error as Error });
+      this.options.logger.warn({ slot, error: error as Error }, 'serial slot write failed');
       throw error;
     }
   }
@@ -199,7 +202,7 @@ export class SerialSlots {
         await this.refresh(name);
         return undefined;
       }
-      this.options.logger.warn('serial slot create failed', { slot, error: error as Error });
+      this.options.logger.warn({ slot, error: error as Error }, 'serial slot create failed');
       throw error;
     }
   }
@@ -253,14 +256,17 @@ export class SerialSlots {
         if (!current || holderOf(current) !== identity) break;
         holding.lease = current;
       }
-      logger.error('serial slot lost: another node holds it now', {
-        pool: holding.gate.pool,
-        slot: holding.slot,
-      });
+      logger.error(
+        {
+          pool: holding.gate.pool,
+          slot: holding.slot,
+        },
+        'serial slot lost: another node holds it now',
+      );
       if (this.holding === holding) this.holding = undefined;
     } catch (error) {
       // The API server is away: try again at the next tick; the slot lasts a whole duration.
-      logger.warn('serial slot renewal failed', { slot: holding.slot, error: error as Error });
+      logger.warn({ slot: holding.slot, error: error as Error }, 'serial slot renewal failed');
     }
   }
 
@@ -271,17 +277,20 @@ export class SerialSlots {
       let lease: SlotLease | undefined = holding.lease;
       for (let attempt = 0; attempt < 3 && lease && holderOf(lease) === identity; attempt++) {
         if (await this.write(holding.slot, releasedLease(lease))) {
-          logger.info('serial slot released', { pool: holding.gate.pool, slot: holding.slot });
+          logger.info({ pool: holding.gate.pool, slot: holding.slot }, 'serial slot released');
           return;
         }
         lease = this.observer.slots.get(name)?.lease;
       }
     } catch (error) {
       // It expires by itself after a lease duration.
-      logger.warn('serial slot release failed; it expires instead', {
-        slot: holding.slot,
-        error: error as Error,
-      });
+      logger.warn(
+        {
+          slot: holding.slot,
+          error: error as Error,
+        },
+        'serial slot release failed; it expires instead',
+      );
     }
   }
 
