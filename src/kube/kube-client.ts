@@ -7,6 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeError, kubeErrorFromResponse } from './kube-error.ts';
+import { withQuery } from './light/api-paths.ts';
 import {
   KubeWatch,
   type WatchHandle,
@@ -16,18 +17,13 @@ import {
   type WatchTransport,
 } from './light/kube-watch.ts';
 import { RequestCounters } from './light/request-counters.ts';
-import type { KubeObject as LightObject } from './light/types.ts';
+import {
+  type KubeObject as LightObject,
+  PATCH_CONTENT_TYPES,
+  type PatchType,
+  type QueryParams as Query,
+} from './light/types.ts';
 import type { KubeList, KubeObject } from './types.ts';
-
-export type PatchType = 'merge' | 'strategic' | 'json';
-
-const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
-  merge: 'application/merge-patch+json',
-  strategic: 'application/strategic-merge-patch+json',
-  json: 'application/json-patch+json',
-};
-
-export type Query = Record<string, string | number | boolean | undefined>;
 
 export interface KubeClientOptions {
   /** Timeout of ordinary requests (not watches); default 30 s. */
@@ -42,13 +38,6 @@ export interface KubeClientOptions {
 interface Prepared {
   options: https.RequestOptions;
   expiresAt: number;
-}
-
-export function withQuery(path: string, query: Query = {}): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
-  const text = params.toString();
-  return text ? `${path}${path.includes('?') ? '&' : '?'}${text}` : path;
 }
 
 export class KubeClient {

@@ -22,7 +22,8 @@ export interface KubeObject {
   [key: string]: unknown;
 }
 
-export interface KubeList<T extends KubeObject = KubeObject> {
+/** A list response; T is the caller's object type (this file's or ../types.ts's). */
+export interface KubeList<T = KubeObject> {
   apiVersion?: string;
   kind?: string;
   metadata: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
