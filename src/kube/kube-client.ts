@@ -1,20 +1,23 @@
-// JSON over HTTPS to the API server, authenticated by the official client's KubeConfig (certificates,
-// tokens, exec plugins, in-cluster accounts all work). Requests go through one keep-alive agent, so a
-// rollout that patches hundreds of Nodes does not pay a TLS handshake per request. Objects stay plain
-// wire JSON everywhere (lists, watch events, write responses), so caches never mix shapes.
+// The controller's and the CLI's client: the shared transport (light/https-transport.ts: one
+// keep-alive agent, so a rollout that patches hundreds of Nodes does not pay a TLS handshake per
+// request) with credentials from the official client's KubeConfig, which understands every form a
+// kubeconfig may take (certificates, tokens, exec plugins, in-cluster accounts) — the one place the
+// official client earns its memory. Objects stay plain wire JSON everywhere (lists, watch events,
+// write responses), so caches never mix shapes.
 
 import http from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeError, kubeErrorFromResponse } from './kube-error.ts';
 import { withQuery } from './light/api-paths.ts';
+import type { CredentialSource, RequestCredentials } from './light/https-transport.ts';
+import { HttpsTransport } from './light/https-transport.ts';
 import {
   KubeWatch,
   type WatchHandle,
   type WatchHandlers,
   type WatchOptions,
   type WatchQuery,
-  type WatchTransport,
 } from './light/kube-watch.ts';
 import { RequestCounters } from './light/request-counters.ts';
 import {
@@ -35,22 +38,71 @@ export interface KubeClientOptions {
   userAgent?: string;
 }
 
-interface Prepared {
-  options: https.RequestOptions;
-  expiresAt: number;
+const JSON_TYPE = 'application/json';
+
+// Credentials are taken from the kubeconfig again after ttlMs, so rotated tokens and certificates
+// are picked up; the transport replaces its keep-alive agent only when the TLS material changes.
+class KubeConfigCredentials implements CredentialSource {
+  private readonly config: KubeConfig;
+  private readonly ttlMs: number;
+  private prepared: { credentials: RequestCredentials; expiresAt: number } | undefined;
+  private preparing: Promise<RequestCredentials> | undefined;
+
+  constructor(config: KubeConfig, ttlMs: number) {
+    this.config = config;
+    this.ttlMs = ttlMs;
+  }
+
+  current(): RequestCredentials | Promise<RequestCredentials> {
+    if (this.prepared && this.prepared.expiresAt > Date.now()) return this.prepared.credentials;
+    this.preparing ??= this.load().finally(() => {
+      this.preparing = undefined;
+    });
+    return this.preparing;
+  }
+
+  refresh(): boolean {
+    this.prepared = undefined;
+    return false;
+  }
+
+  secrets(): readonly string[] {
+    const authorization = this.prepared?.credentials.headers.Authorization;
+    return authorization?.startsWith('Bearer ') ? [authorization.slice('Bearer '.length)] : [];
+  }
+
+  private async load(): Promise<RequestCredentials> {
+    const options: https.RequestOptions = {};
+    await this.config.applyToHTTPSOptions(options);
+    const { ca, cert, key, pfx, passphrase, servername, rejectUnauthorized } = options;
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(options.headers ?? {}))
+      if (value !== undefined) headers[name] = String(value);
+    const credentials: RequestCredentials = {
+      tls: {
+        ca,
+        cert,
+        key,
+        pfx,
+        passphrase,
+        servername,
+        ...(rejectUnauthorized !== undefined ? { rejectUnauthorized } : {}),
+      },
+      headers,
+      // A proxy brings its own agent.
+      ...(this.config.getCurrentCluster()?.proxyUrl && options.agent instanceof http.Agent
+        ? { agent: options.agent }
+        : {}),
+    };
+    this.prepared = { credentials, expiresAt: Date.now() + this.ttlMs };
+    return credentials;
+  }
 }
 
 export class KubeClient {
   readonly config: KubeConfig;
   readonly server: URL;
-  private readonly requestTimeoutMs: number;
-  private readonly maxSockets: number;
-  private readonly credentialsTtlMs: number;
-  private readonly userAgent: string;
-  private prepared: Prepared | undefined;
-  private preparing: Promise<Prepared> | undefined;
-  private agent: http.Agent | undefined;
-  private agentKey = '';
+  private readonly transport: HttpsTransport;
   private readonly counters = new RequestCounters();
 
   constructor(config: KubeConfig, options: KubeClientOptions = {}) {
@@ -58,10 +110,18 @@ export class KubeClient {
     if (!cluster) throw new Error('the kubeconfig names no cluster for its current context');
     this.config = config;
     this.server = new URL(cluster.server);
-    this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
-    this.maxSockets = options.maxSockets ?? 32;
-    this.credentialsTtlMs = options.credentialsTtlMs ?? 60_000;
-    this.userAgent = options.userAgent ?? 'nodeherd-controller';
+    const maxSockets = options.maxSockets ?? 32;
+    this.transport = new HttpsTransport(
+      {
+        server: cluster.server,
+        requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
+        userAgent: options.userAgent ?? 'nodeherd-controller',
+        maxSockets,
+        maxFreeSockets: maxSockets,
+      },
+      this.counters,
+      new KubeConfigCredentials(config, options.credentialsTtlMs ?? 60_000),
+    );
   }
 
   get<T>(path: string, query?: Query): Promise<T> {
@@ -89,131 +149,40 @@ export class KubeClient {
   }
 
   /** Opens a watch (NDJSON stream) on a collection; events arrive until the handle is done. */
-  async watch<T extends KubeObject>(
+  watch<T extends KubeObject>(
     path: string,
     query: WatchQuery,
     handlers: WatchHandlers<T & LightObject>,
     options?: WatchOptions,
-  ): Promise<WatchHandle> {
-    const prepared = await this.prepare();
-    const transport: WatchTransport = {
-      stream: (streamPath) => {
-        const url = new URL(streamPath, this.server);
-        const headers = {
-          ...(prepared.options.headers as http.OutgoingHttpHeaders),
-          Accept: 'application/json',
-        };
-        const request = (this.server.protocol === 'http:' ? http : https).request(url, {
-          ...prepared.options,
-          method: 'GET',
-          headers,
-        });
-        const response = new Promise<http.IncomingMessage>((resolve, reject) => {
-          request.once('response', resolve);
-          request.on('error', reject);
-        });
-        response.catch(() => {});
-        request.end();
-        return { request, response };
-      },
-      redact: (text) => text,
-    };
-    return new KubeWatch<T & LightObject>(transport, this.counters, path, query, handlers, options);
+  ): WatchHandle {
+    return new KubeWatch<T & LightObject>(this.transport, this.counters, path, query, handlers, options);
   }
 
   /** Closes idle keep-alive connections (tests and shutdown). */
   close(): void {
-    this.agent?.destroy();
-    this.agent = undefined;
-    this.agentKey = '';
-    this.prepared = undefined;
+    this.transport.close();
   }
 
   async request<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
-    const prepared = await this.prepare();
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const url = new URL(path, this.server);
-    const transport = this.server.protocol === 'http:' ? http : https;
-    return new Promise<T>((resolve, reject) => {
-      const headers: http.OutgoingHttpHeaders = {
-        ...(prepared.options.headers as http.OutgoingHttpHeaders),
-        Accept: 'application/json',
-      };
-      if (payload) {
-        headers['Content-Type'] = contentType ?? 'application/json';
-        headers['Content-Length'] = payload.length;
-      }
-      const req = transport.request(url, { ...prepared.options, method, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const status = res.statusCode ?? 0;
-          if (status < 200 || status >= 300) {
-            reject(kubeErrorFromResponse(status, text, `${method} ${url.pathname}`));
-            return;
-          }
-          try {
-            resolve((text ? JSON.parse(text) : undefined) as T);
-          } catch (err) {
-            reject(new KubeError(status, 'InvalidResponse', `${method} ${url.pathname}: ${String(err)}`));
-          }
-        });
-      });
-      req.setTimeout(this.requestTimeoutMs, () => {
-        req.destroy(
-          new KubeError(0, 'Timeout', `${method} ${url.pathname}: no answer in ${this.requestTimeoutMs} ms`),
-        );
-      });
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
-
-  // Credentials are taken from the kubeconfig again after credentialsTtlMs, so rotated tokens and
-  // certificates are picked up; the keep-alive agent is replaced only when the TLS material changes.
-  private prepare(): Promise<Prepared> {
-    const now = Date.now();
-    if (this.prepared && this.prepared.expiresAt > now) return Promise.resolve(this.prepared);
-    if (!this.preparing) {
-      this.preparing = this.load()
-        .then((prepared) => {
-          this.prepared = prepared;
-          return prepared;
-        })
-        .finally(() => {
-          this.preparing = undefined;
-        });
+    const payload =
+      body === undefined ? undefined : { contentType: contentType ?? JSON_TYPE, data: JSON.stringify(body) };
+    const pathname = new URL(path, this.server).pathname;
+    // Sending these twice leaves the same state; a POST or a JSON patch could apply twice.
+    const idempotent =
+      method === 'GET' ||
+      method === 'PUT' ||
+      method === 'DELETE' ||
+      payload?.contentType === PATCH_CONTENT_TYPES.merge ||
+      payload?.contentType === PATCH_CONTENT_TYPES.strategic;
+    const response = await this.transport.send(method, path, payload, idempotent);
+    // Refused: the next request asks the kubeconfig again (an exec plugin's token may have expired).
+    if (response.status === 401) this.transport.refreshToken();
+    if (response.status < 200 || response.status > 299)
+      throw kubeErrorFromResponse(response.status, response.text, `${method} ${pathname}`);
+    try {
+      return (response.text ? JSON.parse(response.text) : undefined) as T;
+    } catch (err) {
+      throw new KubeError(response.status, 'InvalidResponse', `${method} ${pathname}: ${String(err)}`);
     }
-    return this.preparing;
-  }
-
-  private async load(): Promise<Prepared> {
-    const options: https.RequestOptions = { headers: { 'User-Agent': this.userAgent } };
-    await this.config.applyToHTTPSOptions(options);
-    if (!this.config.getCurrentCluster()?.proxyUrl) options.agent = this.keepAliveAgent(options);
-    return { options, expiresAt: Date.now() + this.credentialsTtlMs };
-  }
-
-  private keepAliveAgent(options: https.RequestOptions): http.Agent {
-    const tls = {
-      ca: options.ca,
-      cert: options.cert,
-      key: options.key,
-      pfx: options.pfx,
-      passphrase: options.passphrase,
-      servername: options.servername,
-      ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}),
-    };
-    const key = JSON.stringify(tls, (_k, v) => (Buffer.isBuffer(v) ? v.toString('base64') : v));
-    if (!this.agent || key !== this.agentKey) {
-      this.agent?.destroy();
-      const common = { keepAlive: true, maxSockets: this.maxSockets, maxFreeSockets: this.maxSockets };
-      this.agent =
-        this.server.protocol === 'http:' ? new http.Agent(common) : new https.Agent({ ...common, ...tls });
-      this.agentKey = key;
-    }
-    return this.agent;
   }
 }

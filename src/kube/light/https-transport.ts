@@ -1,12 +1,43 @@
-// The HTTPS connection to one API server: a keep-alive agent trusting only the cluster's CA, the
-// bearer token on every request (or a client certificate presented by the agent), whole-body requests with a timeout, and streamed requests for
-// watches. The token (fixed, or read from a file that rotates: token-source.ts) is kept private and
-// scrubbed from any text that reaches an error.
+// The connection to one API server, for every client: a keep-alive agent trusting only the cluster's
+// CA, the credentials on every request (a bearer token, fixed or read from a file that rotates:
+// token-source.ts; a client certificate; or whatever the official KubeConfig produces for the
+// controller and the CLI: see ../kube-client.ts), whole-body requests with a timeout, and streamed
+// requests for watches. Tokens are kept private and scrubbed from any text that reaches an error.
 
-import type { ClientRequest, IncomingMessage } from 'node:http';
-import { Agent, request as httpsRequest } from 'node:https';
+import {
+  type ClientRequest,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+} from 'node:http';
+import { type AgentOptions, Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { KubeError } from '../kube-error.ts';
 import type { RequestCounters } from './request-counters.ts';
 import { type BearerTokenSource, FileTokenSource, StaticTokenSource } from './token-source.ts';
+
+/** TLS material of the connection; a change replaces the keep-alive agent. */
+export type TlsMaterial = Pick<
+  AgentOptions,
+  'ca' | 'cert' | 'key' | 'pfx' | 'passphrase' | 'servername' | 'rejectUnauthorized'
+>;
+
+/** What one request is sent with. */
+export interface RequestCredentials {
+  tls: TlsMaterial;
+  /** Headers to add, e.g. Authorization. */
+  headers: Record<string, string>;
+  /** An agent of the caller's (a proxy's) to use instead of the pooled one. */
+  agent?: HttpAgent;
+}
+
+/** Where the credentials of each request come from. */
+export interface CredentialSource {
+  current(): RequestCredentials | Promise<RequestCredentials>;
+  /** After a 401: reads them again; true when they changed, so the refused request is worth once more. */
+  refresh(): boolean;
+  /** Secrets recently sent, to scrub from error text. */
+  secrets(): readonly string[];
+}
 
 export interface HttpsTransportOptions {
   /** API server URL, e.g. https://127.0.0.1:6443 (a path prefix is kept). */
@@ -24,13 +55,23 @@ export interface HttpsTransportOptions {
   userAgent?: string;
 }
 
+/** How the transport pools connections and times requests out. */
+export interface ConnectionTuning {
+  requestTimeoutMs?: number;
+  userAgent?: string;
+  /** Parallel connections (default: unbounded); idle ones kept: maxFreeSockets (default 2). */
+  maxSockets?: number;
+  maxFreeSockets?: number;
+}
+
 export interface BufferedResponse {
   status: number;
   text: string;
 }
 
 export interface StreamedRequest {
-  request: ClientRequest;
+  /** Tears the request down (before or after its response arrived). */
+  abort(): void;
   /** Resolves when response headers arrive; rejects if the request fails before that. */
   response: Promise<IncomingMessage>;
 }
@@ -39,42 +80,81 @@ export interface StreamedRequest {
 const MAX_BUFFERED_RESPONSE_BYTES = 128 * 1024 * 1024;
 const REDACTED = '[redacted]';
 
-export class HttpsTransport {
-  readonly server: URL;
+/** A CA, and a bearer token (fixed or from a rotating file) or a client certificate: the light client's. */
+export class StaticCredentials implements CredentialSource {
   readonly #tokens: BearerTokenSource | undefined;
-  private readonly agent: Agent;
-  private readonly basePath: string;
-  private readonly requestTimeoutMs: number;
-  private readonly userAgent: string;
-  private readonly counters: RequestCounters;
-  private readonly staleConnectionFailures = new WeakSet<Error>();
+  readonly #tls: TlsMaterial;
 
-  constructor(options: HttpsTransportOptions, counters: RequestCounters) {
-    const server = new URL(options.server);
-    if (server.protocol !== 'https:') throw new Error(`API server URL must use https: ${server.origin}`);
+  constructor(
+    options: Pick<HttpsTransportOptions, 'caPem' | 'token' | 'tokenFile' | 'clientCertPem' | 'clientKeyPem'>,
+  ) {
     const certificate = options.clientCertPem !== undefined && options.clientKeyPem !== undefined;
     if (options.token === undefined && options.tokenFile === undefined && !certificate)
       throw new Error('a bearer token is required');
-    this.server = server;
-    this.basePath = server.pathname.replace(/\/+$/, '');
     this.#tokens =
       options.token !== undefined
         ? new StaticTokenSource(options.token)
         : options.tokenFile !== undefined
           ? new FileTokenSource(options.tokenFile)
           : undefined;
-    this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
-    this.userAgent = options.userAgent ?? 'nodeherd-light-client';
-    this.counters = counters;
-    // One idle socket is enough for an agent that makes a request every few minutes; LIFO reuse keeps
-    // the warm one. Node closes idle sockets when the server's Keep-Alive timeout says so.
-    this.agent = new Agent({
-      keepAlive: true,
-      maxFreeSockets: 2,
-      scheduling: 'lifo',
+    this.#tls = {
       ca: options.caPem,
       ...(certificate ? { cert: options.clientCertPem, key: options.clientKeyPem } : {}),
-    });
+    };
+  }
+
+  current(): RequestCredentials {
+    return {
+      tls: this.#tls,
+      headers: this.#tokens ? { Authorization: `Bearer ${this.#tokens.current()}` } : {},
+    };
+  }
+
+  refresh(): boolean {
+    return this.#tokens?.refresh() ?? false;
+  }
+
+  secrets(): readonly string[] {
+    return this.#tokens?.recent() ?? [];
+  }
+}
+
+export class HttpsTransport {
+  readonly server: URL;
+  readonly #credentials: CredentialSource;
+  private readonly basePath: string;
+  private readonly requestTimeoutMs: number;
+  private readonly userAgent: string;
+  private readonly tuning: ConnectionTuning;
+  private readonly counters: RequestCounters;
+  private readonly staleConnectionFailures = new WeakSet<Error>();
+  private agent: HttpAgent | undefined;
+  private agentTls: TlsMaterial | undefined;
+
+  /** The light client's form: a CA and a token, token file or client certificate. */
+  constructor(options: HttpsTransportOptions, counters: RequestCounters);
+  /** Any credential source (the official KubeConfig's, for one). */
+  constructor(
+    options: { server: string } & ConnectionTuning,
+    counters: RequestCounters,
+    credentials: CredentialSource,
+  );
+  constructor(
+    options: ({ server: string } & ConnectionTuning) | HttpsTransportOptions,
+    counters: RequestCounters,
+    credentials?: CredentialSource,
+  ) {
+    const server = new URL(options.server);
+    // A static CA and token only make sense over TLS; a KubeConfig may name a plain-HTTP test server.
+    if (server.protocol !== 'https:' && (credentials === undefined || server.protocol !== 'http:'))
+      throw new Error(`API server URL must use https: ${server.origin}`);
+    this.#credentials = credentials ?? new StaticCredentials(options as HttpsTransportOptions);
+    this.server = server;
+    this.basePath = server.pathname.replace(/\/+$/, '');
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.userAgent = options.userAgent ?? 'nodeherd-light-client';
+    this.tuning = options;
+    this.counters = counters;
   }
 
   /**
@@ -97,18 +177,22 @@ export class HttpsTransport {
     }
   }
 
-  private sendOnce(
+  private async sendOnce(
     method: string,
     path: string,
     body?: { contentType: string; data: string },
   ): Promise<BufferedResponse> {
+    const data = body === undefined ? undefined : Buffer.from(body.data, 'utf8');
+    const req = await this.open(method, path, body?.contentType, data?.length);
     return new Promise<BufferedResponse>((resolve, reject) => {
-      const data = body === undefined ? undefined : Buffer.from(body.data, 'utf8');
-      const req = this.open(method, path, body?.contentType, data?.length);
       let answered = false;
       req.setTimeout(this.requestTimeoutMs, () => {
         req.destroy(
-          new Error(`${method} ${this.server.origin}${path} timed out after ${this.requestTimeoutMs} ms`),
+          new KubeError(
+            0,
+            'Timeout',
+            `${method} ${this.server.origin}${path} timed out after ${this.requestTimeoutMs} ms`,
+          ),
         );
       });
       req.on('error', (err: NodeJS.ErrnoException) => {
@@ -149,63 +233,84 @@ export class HttpsTransport {
 
   /** Opens a GET whose response body the caller reads as a stream (a watch). No timeout is set here. */
   stream(path: string): StreamedRequest {
-    const req = this.open('GET', path);
-    let answered = false;
-    const response = new Promise<IncomingMessage>((resolve, reject) => {
-      req.once('response', (res) => {
-        answered = true;
-        this.counters.response(res.statusCode ?? 0);
-        resolve(res);
-      });
-      req.on('error', (err) => {
-        if (!answered) this.counters.transportFailure();
-        reject(err);
-      });
-    });
+    let aborted = false;
+    let req: ClientRequest | undefined;
+    const response = this.open('GET', path).then(
+      (opened) =>
+        new Promise<IncomingMessage>((resolve, reject) => {
+          req = opened;
+          let answered = false;
+          opened.once('response', (res) => {
+            answered = true;
+            this.counters.response(res.statusCode ?? 0);
+            resolve(res);
+          });
+          opened.on('error', (err) => {
+            if (!answered) this.counters.transportFailure();
+            reject(err);
+          });
+          if (aborted) opened.destroy();
+          opened.end();
+        }),
+    );
     // Keep an early failure from becoming an unhandled rejection if the caller aborts first.
     response.catch(() => {});
-    req.end();
-    return { request: req, response };
+    return {
+      abort: () => {
+        aborted = true;
+        req?.destroy();
+      },
+      response,
+    };
   }
 
-  /** Replaces any occurrence of the token in text that may end up in an error or a log. */
+  /** Replaces any occurrence of a secret in text that may end up in an error or a log. */
   redact(text: string): string {
     let out = text;
-    for (const token of this.#tokens?.recent() ?? []) {
-      if (out.includes(token)) out = out.split(token).join(REDACTED);
+    for (const secret of this.#credentials.secrets()) {
+      if (secret !== '' && out.includes(secret)) out = out.split(secret).join(REDACTED);
     }
     return out;
   }
 
   /**
-   * After a 401: reads a token file again at once. True when the token changed, so the request that
+   * After a 401: reads the credentials again at once. True when they changed, so the request that
    * was refused is worth sending once more (a rotation the stat check had not seen yet).
    */
   refreshToken(): boolean {
-    return this.#tokens?.refresh() ?? false;
+    return this.#credentials.refresh();
   }
 
   /** Closes pooled sockets; in-flight requests are destroyed. */
   close(): void {
-    this.agent.destroy();
+    this.agent?.destroy();
+    this.agent = undefined;
+    this.agentTls = undefined;
   }
 
-  private open(method: string, path: string, contentType?: string, contentLength?: number): ClientRequest {
+  private async open(
+    method: string,
+    path: string,
+    contentType?: string,
+    contentLength?: number,
+  ): Promise<ClientRequest> {
     if (!path.startsWith('/')) throw new Error(`request path must start with '/': ${path}`);
+    const credentials = await this.#credentials.current();
     const headers: Record<string, string> = {
       Accept: 'application/json',
       'User-Agent': this.userAgent,
+      ...credentials.headers,
     };
-    if (this.#tokens) headers.Authorization = `Bearer ${this.#tokens.current()}`;
     if (contentType !== undefined) headers['Content-Type'] = contentType;
     // Explicit: Node sends a DELETE body neither chunked nor with a length, so the server would read
     // the body as the start of the next request.
     if (contentLength !== undefined) headers['Content-Length'] = String(contentLength);
-    const req = httpsRequest({
-      agent: this.agent,
-      protocol: 'https:',
+    const secure = this.server.protocol === 'https:';
+    const req = (secure ? httpsRequest : httpRequest)({
+      agent: credentials.agent ?? this.pooledAgent(credentials.tls),
+      protocol: this.server.protocol,
       hostname: this.server.hostname.replace(/^\[|\]$/g, ''),
-      port: this.server.port === '' ? 443 : Number(this.server.port),
+      port: this.server.port === '' ? (secure ? 443 : 80) : Number(this.server.port),
       method,
       path: `${this.basePath}${path}`,
       headers,
@@ -216,4 +321,29 @@ export class HttpsTransport {
     });
     return req;
   }
+
+  // One keep-alive agent while the TLS material stays the same (rotated certificates replace it).
+  // One idle socket is enough for an agent that makes a request every few minutes; LIFO reuse keeps
+  // the warm one. Node closes idle sockets when the server's Keep-Alive timeout says so.
+  private pooledAgent(tls: TlsMaterial): HttpAgent {
+    if (this.agent && (tls === this.agentTls || sameTls(tls, this.agentTls))) return this.agent;
+    this.agent?.destroy();
+    const common = {
+      keepAlive: true,
+      maxFreeSockets: this.tuning.maxFreeSockets ?? 2,
+      scheduling: 'lifo' as const,
+      ...(this.tuning.maxSockets !== undefined ? { maxSockets: this.tuning.maxSockets } : {}),
+    };
+    this.agent =
+      this.server.protocol === 'https:' ? new HttpsAgent({ ...common, ...tls }) : new HttpAgent(common);
+    this.agentTls = tls;
+    return this.agent;
+  }
+}
+
+function sameTls(a: TlsMaterial, b: TlsMaterial | undefined): boolean {
+  if (b === undefined) return false;
+  const text = (t: TlsMaterial) =>
+    JSON.stringify(t, (_k, v) => (Buffer.isBuffer(v) ? v.toString('base64') : v));
+  return text(a) === text(b);
 }

@@ -99,7 +99,7 @@ export class KubeWatch<T extends KubeObject = KubeObject> implements WatchHandle
       timeout > 0 ? new InactivityWatchdog(timeout, () => this.finish('inactive'), options.now) : undefined;
 
     counters.request('watch');
-    const { request, response } = transport.stream(
+    const { abort, response } = transport.stream(
       withQuery(path, {
         watch: true,
         fieldSelector: query.fieldSelector,
@@ -109,7 +109,7 @@ export class KubeWatch<T extends KubeObject = KubeObject> implements WatchHandle
         timeoutSeconds: query.timeoutSeconds,
       }),
     );
-    this.abortRequest = () => request.destroy();
+    this.abortRequest = abort;
     this.watchdog?.start();
     response.then(
       (res) => this.onResponse(res),
