@@ -8,7 +8,6 @@
 import http from 'node:http';
 import type https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { KubeError, kubeErrorFromResponse } from './kube-error.ts';
 import { withQuery } from './light/api-paths.ts';
 import type { CredentialSource, RequestCredentials } from './light/https-transport.ts';
 import { HttpsTransport } from './light/https-transport.ts';
@@ -19,7 +18,7 @@ import {
   type WatchOptions,
   type WatchQuery,
 } from './light/kube-watch.ts';
-import { RequestCounters } from './light/request-counters.ts';
+import { type KubeVerb, RequestCounters } from './light/request-counters.ts';
 import {
   type KubeObject as LightObject,
   PATCH_CONTENT_TYPES,
@@ -38,7 +37,13 @@ export interface KubeClientOptions {
   userAgent?: string;
 }
 
-const JSON_TYPE = 'application/json';
+const VERBS: Record<string, KubeVerb> = {
+  GET: 'get',
+  POST: 'create',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
+};
 
 // Credentials are taken from the kubeconfig again after ttlMs, so rotated tokens and certificates
 // are picked up; the transport replaces its keep-alive agent only when the TLS material changes.
@@ -163,26 +168,9 @@ export class KubeClient {
     this.transport.close();
   }
 
-  async request<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
-    const payload =
-      body === undefined ? undefined : { contentType: contentType ?? JSON_TYPE, data: JSON.stringify(body) };
+  request<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
+    this.counters.request(VERBS[method] ?? 'get');
     const pathname = new URL(path, this.server).pathname;
-    // Sending these twice leaves the same state; a POST or a JSON patch could apply twice.
-    const idempotent =
-      method === 'GET' ||
-      method === 'PUT' ||
-      method === 'DELETE' ||
-      payload?.contentType === PATCH_CONTENT_TYPES.merge ||
-      payload?.contentType === PATCH_CONTENT_TYPES.strategic;
-    const response = await this.transport.send(method, path, payload, idempotent);
-    // Refused: the next request asks the kubeconfig again (an exec plugin's token may have expired).
-    if (response.status === 401) this.transport.refreshToken();
-    if (response.status < 200 || response.status > 299)
-      throw kubeErrorFromResponse(response.status, response.text, `${method} ${pathname}`);
-    try {
-      return (response.text ? JSON.parse(response.text) : undefined) as T;
-    } catch (err) {
-      throw new KubeError(response.status, 'InvalidResponse', `${method} ${pathname}: ${String(err)}`);
-    }
+    return this.transport.json<T>(method, path, body, contentType, `${method} ${pathname}`);
   }
 }

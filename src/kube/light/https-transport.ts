@@ -11,7 +11,7 @@ import {
   type IncomingMessage,
 } from 'node:http';
 import { type AgentOptions, Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { KubeError } from '../kube-error.ts';
+import { KubeError, kubeErrorFromResponse } from '../kube-error.ts';
 import type { RequestCounters } from './request-counters.ts';
 import { type BearerTokenSource, FileTokenSource, StaticTokenSource } from './token-source.ts';
 
@@ -79,6 +79,9 @@ export interface StreamedRequest {
 /** A response larger than this is refused rather than buffered (the agent reads single objects). */
 const MAX_BUFFERED_RESPONSE_BYTES = 128 * 1024 * 1024;
 const REDACTED = '[redacted]';
+const JSON_TYPE = 'application/json';
+const MERGE_PATCH = 'application/merge-patch+json';
+const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 
 /** A CA, and a bearer token (fixed or from a rotating file) or a client certificate: the light client's. */
 export class StaticCredentials implements CredentialSource {
@@ -155,6 +158,46 @@ export class HttpsTransport {
     this.userAgent = options.userAgent ?? 'nodeherd-light-client';
     this.tuning = options;
     this.counters = counters;
+  }
+
+  /**
+   * One API call with a JSON body and a JSON answer: a non-2xx answer is a KubeError (its message
+   * prefixed with `errorContext` when given). Idempotent requests survive a stale pooled connection;
+   * a 401 after the credentials changed (a rotated token file) is sent once more, since the refused
+   * request never acted.
+   */
+  async json<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = JSON_TYPE,
+    errorContext?: string,
+  ): Promise<T> {
+    const payload = body === undefined ? undefined : { contentType, data: JSON.stringify(body) };
+    // Sending these twice leaves the same state; a POST or a JSON patch could apply twice.
+    const idempotent =
+      method === 'GET' ||
+      method === 'PUT' ||
+      method === 'DELETE' ||
+      contentType === MERGE_PATCH ||
+      contentType === STRATEGIC_MERGE_PATCH;
+    let response = await this.send(method, path, payload, idempotent);
+    if (response.status === 401 && this.refreshToken()) {
+      this.counters.retry();
+      response = await this.send(method, path, payload, idempotent);
+    }
+    if (response.status < 200 || response.status > 299)
+      throw kubeErrorFromResponse(response.status, response.text, errorContext);
+    if (response.text === '') return undefined as T;
+    try {
+      return JSON.parse(response.text) as T;
+    } catch {
+      throw new KubeError(
+        response.status,
+        'InvalidResponse',
+        `${method} ${path}: HTTP ${response.status} with a body that is not JSON`,
+      );
+    }
   }
 
   /**

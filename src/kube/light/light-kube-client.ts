@@ -2,7 +2,7 @@
 // costs ~85 MB of RSS on every node; the agent needs a handful of verbs on a few objects, so this
 // speaks the wire protocol directly: JSON bodies, Status errors, NDJSON watches.
 
-import { type KubeStatus, kubeErrorFromResponse } from '../kube-error.ts';
+import type { KubeStatus } from '../kube-error.ts';
 import {
   inClusterCredentials,
   loadKubeconfigCredentials,
@@ -143,7 +143,7 @@ export class LightKubeClient {
     this.transport.close();
   }
 
-  private async call<T>(
+  private call<T>(
     verb: KubeVerb,
     method: string,
     path: string,
@@ -151,30 +151,6 @@ export class LightKubeClient {
     contentType?: string,
   ): Promise<T> {
     this.counters.request(verb);
-    const payload =
-      body === undefined || contentType === undefined
-        ? undefined
-        : { contentType, data: JSON.stringify(body) };
-    // Sending these twice leaves the same state; a POST or a JSON patch could apply twice.
-    const idempotent =
-      method === 'GET' ||
-      method === 'PUT' ||
-      method === 'DELETE' ||
-      contentType === PATCH_CONTENT_TYPES.merge ||
-      contentType === PATCH_CONTENT_TYPES.strategic;
-    let response = await this.transport.send(method, path, payload, idempotent);
-    // A token file rotated under us: the refused request never acted, so it is sent once more.
-    if (response.status === 401 && this.transport.refreshToken()) {
-      this.counters.retry();
-      response = await this.transport.send(method, path, payload, idempotent);
-    }
-    if (response.status < 200 || response.status > 299)
-      throw kubeErrorFromResponse(response.status, response.text);
-    if (response.text === '') return undefined as T;
-    try {
-      return JSON.parse(response.text) as T;
-    } catch {
-      throw new Error(`${method} ${path}: HTTP ${response.status} with a body that is not JSON`);
-    }
+    return this.transport.json<T>(method, path, contentType === undefined ? undefined : body, contentType);
   }
 }
