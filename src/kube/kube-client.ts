@@ -1,4 +1,4 @@
-// The controller's and the CLI's client: the shared transport (light/https-transport.ts: one
+// The controller's and the CLI's client: the shared transport (https-transport.ts: one
 // keep-alive agent, so a rollout that patches hundreds of Nodes does not pay a TLS handshake per
 // request) with credentials from the official client's KubeConfig, which understands every form a
 // kubeconfig may take (certificates, tokens, exec plugins, in-cluster accounts) — the one place the
@@ -8,23 +8,23 @@
 import http from 'node:http';
 import type https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { withQuery } from './light/api-paths.ts';
-import type { CredentialSource, RequestCredentials } from './light/https-transport.ts';
-import { HttpsTransport } from './light/https-transport.ts';
+import type { CredentialSource, RequestCredentials } from './https-transport.ts';
+import { HttpsTransport } from './https-transport.ts';
 import {
   KubeWatch,
   type WatchHandle,
   type WatchHandlers,
   type WatchOptions,
   type WatchQuery,
-} from './light/kube-watch.ts';
-import { type KubeVerb, RequestCounters } from './light/request-counters.ts';
+} from './kube-watch.ts';
+import { withQuery } from './light/api-paths.ts';
 import {
   type KubeObject as LightObject,
   PATCH_CONTENT_TYPES,
   type PatchType,
   type QueryParams as Query,
 } from './light/types.ts';
+import { type KubeVerb, RequestCounters } from './request-counters.ts';
 import type { KubeList, KubeObject } from './types.ts';
 
 export interface KubeClientOptions {

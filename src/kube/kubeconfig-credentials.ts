@@ -11,7 +11,7 @@ import { parseBlockYamlOrThrow, UnsupportedYamlError } from './light/block-yaml.
 
 /**
  * A bearer token, or the file it is kept in (a kubeconfig user's tokenFile, read again when it
- * changes: see light/token-source.ts), or a client certificate with its key (PEM).
+ * changes: see token-source.ts), or a client certificate with its key (PEM).
  */
 export type KubeconfigCredentials = { server: string; caPem: string } & (
   | { token: string; tokenFile?: never; clientCertPem?: never; clientKeyPem?: never }

@@ -7,8 +7,8 @@
 import type { Logger } from '../util/logger.ts';
 import type { KubeClient } from './kube-client.ts';
 import { isKubeError } from './kube-error.ts';
-import { WakeableSleep } from './light/wakeable-sleep.ts';
 import type { Lease } from './types.ts';
+import { WakeableSleep } from './wakeable-sleep.ts';
 
 export interface LeaderElectionOptions {
   client: KubeClient;

@@ -8,9 +8,9 @@
 // the inactivity timeout drops the connection as dead. What to do with a list and with events is the
 // caller's (a cache reconciles a list against what it holds; a single-object watch keeps one).
 
-import { Backoff, type BackoffOptions } from './light/backoff.ts';
-import type { WatchEnd, WatchHandle, WatchOptions, WatchQuery } from './light/kube-watch.ts';
-import { WakeableSleep } from './light/wakeable-sleep.ts';
+import { Backoff, type BackoffOptions } from './backoff.ts';
+import type { WatchEnd, WatchHandle, WatchOptions, WatchQuery } from './kube-watch.ts';
+import { WakeableSleep } from './wakeable-sleep.ts';
 
 /** The object shape the loop needs: a name and a resourceVersion. */
 export interface Versioned {

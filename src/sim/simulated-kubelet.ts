@@ -8,9 +8,9 @@
 // a kubelet that stays down turns Ready=Unknown through the lifecycle controller, exactly as a real
 // one does. After a (re)start it reports Ready=False (KubeletNotReady) for a while, then Ready=True.
 
+import { Backoff } from '../kube/backoff.ts';
 import { isKubeError } from '../kube/kube-error.ts';
 import { resourcePath } from '../kube/light/api-paths.ts';
-import { Backoff } from '../kube/light/backoff.ts';
 import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import type { KubeObject } from '../kube/light/types.ts';
 import { HeartbeatWheel, type WheelMembership } from './heartbeat-wheel.ts';

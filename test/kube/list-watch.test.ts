@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { WatchEnd, WatchHandle, WatchQuery } from '../../src/kube/light/kube-watch.ts';
+import type { WatchEnd, WatchHandle, WatchQuery } from '../../src/kube/kube-watch.ts';
 import { ListWatch, type ListWatchSource } from '../../src/kube/list-watch.ts';
 
 interface Obj {

@@ -4,8 +4,8 @@
 // Used where a caller needs a whole set of objects kept current for the cost of one connection
 // (a waiting agent's slot Leases, a simulated fleet's Nodes).
 
+import type { BackoffOptions } from '../backoff.ts';
 import { ListWatch } from '../list-watch.ts';
-import type { BackoffOptions } from './backoff.ts';
 import type { LightKubeClient } from './light-kube-client.ts';
 import type { KubeObject } from './types.ts';
 

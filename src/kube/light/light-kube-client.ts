@@ -2,22 +2,22 @@
 // costs ~85 MB of RSS on every node; the agent needs a handful of verbs on a few objects, so this
 // speaks the wire protocol directly: JSON bodies, Status errors, NDJSON watches.
 
+import { HttpsTransport, type HttpsTransportOptions } from '../https-transport.ts';
 import type { KubeStatus } from '../kube-error.ts';
-import {
-  inClusterCredentials,
-  loadKubeconfigCredentials,
-  readKubeconfigCredentialsSync,
-} from '../kubeconfig-credentials.ts';
-import { withQuery } from './api-paths.ts';
-import { HttpsTransport, type HttpsTransportOptions } from './https-transport.ts';
 import {
   KubeWatch,
   type WatchHandle,
   type WatchHandlers,
   type WatchOptions,
   type WatchQuery,
-} from './kube-watch.ts';
-import { type KubeVerb, RequestCounters, type RequestCountsSnapshot } from './request-counters.ts';
+} from '../kube-watch.ts';
+import {
+  inClusterCredentials,
+  loadKubeconfigCredentials,
+  readKubeconfigCredentialsSync,
+} from '../kubeconfig-credentials.ts';
+import { type KubeVerb, RequestCounters, type RequestCountsSnapshot } from '../request-counters.ts';
+import { withQuery } from './api-paths.ts';
 import {
   type DeleteOptions,
   type KubeList,

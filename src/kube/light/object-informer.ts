@@ -3,8 +3,8 @@
 // the object does not exist: one long-lived watch with bookmarks and a long randomised timeout, no
 // polling. onChange runs only when the object's resourceVersion changes.
 
+import type { BackoffOptions } from '../backoff.ts';
 import { ListWatch, type ListWatchEvent, type ListWatchStats } from '../list-watch.ts';
-import type { BackoffOptions } from './backoff.ts';
 import type { LightKubeClient } from './light-kube-client.ts';
 import type { KubeObject } from './types.ts';
 

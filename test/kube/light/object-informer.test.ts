@@ -11,7 +11,7 @@ import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
 import { ObjectInformer, watchObject } from '../../../src/kube/light/object-informer.ts';
 import type { KubeObject } from '../../../src/kube/light/types.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
-import { sleep } from './scripted-https-peer.ts';
+import { sleep } from '../scripted-https-peer.ts';
 
 const nodes = resourcePath({ apiVersion: 'v1', resource: 'nodes' });
 const nodePath = (name: string) => resourcePath({ apiVersion: 'v1', resource: 'nodes', name });

@@ -13,7 +13,7 @@ import {
   readKubeconfigCredentialsSync,
 } from '../../../src/kube/kubeconfig-credentials.ts';
 import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
-import { FileTokenSource, TokenFileError } from '../../../src/kube/light/token-source.ts';
+import { FileTokenSource, TokenFileError } from '../../../src/kube/token-source.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
 
 let local: LocalApiServer;

@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { KubeError } from '../../../src/kube/kube-error.ts';
-import { resourcePath } from '../../../src/kube/light/api-paths.ts';
-import type { WatchEnd } from '../../../src/kube/light/kube-watch.ts';
-import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
-import type { KubeObject, WatchEvent } from '../../../src/kube/light/types.ts';
-import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
+import { KubeError } from '../../src/kube/kube-error.ts';
+import type { WatchEnd } from '../../src/kube/kube-watch.ts';
+import { resourcePath } from '../../src/kube/light/api-paths.ts';
+import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
+import type { KubeObject, WatchEvent } from '../../src/kube/light/types.ts';
+import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 import { type ScriptedPeer, sleep, startScriptedPeer } from './scripted-https-peer.ts';
 
 const BOOKMARK_MS = 200;

@@ -11,7 +11,7 @@ import {
   type IncomingMessage,
 } from 'node:http';
 import { type AgentOptions, Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { KubeError, kubeErrorFromResponse } from '../kube-error.ts';
+import { KubeError, kubeErrorFromResponse } from './kube-error.ts';
 import type { RequestCounters } from './request-counters.ts';
 import { type BearerTokenSource, FileTokenSource, StaticTokenSource } from './token-source.ts';
 

@@ -4,13 +4,13 @@
 // tells the caller to re-list). It never retries: resuming is the informer's job.
 
 import type { IncomingMessage } from 'node:http';
-import { isKubeStatus, type KubeError, kubeErrorFromResponse, kubeErrorFromStatus } from '../kube-error.ts';
-import { withQuery } from './api-paths.ts';
 import type { HttpsTransport } from './https-transport.ts';
 import { InactivityWatchdog } from './inactivity-watchdog.ts';
+import { isKubeStatus, type KubeError, kubeErrorFromResponse, kubeErrorFromStatus } from './kube-error.ts';
+import { withQuery } from './light/api-paths.ts';
+import type { KubeObject, WatchEvent } from './light/types.ts';
 import { NdjsonLineSplitter } from './ndjson-line-splitter.ts';
 import type { RequestCounters } from './request-counters.ts';
-import type { KubeObject, WatchEvent } from './types.ts';
 
 /** What a watch needs of a connection: a streamed GET, and scrubbing credentials from error text. */
 export type WatchTransport = Pick<HttpsTransport, 'stream' | 'redact'>;
