@@ -1,8 +1,8 @@
 // The connection to one API server, for every client: a keep-alive agent trusting only the cluster's
-// CA, the credentials on every request (a bearer token, fixed or read from a file that rotates:
-// token-source.ts; a client certificate; or whatever the official KubeConfig produces for the
-// controller and the CLI: see ../kube-client.ts), whole-body requests with a timeout, and streamed
-// requests for watches. Tokens are kept private and scrubbed from any text that reaches an error.
+// CA, the credentials of each request from a CredentialSource (credential-source.ts: the agent's token
+// or certificate, or the official KubeConfig's), JSON calls and whole-body requests with a timeout,
+// and streamed requests for watches. Tokens are kept private and scrubbed from any text that reaches
+// an error.
 
 import {
   type ClientRequest,
@@ -10,34 +10,10 @@ import {
   request as httpRequest,
   type IncomingMessage,
 } from 'node:http';
-import { type AgentOptions, Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { type CredentialSource, StaticCredentials, type TlsMaterial } from './credential-source.ts';
 import { KubeError, kubeErrorFromResponse } from './kube-error.ts';
 import type { RequestCounters } from './request-counters.ts';
-import { type BearerTokenSource, FileTokenSource, StaticTokenSource } from './token-source.ts';
-
-/** TLS material of the connection; a change replaces the keep-alive agent. */
-export type TlsMaterial = Pick<
-  AgentOptions,
-  'ca' | 'cert' | 'key' | 'pfx' | 'passphrase' | 'servername' | 'rejectUnauthorized'
->;
-
-/** What one request is sent with. */
-export interface RequestCredentials {
-  tls: TlsMaterial;
-  /** Headers to add, e.g. Authorization. */
-  headers: Record<string, string>;
-  /** An agent of the caller's (a proxy's) to use instead of the pooled one. */
-  agent?: HttpAgent;
-}
-
-/** Where the credentials of each request come from. */
-export interface CredentialSource {
-  current(): RequestCredentials | Promise<RequestCredentials>;
-  /** After a 401: reads them again; true when they changed, so the refused request is worth once more. */
-  refresh(): boolean;
-  /** Secrets recently sent, to scrub from error text. */
-  secrets(): readonly string[];
-}
 
 export interface HttpsTransportOptions {
   /** API server URL, e.g. https://127.0.0.1:6443 (a path prefix is kept). */
@@ -82,45 +58,6 @@ const REDACTED = '[redacted]';
 const JSON_TYPE = 'application/json';
 const MERGE_PATCH = 'application/merge-patch+json';
 const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
-
-/** A CA, and a bearer token (fixed or from a rotating file) or a client certificate: the light client's. */
-export class StaticCredentials implements CredentialSource {
-  readonly #tokens: BearerTokenSource | undefined;
-  readonly #tls: TlsMaterial;
-
-  constructor(
-    options: Pick<HttpsTransportOptions, 'caPem' | 'token' | 'tokenFile' | 'clientCertPem' | 'clientKeyPem'>,
-  ) {
-    const certificate = options.clientCertPem !== undefined && options.clientKeyPem !== undefined;
-    if (options.token === undefined && options.tokenFile === undefined && !certificate)
-      throw new Error('a bearer token is required');
-    this.#tokens =
-      options.token !== undefined
-        ? new StaticTokenSource(options.token)
-        : options.tokenFile !== undefined
-          ? new FileTokenSource(options.tokenFile)
-          : undefined;
-    this.#tls = {
-      ca: options.caPem,
-      ...(certificate ? { cert: options.clientCertPem, key: options.clientKeyPem } : {}),
-    };
-  }
-
-  current(): RequestCredentials {
-    return {
-      tls: this.#tls,
-      headers: this.#tokens ? { Authorization: `Bearer ${this.#tokens.current()}` } : {},
-    };
-  }
-
-  refresh(): boolean {
-    return this.#tokens?.refresh() ?? false;
-  }
-
-  secrets(): readonly string[] {
-    return this.#tokens?.recent() ?? [];
-  }
-}
 
 export class HttpsTransport {
   readonly server: URL;

@@ -5,10 +5,8 @@
 // official client earns its memory. Objects stay plain wire JSON everywhere (lists, watch events,
 // write responses), so caches never mix shapes.
 
-import http from 'node:http';
-import type https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { CredentialSource, RequestCredentials } from './https-transport.ts';
+import { KubeConfigCredentials } from './credential-source.ts';
 import { HttpsTransport } from './https-transport.ts';
 import {
   KubeWatch,
@@ -44,65 +42,6 @@ const VERBS: Record<string, KubeVerb> = {
   PATCH: 'patch',
   DELETE: 'delete',
 };
-
-// Credentials are taken from the kubeconfig again after ttlMs, so rotated tokens and certificates
-// are picked up; the transport replaces its keep-alive agent only when the TLS material changes.
-class KubeConfigCredentials implements CredentialSource {
-  private readonly config: KubeConfig;
-  private readonly ttlMs: number;
-  private prepared: { credentials: RequestCredentials; expiresAt: number } | undefined;
-  private preparing: Promise<RequestCredentials> | undefined;
-
-  constructor(config: KubeConfig, ttlMs: number) {
-    this.config = config;
-    this.ttlMs = ttlMs;
-  }
-
-  current(): RequestCredentials | Promise<RequestCredentials> {
-    if (this.prepared && this.prepared.expiresAt > Date.now()) return this.prepared.credentials;
-    this.preparing ??= this.load().finally(() => {
-      this.preparing = undefined;
-    });
-    return this.preparing;
-  }
-
-  refresh(): boolean {
-    this.prepared = undefined;
-    return false;
-  }
-
-  secrets(): readonly string[] {
-    const authorization = this.prepared?.credentials.headers.Authorization;
-    return authorization?.startsWith('Bearer ') ? [authorization.slice('Bearer '.length)] : [];
-  }
-
-  private async load(): Promise<RequestCredentials> {
-    const options: https.RequestOptions = {};
-    await this.config.applyToHTTPSOptions(options);
-    const { ca, cert, key, pfx, passphrase, servername, rejectUnauthorized } = options;
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(options.headers ?? {}))
-      if (value !== undefined) headers[name] = String(value);
-    const credentials: RequestCredentials = {
-      tls: {
-        ca,
-        cert,
-        key,
-        pfx,
-        passphrase,
-        servername,
-        ...(rejectUnauthorized !== undefined ? { rejectUnauthorized } : {}),
-      },
-      headers,
-      // A proxy brings its own agent.
-      ...(this.config.getCurrentCluster()?.proxyUrl && options.agent instanceof http.Agent
-        ? { agent: options.agent }
-        : {}),
-    };
-    this.prepared = { credentials, expiresAt: Date.now() + this.ttlMs };
-    return credentials;
-  }
-}
 
 export class KubeClient {
   readonly config: KubeConfig;
