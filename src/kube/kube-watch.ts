@@ -25,7 +25,7 @@ export interface WatchQuery {
   timeoutSeconds?: number;
 }
 
-export interface WatchHandlers<T extends KubeObject = KubeObject> {
+export interface WatchHandlers<T = KubeObject> {
   /** Called for ADDED, MODIFIED and DELETED; a throw ends the watch as failed. */
   onEvent(event: WatchEvent<T>): void;
 }
@@ -65,7 +65,7 @@ export interface WatchHandle {
 /** An error body of a refused watch is read up to this size. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
-export class KubeWatch<T extends KubeObject = KubeObject> implements WatchHandle {
+export class KubeWatch<T = KubeObject> implements WatchHandle {
   readonly done: Promise<WatchEnd>;
   private readonly handlers: WatchHandlers<T>;
   private readonly counters: RequestCounters;

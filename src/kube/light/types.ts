@@ -33,7 +33,7 @@ export interface KubeList<T = KubeObject> {
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 /** A change seen by a watch; BOOKMARK and ERROR events are handled by the watch itself. */
-export interface WatchEvent<T extends KubeObject = KubeObject> {
+export interface WatchEvent<T = KubeObject> {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   object: T;
 }
@@ -49,6 +49,9 @@ export const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
 
 /** metav1.DeleteOptions, sent as the DELETE body. */
 export interface DeleteOptions {
+  /** v1 / DeleteOptions; filled in when left out. */
+  apiVersion?: string;
+  kind?: string;
   gracePeriodSeconds?: number;
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
   preconditions?: { uid?: string; resourceVersion?: string };
