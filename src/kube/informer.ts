@@ -6,7 +6,7 @@
 
 import type { Logger } from '../util/logger.ts';
 import type { KubeClient } from './kube-client.ts';
-import { ListWatch, type ListWatchEvent, type ListWatchStats } from './list-watch.ts';
+import { collectionSource, ListWatch, type ListWatchEvent, type ListWatchStats } from './list-watch.ts';
 import { isNewerVersion } from './resource-version.ts';
 import type { KubeObject } from './types.ts';
 
@@ -93,31 +93,19 @@ export class Informer<T extends KubeObject> {
     if (this.loop && !this.loop.stopping) return;
     if (this.loop) this.earlier = this.stats;
     const { path, labelSelector, fieldSelector, logger } = this.options;
-    this.loop = new ListWatch<T>(
-      {
-        list: (query) => this.client.list<T>(path, query),
-        watch: (query, onEvent, options) =>
-          this.client.watch<T>(
-            path,
-            query,
-            { onEvent: (event) => onEvent(event as ListWatchEvent<T>) },
-            options,
-          ),
-      },
-      {
-        labelSelector,
-        fieldSelector,
-        watchTimeoutSeconds: this.options.watchTimeoutSeconds ?? [300, 600],
-        inactivityTimeoutMs: this.options.inactivityMs ?? 180_000,
-        backoff: { initialMs: 250, maxMs: 10_000 },
-        onList: (items) => this.onList(items),
-        onEvent: (event) => this.apply(event.type, event.object),
-        onError: (err, during) =>
-          during === 'list'
-            ? logger?.warn({ path, err }, 'list failed')
-            : logger?.debug({ path, err }, 'watch ended'),
-      },
-    );
+    this.loop = new ListWatch<T>(collectionSource<T>(this.client, path), {
+      labelSelector,
+      fieldSelector,
+      watchTimeoutSeconds: this.options.watchTimeoutSeconds ?? [300, 600],
+      inactivityTimeoutMs: this.options.inactivityMs ?? 180_000,
+      backoff: { initialMs: 250, maxMs: 10_000 },
+      onList: (items) => this.onList(items),
+      onEvent: (event) => this.apply(event.type, event.object),
+      onError: (err, during) =>
+        during === 'list'
+          ? logger?.warn({ path, err }, 'list failed')
+          : logger?.debug({ path, err }, 'watch ended'),
+    });
     this.loop.start();
   }
 

@@ -8,6 +8,7 @@
 // the inactivity timeout drops the connection as dead. What to do with a list and with events is the
 // caller's (a cache reconciles a list against what it holds; a single-object watch keeps one).
 
+import type { ApiClient } from './api-client.ts';
 import { Backoff, type BackoffOptions } from './backoff.ts';
 import type { WatchEnd, WatchHandle, WatchOptions, WatchQuery } from './kube-watch.ts';
 import { WakeableSleep } from './wakeable-sleep.ts';
@@ -34,6 +35,14 @@ export interface ListWatchSource<T extends Versioned> {
     onEvent: (event: ListWatchEvent<T>) => void,
     options: WatchOptions,
   ): WatchHandle | Promise<WatchHandle>;
+}
+
+/** A collection of the API server, listed and watched through a client. */
+export function collectionSource<T extends Versioned>(client: ApiClient, path: string): ListWatchSource<T> {
+  return {
+    list: (query) => client.list<T>(path, query),
+    watch: (query, onEvent, options) => client.watch<T>(path, query, { onEvent }, options),
+  };
 }
 
 export interface ListWatchOptions<T extends Versioned> {

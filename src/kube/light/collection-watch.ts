@@ -5,7 +5,7 @@
 // (a waiting agent's slot Leases, a simulated fleet's Nodes).
 
 import type { BackoffOptions } from '../backoff.ts';
-import { ListWatch } from '../list-watch.ts';
+import { collectionSource, ListWatch } from '../list-watch.ts';
 import type { LightKubeClient } from './light-kube-client.ts';
 import type { KubeObject } from './types.ts';
 
@@ -37,37 +37,30 @@ export class CollectionWatch {
   constructor(client: LightKubeClient, options: CollectionWatchOptions) {
     const { collectionPath } = options;
     const known = new Set<string>();
-    this.loop = new ListWatch<KubeObject>(
-      {
-        list: (query) => client.list(collectionPath, query),
-        watch: (query, onEvent, watchOptions) =>
-          client.watch(collectionPath, query, { onEvent }, watchOptions),
+    this.loop = new ListWatch<KubeObject>(collectionSource<KubeObject>(client, collectionPath), {
+      labelSelector: options.labelSelector,
+      inactivityTimeoutMs: options.inactivityTimeoutMs,
+      watchTimeoutSeconds: options.watchTimeoutSeconds,
+      backoff: options.backoff,
+      unrefTimers: options.unrefTimers ?? false,
+      onList: (items) => {
+        const names = new Set(items.map((o) => o.metadata?.name ?? ''));
+        for (const name of known) if (!names.has(name)) options.onObject({ metadata: { name } }, true);
+        known.clear();
+        for (const object of items) {
+          known.add(object.metadata?.name ?? '');
+          options.onObject(object, false);
+        }
+        options.onSynced?.();
       },
-      {
-        labelSelector: options.labelSelector,
-        inactivityTimeoutMs: options.inactivityTimeoutMs,
-        watchTimeoutSeconds: options.watchTimeoutSeconds,
-        backoff: options.backoff,
-        unrefTimers: options.unrefTimers ?? false,
-        onList: (items) => {
-          const names = new Set(items.map((o) => o.metadata?.name ?? ''));
-          for (const name of known) if (!names.has(name)) options.onObject({ metadata: { name } }, true);
-          known.clear();
-          for (const object of items) {
-            known.add(object.metadata?.name ?? '');
-            options.onObject(object, false);
-          }
-          options.onSynced?.();
-        },
-        onEvent: (event) => {
-          const name = event.object.metadata?.name ?? '';
-          if (event.type === 'DELETED') known.delete(name);
-          else known.add(name);
-          options.onObject(event.object, event.type === 'DELETED');
-        },
-        onError: (error, during) => options.onError?.(error, during),
+      onEvent: (event) => {
+        const name = event.object.metadata?.name ?? '';
+        if (event.type === 'DELETED') known.delete(name);
+        else known.add(name);
+        options.onObject(event.object, event.type === 'DELETED');
       },
-    );
+      onError: (error, during) => options.onError?.(error, during),
+    });
   }
 
   start(): this {

@@ -4,7 +4,7 @@
 // polling. onChange runs only when the object's resourceVersion changes.
 
 import type { BackoffOptions } from '../backoff.ts';
-import { ListWatch, type ListWatchEvent, type ListWatchStats } from '../list-watch.ts';
+import { collectionSource, ListWatch, type ListWatchEvent, type ListWatchStats } from '../list-watch.ts';
 import type { LightKubeClient } from './light-kube-client.ts';
 import type { KubeObject } from './types.ts';
 
@@ -49,26 +49,19 @@ export class ObjectInformer<T extends KubeObject = KubeObject> {
   constructor(client: LightKubeClient, options: ObjectInformerOptions<T>) {
     this.options = options;
     const { collectionPath, name } = options;
-    this.loop = new ListWatch<T>(
-      {
-        list: (query) => client.list<T>(collectionPath, query),
-        watch: (query, onEvent, watchOptions) =>
-          client.watch<T>(collectionPath, query, { onEvent }, watchOptions),
-      },
-      {
-        fieldSelector: `metadata.name=${name}`,
-        watchTimeoutSeconds: options.watchTimeoutSeconds ?? [30 * 60, 60 * 60],
-        inactivityTimeoutMs:
-          options.inactivityTimeoutMs ??
-          (options.missedBookmarks ?? 3) * (options.bookmarkIntervalMs ?? 60_000),
-        ...(options.backoff ? { backoff: options.backoff } : {}),
-        ...(options.minHealthyWatchMs !== undefined ? { minHealthyWatchMs: options.minHealthyWatchMs } : {}),
-        ...(options.random ? { random: options.random } : {}),
-        onList: (items) => this.onList(items),
-        onEvent: (event) => this.onEvent(event),
-        onError: (error, during) => this.report(error, during),
-      },
-    );
+    this.loop = new ListWatch<T>(collectionSource<T>(client, collectionPath), {
+      fieldSelector: `metadata.name=${name}`,
+      watchTimeoutSeconds: options.watchTimeoutSeconds ?? [30 * 60, 60 * 60],
+      inactivityTimeoutMs:
+        options.inactivityTimeoutMs ??
+        (options.missedBookmarks ?? 3) * (options.bookmarkIntervalMs ?? 60_000),
+      ...(options.backoff ? { backoff: options.backoff } : {}),
+      ...(options.minHealthyWatchMs !== undefined ? { minHealthyWatchMs: options.minHealthyWatchMs } : {}),
+      ...(options.random ? { random: options.random } : {}),
+      onList: (items) => this.onList(items),
+      onEvent: (event) => this.onEvent(event),
+      onError: (error, during) => this.report(error, during),
+    });
   }
 
   /** The object as last seen (undefined before the first list or when it does not exist). */
