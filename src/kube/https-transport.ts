@@ -13,9 +13,21 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { type CredentialSource, StaticCredentials, type TlsMaterial } from './credential-source.ts';
 import { KubeError, kubeErrorFromResponse } from './kube-error.ts';
+import { PATCH_CONTENT_TYPES } from './light/types.ts';
 import type { RequestCounters } from './request-counters.ts';
 
-export interface HttpsTransportOptions {
+/** How the transport pools connections and times requests out. */
+export interface ConnectionTuning {
+  /** Limit for a whole request/response exchange other than a watch (default 30 s). */
+  requestTimeoutMs?: number;
+  userAgent?: string;
+  /** Parallel connections (default: unbounded); idle ones kept: maxFreeSockets (default 2). */
+  maxSockets?: number;
+  maxFreeSockets?: number;
+}
+
+/** The light client's form: where to connect, a CA, and a token, token file or client certificate. */
+export interface HttpsTransportOptions extends ConnectionTuning {
   /** API server URL, e.g. https://127.0.0.1:6443 (a path prefix is kept). */
   server: string;
   /** PEM of the CA that signed the server's certificate; nothing else is trusted. */
@@ -26,18 +38,6 @@ export interface HttpsTransportOptions {
   /** A client certificate and its key (PEM), instead of a token. */
   clientCertPem?: string;
   clientKeyPem?: string;
-  /** Limit for a whole request/response exchange other than a watch (default 30 s). */
-  requestTimeoutMs?: number;
-  userAgent?: string;
-}
-
-/** How the transport pools connections and times requests out. */
-export interface ConnectionTuning {
-  requestTimeoutMs?: number;
-  userAgent?: string;
-  /** Parallel connections (default: unbounded); idle ones kept: maxFreeSockets (default 2). */
-  maxSockets?: number;
-  maxFreeSockets?: number;
 }
 
 export interface BufferedResponse {
@@ -56,8 +56,6 @@ export interface StreamedRequest {
 const MAX_BUFFERED_RESPONSE_BYTES = 128 * 1024 * 1024;
 const REDACTED = '[redacted]';
 const JSON_TYPE = 'application/json';
-const MERGE_PATCH = 'application/merge-patch+json';
-const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 
 export class HttpsTransport {
   readonly server: URL;
@@ -116,8 +114,8 @@ export class HttpsTransport {
       method === 'GET' ||
       method === 'PUT' ||
       method === 'DELETE' ||
-      contentType === MERGE_PATCH ||
-      contentType === STRATEGIC_MERGE_PATCH;
+      contentType === PATCH_CONTENT_TYPES.merge ||
+      contentType === PATCH_CONTENT_TYPES.strategic;
     let response = await this.send(method, path, payload, idempotent);
     if (response.status === 401 && this.refreshToken()) {
       this.counters.retry();
