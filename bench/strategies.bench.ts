@@ -44,7 +44,7 @@ import { renderConfigs } from '../src/api/render.ts';
 import { buildRevision } from '../src/api/revision.ts';
 import type { NodeConfigSpec } from '../src/api/types.ts';
 import { adminKubeconfigPath } from '../src/apiserver/auth/credentials.ts';
-import { hasStatus } from '../src/kube/light/kube-api-error.ts';
+import { isKubeError } from '../src/kube/kube-error.ts';
 import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../src/kube/light/types.ts';
 import { Fleet } from '../src/sim/fleet.ts';
@@ -411,7 +411,7 @@ async function runStrategy(strategy: Strategy): Promise<StrategyResult> {
         try {
           await light.create(`${GROUP}/nodeconfigs`, body);
         } catch (err) {
-          if (!hasStatus(err, 409)) throw err;
+          if (!isKubeError(err, 409)) throw err;
           await light.patch(`${GROUP}/nodeconfigs/kubelet`, { spec }, 'merge');
         }
       };

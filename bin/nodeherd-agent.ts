@@ -72,7 +72,7 @@ async function main(config: AgentConfig): Promise<void> {
     ...(hooks ? { hooks } : {}),
     onHostRestart: async (kind) => {
       if (config.exitOnRestart) {
-        logger.info('exiting for the requested restart', { kind });
+        logger.info({ kind }, 'exiting for the requested restart');
         process.exit(0);
       }
       // A real reboot ends this process; a self-restart that returned did not concern this process.
@@ -80,7 +80,7 @@ async function main(config: AgentConfig): Promise<void> {
       // Still alive long after asking (an inhibitor, a hung shutdown): exit, so systemd starts the
       // agent again, which sees the same boot id and asks again.
       setTimeout(() => {
-        logger.error('the requested reboot has not happened; exiting to ask again', {});
+        logger.error({}, 'the requested reboot has not happened; exiting to ask again');
         process.exit(1);
       }, REBOOT_WAIT_MS).unref();
       return 'halt';
@@ -96,7 +96,7 @@ async function main(config: AgentConfig): Promise<void> {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info('stopping', { signal });
+    logger.info({ signal }, 'stopping');
     // An apply in progress may be the agent's own `systemctl restart`, which waits for this very
     // process to stop: waiting for the apply would deadlock until systemd's stop timeout. Every
     // step is journaled, so leaving mid-apply is safe; the next process resumes.
@@ -118,12 +118,15 @@ async function main(config: AgentConfig): Promise<void> {
 async function serveWhenPossible(http: AgentHttpServer, logger: Logger): Promise<void> {
   for (;;) {
     try {
-      logger.info('serving /healthz and /metrics', await http.listen());
+      logger.info(await http.listen(), 'serving /healthz and /metrics');
       return;
     } catch (error) {
-      logger.error('cannot serve /healthz and /metrics; still managing the node, retrying in 30 s', {
-        error: (error as Error).message,
-      });
+      logger.error(
+        {
+          error: (error as Error).message,
+        },
+        'cannot serve /healthz and /metrics; still managing the node, retrying in 30 s',
+      );
       await new Promise((resolve) => setTimeout(resolve, METRICS_RETRY_MS));
     }
   }

@@ -1,21 +1,15 @@
-// The agent's logger: one JSON object per line, nothing else. pino would cost the agent ~7 MB of RSS
+// The agent's logger: one JSON object per line, nothing else, behind nodeherd's logger interface
+// (pino's argument order: src/util/logger.ts). pino itself would cost the agent ~7 MB of RSS
 // (measured with node 24.21: 53.1 → 59.9 MB after importing it), a seventh of its 50 MB budget, for
 // features it does not use. Fields are the caller's: never pass file contents or tokens.
+
+import type { LogFields, Logger } from '../util/logger.ts';
+
+export type { LogFields, Logger } from '../util/logger.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const LEVEL_RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-
-export type LogFields = Record<string, unknown>;
-
-export interface Logger {
-  debug(message: string, fields?: LogFields): void;
-  info(message: string, fields?: LogFields): void;
-  warn(message: string, fields?: LogFields): void;
-  error(message: string, fields?: LogFields): void;
-  /** A logger that adds `fields` to every line. */
-  child(fields: LogFields): Logger;
-}
 
 export interface JsonLoggerOptions {
   /** Lowest level written (default info). */
@@ -39,20 +33,20 @@ export class JsonLogger implements Logger {
     this.fields = fields;
   }
 
-  debug(message: string, fields?: LogFields): void {
-    this.log('debug', message, fields);
+  debug(fieldsOrMessage: LogFields | string, message?: string): void {
+    this.log('debug', fieldsOrMessage, message);
   }
 
-  info(message: string, fields?: LogFields): void {
-    this.log('info', message, fields);
+  info(fieldsOrMessage: LogFields | string, message?: string): void {
+    this.log('info', fieldsOrMessage, message);
   }
 
-  warn(message: string, fields?: LogFields): void {
-    this.log('warn', message, fields);
+  warn(fieldsOrMessage: LogFields | string, message?: string): void {
+    this.log('warn', fieldsOrMessage, message);
   }
 
-  error(message: string, fields?: LogFields): void {
-    this.log('error', message, fields);
+  error(fieldsOrMessage: LogFields | string, message?: string): void {
+    this.log('error', fieldsOrMessage, message);
   }
 
   child(fields: LogFields): Logger {
@@ -62,12 +56,13 @@ export class JsonLogger implements Logger {
     );
   }
 
-  private log(level: LogLevel, message: string, fields: LogFields | undefined): void {
+  private log(level: LogLevel, fieldsOrMessage: LogFields | string, message: string | undefined): void {
     if (LEVEL_RANK[level] < this.minimum) return;
+    const fields = typeof fieldsOrMessage === 'string' ? undefined : fieldsOrMessage;
     const record = {
       time: new Date(this.now()).toISOString(),
       level,
-      msg: message,
+      msg: typeof fieldsOrMessage === 'string' ? fieldsOrMessage : (message ?? ''),
       ...this.fields,
       ...fields,
     };

@@ -152,7 +152,7 @@ export class NodeAgent {
     await this.reconciler.load();
     if (this.options.repairDrift !== false) await this.reconciler.repairDrift();
     this.watcher.start();
-    this.logger.info('agent started', { revision: this.reconciler.status.currentRevision });
+    this.logger.info({ revision: this.reconciler.status.currentRevision }, 'agent started');
   }
 
   /** Stops watching and waits for a running reconcile to finish its current step. */
@@ -227,7 +227,7 @@ export class NodeAgent {
         } catch (error) {
           // Local state could not be read or written (disk full, permissions): try again later.
           this.lastError = (error as Error).message;
-          this.logger.error('reconcile failed', { error: error as Error });
+          this.logger.error({ error: error as Error }, 'reconcile failed');
           this.scheduleRetry(this.clock.now() + 10_000);
         }
         if (this.reporter.pending) this.scheduleReportRetry();

@@ -5,7 +5,7 @@
 // bounded (the oldest unsent events are dropped, with a log line).
 
 import { randomBytes } from 'node:crypto';
-import type { Logger } from 'pino';
+import type { Logger } from '../util/logger.ts';
 import { kubeTime } from './conditions.ts';
 import type { KubeClient } from './kube-client.ts';
 import { isKubeError } from './kube-error.ts';

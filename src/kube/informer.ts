@@ -1,16 +1,14 @@
-// A cache of one collection kept current by list + watch: the controller reads from memory and learns
-// of every change at once. Watches ask for BOOKMARKs, so an idle watch costs the API server nothing
-// and resumes from the last resourceVersion after a disconnect; only 410 Expired forces a re-list,
-// whose differences are delivered as add/update/delete like any other change. Failures back off.
+// A cache of one collection kept current by the list-watch loop (list-watch.ts): the controller reads
+// from memory and learns of every change at once. A re-list after 410 Expired is reconciled against the
+// cache, so what changed or vanished meanwhile is delivered as add/update/delete like any other change.
 // upsert() lets the controller put the object its own write returned into the cache immediately, so
 // its next decision never works from a copy older than what it just wrote.
 
-import type { Logger } from 'pino';
+import type { Logger } from '../util/logger.ts';
 import type { KubeClient } from './kube-client.ts';
-import { Backoff } from './light/backoff.ts';
+import { collectionSource, ListWatch, type ListWatchEvent, type ListWatchStats } from './list-watch.ts';
 import { isNewerVersion } from './resource-version.ts';
-import type { KubeObject, WatchEventType } from './types.ts';
-import type { WatchEnd } from './watch-stream.ts';
+import type { KubeObject } from './types.ts';
 
 export type InformerEventType = 'add' | 'update' | 'delete';
 
@@ -21,11 +19,22 @@ export interface InformerOptions {
   path: string;
   labelSelector?: string;
   fieldSelector?: string;
-  /** Server-side watch timeout range in seconds (the server ends the watch; we resume). */
+  /** Server-side watch timeout range in seconds (the server ends the watch; we resume); default 300–600. */
   watchTimeoutSeconds?: [number, number];
+  /** Silence after which the connection counts as dead; default 3 minutes. */
   inactivityMs?: number;
   logger?: Logger;
 }
+
+const NO_STATS: ListWatchStats = {
+  lists: 0,
+  relists: 0,
+  watches: 0,
+  resumes: 0,
+  inactive: 0,
+  failures: 0,
+  events: 0,
+};
 
 function keyOf(object: KubeObject): string {
   const { namespace, name } = object.metadata;
@@ -37,16 +46,11 @@ export class Informer<T extends KubeObject> {
   private readonly options: InformerOptions;
   private readonly items = new Map<string, T>();
   private readonly handlers: InformerHandler<T>[] = [];
-  private readonly backoff = new Backoff({ initialMs: 250, maxMs: 10_000 });
-  private resourceVersion = '';
-  private stopped = true;
   private hasSynced = false;
   private syncWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
-  private running: Promise<void> | undefined;
-  private abortWatch: (() => void) | undefined;
-  private wakeSleep: (() => void) | undefined;
-  /** Lists and watches made, for tests and metrics. */
-  readonly stats = { lists: 0, watches: 0, failures: 0, events: 0 };
+  private loop: ListWatch<T> | undefined;
+  /** Counts of loops stopped before the current one (an informer may be started again). */
+  private earlier: ListWatchStats = NO_STATS;
 
   constructor(client: KubeClient, options: InformerOptions) {
     this.client = client;
@@ -59,6 +63,14 @@ export class Informer<T extends KubeObject> {
 
   get synced(): boolean {
     return this.hasSynced;
+  }
+
+  /** Lists, watches, failures and events so far, for tests and metrics. */
+  get stats(): ListWatchStats {
+    const now = this.loop?.stats() ?? NO_STATS;
+    const sum = { ...this.earlier };
+    for (const key of Object.keys(sum) as (keyof ListWatchStats)[]) sum[key] += now[key];
+    return sum;
   }
 
   on(handler: InformerHandler<T>): void {
@@ -78,9 +90,23 @@ export class Informer<T extends KubeObject> {
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.running = this.run();
+    if (this.loop && !this.loop.stopping) return;
+    if (this.loop) this.earlier = this.stats;
+    const { path, labelSelector, fieldSelector, logger } = this.options;
+    this.loop = new ListWatch<T>(collectionSource<T>(this.client, path), {
+      labelSelector,
+      fieldSelector,
+      watchTimeoutSeconds: this.options.watchTimeoutSeconds ?? [300, 600],
+      inactivityTimeoutMs: this.options.inactivityMs ?? 180_000,
+      backoff: { initialMs: 250, maxMs: 10_000 },
+      onList: (items) => this.onList(items),
+      onEvent: (event) => this.apply(event.type, event.object),
+      onError: (err, during) =>
+        during === 'list'
+          ? logger?.warn({ path, err }, 'list failed')
+          : logger?.debug({ path, err }, 'watch ended'),
+    });
+    this.loop.start();
   }
 
   /** Resolves once the first list is in the cache. */
@@ -90,12 +116,10 @@ export class Informer<T extends KubeObject> {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.abortWatch?.();
-    this.wakeSleep?.();
+    const stopping = this.loop?.stop();
     for (const waiter of this.syncWaiters.splice(0))
       waiter.reject(new Error(`informer ${this.path} stopped`));
-    await this.running;
+    await stopping;
   }
 
   /** Puts an object returned by our own write into the cache (ignored when the cache is newer). */
@@ -111,40 +135,9 @@ export class Informer<T extends KubeObject> {
     this.emit('delete', old, old);
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      try {
-        if (!this.resourceVersion) await this.relist();
-        if (this.stopped) break;
-        const end = await this.watchOnce();
-        if (end.reason === 'expired') this.resourceVersion = '';
-        if (
-          end.reason === 'failed' ||
-          end.reason === 'inactive' ||
-          (end.reason === 'closed' && end.events === 0)
-        ) {
-          this.stats.failures++;
-          this.options.logger?.debug({ path: this.path, reason: end.reason, err: end.error }, 'watch ended');
-          await this.sleep(this.backoff.next());
-        } else {
-          this.backoff.reset();
-        }
-      } catch (err) {
-        this.stats.failures++;
-        this.options.logger?.warn({ path: this.path, err }, 'list failed');
-        await this.sleep(this.backoff.next());
-      }
-    }
-  }
-
-  private async relist(): Promise<void> {
-    this.stats.lists++;
-    const list = await this.client.list<T>(this.path, {
-      labelSelector: this.options.labelSelector,
-      fieldSelector: this.options.fieldSelector,
-    });
+  private onList(items: T[]): void {
     const seen = new Set<string>();
-    for (const item of list.items) {
+    for (const item of items) {
       seen.add(keyOf(item));
       this.apply('MODIFIED', item);
     }
@@ -153,45 +146,13 @@ export class Informer<T extends KubeObject> {
       this.items.delete(key);
       this.emit('delete', old, old);
     }
-    this.resourceVersion = list.metadata.resourceVersion ?? '';
     if (!this.hasSynced) {
       this.hasSynced = true;
       for (const waiter of this.syncWaiters.splice(0)) waiter.resolve();
     }
   }
 
-  private async watchOnce(): Promise<WatchEnd> {
-    const [lo, hi] = this.options.watchTimeoutSeconds ?? [300, 600];
-    this.stats.watches++;
-    const handle = await this.client.watch<T>(
-      this.path,
-      {
-        resourceVersion: this.resourceVersion,
-        allowWatchBookmarks: true,
-        timeoutSeconds: Math.round(lo + Math.random() * (hi - lo)),
-        labelSelector: this.options.labelSelector,
-        fieldSelector: this.options.fieldSelector,
-      },
-      {
-        inactivityMs: this.options.inactivityMs,
-        onEvent: (type, object) => this.onWatchEvent(type, object),
-      },
-    );
-    this.abortWatch = handle.abort;
-    if (this.stopped) handle.abort();
-    const end = await handle.ended;
-    this.abortWatch = undefined;
-    return end;
-  }
-
-  private onWatchEvent(type: WatchEventType, object: T): void {
-    this.stats.events++;
-    const rv = object.metadata?.resourceVersion;
-    if (type !== 'BOOKMARK') this.apply(type, object);
-    if (rv) this.resourceVersion = rv;
-  }
-
-  private apply(type: WatchEventType, object: T): void {
+  private apply(type: ListWatchEvent<T>['type'], object: T): void {
     const key = keyOf(object);
     const old = this.items.get(key);
     if (type === 'DELETED') {
@@ -218,20 +179,5 @@ export class Informer<T extends KubeObject> {
         this.options.logger?.error({ path: this.path, err }, 'informer handler failed');
       }
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wakeSleep = undefined;
-        resolve();
-      }, ms);
-      this.wakeSleep = () => {
-        clearTimeout(timer);
-        this.wakeSleep = undefined;
-        resolve();
-      };
-    });
   }
 }

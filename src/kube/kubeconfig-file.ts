@@ -7,6 +7,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { writeFileAtomic, writeFileAtomicSync } from '../util/atomic-write.ts';
+import { currentContext } from './kubeconfig-credentials.ts';
 
 export interface KubeconfigSpec {
   /** API server URL, e.g. https://127.0.0.1:6443. */
@@ -85,31 +86,20 @@ export function writeKubeconfigFileSync(
   writeFileAtomicSync(path, renderKubeconfig(spec), { mode: 0o600, ...options });
 }
 
-// kubeconfig lists are [{ name, <field>: {...} }]; returns the <field> object of the named entry.
-function findNamed(list: unknown, name: unknown, field: string): Record<string, unknown> | undefined {
-  if (!Array.isArray(list)) return undefined;
-  const entry = list.find((item) => item && typeof item === 'object' && item.name === name);
-  const value = entry?.[field];
-  return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
-}
-
 /**
  * Reads back the current context of a kubeconfig in the shape this module writes. Returns undefined
  * when the file is missing or does not use an inline CA and a bearer token.
  */
 export function parseKubeconfig(text: string): KubeconfigSpec | undefined {
-  let config: Record<string, unknown>;
+  let config: unknown;
   try {
-    config = parse(text) as Record<string, unknown>;
+    config = parse(text);
   } catch {
     return undefined;
   }
-  if (!config || typeof config !== 'object') return undefined;
-  const contextName = config['current-context'];
-  const context = findNamed(config.contexts, contextName, 'context');
-  if (!context) return undefined;
-  const cluster = findNamed(config.clusters, context.cluster, 'cluster');
-  const user = findNamed(config.users, context.user, 'user');
+  const current = currentContext(config);
+  if (!current) return undefined;
+  const { contextName, context, cluster, user } = current;
   const server = cluster?.server;
   const caData = cluster?.['certificate-authority-data'];
   const token = user?.token;
@@ -120,7 +110,7 @@ export function parseKubeconfig(text: string): KubeconfigSpec | undefined {
     token,
     clusterName: String(context.cluster),
     userName: String(context.user),
-    contextName: String(contextName),
+    contextName,
     ...(typeof context.namespace === 'string' ? { namespace: context.namespace } : {}),
   };
 }

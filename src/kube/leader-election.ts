@@ -4,11 +4,11 @@
 // between machines does not matter). A leader that cannot renew within the renew deadline steps down
 // before the lease can expire for others; stopping releases the Lease so a standby takes over at once.
 
-import type { Logger } from 'pino';
+import type { Logger } from '../util/logger.ts';
 import type { KubeClient } from './kube-client.ts';
 import { isKubeError } from './kube-error.ts';
-import { WakeableSleep } from './light/wakeable-sleep.ts';
 import type { Lease } from './types.ts';
+import { WakeableSleep } from './wakeable-sleep.ts';
 
 export interface LeaderElectionOptions {
   client: KubeClient;

@@ -1,6 +1,8 @@
 // The wire shapes of the Kubernetes objects the controller reads. Objects stay plain JSON exactly as
 // the API server sends them (timestamps are strings), in lists, watch events and write responses alike.
 
+import type { KubeList as WireList } from './light/types.ts';
+
 export interface ObjectMeta {
   name: string;
   namespace?: string;
@@ -26,12 +28,7 @@ export interface KubeObject {
   metadata: ObjectMeta;
 }
 
-export interface KubeList<T extends KubeObject = KubeObject> {
-  apiVersion?: string;
-  kind?: string;
-  metadata: { resourceVersion?: string; continue?: string };
-  items: T[];
-}
+export type KubeList<T extends KubeObject = KubeObject> = WireList<T>;
 
 export interface NodeCondition {
   type: string;
@@ -72,4 +69,4 @@ export interface Lease extends KubeObject {
   };
 }
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+export type { WatchEventType } from './light/types.ts';

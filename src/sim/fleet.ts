@@ -8,8 +8,8 @@ import {
   DESIRED_REVISION_ANNOTATION,
   STATE_ANNOTATION,
 } from '../api/node-protocol.ts';
+import { isKubeError } from '../kube/kube-error.ts';
 import { resourcePath } from '../kube/light/api-paths.ts';
-import { hasStatus } from '../kube/light/kube-api-error.ts';
 import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import type { KubeObject } from '../kube/light/types.ts';
 import { HeartbeatWheel } from './heartbeat-wheel.ts';
@@ -231,7 +231,7 @@ export class Fleet {
     try {
       await this.options.adminClient.delete(resourcePath({ apiVersion: 'v1', resource: 'nodes', name }));
     } catch (err) {
-      if (!hasStatus(err, 404)) throw err;
+      if (!isKubeError(err, 404)) throw err;
     } finally {
       // The node's own client goes with it: its keep-alive sockets would otherwise stay open until
       // close(), and a process that removed its last node would not exit.

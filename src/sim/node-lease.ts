@@ -3,8 +3,8 @@
 // failure forget the cache and get it again. The Lease is owned by the Node (ownerReference), so the
 // garbage collector removes it with the Node.
 
+import { isKubeError } from '../kube/kube-error.ts';
 import { resourcePath } from '../kube/light/api-paths.ts';
-import { hasStatus } from '../kube/light/kube-api-error.ts';
 import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import type { KubeObject } from '../kube/light/types.ts';
 import { kubeMicroTime } from './node-object.ts';
@@ -80,7 +80,7 @@ export class NodeLease {
     try {
       return { lease: await this.client.get<LeaseObject>(this.path), created: false };
     } catch (err) {
-      if (!hasStatus(err, 404)) throw err;
+      if (!isKubeError(err, 404)) throw err;
     }
     const collection = resourcePath({
       apiVersion: 'coordination.k8s.io/v1',

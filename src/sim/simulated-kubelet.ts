@@ -8,9 +8,9 @@
 // a kubelet that stays down turns Ready=Unknown through the lifecycle controller, exactly as a real
 // one does. After a (re)start it reports Ready=False (KubeletNotReady) for a while, then Ready=True.
 
+import { Backoff } from '../kube/backoff.ts';
+import { isKubeError } from '../kube/kube-error.ts';
 import { resourcePath } from '../kube/light/api-paths.ts';
-import { Backoff } from '../kube/light/backoff.ts';
-import { hasStatus } from '../kube/light/kube-api-error.ts';
 import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import type { KubeObject } from '../kube/light/types.ts';
 import { HeartbeatWheel, type WheelMembership } from './heartbeat-wheel.ts';
@@ -368,7 +368,7 @@ export class SimulatedKubelet {
         nodeObject(this.description, ready, now, now, this.bootId?.()),
       );
     } catch (err) {
-      if (!hasStatus(err, 409)) throw err;
+      if (!isKubeError(err, 409)) throw err;
       // Re-registration: keep the Node (and its annotations, the agent's state), refresh what the
       // kubelet owns: its labels and its status.
       await this.client.patch(this.nodePath, { metadata: { labels: nodeLabels(this.description) } }, 'merge');

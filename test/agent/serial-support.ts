@@ -10,7 +10,7 @@ import {
   type SerialGate,
   STATE_ANNOTATION,
 } from '../../src/api/node-protocol.ts';
-import type { WatchHandle } from '../../src/kube/light/kube-watch.ts';
+import type { WatchHandle } from '../../src/kube/kube-watch.ts';
 import type { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../src/kube/light/types.ts';
 import type { Cluster } from './agent-harness.ts';

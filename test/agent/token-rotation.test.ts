@@ -8,7 +8,7 @@ import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { CURRENT_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
-import type { KubeApiError } from '../../src/kube/light/kube-api-error.ts';
+import type { KubeError } from '../../src/kube/kube-error.ts';
 import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
 import { eventually } from '../support/eventually.ts';
 import {
@@ -94,7 +94,7 @@ test('a token replaced in the kubeconfig’s tokenFile, the old one revoked: the
     caPem: cluster.api.server.caPem,
     token: first.token,
   });
-  await assert.rejects(old.get(`/api/v1/nodes/${node}`), (error: KubeApiError) => error.status === 401);
+  await assert.rejects(old.get(`/api/v1/nodes/${node}`), (error: KubeError) => error.status === 401);
   old.close();
 
   const two = await createRevision(cluster, 'rotation', demoServiceSpec('two'));

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { CURRENT_REVISION_ANNOTATION, STATE_ANNOTATION } from '../../src/api/node-protocol.ts';
-import type { WatchHandle } from '../../src/kube/light/kube-watch.ts';
+import type { WatchHandle } from '../../src/kube/kube-watch.ts';
 import type { KubeObject } from '../../src/kube/light/types.ts';
 import { ClusterHarness, eventually, kubeletConfig, revisionNameFor } from './support/cluster-harness.ts';
 

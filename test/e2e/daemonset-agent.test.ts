@@ -18,7 +18,7 @@ import {
   AGENT_DAEMONSET_SERVICE_ACCOUNT,
   CONTROLLER_NAMESPACE,
 } from '../../src/apiserver/auth/identities.ts';
-import type { KubeApiError } from '../../src/kube/light/kube-api-error.ts';
+import type { KubeError } from '../../src/kube/kube-error.ts';
 import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../src/kube/light/types.ts';
 import { Container } from '../../src/nspawn/container.ts';
@@ -190,7 +190,7 @@ describe('the agent in DaemonSet mode manages a node from outside it', { skip, t
     await mountTokenOf('nodeherd-agent-second');
     await cp.admin.delete(`/api/v1/namespaces/${NS}/pods/nodeherd-agent-first`, { gracePeriodSeconds: 0 });
     const old = new LightKubeClient({ server: cp.serverUrl, caPem: cp.caPem, token: firstToken });
-    await assert.rejects(old.get(`/api/v1/nodes/${name}`), (error: KubeApiError) => error.status === 401);
+    await assert.rejects(old.get(`/api/v1/nodes/${name}`), (error: KubeError) => error.status === 401);
     old.close();
     await apply(spec('two'));
     assert.equal(await c.execChecked(['cat', '/etc/e2e/ds.conf']), 'edition two\n');

@@ -60,7 +60,7 @@ describe('kube client', () => {
       '/api/v1/namespaces/default/configmaps',
       { resourceVersion: list.metadata.resourceVersion, allowWatchBookmarks: true },
       {
-        onEvent: (type) => seen.push(type),
+        onEvent: (event) => seen.push(event.type),
       },
     );
     await admin.create('/api/v1/namespaces/default/configmaps', { metadata: { name: 'w1' } });
@@ -69,7 +69,7 @@ describe('kube client', () => {
     while (!seen.includes('DELETED') && performance.now() < deadline)
       await new Promise((r) => setTimeout(r, 10));
     handle.abort();
-    const end = await handle.ended;
+    const end = await handle.done;
     assert.equal(end.reason, 'aborted');
     assert.deepEqual(
       seen.filter((t) => t !== 'BOOKMARK'),
@@ -89,9 +89,10 @@ describe('kube client', () => {
     const handle = await admin.watch(
       '/api/v1/namespaces/default/configmaps',
       { resourceVersion: first.metadata.resourceVersion },
-      { onEvent: () => undefined, inactivityMs: 5_000 },
+      { onEvent: () => undefined },
+      { inactivityTimeoutMs: 5_000 },
     );
-    const end = await handle.ended;
+    const end = await handle.done;
     assert.equal(end.reason, 'expired');
   });
 });

@@ -60,7 +60,7 @@ export async function runPlan(
   const { journal, markers, logger, metrics, hooks } = context;
   const ids = plan.actions.map((a) => a.id);
   const { resumed, completed } = await journal.beginJournal(target.hash, target.name, ids);
-  if (resumed) logger.info('resuming an interrupted apply', { revision: target.name, done: completed.size });
+  if (resumed) logger.info({ revision: target.name, done: completed.size }, 'resuming an interrupted apply');
   let executed = 0;
   let skipped = 0;
   for (const [index, action] of plan.actions.entries()) {
@@ -77,12 +77,15 @@ export async function runPlan(
         if (restartKind === 'self' || marker.bootId !== bootId) {
           await journal.markDone(action.id);
           await markers.clear();
-          logger.info(restartKind === 'self' ? 'restarted after self-update' : 'rebooted', {
-            action: action.id,
-          });
+          logger.info(
+            {
+              action: action.id,
+            },
+            restartKind === 'self' ? 'restarted after self-update' : 'rebooted',
+          );
           continue;
         }
-        logger.warn('the requested reboot did not happen: asking again', { action: action.id });
+        logger.warn({ action: action.id }, 'the requested reboot did not happen: asking again');
       }
       hooks?.beforeAction?.(action.id, index);
       await markers.write({
@@ -102,14 +105,17 @@ export async function runPlan(
       }
       metrics.actions.inc({ kind: action.kind, result: 'success' });
       if (restartKind === 'self') metrics.unitRestarts.inc({ unit: context.selfUnit! });
-      logger.info(restartKind === 'reboot' ? 'reboot requested' : 'restarting the agent itself', {
-        action: action.id,
-        reason: action.reason,
-      });
+      logger.info(
+        {
+          action: action.id,
+          reason: action.reason,
+        },
+        restartKind === 'reboot' ? 'reboot requested' : 'restarting the agent itself',
+      );
       return { outcome: 'restarting', kind: restartKind, executed: executed + 1, skipped };
     }
     hooks?.beforeAction?.(action.id, index);
-    logger.debug('action', { action: action.id, reason: action.reason });
+    logger.debug({ action: action.id, reason: action.reason }, 'action');
     try {
       const effect = await executeAction(action, context.executors);
       if (effect === 'restarted' && action.kind === 'restart-unit')
@@ -122,7 +128,7 @@ export async function runPlan(
       if (!options.tolerate?.(action, error as Error)) {
         return { outcome: 'failed', action, error: error as Error, executed, skipped };
       }
-      logger.warn('action failed; passed over', { action: action.id, error: error as Error });
+      logger.warn({ action: action.id, error: error as Error }, 'action failed; passed over');
     }
     executed++;
     hooks?.afterExecute?.(action.id, index);

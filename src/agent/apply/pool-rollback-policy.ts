@@ -22,10 +22,13 @@ export function poolRollbackPolicy(client: LightKubeClient, logger: Logger): Rol
       );
       return object.spec.updateStrategy?.rollingUpdate?.failurePolicy?.action === 'Rollback';
     } catch (error) {
-      logger.warn('could not read the pool for its failure policy: no local rollback', {
-        pool,
-        error: error as Error,
-      });
+      logger.warn(
+        {
+          pool,
+          error: error as Error,
+        },
+        'could not read the pool for its failure policy: no local rollback',
+      );
       return false;
     }
   };

@@ -136,7 +136,7 @@ export class Reconciler {
     } catch (error) {
       if (!(error instanceof CorruptStateError)) throw error;
       // Planning from nothing rewrites every file: safe, if disruptive; forgetting silently is not.
-      logger.error('last applied revision unreadable: the next apply counts everything as new', { error });
+      logger.error({ error }, 'last applied revision unreadable: the next apply counts everything as new');
     }
     const inFlight = await this.inFlight.load();
     await this.failures.load();
@@ -158,12 +158,15 @@ export class Reconciler {
     if (result.drifted.length === 0) return [];
     for (const drift of result.drifted) metrics.driftedFiles.inc({ reason: drift.reason });
     const details = result.drifted.map((d) => `${d.path} (${d.reason}: ${d.detail})`);
-    logger.warn('managed files drifted from the last applied revision', {
-      revision: last.name,
-      drifted: details,
-      repaired: result.repaired,
-      failed: result.failed,
-    });
+    logger.warn(
+      {
+        revision: last.name,
+        drifted: details,
+        repaired: result.repaired,
+        failed: result.failed,
+      },
+      'managed files drifted from the last applied revision',
+    );
     const failed =
       result.failed.length > 0 ? `; could not repair ${result.failed.map((f) => f.path).join(', ')}` : '';
     await reporter.event(
@@ -246,7 +249,7 @@ export class Reconciler {
     const { clock, logger, reporter, metrics } = this.options;
     const started = clock.now();
     const { plan: steps, recovering } = this.planTo(target);
-    logger.info('applying', { revision: target.name, summary: steps.summary, actions: steps.actions.length });
+    logger.info({ revision: target.name, summary: steps.summary, actions: steps.actions.length }, 'applying');
     // Passing states are reported without waiting: the reporter delivers in order, and the node's
     // work does not depend on them (this keeps two round trips off the path to Done).
     const passing: Promise<void>[] = [
@@ -274,7 +277,7 @@ export class Reconciler {
     if (!verified.ok) return this.fail(target, verified.reason, started);
     const cleanup = await this.commit(target);
     metrics.observeApply('success', (clock.now() - started) / 1000);
-    logger.info('applied', { revision: target.name, executed: run.executed, resumed: run.skipped });
+    logger.info({ revision: target.name, executed: run.executed, resumed: run.skipped }, 'applied');
     const message = `revision ${target.name} applied: ${steps.summary}`;
     await reporter.event('Normal', EVENT_REASONS.applied, message);
     await this.report({
@@ -399,7 +402,7 @@ export class Reconciler {
       rollback: rollBack ? 'in-progress' : 'none',
     };
     await this.failures.write(record);
-    logger.error('apply failed', { revision: target.name, reason, attempts, rollBack });
+    logger.error({ revision: target.name, reason, attempts, rollBack }, 'apply failed');
     await reporter.event('Warning', EVENT_REASONS.failed, `revision ${target.name} failed: ${reason}`);
     if (rollBack) return this.rollBack(target, record, started);
     await this.report(this.failedReport(record));
@@ -436,7 +439,7 @@ export class Reconciler {
     const { plan: restore, recovering } = this.planTo(last);
     // planTo(failed) is the failed apply's own plan (it is the one unfinished revision left out).
     const steps = restartAfterRollback(restore, unitsRestartedBy(this.planTo(failed).plan));
-    logger.warn('rolling back', { from: failed.name, to: last.name, summary: steps.summary });
+    logger.warn({ from: failed.name, to: last.name, summary: steps.summary }, 'rolling back');
     const run = await this.execute(steps, last, recovering);
     if (run === 'halted') return {};
     const problem = run.outcome === 'failed' ? `${run.action.id}: ${run.error.message}` : undefined;
@@ -449,7 +452,7 @@ export class Reconciler {
         reason: `${record.reason}; rollback failed: ${why}`,
       };
       await this.failures.write(failedRecord);
-      logger.error('rollback failed', { revision: last.name, reason: why });
+      logger.error({ revision: last.name, reason: why }, 'rollback failed');
       await reporter.event('Warning', EVENT_REASONS.failed, `rollback to ${last.name} failed: ${why}`);
       await this.report(this.failedReport(failedRecord));
       return {};
@@ -459,7 +462,7 @@ export class Reconciler {
     await this.failures.write(done);
     metrics.rollbacks.inc();
     metrics.observeApply('rollback', (clock.now() - started) / 1000);
-    logger.warn('rolled back', { from: failed.name, to: last.name });
+    logger.warn({ from: failed.name, to: last.name }, 'rolled back');
     await reporter.event(
       'Warning',
       EVENT_REASONS.rolledBack,
@@ -526,7 +529,7 @@ export class Reconciler {
   }
 
   private async reportUnusable(name: string, reason: string, message: string): Promise<ReconcileResult> {
-    this.options.logger.warn('desired revision unusable', { revision: name, reason });
+    this.options.logger.warn({ revision: name, reason }, 'desired revision unusable');
     await this.report({
       state: 'Failed',
       message,

@@ -46,9 +46,12 @@ export class StartGate implements ApplyGate {
         try {
           await this.serial.acquire(serial);
         } catch (error) {
-          this.logger.warn('could not keep a serial slot for an apply in progress', {
-            error: error as Error,
-          });
+          this.logger.warn(
+            {
+              error: error as Error,
+            },
+            'could not keep a serial slot for an apply in progress',
+          );
         }
       }
       return { open: true };

@@ -3,7 +3,7 @@
 
 import type { NodeState } from '../../api/node-protocol.ts';
 import { NODE_STATES } from '../../api/node-protocol.ts';
-import type { RequestCountsSnapshot } from '../../kube/light/request-counters.ts';
+import type { RequestCountsSnapshot } from '../../kube/request-counters.ts';
 import { buildInfoLabels } from '../../util/build-info.ts';
 import { Counter, Gauge, Histogram, MetricsRegistry } from './prometheus-text.ts';
 

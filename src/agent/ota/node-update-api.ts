@@ -12,8 +12,8 @@ import {
   POOL_LABEL,
 } from '../../api/node-protocol.ts';
 import type { LabelSelector } from '../../api/types.ts';
+import { isKubeError } from '../../kube/kube-error.ts';
 import { resourcePath } from '../../kube/light/api-paths.ts';
-import { hasStatus } from '../../kube/light/kube-api-error.ts';
 import type { LightKubeClient } from '../../kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../kube/light/types.ts';
 import { plan } from '../../plan/plan.ts';
@@ -120,7 +120,7 @@ export class NodeUpdateApi {
         },
       });
     } catch (error) {
-      if (hasStatus(error, 409))
+      if (isKubeError(error, 409))
         return refusal(409, 'Conflict', `Node ${nodeName} changed while the update was requested; try again`);
       return refusal(
         503,
@@ -182,7 +182,7 @@ export class NodeUpdateApi {
         client.get<RevisionObject>(`${REVISIONS_PATH}/${encodeURIComponent(available)}`),
       );
     } catch (error) {
-      if (hasStatus(error, 404))
+      if (isKubeError(error, 404))
         return {
           ok: false,
           answer: refusal(409, 'RevisionNotFound', `NodeConfigRevision ${available} does not exist`),
@@ -206,7 +206,7 @@ export class NodeUpdateApi {
         member =
           object.spec?.nodeSelector !== undefined && matchesLabelSelector(object.spec.nodeSelector, labels);
       } catch (error) {
-        if (!hasStatus(error, 404)) return { ok: false, answer: unreachable(error) };
+        if (!isKubeError(error, 404)) return { ok: false, answer: unreachable(error) };
       }
     }
     if (!member)

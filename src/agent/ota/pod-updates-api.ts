@@ -10,7 +10,7 @@
 //        not outdated; 404 unknown pod; 409 the pod changed meanwhile; 503 API server unreachable
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { KubeApiError } from '../../kube/light/kube-api-error.ts';
+import { KubeError } from '../../kube/kube-error.ts';
 import type { LightKubeClient } from '../../kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../kube/light/types.ts';
 import type { RouteTarget } from '../http/route-table.ts';
@@ -33,7 +33,7 @@ function podPath(namespace: string, name: string): string {
 
 /** 503 for anything that is not the API server's own answer, or an answer saying it is unavailable. */
 function unreachable(err: unknown): ApiAnswer | undefined {
-  if (!(err instanceof KubeApiError)) {
+  if (!(err instanceof KubeError)) {
     return { status: 503, body: { error: `the API server is unreachable: ${(err as Error).message}` } };
   }
   if (err.status >= 500 || err.status === 429) {
@@ -77,11 +77,11 @@ export class PodUpdatesApi {
     } catch (err) {
       const answer = unreachable(err);
       if (answer) return answer;
-      if (err instanceof KubeApiError && err.status === 404) {
+      if (err instanceof KubeError && err.status === 404) {
         return { status: 404, body: { error: `pod ${ref} does not exist` } };
       }
       // The API server lets an agent read only pods bound to its own node.
-      if (err instanceof KubeApiError && err.status === 403) {
+      if (err instanceof KubeError && err.status === 403) {
         return { status: 403, body: { error: `pod ${ref} is not on node ${this.nodeName}` } };
       }
       throw err;
@@ -108,10 +108,10 @@ export class PodUpdatesApi {
     } catch (err) {
       const answer = unreachable(err);
       if (answer) return answer;
-      if (err instanceof KubeApiError && err.status === 404) {
+      if (err instanceof KubeError && err.status === 404) {
         return { status: 404, body: { error: `pod ${ref} does not exist any more` } };
       }
-      if (err instanceof KubeApiError && err.status === 409) {
+      if (err instanceof KubeError && err.status === 409) {
         return { status: 409, body: { error: `pod ${ref} was replaced meanwhile; list the pods again` } };
       }
       throw err;

@@ -119,7 +119,7 @@ export class NodeReporter {
         await this.createEvent(event);
         this.events.shift();
       } catch (error) {
-        this.logger.warn('could not create an event', { reason: event.reason, error: error as Error });
+        this.logger.warn({ reason: event.reason, error: error as Error }, 'could not create an event');
         ok = false;
         break;
       }
@@ -129,7 +129,7 @@ export class NodeReporter {
         await this.writeStatus(this.wanted);
         this.delivered = true;
       } catch (error) {
-        this.logger.warn('could not report to the Node', { state: this.wanted.state, error: error as Error });
+        this.logger.warn({ state: this.wanted.state, error: error as Error }, 'could not report to the Node');
         ok = false;
       }
     }

@@ -6,8 +6,8 @@
 // holders. The slot Leases are watched only while the agent has a Serial gate.
 
 import { SERIAL_LEASE_NAMESPACE, SERIAL_POOL_LABEL, type SerialGate } from '../../api/node-protocol.ts';
+import { isKubeError } from '../../kube/kube-error.ts';
 import { resourcePath } from '../../kube/light/api-paths.ts';
-import { hasStatus } from '../../kube/light/kube-api-error.ts';
 import type { LightKubeClient } from '../../kube/light/light-kube-client.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
@@ -135,7 +135,7 @@ export class SerialSlots {
         const renewed = await this.write(decision.slot, renewedLease(decision.lease, clock.now()));
         if (renewed && holderOf(renewed) === identity) {
           this.hold({ gate, slot: decision.slot, lease: renewed });
-          logger.info('serial slot re-adopted', { pool: gate.pool, slot: decision.slot });
+          logger.info({ pool: gate.pool, slot: decision.slot }, 'serial slot re-adopted');
           return { held: true, slot: decision.slot };
         }
         continue;
@@ -154,11 +154,14 @@ export class SerialSlots {
         : await this.create(decision.slot, body);
       if (taken && holderOf(taken) === identity) {
         this.hold({ gate, slot: decision.slot, lease: taken });
-        logger.info('serial slot taken', {
-          pool: gate.pool,
-          slot: decision.slot,
-          ...(decision.expiredHolder ? { expiredHolder: decision.expiredHolder } : {}),
-        });
+        logger.info(
+          {
+            pool: gate.pool,
+            slot: decision.slot,
+            ...(decision.expiredHolder ? { expiredHolder: decision.expiredHolder } : {}),
+          },
+          'serial slot taken',
+        );
         return { held: true, slot: decision.slot };
       }
     }
@@ -179,11 +182,11 @@ export class SerialSlots {
       this.observe(updated);
       return updated;
     } catch (error) {
-      if (hasStatus(error, 409) || hasStatus(error, 404)) {
+      if (isKubeError(error, 409) || isKubeError(error, 404)) {
         await this.refresh(name);
         return undefined;
       }
-      this.options.logger.warn('serial slot write failed', { slot, error: error as Error });
+      this.options.logger.warn({ slot, error: error as Error }, 'serial slot write failed');
       throw error;
     }
   }
@@ -195,11 +198,11 @@ export class SerialSlots {
       this.observe(created);
       return created;
     } catch (error) {
-      if (hasStatus(error, 409)) {
+      if (isKubeError(error, 409)) {
         await this.refresh(name);
         return undefined;
       }
-      this.options.logger.warn('serial slot create failed', { slot, error: error as Error });
+      this.options.logger.warn({ slot, error: error as Error }, 'serial slot create failed');
       throw error;
     }
   }
@@ -209,7 +212,7 @@ export class SerialSlots {
     try {
       this.observe(await this.options.client.get<SlotLease & { metadata: object }>(this.pathOf(name)));
     } catch (error) {
-      if (hasStatus(error, 404)) this.observer.forget(name);
+      if (isKubeError(error, 404)) this.observer.forget(name);
       else throw error;
     }
   }
@@ -253,14 +256,17 @@ export class SerialSlots {
         if (!current || holderOf(current) !== identity) break;
         holding.lease = current;
       }
-      logger.error('serial slot lost: another node holds it now', {
-        pool: holding.gate.pool,
-        slot: holding.slot,
-      });
+      logger.error(
+        {
+          pool: holding.gate.pool,
+          slot: holding.slot,
+        },
+        'serial slot lost: another node holds it now',
+      );
       if (this.holding === holding) this.holding = undefined;
     } catch (error) {
       // The API server is away: try again at the next tick; the slot lasts a whole duration.
-      logger.warn('serial slot renewal failed', { slot: holding.slot, error: error as Error });
+      logger.warn({ slot: holding.slot, error: error as Error }, 'serial slot renewal failed');
     }
   }
 
@@ -271,17 +277,20 @@ export class SerialSlots {
       let lease: SlotLease | undefined = holding.lease;
       for (let attempt = 0; attempt < 3 && lease && holderOf(lease) === identity; attempt++) {
         if (await this.write(holding.slot, releasedLease(lease))) {
-          logger.info('serial slot released', { pool: holding.gate.pool, slot: holding.slot });
+          logger.info({ pool: holding.gate.pool, slot: holding.slot }, 'serial slot released');
           return;
         }
         lease = this.observer.slots.get(name)?.lease;
       }
     } catch (error) {
       // It expires by itself after a lease duration.
-      logger.warn('serial slot release failed; it expires instead', {
-        slot: holding.slot,
-        error: error as Error,
-      });
+      logger.warn(
+        {
+          slot: holding.slot,
+          error: error as Error,
+        },
+        'serial slot release failed; it expires instead',
+      );
     }
   }
 

@@ -40,7 +40,7 @@ export class SlotLeaseWatch {
       labelSelector: this.labelSelector,
       onObject: (lease, deleted) => options.onLease(lease, deleted),
       onSynced: () => options.onSynced(),
-      onError: (error, during) => options.logger.warn(`serial slot lease ${during}`, { error }),
+      onError: (error, during) => options.logger.warn({ error }, `serial slot lease ${during}`),
       inactivityTimeoutMs: 3 * interval,
       watchTimeoutSeconds: [1800, 3600],
       backoff: { initialMs: 500, maxMs: 30_000 },

@@ -62,7 +62,7 @@ export class DesiredRevisionWatcher {
       collectionPath: NODES_PATH,
       name: this.options.nodeName,
       onChange: (node) => this.onNode(node),
-      onError: (error, during) => this.options.logger.warn('node watch', { during, error }),
+      onError: (error, during) => this.options.logger.warn({ during, error }, 'node watch'),
     }).start();
   }
 
@@ -106,7 +106,7 @@ export class DesiredRevisionWatcher {
     this.revisionInformerName = name;
     this.revisionSeen = false;
     if (previous) {
-      previous.stop().catch((error: Error) => this.options.logger.warn('revision watch stop', { error }));
+      previous.stop().catch((error: Error) => this.options.logger.warn({ error }, 'revision watch stop'));
     }
     if (name === undefined) return;
     const informer: ObjectInformer<RevisionObject> = new ObjectInformer<RevisionObject>(this.options.client, {
@@ -119,7 +119,7 @@ export class DesiredRevisionWatcher {
         this.options.onChange();
       },
       onError: (error, during) =>
-        this.options.logger.warn('revision watch', { revision: name, during, error }),
+        this.options.logger.warn({ revision: name, during, error }, 'revision watch'),
     });
     this.revisionInformer = informer;
     informer.start();

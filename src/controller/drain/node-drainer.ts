@@ -5,9 +5,9 @@
 // past progressDeadlineSeconds, and then stops its drain.
 
 import type { Logger } from 'pino';
+import { Backoff } from '../../kube/backoff.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
 import { isKubeError } from '../../kube/kube-error.ts';
-import { Backoff } from '../../kube/light/backoff.ts';
 import type { Pod } from '../../kube/types.ts';
 import { evictionPath } from '../api-paths.ts';
 import { drainWork } from './evictable-pods.ts';

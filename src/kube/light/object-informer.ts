@@ -1,16 +1,12 @@
-// Follows one named object (the agent's own Node, its revision) with a single long-lived watch and
-// no polling: list once (by fieldSelector metadata.name, which also gives a resourceVersion when the
-// object does not exist), then watch from there with bookmarks and a long randomised timeout. When
-// the stream ends or breaks it resumes from the last resourceVersion seen (bookmarks included), so a
-// server restart costs one watch request, not a re-list; only 410 Expired forces a re-list. Failures
-// back off exponentially with jitter; silence longer than a few bookmark intervals drops the
-// connection as dead. onChange runs only when the object's resourceVersion changes.
+// Follows one named object (the agent's own Node, its revision) with the list-watch loop
+// (../list-watch.ts) narrowed by fieldSelector metadata.name, which also gives a resourceVersion when
+// the object does not exist: one long-lived watch with bookmarks and a long randomised timeout, no
+// polling. onChange runs only when the object's resourceVersion changes.
 
-import { Backoff, type BackoffOptions } from './backoff.ts';
-import type { WatchEnd, WatchHandle } from './kube-watch.ts';
+import type { BackoffOptions } from '../backoff.ts';
+import { collectionSource, ListWatch, type ListWatchEvent, type ListWatchStats } from '../list-watch.ts';
 import type { LightKubeClient } from './light-kube-client.ts';
-import type { KubeObject, WatchEvent } from './types.ts';
-import { WakeableSleep } from './wakeable-sleep.ts';
+import type { KubeObject } from './types.ts';
 
 export interface ObjectInformerOptions<T extends KubeObject> {
   /** Collection the object lives in, e.g. `/api/v1/nodes`. */
@@ -37,54 +33,35 @@ export interface ObjectInformerOptions<T extends KubeObject> {
   random?: () => number;
 }
 
-export interface ObjectInformerStats {
-  lists: number;
-  /** Re-lists forced by 410 Expired. */
-  relists: number;
-  watches: number;
-  /** Watches resumed from a resourceVersion without a list. */
-  resumes: number;
-  /** Watches dropped by the inactivity detector. */
-  inactive: number;
-  failures: number;
+export interface ObjectInformerStats extends ListWatchStats {
   changes: number;
 }
 
 export class ObjectInformer<T extends KubeObject = KubeObject> {
-  private readonly client: LightKubeClient;
   private readonly options: ObjectInformerOptions<T>;
-  private readonly backoff: Backoff;
-  private readonly random: () => number;
-  private readonly inactivityTimeoutMs: number;
-  private readonly counts: ObjectInformerStats = {
-    lists: 0,
-    relists: 0,
-    watches: 0,
-    resumes: 0,
-    inactive: 0,
-    failures: 0,
-    changes: 0,
-  };
+  private readonly loop: ListWatch<T>;
   private current: T | undefined;
-  private lastResourceVersion: string | undefined;
   private hasSynced = false;
   private syncWaiters: (() => void)[] = [];
-  private stopped = false;
-  private running: Promise<void> | undefined;
-  private activeWatch: WatchHandle | undefined;
-  private readonly sleeper = new WakeableSleep();
-  private lastEndExpired = false;
+  private started = false;
+  private changes = 0;
 
   constructor(client: LightKubeClient, options: ObjectInformerOptions<T>) {
-    this.client = client;
     this.options = options;
-    this.random = options.random ?? Math.random;
-    this.backoff = new Backoff({ random: this.random, ...options.backoff });
-    this.inactivityTimeoutMs =
-      options.inactivityTimeoutMs ?? (options.missedBookmarks ?? 3) * (options.bookmarkIntervalMs ?? 60_000);
-    const [low, high] = options.watchTimeoutSeconds ?? [30 * 60, 60 * 60];
-    if (!(low > 0 && high >= low))
-      throw new RangeError('watchTimeoutSeconds must be a range of positive numbers');
+    const { collectionPath, name } = options;
+    this.loop = new ListWatch<T>(collectionSource<T>(client, collectionPath), {
+      fieldSelector: `metadata.name=${name}`,
+      watchTimeoutSeconds: options.watchTimeoutSeconds ?? [30 * 60, 60 * 60],
+      inactivityTimeoutMs:
+        options.inactivityTimeoutMs ??
+        (options.missedBookmarks ?? 3) * (options.bookmarkIntervalMs ?? 60_000),
+      ...(options.backoff ? { backoff: options.backoff } : {}),
+      ...(options.minHealthyWatchMs !== undefined ? { minHealthyWatchMs: options.minHealthyWatchMs } : {}),
+      ...(options.random ? { random: options.random } : {}),
+      onList: (items) => this.onList(items),
+      onEvent: (event) => this.onEvent(event),
+      onError: (error, during) => this.report(error, during),
+    });
   }
 
   /** The object as last seen (undefined before the first list or when it does not exist). */
@@ -94,7 +71,7 @@ export class ObjectInformer<T extends KubeObject = KubeObject> {
 
   /** The resourceVersion a resumed watch would start from. */
   get resourceVersion(): string | undefined {
-    return this.lastResourceVersion;
+    return this.loop.resourceVersion;
   }
 
   get synced(): boolean {
@@ -102,12 +79,13 @@ export class ObjectInformer<T extends KubeObject = KubeObject> {
   }
 
   stats(): ObjectInformerStats {
-    return { ...this.counts };
+    return { ...this.loop.stats(), changes: this.changes };
   }
 
   start(): this {
-    if (this.running || this.stopped) throw new Error('an informer starts once');
-    this.running = this.run();
+    if (this.started) throw new Error('an informer starts once');
+    this.started = true;
+    this.loop.start();
     return this;
   }
 
@@ -119,104 +97,19 @@ export class ObjectInformer<T extends KubeObject = KubeObject> {
 
   /** Ends the watch and any pending retry; resolves when the loop has exited. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.activeWatch?.abort();
-    this.sleeper.wake();
-    await this.running;
+    this.started = true;
+    await this.loop.stop();
   }
 
-  private async run(): Promise<void> {
-    let needList = true;
-    while (!this.stopped) {
-      if (needList) {
-        if (!(await this.list())) {
-          await this.sleep(this.backoff.next());
-          continue;
-        }
-        needList = false;
-        // onChange or a sync waiter may have stopped the informer while the list completed.
-        if (this.stopped) break;
-      } else {
-        this.counts.resumes++;
-      }
-      const started = performance.now();
-      const end = await this.watchOnce();
-      if (this.stopped) break;
-      const healthy =
-        end.events > 0 || performance.now() - started >= (this.options.minHealthyWatchMs ?? 1000);
-      if (healthy) {
-        this.backoff.reset();
-        this.lastEndExpired = false;
-      }
-      if (end.reason === 'closed' && healthy) continue;
-      if (end.reason === 'expired') {
-        needList = true;
-        this.counts.relists++;
-        // The first 410 re-lists at once; a re-list that expires again straight away backs off.
-        if (!this.lastEndExpired) {
-          this.lastEndExpired = true;
-          continue;
-        }
-      } else {
-        this.lastEndExpired = false;
-      }
-      this.counts.failures++;
-      if (end.reason === 'inactive') {
-        this.counts.inactive++;
-        this.report(
-          new Error(`watch silent for ${this.inactivityTimeoutMs} ms, connection dropped`),
-          'watch',
-        );
-      }
-      if (end.error) this.report(end.error, 'watch');
-      await this.sleep(this.backoff.next());
+  private onList(items: T[]): void {
+    this.update(items.find((item) => item.metadata?.name === this.options.name));
+    if (!this.hasSynced) {
+      this.hasSynced = true;
+      for (const waiter of this.syncWaiters.splice(0)) waiter();
     }
   }
 
-  private async list(): Promise<boolean> {
-    this.counts.lists++;
-    try {
-      const list = await this.client.list<T>(this.options.collectionPath, {
-        fieldSelector: `metadata.name=${this.options.name}`,
-      });
-      if (this.stopped) return false;
-      this.lastResourceVersion = list.metadata?.resourceVersion;
-      this.lastEndExpired = false;
-      this.update(list.items.find((item) => item.metadata?.name === this.options.name));
-      if (!this.hasSynced) {
-        this.hasSynced = true;
-        for (const waiter of this.syncWaiters.splice(0)) waiter();
-      }
-      return true;
-    } catch (err) {
-      this.counts.failures++;
-      this.report(err as Error, 'list');
-      return false;
-    }
-  }
-
-  private async watchOnce(): Promise<WatchEnd> {
-    const [low, high] = this.options.watchTimeoutSeconds ?? [30 * 60, 60 * 60];
-    this.counts.watches++;
-    const watch = this.client.watch<T>(
-      this.options.collectionPath,
-      {
-        fieldSelector: `metadata.name=${this.options.name}`,
-        resourceVersion: this.lastResourceVersion,
-        allowWatchBookmarks: true,
-        timeoutSeconds: Math.round(low + this.random() * (high - low)),
-      },
-      { onEvent: (event) => this.onEvent(event) },
-      { inactivityTimeoutMs: this.inactivityTimeoutMs },
-    );
-    this.activeWatch = watch;
-    const end = await watch.done;
-    this.activeWatch = undefined;
-    if (end.resourceVersion !== undefined) this.lastResourceVersion = end.resourceVersion;
-    return end;
-  }
-
-  private onEvent(event: WatchEvent<T>): void {
+  private onEvent(event: ListWatchEvent<T>): void {
     if (event.object.metadata?.name !== this.options.name) return;
     this.update(event.type === 'DELETED' ? undefined : event.object);
   }
@@ -228,7 +121,7 @@ export class ObjectInformer<T extends KubeObject = KubeObject> {
       if (previous && next && previous.metadata?.resourceVersion === next.metadata?.resourceVersion) return;
     }
     this.current = next;
-    this.counts.changes++;
+    this.changes++;
     try {
       const result = this.options.onChange(next);
       if (result && typeof result.then === 'function')
@@ -244,10 +137,6 @@ export class ObjectInformer<T extends KubeObject = KubeObject> {
     } catch {
       // A failing error handler must not stop the informer.
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return this.stopped ? Promise.resolve() : this.sleeper.sleep(ms);
   }
 }
 

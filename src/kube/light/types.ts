@@ -22,7 +22,8 @@ export interface KubeObject {
   [key: string]: unknown;
 }
 
-export interface KubeList<T extends KubeObject = KubeObject> {
+/** A list response; T is the caller's object type (this file's or ../types.ts's). */
+export interface KubeList<T = KubeObject> {
   apiVersion?: string;
   kind?: string;
   metadata: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
@@ -32,7 +33,7 @@ export interface KubeList<T extends KubeObject = KubeObject> {
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 /** A change seen by a watch; BOOKMARK and ERROR events are handled by the watch itself. */
-export interface WatchEvent<T extends KubeObject = KubeObject> {
+export interface WatchEvent<T = KubeObject> {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   object: T;
 }
@@ -48,6 +49,9 @@ export const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
 
 /** metav1.DeleteOptions, sent as the DELETE body. */
 export interface DeleteOptions {
+  /** v1 / DeleteOptions; filled in when left out. */
+  apiVersion?: string;
+  kind?: string;
   gracePeriodSeconds?: number;
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
   preconditions?: { uid?: string; resourceVersion?: string };

@@ -5,7 +5,7 @@ import { authorize, type ResourceAttributes } from '../../../src/apiserver/auth/
 import { identityFor } from '../../../src/apiserver/auth/identities.ts';
 import { agentMayUseBoundPod, type PodRequest } from '../../../src/apiserver/auth/node-bound-pods.ts';
 import type { KubeObject } from '../../../src/apiserver/storage/types.ts';
-import { hasStatus } from '../../../src/kube/light/kube-api-error.ts';
+import { isKubeError } from '../../../src/kube/kube-error.ts';
 import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
 
@@ -124,8 +124,8 @@ describe('an agent and the pods of its node, through the API server', () => {
       await request();
       return 200;
     } catch (err) {
-      if (hasStatus(err, 403)) return 403;
-      if (hasStatus(err, 404)) return 404;
+      if (isKubeError(err, 403)) return 403;
+      if (isKubeError(err, 404)) return 404;
       throw err;
     }
   }

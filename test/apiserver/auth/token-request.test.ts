@@ -11,7 +11,7 @@ import {
   CONTROLLER_SERVICE_ACCOUNT,
 } from '../../../src/apiserver/auth/identities.ts';
 import { authenticateServiceAccountToken } from '../../../src/apiserver/auth/token-request.ts';
-import { KubeApiError } from '../../../src/kube/light/kube-api-error.ts';
+import { KubeError } from '../../../src/kube/kube-error.ts';
 import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../../src/kube/light/types.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
@@ -33,7 +33,7 @@ before(async () => {
         kind: 'ServiceAccount',
         metadata: { name },
       })
-      .catch((error: KubeApiError) => {
+      .catch((error: KubeError) => {
         if (error.status !== 409) throw error;
       });
   }
@@ -78,7 +78,7 @@ async function statusOf(promise: Promise<unknown>): Promise<number> {
     await promise;
     return 200;
   } catch (error) {
-    assert.ok(error instanceof KubeApiError, String(error));
+    assert.ok(error instanceof KubeError, String(error));
     return error.status;
   }
 }
@@ -133,7 +133,7 @@ test('the DaemonSet agent token of node-a acts as the agent of node-a, and only 
     // The refusal names who asked: the agent of node-a, not the ServiceAccount.
     await assert.rejects(
       agent.patch('/api/v1/nodes/node-b', { metadata: { annotations: { x: 'y' } } }),
-      (error: KubeApiError) => error.status === 403 && /"nodeherd:agent:node-a"/.test(error.message),
+      (error: KubeError) => error.status === 403 && /"nodeherd:agent:node-a"/.test(error.message),
     );
   } finally {
     agent.close();
@@ -222,7 +222,7 @@ test('bad TokenRequests are refused with the field named, and nothing is issued'
     kind: 'TokenRequest',
     spec: { expirationSeconds: 60 },
   });
-  await assert.rejects(tooShort, (error: KubeApiError) => {
+  await assert.rejects(tooShort, (error: KubeError) => {
     assert.equal(error.status, 422);
     assert.match(
       error.message,
@@ -235,18 +235,18 @@ test('bad TokenRequests are refused with the field named, and nothing is issued'
       kind: 'TokenRequest',
       spec: { boundObjectRef: { kind: 'Secret', name: 'x' } },
     }),
-    (error: KubeApiError) => error.status === 422 && /spec\.boundObjectRef\.kind/.test(error.message),
+    (error: KubeError) => error.status === 422 && /spec\.boundObjectRef\.kind/.test(error.message),
   );
   await assert.rejects(
     admin.create(TOKEN_PATH, {
       kind: 'TokenRequest',
       spec: { boundObjectRef: { kind: 'Pod', name: 'no-such-pod' } },
     }),
-    (error: KubeApiError) => error.status === 404 && /pods "no-such-pod" not found/.test(error.message),
+    (error: KubeError) => error.status === 404 && /pods "no-such-pod" not found/.test(error.message),
   );
   await assert.rejects(
     admin.create(`/api/v1/namespaces/${NS}/serviceaccounts/absent/token`, { kind: 'TokenRequest', spec: {} }),
-    (error: KubeApiError) => error.status === 404,
+    (error: KubeError) => error.status === 404,
   );
   // An agent may not mint tokens, not even for itself.
   await createPod('agent-mint', 'node-a');

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { KubeError, type KubeStatus } from '../../../src/kube/kube-error.ts';
 import { resourcePath } from '../../../src/kube/light/api-paths.ts';
-import { KubeApiError, type KubeStatus } from '../../../src/kube/light/kube-api-error.ts';
 import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../../src/kube/light/types.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
@@ -31,12 +31,12 @@ function node(name: string, labels: Record<string, string> = {}): KubeObject {
   return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels } };
 }
 
-async function rejectsWith(promise: Promise<unknown>, status: number, reason: string): Promise<KubeApiError> {
+async function rejectsWith(promise: Promise<unknown>, status: number, reason: string): Promise<KubeError> {
   const error = await promise.then(
     () => assert.fail(`expected ${status} ${reason}`),
     (err: unknown) => err,
   );
-  assert.ok(error instanceof KubeApiError, String(error));
+  assert.ok(error instanceof KubeError, String(error));
   assert.equal(error.status, status, error.message);
   assert.equal(error.reason, reason, error.message);
   return error;
@@ -253,7 +253,7 @@ test('a server whose certificate is not signed by the kubeconfig CA is refused',
   try {
     await assert.rejects(
       client.get(nodePath()),
-      (err: Error) => !(err instanceof KubeApiError) && /certificate|self.signed|issuer/i.test(err.message),
+      (err: Error) => !(err instanceof KubeError) && /certificate|self.signed|issuer/i.test(err.message),
     );
     assert.equal(client.stats().transportFailures, 1);
   } finally {

@@ -5,13 +5,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { KubeError } from '../../../src/kube/kube-error.ts';
 import { resourcePath } from '../../../src/kube/light/api-paths.ts';
-import { KubeApiError } from '../../../src/kube/light/kube-api-error.ts';
 import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
 import { ObjectInformer, watchObject } from '../../../src/kube/light/object-informer.ts';
 import type { KubeObject } from '../../../src/kube/light/types.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
-import { sleep } from './scripted-https-peer.ts';
+import { sleep } from '../scripted-https-peer.ts';
 
 const nodes = resourcePath({ apiVersion: 'v1', resource: 'nodes' });
 const nodePath = (name: string) => resourcePath({ apiVersion: 'v1', resource: 'nodes', name });
@@ -283,7 +283,7 @@ test('refused (403), the informer backs off exponentially instead of spinning, a
     // Delays of 100–200, 200–400, 400–800 ms: at most 4 attempts fit in 1.5 s.
     const lists = denied.stats().lists;
     assert.ok(lists >= 2 && lists <= 4, `lists: ${lists}`);
-    assert.ok(errors.every((e) => e instanceof KubeApiError && e.status === 403));
+    assert.ok(errors.every((e) => e instanceof KubeError && e.status === 403));
     assert.equal(denied.synced, false);
     const stopping = Date.now();
     await denied.stop();

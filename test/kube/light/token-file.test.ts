@@ -7,13 +7,13 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, utimesSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { KubeApiError } from '../../../src/kube/light/kube-api-error.ts';
+import type { KubeError } from '../../../src/kube/kube-error.ts';
 import {
   inClusterCredentials,
   readKubeconfigCredentialsSync,
-} from '../../../src/kube/light/kubeconfig-credentials.ts';
+} from '../../../src/kube/kubeconfig-credentials.ts';
 import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
-import { FileTokenSource, TokenFileError } from '../../../src/kube/light/token-source.ts';
+import { FileTokenSource, TokenFileError } from '../../../src/kube/token-source.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
 
 let local: LocalApiServer;
@@ -101,7 +101,7 @@ test('after a 401 the file is read again at once and the request retried once', 
     assert.equal(client.stats().retries, 1, 'one 401, one retry');
     // A token nobody rotated stays refused: one retry only when the file changed.
     await local.server.tokens.rotate('node', 'n1');
-    await assert.rejects(client.get('/api/v1/nodes/n1'), (error: KubeApiError) => error.status === 401);
+    await assert.rejects(client.get('/api/v1/nodes/n1'), (error: KubeError) => error.status === 401);
   } finally {
     client.close();
   }

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import { test } from 'node:test';
-import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
+import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
 import { startScriptedPeer } from './scripted-https-peer.ts';
 
 test('an idempotent request that meets a dropped kept-alive connection is sent once more; a create is not', async () => {

@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { resourcePath } from '../../../src/kube/light/api-paths.ts';
-import { KubeApiError } from '../../../src/kube/light/kube-api-error.ts';
-import type { WatchEnd } from '../../../src/kube/light/kube-watch.ts';
-import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
-import type { KubeObject, WatchEvent } from '../../../src/kube/light/types.ts';
-import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
+import { KubeError } from '../../src/kube/kube-error.ts';
+import type { WatchEnd } from '../../src/kube/kube-watch.ts';
+import { resourcePath } from '../../src/kube/light/api-paths.ts';
+import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
+import type { KubeObject, WatchEvent } from '../../src/kube/light/types.ts';
+import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 import { type ScriptedPeer, sleep, startScriptedPeer } from './scripted-https-peer.ts';
 
 const BOOKMARK_MS = 200;
@@ -141,7 +141,7 @@ test('a resourceVersion older than the retained history ends the watch as expire
   );
   const end = await watch.done;
   assert.equal(end.reason, 'expired');
-  assert.ok(end.error instanceof KubeApiError);
+  assert.ok(end.error instanceof KubeError);
   assert.equal(end.error.status, 410);
   assert.equal(end.error.reason, 'Expired');
   assert.deepEqual(events, []);
@@ -173,7 +173,7 @@ test("a node identity may watch its own Node but not another's (403)", async () 
     const refused = agent.watch(nodes, { fieldSelector: 'metadata.name=w-1' }, { onEvent: () => {} });
     const end = await refused.done;
     assert.equal(end.reason, 'failed');
-    assert.ok(end.error instanceof KubeApiError);
+    assert.ok(end.error instanceof KubeError);
     assert.equal(end.error.status, 403);
     assert.equal(end.error.reason, 'Forbidden');
 
@@ -358,11 +358,11 @@ test('a plain 410 answer is expired; an error body echoing the token never shows
     async (client, peer) => {
       const expired = await client.watch(nodes, { resourceVersion: '1' }, { onEvent: () => {} }).done;
       assert.equal(expired.reason, 'expired');
-      assert.equal((expired.error as KubeApiError).status, 410);
+      assert.equal((expired.error as KubeError).status, 410);
 
       const reflected = await client.watch(nodes, {}, { onEvent: () => {} }).done;
       assert.equal(reflected.reason, 'failed');
-      const error = reflected.error as KubeApiError;
+      const error = reflected.error as KubeError;
       assert.equal(error.status, 502);
       assert.equal(peer.requests[1]?.headers.authorization, `Bearer ${TOKEN}`, 'the token was sent');
       const visible = `${error.message} ${String(error.body)} ${error.stack}`;
@@ -370,7 +370,7 @@ test('a plain 410 answer is expired; an error body echoing the token never shows
       assert.match(visible, /\[redacted\]/);
 
       const get = await client.get(nodePath('x')).catch((err: unknown) => err);
-      assert.ok(get instanceof KubeApiError);
+      assert.ok(get instanceof KubeError);
       assert.ok(!`${get.message} ${String(get.body)}`.includes(TOKEN));
     },
   );

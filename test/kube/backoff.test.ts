@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Backoff } from '../../../src/kube/light/backoff.ts';
+import { Backoff } from '../../src/kube/backoff.ts';
 
 test('delays double from the initial value up to the cap; jitter keeps each within [half, full]', () => {
   const low = new Backoff({ initialMs: 100, maxMs: 1000, random: () => 0 });

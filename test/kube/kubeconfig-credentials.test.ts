@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { parseKubeconfig, renderKubeconfig } from '../../../src/kube/kubeconfig-file.ts';
 import {
   KubeconfigFormatError,
   loadKubeconfigCredentials,
   readKubeconfigCredentialsSync,
-} from '../../../src/kube/light/kubeconfig-credentials.ts';
+} from '../../src/kube/kubeconfig-credentials.ts';
+import { parseKubeconfig, renderKubeconfig } from '../../src/kube/kubeconfig-file.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'nodeherd-light-kubeconfig-'));
 after(() => rmSync(root, { recursive: true, force: true }));

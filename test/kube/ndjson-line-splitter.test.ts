@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LineTooLongError, NdjsonLineSplitter } from '../../../src/kube/light/ndjson-line-splitter.ts';
+import { LineTooLongError, NdjsonLineSplitter } from '../../src/kube/ndjson-line-splitter.ts';
 
 function collect(maxLineBytes?: number): { lines: string[]; splitter: NdjsonLineSplitter } {
   const lines: string[] = [];

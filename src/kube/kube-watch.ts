@@ -4,18 +4,16 @@
 // tells the caller to re-list). It never retries: resuming is the informer's job.
 
 import type { IncomingMessage } from 'node:http';
-import { withQuery } from './api-paths.ts';
 import type { HttpsTransport } from './https-transport.ts';
 import { InactivityWatchdog } from './inactivity-watchdog.ts';
-import {
-  isKubeStatus,
-  type KubeApiError,
-  kubeApiErrorFromResponse,
-  kubeApiErrorFromStatus,
-} from './kube-api-error.ts';
+import { isKubeStatus, type KubeError, kubeErrorFromResponse, kubeErrorFromStatus } from './kube-error.ts';
+import { withQuery } from './light/api-paths.ts';
+import type { KubeObject, WatchEvent } from './light/types.ts';
 import { NdjsonLineSplitter } from './ndjson-line-splitter.ts';
 import type { RequestCounters } from './request-counters.ts';
-import type { KubeObject, WatchEvent } from './types.ts';
+
+/** What a watch needs of a connection: a streamed GET, and scrubbing credentials from error text. */
+export type WatchTransport = Pick<HttpsTransport, 'stream' | 'redact'>;
 
 export interface WatchQuery {
   fieldSelector?: string;
@@ -27,7 +25,7 @@ export interface WatchQuery {
   timeoutSeconds?: number;
 }
 
-export interface WatchHandlers<T extends KubeObject = KubeObject> {
+export interface WatchHandlers<T = KubeObject> {
   /** Called for ADDED, MODIFIED and DELETED; a throw ends the watch as failed. */
   onEvent(event: WatchEvent<T>): void;
 }
@@ -67,11 +65,11 @@ export interface WatchHandle {
 /** An error body of a refused watch is read up to this size. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
-export class KubeWatch<T extends KubeObject = KubeObject> implements WatchHandle {
+export class KubeWatch<T = KubeObject> implements WatchHandle {
   readonly done: Promise<WatchEnd>;
   private readonly handlers: WatchHandlers<T>;
   private readonly counters: RequestCounters;
-  private readonly transport: HttpsTransport;
+  private readonly transport: WatchTransport;
   private readonly splitter: NdjsonLineSplitter;
   private readonly watchdog: InactivityWatchdog | undefined;
   private readonly abortRequest: () => void;
@@ -81,7 +79,7 @@ export class KubeWatch<T extends KubeObject = KubeObject> implements WatchHandle
   private finished = false;
 
   constructor(
-    transport: HttpsTransport,
+    transport: WatchTransport,
     counters: RequestCounters,
     path: string,
     query: WatchQuery,
@@ -101,7 +99,7 @@ export class KubeWatch<T extends KubeObject = KubeObject> implements WatchHandle
       timeout > 0 ? new InactivityWatchdog(timeout, () => this.finish('inactive'), options.now) : undefined;
 
     counters.request('watch');
-    const { request, response } = transport.stream(
+    const { abort, response } = transport.stream(
       withQuery(path, {
         watch: true,
         fieldSelector: query.fieldSelector,
@@ -111,7 +109,7 @@ export class KubeWatch<T extends KubeObject = KubeObject> implements WatchHandle
         timeoutSeconds: query.timeoutSeconds,
       }),
     );
-    this.abortRequest = () => request.destroy();
+    this.abortRequest = abort;
     this.watchdog?.start();
     response.then(
       (res) => this.onResponse(res),
@@ -168,7 +166,7 @@ export class KubeWatch<T extends KubeObject = KubeObject> implements WatchHandle
     });
     res.on('end', () => {
       const text = this.transport.redact(Buffer.concat(chunks).toString('utf8'));
-      const error = kubeApiErrorFromResponse(res.statusCode ?? 0, text);
+      const error = kubeErrorFromResponse(res.statusCode ?? 0, text);
       this.finish(error.status === 410 ? 'expired' : 'failed', error);
     });
   }
@@ -191,9 +189,9 @@ export class KubeWatch<T extends KubeObject = KubeObject> implements WatchHandle
     this.events++;
     this.counters.watchEvent(type);
     if (type === 'ERROR') {
-      const error: KubeApiError = isKubeStatus(object)
-        ? kubeApiErrorFromStatus(object)
-        : kubeApiErrorFromStatus({ code: 500, message: 'watch ERROR event without a Status' });
+      const error: KubeError = isKubeStatus(object)
+        ? kubeErrorFromStatus(object)
+        : kubeErrorFromStatus({ code: 500, message: 'watch ERROR event without a Status' });
       this.finish(error.status === 410 ? 'expired' : 'failed', error);
       return;
     }

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensurePki } from '../../../src/apiserver/auth/certificates.ts';
+import { ensurePki } from '../../src/apiserver/auth/certificates.ts';
 
 export interface ScriptedPeer {
   url: string;

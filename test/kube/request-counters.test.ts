@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RequestCounters } from '../../../src/kube/light/request-counters.ts';
+import { RequestCounters } from '../../src/kube/request-counters.ts';
 
 test('counts requests per verb, responses per status, failures, events and bytes', () => {
   const counters = new RequestCounters();

@@ -1,19 +1,22 @@
-// Reads the current context's server, inline CA and bearer token (or token file) from a kubeconfig without loading
-// the `yaml` package (≈5 MB of RSS on every node): JSON and the block-YAML subset that nodeherd and
-// kubectl write are read directly. Only a file outside that subset pays for the full parser, and
-// only through the asynchronous loader. Error messages never quote the file: it holds a credential.
+// The one kubeconfig reader: the current context's server, inline CA and credentials (a bearer token,
+// a token file read again when it rotates, or a client certificate and key, inline or as files),
+// without loading the `yaml` package (≈5 MB of RSS on every node): JSON and the block-YAML subset that
+// nodeherd and kubectl write are read directly. Only a file outside that subset pays for the full
+// parser, and only through the asynchronous loader. Error messages never quote the file: it holds a
+// credential. kubeconfig-file.ts reads the files it writes through currentContext() below.
 
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseBlockYamlOrThrow, UnsupportedYamlError } from './block-yaml.ts';
+import { parseBlockYamlOrThrow, UnsupportedYamlError } from './light/block-yaml.ts';
 
 /**
  * A bearer token, or the file it is kept in (a kubeconfig user's tokenFile, read again when it
- * changes: see token-source.ts).
+ * changes: see token-source.ts), or a client certificate with its key (PEM).
  */
 export type KubeconfigCredentials = { server: string; caPem: string } & (
-  | { token: string; tokenFile?: never }
-  | { tokenFile: string; token?: never }
+  | { token: string; tokenFile?: never; clientCertPem?: never; clientKeyPem?: never }
+  | { tokenFile: string; token?: never; clientCertPem?: never; clientKeyPem?: never }
+  | { clientCertPem: string; clientKeyPem: string; token?: never; tokenFile?: never }
 );
 
 /** The file is readable but its content is outside what the light reader understands. */
@@ -25,7 +28,7 @@ export class KubeconfigFormatError extends Error {
 }
 
 const SHAPE =
-  'its current context needs a cluster with server and certificate-authority-data and a user with a token or tokenFile';
+  'its current context needs a cluster with server and certificate-authority-data and a user with a token, a tokenFile, or a client certificate and key';
 
 /** Reads a kubeconfig synchronously; throws KubeconfigFormatError for YAML beyond the subset. */
 export function readKubeconfigCredentialsSync(path: string): KubeconfigCredentials {
@@ -42,9 +45,9 @@ export function readKubeconfigCredentialsSync(path: string): KubeconfigCredentia
     }
     throw new KubeconfigFormatError(path, 'is not valid JSON');
   }
-  const credentials = credentialsFromKubeconfig(config);
+  const credentials = credentialsFromKubeconfig(config, dirname(path));
   if (!credentials) throw new KubeconfigFormatError(path, SHAPE);
-  return withTokenFileResolved(credentials, path);
+  return credentials;
 }
 
 /** Like readKubeconfigCredentialsSync, but falls back to the full YAML parser instead of failing. */
@@ -61,18 +64,9 @@ export async function loadKubeconfigCredentials(path: string): Promise<Kubeconfi
   } catch {
     throw new KubeconfigFormatError(path, 'is not valid YAML');
   }
-  const credentials = credentialsFromKubeconfig(config);
+  const credentials = credentialsFromKubeconfig(config, dirname(path));
   if (!credentials) throw new KubeconfigFormatError(path, SHAPE);
-  return withTokenFileResolved(credentials, path);
-}
-
-/** A relative tokenFile names a file beside the kubeconfig, as client-go resolves it. */
-function withTokenFileResolved(
-  credentials: KubeconfigCredentials,
-  kubeconfigPath: string,
-): KubeconfigCredentials {
-  if (credentials.tokenFile === undefined) return credentials;
-  return { ...credentials, tokenFile: resolve(dirname(kubeconfigPath), credentials.tokenFile) };
+  return credentials;
 }
 
 function parseLight(text: string): unknown {
@@ -89,23 +83,64 @@ function findNamed(list: unknown, name: unknown, field: string): Record<string, 
   return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
 }
 
-/** The same reading as parseKubeconfig in ../kubeconfig-file.ts, which cannot be imported without `yaml`. */
-export function credentialsFromKubeconfig(config: unknown): KubeconfigCredentials | undefined {
+export interface CurrentContext {
+  contextName: string;
+  context: Record<string, unknown>;
+  cluster: Record<string, unknown> | undefined;
+  user: Record<string, unknown> | undefined;
+}
+
+/** The current context of a parsed kubeconfig with its cluster and user entries. */
+export function currentContext(config: unknown): CurrentContext | undefined {
   if (!config || typeof config !== 'object') return undefined;
   const root = config as Record<string, unknown>;
-  const context = findNamed(root.contexts, root['current-context'], 'context');
+  const contextName = root['current-context'];
+  const context = findNamed(root.contexts, contextName, 'context');
   if (!context) return undefined;
-  const cluster = findNamed(root.clusters, context.cluster, 'cluster');
-  const user = findNamed(root.users, context.user, 'user');
+  return {
+    contextName: String(contextName),
+    context,
+    cluster: findNamed(root.clusters, context.cluster, 'cluster'),
+    user: findNamed(root.users, context.user, 'user'),
+  };
+}
+
+/**
+ * The credentials of the current context of a parsed kubeconfig. Files it names (tokenFile,
+ * client-certificate, client-key) are taken relative to `baseDir`, the kubeconfig's folder, as
+ * client-go resolves them; certificate and key files are read here, a tokenFile on every request.
+ */
+export function credentialsFromKubeconfig(config: unknown, baseDir = '.'): KubeconfigCredentials | undefined {
+  const current = currentContext(config);
+  if (!current) return undefined;
+  const { cluster, user } = current;
   const server = cluster?.server;
   const caData = cluster?.['certificate-authority-data'];
-  const token = user?.token;
-  const tokenFile = user?.tokenFile;
   if (typeof server !== 'string' || typeof caData !== 'string') return undefined;
   const caPem = Buffer.from(caData, 'base64').toString('utf8');
+  const token = user?.token;
+  const tokenFile = user?.tokenFile;
   // Like client-go, an inline token wins over a tokenFile.
   if (typeof token === 'string' && token !== '') return { server, caPem, token };
-  if (typeof tokenFile === 'string' && tokenFile !== '') return { server, caPem, tokenFile };
+  if (typeof tokenFile === 'string' && tokenFile !== '')
+    return { server, caPem, tokenFile: resolve(baseDir, tokenFile) };
+  const clientCertPem = pemOf(user, 'client-certificate', baseDir);
+  const clientKeyPem = pemOf(user, 'client-key', baseDir);
+  if (clientCertPem !== undefined && clientKeyPem !== undefined)
+    return { server, caPem, clientCertPem, clientKeyPem };
+  return undefined;
+}
+
+// `<field>-data` (base64 PEM) wins over `<field>` (a file), as in client-go.
+function pemOf(
+  user: Record<string, unknown> | undefined,
+  field: string,
+  baseDir: string,
+): string | undefined {
+  const data = user?.[`${field}-data`];
+  if (typeof data === 'string' && data !== '') return Buffer.from(data, 'base64').toString('utf8');
+  const file = user?.[field];
+  if (typeof file === 'string' && file !== '') return readFileSync(resolve(baseDir, file), 'utf8');
   return undefined;
 }
 

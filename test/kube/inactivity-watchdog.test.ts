@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mock, test } from 'node:test';
-import { InactivityWatchdog } from '../../../src/kube/light/inactivity-watchdog.ts';
+import { InactivityWatchdog } from '../../src/kube/inactivity-watchdog.ts';
 
 test('fires only after a full timeout without activity, counted from the last touch', (t) => {
   mock.timers.enable({ apis: ['setTimeout', 'Date'] });
