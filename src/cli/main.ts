@@ -26,7 +26,7 @@ export async function nodeherdProgram(): Promise<Command> {
   program.addCommand(resumeCommand());
   program.addCommand(rollbackCommand());
   program.addCommand(upgradeCommand());
-  program.addCommand((await import('../up/up-command.ts')).upCommand());
+  program.addCommand((await import('./up-command.ts')).upCommand());
   program.addCommand(completionCommand(nodeherdProgram));
   return program;
 }

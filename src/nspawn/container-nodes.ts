@@ -14,7 +14,7 @@ import { buildAgent } from '../dist/build-agent.ts';
 import type { KubeClient } from '../kube/kube-client.ts';
 import { Fleet } from '../sim/fleet.ts';
 import { embeddedKubeletIdentities } from '../sim/node-clients.ts';
-import type { NodeSet, NodeSetContext } from '../up/local-cluster.ts';
+import type { NodeSet, NodeSetContext } from '../sim/node-set.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
 import { Container } from './container.ts';
 import { nspawnUnavailableReason, waitFor, writeText } from './host.ts';

@@ -10,8 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import type { RouteTable } from '../agent/http/route-table.ts';
-import { type Logger as AgentLogger, JsonLogger } from '../agent/logger.ts';
+import { JsonLogger } from '../agent/logger.ts';
 import { ApiServer } from '../apiserver/api-server.ts';
 import { adminKubeconfigPath } from '../apiserver/auth/credentials.ts';
 import { RolloutController } from '../controller/rollout-controller.ts';
@@ -19,6 +18,7 @@ import { KubeClient } from '../kube/kube-client.ts';
 import { loadKubeConfig } from '../kube/kube-config.ts';
 import { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import type { Node } from '../kube/types.ts';
+import type { NodeSet, NodeSetContext } from '../sim/node-set.ts';
 import { SimulatedDaemonSetController } from '../sim/simulated-daemonset-controller.ts';
 import { SimulatedPodStatus } from '../sim/simulated-pod-status.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
@@ -26,25 +26,6 @@ import { NodeApiServer } from './node-api-server.ts';
 import { applySamplesIfAbsent, type SampleResult } from './samples.ts';
 import { SimulatedNodes } from './simulated-nodes.ts';
 import { StateDirectory } from './state-directory.ts';
-
-/** What runs the nodes: the simulated fleet, or containers (see src/nspawn). */
-export interface NodeSet {
-  readonly names: string[];
-  /** Resolves once every agent has started and done what it had to do at start. */
-  settled(): Promise<void>;
-  stop(): Promise<void>;
-  /** The routes a node's agent serves locally, when this process runs the agents (simulated nodes). */
-  localApi?(node: string): RouteTable | undefined;
-}
-
-export interface NodeSetContext {
-  server: ApiServer;
-  admin: KubeClient;
-  adminLight: LightKubeClient;
-  state: StateDirectory;
-  log: Logger;
-  agentLog: AgentLogger;
-}
 
 export interface LocalClusterOptions {
   stateDir: string;

@@ -17,11 +17,11 @@ import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import { Fleet } from '../sim/fleet.ts';
 import { embeddedKubeletIdentities, embeddedNodeIdentities } from '../sim/node-clients.ts';
 import { SIMULATED_LABEL } from '../sim/node-object.ts';
+import type { NodeStateDirectory } from '../sim/node-set.ts';
 import type { SimulatedNode } from '../sim/simulated-node.ts';
 import { SimulatedProbes } from '../sim/simulated-probes.ts';
 import { DurableNodeFiles } from './durable-node-files.ts';
 import { DurableNodeSystemd } from './durable-node-systemd.ts';
-import type { StateDirectory } from './state-directory.ts';
 
 export const NODE_NAME_PREFIX = 'sim-';
 const ZONES = ['zone-a', 'zone-b', 'zone-c'];
@@ -35,7 +35,7 @@ export interface SimulatedNodesOptions {
   /** The admin client: watches the simulated Nodes, deletes the ones beyond `count`. */
   admin: KubeClient;
   adminLight: LightKubeClient;
-  state: StateDirectory;
+  state: NodeStateDirectory;
   count: number;
   logger: AgentLogger;
   onError?: (node: string, error: Error) => void;
@@ -146,7 +146,7 @@ export class SimulatedNodes {
 }
 
 /** Deletes simulated Nodes (and their state) a previous run made beyond `count` (a smaller --nodes). */
-async function removeNodesBeyond(admin: KubeClient, state: StateDirectory, count: number): Promise<void> {
+async function removeNodesBeyond(admin: KubeClient, state: NodeStateDirectory, count: number): Promise<void> {
   const list = await admin.list<{ metadata: { name: string } } & { apiVersion?: string; kind?: string }>(
     '/api/v1/nodes',
     { labelSelector: `${SIMULATED_LABEL}=true` },

@@ -3,9 +3,9 @@
 // pipe, a log file) each pool gets one line whenever its summary changes, so the output reads as a
 // history instead of a stream of screens.
 
-import { type FleetStatus, type PoolView, renderFleetStatus } from '../cli/status/status-view.ts';
-import { watchFleetStatus } from '../cli/status/status-watch.ts';
-import type { KubeClient } from '../kube/kube-client.ts';
+import type { KubeClient } from '../../kube/kube-client.ts';
+import { type FleetStatus, type PoolView, renderFleetStatus } from './status-view.ts';
+import { watchFleetStatus } from './status-watch.ts';
 
 const REDRAW_MS = 250;
 

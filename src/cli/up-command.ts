@@ -5,9 +5,9 @@
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import type { ContainerNodes } from '../nspawn/container-nodes.ts';
-import { LocalCluster } from './local-cluster.ts';
-import { printIntroduction, printReady } from './messages.ts';
-import { showFleet } from './show-fleet.ts';
+import { LocalCluster } from '../up/local-cluster.ts';
+import { printIntroduction, printReady } from '../up/messages.ts';
+import { showFleet } from './status/show-fleet.ts';
 
 export interface UpOptions {
   nodes: number;
