@@ -1,0 +1,89 @@
+// Import rules between nodeherd's folders, enforced by test/architecture/layers.test.ts.
+// The layers, lowest first (a folder may import its own layer's folders only where a rule below allows,
+// and any lower layer): util < api < plan < kube < agent, controller, apiserver, dist < sim < nspawn < up < cli.
+// docs/architecture.md explains each rule.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'api-imports-nothing-above',
+      comment: 'src/api is the nodeherd contract: kinds, schemas, rules. It may use src/util only.',
+      severity: 'error',
+      from: { path: '^src/api/' },
+      to: { path: '^src/', pathNot: '^src/(api|util)/' },
+    },
+    {
+      name: 'plan-imports-nothing-above',
+      comment: 'src/plan is a pure function over the contract: it may use src/api and src/util only.',
+      severity: 'error',
+      from: { path: '^src/plan/' },
+      to: { path: '^src/', pathNot: '^src/(plan|api|util)/' },
+    },
+    {
+      name: 'kube-imports-no-component',
+      comment: 'src/kube is the client stack every component shares: it may use src/util only.',
+      severity: 'error',
+      from: { path: '^src/kube/' },
+      to: { path: '^src/', pathNot: '^src/(kube|util)/' },
+    },
+    {
+      name: 'agent-not-controller-or-apiserver',
+      comment: 'The agent talks to the controller and the API server over the Kubernetes API only.',
+      severity: 'error',
+      from: { path: '^src/agent/' },
+      to: { path: '^src/(controller|apiserver)/' },
+    },
+    {
+      name: 'controller-not-agent-or-apiserver',
+      comment: 'The controller talks to agents and the API server over the Kubernetes API only.',
+      severity: 'error',
+      from: { path: '^src/controller/' },
+      to: { path: '^src/(agent|apiserver)/' },
+    },
+    {
+      name: 'apiserver-imports-no-nodeherd-code',
+      comment:
+        'src/apiserver is a generic Kubernetes-compatible API server: nodeherd\'s profile is injected by a ' +
+        'composition root (up, the apiserver command). It may use src/util only.',
+      severity: 'error',
+      from: { path: '^src/apiserver/' },
+      to: { path: '^src/', pathNot: '^src/(apiserver|util)/' },
+    },
+    {
+      name: 'components-not-sim-nspawn-up-cli',
+      comment: 'Components do not depend on the simulation, the containers, nodeherd up or the CLI built on them.',
+      severity: 'error',
+      from: { path: '^src/(util|api|plan|kube|agent|controller|apiserver)/' },
+      to: { path: '^src/(sim|nspawn|up|cli)/' },
+    },
+    {
+      name: 'sim-not-nspawn-up-cli',
+      comment: 'Simulated nodes are a library that nspawn, up and tests build on.',
+      severity: 'error',
+      from: { path: '^src/sim/' },
+      to: { path: '^src/(nspawn|up|cli)/' },
+    },
+    {
+      name: 'nspawn-not-up-cli',
+      comment: 'Container nodes are a node set that up chooses; they know nothing of up or the CLI.',
+      severity: 'error',
+      from: { path: '^src/nspawn/' },
+      to: { path: '^src/(up|cli)/' },
+    },
+    {
+      name: 'up-not-cli',
+      comment: 'nodeherd up is one command the CLI runs; what both use lives below them.',
+      severity: 'error',
+      from: { path: '^src/up/' },
+      to: { path: '^src/cli/' },
+    },
+  ],
+  options: {
+    // TypeScript 7 has no JavaScript API dependency-cruiser can load; swc parses the sources and keeps
+    // type-only imports, which count for layering as much as value imports.
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: 'node_modules' },
+  },
+};
