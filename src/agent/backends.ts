@@ -81,7 +81,7 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
         { ensureStateDirectory },
       ] = await Promise.all([
         import('./executors/local-file-executor.ts'),
-        import('./simulation/durable-simulated-systemd.ts'),
+        import('./executors/durable-simulated-systemd.ts'),
         import('./executors/simulated-packages.ts'),
         import('./host/simulated-host.ts'),
         import('./state/state-directory.ts'),

@@ -20,11 +20,11 @@ import { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import type { Node } from '../kube/types.ts';
 import type { NodeSet, NodeSetContext } from '../sim/node-set.ts';
 import { SimulatedDaemonSetController } from '../sim/simulated-daemonset-controller.ts';
+import { SimulatedNodes } from '../sim/simulated-nodes.ts';
 import { SimulatedPodStatus } from '../sim/simulated-pod-status.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
 import { NodeApiServer } from './node-api-server.ts';
 import { applySamplesIfAbsent, type SampleResult } from './samples.ts';
-import { SimulatedNodes } from './simulated-nodes.ts';
 import { StateDirectory } from './state-directory.ts';
 
 export interface LocalClusterOptions {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { DurableSimulatedSystemd } from '../../src/agent/simulation/durable-simulated-systemd.ts';
+import { DurableSimulatedSystemd } from '../../src/agent/executors/durable-simulated-systemd.ts';
 import { parseJournal } from '../../src/agent/state/apply-journal.ts';
 import type { NodeConfigRevision, NodeConfigSpec } from '../../src/api/types.ts';
 import { eventually } from '../support/eventually.ts';

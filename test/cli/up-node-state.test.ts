@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { MemoryFileExecutor } from '../../src/agent/executors/memory-file-executor.ts';
+import { DurableNodeFiles } from '../../src/sim/durable-node-files.ts';
+import { DurableNodeSystemd } from '../../src/sim/durable-node-systemd.ts';
 import { KubeletSystemd } from '../../src/sim/kubelet-systemd.ts';
-import { DurableNodeFiles } from '../../src/up/durable-node-files.ts';
-import { DurableNodeSystemd } from '../../src/up/durable-node-systemd.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'nodeherd-up-node-state-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

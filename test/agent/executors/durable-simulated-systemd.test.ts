@@ -6,7 +6,7 @@ import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { DurableSimulatedSystemd } from '../../src/agent/simulation/durable-simulated-systemd.ts';
+import { DurableSimulatedSystemd } from '../../../src/agent/executors/durable-simulated-systemd.ts';
 
 describe('DurableSimulatedSystemd', () => {
   const dirs: string[] = [];

@@ -9,8 +9,8 @@ import {
   SimulatedSystemd,
   type SimulatedSystemdOptions,
   type SystemdOperation,
-} from '../executors/simulated-systemd.ts';
-import type { SystemdExecutor, UnitStatus } from '../executors/types.ts';
+} from './simulated-systemd.ts';
+import type { SystemdExecutor, UnitStatus } from './types.ts';
 
 type Change = { op: Exclude<SystemdOperation, 'status'>; args: string[] };
 

@@ -7,8 +7,8 @@
 
 import { readFile } from 'node:fs/promises';
 import type { SystemdExecutor, UnitStatus } from '../agent/executors/types.ts';
-import type { KubeletSystemd } from '../sim/kubelet-systemd.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
+import type { KubeletSystemd } from './kubelet-systemd.ts';
 
 interface StoredUnit {
   name: string;
