@@ -11,17 +11,13 @@
 // - kubelet of node X: its Node and its heartbeat Lease (see authorizeKubelet).
 // - everyone authenticated: discovery, OpenAPI, version and health paths, and self-reviews.
 
+import { AGENT_EVENT_NAMESPACES } from '../../api/agent-cluster-rules.ts';
+import { CONTROLLER_RULES } from '../../api/controller-rules.ts';
+import { GROUP, NAMESPACE } from '../../api/group.ts';
+import type { PolicyRule, RequestVerb } from '../../kube/api-types.ts';
 import type { Identity } from './identities.ts';
 
-export type RequestVerb =
-  | 'get'
-  | 'list'
-  | 'watch'
-  | 'create'
-  | 'update'
-  | 'patch'
-  | 'delete'
-  | 'deletecollection';
+export type { PolicyRule, RequestVerb };
 
 export interface ResourceAttributes {
   verb: RequestVerb;
@@ -51,44 +47,9 @@ export type RequestAttributes = ResourceAttributes | NonResourceAttributes;
 
 export type Decision = { allowed: true } | { allowed: false; reason: string };
 
-export interface PolicyRule {
-  groups: readonly string[];
-  /** 'resource' or 'resource/subresource'; '*' matches every resource and subresource. */
-  resources: readonly string[];
-  verbs: readonly (RequestVerb | '*')[];
-  /** Restricts the rule to these namespaces; absent means any namespace and cluster scope. */
-  namespaces?: readonly string[];
-}
-
-export const NODEHERD_GROUP = 'nodeherd.io';
-export const NODEHERD_NAMESPACE = 'nodeherd';
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
-/** Namespaces in which an agent may record Events about its Node. */
-export const AGENT_EVENT_NAMESPACES: readonly string[] = ['default', NODEHERD_NAMESPACE];
 
 const READ: readonly RequestVerb[] = ['get', 'list', 'watch'];
-const WRITE_ONE: readonly RequestVerb[] = ['create', 'update', 'patch', 'delete'];
-
-export const CONTROLLER_RULES: readonly PolicyRule[] = [
-  { groups: [NODEHERD_GROUP], resources: ['*'], verbs: ['*'] },
-  { groups: [''], resources: ['nodes', 'nodes/status'], verbs: [...READ, 'update', 'patch'] },
-  { groups: [''], resources: ['pods'], verbs: [...READ, 'delete'] },
-  { groups: [''], resources: ['pods/eviction'], verbs: ['create'] },
-  { groups: [''], resources: ['pods/status'], verbs: ['get', 'update', 'patch'] },
-  { groups: ['', 'events.k8s.io'], resources: ['events'], verbs: [...READ, 'create', 'update', 'patch'] },
-  { groups: [''], resources: ['secrets', 'configmaps', 'namespaces'], verbs: READ },
-  { groups: ['apps'], resources: ['daemonsets'], verbs: [...READ, 'update', 'patch'] },
-  { groups: ['apps'], resources: ['daemonsets/status', 'controllerrevisions'], verbs: READ },
-  { groups: ['coordination.k8s.io'], resources: ['leases'], verbs: READ },
-  {
-    groups: ['coordination.k8s.io'],
-    resources: ['leases'],
-    verbs: [...READ, ...WRITE_ONE],
-    namespaces: [NODEHERD_NAMESPACE],
-  },
-  { groups: ['policy'], resources: ['poddisruptionbudgets'], verbs: READ },
-  { groups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: READ },
-];
 
 /** What every authenticated identity may do (kubectl auth can-i, whoami). */
 export const SELF_REVIEW_RULES: readonly PolicyRule[] = [
@@ -222,10 +183,10 @@ function authorizeAgent(identity: Identity, attrs: ResourceAttributes): Decision
 
   if (group === '' && resource === 'nodes') return ownNodeAccess(identity, attrs, node, false);
 
-  if (group === NODEHERD_GROUP && subresource === undefined) {
+  if (group === GROUP && subresource === undefined) {
     if ((resource === 'nodeconfigrevisions' || resource === 'nodeconfigpools') && READ.includes(verb))
       return ALLOW;
-    return deny(`node agents may only read nodeconfigrevisions and nodeconfigpools in ${NODEHERD_GROUP}`);
+    return deny(`node agents may only read nodeconfigrevisions and nodeconfigpools in ${GROUP}`);
   }
 
   if ((group === '' || group === 'events.k8s.io') && resource === 'events' && subresource === undefined) {
@@ -241,10 +202,10 @@ function authorizeAgent(identity: Identity, attrs: ResourceAttributes): Decision
   }
 
   if (group === 'coordination.k8s.io' && resource === 'leases' && subresource === undefined) {
-    if (attrs.namespace === NODEHERD_NAMESPACE) {
+    if (attrs.namespace === NAMESPACE) {
       return verb === 'deletecollection' ? deny(`node agents may not deletecollection leases`) : ALLOW;
     }
-    return deny(`${own} use leases in namespace ${NODEHERD_NAMESPACE} (Serial slots)`);
+    return deny(`${own} use leases in namespace ${NAMESPACE} (Serial slots)`);
   }
 
   if (group === '' && resource === 'pods' && subresource === undefined) {

@@ -2,11 +2,11 @@
 // identity (nothing is stored): `kubectl auth can-i` (SelfSubjectAccessReview, and with --list
 // SelfSubjectRulesReview) and `kubectl auth whoami` (SelfSubjectReview).
 
+import { CONTROLLER_RULES } from '../../api/controller-rules.ts';
 import { invalid as invalidError, type StatusCause } from '../errors.ts';
 import type { KubeObject } from '../storage/types.ts';
 import {
   authorize,
-  CONTROLLER_RULES,
   type PolicyRule,
   type RequestAttributes,
   type RequestVerb,

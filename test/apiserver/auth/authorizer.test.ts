@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { CONTROLLER_RULES } from '../../../src/api/controller-rules.ts';
 import {
   allowsAnonymous,
   authorize,
-  CONTROLLER_RULES,
   type RequestAttributes,
   type ResourceAttributes,
   ruleAllows,
