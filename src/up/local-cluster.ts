@@ -19,6 +19,7 @@ import { KubeClient } from '../kube/kube-client.ts';
 import { loadKubeConfig } from '../kube/kube-config.ts';
 import { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import type { Node } from '../kube/types.ts';
+import { nodeherdProfile } from '../profile/nodeherd-profile.ts';
 import { SimulatedDaemonSetController } from '../sim/simulated-daemonset-controller.ts';
 import { SimulatedPodStatus } from '../sim/simulated-pod-status.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
@@ -150,7 +151,9 @@ export class LocalCluster {
         host,
         logger: log.child({ component: 'apiserver' }),
         ...(options.extraSans ? { extraSans: options.extraSans } : {}),
-        ...(options.artefactDirectory ? { artefactDirectory: options.artefactDirectory } : {}),
+        profile: nodeherdProfile(
+          options.artefactDirectory ? { artefactDirectory: options.artefactDirectory } : {},
+        ),
       }).catch((error: NodeJS.ErrnoException) => {
         throw error.code === 'EADDRINUSE' ? portTakenError(options.port) : error;
       });

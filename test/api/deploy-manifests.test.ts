@@ -19,9 +19,9 @@ import { NAMESPACE as NODEHERD_NAMESPACE } from '../../src/api/group.ts';
 import { authorize, type RequestVerb, type ResourceAttributes } from '../../src/apiserver/auth/authorizer.ts';
 import { AGENT_DAEMONSET_SERVICE_ACCOUNT, identityFor } from '../../src/apiserver/auth/identities.ts';
 import { agentMayUseBoundPod } from '../../src/apiserver/auth/node-bound-pods.ts';
-import { revisionsReferenceSecret } from '../../src/apiserver/auth/referenced-secrets.ts';
 import { controllerCommand } from '../../src/controller/controller-command.ts';
 import { MetricsServer } from '../../src/controller/metrics-server.ts';
+import { revisionsReferenceSecret } from '../../src/profile/referenced-secrets.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 
 type Doc = Record<string, any>;
