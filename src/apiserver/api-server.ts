@@ -9,7 +9,12 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { allowsAnonymous, authorize } from './auth/authorizer.ts';
+import {
+  type AuthorizationRules,
+  allowsAnonymous,
+  authorize,
+  NO_APPLICATION_RULES,
+} from './auth/authorizer.ts';
 import { ensurePki } from './auth/certificates.ts';
 import { adminKubeconfigPath, ensureCredential } from './auth/credentials.ts';
 import { admissionDenied, forbiddenError, unauthorizedError } from './auth/denials.ts';
@@ -173,6 +178,11 @@ export class ApiServer {
     this.host = parts.host;
     this.profile = parts.profile;
     this.log = parts.log;
+  }
+
+  /** The profile's authorization rules for its own identities. */
+  private get rules(): AuthorizationRules {
+    return this.profile.authorization ?? NO_APPLICATION_RULES;
   }
 
   get url(): string {
@@ -370,7 +380,7 @@ export class ApiServer {
     if (!identity) throw unauthorizedError();
 
     if (!info.isResourceRequest) {
-      const decision = authorize(identity, { verb: info.verb, path: url.pathname });
+      const decision = authorize(identity, { verb: info.verb, path: url.pathname }, this.rules);
       if (!decision.allowed)
         throw forbiddenError(identity, { verb: info.verb, path: url.pathname }, decision.reason);
       await this.durableNow();
@@ -410,7 +420,7 @@ export class ApiServer {
         }
       }
       const withBody = parsed !== undefined ? { ...attrs, body: parsed } : attrs;
-      const decision = authorize(identity, withBody);
+      const decision = authorize(identity, withBody, this.rules);
       if (
         !decision.allowed &&
         !this.profileAllows(identity, info) &&
@@ -524,7 +534,7 @@ export class ApiServer {
       parsed = undefined;
     }
     const create = { ...attrs, verb: 'create' as const, ...(parsed !== undefined ? { body: parsed } : {}) };
-    const decision = authorize(identity, create);
+    const decision = authorize(identity, create, this.rules);
     if (!decision.allowed) throw forbiddenError(identity, create, decision.reason);
     return raw;
   }
@@ -549,9 +559,9 @@ export class ApiServer {
     const apiVersion = `${def.group}/${def.version}`;
     const answer =
       def.resource === 'selfsubjectaccessreviews'
-        ? selfSubjectAccessReview(identity, { ...review, apiVersion })
+        ? selfSubjectAccessReview(identity, { ...review, apiVersion }, this.rules)
         : def.resource === 'selfsubjectrulesreviews'
-          ? selfSubjectRulesReview(identity, { ...review, apiVersion })
+          ? selfSubjectRulesReview(identity, { ...review, apiVersion }, this.rules)
           : selfSubjectReview(identity, apiVersion);
     sendJson(res, 201, answer);
   }

@@ -6,6 +6,7 @@
 // `nodeherd up`, the test support). nodeherd's profile is src/profile/nodeherd-profile.ts.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthorizationRules } from './auth/authorizer.ts';
 import type { Identity } from './auth/identities.ts';
 import type { StatusCause } from './errors.ts';
 import type { ResourceRequestInfo } from './http/request-info.ts';
@@ -24,6 +25,8 @@ export type StoredObjectLookup = (
 export interface ApiServerProfile {
   /** CustomResourceDefinitions created (or upgraded) at start unless the server is told not to. */
   customResourceDefinitions(): KubeObject[];
+  /** What the application's own identities (controller, node agents) may do; nothing when absent. */
+  authorization?: AuthorizationRules;
   /**
    * Validation of an object of one of the profile's kinds beyond its schema (field paths, limits,
    * conflicts); [] when it is not one of them. Never called for the status subresource.

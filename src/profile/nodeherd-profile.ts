@@ -8,6 +8,7 @@ import { GROUP, type Kind, RESOURCES, VERSION } from '../api/group.ts';
 import { validators } from '../api/validation.ts';
 import type { ApiServerProfile } from '../apiserver/profile.ts';
 import { createArtefactHandler } from '../dist/artefact-server.ts';
+import { NODEHERD_AUTHORIZATION } from './nodeherd-authorization.ts';
 import { revisionsOfNode, revisionsReferenceSecret } from './referenced-secrets.ts';
 
 export interface NodeherdProfileOptions {
@@ -21,6 +22,7 @@ export function nodeherdProfile(options: NodeherdProfileOptions = {}): ApiServer
     : undefined;
   return {
     customResourceDefinitions,
+    authorization: NODEHERD_AUTHORIZATION,
     validate(def, object, old) {
       return def.group === GROUP && Object.hasOwn(validators, def.kind)
         ? validators[def.kind as Kind](object, old)

@@ -16,11 +16,12 @@ import { controllerArgs } from '../../src/api/deploy-manifests.ts';
 import { repositoryRoot } from '../../src/api/generate-crds.ts';
 import { generatedDeployFiles, unexpectedDeployFiles } from '../../src/api/generate-deploy.ts';
 import { NAMESPACE as NODEHERD_NAMESPACE } from '../../src/api/group.ts';
-import { authorize, type RequestVerb, type ResourceAttributes } from '../../src/apiserver/auth/authorizer.ts';
+import type { RequestVerb, ResourceAttributes } from '../../src/apiserver/auth/authorizer.ts';
 import { AGENT_DAEMONSET_SERVICE_ACCOUNT, identityFor } from '../../src/apiserver/auth/identities.ts';
 import { agentMayUseBoundPod } from '../../src/apiserver/auth/node-bound-pods.ts';
 import { controllerCommand } from '../../src/controller/controller-command.ts';
 import { MetricsServer } from '../../src/controller/metrics-server.ts';
+import { authorize } from '../../src/profile/nodeherd-authorization.ts';
 import { revisionsReferenceSecret } from '../../src/profile/referenced-secrets.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 
