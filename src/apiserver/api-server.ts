@@ -20,7 +20,11 @@ import { adminKubeconfigPath, ensureCredential } from './auth/credentials.ts';
 import { admissionDenied, forbiddenError, unauthorizedError } from './auth/denials.ts';
 import { type Identity, type IdentityKind, identityOfServiceAccount } from './auth/identities.ts';
 import { agentMayUseBoundPod } from './auth/node-bound-pods.ts';
-import { type AdmissionAttributes, admitNodeIdentity } from './auth/node-restriction.ts';
+import {
+  type AdmissionAttributes,
+  admitNodeIdentity,
+  NO_NODE_ADMISSION_RULES,
+} from './auth/node-restriction.ts';
 import {
   isSelfReview,
   selfSubjectAccessReview,
@@ -454,8 +458,11 @@ export class ApiServer {
         object: request.object,
         oldObject: request.oldObject,
       };
-      const decision = admitNodeIdentity(identity, attrs, () =>
-        this.objects.tryGet(nodes, undefined, nodeName),
+      const decision = admitNodeIdentity(
+        identity,
+        attrs,
+        () => this.objects.tryGet(nodes, undefined, nodeName),
+        this.profile.nodeAdmission ?? NO_NODE_ADMISSION_RULES,
       );
       if (!decision.allowed) {
         const name = (request.object ?? request.oldObject)?.metadata?.name;

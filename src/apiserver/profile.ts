@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthorizationRules } from './auth/authorizer.ts';
 import type { Identity } from './auth/identities.ts';
+import type { NodeAdmissionRules } from './auth/node-restriction.ts';
 import type { StatusCause } from './errors.ts';
 import type { ResourceRequestInfo } from './http/request-info.ts';
 import type { ResourceDefinition } from './registry/resource-definition.ts';
@@ -27,6 +28,8 @@ export interface ApiServerProfile {
   customResourceDefinitions(): KubeObject[];
   /** What the application's own identities (controller, node agents) may do; nothing when absent. */
   authorization?: AuthorizationRules;
+  /** What node agents' writes may change, and which Node annotations kubelets may not write. */
+  nodeAdmission?: NodeAdmissionRules;
   /**
    * Validation of an object of one of the profile's kinds beyond its schema (field paths, limits,
    * conflicts); [] when it is not one of them. Never called for the status subresource.

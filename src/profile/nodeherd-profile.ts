@@ -8,6 +8,7 @@ import { GROUP, type Kind, RESOURCES, VERSION } from '../api/group.ts';
 import { validators } from '../api/validation.ts';
 import type { ApiServerProfile } from '../apiserver/profile.ts';
 import { createArtefactHandler } from '../dist/artefact-server.ts';
+import { NODEHERD_NODE_ADMISSION } from './agent-admission.ts';
 import { NODEHERD_AUTHORIZATION } from './nodeherd-authorization.ts';
 import { revisionsOfNode, revisionsReferenceSecret } from './referenced-secrets.ts';
 
@@ -23,6 +24,7 @@ export function nodeherdProfile(options: NodeherdProfileOptions = {}): ApiServer
   return {
     customResourceDefinitions,
     authorization: NODEHERD_AUTHORIZATION,
+    nodeAdmission: NODEHERD_NODE_ADMISSION,
     validate(def, object, old) {
       return def.group === GROUP && Object.hasOwn(validators, def.kind)
         ? validators[def.kind as Kind](object, old)
