@@ -1,5 +1,5 @@
 // What a node agent may do on a real cluster, as RBAC can say it. The embedded API server decides per
-// request (authorizeAgent in src/apiserver/auth/authorizer.ts: own Node only, pods bound to its Node,
+// request (authorizeAgent in src/profile/agent-authorization.ts: own Node only, pods bound to its Node,
 // Secrets its revisions reference); plain RBAC cannot name "its own Node", so these rules are the
 // verbs and resources only, and deploy/agent's ValidatingAdmissionPolicy confines the writes.
 // test/api/deploy-manifests.test.ts checks that the embedded server allows every rule here to an

@@ -1,4 +1,4 @@
-// Turns the embedded API server's policy rules (src/apiserver/auth/authorizer.ts) into Kubernetes RBAC
+// Turns nodeherd's policy rules (src/api/controller-rules.ts, agent-cluster-rules.ts) into Kubernetes RBAC
 // rules, so the manifests for a real cluster say exactly what the embedded server enforces.
 // A rule restricted to namespaces becomes a Role in each of them; an unrestricted one a ClusterRole rule.
 
