@@ -247,7 +247,7 @@ export class ApiServer {
 
     const crds = new CrdController(store, registry, objects);
     crds.start();
-    const namespaces = new NamespaceController(store, registry, objects);
+    const namespaces = new NamespaceController(store, registry, objects, profile.namespaces);
     namespaces.start();
     const gc = new GarbageCollector(store, registry, objects);
     gc.start();

@@ -26,6 +26,8 @@ export type StoredObjectLookup = (
 export interface ApiServerProfile {
   /** CustomResourceDefinitions created (or upgraded) at start unless the server is told not to. */
   customResourceDefinitions(): KubeObject[];
+  /** Namespaces created at start besides kube's (nodeherd: nodeherd). */
+  namespaces?: readonly string[];
   /** What the application's own identities (controller, node agents) may do; nothing when absent. */
   authorization?: AuthorizationRules;
   /** What node agents' writes may change, and which Node annotations kubelets may not write. */

@@ -4,7 +4,7 @@
 // both: src/api stays the contract (no server code), src/apiserver stays generic (no nodeherd code).
 
 import { customResourceDefinitions } from '../api/crds.ts';
-import { GROUP, type Kind, RESOURCES, VERSION } from '../api/group.ts';
+import { GROUP, type Kind, NAMESPACE, RESOURCES, VERSION } from '../api/group.ts';
 import { validators } from '../api/validation.ts';
 import type { ApiServerProfile } from '../apiserver/profile.ts';
 import { createArtefactHandler } from '../dist/artefact-server.ts';
@@ -23,6 +23,7 @@ export function nodeherdProfile(options: NodeherdProfileOptions = {}): ApiServer
     : undefined;
   return {
     customResourceDefinitions,
+    namespaces: [NAMESPACE],
     authorization: NODEHERD_AUTHORIZATION,
     nodeAdmission: NODEHERD_NODE_ADMISSION,
     validate(def, object, old) {

@@ -52,12 +52,20 @@ after(async () => {
   await local.stop();
 });
 
-test("the server installs the profile's CRDs and nothing of nodeherd", async () => {
+test("the server installs the profile's CRDs and namespaces and nothing of nodeherd", async () => {
   const groups = await local.kubectl(['get', '--raw', '/apis']);
   assert.equal(groups.code, 0, groups.stderr);
   const names = (JSON.parse(groups.stdout) as { groups: { name: string }[] }).groups.map((g) => g.name);
   assert.ok(names.includes('example.com'), `groups: ${names.join(', ')}`);
   assert.ok(!names.includes('nodeherd.io'), `groups: ${names.join(', ')}`);
+  const namespaces = await local.kubectl(['get', 'namespaces', '-o', 'name']);
+  assert.equal(namespaces.code, 0, namespaces.stderr);
+  assert.deepEqual(namespaces.stdout.trim().split('\n').sort(), [
+    'namespace/default',
+    'namespace/kube-node-lease',
+    'namespace/kube-public',
+    'namespace/kube-system',
+  ]);
 });
 
 test("the profile's validator decides on its kinds", async () => {
