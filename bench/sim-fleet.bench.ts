@@ -33,6 +33,7 @@ import { ApiServer } from '../src/apiserver/api-server.ts';
 import { adminKubeconfigPath } from '../src/apiserver/auth/credentials.ts';
 import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../src/kube/light/types.ts';
+import { nodeherdProfile } from '../src/profile/nodeherd-profile.ts';
 import { Fleet } from '../src/sim/fleet.ts';
 import { HeartbeatWheel } from '../src/sim/heartbeat-wheel.ts';
 import { kubeconfigNodeIdentities, sharedClient } from '../src/sim/node-clients.ts';
@@ -52,7 +53,12 @@ interface ServerReady {
 /** Child: the API server, with node credentials issued up front (the simulator reads them). */
 async function serve(): Promise<void> {
   const [dataDir, countText] = process.argv.slice(process.argv.indexOf(SERVE_FLAG) + 1);
-  const server = await ApiServer.start({ dataDir: dataDir!, port: 0, logger: pino({ level: 'silent' }) });
+  const server = await ApiServer.start({
+    dataDir: dataDir!,
+    port: 0,
+    profile: nodeherdProfile(),
+    logger: pino({ level: 'silent' }),
+  });
   const credentialsDir = join(dataDir!, 'sim-nodes');
   const started = performance.now();
   for (let i = 1; i <= Number(countText); i++) {

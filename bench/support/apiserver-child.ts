@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
 import { ApiServer } from '../../src/apiserver/api-server.ts';
+import { nodeherdProfile } from '../../src/profile/nodeherd-profile.ts';
 
 export interface MemoryReport {
   rssMb: number;
@@ -28,6 +29,7 @@ const graceMs = process.env.BENCH_NODE_MONITOR_GRACE_MS;
 const server = await ApiServer.start({
   dataDir,
   port: 0,
+  profile: nodeherdProfile(),
   ...(graceMs ? { nodeMonitorGracePeriodMs: Number(graceMs) } : {}),
   logger: pino({ level: process.env.NODEHERD_LOG_LEVEL ?? 'warn', name: 'apiserver' }),
 });

@@ -18,14 +18,12 @@
 // for every node: its node is the one its pod-bound token names, which Kubernetes 1.30+ puts into
 // the user's extra authentication.kubernetes.io/node-name (the embedded server does the same).
 
-import { AGENT_EVENT_NAMESPACES } from '../apiserver/auth/authorizer.ts';
+import { NODE_NAME_EXTRA } from '../kube/api-types.ts';
 import {
-  AGENT_DAEMONSET_USER,
-  AGENT_USER_PREFIX,
-  AGENTS_GROUP,
-  NODE_NAME_EXTRA,
-} from '../apiserver/auth/identities.ts';
-import { AGENT_SERVICE_ACCOUNT_GROUP, AGENT_SERVICE_ACCOUNT_USER_PREFIX } from './agent-cluster-rules.ts';
+  AGENT_EVENT_NAMESPACES,
+  AGENT_SERVICE_ACCOUNT_GROUP,
+  AGENT_SERVICE_ACCOUNT_USER_PREFIX,
+} from './agent-cluster-rules.ts';
 import {
   AGENT_ANNOTATIONS,
   AVAILABLE_REVISION_ANNOTATION,
@@ -35,6 +33,7 @@ import {
   SERIAL_POOL_LABEL,
   serialLeaseName,
 } from './node-protocol.ts';
+import { AGENT_DAEMONSET_USER, AGENT_USER_PREFIX, AGENTS_GROUP } from './users.ts';
 
 export const AGENT_ADMISSION_POLICY_NAME = 'nodeherd-agent-restriction';
 

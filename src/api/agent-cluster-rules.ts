@@ -1,5 +1,5 @@
 // What a node agent may do on a real cluster, as RBAC can say it. The embedded API server decides per
-// request (authorizeAgent in src/apiserver/auth/authorizer.ts: own Node only, pods bound to its Node,
+// request (authorizeAgent in src/profile/agent-authorization.ts: own Node only, pods bound to its Node,
 // Secrets its revisions reference); plain RBAC cannot name "its own Node", so these rules are the
 // verbs and resources only, and deploy/agent's ValidatingAdmissionPolicy confines the writes.
 // test/api/deploy-manifests.test.ts checks that the embedded server allows every rule here to an
@@ -8,7 +8,11 @@
 // Creating the Node and its heartbeat Lease in kube-node-lease is the kubelet's, here and in the
 // embedded server (where the simulated kubelets have their own identity, system:node:<node>).
 
-import { NODEHERD_GROUP, NODEHERD_NAMESPACE, type PolicyRule } from '../apiserver/auth/authorizer.ts';
+import type { PolicyRule } from '../kube/api-types.ts';
+import { GROUP, NAMESPACE } from './group.ts';
+
+/** Namespaces in which an agent may record Events about its Node. */
+export const AGENT_EVENT_NAMESPACES: readonly string[] = ['default', NAMESPACE];
 
 /**
  * On clusters where no authenticator can name a user nodeherd:agent:<node> (managed control planes),
@@ -28,7 +32,7 @@ export const AGENT_CLUSTER_RULES: readonly PolicyRule[] = [
   { groups: [''], resources: ['nodes/status'], verbs: ['get', 'update', 'patch'] },
   // What to apply, and the strategy parameters agents act on without the controller.
   {
-    groups: [NODEHERD_GROUP],
+    groups: [GROUP],
     resources: ['nodeconfigrevisions', 'nodeconfigpools'],
     verbs: ['get', 'list', 'watch'],
   },
@@ -41,9 +45,9 @@ export const AGENT_CLUSTER_RULES: readonly PolicyRule[] = [
     groups: ['coordination.k8s.io'],
     resources: ['leases'],
     verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-    namespaces: [NODEHERD_NAMESPACE],
+    namespaces: [NAMESPACE],
   },
   // NodeConfig files from secretRef. RBAC cannot say "only Secrets my revisions reference", so the
   // grant is narrowed by namespace instead: keep such Secrets in nodeherd (docs/real-cluster.md).
-  { groups: [''], resources: ['secrets'], verbs: ['get'], namespaces: [NODEHERD_NAMESPACE] },
+  { groups: [''], resources: ['secrets'], verbs: ['get'], namespaces: [NAMESPACE] },
 ];

@@ -3,20 +3,22 @@
 // embedded API server enforces so the two cannot drift.
 // Written by src/api/generate-deploy.ts; docs/real-cluster.md explains them.
 
-import { CONTROLLER_RULES, NODEHERD_NAMESPACE, type PolicyRule } from '../apiserver/auth/authorizer.ts';
-import {
-  AGENT_DAEMONSET_SERVICE_ACCOUNT,
-  AGENTS_GROUP,
-  CONTROLLER_NAMESPACE,
-  CONTROLLER_SERVICE_ACCOUNT,
-} from '../apiserver/auth/identities.ts';
+import type { PolicyRule } from '../kube/api-types.ts';
 import { agentAdmissionPolicy, agentAdmissionPolicyBinding } from './agent-admission-policy.ts';
 import {
   AGENT_CLUSTER_RULES,
   AGENT_SERVICE_ACCOUNT_GROUP,
   AGENT_SERVICE_ACCOUNT_NAMESPACE,
 } from './agent-cluster-rules.ts';
+import { CONTROLLER_RULES } from './controller-rules.ts';
+import { NAMESPACE } from './group.ts';
 import { clusterWideRules, namespacedRules } from './rbac-rules.ts';
+import {
+  AGENT_DAEMONSET_SERVICE_ACCOUNT,
+  AGENTS_GROUP,
+  CONTROLLER_NAMESPACE,
+  CONTROLLER_SERVICE_ACCOUNT,
+} from './users.ts';
 
 export type Manifest = Record<string, unknown>;
 
@@ -201,13 +203,14 @@ function controllerFiles(version: string): ManifestFile[] {
         {
           apiVersion: 'v1',
           kind: 'Namespace',
-          metadata: { name: NODEHERD_NAMESPACE, labels: { 'app.kubernetes.io/part-of': 'nodeherd' } },
+          metadata: { name: NAMESPACE, labels: { 'app.kubernetes.io/part-of': 'nodeherd' } },
         },
       ],
     },
     {
       path: 'deploy/controller/10-rbac.yaml',
-      comment: 'RBAC rules: CONTROLLER_RULES of the embedded API server (src/apiserver/auth/authorizer.ts).',
+      comment:
+        'RBAC rules: CONTROLLER_RULES, which the embedded API server enforces (src/api/controller-rules.ts).',
       documents: [serviceAccount, ...roleObjects(CONTROLLER_NAME, CONTROLLER_RULES, [subject], component)],
     },
     {

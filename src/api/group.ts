@@ -3,6 +3,8 @@
 export const GROUP = 'nodeherd.io';
 export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
+/** The namespace nodeherd's own namespaced objects live in: the controller, Serial slot and leader Leases. */
+export const NAMESPACE = 'nodeherd';
 
 export const KINDS = ['NodeConfig', 'NodeConfigPool', 'NodeConfigRevision'] as const;
 export type Kind = (typeof KINDS)[number];

@@ -3,7 +3,7 @@
 // mistake Karpenter avoids with its hash version): comparisons recompute with the stored version.
 
 import { createHash } from 'node:crypto';
-import { canonicalJson } from './canonical-json.ts';
+import { canonicalJson } from '../util/canonical-json.ts';
 import type { RenderedConfig } from './types.ts';
 
 type HashFunction = (config: RenderedConfig) => string;

@@ -1,5 +1,7 @@
 // The controller↔agent protocol on Node objects, and the labels nodeherd puts on its own objects.
 
+import { NAMESPACE } from './group.ts';
+
 /** Written by the controller: the NodeConfigRevision the node should apply. */
 export const DESIRED_REVISION_ANNOTATION = 'nodeherd.io/desired-revision';
 /** Written by the agent: the revision last applied successfully. */
@@ -39,7 +41,7 @@ export interface SerialGate {
   leaseDurationSeconds: number;
 }
 /** Serial slot Leases live in this namespace, carry SERIAL_POOL_LABEL and are named serialLeaseName(). */
-export const SERIAL_LEASE_NAMESPACE = 'nodeherd';
+export const SERIAL_LEASE_NAMESPACE = NAMESPACE;
 export const SERIAL_POOL_LABEL = 'nodeherd.io/serial-pool';
 export function serialLeaseName(pool: string, slot: number): string {
   return `nodeherd-serial-${pool}-${slot}`;

@@ -1,8 +1,8 @@
-// Turns the embedded API server's policy rules (src/apiserver/auth/authorizer.ts) into Kubernetes RBAC
+// Turns nodeherd's policy rules (src/api/controller-rules.ts, agent-cluster-rules.ts) into Kubernetes RBAC
 // rules, so the manifests for a real cluster say exactly what the embedded server enforces.
 // A rule restricted to namespaces becomes a Role in each of them; an unrestricted one a ClusterRole rule.
 
-import type { PolicyRule } from '../apiserver/auth/authorizer.ts';
+import type { PolicyRule } from '../kube/api-types.ts';
 
 /** rbac.authorization.k8s.io/v1 PolicyRule. */
 export interface RbacRule {

@@ -10,7 +10,7 @@
 // prefer high-entropy values (keys, tokens) in Secrets referenced by files.
 
 import { createHash } from 'node:crypto';
-import { canonicalJson } from './canonical-json.ts';
+import { canonicalJson } from '../util/canonical-json.ts';
 import { isTemplateUnit } from './config-rules.ts';
 import { FieldErrors } from './field-errors.ts';
 import { CURRENT_HASH_ALGORITHM, hashConfig } from './hash.ts';

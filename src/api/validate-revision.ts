@@ -1,7 +1,7 @@
 // Validation of a NodeConfigRevision: a well-formed rendered config, a name derived from its hash, a
 // hash that matches the config when created, and an immutable spec afterwards.
 
-import { canonicalJson } from './canonical-json.ts';
+import { canonicalJson } from '../util/canonical-json.ts';
 import { FieldErrors, integerAt, isObject, objectAt, stringAt } from './field-errors.ts';
 import { isKnownHashAlgorithm, revisionMatchesConfig, revisionName } from './hash.ts';
 import { MAX_POOL_NAME_LENGTH } from './limits.ts';

@@ -9,17 +9,22 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { customResourceDefinitions } from '../api/crds.ts';
-import { GROUP, VERSION } from '../api/group.ts';
-import { createArtefactHandler } from '../dist/artefact-server.ts';
-import { allowsAnonymous, authorize } from './auth/authorizer.ts';
+import {
+  type AuthorizationRules,
+  allowsAnonymous,
+  authorize,
+  NO_APPLICATION_RULES,
+} from './auth/authorizer.ts';
 import { ensurePki } from './auth/certificates.ts';
 import { adminKubeconfigPath, ensureCredential } from './auth/credentials.ts';
 import { admissionDenied, forbiddenError, unauthorizedError } from './auth/denials.ts';
 import { type Identity, type IdentityKind, identityOfServiceAccount } from './auth/identities.ts';
 import { agentMayUseBoundPod } from './auth/node-bound-pods.ts';
-import { type AdmissionAttributes, admitNodeIdentity } from './auth/node-restriction.ts';
-import { revisionsOfNode, revisionsReferenceSecret } from './auth/referenced-secrets.ts';
+import {
+  type AdmissionAttributes,
+  admitNodeIdentity,
+  NO_NODE_ADMISSION_RULES,
+} from './auth/node-restriction.ts';
 import {
   isSelfReview,
   selfSubjectAccessReview,
@@ -66,6 +71,7 @@ import {
   renderingFor,
 } from './parts.ts';
 import { APPLY_PATCH, decodeApplyPatch } from './patch/apply-patch.ts';
+import type { ApiServerProfile } from './profile.ts';
 import { eventsV1ToCore } from './registry/event-conversion.ts';
 import type { ResourceDefinition } from './registry/resource-definition.ts';
 import { ResourceRegistry } from './registry/resource-registry.ts';
@@ -88,10 +94,10 @@ export interface ApiServerOptions {
   watchTimeoutMs?: [number, number];
   /** How long a node may go without renewing its Lease before it is marked NotReady. */
   nodeMonitorGracePeriodMs?: number;
-  /** Install (or upgrade) the nodeherd.io CRDs at start; default true. */
+  /** What the application running on the server adds: its CRDs, validators, extra access, routes. */
+  profile: ApiServerProfile;
+  /** Install (or upgrade) the profile's CRDs at start; default true. */
   installCrds?: boolean;
-  /** Directory of the built agent artefacts, served at /nodeherd/agent/ for nodeherd-init (public: checksummed). */
-  artefactDirectory?: string;
   logger?: Logger;
 }
 
@@ -145,6 +151,7 @@ export class ApiServer {
   private readonly hub: WatchHub;
   private readonly controllers: { stop(): void }[];
   private readonly host: string;
+  private readonly profile: ApiServerProfile;
   private port = 0;
 
   private constructor(parts: {
@@ -159,6 +166,7 @@ export class ApiServer {
     hub: WatchHub;
     controllers: { stop(): void }[];
     host: string;
+    profile: ApiServerProfile;
     log: Logger;
   }) {
     this.dataDir = parts.dataDir;
@@ -172,7 +180,13 @@ export class ApiServer {
     this.hub = parts.hub;
     this.controllers = parts.controllers;
     this.host = parts.host;
+    this.profile = parts.profile;
     this.log = parts.log;
+  }
+
+  /** The profile's authorization rules for its own identities. */
+  private get rules(): AuthorizationRules {
+    return this.profile.authorization ?? NO_APPLICATION_RULES;
   }
 
   get url(): string {
@@ -203,6 +217,8 @@ export class ApiServer {
     const registry = new ResourceRegistry();
     mergeEventsV1Store(store);
 
+    const profile = options.profile;
+    const validateKinds = kindValidationStrategy(profile);
     const strategiesByResource = new Map<string, KindStrategy[]>();
     const strategies = (def: ResourceDefinition): KindStrategy[] => {
       const specific = strategiesByResource.get(`${def.group}/${def.resource}`) ?? [];
@@ -212,9 +228,9 @@ export class ApiServer {
             builtinDecodingStrategy,
             builtinDefaultsStrategy,
             ...specific,
-            kindValidationStrategy,
+            validateKinds,
           ]
-        : [customResourceStrategy, kindValidationStrategy, ...specific];
+        : [customResourceStrategy, validateKinds, ...specific];
     };
     const objects = new ObjectService({
       store,
@@ -231,7 +247,7 @@ export class ApiServer {
 
     const crds = new CrdController(store, registry, objects);
     crds.start();
-    const namespaces = new NamespaceController(store, registry, objects);
+    const namespaces = new NamespaceController(store, registry, objects, profile.namespaces);
     namespaces.start();
     const gc = new GarbageCollector(store, registry, objects);
     gc.start();
@@ -245,7 +261,7 @@ export class ApiServer {
     nodeLifecycle.start();
 
     if (options.installCrds !== false)
-      installCustomResourceDefinitions(objects, registry, customResourceDefinitions());
+      installCustomResourceDefinitions(objects, registry, profile.customResourceDefinitions());
 
     const hub = new WatchHub(store);
     const handler = new ResourceHandler({
@@ -290,14 +306,12 @@ export class ApiServer {
         { stop: () => hub.close() },
       ],
       host,
+      profile,
       log,
     });
-    const artefacts = options.artefactDirectory
-      ? createArtefactHandler({ directory: options.artefactDirectory })
-      : undefined;
     server.on('request', (req, res) => {
-      // The agent artefact is public: nodeherd-init verifies it against the checksum it was given.
-      if (artefacts?.(req, res)) return;
+      // The profile's public routes (nodeherd: the agent artefacts) come before authentication.
+      if (profile.route?.(req, res)) return;
       // Like kube-apiserver, every answer carries an Audit-Id; an internal error's log line names it.
       const requestId = randomUUID();
       res.setHeader('Audit-Id', requestId);
@@ -370,7 +384,7 @@ export class ApiServer {
     if (!identity) throw unauthorizedError();
 
     if (!info.isResourceRequest) {
-      const decision = authorize(identity, { verb: info.verb, path: url.pathname });
+      const decision = authorize(identity, { verb: info.verb, path: url.pathname }, this.rules);
       if (!decision.allowed)
         throw forbiddenError(identity, { verb: info.verb, path: url.pathname }, decision.reason);
       await this.durableNow();
@@ -410,10 +424,10 @@ export class ApiServer {
         }
       }
       const withBody = parsed !== undefined ? { ...attrs, body: parsed } : attrs;
-      const decision = authorize(identity, withBody);
+      const decision = authorize(identity, withBody, this.rules);
       if (
         !decision.allowed &&
-        !this.agentMayReadSecret(identity, info) &&
+        !this.profileAllows(identity, info) &&
         !this.agentMayUseOwnPod(identity, info)
       ) {
         throw forbiddenError(identity, withBody, decision.reason);
@@ -444,8 +458,11 @@ export class ApiServer {
         object: request.object,
         oldObject: request.oldObject,
       };
-      const decision = admitNodeIdentity(identity, attrs, () =>
-        this.objects.tryGet(nodes, undefined, nodeName),
+      const decision = admitNodeIdentity(
+        identity,
+        attrs,
+        () => this.objects.tryGet(nodes, undefined, nodeName),
+        this.profile.nodeAdmission ?? NO_NODE_ADMISSION_RULES,
       );
       if (!decision.allowed) {
         const name = (request.object ?? request.oldObject)?.metadata?.name;
@@ -524,7 +541,7 @@ export class ApiServer {
       parsed = undefined;
     }
     const create = { ...attrs, verb: 'create' as const, ...(parsed !== undefined ? { body: parsed } : {}) };
-    const decision = authorize(identity, create);
+    const decision = authorize(identity, create, this.rules);
     if (!decision.allowed) throw forbiddenError(identity, create, decision.reason);
     return raw;
   }
@@ -549,9 +566,9 @@ export class ApiServer {
     const apiVersion = `${def.group}/${def.version}`;
     const answer =
       def.resource === 'selfsubjectaccessreviews'
-        ? selfSubjectAccessReview(identity, { ...review, apiVersion })
+        ? selfSubjectAccessReview(identity, { ...review, apiVersion }, this.rules)
         : def.resource === 'selfsubjectrulesreviews'
-          ? selfSubjectRulesReview(identity, { ...review, apiVersion })
+          ? selfSubjectRulesReview(identity, { ...review, apiVersion }, this.rules)
           : selfSubjectReview(identity, apiVersion);
     sendJson(res, 201, answer);
   }
@@ -565,26 +582,14 @@ export class ApiServer {
     );
   }
 
-  /** An agent may GET a Secret that a revision of its own Node references (see referenced-secrets.ts). */
-  private agentMayReadSecret(identity: Identity, info: ResourceRequestInfo): boolean {
-    if (identity.kind !== 'node' || identity.nodeName === undefined) return false;
-    if (
-      info.group !== '' ||
-      info.resource !== 'secrets' ||
-      info.verb !== 'get' ||
-      info.subresource !== undefined
-    )
-      return false;
-    if (info.namespace === undefined || info.name === undefined) return false;
-    const nodes = this.registry.get('', 'v1', 'nodes')!;
-    const revisionsDef = this.registry.get(GROUP, VERSION, 'nodeconfigrevisions');
-    const poolsDef = this.registry.get(GROUP, VERSION, 'nodeconfigpools');
-    if (!revisionsDef || !poolsDef) return false;
-    const revisions = revisionsOfNode(this.objects.tryGet(nodes, undefined, identity.nodeName), {
-      revision: (name) => this.objects.tryGet(revisionsDef, undefined, name),
-      pool: (name) => this.objects.tryGet(poolsDef, undefined, name),
-    });
-    return revisionsReferenceSecret(revisions, info.namespace, info.name);
+  /** The profile's last word on a request the rules denied (nodeherd: Secrets an agent's revisions reference). */
+  private profileAllows(identity: Identity, info: ResourceRequestInfo): boolean {
+    return (
+      this.profile.allowsDespiteRules?.(identity, info, (group, version, resource, namespace, name) => {
+        const def = this.registry.get(group, version, resource);
+        return def ? this.objects.tryGet(def, namespace, name) : undefined;
+      }) ?? false
+    );
   }
 
   async stop(): Promise<void> {

@@ -1,12 +1,9 @@
 // Kubernetes Status errors. Every failure the API server returns is one of these, rendered as a
 // metav1.Status body with the HTTP code and reason a real API server would use.
 
-/** `type` is kube's CauseType; on the wire (metav1.StatusCause) it is spelled `reason`. */
-export interface StatusCause {
-  type?: string;
-  message: string;
-  field?: string;
-}
+import type { StatusCause } from '../kube/api-types.ts';
+
+export type { StatusCause };
 
 export interface StatusDetails {
   name?: string;

@@ -1,13 +1,12 @@
 // Adapters between the generic server machinery (object service, HTTP handlers) and the pure
-// libraries it uses: patches, selectors, schemas, names and the nodeherd.io validators. Keeping the
+// libraries it uses: patches, selectors, schemas, names and the profile's validators. Keeping the
 // glue in one place keeps those libraries free of server types and the server free of their details.
 
-import { GROUP, type Kind } from '../api/group.ts';
-import { validators } from '../api/validation.ts';
 import type { StatusCause } from './errors.ts';
 import type { CompiledSelection, Rendering, RenderShape } from './http/resource-handler.ts';
 import type { KindStrategy } from './objects/strategy.ts';
 import { applyPatch } from './patch/apply-patch.ts';
+import type { ApiServerProfile } from './profile.ts';
 import type { ResourceDefinition } from './registry/resource-definition.ts';
 import { decodeBuiltinObject } from './schema/builtin-decoding.ts';
 import { validateConfigMap, validateSecret } from './schema/config-data-validation.ts';
@@ -185,15 +184,15 @@ export const builtinPruningStrategy: KindStrategy = {
   },
 };
 
-/** Validation of specific kinds: the nodeherd.io kinds run their own validators (field paths, limits, conflicts). */
-export const kindValidationStrategy: KindStrategy = {
-  validate(obj, old, ctx): StatusCause[] {
-    if (ctx.def.group === GROUP && ctx.subresource !== 'status' && Object.hasOwn(validators, ctx.def.kind)) {
-      return validators[ctx.def.kind as Kind](obj, old);
-    }
-    return [];
-  },
-};
+/** Validation of the profile's kinds beyond their schemas (field paths, limits, conflicts). */
+export function kindValidationStrategy(profile: ApiServerProfile): KindStrategy {
+  return {
+    validate(obj, old, ctx): StatusCause[] {
+      if (ctx.subresource === 'status' || !profile.validate) return [];
+      return profile.validate(ctx.def, obj, old);
+    },
+  };
+}
 
 /** CRDs get kube's defaults (singular, listKind, conversion) and validation before they are served. */
 export const crdValidationStrategy: KindStrategy = {

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { ApiServer } from '../apiserver/api-server.ts';
 import { adminKubeconfigPath } from '../apiserver/auth/credentials.ts';
+import { nodeherdProfile } from '../profile/nodeherd-profile.ts';
 
 function port(value: string): number {
   const n = Number(value);
@@ -49,6 +50,7 @@ export function apiserverCommand(): Command {
           host: opts.bindAddress,
           extraSans: opts.tlsSan,
           retainRevisions: opts.retainRevisions,
+          profile: nodeherdProfile(),
         });
         process.stdout.write(
           `nodeherd API server listening on ${server.url}\nadmin kubeconfig: ${adminKubeconfigPath(dataDir)}\n`,

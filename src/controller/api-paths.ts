@@ -1,13 +1,11 @@
 // REST paths of the objects the controller reads and writes.
 
-import { GROUP, VERSION } from '../api/group.ts';
-
-const NODEHERD = `/apis/${GROUP}/${VERSION}`;
+import { NODE_CONFIG_POOLS_PATH, NODE_CONFIG_REVISIONS_PATH, NODE_CONFIGS_PATH } from '../api/rest-paths.ts';
 
 export const PATHS = {
-  nodeConfigPools: `${NODEHERD}/nodeconfigpools`,
-  nodeConfigs: `${NODEHERD}/nodeconfigs`,
-  revisions: `${NODEHERD}/nodeconfigrevisions`,
+  nodeConfigPools: NODE_CONFIG_POOLS_PATH,
+  nodeConfigs: NODE_CONFIGS_PATH,
+  revisions: NODE_CONFIG_REVISIONS_PATH,
   nodes: '/api/v1/nodes',
   pods: '/api/v1/pods',
   secrets: '/api/v1/secrets',

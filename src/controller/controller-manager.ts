@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
+import { NAMESPACE } from '../api/group.ts';
 import { type ArtefactServer, startArtefactServer } from '../dist/artefact-server.ts';
 import { KubeClient } from '../kube/kube-client.ts';
 import { LeaderElector } from '../kube/leader-election.ts';
@@ -13,7 +14,7 @@ import { ControllerMetrics } from './metrics.ts';
 import { MetricsServer, parseListenAddress } from './metrics-server.ts';
 import { RolloutController, type RolloutControllerOptions } from './rollout-controller.ts';
 
-export const LEADER_LEASE_NAMESPACE = 'nodeherd';
+export const LEADER_LEASE_NAMESPACE = NAMESPACE;
 export const LEADER_LEASE_NAME = 'nodeherd-controller';
 
 export interface ControllerManagerOptions {

@@ -27,7 +27,6 @@
 // nodeherd creates are started (not restarted), units it did not create get restarted when they have
 // drop-ins, files or packages from the config (they existed before and may run without them).
 
-import { canonicalJson } from '../api/canonical-json.ts';
 import { isTemplateUnit, templateOf } from '../api/config-rules.ts';
 import type {
   DisruptionAction,
@@ -38,6 +37,7 @@ import type {
   RenderedRepository,
   RenderedUnit,
 } from '../api/types.ts';
+import { canonicalJson } from '../util/canonical-json.ts';
 import {
   defaultAction,
   filePolicy,

@@ -18,6 +18,7 @@ import { KubeClient } from '../kube/kube-client.ts';
 import { loadKubeConfig } from '../kube/kube-config.ts';
 import { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import type { Node } from '../kube/types.ts';
+import { nodeherdProfile } from '../profile/nodeherd-profile.ts';
 import type { NodeSet, NodeSetContext } from '../sim/node-set.ts';
 import { SimulatedDaemonSetController } from '../sim/simulated-daemonset-controller.ts';
 import { SimulatedNodes } from '../sim/simulated-nodes.ts';
@@ -131,7 +132,9 @@ export class LocalCluster {
         host,
         logger: log.child({ component: 'apiserver' }),
         ...(options.extraSans ? { extraSans: options.extraSans } : {}),
-        ...(options.artefactDirectory ? { artefactDirectory: options.artefactDirectory } : {}),
+        profile: nodeherdProfile(
+          options.artefactDirectory ? { artefactDirectory: options.artefactDirectory } : {},
+        ),
       }).catch((error: NodeJS.ErrnoException) => {
         throw error.code === 'EADDRINUSE' ? portTakenError(options.port) : error;
       });

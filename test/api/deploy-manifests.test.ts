@@ -11,21 +11,18 @@ import {
   AGENT_SERVICE_ACCOUNT_GROUP,
   AGENT_SERVICE_ACCOUNT_NAMESPACE,
 } from '../../src/api/agent-cluster-rules.ts';
+import { CONTROLLER_RULES } from '../../src/api/controller-rules.ts';
 import { controllerArgs } from '../../src/api/deploy-manifests.ts';
 import { repositoryRoot } from '../../src/api/generate-crds.ts';
 import { generatedDeployFiles, unexpectedDeployFiles } from '../../src/api/generate-deploy.ts';
-import {
-  authorize,
-  CONTROLLER_RULES,
-  NODEHERD_NAMESPACE,
-  type RequestVerb,
-  type ResourceAttributes,
-} from '../../src/apiserver/auth/authorizer.ts';
+import { NAMESPACE as NODEHERD_NAMESPACE } from '../../src/api/group.ts';
+import type { RequestVerb, ResourceAttributes } from '../../src/apiserver/auth/authorizer.ts';
 import { AGENT_DAEMONSET_SERVICE_ACCOUNT, identityFor } from '../../src/apiserver/auth/identities.ts';
 import { agentMayUseBoundPod } from '../../src/apiserver/auth/node-bound-pods.ts';
-import { revisionsReferenceSecret } from '../../src/apiserver/auth/referenced-secrets.ts';
 import { controllerCommand } from '../../src/controller/controller-command.ts';
 import { MetricsServer } from '../../src/controller/metrics-server.ts';
+import { authorize } from '../../src/profile/nodeherd-authorization.ts';
+import { revisionsReferenceSecret } from '../../src/profile/referenced-secrets.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 
 type Doc = Record<string, any>;

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { canonicalJson } from '../../src/api/canonical-json.ts';
 import {
   CURRENT_HASH_ALGORITHM,
   hashConfig,
@@ -10,6 +9,7 @@ import {
   revisionName,
   sameConfig,
 } from '../../src/api/hash.ts';
+import { canonicalJson } from '../../src/util/canonical-json.ts';
 import { rendered } from './fixtures.ts';
 
 describe('canonicalJson', () => {

@@ -9,6 +9,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { ApiServer, type ApiServerOptions } from '../../src/apiserver/api-server.ts';
 import { adminKubeconfigPath } from '../../src/apiserver/auth/credentials.ts';
+import { type NodeherdProfileOptions, nodeherdProfile } from '../../src/profile/nodeherd-profile.ts';
 
 export interface LocalApiServer {
   server: ApiServer;
@@ -56,7 +57,15 @@ export function kubectl(
   });
 }
 
-export async function startLocalApiServer(options: Partial<ApiServerOptions> = {}): Promise<LocalApiServer> {
+/** Server options, and nodeherd's profile options when no profile is given (the default is nodeherd's). */
+export type LocalApiServerOptions = Partial<ApiServerOptions> & NodeherdProfileOptions;
+
+export async function startLocalApiServer(given: LocalApiServerOptions = {}): Promise<LocalApiServer> {
+  const { artefactDirectory, ...serverOptions } = given;
+  const options: Partial<ApiServerOptions> & Pick<ApiServerOptions, 'profile'> = {
+    ...serverOptions,
+    profile: given.profile ?? nodeherdProfile(artefactDirectory ? { artefactDirectory } : {}),
+  };
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'nodeherd-apiserver-'));
   const logger = pino({ level: process.env.NODEHERD_TEST_LOG ?? 'silent' });
   const start = () => ApiServer.start({ port: 0, ...options, dataDir, logger });

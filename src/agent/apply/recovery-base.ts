@@ -10,7 +10,6 @@
 // the opposite of the target's, and things the target does not have are kept so they get removed.
 // The price is extra restarts of what those revisions touched; never a stale file.
 
-import { canonicalJson } from '../../api/canonical-json.ts';
 import type {
   RenderedConfig,
   RenderedFile,
@@ -18,6 +17,7 @@ import type {
   RenderedRepository,
   RenderedUnit,
 } from '../../api/types.ts';
+import { canonicalJson } from '../../util/canonical-json.ts';
 
 /** Content no config can have (NUL bytes are refused in plain text by validation, and this is not base64). */
 const UNKNOWN = '\u0000nodeherd: unknown after an interrupted apply\u0000';

@@ -1,5 +1,6 @@
 // The shapes of the Kubernetes objects the agent reads: its Node and the revision it applies.
 
+import { NODE_CONFIG_POOLS_PATH, NODE_CONFIG_REVISIONS_PATH } from '../../api/rest-paths.ts';
 import type { NodeConfigRevision } from '../../api/types.ts';
 import type { KubeObject } from '../../kube/light/types.ts';
 
@@ -21,5 +22,5 @@ export interface NodeObject extends KubeObject {
 export type RevisionObject = KubeObject & NodeConfigRevision;
 
 export const NODES_PATH = '/api/v1/nodes';
-export const REVISIONS_PATH = '/apis/nodeherd.io/v1alpha1/nodeconfigrevisions';
-export const NODE_CONFIG_POOLS_PATH = '/apis/nodeherd.io/v1alpha1/nodeconfigpools';
+export const REVISIONS_PATH = NODE_CONFIG_REVISIONS_PATH;
+export { NODE_CONFIG_POOLS_PATH };

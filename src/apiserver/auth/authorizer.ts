@@ -1,27 +1,17 @@
 // Authorization for the embedded API server: a pure function of who is asking and what they ask.
 //
 // - admin: everything (system:masters).
-// - controller: the RBAC-style rules in CONTROLLER_RULES, least privilege for what it does: its own
-//   API group; reading and annotating/cordoning Nodes; deleting and evicting Pods (drain, DaemonSet
-//   updates) and writing pod status (OTA condition); reading Secrets (NodeConfig secretRef rendering)
-//   but never writing them; Events; Leases (leader election, Serial semaphores). It cannot create or
-//   delete Nodes or Namespaces, nor touch RBAC or CRDs.
-// - node agent of node X: only what concerns X, checked per request like the Node authorizer does for
-//   kubelets (see authorizeAgent); what its writes may change is node-restriction.ts's to decide.
+// - controller: the RBAC-style rules the profile gives (nodeherd: src/api/controller-rules.ts).
+// - node agent of node X: decided per request by the profile, like the Node authorizer does for
+//   kubelets (nodeherd: src/profile/agent-authorization.ts); what its writes may change is
+//   node-restriction.ts's to decide.
 // - kubelet of node X: its Node and its heartbeat Lease (see authorizeKubelet).
 // - everyone authenticated: discovery, OpenAPI, version and health paths, and self-reviews.
 
+import type { PolicyRule, RequestVerb } from '../../kube/api-types.ts';
 import type { Identity } from './identities.ts';
 
-export type RequestVerb =
-  | 'get'
-  | 'list'
-  | 'watch'
-  | 'create'
-  | 'update'
-  | 'patch'
-  | 'delete'
-  | 'deletecollection';
+export type { PolicyRule, RequestVerb };
 
 export interface ResourceAttributes {
   verb: RequestVerb;
@@ -51,44 +41,9 @@ export type RequestAttributes = ResourceAttributes | NonResourceAttributes;
 
 export type Decision = { allowed: true } | { allowed: false; reason: string };
 
-export interface PolicyRule {
-  groups: readonly string[];
-  /** 'resource' or 'resource/subresource'; '*' matches every resource and subresource. */
-  resources: readonly string[];
-  verbs: readonly (RequestVerb | '*')[];
-  /** Restricts the rule to these namespaces; absent means any namespace and cluster scope. */
-  namespaces?: readonly string[];
-}
-
-export const NODEHERD_GROUP = 'nodeherd.io';
-export const NODEHERD_NAMESPACE = 'nodeherd';
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
-/** Namespaces in which an agent may record Events about its Node. */
-export const AGENT_EVENT_NAMESPACES: readonly string[] = ['default', NODEHERD_NAMESPACE];
 
-const READ: readonly RequestVerb[] = ['get', 'list', 'watch'];
-const WRITE_ONE: readonly RequestVerb[] = ['create', 'update', 'patch', 'delete'];
-
-export const CONTROLLER_RULES: readonly PolicyRule[] = [
-  { groups: [NODEHERD_GROUP], resources: ['*'], verbs: ['*'] },
-  { groups: [''], resources: ['nodes', 'nodes/status'], verbs: [...READ, 'update', 'patch'] },
-  { groups: [''], resources: ['pods'], verbs: [...READ, 'delete'] },
-  { groups: [''], resources: ['pods/eviction'], verbs: ['create'] },
-  { groups: [''], resources: ['pods/status'], verbs: ['get', 'update', 'patch'] },
-  { groups: ['', 'events.k8s.io'], resources: ['events'], verbs: [...READ, 'create', 'update', 'patch'] },
-  { groups: [''], resources: ['secrets', 'configmaps', 'namespaces'], verbs: READ },
-  { groups: ['apps'], resources: ['daemonsets'], verbs: [...READ, 'update', 'patch'] },
-  { groups: ['apps'], resources: ['daemonsets/status', 'controllerrevisions'], verbs: READ },
-  { groups: ['coordination.k8s.io'], resources: ['leases'], verbs: READ },
-  {
-    groups: ['coordination.k8s.io'],
-    resources: ['leases'],
-    verbs: [...READ, ...WRITE_ONE],
-    namespaces: [NODEHERD_NAMESPACE],
-  },
-  { groups: ['policy'], resources: ['poddisruptionbudgets'], verbs: READ },
-  { groups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: READ },
-];
+export const READ: readonly RequestVerb[] = ['get', 'list', 'watch'];
 
 /** What every authenticated identity may do (kubectl auth can-i, whoami). */
 export const SELF_REVIEW_RULES: readonly PolicyRule[] = [
@@ -120,9 +75,9 @@ function isReadVerb(verb: string): boolean {
   return verb === 'get' || verb === 'head';
 }
 
-const ALLOW: Decision = { allowed: true };
+export const ALLOW: Decision = { allowed: true };
 
-function deny(reason: string): Decision {
+export function deny(reason: string): Decision {
   return { allowed: false, reason };
 }
 
@@ -146,15 +101,35 @@ function isNonResource(attrs: RequestAttributes): attrs is NonResourceAttributes
   return 'path' in attrs && typeof attrs.path === 'string';
 }
 
-function describe(attrs: ResourceAttributes): string {
+export function describe(attrs: ResourceAttributes): string {
   const group = attrs.group ? `.${attrs.group}` : '';
   const name = attrs.name ? ` "${attrs.name}"` : '';
   const where = attrs.namespace ? ` in namespace "${attrs.namespace}"` : '';
   return `${attrs.verb} ${resourceKey(attrs)}${group}${name}${where}`;
 }
 
-/** Decides whether `identity` may perform the request. */
-export function authorize(identity: Identity, attrs: RequestAttributes): Decision {
+/** What the application running on the server lets its own identities do (ApiServerProfile.authorization). */
+export interface AuthorizationRules {
+  /** Names the controller's role in denials, e.g. "nodeherd controller". */
+  controllerRole: string;
+  /** RBAC-style rules of the 'controller' identity. */
+  controller: readonly PolicyRule[];
+  /** Requests of node agents ('node' identities), decided per request. */
+  agent(identity: Identity, attrs: ResourceAttributes): Decision;
+  /** Why a SelfSubjectRulesReview of a node agent is incomplete: what its rules cannot say. */
+  agentRulesIncomplete: string;
+}
+
+/** No application: the controller and node agents may do nothing beyond what everyone may. */
+export const NO_APPLICATION_RULES: AuthorizationRules = {
+  controllerRole: 'controller',
+  controller: [],
+  agent: (identity, attrs) => deny(`no rule for node agents allows ${describe(attrs)} (${identity.name})`),
+  agentRulesIncomplete: 'node agents have no rules on this server',
+};
+
+/** Decides whether `identity` may perform the request under the application's `rules`. */
+export function authorize(identity: Identity, attrs: RequestAttributes, rules: AuthorizationRules): Decision {
   if (identity.kind === 'admin') return ALLOW;
   if (isNonResource(attrs)) {
     if (isReadVerb(attrs.verb) && underAny(attrs.path, DISCOVERY_PATHS)) return ALLOW;
@@ -163,11 +138,11 @@ export function authorize(identity: Identity, attrs: RequestAttributes): Decisio
   if (SELF_REVIEW_RULES.some((rule) => ruleAllows(rule, attrs))) return ALLOW;
   switch (identity.kind) {
     case 'controller':
-      return CONTROLLER_RULES.some((rule) => ruleAllows(rule, attrs))
+      return rules.controller.some((rule) => ruleAllows(rule, attrs))
         ? ALLOW
-        : deny(`no rule of the nodeherd controller role allows ${describe(attrs)}`);
+        : deny(`no rule of the ${rules.controllerRole} role allows ${describe(attrs)}`);
     case 'node':
-      return authorizeAgent(identity, attrs);
+      return rules.agent(identity, attrs);
     case 'kubelet':
       return authorizeKubelet(identity, attrs);
     default:
@@ -181,7 +156,10 @@ function objectName(body: unknown): string | undefined {
 }
 
 // The object an Event is about: involvedObject in core/v1, regarding in events.k8s.io/v1.
-function eventSubject(group: string, body: unknown): { kind?: unknown; name?: unknown; namespace?: unknown } {
+export function eventSubject(
+  group: string,
+  body: unknown,
+): { kind?: unknown; name?: unknown; namespace?: unknown } {
   const event = (body ?? {}) as Record<string, unknown>;
   const subject = group === 'events.k8s.io' ? event.regarding : event.involvedObject;
   return subject && typeof subject === 'object' ? (subject as Record<string, unknown>) : {};
@@ -200,63 +178,8 @@ function confinedName(attrs: ResourceAttributes): string | undefined {
   return attrs.name ?? attrs.fieldSelectorName;
 }
 
-/**
- * Node agent of node X:
- * - its own Node X: get; list/watch confined to X (metadata.name field selector); update/patch X and
- *   X/status, limited by node-restriction.ts to what the agent reports. Never another Node, never
- *   create or delete one (registering the Node is the kubelet's).
- * - nodeherd.io: read NodeConfigRevisions (what to apply) and NodeConfigPools (strategy parameters such as
- *   Serial slots and Spread windows, which agents act on without the controller).
- * - Events about Node X only, created in namespaces default or nodeherd.
- * - Leases in namespace nodeherd: read all; write only Serial slot Leases (which ones, and how, is
- *   node-restriction.ts's: the pool it is gated for, in its own name). Not its heartbeat Lease in
- *   kube-node-lease: that is the kubelet's.
- * - Pods: list/watch only with the field selector spec.nodeName=X. Get and delete of a pod bound to X
- *   are decided by the request pipeline, which can see the stored pod (node-bound-pods.ts).
- */
-function authorizeAgent(identity: Identity, attrs: ResourceAttributes): Decision {
-  const node = identity.nodeName;
-  if (node === undefined) return deny('node agent identity without a node name');
-  const own = `node agent ${identity.name} may only`;
-  const { group, resource, subresource, verb } = attrs;
-
-  if (group === '' && resource === 'nodes') return ownNodeAccess(identity, attrs, node, false);
-
-  if (group === NODEHERD_GROUP && subresource === undefined) {
-    if ((resource === 'nodeconfigrevisions' || resource === 'nodeconfigpools') && READ.includes(verb))
-      return ALLOW;
-    return deny(`node agents may only read nodeconfigrevisions and nodeconfigpools in ${NODEHERD_GROUP}`);
-  }
-
-  if ((group === '' || group === 'events.k8s.io') && resource === 'events' && subresource === undefined) {
-    if (verb !== 'create') return deny(`node agents may only create events, not ${verb} them`);
-    if (!attrs.namespace || !AGENT_EVENT_NAMESPACES.includes(attrs.namespace)) {
-      return deny(`${own} create events in namespaces ${AGENT_EVENT_NAMESPACES.join(', ')}`);
-    }
-    const subject = eventSubject(group, attrs.body);
-    const field = group === 'events.k8s.io' ? 'regarding' : 'involvedObject';
-    return subject.kind === 'Node' && subject.name === node && !subject.namespace
-      ? ALLOW
-      : deny(`${own} create events whose ${field} is its own Node "${node}"`);
-  }
-
-  if (group === 'coordination.k8s.io' && resource === 'leases' && subresource === undefined) {
-    if (attrs.namespace === NODEHERD_NAMESPACE) {
-      return verb === 'deletecollection' ? deny(`node agents may not deletecollection leases`) : ALLOW;
-    }
-    return deny(`${own} use leases in namespace ${NODEHERD_NAMESPACE} (Serial slots)`);
-  }
-
-  if (group === '' && resource === 'pods' && subresource === undefined) {
-    if ((verb === 'list' || verb === 'watch') && attrs.fieldSelectorNodeName === node) return ALLOW;
-    return deny(`${own} list or watch pods with the field selector spec.nodeName=${node}`);
-  }
-
-  return deny(`no rule for node agents allows ${describe(attrs)}`);
-}
-
 /** Get, list/watch (confined to X), update and patch of Node X and X/status; create X when `mayCreate`. */
-function ownNodeAccess(
+export function ownNodeAccess(
   identity: Identity,
   attrs: ResourceAttributes,
   node: string,

@@ -14,6 +14,17 @@
 //   group "system:nodes", as in kube: it registers the Node and renews its Lease, which the agent may
 //   not do.
 
+import {
+  AGENT_DAEMONSET_SERVICE_ACCOUNT,
+  AGENT_DAEMONSET_USER,
+  AGENT_USER_PREFIX,
+  AGENTS_GROUP,
+  CONTROLLER_NAMESPACE,
+  CONTROLLER_SERVICE_ACCOUNT,
+  CONTROLLER_USER,
+} from '../../api/users.ts';
+import { NODE_NAME_EXTRA } from '../../kube/api-types.ts';
+
 export type IdentityKind = 'admin' | 'controller' | 'node' | 'kubelet';
 
 export interface Identity {
@@ -25,19 +36,20 @@ export interface Identity {
   nodeName?: string;
 }
 
+export {
+  AGENT_DAEMONSET_SERVICE_ACCOUNT,
+  AGENT_DAEMONSET_USER,
+  AGENT_USER_PREFIX,
+  AGENTS_GROUP,
+  CONTROLLER_NAMESPACE,
+  CONTROLLER_SERVICE_ACCOUNT,
+  CONTROLLER_USER,
+  NODE_NAME_EXTRA,
+};
+
 export const AUTHENTICATED_GROUP = 'system:authenticated';
 export const MASTERS_GROUP = 'system:masters';
 export const ADMIN_USER = 'nodeherd:admin';
-export const CONTROLLER_NAMESPACE = 'nodeherd';
-export const CONTROLLER_SERVICE_ACCOUNT = 'nodeherd-controller';
-export const CONTROLLER_USER = `system:serviceaccount:${CONTROLLER_NAMESPACE}:${CONTROLLER_SERVICE_ACCOUNT}`;
-export const AGENT_USER_PREFIX = 'nodeherd:agent:';
-export const AGENTS_GROUP = 'nodeherd:agents';
-/** The ServiceAccount the agent DaemonSet runs as (deploy/agent-daemonset), in CONTROLLER_NAMESPACE. */
-export const AGENT_DAEMONSET_SERVICE_ACCOUNT = 'nodeherd-agent';
-export const AGENT_DAEMONSET_USER = `system:serviceaccount:${CONTROLLER_NAMESPACE}:${AGENT_DAEMONSET_SERVICE_ACCOUNT}`;
-/** The user extra kube (1.30+) sets on a token bound to a pod on a node, or to a node. */
-export const NODE_NAME_EXTRA = 'authentication.kubernetes.io/node-name';
 export const KUBELET_USER_PREFIX = 'system:node:';
 export const KUBELETS_GROUP = 'system:nodes';
 

@@ -5,8 +5,8 @@
 import { invalid as invalidError, type StatusCause } from '../errors.ts';
 import type { KubeObject } from '../storage/types.ts';
 import {
+  type AuthorizationRules,
   authorize,
-  CONTROLLER_RULES,
   type PolicyRule,
   type RequestAttributes,
   type RequestVerb,
@@ -46,7 +46,11 @@ function invalidReview(kind: string, causes: StatusCause[]): never {
 }
 
 /** SelfSubjectAccessReview: the authorizer's decision for the requester on the attributes asked about. */
-export function selfSubjectAccessReview(identity: Identity, review: KubeObject): KubeObject {
+export function selfSubjectAccessReview(
+  identity: Identity,
+  review: KubeObject,
+  rules: AuthorizationRules,
+): KubeObject {
   const spec: KubeObject = review.spec ?? {};
   const resourceAttributes: KubeObject | undefined = spec.resourceAttributes ?? undefined;
   const nonResourceAttributes: KubeObject | undefined = spec.nonResourceAttributes ?? undefined;
@@ -73,7 +77,7 @@ export function selfSubjectAccessReview(identity: Identity, review: KubeObject):
   } else {
     attrs = { verb: text(nonResourceAttributes!.verb), path: text(nonResourceAttributes!.path) };
   }
-  const decision = allowedFor(identity, attrs);
+  const decision = allowedFor(identity, attrs, rules);
   return {
     kind: 'SelfSubjectAccessReview',
     apiVersion: text(review.apiVersion) || 'authorization.k8s.io/v1',
@@ -88,8 +92,12 @@ export function selfSubjectAccessReview(identity: Identity, review: KubeObject):
  * rule matches (so `kubectl auth can-i` prints a bare "no", as against a cluster); a refused request
  * itself still gets a 403 naming the rule.
  */
-function allowedFor(identity: Identity, attrs: RequestAttributes): { allowed: boolean; reason: string } {
-  return { allowed: authorize(identity, attrs).allowed, reason: '' };
+function allowedFor(
+  identity: Identity,
+  attrs: RequestAttributes,
+  rules: AuthorizationRules,
+): { allowed: boolean; reason: string } {
+  return { allowed: authorize(identity, attrs, rules).allowed, reason: '' };
 }
 
 function resourceRule(rule: PolicyRule): KubeObject {
@@ -102,7 +110,11 @@ function resourceRule(rule: PolicyRule): KubeObject {
  * its revisions reference), which rules cannot say: like kube for a webhook authorizer, the answer
  * lists what is expressible and sets incomplete.
  */
-export function selfSubjectRulesReview(identity: Identity, review: KubeObject): KubeObject {
+export function selfSubjectRulesReview(
+  identity: Identity,
+  review: KubeObject,
+  authorization: AuthorizationRules,
+): KubeObject {
   const namespace = text(review.spec?.namespace);
   if (namespace === '') {
     invalidReview('SelfSubjectRulesReview', [
@@ -117,12 +129,13 @@ export function selfSubjectRulesReview(identity: Identity, review: KubeObject): 
     const rules: PolicyRule[] = [...SELF_REVIEW_RULES];
     if (identity.kind === 'controller') {
       rules.push(
-        ...CONTROLLER_RULES.filter((r) => r.namespaces === undefined || r.namespaces.includes(namespace)),
+        ...authorization.controller.filter(
+          (r) => r.namespaces === undefined || r.namespaces.includes(namespace),
+        ),
       );
     } else {
       status.incomplete = true;
-      status.evaluationError =
-        "a node agent's permissions depend on the object (its own Node and Leases, Events about its Node, the Secrets its revisions reference) and are not expressible as rules";
+      status.evaluationError = authorization.agentRulesIncomplete;
     }
     status.resourceRules = rules.map(resourceRule);
     status.nonResourceRules = [{ verbs: ['get'], nonResourceURLs: DISCOVERY_URLS }];

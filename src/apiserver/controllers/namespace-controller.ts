@@ -11,7 +11,8 @@ import { DeferredQueue } from './keys.ts';
 
 const NAMESPACE_PREFIX = '/core/namespaces/';
 const RETRY_MS = 500;
-export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease', 'nodeherd'];
+/** The namespaces kube creates; the profile may add its own (ApiServerProfile.namespaces). */
+export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 export const namespaceStrategy: KindStrategy = {
   prepare(obj, old, ctx) {
@@ -41,8 +42,15 @@ export class NamespaceController {
   private readonly queue = new DeferredQueue();
   private readonly retries = new Map<string, NodeJS.Timeout>();
   private unsubscribe: (() => void) | undefined;
+  private readonly initial: readonly string[];
 
-  constructor(store: Store, registry: ResourceRegistry, objects: ObjectService) {
+  constructor(
+    store: Store,
+    registry: ResourceRegistry,
+    objects: ObjectService,
+    extraNamespaces: readonly string[] = [],
+  ) {
+    this.initial = [...DEFAULT_NAMESPACES, ...extraNamespaces];
     this.store = store;
     this.registry = registry;
     this.objects = objects;
@@ -50,7 +58,7 @@ export class NamespaceController {
   }
 
   start(): void {
-    for (const name of DEFAULT_NAMESPACES) {
+    for (const name of this.initial) {
       if (!this.objects.tryGet(this.namespaces, undefined, name)) {
         this.objects.create(this.namespaces, undefined, { metadata: { name } });
       }

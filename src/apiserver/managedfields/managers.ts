@@ -5,7 +5,7 @@
 // applying are removed unless someone else owns them, and changing a field another manager owns is a
 // conflict unless forced. Decoding, encoding and the conflict error follow kube's wording.
 
-import { canonicalJson } from '../../api/canonical-json.ts';
+import { canonicalJson } from '../../util/canonical-json.ts';
 import { ApiError } from '../errors.ts';
 import { FieldSet, pathString } from './field-set.ts';
 import type { FieldType } from './field-types.ts';

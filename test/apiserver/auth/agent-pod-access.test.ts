@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { authorize, type ResourceAttributes } from '../../../src/apiserver/auth/authorizer.ts';
+import type { ResourceAttributes } from '../../../src/apiserver/auth/authorizer.ts';
 import { identityFor } from '../../../src/apiserver/auth/identities.ts';
 import { agentMayUseBoundPod, type PodRequest } from '../../../src/apiserver/auth/node-bound-pods.ts';
 import type { KubeObject } from '../../../src/apiserver/storage/types.ts';
 import { isKubeError } from '../../../src/kube/kube-error.ts';
 import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
+import { authorize } from '../../../src/profile/nodeherd-authorization.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
 
 describe('agentMayUseBoundPod', () => {

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { CONTROLLER_RULES } from '../../../src/api/controller-rules.ts';
 import {
   allowsAnonymous,
-  authorize,
-  CONTROLLER_RULES,
   type RequestAttributes,
   type ResourceAttributes,
   ruleAllows,
 } from '../../../src/apiserver/auth/authorizer.ts';
 import { type Identity, identityFor } from '../../../src/apiserver/auth/identities.ts';
+import { authorize } from '../../../src/profile/nodeherd-authorization.ts';
 
 const admin = identityFor('admin');
 const controller = identityFor('controller');

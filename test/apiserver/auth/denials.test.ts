@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { authorize, type RequestAttributes } from '../../../src/apiserver/auth/authorizer.ts';
+import type { RequestAttributes } from '../../../src/apiserver/auth/authorizer.ts';
 import { forbiddenError, unauthorizedError } from '../../../src/apiserver/auth/denials.ts';
 import { identityFor } from '../../../src/apiserver/auth/identities.ts';
+import { authorize } from '../../../src/profile/nodeherd-authorization.ts';
 
 test('401 renders the Status a real API server sends', () => {
   assert.deepEqual(unauthorizedError().toStatus(), {

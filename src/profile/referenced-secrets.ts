@@ -7,14 +7,14 @@
 // - current-revision, written by the agent (needed to restore the last applied revision locally):
 //   only while that revision's pool selects the Node by its labels, which the agent cannot change.
 
-import { matchesLabelSelector } from '../../api/label-selector.ts';
+import { matchesLabelSelector } from '../api/label-selector.ts';
 import {
   AVAILABLE_REVISION_ANNOTATION,
   CURRENT_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
   POOL_LABEL,
-} from '../../api/node-protocol.ts';
-import type { KubeObject } from '../storage/types.ts';
+} from '../api/node-protocol.ts';
+import type { KubeObject } from '../apiserver/storage/types.ts';
 
 export interface RevisionLookup {
   revision(name: string): KubeObject | undefined;
