@@ -18,7 +18,7 @@
 // for every node: its node is the one its pod-bound token names, which Kubernetes 1.30+ puts into
 // the user's extra authentication.kubernetes.io/node-name (the embedded server does the same).
 
-import { NODE_NAME_EXTRA } from '../kube/api-types.ts';
+import { NODE_NAME_EXTRA } from '../util/kube-api-types.ts';
 import {
   AGENT_EVENT_NAMESPACES,
   AGENT_SERVICE_ACCOUNT_GROUP,

@@ -8,7 +8,7 @@
 // Creating the Node and its heartbeat Lease in kube-node-lease is the kubelet's, here and in the
 // embedded server (where the simulated kubelets have their own identity, system:node:<node>).
 
-import type { PolicyRule } from '../kube/api-types.ts';
+import type { PolicyRule } from '../util/kube-api-types.ts';
 import { GROUP, NAMESPACE } from './group.ts';
 
 /** Namespaces in which an agent may record Events about its Node. */

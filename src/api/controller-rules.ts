@@ -5,7 +5,7 @@
 // nor touch RBAC or CRDs. The embedded API server enforces these rules; deploy-manifests.ts turns them
 // into RBAC for a real cluster.
 
-import type { PolicyRule, RequestVerb } from '../kube/api-types.ts';
+import type { PolicyRule, RequestVerb } from '../util/kube-api-types.ts';
 import { GROUP, NAMESPACE } from './group.ts';
 
 const READ: readonly RequestVerb[] = ['get', 'list', 'watch'];

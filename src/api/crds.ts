@@ -1,7 +1,7 @@
 // The CustomResourceDefinitions of nodeherd.io, built from the schemas. deploy/crds/*.yaml is
 // generated from these (src/api/generate-crds.ts), and the embedded API server can install them as is.
 
-import type { JSONSchemaProps, PrinterColumn } from '../kube/api-types.ts';
+import type { JSONSchemaProps, PrinterColumn } from '../util/kube-api-types.ts';
 import { CATEGORY, GROUP, KINDS, type Kind, RESOURCES, VERSION } from './group.ts';
 import { nodeConfigPoolSpecSchema, nodeConfigPoolStatusSchema } from './node-config-pool-schema.ts';
 import { nodeConfigRevisionSpecSchema } from './node-config-revision-schema.ts';

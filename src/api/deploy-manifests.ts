@@ -3,7 +3,7 @@
 // embedded API server enforces so the two cannot drift.
 // Written by src/api/generate-deploy.ts; docs/real-cluster.md explains them.
 
-import type { PolicyRule } from '../kube/api-types.ts';
+import type { PolicyRule } from '../util/kube-api-types.ts';
 import { agentAdmissionPolicy, agentAdmissionPolicyBinding } from './agent-admission-policy.ts';
 import {
   AGENT_CLUSTER_RULES,

@@ -2,7 +2,7 @@
 // a cause type (FieldValueInvalid, ...) and a message in apimachinery's wording, so a 422 from the
 // embedded API server reads like one from a real one.
 
-import type { StatusCause } from '../kube/api-types.ts';
+import type { StatusCause } from '../util/kube-api-types.ts';
 
 export type Cause = Required<StatusCause>;
 

@@ -2,7 +2,7 @@
 // rules, so the manifests for a real cluster say exactly what the embedded server enforces.
 // A rule restricted to namespaces becomes a Role in each of them; an unrestricted one a ClusterRole rule.
 
-import type { PolicyRule } from '../kube/api-types.ts';
+import type { PolicyRule } from '../util/kube-api-types.ts';
 
 /** rbac.authorization.k8s.io/v1 PolicyRule. */
 export interface RbacRule {

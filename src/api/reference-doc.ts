@@ -1,7 +1,7 @@
 // Renders the API reference (docs/api.md) from the CRDs, so the documentation cannot drift from the
 // schemas the API server enforces.
 
-import type { JSONSchemaProps } from '../kube/api-types.ts';
+import type { JSONSchemaProps } from '../util/kube-api-types.ts';
 import { customResourceDefinition } from './crds.ts';
 import { API_VERSION, KINDS } from './group.ts';
 import {

@@ -3,7 +3,7 @@
 // JSONSchemaProps (`.json`) plus phantom types: `InputOf` (what a user may write: defaulted fields
 // optional) and `OutputOf` (what a renderer or the API server's defaulting produces).
 
-import type { JSONSchemaProps } from '../kube/api-types.ts';
+import type { JSONSchemaProps } from '../util/kube-api-types.ts';
 
 export type Presence = 'required' | 'optional' | 'defaulted';
 

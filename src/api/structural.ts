@@ -5,7 +5,7 @@
 // - pruning: properties the schema does not know are dropped.
 // Values of the wrong type are left alone for validation to report.
 
-import type { JSONSchemaProps } from '../kube/api-types.ts';
+import type { JSONSchemaProps } from '../util/kube-api-types.ts';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

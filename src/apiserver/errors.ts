@@ -1,7 +1,7 @@
 // Kubernetes Status errors. Every failure the API server returns is one of these, rendered as a
 // metav1.Status body with the HTTP code and reason a real API server would use.
 
-import type { StatusCause } from '../kube/api-types.ts';
+import type { StatusCause } from '../util/kube-api-types.ts';
 
 export type { StatusCause };
 

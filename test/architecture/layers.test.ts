@@ -9,36 +9,12 @@ import { cruise, type IConfiguration, type ICruiseResult } from 'dependency-crui
 const root = path.resolve(import.meta.dirname, '../..');
 const config = createRequire(import.meta.url)(path.join(root, '.dependency-cruiser.cjs')) as IConfiguration;
 
-// Known violations, each an import edge "from -> to" under its rule. The branch making src/apiserver
-// generic and src/api independent of it removes these; then this list is deleted. A new violation, or
-// an edge listed here that no longer exists, fails the test, so the list only ever shrinks.
+// Known violations, each an import edge "from -> to" under its rule. One is left: the server's identities
+// still name nodeherd's users (src/api/users.ts), because TokenStore, the token command and many tests
+// build identities without a profile (issue 13, not finished). A new violation, or an edge listed here
+// that no longer exists, fails the test, so the list only ever shrinks.
 const ALLOWED: Record<string, readonly string[]> = {
-  'api-imports-nothing-above': [
-    'src/api/agent-admission-policy.ts -> src/apiserver/auth/authorizer.ts',
-    'src/api/agent-admission-policy.ts -> src/apiserver/auth/identities.ts',
-    'src/api/agent-cluster-rules.ts -> src/apiserver/auth/authorizer.ts',
-    'src/api/crds.ts -> src/apiserver/registry/resource-definition.ts',
-    'src/api/deploy-manifests.ts -> src/apiserver/auth/authorizer.ts',
-    'src/api/deploy-manifests.ts -> src/apiserver/auth/identities.ts',
-    'src/api/field-errors.ts -> src/apiserver/errors.ts',
-    'src/api/rbac-rules.ts -> src/apiserver/auth/authorizer.ts',
-    'src/api/reference-doc.ts -> src/apiserver/registry/resource-definition.ts',
-    'src/api/schema-builder.ts -> src/apiserver/registry/resource-definition.ts',
-    'src/api/structural.ts -> src/apiserver/registry/resource-definition.ts',
-  ],
-  'apiserver-imports-no-nodeherd-code': [
-    'src/apiserver/api-server.ts -> src/api/crds.ts',
-    'src/apiserver/api-server.ts -> src/api/group.ts',
-    'src/apiserver/api-server.ts -> src/dist/artefact-server.ts',
-    'src/apiserver/auth/credentials.ts -> src/kube/kubeconfig-file.ts',
-    'src/apiserver/auth/node-restriction.ts -> src/api/group.ts',
-    'src/apiserver/auth/node-restriction.ts -> src/api/node-protocol.ts',
-    'src/apiserver/auth/referenced-secrets.ts -> src/api/label-selector.ts',
-    'src/apiserver/auth/referenced-secrets.ts -> src/api/node-protocol.ts',
-    'src/apiserver/managedfields/managers.ts -> src/api/canonical-json.ts',
-    'src/apiserver/parts.ts -> src/api/group.ts',
-    'src/apiserver/parts.ts -> src/api/validation.ts',
-  ],
+  'apiserver-imports-no-nodeherd-code': ['src/apiserver/auth/identities.ts -> src/api/users.ts'],
 };
 
 test('src/ imports follow the layering rules', { timeout: 120_000 }, async () => {

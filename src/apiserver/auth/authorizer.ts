@@ -8,7 +8,7 @@
 // - kubelet of node X: its Node and its heartbeat Lease (see authorizeKubelet).
 // - everyone authenticated: discovery, OpenAPI, version and health paths, and self-reviews.
 
-import type { PolicyRule, RequestVerb } from '../../kube/api-types.ts';
+import type { PolicyRule, RequestVerb } from '../../util/kube-api-types.ts';
 import type { Identity } from './identities.ts';
 
 export type { PolicyRule, RequestVerb };

@@ -23,7 +23,7 @@ import {
   CONTROLLER_SERVICE_ACCOUNT,
   CONTROLLER_USER,
 } from '../../api/users.ts';
-import { NODE_NAME_EXTRA } from '../../kube/api-types.ts';
+import { NODE_NAME_EXTRA } from '../../util/kube-api-types.ts';
 
 export type IdentityKind = 'admin' | 'controller' | 'node' | 'kubelet';
 

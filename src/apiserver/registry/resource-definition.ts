@@ -1,7 +1,7 @@
 // What the server knows about one resource type, built-in or served from a CustomResourceDefinition.
 // Discovery, OpenAPI, routing, validation and Table output are all derived from these definitions.
 
-import type { JSONSchemaProps, PrinterColumn } from '../../kube/api-types.ts';
+import type { JSONSchemaProps, PrinterColumn } from '../../util/kube-api-types.ts';
 import type { KubeObject } from '../storage/types.ts';
 
 export type { JSONSchemaProps, PrinterColumn };
