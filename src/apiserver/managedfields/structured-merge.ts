@@ -3,6 +3,7 @@
 // the live object, and how fields a manager stopped applying are removed. Pure functions over JSON
 // values and a FieldType; nothing here knows about managers or HTTP.
 
+import { jsonEqual } from '../../util/json-equal.ts';
 import { FieldSet, fieldElement, indexElement, keyElement, valueElement } from './field-set.ts';
 import type { FieldType, ListType } from './field-types.ts';
 
@@ -11,18 +12,6 @@ type JsonMap = Record<string, Json>;
 
 function isMap(value: Json): value is JsonMap {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function jsonEqual(a: Json, b: Json): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a))
-    return Array.isArray(b) && a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
-  if (isMap(a) && isMap(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => jsonEqual(a[k], b[k]));
-  }
-  return false;
 }
 
 /** The path element of a list item: its key fields (map lists), its value (sets), else its index. */

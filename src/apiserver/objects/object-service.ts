@@ -4,6 +4,7 @@
 // write follows the same rules.
 
 import { randomUUID } from 'node:crypto';
+import { jsonEqual } from '../../util/json-equal.ts';
 import { kubeTime } from '../../util/kube-time.ts';
 import {
   ApiError,
@@ -164,18 +165,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Deep equality for JSON values; used to decide whether a write changed anything outside metadata. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
-  }
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => jsonEqual(a[k], b[k]));
-  }
-  return false;
-}
+export { jsonEqual };
 
 /**
  * Empty metadata maps and lists are not kept: kube round-trips metadata through its Go type, whose

@@ -2,6 +2,7 @@
 // Keys come from request bodies, so objects are written with own-property semantics: a member named
 // "__proto__" stays an ordinary key instead of replacing the prototype.
 
+import { jsonEqual } from '../../util/json-equal.ts';
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
 export type JsonObject = { [key: string]: JsonValue };
 
@@ -32,18 +33,7 @@ export function cloneJson<T extends JsonValue>(value: T): T {
   return value;
 }
 
-export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]!));
-  }
-  if (isJsonObject(a) && isJsonObject(b)) {
-    const keys = Object.keys(a);
-    if (keys.length !== Object.keys(b).length) return false;
-    return keys.every((key) => hasKey(b, key) && jsonEqual(a[key]!, b[key]!));
-  }
-  return false;
-}
+export { jsonEqual };
 
 /** The JSON type name Go's encoding/json uses in its errors ("cannot unmarshal array into ..."). */
 export function jsonTypeName(value: JsonValue): string {

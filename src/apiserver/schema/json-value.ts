@@ -1,5 +1,7 @@
 // Helpers over decoded JSON values (what JSON.parse returns), with JSON's notion of equality.
 
+import { jsonEqual } from '../../util/json-equal.ts';
+
 export type JsonObject = Record<string, unknown>;
 
 export function isJsonObject(value: unknown): value is JsonObject {
@@ -24,20 +26,7 @@ export function jsonTypeOf(value: unknown): JsonType {
   }
 }
 
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, i) => jsonEqual(item, b[i]));
-  }
-  if (isJsonObject(a)) {
-    if (!isJsonObject(b)) return false;
-    const keys = Object.keys(a);
-    if (keys.length !== Object.keys(b).length) return false;
-    return keys.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
-  }
-  return false;
-}
+export { jsonEqual };
 
 export function jsonClone<T>(value: T): T {
   return value === undefined ? value : structuredClone(value);
