@@ -6,7 +6,13 @@
 
 import type { Logger } from '../util/logger.ts';
 import type { KubeClient } from './kube-client.ts';
-import { collectionSource, ListWatch, type ListWatchEvent, type ListWatchStats } from './list-watch.ts';
+import {
+  collectionSource,
+  ListWatch,
+  type ListWatchEvent,
+  type ListWatchStats,
+  NO_LIST_WATCH_STATS,
+} from './list-watch.ts';
 import { isNewerVersion } from './resource-version.ts';
 import type { KubeObject } from './types.ts';
 
@@ -26,16 +32,6 @@ export interface InformerOptions {
   logger?: Logger;
 }
 
-const NO_STATS: ListWatchStats = {
-  lists: 0,
-  relists: 0,
-  watches: 0,
-  resumes: 0,
-  inactive: 0,
-  failures: 0,
-  events: 0,
-};
-
 function keyOf(object: KubeObject): string {
   const { namespace, name } = object.metadata;
   return namespace ? `${namespace}/${name}` : name;
@@ -50,7 +46,7 @@ export class Informer<T extends KubeObject> {
   private syncWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private loop: ListWatch<T> | undefined;
   /** Counts of loops stopped before the current one (an informer may be started again). */
-  private earlier: ListWatchStats = NO_STATS;
+  private earlier: ListWatchStats = NO_LIST_WATCH_STATS;
 
   constructor(client: KubeClient, options: InformerOptions) {
     this.client = client;
@@ -67,7 +63,7 @@ export class Informer<T extends KubeObject> {
 
   /** Lists, watches, failures and events so far, for tests and metrics. */
   get stats(): ListWatchStats {
-    const now = this.loop?.stats() ?? NO_STATS;
+    const now = this.loop?.stats() ?? NO_LIST_WATCH_STATS;
     const sum = { ...this.earlier };
     for (const key of Object.keys(sum) as (keyof ListWatchStats)[]) sum[key] += now[key];
     return sum;

@@ -80,21 +80,24 @@ export interface ListWatchStats {
   events: number;
 }
 
+/** Counts of a loop that has done nothing yet. */
+export const NO_LIST_WATCH_STATS: Readonly<ListWatchStats> = Object.freeze({
+  lists: 0,
+  relists: 0,
+  watches: 0,
+  resumes: 0,
+  inactive: 0,
+  failures: 0,
+  events: 0,
+});
+
 export class ListWatch<T extends Versioned> {
   private readonly source: ListWatchSource<T>;
   private readonly options: ListWatchOptions<T>;
   private readonly backoff: Backoff;
   private readonly random: () => number;
   private readonly sleeper: WakeableSleep;
-  private readonly counts: ListWatchStats = {
-    lists: 0,
-    relists: 0,
-    watches: 0,
-    resumes: 0,
-    inactive: 0,
-    failures: 0,
-    events: 0,
-  };
+  private readonly counts: ListWatchStats = { ...NO_LIST_WATCH_STATS };
   private lastResourceVersion: string | undefined;
   private stopped = false;
   private running: Promise<void> | undefined;
