@@ -64,6 +64,8 @@ export interface SimulatedAgentContext {
   host: HostControl;
   /** Whether the simulated kubelet process is up (for its healthz probe). */
   kubeletRunning(): boolean;
+  /** Where the machine has a program (for exec probes); undefined when it has none. */
+  locateExecutable(program: string): Promise<string | undefined>;
 }
 
 /** A running agent as the simulator drives it. */
@@ -154,11 +156,7 @@ export class SimulatedNode {
       ...(options.kubeletUnit !== undefined ? { kubeletUnit: options.kubeletUnit } : {}),
       kubelet: this.kubelet,
       kubeletStartFails: (context) => this.kubeletStartVerdict(context),
-      locateExecutable: (program) =>
-        locateExecutable(program, {
-          modeOf: async (path) => (await this.files.read(path))?.mode,
-          installedPackages: () => Object.keys(this.packages.installed()),
-        }),
+      locateExecutable: (program) => this.locateExecutable(program),
       readEnvironmentFile: (path) => this.readText(path),
       ...(options.onJournal ? { onJournal: options.onJournal } : {}),
     });
@@ -286,6 +284,7 @@ export class SimulatedNode {
       files: this.files,
       host: this.host,
       kubeletRunning: () => this.kubelet.process === 'running' && this.kubelet.phase === 'running',
+      locateExecutable: (program) => this.locateExecutable(program),
     });
     this.agent = agent;
     agent.start().catch((err: Error) => this.onError?.(err, 'agent'));
@@ -310,6 +309,20 @@ export class SimulatedNode {
     );
     for (const warning of outcome.warnings) this.systemd.log(unit, warning);
     return outcome.error;
+  }
+
+  /** Where the machine has a program: its base image, executable files, installed packages. */
+  locateExecutable(program: string): Promise<string | undefined> {
+    return locateExecutable(program, {
+      modeOf: async (path) => {
+        try {
+          return (await this.files.read(path))?.mode;
+        } catch {
+          return undefined;
+        }
+      },
+      installedPackages: () => Object.keys(this.packages.installed()),
+    });
   }
 
   private async readText(path: string): Promise<string | undefined> {

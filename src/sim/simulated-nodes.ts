@@ -83,7 +83,10 @@ export class SimulatedNodes {
           stateDir: join(state.node(context.nodeName), 'agent'),
           executors: { files: parts.files, systemd: parts.systemd, packages: context.packages },
           host: context.host,
-          probes: new SimulatedProbes({ kubeletRunning: () => context.kubeletRunning() }),
+          probes: new SimulatedProbes({
+            kubeletRunning: () => context.kubeletRunning(),
+            locateExecutable: (program) => context.locateExecutable(program),
+          }),
           logger: options.logger,
         });
         nodes?.agents.set(context.nodeName, agent);
