@@ -212,10 +212,10 @@ export function decodeKubeletConfiguration(text: string): DecodeResult {
   const document = parseDocument(text, { ...KUBE_YAML, uniqueKeys: false, prettyErrors: false });
   if (document.errors.length > 0) {
     const error = document.errors[0]!;
-    const line = error.linePos?.[0]?.line;
+    const line = text.slice(0, error.pos[0]).split('\n').length;
     return {
       ok: false,
-      error: `error converting YAML to JSON: yaml: ${line !== undefined ? `line ${line}: ` : ''}${firstLine(error.message)}`,
+      error: `error converting YAML to JSON: yaml: line ${line}: ${firstLine(error.message)}`,
     };
   }
   const value: unknown = document.toJS();
