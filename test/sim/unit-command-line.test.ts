@@ -18,6 +18,13 @@ test('the sample drop-in gives the simulated kubelet --config and --config-dir',
   assert.equal(flagValue(command!.args, 'kubeconfig'), '/etc/kubernetes/kubelet.conf');
 });
 
+test('a later drop-in that sets KUBELET_CONFIG_ARGS moves --config elsewhere', async () => {
+  const definition = `${KUBELET_VENDOR_UNIT}\n# 10-config.conf\n[Service]\nEnvironment="KUBELET_CONFIG_ARGS=--config=/etc/kubernetes/kubelet/config.yaml"\n`;
+  const { command } = await serviceDefinition(definition, noFiles);
+  assert.equal(flagValue(command!.args, 'config'), '/etc/kubernetes/kubelet/config.yaml');
+  assert.equal(flagValue(command!.args, 'config-dir'), undefined);
+});
+
 test('an empty ExecStart= resets it; the last one counts; prefixes are not part of the program', async () => {
   const definition =
     '[Service]\nExecStart=/usr/bin/old\n[Service]\nExecStart=\nExecStart=-/usr/local/bin/new --flag "two words"\n';
