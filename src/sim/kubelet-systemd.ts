@@ -8,7 +8,11 @@
 // per-unit journal, and to whoever listens (`nodeherd up` writes it to up.log).
 
 import { SimulatedSystemd, type SimulatedSystemdOptions } from '../agent/executors/simulated-systemd.ts';
-import { type EnvironmentFileReader, serviceDefinition } from './unit-command-line.ts';
+import {
+  type EnvironmentFileReader,
+  type ServiceDefinition,
+  serviceDefinition,
+} from './unit-command-line.ts';
 
 /** What the kubelet side of a node must hear about its unit. */
 export interface KubeletProcessHooks {
@@ -129,7 +133,7 @@ export class KubeletSystemd extends SimulatedSystemd {
   }
 
   /** The command line systemd runs for the unit now (what it loaded, its environment expanded). */
-  async commandLine(name: string) {
+  async commandLine(name: string): Promise<ServiceDefinition | undefined> {
     const loaded = this.unit(name)?.loaded;
     return loaded === undefined ? undefined : serviceDefinition(loaded, this.readEnvironmentFile);
   }
