@@ -51,7 +51,8 @@ export class DurableNodeSystemd implements SystemdExecutor {
     for (const unit of stored) {
       if (unit.name === systemd.kubeletUnit || systemd.unit(unit.name)?.loaded === undefined) continue;
       if (unit.enabled) await systemd.enable(unit.name);
-      if (unit.running) await systemd.start(unit.name);
+      // As at boot: a unit that fails to start (its program is gone, say) is failed, the boot goes on.
+      if (unit.running) await systemd.start(unit.name).catch(() => {});
     }
     return new DurableNodeSystemd(systemd, snapshotPath);
   }

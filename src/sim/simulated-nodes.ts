@@ -39,6 +39,8 @@ export interface SimulatedNodesOptions {
   count: number;
   logger: AgentLogger;
   onError?: (node: string, error: Error) => void;
+  /** Each line a node's journal gets (systemd's and the kubelet's). */
+  onJournal?: (node: string, unit: string, message: string) => void;
 }
 
 interface DurableParts {
@@ -70,6 +72,7 @@ export class SimulatedNodes {
       startupNotReadyMs: 2_000,
       systemd: { targetDurations: { 'kubelet.service': { restart: 500 } } },
       onError: (node, error) => options.onError?.(node, error),
+      ...(options.onJournal ? { onJournal: options.onJournal } : {}),
       agent: (context) => {
         const parts = durable.get(context.nodeName);
         if (!parts) throw new Error(`node ${context.nodeName} was not prepared`);
@@ -80,7 +83,10 @@ export class SimulatedNodes {
           stateDir: join(state.node(context.nodeName), 'agent'),
           executors: { files: parts.files, systemd: parts.systemd, packages: context.packages },
           host: context.host,
-          probes: new SimulatedProbes({ kubeletRunning: () => context.kubeletRunning() }),
+          probes: new SimulatedProbes({
+            kubeletRunning: () => context.kubeletRunning(),
+            locateExecutable: (program) => context.locateExecutable(program),
+          }),
           logger: options.logger,
         });
         nodes?.agents.set(context.nodeName, agent);

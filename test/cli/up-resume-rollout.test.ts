@@ -77,7 +77,8 @@ test('a rerun after Ctrl-C mid-rollout goes on with the rollout; the stale NotRe
       {
         op: 'replace',
         path: '/spec/files/0/content/inline/data',
-        value: 'kind: KubeletConfiguration\nmaxPods: 99\n',
+        // A valid configuration: the simulated kubelet refuses one without apiVersion, as kubelet does.
+        value: 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 99\n',
       },
     ],
     'json',
