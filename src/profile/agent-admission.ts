@@ -11,7 +11,7 @@
 //   the holder, or delete) only a slot it holds. Nothing else, least of all the leader Lease.
 //
 // deploy/agent's ValidatingAdmissionPolicy (src/api/agent-admission-policy.ts) says the same in CEL
-// for real clusters; test/security/node-credentials.test.ts runs one table of attempts through both.
+// for real clusters; test/profile/node-credentials.test.ts runs one table of attempts through both.
 
 import { GROUP } from '../api/group.ts';
 import {

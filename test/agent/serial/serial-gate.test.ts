@@ -9,8 +9,8 @@ import {
   SERIAL_LEASE_NAMESPACE,
   STATE_REVISION_ANNOTATION,
   serialLeaseName,
-} from '../../src/api/node-protocol.ts';
-import { eventually } from '../support/eventually.ts';
+} from '../../../src/api/node-protocol.ts';
+import { eventually } from '../../support/eventually.ts';
 import {
   type Cluster,
   createRevision,
@@ -19,8 +19,8 @@ import {
   startCluster,
   startNode,
   waitForState,
-} from './agent-harness.ts';
-import { gateSerial, LEASES, LeaseHistory, NodeStateHistory } from './serial-support.ts';
+} from '../agent-harness.ts';
+import { gateSerial, LEASES, LeaseHistory, NodeStateHistory } from '../serial-support.ts';
 
 /** Applies take a moment (the unit starts in 150 ms), so gated nodes really overlap in time. */
 const SLOW_START = { durations: { start: 150, restart: 150 } };

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readStartGates } from '../../src/agent/gate/start-gates.ts';
+import { readStartGates } from '../../../src/agent/gate/start-gates.ts';
 import {
   decideSlot,
   type ObservedSlot,
@@ -14,14 +14,14 @@ import {
   slotTurns,
   takenLease,
   turnDelay,
-} from '../../src/agent/serial/slot-semaphore.ts';
+} from '../../../src/agent/serial/slot-semaphore.ts';
 import {
   HOLD_ANNOTATION,
   NOT_BEFORE_ANNOTATION,
   SERIAL_GATE_ANNOTATION,
   type SerialGate,
   serialLeaseName,
-} from '../../src/api/node-protocol.ts';
+} from '../../../src/api/node-protocol.ts';
 
 const GATE: SerialGate = { pool: 'web', slots: 2, leaseDurationSeconds: 15 };
 const T0 = Date.parse('2026-11-21T08:00:00Z');

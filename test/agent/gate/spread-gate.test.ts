@@ -10,7 +10,7 @@ import {
   MESSAGE_ANNOTATION,
   NOT_BEFORE_ANNOTATION,
   STATE_REVISION_ANNOTATION,
-} from '../../src/api/node-protocol.ts';
+} from '../../../src/api/node-protocol.ts';
 import {
   type Cluster,
   createRevision,
@@ -19,7 +19,7 @@ import {
   startNode,
   type TestNode,
   waitForState,
-} from './agent-harness.ts';
+} from '../agent-harness.ts';
 
 function spec(value: string) {
   return { files: [{ path: '/etc/spread.conf', content: { inline: { data: `${value}\n` } } }] };

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { AgentHttpServer } from '../../src/agent/http/agent-http-server.ts';
+import { AgentHttpServer } from '../../../src/agent/http/agent-http-server.ts';
 
 describe('agent HTTP endpoint', () => {
   let healthy = true;

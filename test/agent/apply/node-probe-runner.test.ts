@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { NodeProbeRunner } from '../../src/agent/apply/health-probe.ts';
+import { NodeProbeRunner } from '../../../src/agent/apply/health-probe.ts';
 
 describe('NodeProbeRunner', () => {
   const runner = new NodeProbeRunner();

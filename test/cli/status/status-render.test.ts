@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { NodeConfigPool } from '../../src/api/types.ts';
-import { buildFleetStatus } from '../../src/cli/status/fleet-status.ts';
-import { renderFleetStatus } from '../../src/cli/status/status-view.ts';
-import { visibleLength } from '../../src/cli/text-table.ts';
-import type { Node } from '../../src/kube/types.ts';
+import type { NodeConfigPool } from '../../../src/api/types.ts';
+import { buildFleetStatus } from '../../../src/cli/status/fleet-status.ts';
+import { renderFleetStatus } from '../../../src/cli/status/status-view.ts';
+import { visibleLength } from '../../../src/cli/text-table.ts';
+import type { Node } from '../../../src/kube/types.ts';
 
 const pool: NodeConfigPool = {
   apiVersion: 'nodeherd.io/v1alpha1',

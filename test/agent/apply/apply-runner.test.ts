@@ -6,17 +6,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { type ApplyRunContext, runPlan } from '../../src/agent/apply/apply-runner.ts';
-import { RestartMarkerStore } from '../../src/agent/apply/restart-marker.ts';
-import { MemoryFileExecutor } from '../../src/agent/executors/memory-file-executor.ts';
-import { SimulatedPackages } from '../../src/agent/executors/simulated-packages.ts';
-import { SimulatedSystemd } from '../../src/agent/executors/simulated-systemd.ts';
-import { SimulatedHost } from '../../src/agent/host/simulated-host.ts';
-import { silentLogger } from '../../src/agent/logger.ts';
-import { AgentMetrics } from '../../src/agent/metrics/agent-metrics.ts';
-import { ApplyJournal } from '../../src/agent/state/apply-journal.ts';
-import { plan } from '../../src/plan/plan.ts';
-import { rendered } from '../api/fixtures.ts';
+import { type ApplyRunContext, runPlan } from '../../../src/agent/apply/apply-runner.ts';
+import { RestartMarkerStore } from '../../../src/agent/apply/restart-marker.ts';
+import { MemoryFileExecutor } from '../../../src/agent/executors/memory-file-executor.ts';
+import { SimulatedPackages } from '../../../src/agent/executors/simulated-packages.ts';
+import { SimulatedSystemd } from '../../../src/agent/executors/simulated-systemd.ts';
+import { SimulatedHost } from '../../../src/agent/host/simulated-host.ts';
+import { silentLogger } from '../../../src/agent/logger.ts';
+import { AgentMetrics } from '../../../src/agent/metrics/agent-metrics.ts';
+import { ApplyJournal } from '../../../src/agent/state/apply-journal.ts';
+import { plan } from '../../../src/plan/plan.ts';
+import { rendered } from '../../api/fixtures.ts';
 
 const dirs: string[] = [];
 after(async () => {

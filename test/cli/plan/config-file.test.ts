@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CliError } from '../../src/cli/cli-error.ts';
-import { parseConfigFile } from '../../src/cli/plan/config-file.ts';
-import { fieldSegments } from '../../src/cli/plan/field-lines.ts';
+import { CliError } from '../../../src/cli/cli-error.ts';
+import { parseConfigFile } from '../../../src/cli/plan/config-file.ts';
+import { fieldSegments } from '../../../src/cli/plan/field-lines.ts';
 
 function problems(text: string): string[] {
   try {

@@ -8,9 +8,9 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { AgentHttpServer } from '../../src/agent/http/agent-http-server.ts';
-import { hostOf, isLocalHost } from '../../src/agent/http/local-request-guard.ts';
-import { ensureOwnerToken } from '../../src/agent/http/owner-token.ts';
+import { AgentHttpServer } from '../../../src/agent/http/agent-http-server.ts';
+import { hostOf, isLocalHost } from '../../../src/agent/http/local-request-guard.ts';
+import { ensureOwnerToken } from '../../../src/agent/http/owner-token.ts';
 
 interface Answer {
   status: number;

@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { expectedDigest, fileContent, type SecretSource } from '../../src/agent/apply/file-content.ts';
-import { revisionProblem } from '../../src/agent/apply/reconciler.ts';
-import type { RevisionObject } from '../../src/agent/watch/kube-objects.ts';
-import { hashConfig } from '../../src/api/hash.ts';
-import type { RenderedFile } from '../../src/api/types.ts';
-import { rendered } from '../api/fixtures.ts';
+import { expectedDigest, fileContent, type SecretSource } from '../../../src/agent/apply/file-content.ts';
+import { revisionProblem } from '../../../src/agent/apply/reconciler.ts';
+import type { RevisionObject } from '../../../src/agent/watch/kube-objects.ts';
+import { hashConfig } from '../../../src/api/hash.ts';
+import type { RenderedFile } from '../../../src/api/types.ts';
+import { rendered } from '../../api/fixtures.ts';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const secrets: SecretSource = {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseRequestInfo } from '../../src/apiserver/http/request-info.ts';
+import { parseRequestInfo } from '../../../src/apiserver/http/request-info.ts';
 
 const q = new URLSearchParams();
 

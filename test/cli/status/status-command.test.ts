@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { CliCluster, fileConfig, REPO_ROOT } from './support/cli-cluster.ts';
+import { CliCluster, fileConfig, REPO_ROOT } from '../support/cli-cluster.ts';
 
 let cluster: CliCluster;
 let v1: string;

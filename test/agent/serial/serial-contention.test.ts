@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { STATE_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
+import { STATE_REVISION_ANNOTATION } from '../../../src/api/node-protocol.ts';
 import {
   type Cluster,
   createRevision,
@@ -13,8 +13,8 @@ import {
   startCluster,
   startNode,
   waitForState,
-} from './agent-harness.ts';
-import { gateSerial, LeaseHistory, NodeStateHistory } from './serial-support.ts';
+} from '../agent-harness.ts';
+import { gateSerial, LeaseHistory, NodeStateHistory } from '../serial-support.ts';
 
 const NODES = 60;
 const SLOTS = 6;

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { stringify } from 'yaml';
-import type { NodeConfigSpec } from '../../src/api/types.ts';
-import { PATHS } from '../../src/controller/api-paths.ts';
-import { CliCluster } from './support/cli-cluster.ts';
+import type { NodeConfigSpec } from '../../../src/api/types.ts';
+import { PATHS } from '../../../src/controller/api-paths.ts';
+import { CliCluster } from '../support/cli-cluster.ts';
 
 let cluster: CliCluster;
 let r1: string;

@@ -11,14 +11,14 @@ import {
   AVAILABLE_REVISION_ANNOTATION,
   CURRENT_REVISION_ANNOTATION,
   STATE_ANNOTATION,
-} from '../../src/api/node-protocol.ts';
-import { type SimulatedNodeAgentFactory, simulatedNodeAgents } from '../../src/sim/simulated-node-agents.ts';
+} from '../../../src/api/node-protocol.ts';
+import { type SimulatedNodeAgentFactory, simulatedNodeAgents } from '../../../src/sim/simulated-node-agents.ts';
 import {
   ClusterHarness,
   eventually,
   kubeletConfig,
   revisionNameFor,
-} from '../controller/support/cluster-harness.ts';
+} from '../../controller/support/cluster-harness.ts';
 
 describe('OTA on simulated nodes', () => {
   let h: ClusterHarness;

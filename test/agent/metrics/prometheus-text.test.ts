@@ -2,8 +2,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AgentMetrics } from '../../src/agent/metrics/agent-metrics.ts';
-import { Counter, Gauge, Histogram, MetricsRegistry } from '../../src/agent/metrics/prometheus-text.ts';
+import { AgentMetrics } from '../../../src/agent/metrics/agent-metrics.ts';
+import { Counter, Gauge, Histogram, MetricsRegistry } from '../../../src/agent/metrics/prometheus-text.ts';
 
 describe('Prometheus text exposition', () => {
   it('renders counters, gauges and histograms with labels, escaped', () => {

@@ -4,9 +4,9 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { restartAfterRollback } from '../../src/agent/apply/rollback-restarts.ts';
-import type { NodeConfigSpec } from '../../src/api/types.ts';
-import { plan } from '../../src/plan/plan.ts';
+import { restartAfterRollback } from '../../../src/agent/apply/rollback-restarts.ts';
+import type { NodeConfigSpec } from '../../../src/api/types.ts';
+import { plan } from '../../../src/plan/plan.ts';
 import {
   type Cluster,
   createPool,
@@ -17,7 +17,7 @@ import {
   type TestNode,
   waitForMessage,
   waitForState,
-} from './agent-harness.ts';
+} from '../agent-harness.ts';
 
 function kubeletSpec(value: string): NodeConfigSpec {
   return {
@@ -34,7 +34,7 @@ function kubeletSpec(value: string): NodeConfigSpec {
 
 describe('local rollback restarts what the failed apply restarted', () => {
   it('turns try-restarts of those units into restarts, and adds one the rollback plan lacks', async () => {
-    const { renderConfigs } = await import('../../src/api/render.ts');
+    const { renderConfigs } = await import('../../../src/api/render.ts');
     const config = (spec: NodeConfigSpec) =>
       renderConfigs([
         { apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodeConfig', metadata: { name: 'k' }, spec },

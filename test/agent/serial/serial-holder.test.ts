@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventually } from '../support/eventually.ts';
+import { eventually } from '../../support/eventually.ts';
 import {
   type Cluster,
   createNode,
@@ -14,9 +14,9 @@ import {
   startCluster,
   startNode,
   waitForState,
-} from './agent-harness.ts';
-import { agentPaths, killAllAgentProcesses, startAgentProcess } from './agent-process.ts';
-import { gateSerial, LeaseHistory, NodeStateHistory } from './serial-support.ts';
+} from '../agent-harness.ts';
+import { agentPaths, killAllAgentProcesses, startAgentProcess } from '../agent-process.ts';
+import { gateSerial, LeaseHistory, NodeStateHistory } from '../serial-support.ts';
 
 /** The holder's process kills itself before its second action, slot held and apply half done. */
 const CRASH_MID_APPLY = { NODEHERD_AGENT_CRASH_AT: '1:before' };

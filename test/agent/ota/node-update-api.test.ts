@@ -5,14 +5,14 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { AgentHttpServer } from '../../src/agent/http/agent-http-server.ts';
-import { mountNodeUpdateApi } from '../../src/agent/ota/node-update-routes.ts';
+import { AgentHttpServer } from '../../../src/agent/http/agent-http-server.ts';
+import { mountNodeUpdateApi } from '../../../src/agent/ota/node-update-routes.ts';
 import {
   AVAILABLE_REVISION_ANNOTATION,
   CURRENT_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
-} from '../../src/api/node-protocol.ts';
-import { eventually } from '../support/eventually.ts';
+} from '../../../src/api/node-protocol.ts';
+import { eventually } from '../../support/eventually.ts';
 import {
   type Cluster,
   createPool,
@@ -22,7 +22,7 @@ import {
   startCluster,
   startNode,
   type TestNode,
-} from './agent-harness.ts';
+} from '../agent-harness.ts';
 
 interface Answer {
   status: number;

@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { revisionName } from '../../src/api/hash.ts';
-import { CURRENT_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
-import { renderConfigs } from '../../src/api/render.ts';
+import { revisionName } from '../../../src/api/hash.ts';
+import { CURRENT_REVISION_ANNOTATION } from '../../../src/api/node-protocol.ts';
+import { renderConfigs } from '../../../src/api/render.ts';
 import type {
   NodeConfig,
   NodeConfigPool,
   NodeConfigPoolSpec,
   NodeConfigRevision,
   NodeConfigSpec,
-} from '../../src/api/types.ts';
-import { planPool } from '../../src/cli/plan/pool-plan.ts';
-import type { Node } from '../../src/kube/types.ts';
+} from '../../../src/api/types.ts';
+import { planPool } from '../../../src/cli/plan/pool-plan.ts';
+import type { Node } from '../../../src/kube/types.ts';
 
 const LABELS = { app: 'x' };
 

@@ -3,10 +3,10 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { recoveryBase } from '../../src/agent/apply/recovery-base.ts';
-import type { NodeConfigSpec, RenderedConfig } from '../../src/api/types.ts';
-import { plan } from '../../src/plan/plan.ts';
-import { rendered } from '../api/fixtures.ts';
+import { recoveryBase } from '../../../src/agent/apply/recovery-base.ts';
+import type { NodeConfigSpec, RenderedConfig } from '../../../src/api/types.ts';
+import { plan } from '../../../src/plan/plan.ts';
+import { rendered } from '../../api/fixtures.ts';
 
 function ids(base: RenderedConfig | undefined, target: RenderedConfig): string[] {
   return plan(base ? { config: base } : undefined, { config: target }).actions.map((a) => a.id);
