@@ -12,7 +12,10 @@ import {
   CURRENT_REVISION_ANNOTATION,
   STATE_ANNOTATION,
 } from '../../../src/api/node-protocol.ts';
-import { type SimulatedNodeAgentFactory, simulatedNodeAgents } from '../../../src/sim/simulated-node-agents.ts';
+import {
+  type SimulatedNodeAgentFactory,
+  simulatedNodeAgents,
+} from '../../../src/sim/simulated-node-agents.ts';
 import {
   ClusterHarness,
   eventually,
