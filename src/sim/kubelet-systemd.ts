@@ -4,6 +4,7 @@
 // come up (an injected executor failure, or a predicate saying so, e.g. "with this drop-in" or "once
 // revision X is applied") the unit is failed, the kubelet stays down and its Lease goes stale.
 
+import type { SystemdChange } from '../agent/executors/durable-simulated-systemd.ts';
 import { SimulatedSystemd, type SimulatedSystemdOptions } from '../agent/executors/simulated-systemd.ts';
 
 /** What the kubelet side of a node must hear about its unit. */
@@ -104,4 +105,15 @@ export class KubeletSystemd extends SimulatedSystemd {
     this.lastFailure = undefined;
     await this.kubelet.started();
   }
+}
+
+const UNIT_FILE_CHANGES = new Set<string>(['writeUnit', 'removeUnit', 'writeDropIn', 'removeDropIn']);
+
+/**
+ * Which logged systemd changes a node replays before it boots (DurableSimulatedSystemd.attach): all
+ * but the kubelet unit's starts, stops and enablement. Its process is the simulated kubelet, which
+ * starts with the node as it would at boot; its unit file and drop-ins come back.
+ */
+export function replayedBeforeBoot(kubeletUnit: string): (change: SystemdChange) => boolean {
+  return (change) => change.args[0] !== kubeletUnit || UNIT_FILE_CHANGES.has(change.op);
 }

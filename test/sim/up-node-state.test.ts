@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { DurableSimulatedSystemd } from '../../src/agent/executors/durable-simulated-systemd.ts';
 import { MemoryFileExecutor } from '../../src/agent/executors/memory-file-executor.ts';
 import { DurableNodeFiles } from '../../src/sim/durable-node-files.ts';
-import { DurableNodeSystemd } from '../../src/sim/durable-node-systemd.ts';
-import { KubeletSystemd } from '../../src/sim/kubelet-systemd.ts';
+import { KubeletSystemd, replayedBeforeBoot } from '../../src/sim/kubelet-systemd.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'nodeherd-up-node-state-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,9 +49,13 @@ test('files written in one run are back, byte for byte with mode and owner, in t
 });
 
 test('units, drop-ins, enablement and running state come back; the kubelet is not restarted', async () => {
-  const snapshot = join(dir, 'units.json');
+  const log = join(dir, 'systemd.jsonl');
   const first = kubeletSystemd();
-  const firstRun = await DurableNodeSystemd.restore(first.systemd, snapshot);
+  const firstRun = await DurableSimulatedSystemd.attach(
+    first.systemd,
+    log,
+    replayedBeforeBoot('kubelet.service'),
+  );
   await firstRun.writeUnit('app.service', '[Service]\nExecStart=/usr/bin/app\n');
   await firstRun.writeUnit('idle.service', '[Service]\nExecStart=/usr/bin/idle\n');
   await firstRun.writeDropIn('kubelet.service', '20-nodeherd.conf', '[Service]\nEnvironment=X=1\n');
@@ -61,7 +65,7 @@ test('units, drop-ins, enablement and running state come back; the kubelet is no
   await firstRun.restart('kubelet.service');
 
   const next = kubeletSystemd();
-  await DurableNodeSystemd.restore(next.systemd, snapshot);
+  await DurableSimulatedSystemd.attach(next.systemd, log, replayedBeforeBoot('kubelet.service'));
   const app = next.systemd.unit('app.service');
   assert.equal(app?.content, '[Service]\nExecStart=/usr/bin/app\n');
   assert.equal(app?.enabled, true);
