@@ -33,8 +33,8 @@ import {
   mapOf,
   type NodeAdmissionRules,
 } from '../apiserver/auth/node-restriction.ts';
-import { jsonEqual } from '../apiserver/objects/object-service.ts';
 import type { KubeObject } from '../apiserver/storage/types.ts';
+import { jsonEqual } from '../util/json-equal.ts';
 
 /** Annotation prefix of nodeherd's protocol: never the kubelet's to write. */
 export const NODEHERD_ANNOTATION_PREFIX = `${GROUP}/`;
