@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { DESIRED_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
-import { renderConfigs } from '../../src/api/render.ts';
-import { buildRevision } from '../../src/api/revision.ts';
 import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
+import { revisionOf } from '../support/nodeherd-objects.ts';
 
 let local: LocalApiServer;
 let admin: LightKubeClient;
@@ -37,39 +36,18 @@ test('an agent reads exactly the Secrets its own revisions reference, and no oth
       data: { key: Buffer.from(`secret-${name}`).toString('base64') },
     });
   }
-  const rendered = renderConfigs(
-    [
-      {
-        apiVersion: 'nodeherd.io/v1alpha1',
-        kind: 'NodeConfig',
-        metadata: { name: 'with-secret' },
-        spec: {
-          files: [
-            {
-              path: '/etc/tls/key.pem',
-              content: { secretRef: { namespace: 'default', name: 'tls-key', key: 'key' } },
-            },
-          ],
+  const revision = revisionOf(
+    'p',
+    {
+      files: [
+        {
+          path: '/etc/tls/key.pem',
+          content: { secretRef: { namespace: 'default', name: 'tls-key', key: 'key' } },
         },
-      },
-    ],
-    { secrets: (ref) => Buffer.from(`secret-${ref.name}`) },
-  );
-  assert.ok(rendered.config && rendered.hash, JSON.stringify(rendered.errors));
-  const revision = buildRevision(
-    {
-      apiVersion: 'nodeherd.io/v1alpha1',
-      kind: 'NodeConfigPool',
-      metadata: { name: 'p' },
-      spec: { nodeSelector: {}, configSelector: {} },
-    },
-    {
-      config: rendered.config,
-      hash: rendered.hash,
-      hashAlgorithm: rendered.hashAlgorithm,
-      sources: rendered.sources,
+      ],
     },
     1,
+    { configName: 'with-secret', secrets: (ref) => Buffer.from(`secret-${ref.name}`) },
   );
   await admin.create('/apis/nodeherd.io/v1alpha1/nodeconfigrevisions', revision);
   for (const node of ['told', 'other']) {

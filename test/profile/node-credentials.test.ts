@@ -25,14 +25,13 @@ import {
   STATE_ANNOTATION,
   serialLeaseName,
 } from '../../src/api/node-protocol.ts';
-import { renderConfigs } from '../../src/api/render.ts';
-import { buildRevision } from '../../src/api/revision.ts';
 import { type RequestVerb, ruleAllows } from '../../src/apiserver/auth/authorizer.ts';
 import { evaluateAdmissionPolicy } from '../../src/apiserver/cel/admission-policy.ts';
 import { parseRequestInfo } from '../../src/apiserver/http/request-info.ts';
 import { LEADER_LEASE_NAME } from '../../src/controller/controller-manager.ts';
 import { type RawRequest, type RawResponse, raw } from '../apiserver/conformance/support.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
+import { revisionOf } from '../support/nodeherd-objects.ts';
 
 type Json = Record<string, any>;
 
@@ -767,36 +766,20 @@ async function seed(): Promise<void> {
       }),
     });
   }
-  const revisionOf = async (pool: string, secret: string, number: number, extra = '') => {
-    const rendered = renderConfigs(
-      [
-        {
-          apiVersion: 'nodeherd.io/v1alpha1',
-          kind: 'NodeConfig',
-          metadata: { name: `${pool}-config` },
-          spec: {
-            files: [
-              {
-                path: '/etc/key.pem',
-                content: { secretRef: { namespace: 'nodeherd', name: secret, key: 'key' } },
-              },
-              { path: '/etc/version', content: { inline: { data: `${number}${extra}` } } },
-            ],
-          },
-        },
-      ],
-      { secrets: (ref) => Buffer.from(ref.name) },
-    );
-    assert.ok(rendered.config && rendered.hash, JSON.stringify(rendered.errors));
-    const revision = buildRevision(
+  const createRevision = async (pool: string, secret: string, number: number, extra = '') => {
+    const revision = revisionOf(
       pools[pool] as never,
       {
-        config: rendered.config,
-        hash: rendered.hash,
-        hashAlgorithm: rendered.hashAlgorithm,
-        sources: rendered.sources,
+        files: [
+          {
+            path: '/etc/key.pem',
+            content: { secretRef: { namespace: 'nodeherd', name: secret, key: 'key' } },
+          },
+          { path: '/etc/version', content: { inline: { data: `${number}${extra}` } } },
+        ],
       },
       number,
+      { secrets: (ref) => Buffer.from(ref.name) },
     );
     await admin({
       method: 'POST',
@@ -805,9 +788,9 @@ async function seed(): Promise<void> {
     });
     return revision.metadata.name;
   };
-  revisions.a1 = await revisionOf('pool-a', 'secret-a', 1);
-  revisions.a2 = await revisionOf('pool-a', 'secret-a', 2);
-  revisions.b1 = await revisionOf('pool-b', 'secret-b', 1);
+  revisions.a1 = await createRevision('pool-a', 'secret-a', 1);
+  revisions.a2 = await createRevision('pool-a', 'secret-a', 2);
+  revisions.b1 = await createRevision('pool-b', 'secret-b', 1);
 
   // The kubelets register their Nodes; the controller and the administrator annotate and taint them.
   const kubeletB = await local.server.issueCredential(

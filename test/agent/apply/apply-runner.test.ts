@@ -16,7 +16,7 @@ import { silentLogger } from '../../../src/agent/logger.ts';
 import { AgentMetrics } from '../../../src/agent/metrics/agent-metrics.ts';
 import { ApplyJournal } from '../../../src/agent/state/apply-journal.ts';
 import { plan } from '../../../src/plan/plan.ts';
-import { rendered } from '../../api/fixtures.ts';
+import { rendered } from '../../support/nodeherd-objects.ts';
 
 const dirs: string[] = [];
 after(async () => {

@@ -10,7 +10,7 @@ import { revisionProblem } from '../../../src/agent/apply/reconciler.ts';
 import type { RevisionObject } from '../../../src/agent/watch/kube-objects.ts';
 import { hashConfig } from '../../../src/api/hash.ts';
 import type { RenderedFile } from '../../../src/api/types.ts';
-import { rendered } from '../../api/fixtures.ts';
+import { rendered } from '../../support/nodeherd-objects.ts';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const secrets: SecretSource = {

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { recoveryBase } from '../../../src/agent/apply/recovery-base.ts';
 import type { NodeConfigSpec, RenderedConfig } from '../../../src/api/types.ts';
 import { plan } from '../../../src/plan/plan.ts';
-import { rendered } from '../../api/fixtures.ts';
+import { rendered } from '../../support/nodeherd-objects.ts';
 
 function ids(base: RenderedConfig | undefined, target: RenderedConfig): string[] {
   return plan(base ? { config: base } : undefined, { config: target }).actions.map((a) => a.id);
