@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
-import { kubeMicroTime } from '../../src/sim/node-object.ts';
-import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
+import { kubeMicroTime } from '../../../src/sim/node-object.ts';
+import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
 
 let local: LocalApiServer;
 let core: CoreV1Api;
