@@ -8,10 +8,10 @@ import { parseAllDocuments } from 'yaml';
 import {
   type AdmissionAttributes,
   evaluateAdmissionPolicy,
-} from '../../../src/apiserver/cel/admission-policy.ts';
+} from '../../src/apiserver/cel/admission-policy.ts';
 
 const docs = parseAllDocuments(
-  readFileSync(new URL('../../../deploy/agent/admission-policy.yaml', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../deploy/agent/admission-policy.yaml', import.meta.url), 'utf8'),
 ).map((d) => d.toJS() as Record<string, unknown>);
 const policy = docs.find((d) => d.kind === 'ValidatingAdmissionPolicy')!;
 const binding = docs.find((d) => d.kind === 'ValidatingAdmissionPolicyBinding')!;
