@@ -7,6 +7,7 @@
 // not have, as systemd's does (status=203/EXEC). What systemd and the kubelet would log goes to a
 // per-unit journal, and to whoever listens (`nodeherd up` writes it to up.log).
 
+import type { SystemdChange } from '../agent/executors/durable-simulated-systemd.ts';
 import { SimulatedSystemd, type SimulatedSystemdOptions } from '../agent/executors/simulated-systemd.ts';
 import {
   type EnvironmentFileReader,
@@ -242,4 +243,15 @@ export class KubeletSystemd extends SimulatedSystemd {
     this.log(name, `${name}: Failed with result 'exit-code'.`);
     return `${executable}: No such file or directory (status=203/EXEC)`;
   }
+}
+
+const UNIT_FILE_CHANGES = new Set<string>(['writeUnit', 'removeUnit', 'writeDropIn', 'removeDropIn']);
+
+/**
+ * Which logged systemd changes a node replays before it boots (DurableSimulatedSystemd.attach): all
+ * but the kubelet unit's starts, stops and enablement. Its process is the simulated kubelet, which
+ * starts with the node as it would at boot; its unit file and drop-ins come back.
+ */
+export function replayedBeforeBoot(kubeletUnit: string): (change: SystemdChange) => boolean {
+  return (change) => change.args[0] !== kubeletUnit || UNIT_FILE_CHANGES.has(change.op);
 }

@@ -6,6 +6,7 @@
 
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DurableSimulatedSystemd } from '../agent/executors/durable-simulated-systemd.ts';
 import { mountAgentLocalApis } from '../agent/http/agent-local-apis.ts';
 import { mountHealthRoutes, RouteTable } from '../agent/http/route-table.ts';
 import type { Logger as AgentLogger } from '../agent/logger.ts';
@@ -15,8 +16,8 @@ import type { KubeClient } from '../kube/kube-client.ts';
 import { isKubeError } from '../kube/kube-error.ts';
 import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import { DurableNodeFiles } from './durable-node-files.ts';
-import { DurableNodeSystemd } from './durable-node-systemd.ts';
 import { Fleet } from './fleet.ts';
+import { type KubeletSystemd, replayedBeforeBoot } from './kubelet-systemd.ts';
 import { embeddedKubeletIdentities, embeddedNodeIdentities } from './node-clients.ts';
 import { SIMULATED_LABEL } from './node-object.ts';
 import type { NodeStateDirectory } from './node-set.ts';
@@ -45,7 +46,7 @@ export interface SimulatedNodesOptions {
 
 interface DurableParts {
   files: DurableNodeFiles;
-  systemd: DurableNodeSystemd;
+  systemd: DurableSimulatedSystemd<KubeletSystemd>;
 }
 
 export class SimulatedNodes {
@@ -109,7 +110,11 @@ export class SimulatedNodes {
       const dir = state.node(name);
       durable.set(name, {
         files: await DurableNodeFiles.restore(node.files, join(dir, 'files.json')),
-        systemd: await DurableNodeSystemd.restore(node.systemd, join(dir, 'units.json')),
+        systemd: await DurableSimulatedSystemd.attach(
+          node.systemd,
+          join(dir, 'systemd.jsonl'),
+          replayedBeforeBoot(node.systemd.kubeletUnit),
+        ),
       });
       created.push(node);
     }
