@@ -13,7 +13,7 @@ import {
   UPGRADE_REQUESTED_ANNOTATION,
 } from '../../api/node-protocol.ts';
 import type { RevisionRef } from '../rollout/types.ts';
-import { lateTimes, spreadSchedule } from './spread-schedule.ts';
+import { lateTimes, spreadSchedule } from './spread/spread-schedule.ts';
 import { type StrategyNode, startedOn, type Taint } from './strategy-node.ts';
 
 export type StrategyType = 'RollingUpdate' | 'Serial' | 'Spread' | 'OnDelete' | 'OTA';

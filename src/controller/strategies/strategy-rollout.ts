@@ -21,9 +21,9 @@ import type {
   RolloutDecision,
 } from '../rollout/types.ts';
 import { planNodeMarks, type StrategyType } from './node-marks.ts';
-import { planUpgrades } from './on-delete-upgrades.ts';
-import { serialSlots } from './serial-slots.ts';
-import { spreadSchedule, spreadWindowStart } from './spread-schedule.ts';
+import { planUpgrades } from './on-delete/on-delete-upgrades.ts';
+import { serialSlots } from './serial/serial-slots.ts';
+import { spreadSchedule, spreadWindowStart } from './spread/spread-schedule.ts';
 import type { StrategyExecutor } from './strategy-executor.ts';
 import { failedFor, readStrategyNode } from './strategy-node.ts';
 import { type StrategyReport, strategyReport } from './strategy-status.ts';
