@@ -30,7 +30,6 @@ import { PoolRenderer } from './pools/pool-render.ts';
 import { RolloutTracker } from './pools/rollout-tracker.ts';
 import { RevisionWriter } from './revisions/revision-writer.ts';
 import { StrategyExecutor } from './strategies/strategy-executor.ts';
-import { StrategyRollout } from './strategies/strategy-rollout.ts';
 
 export interface RolloutControllerOptions {
   kubeConfig: KubeConfig;
@@ -145,14 +144,7 @@ export class RolloutController {
     executor = new DecisionExecutor(ctx);
     this.renderer = new PoolRenderer(ctx);
     const marks = new StrategyExecutor(ctx, executor);
-    this.pools = new PoolReconciler(
-      ctx,
-      this.renderer,
-      executor,
-      new RolloutTracker(this.metrics),
-      new StrategyRollout(ctx, executor, marks),
-      marks,
-    );
+    this.pools = new PoolReconciler(ctx, this.renderer, executor, new RolloutTracker(this.metrics), marks);
     this.nodes = new NodeReconciler(ctx, executor);
     this.configs = new ConfigReconciler(ctx);
     this.wire(podIndex);
