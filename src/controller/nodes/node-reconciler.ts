@@ -7,12 +7,14 @@ import { kubeTime } from '../../kube/conditions.ts';
 import type { Node } from '../../kube/types.ts';
 import { CORDONED_BY_ANNOTATION, DRAINING_FOR_ANNOTATION, POOL_CONFLICT_CONDITION } from '../annotations.ts';
 import { nodePath } from '../api-paths.ts';
-import { type ControllerContext, nodeSubject } from '../controller-context.ts';
+import { type ControllerContext, type Informers, nodeSubject } from '../controller-context.ts';
 import type { DecisionExecutor } from '../decision-executor.ts';
 import { uncordonPatch } from '../node-updates.ts';
-import { poolsSelecting } from '../pool-membership.ts';
+import { poolsOfNode, type Reconciler } from '../reconciler.ts';
+import { initialNodes, watchNodes } from './node-watches.ts';
 
-export class NodeReconciler {
+export class NodeReconciler implements Reconciler {
+  readonly kind = 'node';
   private readonly ctx: ControllerContext;
   private readonly executor: DecisionExecutor;
 
@@ -21,32 +23,23 @@ export class NodeReconciler {
     this.executor = executor;
   }
 
-  /** Whether a node change needs this reconciler's attention (cheap filter for event handlers). */
-  static interesting(node: Node, poolCount: number): boolean {
-    const a = node.metadata.annotations ?? {};
-    return (
-      a[CORDONED_BY_ANNOTATION] !== undefined ||
-      a[DRAINING_FOR_ANNOTATION] !== undefined ||
-      (node.status?.conditions ?? []).some((c) => c.type === POOL_CONFLICT_CONDITION) ||
-      poolCount > 1
-    );
+  initialKeys(informers: Informers): string[] {
+    return initialNodes(informers);
   }
 
-  async reconcile(name: string): Promise<void> {
+  watch(informers: Informers, enqueue: (name: string) => void): void {
+    watchNodes(informers, enqueue);
+  }
+
+  async reconcile(name: string): Promise<undefined> {
     const { ctx } = this;
     const node = ctx.informers.nodes.get(name);
     if (!node) {
       ctx.drainer.stop(name);
       ctx.health.forget(name);
-      return;
+      return undefined;
     }
-    const pools = poolsSelecting(
-      node.metadata.labels,
-      ctx.informers.pools
-        .list()
-        .filter((p) => !p.metadata.deletionTimestamp)
-        .map((p) => ({ name: p.metadata.name, nodeSelector: p.spec.nodeSelector })),
-    );
+    const pools = poolsOfNode(ctx.informers, node);
     const a = node.metadata.annotations ?? {};
     if (
       pools.length !== 1 &&
@@ -64,6 +57,7 @@ export class NodeReconciler {
       );
     }
     await this.reportConflict(node, pools);
+    return undefined;
   }
 
   private async reportConflict(node: Node, pools: string[]): Promise<void> {

@@ -9,8 +9,9 @@
 import { defaultedPoolSpec } from '../../api/pool-defaults.ts';
 import type { NodeConfigPool } from '../../api/types.ts';
 import { kubeTime, type StatusCondition } from '../../kube/conditions.ts';
-import { type ControllerContext, nodeSubject, poolSubject } from '../controller-context.ts';
+import { type ControllerContext, type Informers, nodeSubject, poolSubject } from '../controller-context.ts';
 import type { DecisionExecutor } from '../decision-executor.ts';
+import type { Reconciler } from '../reconciler.ts';
 import { revisionsOfPool } from '../revisions/revision-writer.ts';
 import { endRollout, isRolloutOpen } from '../revisions/rollout-history.ts';
 import type { NodeSnapshot, RevisionRef, RolloutDecision } from '../rollout/types.ts';
@@ -25,6 +26,7 @@ import type { PoolRenderer, PoolRendering } from './pool-render.ts';
 import type { PoolState } from './pool-state.ts';
 import { buildPoolStatus, conditionChanges } from './pool-status.ts';
 import { resolveTarget } from './pool-target.ts';
+import { watchPools } from './pool-watches.ts';
 import { PoolWriter } from './pool-writer.ts';
 import type { RolloutTracker } from './rollout-tracker.ts';
 
@@ -45,7 +47,8 @@ interface Rollout {
   errors: unknown[];
 }
 
-export class PoolReconciler {
+export class PoolReconciler implements Reconciler {
+  readonly kind = 'pool';
   private readonly ctx: ControllerContext;
   private readonly renderer: PoolRenderer;
   private readonly executor: DecisionExecutor;
@@ -68,6 +71,14 @@ export class PoolReconciler {
     this.marks = marks;
     this.writer = new PoolWriter(ctx);
     this.failurePolicy = new FailurePolicy(ctx, this.writer, executor);
+  }
+
+  initialKeys(informers: Informers): string[] {
+    return informers.pools.list().map((p) => p.metadata.name);
+  }
+
+  watch(informers: Informers, enqueue: (name: string) => void): void {
+    watchPools(informers, this.renderer, enqueue, (pool) => this.forget(pool));
   }
 
   forget(pool: string): void {
