@@ -50,14 +50,10 @@ function names(list: readonly string[], max = 5): string {
     : list.join(', ');
 }
 
-export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
-  const { decision, target, nodes } = input;
-  const now = kubeTime(input.now);
-  const verdicts = decision?.verdicts ?? [];
-  const T = target?.name;
-  const failedNames = verdicts.filter((v) => v.phase === 'Failed').map((v) => v.name);
-  const skipped = verdicts.filter((v) => v.phase === 'Skipped').map((v) => v.name);
+type RevisionCount = { name: string; revision: number; nodes: number; ready: number; failed: number };
 
+/** Nodes per revision (on it, ready on it, failed it), newest first; the target always listed. */
+function revisionCounts(input: PoolStatusInput, failedNames: readonly string[]): RevisionCount[] {
   const perRevision = new Map<string, { nodes: number; ready: number; failed: number }>();
   const bucket = (name: string) => {
     const known = perRevision.get(name);
@@ -66,9 +62,9 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
     perRevision.set(name, fresh);
     return fresh;
   };
-  if (T) bucket(T);
+  if (input.target) bucket(input.target.name);
   const failedSet = new Set(failedNames);
-  for (const node of nodes) {
+  for (const node of input.nodes) {
     if (node.currentRevision) {
       const b = bucket(node.currentRevision);
       b.nodes++;
@@ -76,107 +72,87 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
     }
     if (failedSet.has(node.name) && node.desiredRevision) bucket(node.desiredRevision).failed++;
   }
-  const revisions = [...perRevision.entries()]
+  return [...perRevision.entries()]
     .map(([name, b]) => ({ name, revision: input.revisionNumbers.get(name) ?? 0, ...b }))
     .sort((a, b) => b.revision - a.revision || (a.name < b.name ? -1 : 1));
+}
 
-  const updated = T ? nodes.filter((n) => n.currentRevision === T).length : 0;
-  const ready = T
-    ? nodes.filter((n) => n.currentRevision === T && n.desiredRevision === T && isHealthy(n)).length
-    : 0;
-  const status: NodeConfigPoolStatus = {
-    observedGeneration: input.generation,
-    ...(T ? { targetRevision: T } : {}),
-    ...(input.lastComplete ? { currentRevision: input.lastComplete } : {}),
-    revisions,
-    nodes: nodes.length,
-    updated,
-    ready,
-    unavailable: decision
-      ? verdicts.filter((v) => !v.available).length
-      : nodes.filter((n) => !isHealthy(n) || n.cordoned).length,
-    failed: input.strategy ? input.strategy.failed.length : failedNames.length,
-    applying: input.strategy
-      ? input.strategy.applying
-      : verdicts.filter((v) => ['Draining', 'Updating', 'Busy', 'Bootstrapping'].includes(v.phase)).length,
-    updateAvailable: input.strategy?.updateAvailable ?? 0,
-    waiting: input.strategy?.waiting ?? 0,
-    history: input.history,
-    ...(input.render.conflicts.length > 0 ? { conflicts: input.render.conflicts } : {}),
-  };
-
-  const conds: Cond[] = [];
-  // Progressing and Complete.
-  if (!T) {
-    conds.push({
-      type: 'Progressing',
-      status: 'False',
-      reason: 'NoRevision',
-      message: 'no revision could be rendered yet',
-    });
-    conds.push({
-      type: 'Complete',
-      status: 'False',
-      reason: 'NoRevision',
-      message: 'no revision could be rendered yet',
-    });
-  } else if (input.strategy) {
-    conds.push({ type: 'Progressing', ...input.strategy.progressing });
-    conds.push({ type: 'Complete', ...input.strategy.complete });
-  } else if (decision?.complete) {
-    const note =
-      skipped.length > 0
-        ? `; ${plural(skipped.length, 'NotReady node')} will be updated when Ready: ${names(skipped)}`
-        : '';
-    conds.push({
-      type: 'Progressing',
-      status: 'False',
-      reason: 'RolloutComplete',
-      message: `every node runs ${T}${note}`,
-    });
-    conds.push({
-      type: 'Complete',
-      status: 'True',
-      reason: 'RolloutComplete',
-      message: `${plural(updated, 'node')} on ${T}${note}`,
-    });
-  } else {
-    const blocked = decision?.blocked;
-    const inFlight = verdicts.filter((v) =>
-      ['Draining', 'Updating', 'Soaking', 'Busy'].includes(v.phase),
-    ).length;
-    const progress = `${updated}/${nodes.length} nodes on ${T}, ${plural(inFlight, 'node')} in flight`;
-    const drainNote = verdicts.find((v) => v.phase === 'Draining' && v.detail && v.detail !== 'draining');
-    const stopping =
-      blocked && ['Paused', 'FailurePolicy', 'OutsideMaintenanceWindow'].includes(blocked.reason);
-    // Failed nodes (within maxFailures) keep their slots: with nothing in flight, nothing will free one.
-    const stalled =
-      blocked !== undefined &&
-      ['BudgetExhausted', 'ZoneBudgetExhausted', 'WaitingForCanary'].includes(blocked.reason) &&
-      inFlight === 0 &&
-      failedNames.length > 0;
-    const stallNote = stalled
-      ? `; stalled: ${plural(failedNames.length, 'failed node')} (${names(failedNames)}) ${failedNames.length === 1 ? 'holds' : 'hold'} the budget; fix or remove them, or raise maxUnavailable`
-      : '';
-    conds.push({
+/** Progressing and Complete of a RollingUpdate that is not complete: progress, what blocks it, stalls. */
+function rollingProgress(
+  input: PoolStatusInput,
+  T: string,
+  updated: number,
+  failedNames: readonly string[],
+): Cond[] {
+  const verdicts = input.decision?.verdicts ?? [];
+  const blocked = input.decision?.blocked;
+  const inFlight = verdicts.filter((v) =>
+    ['Draining', 'Updating', 'Soaking', 'Busy'].includes(v.phase),
+  ).length;
+  const progress = `${updated}/${input.nodes.length} nodes on ${T}, ${plural(inFlight, 'node')} in flight`;
+  const drainNote = verdicts.find((v) => v.phase === 'Draining' && v.detail && v.detail !== 'draining');
+  const stopping =
+    blocked && ['Paused', 'FailurePolicy', 'OutsideMaintenanceWindow'].includes(blocked.reason);
+  // Failed nodes (within maxFailures) keep their slots: with nothing in flight, nothing will free one.
+  const stalled =
+    blocked !== undefined &&
+    ['BudgetExhausted', 'ZoneBudgetExhausted', 'WaitingForCanary'].includes(blocked.reason) &&
+    inFlight === 0 &&
+    failedNames.length > 0;
+  const stallNote = stalled
+    ? `; stalled: ${plural(failedNames.length, 'failed node')} (${names(failedNames)}) ${failedNames.length === 1 ? 'holds' : 'hold'} the budget; fix or remove them, or raise maxUnavailable`
+    : '';
+  return [
+    {
       type: 'Progressing',
       status: stopping || stalled ? 'False' : 'True',
       reason: stalled ? 'Stalled' : (blocked?.reason ?? 'RollingUpdate'),
       message: `${progress}${blocked ? `; ${blocked.message}` : ''}${stallNote}${drainNote ? `; ${drainNote.name}: ${drainNote.detail}` : ''}`,
-    });
-    conds.push({ type: 'Complete', status: 'False', reason: 'RolloutInProgress', message: progress });
+    },
+    { type: 'Complete', status: 'False', reason: 'RolloutInProgress', message: progress },
+  ];
+}
+
+/** Progressing and Complete: no revision yet, the strategy's report, or the rollout decision's. */
+function progressConditions(input: PoolStatusInput, updated: number, failedNames: readonly string[]): Cond[] {
+  const T = input.target?.name;
+  if (!T) {
+    const message = 'no revision could be rendered yet';
+    return [
+      { type: 'Progressing', status: 'False', reason: 'NoRevision', message },
+      { type: 'Complete', status: 'False', reason: 'NoRevision', message },
+    ];
   }
-  // Paused.
-  if (input.paused) {
-    conds.push(
-      input.pausedByFailure
-        ? { type: 'Paused', status: 'True', reason: 'FailurePolicy', message: input.pausedByFailure }
-        : { type: 'Paused', status: 'True', reason: 'PausedByUser', message: 'spec.paused is true' },
-    );
-  } else {
-    conds.push({ type: 'Paused', status: 'False', reason: 'NotPaused', message: '' });
-  }
-  // Degraded: failed nodes, nodes claimed by two pools, unreadable windows.
+  if (input.strategy)
+    return [
+      { type: 'Progressing', ...input.strategy.progressing },
+      { type: 'Complete', ...input.strategy.complete },
+    ];
+  if (!input.decision?.complete) return rollingProgress(input, T, updated, failedNames);
+  const skipped = input.decision.verdicts.filter((v) => v.phase === 'Skipped').map((v) => v.name);
+  const note =
+    skipped.length > 0
+      ? `; ${plural(skipped.length, 'NotReady node')} will be updated when Ready: ${names(skipped)}`
+      : '';
+  return [
+    {
+      type: 'Progressing',
+      status: 'False',
+      reason: 'RolloutComplete',
+      message: `every node runs ${T}${note}`,
+    },
+    {
+      type: 'Complete',
+      status: 'True',
+      reason: 'RolloutComplete',
+      message: `${plural(updated, 'node')} on ${T}${note}`,
+    },
+  ];
+}
+
+/** Degraded: failed nodes, nodes claimed by two pools, unreadable windows. */
+function degradedCondition(input: PoolStatusInput, failedNames: readonly string[]): Cond {
+  const { decision } = input;
   const degraded: string[] = [];
   let degradedReason = '';
   if (input.strategy?.degraded) {
@@ -201,24 +177,57 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
     degradedReason ||= 'InvalidMaintenanceWindow';
     degraded.push(`maintenance windows: ${decision.window.error}`);
   }
-  conds.push(
-    degraded.length > 0
-      ? { type: 'Degraded', status: 'True', reason: degradedReason, message: degraded.join('; ') }
-      : { type: 'Degraded', status: 'False', reason: 'AsExpected', message: '' },
-  );
-  // RolledBack.
-  conds.push(
+  return degraded.length > 0
+    ? { type: 'Degraded', status: 'True', reason: degradedReason, message: degraded.join('; ') }
+    : { type: 'Degraded', status: 'False', reason: 'AsExpected', message: '' };
+}
+
+export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
+  const { decision, target, nodes } = input;
+  const now = kubeTime(input.now);
+  const verdicts = decision?.verdicts ?? [];
+  const T = target?.name;
+  const failedNames = verdicts.filter((v) => v.phase === 'Failed').map((v) => v.name);
+  const updated = T ? nodes.filter((n) => n.currentRevision === T).length : 0;
+  const ready = T
+    ? nodes.filter((n) => n.currentRevision === T && n.desiredRevision === T && isHealthy(n)).length
+    : 0;
+  const status: NodeConfigPoolStatus = {
+    observedGeneration: input.generation,
+    ...(T ? { targetRevision: T } : {}),
+    ...(input.lastComplete ? { currentRevision: input.lastComplete } : {}),
+    revisions: revisionCounts(input, failedNames),
+    nodes: nodes.length,
+    updated,
+    ready,
+    unavailable: decision
+      ? verdicts.filter((v) => !v.available).length
+      : nodes.filter((n) => !isHealthy(n) || n.cordoned).length,
+    failed: input.strategy ? input.strategy.failed.length : failedNames.length,
+    applying: input.strategy
+      ? input.strategy.applying
+      : verdicts.filter((v) => ['Draining', 'Updating', 'Busy', 'Bootstrapping'].includes(v.phase)).length,
+    updateAvailable: input.strategy?.updateAvailable ?? 0,
+    waiting: input.strategy?.waiting ?? 0,
+    history: input.history,
+    ...(input.render.conflicts.length > 0 ? { conflicts: input.render.conflicts } : {}),
+  };
+
+  const conds: Cond[] = [
+    ...progressConditions(input, updated, failedNames),
+    input.paused
+      ? input.pausedByFailure
+        ? { type: 'Paused', status: 'True', reason: 'FailurePolicy', message: input.pausedByFailure }
+        : { type: 'Paused', status: 'True', reason: 'PausedByUser', message: 'spec.paused is true' }
+      : { type: 'Paused', status: 'False', reason: 'NotPaused', message: '' },
+    degradedCondition(input, failedNames),
     input.pin && input.rollback
       ? { type: 'RolledBack', status: 'True', reason: input.rollback.reason, message: input.rollback.message }
       : { type: 'RolledBack', status: 'False', reason: 'NotRolledBack', message: '' },
-  );
-  // RenderDegraded.
-  conds.push(
     input.render.problem
       ? { type: 'RenderDegraded', status: 'True', ...input.render.problem }
       : { type: 'RenderDegraded', status: 'False', reason: 'Rendered', message: '' },
-  );
-
+  ];
   let conditions = (input.previous?.conditions ?? []) as StatusCondition[];
   for (const c of conds)
     conditions = setCondition(conditions, { ...c, observedGeneration: input.generation }, now);
