@@ -27,6 +27,8 @@ td, th { text-align:left; padding:.15em .8em .15em 0; vertical-align:top; }
 th { color:var(--muted); font-weight:600; }
 .cols { display:grid; grid-template-columns:repeat(auto-fit, minmax(320px, 1fr)); gap:.8em 2em; margin-top:.8em; }
 .cols h3 { font-size:.95em; margin:.3em 0; }
+.cols .wide { grid-column:1 / -1; }
+.scroll { max-height:16em; overflow:auto; }
 .timeline-tools { display:flex; gap:.4em; align-items:center; margin:.8em 0 .3em; color:var(--muted); font-size:.9em; }
 .timeline svg { display:block; width:100%; }
 .timeline .label { font-size:11px; fill:var(--fg); }
@@ -47,6 +49,7 @@ export function dashboardPage(token: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="nodeherd-token" content="${token}">
+<link rel="icon" href="data:,">
 <title>nodeherd dashboard</title>
 <style>${STYLE}</style>
 </head>
