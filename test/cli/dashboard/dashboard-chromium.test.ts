@@ -96,6 +96,7 @@ test('the dashboard of nodeherd up in Chromium: pools, a rollout followed live, 
   assert.equal(rows.length, NODES, `a row per node: ${rows.join(', ')}`);
   await page.waitFor('a node done on revision 2', `(${COUNTS}).updated >= 1`, 120_000);
   await screenshot('dashboard-rollout.png');
+  await page.waitFor('two nodes on revision 2', `(${COUNTS}).updated >= 2`, 120_000);
 
   // Pause, from the page: the pool is paused (read through the API) and the page says so.
   await page.evaluate(`document.querySelector('${POOL} button[data-action="pause"]').click()`);
@@ -106,6 +107,17 @@ test('the dashboard of nodeherd up in Chromium: pools, a rollout followed live, 
   }
   await page.waitFor('the PAUSED badge', `document.querySelector('${POOL} .badge.paused')`, 30_000);
   await page.waitFor('the notice', `/paused/.test(document.getElementById('notice').textContent)`, 10_000);
+  // Nodes in flight finish; no other starts.
+  await page.waitFor(
+    'the node in flight to finish',
+    `(() => { const c = ${COUNTS}; return c.applying === 0 && c.unavailable === 0 && c.ready === c.updated; })()`,
+    60_000,
+  );
+  const settled = await page.evaluate<Record<string, number>>(COUNTS);
+  assert.ok(settled.updated! < NODES, `paused with nodes left: ${JSON.stringify(settled)}`);
+  // Longer than a node's update and soak: paused, none starts.
+  await new Promise((resolve) => setTimeout(resolve, 8_000));
+  assert.equal((await page.evaluate<Record<string, number>>(COUNTS)).updated, settled.updated);
   await screenshot('dashboard-paused.png');
 
   // Resume, from the page; the rollout finishes and every node's row ends done.

@@ -64,8 +64,9 @@ function colour(state: TimelineState): string {
   return `var(--${state})`;
 }
 
-function clock(ms: number): string {
-  return new Date(ms).toISOString().slice(11, 19);
+/** hh:mm:ss, with tenths when the window is short enough that seconds repeat. */
+function clock(ms: number, spanMs = Number.POSITIVE_INFINITY): string {
+  return new Date(ms).toISOString().slice(11, spanMs < 20_000 ? 21 : 19);
 }
 
 function notice(text: string, error = false): void {
@@ -230,7 +231,7 @@ function timeline(pool: PoolDashboard, width: number): HTMLElement {
       class: 'axis',
       'text-anchor': k === 0 ? 'start' : k === 4 ? 'end' : 'middle',
     });
-    tick.textContent = clock(from + ((to - from) * k) / 4);
+    tick.textContent = clock(from + ((to - from) * k) / 4, to - from);
     root.append(tick);
   }
   // Drag across the timeline to zoom into that time.
