@@ -371,7 +371,7 @@ export function rowBuckets(
 /**
  * The one state a bucket of a row shows where only one fits (a character, a single colour): a failed
  * or NotReady node anywhere in a group shows, so problems are never averaged away; otherwise the state
- * most of the row's nodes were in.
+ * most of the row's nodes were in (on a tie, the more severe one: work going on beats waiting).
  */
 export function dominantState(cell: StateCounts): TimelineState | undefined {
   if (cell.failed) return 'failed';
@@ -379,7 +379,12 @@ export function dominantState(cell: StateCounts): TimelineState | undefined {
   let best: TimelineState | undefined;
   for (const state of TIMELINE_STATES) {
     const n = cell[state] ?? 0;
-    if (n > 0 && (best === undefined || n > (cell[best] ?? 0))) best = state;
+    if (n === 0 || best === undefined) {
+      if (n > 0) best = state;
+      continue;
+    }
+    const m = cell[best] ?? 0;
+    if (n > m || (n === m && SEVERITY[state] > SEVERITY[best])) best = state;
   }
   return best;
 }

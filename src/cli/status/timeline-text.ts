@@ -51,6 +51,7 @@ export interface TimelineTextOptions {
 }
 
 function duration(ms: number): string {
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)}s`;
   const s = Math.round(ms / 1000);
   if (s < 120) return `${s}s`;
   const m = Math.round(s / 60);

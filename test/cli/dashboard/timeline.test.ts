@@ -237,6 +237,7 @@ test('timelineRows: a row per node while they fit; 1,000 nodes grouped by zone o
   assert.equal(last.done, 24);
   assert.equal(dominantState(last), 'failed', 'one failed node in a group shows');
   assert.equal(dominantState({ done: 3, waiting: 5 }), 'waiting', 'otherwise the majority shows');
+  assert.equal(dominantState({ waiting: 1, applying: 1 }), 'applying', 'on a tie, the work going on');
 });
 
 test('renderTimelineText: a row per node, a character per moment, a legend', () => {

@@ -314,11 +314,11 @@ function details(view: PoolView, pool: PoolDashboard): HTMLElement {
     el('div', {}, el('h3', {}, 'Conditions'), conditions),
     el(
       'div',
-      {},
+      { class: 'wide' },
       el('h3', {}, 'Events'),
-      pool.events.length ? events : el('span', { class: 'muted' }, 'none'),
+      el('div', { class: 'scroll' }, pool.events.length ? events : el('span', { class: 'muted' }, 'none')),
     ),
-    el('div', {}, el('h3', {}, 'Pending change (plan)'), plan),
+    el('div', { class: 'wide' }, el('h3', {}, 'Pending change (plan)'), plan),
   );
 }
 
