@@ -288,7 +288,7 @@ function startOf(track: NodeTrack): number {
 
 /**
  * The rows of a timeline: one per node when they fit in `maxRows`, else nodes aggregated by zone
- * (when the zones fit) or into batches in update order. `expanded` row keys are replaced by their
+ * (when the zones fit) or into batches in update order. An `expanded` group is followed by its
  * nodes' rows (zoom into a group).
  */
 export function timelineRows(
@@ -340,7 +340,7 @@ export function timelineRows(
   }
   const byName = new Map(tracks.map((t) => [t.name, t]));
   return groups.flatMap((row) =>
-    options.expanded?.has(row.key) ? row.nodes.map((n) => nodeRow(byName.get(n)!)) : [row],
+    options.expanded?.has(row.key) ? [row, ...row.nodes.map((n) => nodeRow(byName.get(n)!))] : [row],
   );
 }
 

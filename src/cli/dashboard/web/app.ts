@@ -11,6 +11,7 @@ import {
   type NodeTrack,
   rowBuckets,
   STATE_LABELS,
+  type StateCounts,
   TIMELINE_STATES,
   type TimelineState,
   timelineRows,
@@ -27,8 +28,13 @@ interface PoolUi {
 
 const SVG = 'http://www.w3.org/2000/svg';
 const LABEL_WIDTH = 190;
+/** A node's row; a group's row is taller, so the shares of its states can be told apart. */
 const ROW_HEIGHT = 16;
+const GROUP_ROW_HEIGHT = 32;
 const MAX_ROWS = 40;
+/** Height of a node row's bar and of a group row's stack. */
+const BAR = ROW_HEIGHT - 4;
+const GROUP_BAR = GROUP_ROW_HEIGHT - 4;
 
 const token = document.querySelector<HTMLMetaElement>('meta[name="nodeherd-token"]')?.content ?? '';
 const ui = new Map<string, PoolUi>();
@@ -58,6 +64,30 @@ function svg(tag: string, attrs: Record<string, string | number>): SVGElement {
   const node = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
   return node;
+}
+
+/**
+ * A group's bucket as whole-pixel heights per state that fill its stack exactly (largest remainders),
+ * so neighbouring buckets line up; a failed or NotReady node keeps at least one pixel.
+ */
+function groupShape(cell: StateCounts): number[] {
+  const counts = TIMELINE_STATES.map((s) => cell[s] ?? 0);
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (total === 0) return counts;
+  const exact = counts.map((n) => (GROUP_BAR * n) / total);
+  const heights = exact.map(Math.floor);
+  const order = exact.map((_, i) => i).sort((a, b) => exact[b]! - heights[b]! - (exact[a]! - heights[a]!));
+  for (let left = GROUP_BAR - heights.reduce((a, b) => a + b, 0), k = 0; left > 0; left--, k++) {
+    heights[order[k % order.length]!]!++;
+  }
+  TIMELINE_STATES.forEach((s, i) => {
+    if ((s === 'failed' || s === 'notready') && counts[i]! > 0 && heights[i] === 0) {
+      const largest = heights.indexOf(Math.max(...heights));
+      heights[largest]!--;
+      heights[i] = 1;
+    }
+  });
+  return heights;
 }
 
 function colour(state: TimelineState): string {
@@ -163,18 +193,27 @@ function timeline(pool: PoolDashboard, width: number): HTMLElement {
   const axisWidth = Math.max(100, width - LABEL_WIDTH - 10);
   const buckets = Math.max(10, Math.floor(axisWidth / 3));
   const bucketWidth = axisWidth / buckets;
-  const height = rows.length * ROW_HEIGHT + 22;
+  const tops: number[] = [];
+  let rowsHeight = 0;
+  for (const row of rows) {
+    tops.push(rowsHeight);
+    rowsHeight += row.group ? GROUP_ROW_HEIGHT : ROW_HEIGHT;
+  }
+  const height = rowsHeight + 22;
   const root = svg('svg', {
     viewBox: `0 0 ${width} ${height}`,
     height,
     role: 'img',
+    // Whole pixels: no anti-aliased seams between the runs of a row.
+    'shape-rendering': 'crispEdges',
     'aria-label': `rollout timeline of pool ${pool.name}`,
   }) as SVGSVGElement;
   rows.forEach((row, r) => {
-    const y = r * ROW_HEIGHT;
+    const y = tops[r]!;
+    const rowHeight = row.group ? GROUP_ROW_HEIGHT : ROW_HEIGHT;
     const label = svg('text', {
       x: 4,
-      y: y + ROW_HEIGHT - 4,
+      y: y + rowHeight / 2 + 4,
       class: `label${row.group ? ' group' : ''}`,
       'data-row': row.key,
     });
@@ -185,44 +224,45 @@ function timeline(pool: PoolDashboard, width: number): HTMLElement {
     if (row.group) label.setAttribute('data-group', row.key);
     root.append(label);
     const cells = rowBuckets(row, tracks, from, to, buckets);
+    // Buckets that look the same are drawn as one rect: a node row by its state, a group row by the
+    // whole-pixel height of each state's share (so 1,000 nodes cost a few hundred rects per row).
+    const keys = cells.map((cell) => (row.group ? groupShape(cell).join(',') : (dominantState(cell) ?? '')));
     let runStart = 0;
-    const drawRun = (i: number) => {
+    const drawRun = (end: number) => {
       const cell = cells[runStart]!;
-      const total = Object.values(cell).reduce((a, b) => a + (b ?? 0), 0);
-      if (total === 0) return;
+      if (keys[runStart] === '' || Object.keys(cell).length === 0) return;
       const x = LABEL_WIDTH + runStart * bucketWidth;
-      const w = (i - runStart) * bucketWidth;
+      const w = (end - runStart) * bucketWidth;
       if (!row.group) {
         const s = dominantState(cell)!;
-        const rect = svg('rect', { x, y: y + 2, width: w, height: ROW_HEIGHT - 4, fill: colour(s) });
+        const rect = svg('rect', { x, y: y + 2, width: w, height: BAR, fill: colour(s) });
         rect.append(Object.assign(svg('title', {}), { textContent: `${row.label}: ${STATE_LABELS[s]}` }));
         root.append(rect);
         return;
       }
       // A group: the share of its nodes in each state, stacked.
       let offset = 0;
-      for (const s of TIMELINE_STATES) {
-        const n = cell[s] ?? 0;
-        if (n === 0) continue;
-        const h = ((ROW_HEIGHT - 4) * n) / total;
+      groupShape(cell).forEach((h, index) => {
+        if (h === 0) return;
+        const s = TIMELINE_STATES[index]!;
         const rect = svg('rect', { x, y: y + 2 + offset, width: w, height: h, fill: colour(s) });
         rect.append(
-          Object.assign(svg('title', {}), { textContent: `${row.label}: ${n} ${STATE_LABELS[s]}` }),
+          Object.assign(svg('title', {}), {
+            textContent: `${row.label}: ${cell[s] ?? 0} ${STATE_LABELS[s]}`,
+          }),
         );
         root.append(rect);
         offset += h;
-      }
+      });
     };
-    const same = (a: (typeof cells)[number], b: (typeof cells)[number]) =>
-      TIMELINE_STATES.every((s) => (a[s] ?? 0) === (b[s] ?? 0));
     for (let i = 1; i <= cells.length; i++) {
-      if (i === cells.length || !same(cells[i]!, cells[runStart]!)) {
+      if (i === cells.length || keys[i] !== keys[runStart]) {
         drawRun(i);
         runStart = i;
       }
     }
   });
-  const axisY = rows.length * ROW_HEIGHT + 14;
+  const axisY = rowsHeight + 14;
   for (let k = 0; k <= 4; k++) {
     const x = LABEL_WIDTH + (axisWidth * k) / 4;
     const tick = svg('text', {
