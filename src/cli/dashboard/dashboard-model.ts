@@ -15,13 +15,17 @@ import { buildFleetStatus, type FleetStatus } from '../status/fleet-status.ts';
 import {
   eventTimeOf,
   eventTimesByNode,
+  type Interval,
+  isPaused,
   type NodeEvent,
   type NodeEventTimes,
   type NodeTrack,
   nodeState,
   type PoolTimeline,
   type RolloutContext,
+  reconstructPaused,
   reconstructTrack,
+  recordPaused,
   recordState,
   rolloutContext,
 } from './timeline.ts';
@@ -76,6 +80,7 @@ interface PoolRecording {
   key: string;
   context: RolloutContext;
   tracks: Map<string, NodeTrack>;
+  paused: Interval[];
 }
 
 export interface DashboardModelOptions {
@@ -168,7 +173,12 @@ export class DashboardModel {
       existing.context = { ...context, startedAt: existing.context.startedAt };
       return existing;
     }
-    const fresh: PoolRecording = { key, context, tracks: new Map() };
+    const fresh: PoolRecording = {
+      key,
+      context,
+      tracks: new Map(),
+      paused: reconstructPaused(pool, Math.min(context.startedAt, now)),
+    };
     this.recordings.set(name, fresh);
     return fresh;
   }
@@ -215,6 +225,7 @@ export class DashboardModel {
       for (const gone of [...recording.tracks.keys()].filter((n) => !memberNames.has(n))) {
         recording.tracks.delete(gone);
       }
+      recordPaused(recording.paused, isPaused(pool), now);
       const target = recording.context.target;
       views.push({
         name,
@@ -224,6 +235,7 @@ export class DashboardModel {
           start: Math.min(recording.context.startedAt, now),
           end: now,
           tracks: members.map((n) => recording.tracks.get(n.metadata.name)!),
+          paused: recording.paused,
         },
         history: pool.status?.history ?? [],
         revisions: revisions

@@ -4,7 +4,7 @@
 
 const STYLE = `
 :root { --waiting:#c9ced6; --applying:#f2b33d; --notready:#e8702a; --soaking:#7fb2e5; --done:#3fa66b;
-  --failed:#d93a3a; --rolledback:#9b6bd6; --fg:#1d232b; --muted:#67707c; --line:#e3e6ea; --bg:#f7f8fa; }
+  --failed:#d93a3a; --rolledback:#9b6bd6; --paused:rgba(60,70,90,.18); --fg:#1d232b; --muted:#67707c; --line:#e3e6ea; --bg:#f7f8fa; }
 * { box-sizing: border-box; }
 body { margin:0; font:14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color:var(--fg); background:var(--bg); }
 header { display:flex; gap:1em; align-items:baseline; padding:.7em 1.2em; background:#fff; border-bottom:1px solid var(--line); }

@@ -76,6 +76,12 @@ export interface NodeTrack {
   segments: Segment[];
 }
 
+/** A span of time (ms since the epoch); open (until now) without `to`. */
+export interface Interval {
+  from: number;
+  to?: number;
+}
+
 export interface PoolTimeline {
   pool: string;
   target?: string;
@@ -84,6 +90,8 @@ export interface PoolTimeline {
   /** Until when the tracks are known (ms since the epoch): now, for a live view. */
   end: number;
   tracks: NodeTrack[];
+  /** When the pool was paused (by its user or its failure policy). */
+  paused: Interval[];
 }
 
 function time(value: string | undefined): number | undefined {
@@ -232,6 +240,44 @@ export function reconstructTrack(
     }
   }
   return track;
+}
+
+/** Whether the pool is paused: spec.paused (at once) or the controller's Paused condition (a failure policy). */
+export function isPaused(pool: NodeConfigPool): boolean {
+  return (
+    pool.spec.paused === true ||
+    pool.status?.conditions?.some((c) => c.type === 'Paused' && c.status === 'True') === true
+  );
+}
+
+/** The pool's pause as one look tells it: since its Paused condition turned True (or the start). */
+export function reconstructPaused(pool: NodeConfigPool, start: number): Interval[] {
+  if (!isPaused(pool)) return [];
+  const condition = pool.status?.conditions?.find((c) => c.type === 'Paused' && c.status === 'True');
+  return [{ from: Math.max(start, time(condition?.lastTransitionTime) ?? start) }];
+}
+
+/** Extends the pause intervals with whether the pool is paused at `at`. */
+export function recordPaused(intervals: Interval[], paused: boolean, at: number): void {
+  const last = intervals[intervals.length - 1];
+  const open = last !== undefined && last.to === undefined;
+  if (paused && !open) intervals.push({ from: at });
+  if (!paused && open) last.to = at;
+}
+
+/** Which of `buckets` equal time buckets of [from, to) the intervals touch. */
+export function intervalBuckets(
+  intervals: readonly Interval[],
+  from: number,
+  to: number,
+  buckets: number,
+): boolean[] {
+  const width = (to - from) / Math.max(1, buckets);
+  return Array.from({ length: buckets }, (_, i) => {
+    const start = from + i * width;
+    const end = start + width;
+    return intervals.some((r) => r.from < end && (r.to ?? Number.POSITIVE_INFINITY) > start);
+  });
 }
 
 /** Extends a track with the state seen at `at`: a new segment when it changed. */
@@ -417,5 +463,6 @@ export function reconstructTimeline(
     start: Math.min(context.startedAt, now),
     end: now,
     tracks: members.map((n) => reconstructTrack(n, context, now, events.get(n.metadata.name))),
+    paused: reconstructPaused(pool, Math.min(context.startedAt, now)),
   };
 }

@@ -6,6 +6,7 @@ import {
   currentCounts,
   dominantState,
   type GroupBy,
+  intervalBuckets,
   lastState,
   type PoolTimeline,
   rowBuckets,
@@ -15,6 +16,9 @@ import {
   timelineRows,
 } from '../dashboard/timeline.ts';
 import { type Palette, palette, truncate } from '../text-table.ts';
+
+/** Marks when the pool was paused, on a line of its own below the rows. */
+const PAUSED_CHAR = '#';
 
 export const STATE_CHARS: Record<TimelineState, string> = {
   waiting: '.',
@@ -94,8 +98,14 @@ export function renderTimelineText(timeline: PoolTimeline, options: TimelineText
       : STATE_LABELS[lastState(tracks.get(row.nodes[0]!)!) ?? 'waiting'];
     lines.push(`  ${truncate(row.label, labelWidth).padEnd(labelWidth)} |${bar}| ${tail}`);
   }
+  if (timeline.paused.length > 0) {
+    const marks = intervalBuckets(timeline.paused, timeline.start, end, axis)
+      .map((paused) => (paused ? PAUSED_CHAR : ' '))
+      .join('');
+    lines.push(`  ${'(pool paused)'.padEnd(labelWidth)} |${p.yellow(marks)}|`);
+  }
   lines.push(
-    `  legend: ${TIMELINE_STATES.map((s) => `${colourOf(p, s)(STATE_CHARS[s])} ${STATE_LABELS[s]}`).join('  ')}`,
+    `  legend: ${TIMELINE_STATES.map((s) => `${colourOf(p, s)(STATE_CHARS[s])} ${STATE_LABELS[s]}`).join('  ')}${timeline.paused.length > 0 ? `  ${p.yellow(PAUSED_CHAR)} pool paused` : ''}`,
   );
   return `${lines.map((line) => (options.width > 0 ? truncate(line, options.width) : line)).join('\n')}\n`;
 }

@@ -106,6 +106,11 @@ test('the dashboard of nodeherd up in Chromium: pools, a rollout followed live, 
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await page.waitFor('the PAUSED badge', `document.querySelector('${POOL} .badge.paused')`, 30_000);
+  await page.waitFor(
+    'the pause on the timeline',
+    `document.querySelector('${POOL} svg rect.paused')`,
+    30_000,
+  );
   await page.waitFor('the notice', `/paused/.test(document.getElementById('notice').textContent)`, 10_000);
   // Nodes in flight finish; no other starts.
   await page.waitFor(
@@ -134,7 +139,7 @@ test('the dashboard of nodeherd up in Chromium: pools, a rollout followed live, 
   assert.equal((await admin.get<NodeConfigPool>(nodeConfigPoolPath('workers'))).spec.paused, false);
   await page.waitFor(
     'every row ending done',
-    `[...document.querySelectorAll('${POOL} svg')].length === 1 && (() => { const svg = document.querySelector('${POOL} svg'); const ends = new Map(); for (const r of svg.querySelectorAll('rect')) { const y = r.getAttribute('y'); const x = Number(r.getAttribute('x')) + Number(r.getAttribute('width')); if (!ends.has(y) || ends.get(y).x < x) ends.set(y, { x, fill: r.getAttribute('fill') }); } return ends.size === ${NODES} && [...ends.values()].every((e) => e.fill === 'var(--done)'); })()`,
+    `[...document.querySelectorAll('${POOL} svg')].length === 1 && (() => { const svg = document.querySelector('${POOL} svg'); const ends = new Map(); for (const r of svg.querySelectorAll('rect:not(.paused)')) { const y = r.getAttribute('y'); const x = Number(r.getAttribute('x')) + Number(r.getAttribute('width')); if (!ends.has(y) || ends.get(y).x < x) ends.set(y, { x, fill: r.getAttribute('fill') }); } return ends.size === ${NODES} && [...ends.values()].every((e) => e.fill === 'var(--done)'); })()`,
     60_000,
   );
   const plan = await page.waitFor<string>(

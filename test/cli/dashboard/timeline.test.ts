@@ -13,10 +13,14 @@ import type { NodeConfigPool } from '../../../src/api/types.ts';
 import {
   dominantState,
   eventTimesByNode,
+  type Interval,
+  intervalBuckets,
   type NodeTrack,
   nodeState,
+  reconstructPaused,
   reconstructTimeline,
   reconstructTrack,
+  recordPaused,
   recordState,
   rolloutContext,
   rowBuckets,
@@ -287,4 +291,39 @@ test('eventTimesByNode: the latest Applied and Failed of each node', () => {
     { metadata: {}, involvedObject: { kind: 'Pod', name: 'b' }, reason: 'Applied', lastTimestamp: iso(T0) },
   ]);
   assert.deepEqual(Object.fromEntries(times), { a: { applied: T0 + 5000, failed: T0 + 1000 } });
+});
+
+test('pauses: reconstructed from the Paused condition, recorded live, drawn as a line of their own', () => {
+  const paused = pool();
+  paused.spec.paused = true;
+  paused.status!.conditions = [
+    {
+      type: 'Paused',
+      status: 'True',
+      reason: 'PausedByUser',
+      message: '',
+      observedGeneration: 1,
+      lastTransitionTime: iso(T0 + 30_000),
+    },
+  ];
+  assert.deepEqual(reconstructPaused(paused, T0), [{ from: T0 + 30_000 }]);
+  assert.deepEqual(reconstructPaused(pool(), T0), [], 'a running pool has no pause');
+
+  const intervals: Interval[] = [];
+  recordPaused(intervals, false, 0);
+  recordPaused(intervals, true, 10);
+  recordPaused(intervals, true, 15);
+  recordPaused(intervals, false, 20);
+  recordPaused(intervals, true, 40);
+  assert.deepEqual(intervals, [{ from: 10, to: 20 }, { from: 40 }]);
+  assert.deepEqual(intervalBuckets(intervals, 0, 50, 5), [false, true, false, false, true]);
+
+  const members = [node('sim-0001', { current: 'workers-1', desired: 'workers-1' })];
+  const text = renderTimelineText(reconstructTimeline(paused, members, T0 + 60_000), {
+    color: false,
+    width: 0,
+  });
+  const line = text.split('\n').find((l) => l.includes('(pool paused)'))!;
+  assert.match(line, /\| {30}#{30}\|$/, 'paused for the second half of the minute');
+  assert.match(text, /# pool paused\n$/);
 });

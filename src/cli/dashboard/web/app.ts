@@ -8,6 +8,7 @@ import type { DashboardSnapshot, PoolDashboard } from '../dashboard-model.ts';
 import {
   currentCounts,
   dominantState,
+  intervalBuckets,
   type NodeTrack,
   rowBuckets,
   STATE_LABELS,
@@ -262,6 +263,24 @@ function timeline(pool: PoolDashboard, width: number): HTMLElement {
       }
     }
   });
+  // When the pool was paused: a band over every row.
+  const pausedCells = intervalBuckets(t.paused ?? [], from, to, buckets);
+  for (let i = 0; i < pausedCells.length; i++) {
+    if (!pausedCells[i]) continue;
+    let j = i;
+    while (j < pausedCells.length && pausedCells[j]) j++;
+    const band = svg('rect', {
+      class: 'paused',
+      x: LABEL_WIDTH + i * bucketWidth,
+      y: 0,
+      width: (j - i) * bucketWidth,
+      height: rowsHeight,
+      fill: 'var(--paused)',
+    });
+    band.append(Object.assign(svg('title', {}), { textContent: `pool ${pool.name} paused` }));
+    root.append(band);
+    i = j;
+  }
   const axisY = rowsHeight + 14;
   for (let k = 0; k <= 4; k++) {
     const x = LABEL_WIDTH + (axisWidth * k) / 4;
@@ -315,6 +334,7 @@ function timeline(pool: PoolDashboard, width: number): HTMLElement {
     ...TIMELINE_STATES.map((s) =>
       el('span', {}, el('i', { style: `background:${colour(s)}` }), STATE_LABELS[s]),
     ),
+    el('span', {}, el('i', { style: 'background:var(--paused)' }), 'pool paused'),
   );
   return el('div', { class: 'timeline', 'data-pool': pool.name }, tools, root as unknown as Node, legend);
 }
