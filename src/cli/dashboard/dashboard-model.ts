@@ -75,9 +75,8 @@ export interface DashboardSnapshot {
 
 const EVENTS_PER_POOL = 30;
 
+/** One rollout of a pool, as recorded: a new target starts a new recording. */
 interface PoolRecording {
-  /** target + start: a new rollout starts a new recording. */
-  key: string;
   context: RolloutContext;
   tracks: Map<string, NodeTrack>;
   paused: Interval[];
@@ -166,15 +165,13 @@ export class DashboardModel {
   private recording(pool: NodeConfigPool, now: number): PoolRecording {
     const name = pool.metadata.name;
     const existing = this.recordings.get(name);
-    const context = rolloutContext(pool, existing?.context.startedAt ?? now);
-    const key = `${context.target ?? ''}@${context.startedAt}`;
+    const context = rolloutContext(pool, now);
     if (existing && existing.context.target === context.target) {
-      // Same rollout: the history's start may arrive later than the target; keep what was recorded.
+      // Same rollout: keep its start (the controller may write the history record after the target).
       existing.context = { ...context, startedAt: existing.context.startedAt };
       return existing;
     }
     const fresh: PoolRecording = {
-      key,
       context,
       tracks: new Map(),
       paused: reconstructPaused(pool, Math.min(context.startedAt, now)),
