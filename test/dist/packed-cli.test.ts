@@ -1,5 +1,5 @@
 // The CLI as a user installs it: `npm pack` (which builds dist/bin first), `npm install -g` of the
-// tarball into a temporary prefix, then the installed `nodeherd up --no-view` and `nodeherd status`
+// tarball into a temporary prefix, then the installed `nodeherd up --no-view` (and its dashboard) and `nodeherd status`
 // (and `kubectl nodeherd status`) from a directory that is not the clone, with the clone's
 // node_modules nowhere on PATH.
 //
@@ -145,6 +145,20 @@ test('npm pack + npm install -g: nodeherd up, nodeherd status and kubectl nodehe
     );
     assert.match(status, /^pool workers {2}RollingUpdate/m);
     assert.match(status, /^ {2}2\s+2\s+2\s+0/m);
+
+    // The dashboard ships in the bundle: `up` serves its page and script (bundled at build time).
+    const dashboardUrl = /^ {2}(http:\/\/127\.0\.0\.1:\d+\/dashboard\/)$/m.exec(output)?.[1];
+    assert.ok(dashboardUrl, `no dashboard address in:\n${output}`);
+    const page = await fetch(dashboardUrl);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<meta name="nodeherd-token"/);
+    const script = await fetch(new URL('app.js', dashboardUrl));
+    assert.equal(script.status, 200);
+    assert.match(await script.text(), /api\/events/);
+    const timeline = await run('nodeherd', ['status', 'workers', '--timeline', '--kubeconfig', kubeconfig], {
+      path,
+    });
+    assert.match(timeline.stdout, /^ {2}legend: /m);
 
     const plugin = await run('kubectl', ['nodeherd', 'status', 'workers', '--kubeconfig', kubeconfig], {
       path,
