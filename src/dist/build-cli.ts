@@ -14,8 +14,8 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build, type Plugin } from 'esbuild';
+import { buildDashboardScript, DASHBOARD_SCRIPT_MODULE } from '../cli/dashboard/build-page-script.ts';
 import { REPO_ROOT } from './build-agent.ts';
-import { buildDashboardScript, DASHBOARD_SCRIPT_MODULE } from './build-dashboard.ts';
 
 export const DEFAULT_CLI_OUT_DIR = join(REPO_ROOT, 'dist', 'bin');
 /** The oldest Node the built CLI runs on: undici 8 (under @kubernetes/client-node) needs 22.19. */

@@ -1,8 +1,8 @@
-// The dashboard page's script (web/app.ts bundled for the browser, src/dist/build-dashboard.ts). From a
+// The dashboard page's script (web/app.ts bundled for the browser, build-page-script.ts). From a
 // clone it is bundled on first use; in the installed CLI, src/dist/build-cli.ts has put the prebuilt
 // script in place of this module.
 
-import { buildDashboardScript } from '../../dist/build-dashboard.ts';
+import { buildDashboardScript } from './build-page-script.ts';
 
 let script: Promise<string> | undefined;
 
