@@ -68,6 +68,12 @@ export class DurableNodeSystemd implements SystemdExecutor {
   removeDropIn(unit: string, dropIn: string): Promise<void> {
     return this.changed(this.systemd.removeDropIn(unit, dropIn));
   }
+  readUnit(name: string): Promise<string | undefined> {
+    return this.systemd.readUnit(name);
+  }
+  readDropIn(unit: string, dropIn: string): Promise<string | undefined> {
+    return this.systemd.readDropIn(unit, dropIn);
+  }
   daemonReload(): Promise<void> {
     return this.systemd.daemonReload();
   }

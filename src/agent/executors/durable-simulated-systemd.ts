@@ -73,6 +73,12 @@ export class DurableSimulatedSystemd implements SystemdExecutor {
   removeDropIn(unit: string, dropIn: string): Promise<void> {
     return this.change('removeDropIn', [unit, dropIn], () => this.simulation.removeDropIn(unit, dropIn));
   }
+  readUnit(name: string): Promise<string | undefined> {
+    return this.simulation.readUnit(name);
+  }
+  readDropIn(unit: string, dropIn: string): Promise<string | undefined> {
+    return this.simulation.readDropIn(unit, dropIn);
+  }
   daemonReload(): Promise<void> {
     return this.change('daemonReload', [], () => this.simulation.daemonReload());
   }

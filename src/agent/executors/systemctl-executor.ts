@@ -76,6 +76,20 @@ export class SystemctlExecutor implements SystemdExecutor {
     await this.files.removeDirectoryIfEmpty(dropInDirectory(unit));
   }
 
+  async readUnit(name: string): Promise<string | undefined> {
+    return this.readText(unitFilePath(name));
+  }
+
+  async readDropIn(unit: string, dropIn: string): Promise<string | undefined> {
+    return this.readText(dropInPath(unit, dropIn));
+  }
+
+  /** A regular file's text; anything else (missing, a symlink, a directory) reads as absent. */
+  private async readText(path: string): Promise<string | undefined> {
+    const found = await this.files.read(path);
+    return found?.kind === 'file' ? found.content.toString('utf8') : undefined;
+  }
+
   async daemonReload(): Promise<void> {
     await this.systemctl(daemonReloadArgs());
   }

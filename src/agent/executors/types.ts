@@ -70,6 +70,10 @@ export interface SystemdExecutor {
   writeDropIn(unit: string, dropIn: string, content: string): Promise<void>;
   /** Removes the drop-in, and the <unit>.d directory when nothing else is left in it. */
   removeDropIn(unit: string, dropIn: string): Promise<void>;
+  /** The content of /etc/systemd/system/<name>, or undefined when there is no such file (drift checks). */
+  readUnit(name: string): Promise<string | undefined>;
+  /** The content of the drop-in, or undefined when there is none (drift checks). */
+  readDropIn(unit: string, dropIn: string): Promise<string | undefined>;
   daemonReload(): Promise<void>;
   enable(name: string): Promise<void>;
   disable(name: string): Promise<void>;
