@@ -68,6 +68,9 @@ export class DurableNodeSystemd implements SystemdExecutor {
   removeDropIn(unit: string, dropIn: string): Promise<void> {
     return this.changed(this.systemd.removeDropIn(unit, dropIn));
   }
+  unitFileState(name: string): Promise<string> {
+    return this.systemd.unitFileState(name);
+  }
   readUnit(name: string): Promise<string | undefined> {
     return this.systemd.readUnit(name);
   }

@@ -119,19 +119,20 @@ async function observeUnit(
     seen = { ...seen, dropIns };
   // A template's enablement is its instances' and it never runs itself: neither is observed.
   if (isTemplateUnit(unit.name) || (unit.enabled === undefined && unit.state === undefined)) return seen;
-  const status = await systemd.status(unit.name);
   if (unit.enabled !== undefined) {
     // static, indirect, masked, not-found...: not enabled. A unit desired disabled is satisfied by them.
-    const enabled = status.unitFileState === 'enabled' || status.unitFileState === 'enabled-runtime';
+    const fileState = await systemd.unitFileState(unit.name);
+    const enabled = fileState === 'enabled' || fileState === 'enabled-runtime';
     if (enabled !== unit.enabled) {
       notes.set(
         `${unit.enabled ? 'enable' : 'disable'}-unit:${unit.name}`,
-        `unit ${unit.name}: ${status.unitFileState ?? 'unknown'}, expected ${unit.enabled ? 'enabled' : 'disabled'}`,
+        `unit ${unit.name}: ${fileState}, expected ${unit.enabled ? 'enabled' : 'disabled'}`,
       );
       seen = { ...seen, enabled };
     }
   }
   if (unit.state !== undefined) {
+    const status = await systemd.status(unit.name);
     const state = RUNNING_STATES.has(status.activeState) ? 'running' : 'stopped';
     if (state !== unit.state) {
       notes.set(

@@ -73,6 +73,9 @@ export class DurableSimulatedSystemd implements SystemdExecutor {
   removeDropIn(unit: string, dropIn: string): Promise<void> {
     return this.change('removeDropIn', [unit, dropIn], () => this.simulation.removeDropIn(unit, dropIn));
   }
+  unitFileState(name: string): Promise<string> {
+    return this.simulation.unitFileState(name);
+  }
   readUnit(name: string): Promise<string | undefined> {
     return this.simulation.readUnit(name);
   }

@@ -245,6 +245,13 @@ export class SimulatedSystemd implements SystemdExecutor {
     });
   }
 
+  async unitFileState(name: string): Promise<string> {
+    assertUnitName(name);
+    const unit = this.units.get(name);
+    if (!unit || definitionOf(unit) === undefined) return 'not-found';
+    return unit.enabled ? 'enabled' : 'disabled';
+  }
+
   private entry(name: string): SimulatedUnit {
     let unit = this.units.get(name);
     if (!unit) {

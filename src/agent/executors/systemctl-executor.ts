@@ -138,6 +138,17 @@ export class SystemctlExecutor implements SystemdExecutor {
     return parseShowOutput((await this.systemctl(showArgs(name))).stdout);
   }
 
+  async unitFileState(name: string): Promise<string> {
+    assertLiveCommandsAllowed('systemctl', this.rootDir, this.allowLiveCommands);
+    const args = ['is-enabled', '--', name];
+    // Exits non-zero for every state but enabled ones, and still prints the state.
+    const result = await this.runner.run(this.systemctlPath, args, { timeoutMs: this.timeoutMs });
+    const state = result.stdout.trim().split('\n')[0];
+    if (state) return state;
+    if (/No such file|not found|does not exist/i.test(result.stderr)) return 'not-found';
+    throw new CommandError(this.systemctlPath, args, result);
+  }
+
   private async verb(verb: UnitVerb, name: string): Promise<void> {
     await this.systemctl(unitVerbArgs(verb, name));
   }

@@ -84,6 +84,12 @@ export interface SystemdExecutor {
   isActive(name: string): Promise<boolean>;
   isFailed(name: string): Promise<boolean>;
   status(name: string): Promise<UnitStatus>;
+  /**
+   * The unit's enablement on disk now (`systemctl is-enabled`: enabled, disabled, static, masked,
+   * not-found, ...). status().unitFileState is the manager's view, cached until the next daemon-reload,
+   * and enable/disable run without one.
+   */
+  unitFileState(name: string): Promise<string>;
 }
 
 export interface AptRepository {
