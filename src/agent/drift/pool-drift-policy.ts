@@ -11,6 +11,8 @@ import type { RevisionRef } from '../apply/revision-ref.ts';
 import type { Logger } from '../logger.ts';
 
 export const DEFAULT_DRIFT_POLICY: DriftPolicy = 'Repair';
+/** The check at start runs before the agent has seen the API server: an unreachable one must not hold it. */
+const READ_TIMEOUT_MS = 5000;
 
 /** The policy for drift from `base` (the revision the node last applied). */
 export type DriftPolicySource = (base: RevisionRef) => Promise<DriftPolicy>;
@@ -20,9 +22,18 @@ export function poolDriftPolicy(client: LightKubeClient, logger: Logger): DriftP
   return async (base) => {
     const pool = base.spec.pool;
     try {
-      const object = await client.get<KubeObject & NodeConfigPool>(
-        resourcePath({ apiVersion: 'nodeherd.io/v1alpha1', resource: 'nodeconfigpools', name: pool }),
-      );
+      let timer: NodeJS.Timeout | undefined;
+      const object = await Promise.race([
+        client.get<KubeObject & NodeConfigPool>(
+          resourcePath({ apiVersion: 'nodeherd.io/v1alpha1', resource: 'nodeconfigpools', name: pool }),
+        ),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${READ_TIMEOUT_MS} ms`)),
+            READ_TIMEOUT_MS,
+          );
+        }),
+      ]).finally(() => clearTimeout(timer));
       const policy = object.spec.drift?.policy;
       const chosen = (DRIFT_POLICIES as readonly string[]).includes(policy ?? '')
         ? (policy as DriftPolicy)
