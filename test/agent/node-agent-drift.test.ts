@@ -5,7 +5,7 @@
 // Events, metrics.
 
 import assert from 'node:assert/strict';
-import { chmod, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CONFIG_DRIFT_CONDITION } from '../../src/api/node-protocol.ts';
@@ -137,6 +137,7 @@ describe('node agent drift', () => {
       'the check after the apply',
       () => node.agent.metrics.driftChecks.get({ trigger: 'apply' }) > 0,
     );
+    await node.agent.whenIdle();
     const appRestarts = node.systemd.restarts('app.service');
     const bystanderRestarts = node.systemd.restarts('bystander.service');
     const app = join(node.root, 'etc/live/app.conf');
@@ -145,7 +146,10 @@ describe('node agent drift', () => {
     await replaceAtomically(app, 'value=hacked\n');
     await eventually('app.conf repaired', async () => (await readFile(app, 'utf8')) === 'value=1\n', 5000);
     const seconds = (performance.now() - started) / 1000;
-    assert.ok(node.agent.metrics.driftChecks.get({ trigger: 'file' }) >= 1, 'found by inotify');
+    await eventually(
+      'a check started by inotify',
+      () => node.agent.metrics.driftChecks.get({ trigger: 'file' }) >= 1,
+    );
     await eventually('app.service restarted', () => node.systemd.restarts('app.service') === appRestarts + 1);
     assert.equal(node.systemd.restarts('bystander.service'), bystanderRestarts, 'only the affected unit');
     process.stderr.write(`drift of a replaced file repaired after ${seconds.toFixed(2)} s\n`);
@@ -255,6 +259,52 @@ describe('node agent drift', () => {
       5000,
     );
     assert.equal(node.agent.metrics.driftItems.get({ kind: 'file' }), 0);
+    await node.stop();
+  });
+
+  it('Repair that fails, and one that would need a reboot: left in place, ConfigDrift True with the reason', async () => {
+    const root = join(cluster.dir, 'drift-hard', 'root');
+    const node = await startNode(cluster, 'drift-hard', {
+      agent: { drift: { intervalMs: 0, debounceMs: 50, watchRoot: root } },
+    });
+    const revision = await createRevision(cluster, 'hard', {
+      ...LIVE_SPEC,
+      disruptionPolicies: { files: [{ path: '/etc/live/other.conf', action: 'Reboot' }] },
+    });
+    await setDesired(cluster, node.name, revision.metadata.name);
+    await waitForState(cluster, node.name, 'Done');
+    const reboots = node.host.reboots;
+    const conditionReason = async (reason: string) => {
+      const c = await driftCondition(cluster, node.name);
+      return c?.status === 'True' && c.reason === reason ? c : undefined;
+    };
+
+    await replaceAtomically(join(root, 'etc/live/other.conf'), 'edited\n');
+    const needsReboot = await eventually(
+      'RepairNeedsReboot',
+      () => conditionReason('RepairNeedsReboot'),
+      5000,
+    );
+    assert.match(needsReboot.message ?? '', /other\.conf/);
+    assert.equal(await readFile(join(root, 'etc/live/other.conf'), 'utf8'), 'edited\n', 'not repaired');
+    assert.equal(node.host.reboots, reboots, 'no reboot');
+    await replaceAtomically(join(root, 'etc/live/other.conf'), 'other\n');
+    await eventually(
+      'cleared',
+      async () => (await driftCondition(cluster, node.name))?.reason === 'NoDrift',
+      5000,
+    );
+
+    // A directory where the file belongs: writing it back fails at every check.
+    await rm(join(root, 'etc/live/app.conf'));
+    await mkdir(join(root, 'etc/live/app.conf/inside'), { recursive: true });
+    const failed = await eventually('RepairFailed', () => conditionReason('RepairFailed'), 5000);
+    assert.match(failed.message ?? '', /repair failed: write-file:\/etc\/live\/app\.conf/);
+    assert.equal(node.agent.metrics.driftItems.get({ kind: 'file' }), 1);
+    const event = await eventually('DriftRepairFailed event', async () =>
+      (await nodeEvents(cluster, node.name)).find((e) => e.reason === 'DriftRepairFailed'),
+    );
+    assert.equal(event.type, 'Warning');
     await node.stop();
   });
 });

@@ -104,11 +104,12 @@ export class DriftChecker {
       metrics.driftRepaired.inc({ kind: item.kind });
       this.known.delete(item.id);
     }
-    if (remaining.length > 0) {
+    if (remaining.length > 0 || error) {
+      // A failed step (a restart, say) may leave nothing visible on disk: the items found still say what.
       const why = `repair failed${error ? `: ${error}` : ''}`;
       await this.reportRemaining(
         base,
-        remaining,
+        remaining.length > 0 ? remaining : found.items,
         DRIFT_REASONS.repairFailed,
         EVENT_REASONS.driftRepairFailed,
         why,
