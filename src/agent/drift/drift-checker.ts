@@ -62,11 +62,12 @@ export class DriftChecker {
       this.known.clear();
       this.lastReported = '';
       this.setRemaining([]);
-      // A repaired node keeps saying so (False, DriftRepaired) until drift is found again.
+      // A repaired node keeps saying so (False, DriftRepaired) until drift is found again; the
+      // message names no revision, as it is not rewritten when the next revision finds none either.
       await reporter.condition(CONFIG_DRIFT_CONDITION, {
         status: 'False',
         reason: DRIFT_REASONS.none,
-        message: `no drift from revision ${base.name}`,
+        message: 'the node is as its applied revision says',
         keepSameStatus: true,
       });
       return { found: [], repaired: [], remaining: [] };
