@@ -26,9 +26,9 @@ import {
 } from './agent-cluster-rules.ts';
 import {
   AGENT_ANNOTATIONS,
+  AGENT_CONDITIONS,
   AVAILABLE_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
-  NODE_CONFIG_READY_CONDITION,
   SERIAL_LEASE_NAMESPACE,
   SERIAL_POOL_LABEL,
   serialLeaseName,
@@ -205,9 +205,9 @@ export function agentAdmissionPolicy(): Record<string, unknown> {
           expression:
             isNodeWrite +
             `(${NODE_STATUS_FIELDS.map(sameStatusField).join(' && ')} && ` +
-            `${statusConditions('object')}.filter(c, c.type != ${celString(NODE_CONFIG_READY_CONDITION)}) == ` +
-            `${statusConditions('oldObject')}.filter(c, c.type != ${celString(NODE_CONFIG_READY_CONDITION)}))`,
-          message: `a nodeherd agent may only change the ${NODE_CONFIG_READY_CONDITION} condition in the status of its Node`,
+            `${statusConditions('object')}.filter(c, !(c.type in ${celList(AGENT_CONDITIONS)})) == ` +
+            `${statusConditions('oldObject')}.filter(c, !(c.type in ${celList(AGENT_CONDITIONS)})))`,
+          message: `a nodeherd agent may only change the ${AGENT_CONDITIONS.join(' and ')} conditions in the status of its Node`,
           reason: 'Forbidden',
         },
         {

@@ -89,6 +89,13 @@ const KIND_DEFINITIONS: Record<Kind, KindDefinition> = {
         priority: 1,
       },
       {
+        name: 'Drifted',
+        type: 'integer',
+        jsonPath: '.status.drifted',
+        description: 'Nodes whose agent found drift it did not repair (ConfigDrift True).',
+        priority: 1,
+      },
+      {
         name: 'Paused',
         type: 'boolean',
         jsonPath: '.spec.paused',

@@ -1,6 +1,7 @@
 // NodeConfigPool: which nodes get which NodeConfigs, and how a new revision is rolled out across them.
 
 import { conditionsSchema, labelSelectorSchema } from './common-schemas.ts';
+import { DRIFT_POLICIES } from './node-protocol.ts';
 import {
   array,
   boolean,
@@ -142,6 +143,21 @@ export const nodeConfigPoolSpecSchema = object(
       10,
     ),
     paused: defaulted(boolean('Stops the rollout; nodes in flight finish.'), false),
+    drift: defaulted(
+      object(
+        {
+          policy: defaulted(
+            stringEnum(
+              DRIFT_POLICIES,
+              'Repair: the agent writes back what drifted (restarting only the units that depend on it); Report: it only reports.',
+            ),
+            'Repair',
+          ),
+        },
+        'What the agents do when a node drifts from its applied revision (files, units, drop-ins, enablement, state, packages).',
+      ),
+      {},
+    ),
     rollbackTo: optional(
       object(
         { revision: integer('Revision number to roll back to.', { minimum: 1 }) },
@@ -205,6 +221,9 @@ export const nodeConfigPoolStatusSchema = object(
     ),
     waiting: count(
       'Serial, Spread: nodes given the target revision that are gated (waiting for a slot, their start time, or a hold) and have not started.',
+    ),
+    drifted: count(
+      'Nodes whose ConfigDrift condition is True: drift found and not repaired (policy Report, or the repair failed). Omitted when none.',
     ),
     conditions: optional(conditionsSchema),
     history: optional(array(rolloutRecordSchema, 'Rollouts, newest last.')),

@@ -6,6 +6,7 @@ import { arrayAt, enumAt, FieldErrors, integerAt, isObject, objectAt, stringAt }
 import { validateLabelSelector } from './label-selector.ts';
 import { MAX_POOL_NAME_LENGTH } from './limits.ts';
 import { UPDATE_STRATEGY_TYPES } from './node-config-pool-schema.ts';
+import { DRIFT_POLICIES } from './node-protocol.ts';
 import { DNS1123_LABEL } from './patterns.ts';
 
 const PERCENT = /^([0-9]+)%$/;
@@ -171,6 +172,8 @@ export function validateNodeConfigPool(obj: unknown): FieldErrors['causes'] {
   if (spec.paused !== undefined && typeof spec.paused !== 'boolean') {
     errors.typeInvalid('spec.paused', spec.paused, 'a boolean');
   }
+  const drift = objectAt(errors, 'spec.drift', spec.drift);
+  if (drift) enumAt(errors, 'spec.drift.policy', drift.policy, DRIFT_POLICIES);
   const rollbackTo = objectAt(errors, 'spec.rollbackTo', spec.rollbackTo);
   if (rollbackTo) {
     if (rollbackTo.revision === undefined) errors.required('spec.rollbackTo.revision');

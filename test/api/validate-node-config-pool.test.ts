@@ -54,6 +54,8 @@ describe('validateNodeConfigPool accepts', () => {
       { ...base, updateStrategy: { type: 'OnDelete', onDelete: { outdatedTaint: 'PreferNoSchedule' } } },
     ],
     ['an OTA strategy', { ...base, updateStrategy: { type: 'OTA' } }],
+    ['drift reported only', { ...base, drift: { policy: 'Report' } }],
+    ['drift repaired (the default, spelled out)', { ...base, drift: { policy: 'Repair' } }],
   ];
   for (const [name, spec] of valid) test(name, () => assert.deepEqual(causesOf(pool(spec)), []));
 });
@@ -233,6 +235,12 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
       [['spec.revisionHistoryLimit', 'FieldValueInvalid']],
     ],
     ['paused as a string', pool({ ...base, paused: 'true' }), [['spec.paused', 'FieldValueTypeInvalid']]],
+    [
+      'a drift policy that does not exist',
+      pool({ ...base, drift: { policy: 'Ignore' } }),
+      [['spec.drift.policy', 'FieldValueNotSupported']],
+    ],
+    ['drift as a string', pool({ ...base, drift: 'Report' }), [['spec.drift', 'FieldValueTypeInvalid']]],
     [
       'rollback to revision 0',
       pool({ ...base, rollbackTo: { revision: 0 } }),

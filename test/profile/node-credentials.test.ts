@@ -188,6 +188,39 @@ const attempts: Attempt[] = [
     cluster: 'allowed',
   },
   {
+    name: 'reports its ConfigDrift condition (legitimate)',
+    prepare: put(`/api/v1/nodes/${NODE}/status`, (node) => {
+      node.status.conditions = [
+        ...node.status.conditions.filter((c: Json) => c.type !== 'ConfigDrift'),
+        { type: 'ConfigDrift', status: 'True', reason: 'DriftDetected', message: 'file /etc/x: content' },
+      ];
+    }),
+    embedded: OK,
+    cluster: 'allowed',
+  },
+  {
+    name: 'adds a condition of a type not its own (only NodeConfigReady and ConfigDrift are)',
+    prepare: put(`/api/v1/nodes/${NODE}/status`, (node) => {
+      node.status.conditions = [
+        ...node.status.conditions,
+        { type: 'ConfigDriftFixed', status: 'True', reason: 'Spoofed', message: 'not the agent’s' },
+      ];
+    }),
+    embedded: { ...FORBIDDEN, message: /NodeConfigReady and ConfigDrift/ },
+    cluster: 'denied',
+  },
+  {
+    name: "removes the kubelet's Ready condition while writing its ConfigDrift condition",
+    prepare: put(`/api/v1/nodes/${NODE}/status`, (node) => {
+      node.status.conditions = [
+        ...node.status.conditions.filter((c: Json) => c.type !== 'Ready' && c.type !== 'ConfigDrift'),
+        { type: 'ConfigDrift', status: 'False', reason: 'NoDrift', message: 'ok' },
+      ];
+    }),
+    embedded: FORBIDDEN,
+    cluster: 'denied',
+  },
+  {
     name: 'pulls the available revision over the air by copying it into desired-revision (legitimate)',
     prepare: async () =>
       put(`/api/v1/nodes/${NODE}`, annotate({ [DESIRED_REVISION_ANNOTATION]: revisions.a2 }))(),
@@ -591,10 +624,10 @@ const attempts: Attempt[] = [
         path: '/status/conditions/-',
         value: { type: 'NodeConfigReady', status: 'True', reason: 'Big', message: 'x'.repeat(400_000) },
       },
-      // Index 2: the big NodeConfigReady condition just added (after Ready and the agent's own).
+      // Index 3: the big NodeConfigReady condition just added (after Ready and the agent's own two).
       ...Array.from({ length: 4 }, () => ({
         op: 'copy',
-        from: '/status/conditions/2',
+        from: '/status/conditions/3',
         path: '/status/conditions/-',
       })),
     ]),

@@ -92,6 +92,15 @@ export class DurableSimulatedSystemd<S extends SimulatedSystemd = SimulatedSyste
   removeDropIn(unit: string, dropIn: string): Promise<void> {
     return this.change('removeDropIn', [unit, dropIn], () => this.simulation.removeDropIn(unit, dropIn));
   }
+  unitFileState(name: string): Promise<string> {
+    return this.simulation.unitFileState(name);
+  }
+  readUnit(name: string): Promise<string | undefined> {
+    return this.simulation.readUnit(name);
+  }
+  readDropIn(unit: string, dropIn: string): Promise<string | undefined> {
+    return this.simulation.readDropIn(unit, dropIn);
+  }
   daemonReload(): Promise<void> {
     return this.change('daemonReload', [], () => this.simulation.daemonReload());
   }

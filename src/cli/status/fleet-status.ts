@@ -4,6 +4,7 @@
 
 import { matchesLabelSelector } from '../../api/label-selector.ts';
 import {
+  CONFIG_DRIFT_CONDITION,
   CURRENT_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
   MESSAGE_ANNOTATION,
@@ -26,6 +27,8 @@ export interface StateCounts {
   failed: number;
   /** NotReady, cordoned or being deleted. */
   unavailable: number;
+  /** The agent found drift it did not repair (ConfigDrift True: policy Report, or the repair failed). */
+  drifted: number;
 }
 
 export interface RevisionCount {
@@ -62,6 +65,8 @@ export interface PoolView {
   conditions: ConditionView[];
   /** Nodes whose agent reported Failed, with its message. */
   failedNodes: NodeProblem[];
+  /** Nodes with ConfigDrift True, with the condition's message. */
+  driftedNodes: NodeProblem[];
   /** Nodes this pool selects that another pool selects too (managed by neither). */
   conflictingNodes: string[];
 }
@@ -120,7 +125,15 @@ function conditionStatus(node: Node, type: string): string | undefined {
 }
 
 function countStates(nodes: readonly Node[], target: string | undefined): StateCounts {
-  const counts: StateCounts = { updated: 0, ready: 0, applying: 0, waiting: 0, failed: 0, unavailable: 0 };
+  const counts: StateCounts = {
+    updated: 0,
+    ready: 0,
+    applying: 0,
+    waiting: 0,
+    failed: 0,
+    unavailable: 0,
+    drifted: 0,
+  };
   for (const node of nodes) {
     const a = node.metadata.annotations ?? {};
     const state = a[STATE_ANNOTATION];
@@ -137,6 +150,7 @@ function countStates(nodes: readonly Node[], target: string | undefined): StateC
     if (state === 'Waiting') counts.waiting++;
     if (state === 'Failed') counts.failed++;
     if (!ready || node.spec?.unschedulable === true || node.metadata.deletionTimestamp) counts.unavailable++;
+    if (conditionStatus(node, CONFIG_DRIFT_CONDITION) === 'True') counts.drifted++;
   }
   return counts;
 }
@@ -155,7 +169,11 @@ function poolView(
   const perRevision = new Map<string, number>();
   if (targetName) perRevision.set(targetName, 0);
   const failedNodes: NodeProblem[] = [];
+  const driftedNodes: NodeProblem[] = [];
   for (const node of members) {
+    const drift = node.status?.conditions?.find((c) => c.type === CONFIG_DRIFT_CONDITION);
+    if (drift?.status === 'True')
+      driftedNodes.push({ name: node.metadata.name, message: drift.message ?? '' });
     const a = node.metadata.annotations ?? {};
     const current = a[CURRENT_REVISION_ANNOTATION] || NO_REVISION;
     perRevision.set(current, (perRevision.get(current) ?? 0) + 1);
@@ -188,6 +206,7 @@ function poolView(
       ...(c.message ? { message: c.message } : {}),
     })),
     failedNodes: failedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
+    driftedNodes: driftedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
     conflictingNodes: conflicting.sort(),
   };
 }

@@ -86,7 +86,12 @@ export function statusCommand(): Command {
     const render = (status: FleetStatus, bars: boolean) =>
       opts.output === 'json'
         ? `${JSON.stringify(status, null, opts.watch ? undefined : 2)}\n`
-        : renderFleetStatus(status, { color: useColor(opts), width: terminalWidth(), bars });
+        : renderFleetStatus(status, {
+            color: useColor(opts),
+            width: terminalWidth(),
+            bars,
+            detail: pool !== undefined,
+          });
     let first: FleetStatus;
     try {
       first = await fetchFleetStatus(client, pool);

@@ -188,6 +188,7 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
   const verdicts = decision?.verdicts ?? [];
   const T = target?.name;
   const failedNames = verdicts.filter((v) => v.phase === 'Failed').map((v) => v.name);
+  const drifted = nodes.filter((n) => n.drifted === true).length;
   const updated = T ? nodes.filter((n) => n.currentRevision === T).length : 0;
   const ready = T
     ? nodes.filter((n) => n.currentRevision === T && n.desiredRevision === T && isHealthy(n)).length
@@ -209,6 +210,8 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
       : verdicts.filter((v) => ['Draining', 'Updating', 'Busy', 'Bootstrapping'].includes(v.phase)).length,
     updateAvailable: input.strategy?.updateAvailable ?? 0,
     waiting: input.strategy?.waiting ?? 0,
+    // Omitted when none, so pools that never drift keep the status they had.
+    ...(drifted > 0 ? { drifted } : {}),
     history: input.history,
     ...(input.render.conflicts.length > 0 ? { conflicts: input.render.conflicts } : {}),
   };

@@ -40,7 +40,13 @@ before(async () => {
   });
   const web = { role: 'web' };
   await cluster.createNode({ name: 'web-1', labels: web, current: v2, state: 'Done' });
-  await cluster.createNode({ name: 'web-2', labels: web, current: v2, state: 'Done' });
+  await cluster.createNode({
+    name: 'web-2',
+    labels: web,
+    current: v2,
+    state: 'Done',
+    drifted: '1 drift from revision x (policy Report): file /etc/nginx/nginx.conf: content',
+  });
   await cluster.createNode({ name: 'web-3', labels: web, current: v1, desired: v2, state: 'Applying' });
   await cluster.createNode({
     name: 'web-4',
@@ -62,13 +68,25 @@ test('status shows every pool: strategy, target, nodes per state and revision, c
   assert.match(out, /pool edge {2}OnDelete/);
   assert.match(out, /pool web {2}RollingUpdate \(maxUnavailable 2, canary 1, on failure Pause\)/);
   assert.match(out, new RegExp(`target revision {2}${v2} \\(revision 2\\)`));
-  // NODES UPDATED READY APPLYING WAITING FAILED UNAVAILABLE
-  assert.match(out, /5\s+2\s+2\s+1\s+0\s+1\s+1\n/);
+  // NODES UPDATED READY APPLYING WAITING FAILED UNAVAILABLE DRIFTED
+  assert.match(out, /5\s+2\s+2\s+1\s+0\s+1\s+1\s+1\n/);
   assert.match(out, new RegExp(`${v2} \\(target\\)\\s+2\\s+2`));
   assert.match(out, new RegExp(`${v1}\\s+1\\s+3`));
   assert.match(out, /Progressing\s+True\s+BudgetExhausted\s+2 of at most 2 nodes unavailable/);
   assert.match(out, /failed web-4: unit nginx.service failed its health probe/);
   assert.match(out, /1 node selected by no pool/);
+  // The overview counts drifted nodes; the pool's own view names them.
+  assert.match(out, /drifted 1 node \(nodeherd status web names them\)/);
+  assert.doesNotMatch(out, /drifted web-2/);
+});
+
+test('status <pool> names the drifted nodes with what drifted', async () => {
+  const result = await cluster.cli(['status', 'web']);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(
+    result.stdout,
+    /drifted web-2: 1 drift from revision x \(policy Report\): file \/etc\/nginx\/nginx\.conf: content/,
+  );
 });
 
 test('status <pool> -o json gives the same numbers as data', async () => {
@@ -80,7 +98,19 @@ test('status <pool> -o json gives the same numbers as data', async () => {
     ['web'],
   );
   const web = status.pools[0];
-  assert.deepEqual(web.counts, { updated: 2, ready: 2, applying: 1, waiting: 0, failed: 1, unavailable: 1 });
+  assert.deepEqual(web.counts, {
+    updated: 2,
+    ready: 2,
+    applying: 1,
+    waiting: 0,
+    failed: 1,
+    unavailable: 1,
+    drifted: 1,
+  });
+  assert.deepEqual(
+    web.driftedNodes.map((n: { name: string }) => n.name),
+    ['web-2'],
+  );
   assert.deepEqual(web.target, { name: v2, number: 2 });
   assert.deepEqual(
     web.revisions.map((r: { name: string; nodes: number }) => [r.name, r.nodes]),

@@ -65,6 +65,8 @@ export interface NodeFixture {
   message?: string;
   ready?: boolean;
   configReady?: boolean;
+  /** The agent's ConfigDrift condition is True with this message. */
+  drifted?: string;
   annotations?: Record<string, string>;
 }
 
@@ -186,6 +188,18 @@ export class CliCluster {
           conditions: [
             condition('Ready', fixture.ready ?? true),
             condition(NODE_CONFIG_READY_CONDITION, fixture.configReady ?? fixture.state !== 'Failed'),
+            ...(fixture.drifted !== undefined
+              ? [
+                  {
+                    type: 'ConfigDrift',
+                    status: 'True',
+                    reason: 'DriftDetected',
+                    message: fixture.drifted,
+                    lastHeartbeatTime: now,
+                    lastTransitionTime: now,
+                  },
+                ]
+              : []),
           ],
         },
       },

@@ -63,6 +63,12 @@ describe('pool status', () => {
     for (const c of status.conditions ?? []) assert.equal(c.observedGeneration, 3);
   });
 
+  test('drifted nodes (ConfigDrift True) are counted, and the count is omitted when none', () => {
+    assert.equal(buildPoolStatus(statusInput()).drifted, undefined);
+    const nodes = [{ ...updated('a'), drifted: true }, updated('b'), { ...node('c'), drifted: true }];
+    assert.equal(buildPoolStatus(statusInput({ nodes })).drifted, 2);
+  });
+
   test('complete, failed, paused by the failure policy, rolled back, render problems, node conflicts', () => {
     const complete = buildPoolStatus(
       statusInput({
