@@ -32,9 +32,14 @@ export const maintenanceWindowSchema = object(
   {
     schedule: string('Cron expression (5 fields, or @daily, @weekly, ...) for when a window opens.'),
     duration: string('How long the window stays open, e.g. 4h or 90m.'),
-    timeZone: defaulted(string('IANA time zone the schedule is read in.'), 'UTC'),
+    timeZone: defaulted(
+      string(
+        'IANA time zone the schedule is read in, e.g. Europe/Berlin; daylight saving time is followed (a time skipped by the spring-forward jump opens the window right after the jump; a time repeated by fall-back opens it once).',
+      ),
+      'UTC',
+    ),
   },
-  'A window in which batches may start; progress resumes in the next window.',
+  'A window in which batches may start; progress resumes in the next window. The duration is elapsed time.',
 );
 
 export const rollingUpdateSchema = object(
@@ -206,6 +211,10 @@ export const nodeConfigPoolStatusSchema = object(
     waiting: count(
       'Serial, Spread: nodes given the target revision that are gated (waiting for a slot, their start time, or a hold) and have not started.',
     ),
+    nextWindowOpen: optional(
+      dateTime('When a maintenance window next opens (pools with windows; open now or not).'),
+    ),
+    windowClosesAt: optional(dateTime('While a maintenance window is open: when the last one open closes.')),
     conditions: optional(conditionsSchema),
     history: optional(array(rolloutRecordSchema, 'Rollouts, newest last.')),
     conflicts: optional(array(renderConflictSchema, 'Why the latest configs could not be rendered.')),

@@ -1,6 +1,7 @@
 // Validation of a NodeConfigPool, with exact field paths.
 
 import { CronError, parseCron } from './cron.ts';
+import { cronEverFires, isIanaTimeZone } from './cron-times.ts';
 import { parseDuration } from './duration.ts';
 import { arrayAt, enumAt, FieldErrors, integerAt, isObject, objectAt, stringAt } from './field-errors.ts';
 import { validateLabelSelector } from './label-selector.ts';
@@ -25,16 +26,6 @@ function positiveIntOrPercent(errors: FieldErrors, field: string, value: unknown
   }
 }
 
-/** Whether Intl knows the IANA zone (Node ships full ICU). */
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function validateMaintenanceWindow(errors: FieldErrors, at: string, value: unknown): void {
   if (!isObject(value)) {
     errors.typeInvalid(at, value, 'an object');
@@ -45,6 +36,8 @@ function validateMaintenanceWindow(errors: FieldErrors, at: string, value: unkno
   else {
     try {
       parseCron(schedule);
+      if (!cronEverFires(schedule))
+        errors.invalid(`${at}.schedule`, schedule, 'never fires: no date has this day and month');
     } catch (err) {
       if (!(err instanceof CronError)) throw err;
       errors.invalid(`${at}.schedule`, schedule, `must be a cron schedule: ${err.message}`);
@@ -58,8 +51,14 @@ function validateMaintenanceWindow(errors: FieldErrors, at: string, value: unkno
     else if (ms < 60_000) errors.invalid(`${at}.duration`, duration, 'must be at least 1m');
   }
   const zone = stringAt(errors, `${at}.timeZone`, value.timeZone);
-  if (zone !== undefined && !isTimeZone(zone)) {
-    errors.invalid(`${at}.timeZone`, zone, 'must be an IANA time zone such as Europe/Berlin');
+  if (zone !== undefined && !isIanaTimeZone(zone)) {
+    errors.invalid(
+      `${at}.timeZone`,
+      zone,
+      /^[+-]/.test(zone)
+        ? 'must be an IANA time zone such as Europe/Berlin, not a fixed offset (offsets ignore daylight saving time)'
+        : 'must be an IANA time zone such as Europe/Berlin or America/New_York',
+    );
   }
 }
 

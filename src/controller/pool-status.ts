@@ -101,6 +101,12 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
       : verdicts.filter((v) => ['Draining', 'Updating', 'Busy', 'Bootstrapping'].includes(v.phase)).length,
     updateAvailable: input.strategy?.updateAvailable ?? 0,
     waiting: input.strategy?.waiting ?? 0,
+    ...(decision?.window.nextOpening !== undefined
+      ? { nextWindowOpen: kubeTime(decision.window.nextOpening) }
+      : {}),
+    ...(decision?.window.open && decision.window.closesAt !== undefined
+      ? { windowClosesAt: kubeTime(decision.window.closesAt) }
+      : {}),
     history: input.history,
     ...(input.render.conflicts.length > 0 ? { conflicts: input.render.conflicts } : {}),
   };

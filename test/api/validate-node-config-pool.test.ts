@@ -220,6 +220,16 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
       [['spec.updateStrategy.rollingUpdate.maintenanceWindows[0].timeZone', 'FieldValueInvalid']],
     ],
     [
+      'a fixed-offset time zone',
+      window({ schedule: '@daily', duration: '1h', timeZone: '+01:00' }),
+      [['spec.updateStrategy.rollingUpdate.maintenanceWindows[0].timeZone', 'FieldValueInvalid']],
+    ],
+    [
+      'a schedule that never fires (31 February)',
+      window({ schedule: '0 2 31 2 *', duration: '1h' }),
+      [['spec.updateStrategy.rollingUpdate.maintenanceWindows[0].schedule', 'FieldValueInvalid']],
+    ],
+    [
       'a window without schedule and duration',
       window({}),
       [
@@ -240,6 +250,31 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
     ],
   ];
   for (const [name, obj, expected] of cases) test(name, () => assert.deepEqual(causesOf(obj), expected));
+});
+
+test('maintenance window errors say what is wrong with the field', () => {
+  const messages = (w: unknown) =>
+    validateNodeConfigPool(
+      pool({
+        ...base,
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maintenanceWindows: [w] } },
+      }),
+    ).map((c) => `${c.field}: ${c.message}`);
+  const zone = 'spec.updateStrategy.rollingUpdate.maintenanceWindows[0].timeZone';
+  const schedule = 'spec.updateStrategy.rollingUpdate.maintenanceWindows[0].schedule';
+  assert.match(
+    messages({ schedule: '@daily', duration: '1h', timeZone: 'Europe/Berlinn' }).join('\n'),
+    new RegExp(`^${zone.replace(/[.[\]]/g, '\\$&')}: .*Europe/Berlinn.*IANA time zone`),
+  );
+  assert.match(
+    messages({ schedule: '@daily', duration: '1h', timeZone: '-05:00' }).join('\n'),
+    /not a fixed offset/,
+  );
+  assert.match(messages({ schedule: '0 2 30 2 *', duration: '1h' }).join('\n'), /schedule: .*never fires/);
+  assert.ok(messages({ schedule: '0 2 30 2 *', duration: '1h' }).every((m) => m.startsWith(schedule)));
+  // Aliases and any case are IANA names too.
+  assert.deepEqual(messages({ schedule: '@daily', duration: '1h', timeZone: 'US/Eastern' }), []);
+  assert.deepEqual(messages({ schedule: '@daily', duration: '1h', timeZone: 'america/new_york' }), []);
 });
 
 test('the validator registry dispatches NodeConfigPool', () => {

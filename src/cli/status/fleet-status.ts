@@ -64,6 +64,8 @@ export interface PoolView {
   failedNodes: NodeProblem[];
   /** Nodes this pool selects that another pool selects too (managed by neither). */
   conflictingNodes: string[];
+  /** Pools with maintenance windows: the next opening, and when the window open now closes (RFC 3339). */
+  maintenanceWindow?: { nextOpen?: string; closesAt?: string };
 }
 
 export interface FleetStatus {
@@ -141,6 +143,17 @@ function countStates(nodes: readonly Node[], target: string | undefined): StateC
   return counts;
 }
 
+function maintenanceWindowView(pool: NodeConfigPool): Pick<PoolView, 'maintenanceWindow'> {
+  if (!pool.spec.updateStrategy?.rollingUpdate?.maintenanceWindows?.length) return {};
+  const { nextWindowOpen, windowClosesAt } = pool.status ?? {};
+  return {
+    maintenanceWindow: {
+      ...(nextWindowOpen ? { nextOpen: nextWindowOpen } : {}),
+      ...(windowClosesAt ? { closesAt: windowClosesAt } : {}),
+    },
+  };
+}
+
 function poolView(
   pool: NodeConfigPool,
   members: readonly Node[],
@@ -189,6 +202,7 @@ function poolView(
     })),
     failedNodes: failedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
     conflictingNodes: conflicting.sort(),
+    ...maintenanceWindowView(pool),
   };
 }
 
