@@ -1,6 +1,7 @@
 // NodeConfigPool: which nodes get which NodeConfigs, and how a new revision is rolled out across them.
 
 import { conditionsSchema, labelSelectorSchema } from './common-schemas.ts';
+import { MAX_POOL_NAME_LENGTH } from './limits.ts';
 import {
   array,
   boolean,
@@ -100,9 +101,30 @@ export const rollingUpdateSchema = object(
   'Batches chosen by the controller.',
 );
 
+/** Most pools one pool may wait for. */
+export const MAX_WAVE_PREDECESSORS = 32;
+
+export const waveSchema = object(
+  {
+    after: array(
+      string('A NodeConfigPool name.', { maxLength: MAX_POOL_NAME_LENGTH }),
+      'Pools that must have completed their current revision, and soaked, before this pool starts a new one. A paused, failed or rolled-back pool among them holds this one.',
+      { maxItems: MAX_WAVE_PREDECESSORS, 'x-kubernetes-list-type': 'set' },
+    ),
+    soakSeconds: defaulted(
+      integer('Seconds each of those pools must have been complete before this pool starts.', {
+        minimum: 0,
+      }),
+      0,
+    ),
+  },
+  'Waves: roll this pool after other pools (a canary pool first).',
+);
+
 export const updateStrategySchema = object(
   {
     type: defaulted(stringEnum(UPDATE_STRATEGY_TYPES, 'Who decides when a node updates.'), 'RollingUpdate'),
+    wave: optional(waveSchema),
     rollingUpdate: optional(rollingUpdateSchema),
     serial: optional(
       object(

@@ -6,7 +6,7 @@ import { parseDuration } from './duration.ts';
 import { arrayAt, enumAt, FieldErrors, integerAt, isObject, objectAt, stringAt } from './field-errors.ts';
 import { validateLabelSelector } from './label-selector.ts';
 import { MAX_POOL_NAME_LENGTH } from './limits.ts';
-import { UPDATE_STRATEGY_TYPES } from './node-config-pool-schema.ts';
+import { MAX_WAVE_PREDECESSORS, UPDATE_STRATEGY_TYPES } from './node-config-pool-schema.ts';
 import { DNS1123_LABEL } from './patterns.ts';
 
 const PERCENT = /^([0-9]+)%$/;
@@ -102,9 +102,40 @@ const STRATEGY_FIELDS: Record<string, readonly StrategyType[]> = {
   onDelete: ['OnDelete'],
 };
 
-function validateUpdateStrategy(errors: FieldErrors, at: string, value: unknown): void {
+/** Waves: the pools named must be pool names, each once, never this pool (a cycle of one). */
+function validateWave(errors: FieldErrors, at: string, value: unknown, pool: unknown): void {
+  const wave = objectAt(errors, at, value);
+  if (!wave) return;
+  if (wave.after === undefined || wave.after === null) errors.required(`${at}.after`);
+  const after = arrayAt(errors, `${at}.after`, wave.after);
+  if (after.length > MAX_WAVE_PREDECESSORS) {
+    errors.invalid(
+      `${at}.after`,
+      `${after.length} pools`,
+      `must name at most ${MAX_WAVE_PREDECESSORS} pools`,
+    );
+  }
+  const seen = new Set<string>();
+  after.forEach((entry, i) => {
+    const field = `${at}.after[${i}]`;
+    const name = stringAt(errors, field, entry);
+    if (name === undefined) return;
+    if (name.length > MAX_POOL_NAME_LENGTH || !new RegExp(DNS1123_LABEL).test(name)) {
+      errors.invalid(field, name, 'must be a NodeConfigPool name (a DNS-1123 label)');
+    } else if (name === pool) {
+      errors.invalid(field, name, 'a pool cannot wait for itself');
+    } else if (seen.has(name)) {
+      errors.duplicate(field, name);
+    }
+    seen.add(name);
+  });
+  integerAt(errors, `${at}.soakSeconds`, wave.soakSeconds, 0);
+}
+
+function validateUpdateStrategy(errors: FieldErrors, at: string, value: unknown, pool: unknown): void {
   const strategy = objectAt(errors, at, value);
   if (!strategy) return;
+  validateWave(errors, `${at}.wave`, strategy.wave, pool);
   const type = enumAt(errors, `${at}.type`, strategy.type, UPDATE_STRATEGY_TYPES) ?? 'RollingUpdate';
   // Like Deployment: settings of another strategy type are refused, not silently ignored.
   for (const [field, owners] of Object.entries(STRATEGY_FIELDS)) {
@@ -165,7 +196,7 @@ export function validateNodeConfigPool(obj: unknown): FieldErrors['causes'] {
     if (spec[field] === undefined || spec[field] === null) errors.required(`spec.${field}`);
     else validateLabelSelector(errors, `spec.${field}`, spec[field]);
   }
-  validateUpdateStrategy(errors, 'spec.updateStrategy', spec.updateStrategy);
+  validateUpdateStrategy(errors, 'spec.updateStrategy', spec.updateStrategy, name);
   integerAt(errors, 'spec.revisionHistoryLimit', spec.revisionHistoryLimit, 0);
   if (spec.paused !== undefined && typeof spec.paused !== 'boolean') {
     errors.typeInvalid('spec.paused', spec.paused, 'a boolean');

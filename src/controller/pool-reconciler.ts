@@ -36,6 +36,7 @@ import type { StrategyExecutor } from './strategies/strategy-executor.ts';
 import { readStrategyNode } from './strategies/strategy-node.ts';
 import type { StrategyRollout } from './strategies/strategy-rollout.ts';
 import type { StrategyReport } from './strategies/strategy-status.ts';
+import { WaveGate } from './waves/wave-gate.ts';
 
 export interface ReconcileOutcome {
   /** Reconcile again after this long (soak end, deadline, window), unless something changes first. */
@@ -81,6 +82,7 @@ export class PoolReconciler {
   private readonly tracker: RolloutTracker;
   private readonly strategies: StrategyRollout;
   private readonly marks: StrategyExecutor;
+  private readonly waves: WaveGate;
 
   constructor(
     ctx: ControllerContext,
@@ -96,6 +98,7 @@ export class PoolReconciler {
     this.tracker = tracker;
     this.strategies = strategies;
     this.marks = marks;
+    this.waves = new WaveGate(ctx, renderer);
   }
 
   forget(pool: string): void {
@@ -190,7 +193,9 @@ export class PoolReconciler {
             };
     }
 
-    let target = choice.target;
+    // Waves: a new rendered revision waits until the pools this one follows are done (src/controller/waves).
+    const wave = this.waves.gate(pool, choice, byName, now);
+    let target = wave.target;
     let history: RolloutRecord[] = (status?.history as RolloutRecord[] | undefined) ?? [];
     if (target && status?.targetRevision !== target.name) {
       const byRollback = choice.source === 'RollbackRequested' || choice.source === 'Pinned';
@@ -414,6 +419,7 @@ export class PoolReconciler {
       ...(pin ? { pin } : {}),
       ...(rollback ? { rollback } : {}),
       nodeConflicts,
+      ...(wave.hold ? { wave: wave.hold } : {}),
       now,
     });
     await this.writeStatus(pool, next);
@@ -438,6 +444,8 @@ export class PoolReconciler {
     this.updateMetrics(name, next, decision, nodes);
     if (errors.length > 0)
       throw new AggregateError(errors, `pool ${name}: ${errors.length} node writes failed`);
+    if (wave.hold?.requeueAfterMs !== undefined)
+      requeueAfterMs = Math.min(requeueAfterMs ?? Number.POSITIVE_INFINITY, wave.hold.requeueAfterMs);
     return requeueAfterMs !== undefined ? { requeueAfterMs } : {};
   }
 

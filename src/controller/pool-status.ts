@@ -39,7 +39,22 @@ export interface PoolStatusInput {
   rollback?: { reason: string; message: string };
   /** Nodes selected by this pool and another one (none of them manages them). */
   nodeConflicts: ReadonlyMap<string, readonly string[]>;
+  /** A new revision held back by the pools this one waits for (waves). */
+  wave?: { reason: string; message: string };
   now: number;
+}
+
+// Waves: a held revision makes the pool not Complete; with its current revision done, the hold is what
+// Progressing says, otherwise the rollout in progress is, with the waiting revision noted.
+function withWaveHold(conds: Cond[], wave: { reason: string; message: string }): Cond[] {
+  const complete = conds.find((c) => c.type === 'Complete');
+  return conds.map((c) => {
+    if (c.type === 'Complete') return { ...c, status: 'False', reason: wave.reason, message: wave.message };
+    if (c.type !== 'Progressing') return c;
+    return complete?.status === 'True'
+      ? { ...c, status: 'False', reason: wave.reason, message: wave.message }
+      : { ...c, message: `${c.message}; next: ${wave.message}` };
+  });
 }
 
 type Cond = Omit<StatusCondition, 'lastTransitionTime' | 'observedGeneration'>;
@@ -172,6 +187,7 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
     });
     conds.push({ type: 'Complete', status: 'False', reason: 'RolloutInProgress', message: progress });
   }
+  if (input.wave) conds.splice(0, conds.length, ...withWaveHold(conds, input.wave));
   // Paused.
   if (input.paused) {
     conds.push(

@@ -31,6 +31,7 @@ import { RevisionWriter } from './revisions/revision-writer.ts';
 import { RolloutTracker } from './rollout-tracker.ts';
 import { StrategyExecutor } from './strategies/strategy-executor.ts';
 import { StrategyRollout } from './strategies/strategy-rollout.ts';
+import { waveFollowers, waveNode } from './waves/wave-graph.ts';
 
 export interface RolloutControllerOptions {
   kubeConfig: KubeConfig;
@@ -255,6 +256,8 @@ export class RolloutController {
       }
       if (configSelectorChanged) for (const c of configs.list()) this.add(`config/${c.metadata.name}`);
       this.add(`pool/${name}`);
+      // Waves: the pools that wait for this one decide again when it moves (or appears, or goes).
+      for (const follower of waveFollowers(name, pools.list().map(waveNode))) this.add(`pool/${follower}`);
     });
     configs.on((_type, config, old) => {
       this.add(`config/${config.metadata.name}`);

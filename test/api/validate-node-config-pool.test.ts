@@ -54,6 +54,10 @@ describe('validateNodeConfigPool accepts', () => {
       { ...base, updateStrategy: { type: 'OnDelete', onDelete: { outdatedTaint: 'PreferNoSchedule' } } },
     ],
     ['an OTA strategy', { ...base, updateStrategy: { type: 'OTA' } }],
+    [
+      'a wave after two pools',
+      { ...base, updateStrategy: { type: 'Serial', wave: { after: ['canary', 'eu-1'], soakSeconds: 600 } } },
+    ],
   ];
   for (const [name, spec] of valid) test(name, () => assert.deepEqual(causesOf(pool(spec)), []));
 });
@@ -236,6 +240,32 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
         ['spec.updateStrategy.rollingUpdate.maintenanceWindows[0].schedule', 'FieldValueRequired'],
         ['spec.updateStrategy.rollingUpdate.maintenanceWindows[0].duration', 'FieldValueRequired'],
       ],
+    ],
+    [
+      'a wave after itself',
+      pool({ ...base, updateStrategy: { wave: { after: ['canary', 'workers'] } } }),
+      [['spec.updateStrategy.wave.after[1]', 'FieldValueInvalid']],
+    ],
+    [
+      'a wave naming a pool twice, and a name that is no pool name',
+      pool({ ...base, updateStrategy: { wave: { after: ['canary', 'canary', 'Not_A_Pool'] } } }),
+      [
+        ['spec.updateStrategy.wave.after[1]', 'FieldValueDuplicate'],
+        ['spec.updateStrategy.wave.after[2]', 'FieldValueInvalid'],
+      ],
+    ],
+    [
+      'a wave without after, with a negative soak',
+      pool({ ...base, updateStrategy: { wave: { soakSeconds: -1 } } }),
+      [
+        ['spec.updateStrategy.wave.after', 'FieldValueRequired'],
+        ['spec.updateStrategy.wave.soakSeconds', 'FieldValueInvalid'],
+      ],
+    ],
+    [
+      'a wave after too many pools',
+      pool({ ...base, updateStrategy: { wave: { after: Array.from({ length: 33 }, (_, i) => `p${i}`) } } }),
+      [['spec.updateStrategy.wave.after', 'FieldValueInvalid']],
     ],
     [
       'a negative history limit',
