@@ -116,3 +116,18 @@ test('a pool with maintenance windows shows whether one is open and when the nex
   assert.match(open, /window {11}open until 2030-01-01T06:00:00Z; next opens 2030-02-01T02:00:00Z/);
   assert.doesNotMatch(render(pool), /window /, 'no windows, no line');
 });
+
+test('a pool in a wave shows the pools it waits for', () => {
+  const follower: NodeConfigPool = {
+    ...pool,
+    spec: {
+      ...pool.spec,
+      updateStrategy: { type: 'RollingUpdate', wave: { after: ['canary', 'eu'], soakSeconds: 600 } },
+    },
+  };
+  const text = renderFleetStatus(
+    buildFleetStatus({ pools: [follower], revisions: [], nodes: [] }, { server: 's', observedAt: 't' }),
+    { color: false, width: 0, bars: false },
+  );
+  assert.match(text, /after {12}canary, eu \(completed, soaked 600s\)/);
+});

@@ -298,6 +298,12 @@ export function planPool(input: PoolPlanInput): PoolPlan {
   if (result.unchanged) return result;
 
   const notes = result.strategyNotes;
+  const wave = spec.updateStrategy.wave;
+  if (wave?.after.length) {
+    notes.push(
+      `starts only after ${wave.after.length === 1 ? 'pool' : 'pools'} ${wave.after.join(', ')} completed their current revision${wave.soakSeconds ? ` and soaked ${wave.soakSeconds}s` : ''}; a paused, failed or rolled-back one holds it`,
+    );
+  }
   const steps = new Map(result.nodes.map((s) => [s.name, s]));
   const moving = result.nodes.filter((s) => s.note !== 'already on the new revision');
   switch (strategy) {

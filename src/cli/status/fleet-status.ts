@@ -66,6 +66,8 @@ export interface PoolView {
   conflictingNodes: string[];
   /** Pools with maintenance windows: the next opening, and when the window open now closes (RFC 3339). */
   maintenanceWindow?: { nextOpen?: string; closesAt?: string };
+  /** Waves: the pools this one waits for before it starts a new revision, and their soak. */
+  wave?: { after: string[]; soakSeconds: number };
 }
 
 export interface FleetStatus {
@@ -203,6 +205,14 @@ function poolView(
     failedNodes: failedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
     conflictingNodes: conflicting.sort(),
     ...maintenanceWindowView(pool),
+    ...(pool.spec.updateStrategy?.wave?.after.length
+      ? {
+          wave: {
+            after: [...pool.spec.updateStrategy.wave.after],
+            soakSeconds: pool.spec.updateStrategy.wave.soakSeconds ?? 0,
+          },
+        }
+      : {}),
   };
 }
 

@@ -66,6 +66,10 @@ function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[
     ? `${pool.target.name}${pool.target.number !== undefined ? ` (revision ${pool.target.number})` : ''}`
     : p.dim('none yet (the controller has not rendered this pool)');
   lines.push(`  target revision  ${target}`);
+  if (pool.wave) {
+    const soak = pool.wave.soakSeconds ? `, soaked ${pool.wave.soakSeconds}s` : '';
+    lines.push(`  after            ${pool.wave.after.join(', ')} (completed${soak})`);
+  }
   if (pool.maintenanceWindow) {
     const w = pool.maintenanceWindow;
     const now = w.closesAt ? p.green(`open until ${w.closesAt}`) : 'closed';
