@@ -169,4 +169,36 @@ describe('waves across pools', () => {
     await h.createPool('ghost', pool('ghost'));
     await completeOn('lonely', revisionNameFor('lonely', { 'lonely-config': kubeletConfig('v2') }));
   });
+
+  test('pools that wait for each other in a cycle hold, naming the cycle', async () => {
+    await h.applyConfig('cycle-config', kubeletConfig('v1'), { wave: 'cycle' });
+    const pool = (name: string, after: string): NodeConfigPoolSpec => ({
+      nodeSelector: { matchLabels: { pool: name } },
+      configSelector: { matchLabels: { wave: 'cycle' } },
+      updateStrategy: { type: 'RollingUpdate', wave: { after: [after] } },
+    });
+    await h.createPool('cycle-x', pool('cycle-x', 'cycle-y'));
+    await h.createPool('cycle-y', pool('cycle-y', 'cycle-x'));
+    for (const name of ['cycle-x', 'cycle-y'])
+      await completeOn(name, revisionNameFor(name, { 'cycle-config': kubeletConfig('v1') }));
+    await h.applyConfig('cycle-config', kubeletConfig('v2'), { wave: 'cycle' });
+    for (const [name, other] of [
+      ['cycle-x', 'cycle-y'],
+      ['cycle-y', 'cycle-x'],
+    ] as const) {
+      const held = await poolWhere(
+        name,
+        'held by the cycle',
+        (p) => condition(p, 'Progressing')?.reason === 'WaveCycle',
+      );
+      assert.match(
+        condition(held, 'Progressing')?.message ?? '',
+        new RegExp(`\\(${name} → ${other} → ${name}\\)`),
+      );
+      assert.equal(
+        held.status?.targetRevision,
+        revisionNameFor(name, { 'cycle-config': kubeletConfig('v1') }),
+      );
+    }
+  });
 });
