@@ -133,6 +133,7 @@ export function planCommand(): Command {
           revisions: revisions.items.filter((r) => r.spec?.pool === pool.metadata.name),
           nodes: poolMembers(pool, allPools, nodes.items),
           secrets,
+          now: Date.now(),
         }),
       );
       const order = planPoolOrder(
