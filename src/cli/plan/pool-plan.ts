@@ -15,7 +15,7 @@ import {
   maintenanceWindowStatus,
 } from '../../controller/rollout/maintenance-windows.ts';
 import { rolloutOrder } from '../../controller/rollout/rollout-order.ts';
-import { spreadSchedule } from '../../controller/strategies/spread-schedule.ts';
+import { spreadSchedule } from '../../controller/strategies/spread/spread-schedule.ts';
 import type { Node } from '../../kube/types.ts';
 import { plan } from '../../plan/plan.ts';
 import type { Changes, Disruption } from '../../plan/types.ts';

@@ -1,10 +1,11 @@
-// The wave step of a pool's reconcile: when the NodeConfigs render a new revision and the pool waits for
-// other pools (spec.updateStrategy.wave), the pool keeps rolling out its current target until decideWave
-// says go. Rollbacks (by the failure policy or spec.rollbackTo) and a pool's first revision never wait.
+// The wave step of a pool's reconcile (pools/pool-target.ts calls it before a new rollout begins): when
+// the NodeConfigs render a new revision and the pool waits for other pools (spec.updateStrategy.wave),
+// the pool keeps rolling out its current target until decideWave says go. Rollbacks (by the failure
+// policy or spec.rollbackTo) and a pool's first revision never wait.
 
 import type { NodeConfigPool } from '../../api/types.ts';
 import type { ControllerContext } from '../controller-context.ts';
-import type { PoolRenderer } from '../pool-render.ts';
+import type { PoolRenderer } from '../pools/pool-render.ts';
 import type { TargetChoice } from '../revisions/rollout-target.ts';
 import type { RevisionRef } from '../rollout/types.ts';
 import { decideWave, type WaveReason } from './decide-wave.ts';
