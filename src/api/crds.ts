@@ -102,6 +102,13 @@ const KIND_DEFINITIONS: Record<Kind, KindDefinition> = {
         description: 'Whether the rollout is paused.',
       },
       {
+        name: 'Next-Window',
+        type: 'string',
+        jsonPath: '.status.nextWindowOpen',
+        description: 'When a maintenance window next opens.',
+        priority: 1,
+      },
+      {
         name: 'Strategy',
         type: 'string',
         jsonPath: '.spec.updateStrategy.type',

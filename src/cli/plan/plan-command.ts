@@ -17,6 +17,7 @@ import { unknownPoolError } from '../pool-lookup.ts';
 import { poolMembers } from '../pool-objects.ts';
 import { readConfigFile } from './config-file.ts';
 import { type PlanReport, renderPlanReport } from './plan-render.ts';
+import { planPoolOrder } from './pool-order.ts';
 import { type PoolPlan, planPool } from './pool-plan.ts';
 
 interface PlanOptions extends KubeOptions {
@@ -124,25 +125,32 @@ export function planCommand(): Command {
         ]),
       );
       const secrets = await secretLookup(client, inPools);
+      const plans = chosen.map((pool) =>
+        planPool({
+          pool,
+          configs: configs.items,
+          fileConfigs,
+          revisions: revisions.items.filter((r) => r.spec?.pool === pool.metadata.name),
+          nodes: poolMembers(pool, allPools, nodes.items),
+          secrets,
+          now: Date.now(),
+        }),
+      );
+      const order = planPoolOrder(
+        allPools,
+        plans.filter((p) => p.revision && !p.unchanged).map((p) => p.pool),
+      );
       const result: PlanReport = {
         file: file.path,
         configs: file.configs.map((c) => ({ name: c.config.metadata.name, line: c.line })),
         skipped: file.skipped,
         warnings: file.warnings,
-        pools: chosen.map((pool) =>
-          planPool({
-            pool,
-            configs: configs.items,
-            fileConfigs,
-            revisions: revisions.items.filter((r) => r.spec?.pool === pool.metadata.name),
-            nodes: poolMembers(pool, allPools, nodes.items),
-            secrets,
-          }),
-        ),
+        pools: plans,
         unaffected:
           opts.pool === undefined
             ? allPools.filter((p) => !chosen.includes(p)).map((p) => p.metadata.name)
             : [],
+        ...(order ? { order } : {}),
       };
       return result;
     });
@@ -185,5 +193,6 @@ export async function pendingChangePlan(client: KubeClient, poolName: string): P
     revisions: revisions.items.filter((r) => r.spec?.pool === poolName),
     nodes: poolMembers(pool, pools.items, nodes.items),
     secrets: await secretLookup(client, selectConfigs(pool, configs.items)),
+    now: Date.now(),
   });
 }

@@ -69,6 +69,10 @@ export interface PoolView {
   driftedNodes: NodeProblem[];
   /** Nodes this pool selects that another pool selects too (managed by neither). */
   conflictingNodes: string[];
+  /** Pools with maintenance windows: the next opening, and when the window open now closes (RFC 3339). */
+  maintenanceWindow?: { nextOpen?: string; closesAt?: string };
+  /** Waves: the pools this one waits for before it starts a new revision, and their soak. */
+  wave?: { after: string[]; soakSeconds: number };
 }
 
 export interface FleetStatus {
@@ -155,6 +159,17 @@ function countStates(nodes: readonly Node[], target: string | undefined): StateC
   return counts;
 }
 
+function maintenanceWindowView(pool: NodeConfigPool): Pick<PoolView, 'maintenanceWindow'> {
+  if (!pool.spec.updateStrategy?.rollingUpdate?.maintenanceWindows?.length) return {};
+  const { nextWindowOpen, windowClosesAt } = pool.status ?? {};
+  return {
+    maintenanceWindow: {
+      ...(nextWindowOpen ? { nextOpen: nextWindowOpen } : {}),
+      ...(windowClosesAt ? { closesAt: windowClosesAt } : {}),
+    },
+  };
+}
+
 function poolView(
   pool: NodeConfigPool,
   members: readonly Node[],
@@ -208,6 +223,15 @@ function poolView(
     failedNodes: failedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
     driftedNodes: driftedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
     conflictingNodes: conflicting.sort(),
+    ...maintenanceWindowView(pool),
+    ...(pool.spec.updateStrategy?.wave?.after.length
+      ? {
+          wave: {
+            after: [...pool.spec.updateStrategy.wave.after],
+            soakSeconds: pool.spec.updateStrategy.wave.soakSeconds ?? 0,
+          },
+        }
+      : {}),
   };
 }
 

@@ -68,6 +68,16 @@ function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[
     ? `${pool.target.name}${pool.target.number !== undefined ? ` (revision ${pool.target.number})` : ''}`
     : p.dim('none yet (the controller has not rendered this pool)');
   lines.push(`  target revision  ${target}`);
+  if (pool.wave) {
+    const soak = pool.wave.soakSeconds ? `, soaked ${pool.wave.soakSeconds}s` : '';
+    lines.push(`  after            ${pool.wave.after.join(', ')} (completed${soak})`);
+  }
+  if (pool.maintenanceWindow) {
+    const w = pool.maintenanceWindow;
+    const now = w.closesAt ? p.green(`open until ${w.closesAt}`) : 'closed';
+    const next = w.nextOpen ? `next opens ${w.nextOpen}` : p.dim('next opening not known yet');
+    lines.push(`  window           ${now}; ${next}`);
+  }
 
   const c = pool.counts;
   const count = (n: number, colour: (t: string) => string) => (n > 0 ? colour(String(n)) : String(n));

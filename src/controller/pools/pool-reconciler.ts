@@ -19,6 +19,7 @@ import { strategyFor } from '../strategies/registry.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategies/strategy.ts';
 import type { StrategyExecutor } from '../strategies/strategy-executor.ts';
 import type { StrategyReport } from '../strategies/strategy-status.ts';
+import { WaveGate } from '../waves/wave-gate.ts';
 import { FailurePolicy, resumedAfterFailure } from './failure-policy.ts';
 import { observeRolloutEnd, updatePoolMetrics } from './pool-metrics.ts';
 import { PoolObserver, poolMembers } from './pool-observer.ts';
@@ -56,6 +57,7 @@ export class PoolReconciler implements Reconciler {
   private readonly marks: StrategyExecutor;
   private readonly writer: PoolWriter;
   private readonly failurePolicy: FailurePolicy;
+  private readonly waves: WaveGate;
 
   constructor(
     ctx: ControllerContext,
@@ -71,6 +73,7 @@ export class PoolReconciler implements Reconciler {
     this.marks = marks;
     this.writer = new PoolWriter(ctx);
     this.failurePolicy = new FailurePolicy(ctx, this.writer, executor);
+    this.waves = new WaveGate(ctx, renderer);
   }
 
   initialKeys(informers: Informers): string[] {
@@ -106,7 +109,7 @@ export class PoolReconciler implements Reconciler {
       name: r.metadata.name,
       number: r.spec.revision,
     }));
-    const initial = await resolveTarget(ctx, this.writer, pool, spec, rendering, revisions, now);
+    const initial = await resolveTarget(ctx, this.writer, pool, spec, rendering, revisions, now, this.waves);
     const observer = new PoolObserver(ctx, pool, spec, members.nodes, revisions, now);
 
     // Decide and execute (nothing to roll out before the first revision renders).
@@ -133,6 +136,7 @@ export class PoolReconciler implements Reconciler {
       ...(state.pin ? { pin: state.pin } : {}),
       ...(state.rollback ? { rollback: state.rollback } : {}),
       nodeConflicts: members.conflicts,
+      ...(state.wave ? { wave: state.wave } : {}),
       now,
     });
     await this.writer.writeStatus(pool, next);
@@ -157,7 +161,11 @@ export class PoolReconciler implements Reconciler {
     updatePoolMetrics(ctx.metrics, name, next, decision?.rollout, nodes);
     if (rollout.errors.length > 0)
       throw new AggregateError(rollout.errors, `pool ${name}: ${rollout.errors.length} node writes failed`);
-    return decision?.requeueAfterMs !== undefined ? { requeueAfterMs: decision.requeueAfterMs } : {};
+    const requeueAfterMs = Math.min(
+      decision?.requeueAfterMs ?? Number.POSITIVE_INFINITY,
+      state.wave?.requeueAfterMs ?? Number.POSITIVE_INFINITY,
+    );
+    return Number.isFinite(requeueAfterMs) ? { requeueAfterMs } : {};
   }
 
   private async render(pool: NodeConfigPool): Promise<PoolRendering> {

@@ -4,6 +4,7 @@
 // out its current target. Renderings are cached per input (configs and Secrets by resourceVersion),
 // since a pool is reconciled on every node change but its configs rarely change.
 
+import { revisionName } from '../../api/hash.ts';
 import { type RenderResult, renderPool, selectConfigs } from '../../api/render.ts';
 import type { NodeConfigPool } from '../../api/types.ts';
 import type { ControllerContext } from '../controller-context.ts';
@@ -49,6 +50,15 @@ export class PoolRenderer {
 
   forget(pool: string): void {
     this.cache.delete(pool);
+  }
+
+  /** The revision name the pool's NodeConfigs render to now, writing nothing; undefined when they do not. */
+  renderedName(pool: NodeConfigPool): string | undefined {
+    if (selectConfigs(pool, this.ctx.informers.configs.list()).length === 0) return undefined;
+    const result = this.renderCached(pool);
+    if (result.conflicts.length > 0 || result.errors.length > 0 || !result.config || !result.hash)
+      return undefined;
+    return revisionName(pool.metadata.name, result.hash);
   }
 
   async render(pool: NodeConfigPool): Promise<PoolRendering> {

@@ -6,6 +6,7 @@ import { ROLLBACK_FROM_ANNOTATION, ROLLBACK_TO_ANNOTATION } from '../annotations
 import type { RolloutRecord } from '../revisions/rollout-history.ts';
 import type { RolloutPin } from '../revisions/rollout-target.ts';
 import type { RevisionRef } from '../rollout/types.ts';
+import type { WaveHold } from '../waves/wave-gate.ts';
 
 export interface PoolState {
   target?: RevisionRef;
@@ -17,6 +18,8 @@ export interface PoolState {
   pin?: RolloutPin;
   /** The RolledBack condition's reason and message, while rolled back. */
   rollback?: { reason: string; message: string };
+  /** A new revision waiting for other pools (waves), and when to look again. */
+  wave?: WaveHold;
 }
 
 export function readPin(pool: NodeConfigPool): RolloutPin | undefined {

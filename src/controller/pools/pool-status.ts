@@ -39,7 +39,22 @@ export interface PoolStatusInput {
   rollback?: { reason: string; message: string };
   /** Nodes selected by this pool and another one (none of them manages them). */
   nodeConflicts: ReadonlyMap<string, readonly string[]>;
+  /** A new revision held back by the pools this one waits for (waves). */
+  wave?: { reason: string; message: string };
   now: number;
+}
+
+// Waves: a held revision makes the pool not Complete; with its current revision done, the hold is what
+// Progressing says, otherwise the rollout in progress is, with the waiting revision noted.
+function withWaveHold(conds: Cond[], wave: { reason: string; message: string }): Cond[] {
+  const complete = conds.find((c) => c.type === 'Complete');
+  return conds.map((c) => {
+    if (c.type === 'Complete') return { ...c, status: 'False', reason: wave.reason, message: wave.message };
+    if (c.type !== 'Progressing') return c;
+    return complete?.status === 'True'
+      ? { ...c, status: 'False', reason: wave.reason, message: wave.message }
+      : { ...c, message: `${c.message}; next: ${wave.message}` };
+  });
 }
 
 type Cond = Omit<StatusCondition, 'lastTransitionTime' | 'observedGeneration'>;
@@ -212,12 +227,19 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
     waiting: input.strategy?.waiting ?? 0,
     // Omitted when none, so pools that never drift keep the status they had.
     ...(drifted > 0 ? { drifted } : {}),
+    ...(decision?.window.nextOpening !== undefined
+      ? { nextWindowOpen: kubeTime(decision.window.nextOpening) }
+      : {}),
+    ...(decision?.window.open && decision.window.closesAt !== undefined
+      ? { windowClosesAt: kubeTime(decision.window.closesAt) }
+      : {}),
     history: input.history,
     ...(input.render.conflicts.length > 0 ? { conflicts: input.render.conflicts } : {}),
   };
 
+  const progress = progressConditions(input, updated, failedNames);
   const conds: Cond[] = [
-    ...progressConditions(input, updated, failedNames),
+    ...(input.wave ? withWaveHold(progress, input.wave) : progress),
     input.paused
       ? input.pausedByFailure
         ? { type: 'Paused', status: 'True', reason: 'FailurePolicy', message: input.pausedByFailure }

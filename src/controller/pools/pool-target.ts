@@ -9,6 +9,7 @@ import { type ControllerContext, poolSubject } from '../controller-context.ts';
 import { beginRollout, type RolloutRecord } from '../revisions/rollout-history.ts';
 import { chooseTarget, type RolloutPin } from '../revisions/rollout-target.ts';
 import type { RevisionRef } from '../rollout/types.ts';
+import type { WaveGate } from '../waves/wave-gate.ts';
 import type { PoolRendering } from './pool-render.ts';
 import { type PoolState, pinPatch, readPin } from './pool-state.ts';
 import type { PoolWriter } from './pool-writer.ts';
@@ -55,6 +56,7 @@ export async function resolveTarget(
   rendering: PoolRendering,
   revisions: readonly RevisionRef[],
   now: number,
+  waves: WaveGate,
 ): Promise<PoolState> {
   const name = pool.metadata.name;
   const subject = poolSubject(pool);
@@ -79,15 +81,15 @@ export async function resolveTarget(
   const rollback = rollbackCondition(pool, choice, pin);
   if (choice.rollbackRequest?.ok) ctx.metrics.rollbacks.inc({ pool: name, reason: 'RollbackRequested' });
 
-  const target = choice.target;
+  // Waves: a new rendered revision waits until the pools this one follows are done (src/controller/waves).
+  const wave = waves.gate(pool, choice, new Map(revisions.map((r) => [r.name, r])), now);
+  const target = wave.target;
   let history: RolloutRecord[] = (status?.history as RolloutRecord[] | undefined) ?? [];
   if (target && status?.targetRevision !== target.name) {
     const byRollback = choice.source === 'RollbackRequested' || choice.source === 'Pinned';
     history = beginRollout(history, target, kubeTime(now), byRollback ? 'RolledBack' : 'Superseded', {
       ...(byRollback ? { ended: rollback?.message, started: `rollback: ${rollback?.message ?? ''}` } : {}),
     });
-    // Extension point (waves): a precondition before a new revision starts (other pools first) belongs
-    // here, before the rollout is begun in the history.
     ctx.metrics.rolloutsStarted.inc({ pool: name });
     ctx.recorder.normal(subject, 'RolloutStarted', `rolling out ${target.name} (revision ${target.number})`);
   }
@@ -101,5 +103,6 @@ export async function resolveTarget(
     ...pauseOf(pool, spec),
     ...(pin ? { pin } : {}),
     ...(rollback ? { rollback } : {}),
+    ...(wave.hold ? { wave: wave.hold } : {}),
   };
 }

@@ -1,12 +1,13 @@
 // What the pool reconciler watches and which pools an event concerns: a node event costs the
 // reconcile of the pools selecting it (before and after a label change), a NodeConfig change reaches
 // the pools whose config selector matches it (before or after), a revision, a Serial slot Lease or a
-// Secret its rendering uses reaches its pool.
+// Secret its rendering uses reaches its pool; a pool's change reaches the pools waiting for it (waves).
 
 import { matchesLabelSelector } from '../../api/label-selector.ts';
 import { SERIAL_POOL_LABEL } from '../../api/node-protocol.ts';
 import type { Informers } from '../controller-context.ts';
 import { poolsOfNode } from '../reconciler.ts';
+import { waveFollowers, waveNode } from '../waves/wave-graph.ts';
 import type { PoolRenderer } from './pool-render.ts';
 
 export function watchPools(
@@ -23,6 +24,8 @@ export function watchPools(
       type !== 'update' || JSON.stringify(old?.spec.nodeSelector) !== JSON.stringify(pool.spec.nodeSelector);
     if (selectorChanged) for (const p of pools.list()) enqueue(p.metadata.name);
     enqueue(pool.metadata.name);
+    // Waves: the pools that wait for this one decide again when it moves (or appears, or goes).
+    for (const follower of waveFollowers(pool.metadata.name, pools.list().map(waveNode))) enqueue(follower);
   });
   configs.on((_type, config, old) => {
     for (const pool of pools.list()) {

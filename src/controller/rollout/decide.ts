@@ -21,7 +21,7 @@
 
 import { plural } from '../plural.ts';
 import { resolveIntOrPercent } from './int-or-percent.ts';
-import { maintenanceWindowStatus } from './maintenance-windows.ts';
+import { formatWallClock, maintenanceWindowStatus } from './maintenance-windows.ts';
 import { judgeNode, type VerdictActions } from './node-verdict.ts';
 import { rolloutOrder } from './rollout-order.ts';
 import type {
@@ -244,7 +244,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
       blocked = 'OutsideMaintenanceWindow';
       blockMessage = window.error
         ? `the maintenance windows cannot be read, so no node starts: ${window.error}`
-        : `outside every maintenance window${window.opensAt !== undefined ? `; the next opens at ${new Date(window.opensAt).toISOString()}` : ''}`;
+        : `outside every maintenance window${window.opensAt !== undefined ? `; the next opens at ${new Date(window.opensAt).toISOString()}${window.nextOpeningZone && window.nextOpeningZone !== 'UTC' ? ` (${formatWallClock(window.nextOpeningZone, window.opensAt)})` : ''}` : '; none opens again'}`;
     }
   }
 
@@ -298,10 +298,9 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
   }
 
   wakeAt = Math.min(wakeAt, completeAndWake(decision, input, snapshots));
-  if (!window.open && window.opensAt !== undefined && candidates.length > 0)
-    wakeAt = Math.min(wakeAt, window.opensAt);
-  if (window.open && window.closesAt !== undefined && candidates.length > 0)
-    wakeAt = Math.min(wakeAt, window.closesAt);
+  // Windows wake the pool when one opens or closes, nodes waiting or not: status shows the next opening.
+  if (window.nextOpening !== undefined) wakeAt = Math.min(wakeAt, window.nextOpening);
+  if (window.open && window.closesAt !== undefined) wakeAt = Math.min(wakeAt, window.closesAt);
   if (Number.isFinite(wakeAt)) decision.requeueAfterMs = Math.max(0, wakeAt - now);
   return decision;
 }

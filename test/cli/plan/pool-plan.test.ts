@@ -160,3 +160,42 @@ test('a config whose new labels leave the pool is planned as removed; a node on 
     [2, 2, 2],
   );
 });
+
+test('RollingUpdate with a monthly window: the plan says when it next opens, in UTC and its zone', () => {
+  const windowed = (now: number) =>
+    planPool({
+      pool: pool(
+        {
+          type: 'RollingUpdate',
+          rollingUpdate: {
+            maintenanceWindows: [{ schedule: '0 2 1 * *', duration: '4h', timeZone: 'Europe/Berlin' }],
+          },
+        },
+        r1.metadata.name,
+      ),
+      configs: [base],
+      fileConfigs: [change],
+      revisions: [r1],
+      nodes,
+      now,
+    }).strategyNotes.join('\n');
+  assert.match(
+    windowed(Date.parse('2030-01-15T12:00:00Z')),
+    /maintenance windows: 0 2 1 \* \* for 4h \(Europe\/Berlin\); the next opens 2030-02-01T01:00:00.000Z \(Fri 2030-02-01 02:00 Europe\/Berlin\)/,
+  );
+  assert.match(
+    windowed(Date.parse('2030-02-01T02:00:00Z')),
+    /; one is open until 2030-02-01T05:00:00.000Z, the next opens 2030-03-01T01:00:00.000Z/,
+  );
+  const wave = planPool({
+    pool: pool({ type: 'RollingUpdate', wave: { after: ['canary'], soakSeconds: 600 } }, r1.metadata.name),
+    configs: [base],
+    fileConfigs: [change],
+    revisions: [r1],
+    nodes,
+  });
+  assert.match(
+    wave.strategyNotes.join('\n'),
+    /starts only after pool canary completed their current revision and soaked 600s/,
+  );
+});

@@ -90,3 +90,44 @@ test('progress bars, colours and lines cut to the width', () => {
   assert.match(plain, /pool web {2}Serial \(2 slots\)/);
   assert.match(plain, /x{200}/, 'no width: nothing is cut');
 });
+
+test('a pool with maintenance windows shows whether one is open and when the next opens', () => {
+  const windowed = (status: NodeConfigPool['status']): NodeConfigPool => ({
+    ...pool,
+    spec: {
+      ...pool.spec,
+      updateStrategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: { maintenanceWindows: [{ schedule: '0 2 1 * *', duration: '4h' }] },
+      },
+    },
+    status,
+  });
+  const render = (p: NodeConfigPool) =>
+    renderFleetStatus(
+      buildFleetStatus({ pools: [p], revisions: [], nodes: [] }, { server: 's', observedAt: 't' }),
+      { color: false, width: 0, bars: false },
+    );
+  const closed = render(windowed({ nextWindowOpen: '2030-02-01T02:00:00Z' }));
+  assert.match(closed, /window {11}closed; next opens 2030-02-01T02:00:00Z/);
+  const open = render(
+    windowed({ nextWindowOpen: '2030-02-01T02:00:00Z', windowClosesAt: '2030-01-01T06:00:00Z' }),
+  );
+  assert.match(open, /window {11}open until 2030-01-01T06:00:00Z; next opens 2030-02-01T02:00:00Z/);
+  assert.doesNotMatch(render(pool), /window /, 'no windows, no line');
+});
+
+test('a pool in a wave shows the pools it waits for', () => {
+  const follower: NodeConfigPool = {
+    ...pool,
+    spec: {
+      ...pool.spec,
+      updateStrategy: { type: 'RollingUpdate', wave: { after: ['canary', 'eu'], soakSeconds: 600 } },
+    },
+  };
+  const text = renderFleetStatus(
+    buildFleetStatus({ pools: [follower], revisions: [], nodes: [] }, { server: 's', observedAt: 't' }),
+    { color: false, width: 0, bars: false },
+  );
+  assert.match(text, /after {12}canary, eu \(completed, soaked 600s\)/);
+});

@@ -38,6 +38,47 @@ const cond = (status: ReturnType<typeof buildPoolStatus>, type: string) =>
   status.conditions?.find((c) => c.type === type);
 
 describe('pool status', () => {
+  test('waves: a held revision is what Progressing says once the current one is done; never Complete', () => {
+    const wave = {
+      reason: 'WaitingForPools',
+      message: 'r3 (revision 3) waits: waiting for 1 pool: canary is paused',
+    };
+    const done = [updated('a'), updated('b')];
+    const idle = buildPoolStatus(statusInput({ nodes: done, decision: decideRollout(input(done)), wave }));
+    assert.deepEqual(
+      [
+        cond(idle, 'Progressing')?.status,
+        cond(idle, 'Progressing')?.reason,
+        cond(idle, 'Progressing')?.message,
+      ],
+      ['False', 'WaitingForPools', wave.message],
+    );
+    assert.equal(cond(idle, 'Complete')?.status, 'False');
+    assert.equal(cond(idle, 'Complete')?.reason, 'WaitingForPools');
+    // The current revision still rolling out: its progress stays, the waiting revision is noted.
+    const busy = buildPoolStatus(statusInput({ wave }));
+    assert.equal(cond(busy, 'Progressing')?.status, 'True');
+    assert.equal(cond(busy, 'Progressing')?.reason, 'RollingUpdate');
+    assert.match(cond(busy, 'Progressing')?.message ?? '', /in flight; next: r3 \(revision 3\) waits/);
+    assert.equal(cond(busy, 'Complete')?.reason, 'WaitingForPools');
+  });
+
+  test('maintenance windows: the next opening, and the close while open', () => {
+    const windows = [{ schedule: '0 12 * * *', duration: '1h', timeZone: 'Europe/Berlin' }];
+    const nodes = [updated('a')];
+    const open = buildPoolStatus(
+      statusInput({
+        nodes,
+        decision: decideRollout(
+          input(nodes, { settings: { ...input([]).settings, maintenanceWindows: windows } }),
+        ),
+      }),
+    );
+    assert.equal(open.windowClosesAt, new Date(NOW + 3_600_000).toISOString().replace('.000', ''));
+    assert.equal(open.nextWindowOpen, new Date(NOW + 86_400_000).toISOString().replace('.000', ''));
+    assert.equal(buildPoolStatus(statusInput()).nextWindowOpen, undefined, 'no windows, no field');
+  });
+
   test('counts per state and per revision, newest revision first', () => {
     const status = buildPoolStatus(statusInput());
     assert.equal(status.observedGeneration, 3);

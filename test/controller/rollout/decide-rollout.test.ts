@@ -321,6 +321,15 @@ describe('control', () => {
     assert.deepEqual(started(early), []);
     assert.equal(early.blocked?.reason, 'OutsideMaintenanceWindow');
     assert.equal(early.requeueAfterMs, 60_000);
+    // The next opening in UTC and as the window's users read it.
+    assert.match(
+      early.blocked?.message ?? '',
+      /next opens at \S+Z \(\w{3} \d{4}-\d\d-\d\d 12:00 Europe\/Berlin\)/,
+    );
+    // Open or not, with nodes waiting or not, the pool wakes when the window closes or opens again.
+    const idle = decideRollout(input([], { settings: settings({ maintenanceWindows: windows }) }));
+    assert.equal(idle.window.nextOpening, NOW + 24 * 3_600_000);
+    assert.equal(idle.requeueAfterMs, 3_600_000);
   });
 
   test('an unreadable window fails closed', () => {

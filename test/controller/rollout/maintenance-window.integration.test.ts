@@ -73,6 +73,8 @@ describe('maintenance windows', () => {
       (p) => condition(p, 'Progressing')?.reason === 'OutsideMaintenanceWindow',
     );
     assert.match(condition(waiting, 'Progressing')?.message ?? '', /next opens at 2030-01-07T03:00:00.000Z/);
+    assert.equal(waiting.status?.nextWindowOpen, '2030-01-07T03:00:00Z', 'the next opening is in the status');
+    assert.equal(waiting.status?.windowClosesAt, undefined);
     assert.deepEqual(await onRevision(b), []);
     const done = await poolWhere(
       'complete inside the window',
@@ -106,5 +108,11 @@ describe('maintenance windows', () => {
       (p) => p.status?.targetRevision === c && condition(p, 'Complete')?.status === 'True',
     );
     assert.equal(done.status?.updated, 3);
+    // Idle, the status still shows the opening after the one in progress.
+    const idle = await poolWhere(
+      'next opening shown',
+      (p) => p.status?.nextWindowOpen === '2030-01-09T03:00:00Z',
+    );
+    assert.ok(idle.status?.nextWindowOpen);
   });
 });
