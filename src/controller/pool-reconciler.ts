@@ -12,6 +12,8 @@ import { DRAINING_FOR_ANNOTATION, ROLLBACK_FROM_ANNOTATION, ROLLBACK_TO_ANNOTATI
 import { nodeConfigPoolPath } from './api-paths.ts';
 import { type ControllerContext, nodeSubject, poolSubject } from './controller-context.ts';
 import type { DecisionExecutor } from './decision-executor.ts';
+import { HealthGates } from './gates/evaluate-gates.ts';
+import { type GateStep, gateStep } from './gates/gate-step.ts';
 import type { PoolStatusCount } from './metrics.ts';
 import { snapshotNode } from './node-snapshot.ts';
 import { type PoolSelector, poolMembership } from './pool-membership.ts';
@@ -81,6 +83,7 @@ export class PoolReconciler {
   private readonly tracker: RolloutTracker;
   private readonly strategies: StrategyRollout;
   private readonly marks: StrategyExecutor;
+  private readonly gates: HealthGates;
 
   constructor(
     ctx: ControllerContext,
@@ -96,11 +99,17 @@ export class PoolReconciler {
     this.tracker = tracker;
     this.strategies = strategies;
     this.marks = marks;
+    this.gates = new HealthGates({
+      secret: (namespace, name) => ctx.informers.secrets.get(name, namespace),
+      podsOn: (node) => ctx.pods.on(node),
+      now: () => ctx.now(),
+    });
   }
 
   forget(pool: string): void {
     this.renderer.forget(pool);
     this.tracker.forget(pool);
+    this.gates.forget(pool);
     this.ctx.metrics.forgetPool(pool);
   }
 
@@ -237,6 +246,7 @@ export class PoolReconciler {
     const settings = rollingSettings(rolling);
     let strategyReport: StrategyReport | undefined;
     let requeueAfterMs: number | undefined;
+    let gated: (GateStep & { target: string }) | undefined;
 
     // The failure policy's action: pause the pool, or pin it to the last completed revision.
     const applyFailure = async (action: FailureAction): Promise<void> => {
@@ -296,6 +306,7 @@ export class PoolReconciler {
           ...(episodeStart(history) !== undefined ? { episodeStart: episodeStart(history) } : {}),
           nodes,
           now,
+          ...(gated?.gate && gated.target === target!.name ? { gate: gated.gate } : {}),
         });
       decision = decide();
 
@@ -317,6 +328,16 @@ export class PoolReconciler {
         );
         decision = decide();
       }
+
+      // Health gates (src/controller/gates): metrics, alerts and blocking pods hold or fail the batch.
+      gated = {
+        target: target.name,
+        ...(await gateStep(this.gates, name, rolling.healthGate, decision, {
+          paused,
+          rollingBack: pin?.to === target.name,
+        })),
+      };
+      if (gated.gate) decision = decide();
 
       for (const failure of this.tracker.observe(name, decision, nodes, now)) {
         const node = ctx.informers.nodes.get(failure.name);
@@ -353,6 +374,8 @@ export class PoolReconciler {
         lastComplete = target;
       }
       requeueAfterMs = decision.requeueAfterMs;
+      if (gated.requeueAfterMs !== undefined && !decision.complete && !paused)
+        requeueAfterMs = Math.min(requeueAfterMs ?? Number.POSITIVE_INFINITY, gated.requeueAfterMs);
     } else if (target) {
       // Resumed after the failure policy paused the pool.
       if (!paused && previousPaused?.status === 'True' && previousPaused.reason === 'FailurePolicy') {
@@ -414,6 +437,7 @@ export class PoolReconciler {
       ...(pin ? { pin } : {}),
       ...(rollback ? { rollback } : {}),
       nodeConflicts,
+      ...(gated?.condition !== undefined ? { healthGate: gated.condition } : {}),
       now,
     });
     await this.writeStatus(pool, next);
