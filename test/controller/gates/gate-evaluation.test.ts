@@ -19,7 +19,10 @@ const gate = (operator: MetricGateSpec['operator'], threshold?: number): MetricG
 });
 const vector = (...values: number[]): QueryResult => ({
   type: 'vector',
-  samples: values.map((value, i) => ({ labels: (values.length > 1 ? { instance: `n${i}` } : {}) as Record<string, string>, value })),
+  samples: values.map((value, i) => ({
+    labels: (values.length > 1 ? { instance: `n${i}` } : {}) as Record<string, string>,
+    value,
+  })),
 });
 
 describe('metric gates', () => {
