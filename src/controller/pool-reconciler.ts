@@ -335,6 +335,7 @@ export class PoolReconciler {
         ...(await gateStep(this.gates, name, rolling.healthGate, decision, {
           paused,
           rollingBack: pin?.to === target.name,
+          rolloutOpen: isRolloutOpen(history, target.name),
         })),
       };
       if (gated.gate) decision = decide();

@@ -59,6 +59,21 @@ describe('decideRollout with a health gate', () => {
     assert.match(d.failureAction?.message ?? '', /; rolling back to r1$/);
   });
 
+  test('a holding gate keeps a rollout whose nodes are all updated from completing', () => {
+    const nodes = [updated('a'), updated('b')];
+    assert.equal(decideRollout(input(nodes)).complete, true);
+    const held = decideRollout(input(nodes, { gate: hold }));
+    assert.equal(held.complete, false);
+    assert.equal(held.failureAction, undefined);
+  });
+
+  test('bootstrapped nodes complete whatever the gate says', () => {
+    const fresh = (name: string) =>
+      node(name, { desiredRevision: 'r2', currentRevision: 'r2', wasHealthy: true });
+    const d = decideRollout(input([fresh('a'), fresh('b')], { gate: hold, lastComplete: undefined }));
+    assert.equal(d.complete, true);
+  });
+
   test('a paused pool is not failed again', () => {
     const nodes = [updated('a', 1_000, { updateStartedAt: NOW - 5_000 }), node('b')];
     const d = decideRollout(input(nodes, { gate: fail, paused: true }));

@@ -1,6 +1,7 @@
 // The gates step of a RollingUpdate reconcile: given the decision made without gates, evaluate the
-// pool's health gate when it matters (a rollout open, not paused) and say what the decision must take
-// into account, what the HealthGate condition says, and when to look again.
+// pool's health gate when it matters (a rollout open, not paused; the decision that would complete it
+// included) and say what the decision must take into account, what the HealthGate condition says, and
+// when to look again.
 
 import type { RolloutDecision } from '../rollout/types.ts';
 import { gateIntervalMs, type HealthGateSpec, type HealthGates, hasGates } from './evaluate-gates.ts';
@@ -20,10 +21,11 @@ export async function gateStep(
   pool: string,
   spec: HealthGateSpec | undefined,
   decision: RolloutDecision,
-  state: { paused: boolean; rollingBack: boolean },
+  state: { paused: boolean; rollingBack: boolean; rolloutOpen: boolean },
 ): Promise<GateStep> {
   if (!hasGates(spec)) return { condition: null };
-  if (state.paused || decision.complete) return {};
+  // A completed rollout is not watched; the one about to complete gets its last check here.
+  if (state.paused || !state.rolloutOpen) return {};
   const outcome = await gates.check(pool, spec, {
     starting: decision.starts.map((s) => s.node),
     checkPrometheus: !state.rollingBack,

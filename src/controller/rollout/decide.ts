@@ -239,7 +239,10 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     const since = node.readyChangedAt ?? (v.phase === 'Bootstrapping' ? node.createdAt : undefined);
     return !node.ready && (since === undefined || now > since + settings.progressDeadlineSeconds * 1000);
   };
+  // A health gate that holds or fails keeps a rollout that touched nodes open: its last soak has not
+  // passed the gate. (Bootstrapped nodes are no batch: the gate does not keep them from completing.)
   decision.complete =
+    !(input.gate !== undefined && ordered.some((v) => v.touched)) &&
     decision.bootstrap.length === 0 &&
     decision.starts.length === 0 &&
     decision.uncordon.length === 0 &&
