@@ -306,6 +306,61 @@ describe('health gates with a real Prometheus', { skip: prometheusMissing }, () 
     await h.patchPool('down', { spec: spec(prometheus.url) });
     await poolWhere(h, 'down', 'v2 complete once Prometheus answers', complete(v2));
   });
+
+  test('Prometheus going down mid-soak holds the rollout open until it answers again', async () => {
+    const doomed = await TestPrometheus.start({ targets: [exporter.address] });
+    try {
+      await doomed.waitForValue('gate_errors_pause', 0);
+      await fleetOf(h, 'outage', 1);
+      await h.applyConfig('outage-kubelet', kubeletConfig('good'), { pool: 'outage' });
+      const spec = (url: string) => ({
+        nodeSelector: { matchLabels: { pool: 'outage' } },
+        configSelector: { matchLabels: { pool: 'outage' } },
+        updateStrategy: {
+          type: 'RollingUpdate' as const,
+          rollingUpdate: {
+            minReadySeconds: 8,
+            healthGate: {
+              prometheus: { url, intervalSeconds: 1, timeoutSeconds: 1 },
+              metrics: [
+                { name: 'errors', query: 'max(gate_errors_pause)', operator: '<' as const, threshold: 1 },
+              ],
+            },
+          },
+        },
+      });
+      await h.createPool('outage', spec(doomed.url));
+      await poolWhere(h, 'outage', 'first revision complete', complete());
+      const v2 = revisionNameFor('outage', { 'outage-kubelet': kubeletConfig('v2') });
+      await h.applyConfig('outage-kubelet', kubeletConfig('v2'), { pool: 'outage' });
+      await poolWhere(
+        h,
+        'outage',
+        'the node on v2, soaking',
+        (p) => p.status?.targetRevision === v2 && p.status?.ready === 1,
+      );
+      await doomed.stop();
+      const held = await poolWhere(
+        h,
+        'outage',
+        'held: Prometheus is gone',
+        (p) => condition(p, 'HealthGate')?.reason === 'GateUnavailable',
+      );
+      assert.equal(condition(held, 'Complete')?.status, 'False');
+      // Well past the soak: the rollout does not complete on a gate nobody could check.
+      await staysFor(
+        h,
+        'outage',
+        6_000,
+        (p) => condition(p, 'Complete')?.status === 'False' && p.spec.paused !== true,
+      );
+      await h.patchPool('outage', { spec: spec(prometheus.url) });
+      const done = await poolWhere(h, 'outage', 'v2 complete once Prometheus answers', complete(v2));
+      assert.equal(condition(done, 'HealthGate')?.reason, 'GatesPassed');
+    } finally {
+      await doomed.stop();
+    }
+  });
 });
 
 describe('blocking pods', () => {
