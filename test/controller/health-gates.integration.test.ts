@@ -351,7 +351,7 @@ describe('health gates with a real Prometheus', { skip: prometheusMissing }, () 
       await staysFor(
         h,
         'outage',
-        6_000,
+        10_000,
         (p) => condition(p, 'Complete')?.status === 'False' && p.spec.paused !== true,
       );
       await h.patchPool('outage', { spec: spec(prometheus.url) });
