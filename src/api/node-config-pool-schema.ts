@@ -102,6 +102,11 @@ export const maintenanceWindowSchema = object(
   'A window in which batches may start; progress resumes in the next window.',
 );
 
+/** The label selector schema with a description of what this selector picks. */
+function describedSelector(description: string): typeof labelSelectorSchema {
+  return { ...labelSelectorSchema, json: { ...labelSelectorSchema.json, description } };
+}
+
 export const rollingUpdateSchema = object(
   {
     maxUnavailable: defaulted(
@@ -148,8 +153,14 @@ export const rollingUpdateSchema = object(
     healthGate: optional(
       object(
         {
-          podSelector: optional(labelSelectorSchema),
-          blockingPodSelector: optional(labelSelectorSchema),
+          podSelector: optional(
+            describedSelector('Pods that must be Ready on an updated node before it counts as healthy.'),
+          ),
+          blockingPodSelector: optional(
+            describedSelector(
+              'No batch starts while pods it selects (any phase but Succeeded and Failed) run on the nodes the batch would take (RollingUpdate only).',
+            ),
+          ),
           prometheus: optional(prometheusServerSchema),
           metrics: optional(
             array(
@@ -165,7 +176,7 @@ export const rollingUpdateSchema = object(
             ),
           ),
         },
-        'Checked after every batch, besides Node readiness and the units’ health probes. blockingPodSelector: no batch starts while pods it selects run on the nodes the batch would take. metrics and alerts (RollingUpdate only) ask prometheus before a batch starts and throughout each soak; a failing one is a failure for failurePolicy, one that cannot be evaluated holds the rollout.',
+        'Checked after every batch, besides Node readiness and the units’ health probes. Metric and alert gates (RollingUpdate only) are checked before a batch starts and throughout each soak: a failing one is a failure for failurePolicy, one that cannot be evaluated holds the rollout.',
       ),
     ),
     maintenanceWindows: optional(
