@@ -12,7 +12,7 @@
 // What a policy cannot see, it cannot check: which pool's slots the controller gated this node for is
 // on the Node, not in the request, so on a real cluster an agent may take a free slot of any Serial
 // pool (docs/security.md). Reads cannot be confined by admission at all; docs/real-cluster.md says
-// what that leaves open. test/security/node-credentials.test.ts runs this policy and the embedded
+// what that leaves open. test/profile/node-credentials.test.ts runs this policy and the embedded
 // server against one table of attempts.
 // The agent DaemonSet's ServiceAccount (nodeherd-agent in nodeherd, deploy/agent-daemonset) is one user
 // for every node: its node is the one its pod-bound token names, which Kubernetes 1.30+ puts into

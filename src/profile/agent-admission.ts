@@ -11,7 +11,7 @@
 //   the holder, or delete) only a slot it holds. Nothing else, least of all the leader Lease.
 //
 // deploy/agent's ValidatingAdmissionPolicy (src/api/agent-admission-policy.ts) says the same in CEL
-// for real clusters; test/security/node-credentials.test.ts runs one table of attempts through both.
+// for real clusters; test/profile/node-credentials.test.ts runs one table of attempts through both.
 
 import { GROUP } from '../api/group.ts';
 import {
@@ -33,8 +33,8 @@ import {
   mapOf,
   type NodeAdmissionRules,
 } from '../apiserver/auth/node-restriction.ts';
-import { jsonEqual } from '../apiserver/objects/object-service.ts';
 import type { KubeObject } from '../apiserver/storage/types.ts';
+import { jsonEqual } from '../util/json-equal.ts';
 
 /** Annotation prefix of nodeherd's protocol: never the kubelet's to write. */
 export const NODEHERD_ANNOTATION_PREFIX = `${GROUP}/`;

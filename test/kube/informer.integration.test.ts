@@ -5,10 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Informer, type InformerEventType } from '../../src/kube/informer.ts';
-import { KubeClient } from '../../src/kube/kube-client.ts';
-import { loadKubeConfig } from '../../src/kube/kube-config.ts';
+import type { KubeClient } from '../../src/kube/kube-client.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
-import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
+import { adminKubeClient, type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
@@ -32,7 +31,7 @@ describe('informer', () => {
 
   before(async () => {
     local = await startLocalApiServer({ bookmarkIntervalMs: 200, retainRevisions: 5, compactIntervalMs: 50 });
-    client = new KubeClient(loadKubeConfig({ kubeconfig: local.kubeconfigPath }));
+    client = adminKubeClient(local);
   });
   after(async () => {
     client?.close();

@@ -139,3 +139,9 @@ export function renderPlanReport(report: PlanReport, options: { color: boolean; 
   lines.push('', p.dim('nothing was written: this is a preview'));
   return `${lines.map((l) => (options.width > 0 ? truncate(l, options.width) : l)).join('\n')}\n`;
 }
+
+/** One pool's plan alone (the dashboard's "pending change"). */
+export function renderPoolPlan(plan: PoolPlan, options: { color: boolean; width: number }): string {
+  const lines = poolLines(plan, palette(options.color));
+  return `${lines.map((l) => (options.width > 0 ? truncate(l, options.width) : l)).join('\n')}\n`;
+}

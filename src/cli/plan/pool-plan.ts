@@ -10,7 +10,7 @@ import { renderConfigs, type SecretLookup, selectConfigs } from '../../api/rende
 import type { NodeConfig, NodeConfigPool, NodeConfigRevision, RenderedConfig } from '../../api/types.ts';
 import { resolveIntOrPercent } from '../../controller/rollout/int-or-percent.ts';
 import { rolloutOrder } from '../../controller/rollout/rollout-order.ts';
-import { spreadSchedule } from '../../controller/strategies/spread-schedule.ts';
+import { spreadSchedule } from '../../controller/strategies/spread/spread-schedule.ts';
 import type { Node } from '../../kube/types.ts';
 import { plan } from '../../plan/plan.ts';
 import type { Changes, Disruption } from '../../plan/types.ts';

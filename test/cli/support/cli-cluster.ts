@@ -20,10 +20,9 @@ import type {
   NodeConfigSpec,
 } from '../../../src/api/types.ts';
 import { nodeConfigPoolPath, nodePath, PATHS } from '../../../src/controller/api-paths.ts';
-import { KubeClient } from '../../../src/kube/kube-client.ts';
-import { loadKubeConfig } from '../../../src/kube/kube-config.ts';
+import type { KubeClient } from '../../../src/kube/kube-client.ts';
 import { kubeTime } from '../../../src/util/kube-time.ts';
-import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
+import { adminKubeClient, type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
 
 export const REPO_ROOT = new URL('../../..', import.meta.url).pathname;
 
@@ -81,7 +80,7 @@ export class CliCluster {
   static async start(options: { installCrds?: boolean } = {}): Promise<CliCluster> {
     // Nodes here send no heartbeats: a long grace period keeps them Ready as written.
     const local = await startLocalApiServer({ nodeMonitorGracePeriodMs: 3_600_000, ...options });
-    return new CliCluster(local, new KubeClient(loadKubeConfig({ kubeconfig: local.kubeconfigPath })));
+    return new CliCluster(local, adminKubeClient(local));
   }
 
   get kubeconfig(): string {
