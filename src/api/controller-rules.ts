@@ -1,6 +1,7 @@
 // What the nodeherd controller may do, least privilege for what it does: its own API group; reading
 // and annotating/cordoning Nodes; deleting and evicting Pods (drain, DaemonSet updates) and writing pod
-// status (OTA condition); reading Secrets (NodeConfig secretRef rendering) but never writing them;
+// status (OTA condition); reading Secrets (NodeConfig secretRef rendering, health gates' Prometheus
+// credentials) but never writing them;
 // Events; Leases (leader election, Serial semaphores). It cannot create or delete Nodes or Namespaces,
 // nor touch RBAC or CRDs. The embedded API server enforces these rules; deploy-manifests.ts turns them
 // into RBAC for a real cluster.

@@ -3,6 +3,7 @@
 import { conditionsSchema, labelSelectorSchema } from './common-schemas.ts';
 import { MAX_POOL_NAME_LENGTH } from './limits.ts';
 import { DRIFT_POLICIES } from './node-protocol.ts';
+import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from './patterns.ts';
 import {
   array,
   boolean,
@@ -10,10 +11,13 @@ import {
   defaulted,
   integer,
   intOrString,
+  keyedBy,
+  number,
   object,
   optional,
   string,
   stringEnum,
+  stringMap,
 } from './schema-builder.ts';
 
 export const UPDATE_STRATEGY_TYPES = ['RollingUpdate', 'Serial', 'Spread', 'OnDelete', 'OTA'] as const;
@@ -26,7 +30,68 @@ export const POOL_CONDITION_TYPES = [
   'RolledBack',
   'Complete',
   'RenderDegraded',
+  'HealthGate',
 ] as const;
+
+/** How a metric gate compares each sample of its query's result with the threshold. */
+export const METRIC_GATE_OPERATORS = ['<', '<=', '>', '>=', '==', '!=', 'NoSeries'] as const;
+
+export const prometheusServerSchema = object(
+  {
+    url: string(
+      'Base URL of the Prometheus HTTP API, e.g. http://prometheus.monitoring:9090 (no credentials in it).',
+    ),
+    credentialsSecretRef: optional(
+      object(
+        {
+          namespace: string('Namespace of the Secret.', { pattern: DNS1123_LABEL, maxLength: 63 }),
+          name: string('Name of the Secret.', { pattern: DNS1123_SUBDOMAIN, maxLength: 253 }),
+        },
+        'Secret with `token` (bearer token) or `username` and `password` (basic auth), and optionally `ca.crt` (PEM CA bundle for https).',
+      ),
+    ),
+    timeoutSeconds: defaulted(
+      integer('Seconds one request may take; a slower answer holds the rollout.', {
+        minimum: 1,
+        maximum: 60,
+      }),
+      5,
+    ),
+    intervalSeconds: defaulted(
+      integer('Seconds between evaluations while a rollout is in progress.', { minimum: 1, maximum: 3600 }),
+      10,
+    ),
+  },
+  'The Prometheus server the metric and alert gates ask.',
+);
+
+export const metricGateSchema = object(
+  {
+    name: string('Name of the gate, shown in conditions and Events.', {
+      pattern: DNS1123_LABEL,
+      maxLength: 63,
+    }),
+    query: string('PromQL expression, evaluated as an instant query.', { maxLength: 4096 }),
+    operator: stringEnum(
+      METRIC_GATE_OPERATORS,
+      'Every sample must satisfy `value <operator> threshold`; NoSeries: the query must return no series.',
+    ),
+    threshold: optional(number('The value compared with; required unless operator is NoSeries.')),
+  },
+  'A query that must hold; a result without a value (no series, NaN) holds the rollout.',
+);
+
+export const alertGateSchema = object(
+  {
+    alertname: optional(
+      string('RE2 regular expression the alert name must match in full; absent: any name.', {
+        maxLength: 1024,
+      }),
+    ),
+    matchLabels: optional(stringMap('Labels the alert must carry with exactly these values.')),
+  },
+  'Firing alerts that block: an alert matching every field given.',
+);
 
 export const ROLLOUT_RESULTS = ['InProgress', 'Complete', 'RolledBack', 'Failed', 'Superseded'] as const;
 
@@ -43,6 +108,11 @@ export const maintenanceWindowSchema = object(
   },
   'A window in which batches may start; progress resumes in the next window. The duration is elapsed time.',
 );
+
+/** The label selector schema with a description of what this selector picks. */
+function describedSelector(description: string): typeof labelSelectorSchema {
+  return { ...labelSelectorSchema, json: { ...labelSelectorSchema.json, description } };
+}
 
 export const rollingUpdateSchema = object(
   {
@@ -90,9 +160,30 @@ export const rollingUpdateSchema = object(
     healthGate: optional(
       object(
         {
-          podSelector: optional(labelSelectorSchema),
+          podSelector: optional(
+            describedSelector('Pods that must be Ready on an updated node before it counts as healthy.'),
+          ),
+          blockingPodSelector: optional(
+            describedSelector(
+              'No batch starts while pods it selects (any phase but Succeeded and Failed) run on the nodes the batch would take (RollingUpdate only).',
+            ),
+          ),
+          prometheus: optional(prometheusServerSchema),
+          metrics: optional(
+            array(
+              metricGateSchema,
+              'Queries checked before a batch starts and throughout each soak.',
+              keyedBy('name'),
+            ),
+          ),
+          alerts: optional(
+            array(
+              alertGateSchema,
+              'A firing alert matching any of these is a failure (pending alerts are not).',
+            ),
+          ),
         },
-        'Checked after every batch, besides Node readiness and the units’ health probes.',
+        'Checked after every batch, besides Node readiness and the units’ health probes. Metric and alert gates (RollingUpdate only) are checked before a batch starts and throughout each soak: a failing one is a failure for failurePolicy, one that cannot be evaluated holds the rollout.',
       ),
     ),
     maintenanceWindows: optional(

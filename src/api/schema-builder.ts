@@ -53,6 +53,11 @@ export function integer(description: string, extra: Extra = {}): Schema<number> 
   return make({ type: 'integer', description, ...extra });
 }
 
+/** A JSON number (float64), e.g. a metric threshold. */
+export function number(description: string, extra: Extra = {}): Schema<number> {
+  return make({ type: 'number', description, ...extra });
+}
+
 export function boolean(description: string, extra: Extra = {}): Schema<boolean> {
   return make({ type: 'boolean', description, ...extra });
 }

@@ -1,14 +1,19 @@
 // Validation of a NodeConfigPool, with exact field paths.
 
+import { compileAlertName } from './alert-matcher.ts';
 import { CronError, parseCron } from './cron.ts';
 import { cronEverFires, isIanaTimeZone } from './cron-times.ts';
 import { parseDuration } from './duration.ts';
 import { arrayAt, enumAt, FieldErrors, integerAt, isObject, objectAt, stringAt } from './field-errors.ts';
 import { validateLabelSelector } from './label-selector.ts';
 import { MAX_POOL_NAME_LENGTH } from './limits.ts';
-import { MAX_WAVE_PREDECESSORS, UPDATE_STRATEGY_TYPES } from './node-config-pool-schema.ts';
+import {
+  MAX_WAVE_PREDECESSORS,
+  METRIC_GATE_OPERATORS,
+  UPDATE_STRATEGY_TYPES,
+} from './node-config-pool-schema.ts';
 import { DRIFT_POLICIES } from './node-protocol.ts';
-import { DNS1123_LABEL } from './patterns.ts';
+import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from './patterns.ts';
 
 const PERCENT = /^([0-9]+)%$/;
 
@@ -63,7 +68,126 @@ function validateMaintenanceWindow(errors: FieldErrors, at: string, value: unkno
   }
 }
 
-function validateRollingUpdate(errors: FieldErrors, at: string, value: unknown): void {
+function validatePrometheus(errors: FieldErrors, at: string, value: unknown): void {
+  const prom = objectAt(errors, at, value);
+  if (!prom) return;
+  const url = stringAt(errors, `${at}.url`, prom.url);
+  if (url === undefined) errors.required(`${at}.url`);
+  else {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      errors.invalid(`${at}.url`, url, 'must be an absolute http or https URL');
+    }
+    if (parsed && parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      errors.invalid(`${at}.url`, url, 'must be an absolute http or https URL');
+    else if (parsed && (parsed.username || parsed.password))
+      // Never echo the value: it holds a password.
+      errors.forbidden(`${at}.url`, 'must not contain credentials; put them in credentialsSecretRef');
+    else if (parsed && (parsed.search || parsed.hash))
+      errors.invalid(`${at}.url`, url, 'must not have a query or fragment');
+  }
+  const ref = objectAt(errors, `${at}.credentialsSecretRef`, prom.credentialsSecretRef);
+  if (ref) {
+    for (const [field, pattern, what] of [
+      ['namespace', DNS1123_LABEL, 'a DNS-1123 label'],
+      ['name', DNS1123_SUBDOMAIN, 'a DNS-1123 subdomain'],
+    ] as const) {
+      const v = stringAt(errors, `${at}.credentialsSecretRef.${field}`, ref[field]);
+      if (v === undefined) errors.required(`${at}.credentialsSecretRef.${field}`);
+      else if (!new RegExp(pattern).test(v))
+        errors.invalid(`${at}.credentialsSecretRef.${field}`, v, `must be ${what}`);
+    }
+  }
+  integerAt(errors, `${at}.timeoutSeconds`, prom.timeoutSeconds, 1, 60);
+  integerAt(errors, `${at}.intervalSeconds`, prom.intervalSeconds, 1, 3600);
+}
+
+function validateMetricGate(errors: FieldErrors, at: string, value: unknown, seen: Set<string>): void {
+  const gate = objectAt(errors, at, value);
+  if (!gate) {
+    if (value === null) errors.typeInvalid(at, value, 'an object');
+    return;
+  }
+  const name = stringAt(errors, `${at}.name`, gate.name);
+  if (name === undefined) errors.required(`${at}.name`);
+  else if (!new RegExp(DNS1123_LABEL).test(name) || name.length > 63)
+    errors.invalid(`${at}.name`, name, 'must be a DNS-1123 label (lower case alphanumerics or -)');
+  else if (seen.has(name)) errors.duplicate(`${at}.name`, name);
+  else seen.add(name);
+  const query = stringAt(errors, `${at}.query`, gate.query);
+  if (query === undefined) errors.required(`${at}.query`);
+  else if (query.trim() === '') errors.invalid(`${at}.query`, query, 'must be a PromQL expression');
+  else if (query.length > 4096) errors.tooLong(`${at}.query`, 4096, query.length);
+  const operator = enumAt(errors, `${at}.operator`, gate.operator, METRIC_GATE_OPERATORS);
+  if (gate.operator === undefined || gate.operator === null) errors.required(`${at}.operator`);
+  const threshold = gate.threshold;
+  if (threshold !== undefined && threshold !== null) {
+    if (typeof threshold !== 'number' || !Number.isFinite(threshold))
+      errors.typeInvalid(`${at}.threshold`, threshold, 'a finite number');
+    else if (operator === 'NoSeries')
+      errors.forbidden(`${at}.threshold`, 'may not be set when operator is NoSeries');
+  } else if (operator !== undefined && operator !== 'NoSeries') {
+    errors.required(`${at}.threshold`, `required when operator is ${operator}`);
+  }
+}
+
+function validateAlertGate(errors: FieldErrors, at: string, value: unknown): void {
+  const gate = objectAt(errors, at, value);
+  if (!gate) {
+    if (value === null) errors.typeInvalid(at, value, 'an object');
+    return;
+  }
+  const alertname = stringAt(errors, `${at}.alertname`, gate.alertname);
+  if (alertname !== undefined) {
+    try {
+      compileAlertName(alertname);
+    } catch (err) {
+      errors.invalid(
+        `${at}.alertname`,
+        alertname,
+        `must be an RE2 regular expression: ${(err as Error).message}`,
+      );
+    }
+  }
+  const labels = objectAt(errors, `${at}.matchLabels`, gate.matchLabels);
+  for (const [key, v] of Object.entries(labels ?? {})) {
+    if (typeof v !== 'string') errors.typeInvalid(`${at}.matchLabels.${key}`, v, 'a string');
+  }
+}
+
+// Metric and alert gates need a Prometheus to ask, and are enforced by RollingUpdate only: refused
+// elsewhere rather than silently ignored.
+function validateHealthGate(errors: FieldErrors, at: string, value: unknown, type: StrategyType): void {
+  const gate = objectAt(errors, at, value);
+  if (!gate) return;
+  if (gate.podSelector !== undefined) validateLabelSelector(errors, `${at}.podSelector`, gate.podSelector);
+  if (gate.blockingPodSelector !== undefined && gate.blockingPodSelector !== null)
+    validateLabelSelector(errors, `${at}.blockingPodSelector`, gate.blockingPodSelector);
+  validatePrometheus(errors, `${at}.prometheus`, gate.prometheus);
+  const seen = new Set<string>();
+  const metrics = arrayAt(errors, `${at}.metrics`, gate.metrics);
+  metrics.forEach((m, i) => {
+    validateMetricGate(errors, `${at}.metrics[${i}]`, m, seen);
+  });
+  const alerts = arrayAt(errors, `${at}.alerts`, gate.alerts);
+  alerts.forEach((a, i) => {
+    validateAlertGate(errors, `${at}.alerts[${i}]`, a);
+  });
+  const asksPrometheus = metrics.length > 0 || alerts.length > 0;
+  const hasPrometheus = gate.prometheus !== undefined && gate.prometheus !== null;
+  if (asksPrometheus && !hasPrometheus)
+    errors.required(`${at}.prometheus`, 'metrics and alerts need the Prometheus server to ask');
+  if (hasPrometheus && !asksPrometheus)
+    errors.required(`${at}.metrics`, 'prometheus is set, but no metrics or alerts use it');
+  for (const field of ['blockingPodSelector', 'prometheus', 'metrics', 'alerts']) {
+    if (gate[field] !== undefined && gate[field] !== null && type !== 'RollingUpdate')
+      errors.forbidden(`${at}.${field}`, 'may only be set when type is RollingUpdate');
+  }
+}
+
+function validateRollingUpdate(errors: FieldErrors, at: string, value: unknown, type: StrategyType): void {
   const ru = objectAt(errors, at, value);
   if (!ru) return;
   positiveIntOrPercent(errors, `${at}.maxUnavailable`, ru.maxUnavailable);
@@ -84,9 +208,7 @@ function validateRollingUpdate(errors: FieldErrors, at: string, value: unknown):
     enumAt(errors, `${at}.failurePolicy.action`, failure.action, ['Pause', 'Rollback'] as const);
     integerAt(errors, `${at}.failurePolicy.maxFailures`, failure.maxFailures, 0);
   }
-  const gate = objectAt(errors, `${at}.healthGate`, ru.healthGate);
-  if (gate?.podSelector !== undefined)
-    validateLabelSelector(errors, `${at}.healthGate.podSelector`, gate.podSelector);
+  validateHealthGate(errors, `${at}.healthGate`, ru.healthGate, type);
   arrayAt(errors, `${at}.maintenanceWindows`, ru.maintenanceWindows).forEach((w, i) => {
     validateMaintenanceWindow(errors, `${at}.maintenanceWindows[${i}]`, w);
   });
@@ -145,7 +267,7 @@ function validateUpdateStrategy(errors: FieldErrors, at: string, value: unknown,
     }
   }
   if (STRATEGY_FIELDS.rollingUpdate!.includes(type))
-    validateRollingUpdate(errors, `${at}.rollingUpdate`, strategy.rollingUpdate);
+    validateRollingUpdate(errors, `${at}.rollingUpdate`, strategy.rollingUpdate, type);
   const serial = objectAt(errors, `${at}.serial`, strategy.serial);
   if (serial) {
     integerAt(errors, `${at}.serial.slots`, serial.slots, 1);

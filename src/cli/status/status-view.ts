@@ -49,10 +49,11 @@ function plural(n: number, word: string): string {
 
 function conditionColour(p: Palette, type: string, status: string): (text: string) => string {
   const good =
-    (type === 'Complete' && status === 'True') ||
+    ((type === 'Complete' || type === 'HealthGate') && status === 'True') ||
     (['Degraded', 'Paused', 'RolledBack', 'RenderDegraded'].includes(type) && status === 'False');
   const bad =
-    (type === 'Degraded' || type === 'RenderDegraded' || type === 'RolledBack') && status === 'True';
+    ((type === 'Degraded' || type === 'RenderDegraded' || type === 'RolledBack') && status === 'True') ||
+    (type === 'HealthGate' && status === 'False');
   if (bad) return p.red;
   if (good) return p.green;
   return status === 'True' ? p.yellow : (text) => text;

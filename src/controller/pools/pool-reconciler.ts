@@ -11,11 +11,14 @@ import type { NodeConfigPool } from '../../api/types.ts';
 import { kubeTime, type StatusCondition } from '../../kube/conditions.ts';
 import { type ControllerContext, type Informers, nodeSubject, poolSubject } from '../controller-context.ts';
 import type { DecisionExecutor } from '../decision-executor.ts';
+import { HealthGates } from '../gates/evaluate-gates.ts';
+import { type GateStep, gateStep } from '../gates/gate-step.ts';
 import type { Reconciler } from '../reconciler.ts';
 import { revisionsOfPool } from '../revisions/revision-writer.ts';
 import { endRollout, isRolloutOpen } from '../revisions/rollout-history.ts';
 import type { NodeSnapshot, RevisionRef, RolloutDecision } from '../rollout/types.ts';
 import { strategyFor } from '../strategies/registry.ts';
+import { rollingUpdateOf } from '../strategies/rolling-settings.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategies/strategy.ts';
 import type { StrategyExecutor } from '../strategies/strategy-executor.ts';
 import type { StrategyReport } from '../strategies/strategy-status.ts';
@@ -46,6 +49,8 @@ interface Rollout {
   /** The members as the status counts them. */
   nodes: NodeSnapshot[];
   errors: unknown[];
+  /** The HealthGate condition (undefined: keep the last one; null: remove it). */
+  healthGate?: GateStep['condition'];
 }
 
 export class PoolReconciler implements Reconciler {
@@ -58,6 +63,7 @@ export class PoolReconciler implements Reconciler {
   private readonly writer: PoolWriter;
   private readonly failurePolicy: FailurePolicy;
   private readonly waves: WaveGate;
+  private readonly gates: HealthGates;
 
   constructor(
     ctx: ControllerContext,
@@ -74,6 +80,11 @@ export class PoolReconciler implements Reconciler {
     this.writer = new PoolWriter(ctx);
     this.failurePolicy = new FailurePolicy(ctx, this.writer, executor);
     this.waves = new WaveGate(ctx, renderer);
+    this.gates = new HealthGates({
+      secret: (namespace, name) => ctx.informers.secrets.get(name, namespace),
+      podsOn: (node) => ctx.pods.on(node),
+      now: () => ctx.now(),
+    });
   }
 
   initialKeys(informers: Informers): string[] {
@@ -87,6 +98,7 @@ export class PoolReconciler implements Reconciler {
   forget(pool: string): void {
     this.renderer.forget(pool);
     this.tracker.forget(pool);
+    this.gates.forget(pool);
     this.ctx.metrics.forgetPool(pool);
   }
 
@@ -137,6 +149,7 @@ export class PoolReconciler implements Reconciler {
       ...(state.rollback ? { rollback: state.rollback } : {}),
       nodeConflicts: members.conflicts,
       ...(state.wave ? { wave: state.wave } : {}),
+      ...(rollout.healthGate !== undefined ? { healthGate: rollout.healthGate } : {}),
       now,
     });
     await this.writer.writeStatus(pool, next);
@@ -202,14 +215,39 @@ export class PoolReconciler implements Reconciler {
       }
     }
     if (decision.rollout) this.reportFailures(pool, state.target, decision.rollout, snapshot);
-    // Extension point (gates): a metric or alert gate checked before a batch starts and during soak
-    // would turn a failing check into decision.failureAction here, so the failure policy handles it.
+    // Gates (src/controller/gates): metrics, alerts and blocking pods hold the batch, or fail it (the
+    // strategy then reports a failure action, so the failure policy handles it).
+    const gated = decision.rollout
+      ? await gateStep(
+          this.gates,
+          pool.metadata.name,
+          rollingUpdateOf(snapshot.spec).healthGate,
+          decision.rollout,
+          {
+            paused: state.paused,
+            rollingBack: state.pin?.to === state.target.name,
+            rolloutOpen: isRolloutOpen(state.history, state.target.name),
+          },
+        )
+      : undefined;
+    const gatedTarget = state.target.name;
+    if (gated?.gate) {
+      snapshot = { ...snapshot, gate: gated.gate };
+      decision = strategy.decide(snapshot);
+    }
     if (decision.failureAction) {
       const action = decision.failureAction;
       state = await this.failurePolicy.apply(pool, state, action, now);
       snapshot = observer.observe(state, action);
+      // The gate's verdict was about this target: a rollback's target is not held by it.
+      if (gated?.gate && state.target.name === gatedTarget) snapshot = { ...snapshot, gate: gated.gate };
       decision = strategy.decide(snapshot);
     }
+    if (gated?.requeueAfterMs !== undefined && decision.rollout?.complete !== true && !state.paused)
+      decision = {
+        ...decision,
+        requeueAfterMs: Math.min(decision.requeueAfterMs ?? Number.POSITIVE_INFINITY, gated.requeueAfterMs),
+      };
     errors.push(...(await this.execute(pool, state.target, decision)));
     const after = strategy.report ? observer.observe(state) : snapshot;
     const report = strategy.report?.(after, decision);
@@ -219,7 +257,14 @@ export class PoolReconciler implements Reconciler {
       const history = endRollout(state.history, state.target.name, 'Complete', kubeTime(now));
       state = { ...state, history, lastComplete: state.target };
     }
-    return { state, decision, ...(report ? { report } : {}), nodes: [...after.snapshots], errors };
+    return {
+      state,
+      decision,
+      ...(report ? { report } : {}),
+      nodes: [...after.snapshots],
+      errors,
+      ...(gated?.condition !== undefined ? { healthGate: gated.condition } : {}),
+    };
   }
 
   /** New failures of the pool's rollout: a metric and an Event on each node. */

@@ -1,5 +1,5 @@
 // The NodeConfigPool status the controller writes: counts per state and per revision, the conditions
-// (Progressing, Complete, Paused, Degraded, RolledBack, RenderDegraded), observedGeneration and the
+// (Progressing, Complete, Paused, Degraded, RolledBack, RenderDegraded, HealthGate), observedGeneration and the
 // rollout history. Pure: from the decision and what the reconciler learned, so it is table-testable, and
 // an unchanged world yields an identical status (and no write).
 
@@ -41,6 +41,11 @@ export interface PoolStatusInput {
   nodeConflicts: ReadonlyMap<string, readonly string[]>;
   /** A new revision held back by the pools this one waits for (waves). */
   wave?: { reason: string; message: string };
+  /**
+   * The HealthGate condition (metric, alert and blocking-pod gates): what they said this time; undefined:
+   * not evaluated, the last word stays; null: the pool has no such gates, the condition goes.
+   */
+  healthGate?: { passed: boolean; reason: string; message: string } | null;
   now: number;
 }
 
@@ -107,7 +112,7 @@ function rollingProgress(
   const progress = `${updated}/${input.nodes.length} nodes on ${T}, ${plural(inFlight, 'node')} in flight`;
   const drainNote = verdicts.find((v) => v.phase === 'Draining' && v.detail && v.detail !== 'draining');
   const stopping =
-    blocked && ['Paused', 'FailurePolicy', 'OutsideMaintenanceWindow'].includes(blocked.reason);
+    blocked && ['Paused', 'FailurePolicy', 'OutsideMaintenanceWindow', 'HealthGate'].includes(blocked.reason);
   // Failed nodes (within maxFailures) keep their slots: with nothing in flight, nothing will free one.
   const stalled =
     blocked !== undefined &&
@@ -253,7 +258,13 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
       ? { type: 'RenderDegraded', status: 'True', ...input.render.problem }
       : { type: 'RenderDegraded', status: 'False', reason: 'Rendered', message: '' },
   ];
+  // HealthGate: True while the gates pass; False with MetricGateFailed, AlertFiring, BlockingPods or GateUnavailable.
+  if (input.healthGate) {
+    const { passed, reason, message } = input.healthGate;
+    conds.push({ type: 'HealthGate', status: passed ? 'True' : 'False', reason, message });
+  }
   let conditions = (input.previous?.conditions ?? []) as StatusCondition[];
+  if (input.healthGate === null) conditions = conditions.filter((c) => c.type !== 'HealthGate');
   for (const c of conds)
     conditions = setCondition(conditions, { ...c, observedGeneration: input.generation }, now);
   status.conditions = conditions as NodeConfigPoolStatus['conditions'];
@@ -279,10 +290,11 @@ export function conditionChanges(
   for (const c of after ?? []) {
     const old = findCondition(before, c.type);
     if (old && old.status === c.status && old.reason === c.reason) continue;
-    if (!old && c.status !== 'True') continue;
+    if (!old && c.status !== 'True' && c.type !== 'HealthGate') continue;
     const warning =
       (c.status === 'True' && WARN_WHEN_TRUE.has(c.type)) ||
-      (c.type === 'Paused' && c.reason === 'FailurePolicy');
+      (c.type === 'Paused' && c.reason === 'FailurePolicy') ||
+      (c.type === 'HealthGate' && c.status === 'False');
     changes.push({
       type: c.type,
       status: c.status,

@@ -18,6 +18,8 @@
 //   failurePolicy.maxFailures failures during a rollout pause it, or roll the pool back to the last
 //   revision that completed.
 // - spec.paused, an open failure, or a closed maintenance window: no node starts; nodes in flight finish.
+// - A health gate that holds (src/controller/gates) starts no node either; one that fails (a metric or
+//   alert gate) once a node was touched trips the failure policy.
 
 import { plural } from '../plural.ts';
 import { resolveIntOrPercent } from './int-or-percent.ts';
@@ -36,12 +38,34 @@ import type {
 const PHASES_ON_TARGET = new Set(['Draining', 'Updating', 'Soaking', 'Updated', 'Failed']);
 
 export function failureActionFor(input: RolloutInput, failures: NodeVerdict[]): FailureAction | undefined {
-  const { maxFailures, action } = input.settings.failurePolicy;
+  const { maxFailures } = input.settings.failurePolicy;
   if (input.paused || input.episodeStart === undefined || failures.length <= maxFailures) return undefined;
   const shown = failures.slice(0, 5).map((f) => `${f.name} (${f.failure?.message ?? f.phase})`);
   const more = failures.length > shown.length ? ` and ${failures.length - shown.length} more` : '';
-  const what = `${failures.length} node${failures.length === 1 ? '' : 's'} failed revision ${input.target.name} (maxFailures ${maxFailures}): ${shown.join('; ')}${more}`;
-  if (action === 'Rollback') {
+  return policyAction(
+    input,
+    `${failures.length} node${failures.length === 1 ? '' : 's'} failed revision ${input.target.name} (maxFailures ${maxFailures}): ${shown.join('; ')}${more}`,
+  );
+}
+
+/**
+ * A failing health gate (metric or alert) once the rollout has touched a node: a failure for the policy
+ * whatever maxFailures says (it counts nodes). Before any node was touched there is nothing to blame.
+ */
+export function gateFailureActionFor(
+  input: RolloutInput,
+  verdicts: readonly NodeVerdict[],
+): FailureAction | undefined {
+  if (input.gate?.verdict !== 'fail' || input.paused || input.episodeStart === undefined) return undefined;
+  if (!verdicts.some((v) => v.touched)) return undefined;
+  return policyAction(
+    input,
+    `health gate failed during ${input.target.name} (${input.gate.reason}): ${input.gate.message}`,
+  );
+}
+
+function policyAction(input: RolloutInput, what: string): FailureAction {
+  if (input.settings.failurePolicy.action === 'Rollback') {
     const to = input.lastComplete;
     if (to && to.name !== input.target.name) {
       return { action: 'Rollback', to, message: `${what}; rolling back to ${to.name}` };
@@ -71,7 +95,10 @@ function completeAndWake(
     const since = node.readyChangedAt ?? (v.phase === 'Bootstrapping' ? node.createdAt : undefined);
     return !node.ready && (since === undefined || now > since + settings.progressDeadlineSeconds * 1000);
   };
+  // A health gate that holds or fails keeps a rollout that touched nodes open: its last soak has not
+  // passed the gate. (Bootstrapped nodes are no batch: the gate does not keep them from completing.)
   decision.complete =
+    !(input.gate !== undefined && ordered.some((v) => v.touched)) &&
     decision.bootstrap.length === 0 &&
     decision.starts.length === 0 &&
     decision.uncordon.length === 0 &&
@@ -221,7 +248,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
 
   // Touched failures trip the policy; failures of untouched nodes are reported but are not this rollout's.
   const rolloutFailures = decision.failures.filter((f) => f.touched);
-  const failureAction = failureActionFor(input, rolloutFailures);
+  const failureAction = failureActionFor(input, rolloutFailures) ?? gateFailureActionFor(input, ordered);
   if (failureAction) decision.failureAction = failureAction;
 
   const uncordoning = new Set(decision.uncordon.map((u) => u.node));
@@ -245,6 +272,9 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
       blockMessage = window.error
         ? `the maintenance windows cannot be read, so no node starts: ${window.error}`
         : `outside every maintenance window${window.opensAt !== undefined ? `; the next opens at ${new Date(window.opensAt).toISOString()}${window.nextOpeningZone && window.nextOpeningZone !== 'UTC' ? ` (${formatWallClock(window.nextOpeningZone, window.opensAt)})` : ''}` : '; none opens again'}`;
+    } else if (input.gate) {
+      blocked = 'HealthGate';
+      blockMessage = `health gate ${input.gate.verdict === 'fail' ? 'fails' : 'holds'} (${input.gate.reason}): ${input.gate.message}`;
     }
   }
 

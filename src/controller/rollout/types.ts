@@ -80,6 +80,15 @@ export interface RolloutInput {
   episodeStart?: number;
   nodes: readonly NodeSnapshot[];
   now: number;
+  /** The pool's health gate does not pass (src/controller/gates): no node starts; a failure trips the policy. */
+  gate?: GateVerdict;
+}
+
+/** A health gate that holds the rollout, or fails it (metric or alert gates). */
+export interface GateVerdict {
+  verdict: 'hold' | 'fail';
+  reason: string;
+  message: string;
 }
 
 /** Where a node stands in the rollout. */
@@ -141,7 +150,8 @@ export type BlockReason =
   | 'OutsideMaintenanceWindow'
   | 'WaitingForCanary'
   | 'BudgetExhausted'
-  | 'ZoneBudgetExhausted';
+  | 'ZoneBudgetExhausted'
+  | 'HealthGate';
 
 export interface FailureAction {
   action: 'Pause' | 'Rollback';

@@ -10,6 +10,7 @@ import type { NodeConfigPool } from '../../api/types.ts';
 import type { RolloutRecord } from '../revisions/rollout-history.ts';
 import type {
   FailureAction,
+  GateVerdict,
   NodeSnapshot,
   RevisionRef,
   RollingUpdateSettings,
@@ -45,6 +46,8 @@ export interface StrategySnapshot {
   /** Serial slot Leases labelled for this pool. */
   slots: SlotView;
   now: number;
+  /** The pool's health gate holds or fails (src/controller/gates): RollingUpdate starts no batch, or fails. */
+  gate?: GateVerdict;
 }
 
 /** What a strategy wants done. The reconciler carries it out in this order. */

@@ -131,8 +131,10 @@ function table(head: string[], rows: (string | Node)[][]): HTMLTableElement {
 }
 
 function conditionBadge(c: PoolView['conditions'][number]): HTMLElement {
-  const bad = ['Degraded', 'RolledBack', 'RenderDegraded'].includes(c.type) && c.status === 'True';
-  const good = c.type === 'Complete' && c.status === 'True';
+  const bad =
+    (['Degraded', 'RolledBack', 'RenderDegraded'].includes(c.type) && c.status === 'True') ||
+    (c.type === 'HealthGate' && c.status === 'False');
+  const good = (c.type === 'Complete' || c.type === 'HealthGate') && c.status === 'True';
   return el(
     'span',
     { class: `badge${bad ? ' bad' : good ? ' good' : ''}`, title: `${c.reason ?? ''} ${c.message ?? ''}` },

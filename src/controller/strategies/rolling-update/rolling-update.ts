@@ -22,6 +22,7 @@ export const rollingUpdate: RolloutStrategy = {
       ...(start !== undefined ? { episodeStart: start } : {}),
       nodes: s.snapshots,
       now: s.now,
+      ...(s.gate ? { gate: s.gate } : {}),
     });
     return {
       marks: planNodeMarks(marksInput(s, 'RollingUpdate')),

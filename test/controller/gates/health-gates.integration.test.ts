@@ -1,0 +1,420 @@
+// Health gates against a real Prometheus scraping an exporter the test controls, with the embedded
+// API server, simulated nodes and the rollout controller: a metric crossing its threshold mid-soak
+// pauses the rollout (and a resume after it recovers finishes it), or rolls it back; a firing alert
+// holds a batch; an unreachable Prometheus holds, never passes; blocking pods hold a batch.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { CURRENT_REVISION_ANNOTATION } from '../../../src/api/node-protocol.ts';
+import { freePort, prometheusMissing, TestExporter, TestPrometheus } from '../../support/prometheus.ts';
+import {
+  ClusterHarness,
+  condition,
+  eventually,
+  kubeletConfig,
+  type PoolObject,
+  revisionNameFor,
+} from '../support/cluster-harness.ts';
+
+const RULES = `groups:
+  - name: gates
+    rules:
+      - alert: GateTestAlert
+        expr: gate_alert_value > 0
+        for: 0s
+        labels:
+          severity: critical
+`;
+
+async function poolWhere(
+  h: ClusterHarness,
+  name: string,
+  what: string,
+  ok: (p: PoolObject) => boolean,
+  ms = 40_000,
+) {
+  return eventually(
+    what,
+    async () => {
+      const p = await h.getPool(name);
+      return ok(p) ? p : undefined;
+    },
+    ms,
+    100,
+  );
+}
+
+async function fleetOf(h: ClusterHarness, pool: string, count: number): Promise<void> {
+  const nodes = [];
+  for (let i = 0; i < count; i++)
+    nodes.push(await h.fleet.create({ name: `${pool}-${i}`, zone: 'zone-a', labels: { pool } }));
+  await h.fleet.startAll(nodes);
+}
+
+/** The pool stays this way for a while (a hold that holds). */
+async function staysFor(
+  h: ClusterHarness,
+  name: string,
+  ms: number,
+  ok: (p: PoolObject) => boolean,
+): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const p = await h.getPool(name);
+    assert.ok(ok(p), JSON.stringify(p.status?.conditions));
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const complete = (revision?: string) => (p: PoolObject) =>
+  condition(p, 'Complete')?.status === 'True' &&
+  (revision === undefined || p.status?.targetRevision === revision);
+
+describe('health gates with a real Prometheus', { skip: prometheusMissing }, () => {
+  let h: ClusterHarness;
+  let exporter: TestExporter;
+  let prometheus: TestPrometheus;
+  before(async () => {
+    exporter = await TestExporter.start();
+    for (const m of ['gate_errors_pause', 'gate_errors_rollback', 'gate_alert_value']) exporter.set(m, 0);
+    prometheus = await TestPrometheus.start({ targets: [exporter.address], rules: RULES });
+    await prometheus.waitForValue('gate_errors_pause', 0);
+    h = await ClusterHarness.start();
+    await h.startController();
+  });
+  after(async () => {
+    await h?.stop();
+    await prometheus?.stop();
+    await exporter?.stop();
+  });
+
+  test('a metric crossing its threshold mid-soak pauses the rollout; it resumes after it recovers and resume', async () => {
+    await fleetOf(h, 'metric', 2);
+    await h.applyConfig('metric-kubelet', kubeletConfig('good'), { pool: 'metric' });
+    await h.createPool('metric', {
+      nodeSelector: { matchLabels: { pool: 'metric' } },
+      configSelector: { matchLabels: { pool: 'metric' } },
+      updateStrategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: {
+          maxUnavailable: 1,
+          minReadySeconds: 8,
+          progressDeadlineSeconds: 60,
+          failurePolicy: { action: 'Pause' },
+          healthGate: {
+            prometheus: { url: prometheus.url, intervalSeconds: 1, timeoutSeconds: 2 },
+            metrics: [{ name: 'errors', query: 'max(gate_errors_pause)', operator: '<', threshold: 1 }],
+          },
+        },
+      },
+    });
+    await poolWhere(h, 'metric', 'first revision complete', complete());
+    const v2 = revisionNameFor('metric', { 'metric-kubelet': kubeletConfig('v2') });
+    await h.applyConfig('metric-kubelet', kubeletConfig('v2'), { pool: 'metric' });
+    const soaking = await poolWhere(
+      h,
+      'metric',
+      'the first node of v2 soaking',
+      (p) =>
+        p.status?.targetRevision === v2 &&
+        (p.status?.ready ?? 0) >= 1 &&
+        condition(p, 'Complete')?.status === 'False',
+    );
+    assert.equal(condition(soaking, 'HealthGate')?.status, 'True');
+    assert.equal(condition(soaking, 'HealthGate')?.reason, 'GatesPassed');
+
+    exporter.set('gate_errors_pause', 5);
+    const paused = await poolWhere(
+      h,
+      'metric',
+      'paused by the gate',
+      (p) => condition(p, 'Paused')?.reason === 'FailurePolicy',
+    );
+    assert.equal(paused.spec.paused, true);
+    assert.equal(paused.status?.updated, 1, 'the second node was not started');
+    assert.equal(
+      condition(paused, 'Paused')?.message,
+      `health gate failed during ${v2} (MetricGateFailed): metric gate errors (max(gate_errors_pause)) = 5, must be < 1`,
+    );
+    const gate = condition(paused, 'HealthGate');
+    assert.equal(gate?.status, 'False');
+    assert.equal(gate?.reason, 'MetricGateFailed');
+    assert.match(gate?.message ?? '', /max\(gate_errors_pause\)\) = 5, must be < 1/);
+    assert.equal(paused.status?.history?.at(-1)?.result, 'Failed');
+    const events = await h.events('NodeConfigPool', 'metric');
+    assert.ok(
+      events.some(
+        (e) =>
+          e.reason === 'MetricGateFailed' && e.type === 'Warning' && e.message.includes('= 5, must be < 1'),
+      ),
+      JSON.stringify(events),
+    );
+
+    // Recovered, but paused until someone resumes.
+    exporter.set('gate_errors_pause', 0);
+    await prometheus.waitForValue('gate_errors_pause', 0);
+    await staysFor(h, 'metric', 2_000, (p) => p.spec.paused === true && p.status?.updated === 1);
+    await h.patchPool('metric', { spec: { paused: false } });
+    const done = await poolWhere(h, 'metric', 'v2 complete after resume', complete(v2));
+    assert.equal(done.status?.updated, 2);
+    assert.equal(condition(done, 'HealthGate')?.status, 'True');
+    assert.equal(condition(done, 'Paused')?.status, 'False');
+  });
+
+  test('Rollback: a failing gate rolls the pool back, and the rollback is not held by it', async () => {
+    await fleetOf(h, 'rollback', 2);
+    await h.applyConfig('rollback-kubelet', kubeletConfig('good'), { pool: 'rollback' });
+    await h.createPool('rollback', {
+      nodeSelector: { matchLabels: { pool: 'rollback' } },
+      configSelector: { matchLabels: { pool: 'rollback' } },
+      updateStrategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: {
+          maxUnavailable: 1,
+          minReadySeconds: 8,
+          progressDeadlineSeconds: 60,
+          failurePolicy: { action: 'Rollback', maxFailures: 3 },
+          healthGate: {
+            prometheus: { url: prometheus.url, intervalSeconds: 1 },
+            metrics: [{ name: 'no-errors', query: 'gate_errors_rollback > 0', operator: 'NoSeries' }],
+          },
+        },
+      },
+    });
+    const good = (await poolWhere(h, 'rollback', 'first revision complete', complete())).status!
+      .targetRevision!;
+    const bad = revisionNameFor('rollback', { 'rollback-kubelet': kubeletConfig('bad') });
+    await h.applyConfig('rollback-kubelet', kubeletConfig('bad'), { pool: 'rollback' });
+    await poolWhere(
+      h,
+      'rollback',
+      'a node on the new revision',
+      (p) => p.status?.targetRevision === bad && (p.status?.updated ?? 0) >= 1,
+    );
+
+    exporter.set('gate_errors_rollback', 3);
+    const rolledBack = await poolWhere(
+      h,
+      'rollback',
+      'rolled back and complete',
+      (p) => condition(p, 'RolledBack')?.status === 'True' && complete(good)(p),
+    );
+    assert.equal(condition(rolledBack, 'RolledBack')?.reason, 'FailurePolicy');
+    assert.match(
+      condition(rolledBack, 'RolledBack')?.message ?? '',
+      /health gate failed during .* \(MetricGateFailed\): metric gate no-errors \(gate_errors_rollback > 0\) returned 1 series, must return none: .* = 3; rolling back to /,
+    );
+    assert.deepEqual(
+      rolledBack.status?.history?.map((r) => [r.name, r.result]),
+      [
+        [good, 'Complete'],
+        [bad, 'RolledBack'],
+        [good, 'Complete'],
+      ],
+    );
+    for (const n of await h.nodes('pool=rollback'))
+      assert.equal(n.metadata.annotations?.[CURRENT_REVISION_ANNOTATION], good, n.metadata.name);
+    exporter.set('gate_errors_rollback', 0);
+  });
+
+  test('a firing alert holds the batch; credentials come from a Secret', async () => {
+    await h.admin.create('/api/v1/namespaces/default/secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'prometheus-reader' },
+      data: { token: Buffer.from('reader-token').toString('base64') },
+    });
+    await fleetOf(h, 'alert', 2);
+    await h.applyConfig('alert-kubelet', kubeletConfig('good'), { pool: 'alert' });
+    await h.createPool('alert', {
+      nodeSelector: { matchLabels: { pool: 'alert' } },
+      configSelector: { matchLabels: { pool: 'alert' } },
+      updateStrategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: {
+          maxUnavailable: 1,
+          healthGate: {
+            prometheus: {
+              url: prometheus.url,
+              intervalSeconds: 1,
+              credentialsSecretRef: { namespace: 'default', name: 'prometheus-reader' },
+            },
+            alerts: [{ alertname: 'GateTest.*', matchLabels: { severity: 'critical' } }],
+          },
+        },
+      },
+    });
+    await poolWhere(h, 'alert', 'first revision complete', complete());
+    exporter.set('gate_alert_value', 1);
+    await prometheus.waitForAlert('GateTestAlert', 'firing');
+    const v2 = revisionNameFor('alert', { 'alert-kubelet': kubeletConfig('v2') });
+    await h.applyConfig('alert-kubelet', kubeletConfig('v2'), { pool: 'alert' });
+    const held = await poolWhere(
+      h,
+      'alert',
+      'held by the alert',
+      (p) => p.status?.targetRevision === v2 && condition(p, 'HealthGate')?.reason === 'AlertFiring',
+    );
+    assert.equal(condition(held, 'HealthGate')?.status, 'False');
+    assert.match(condition(held, 'HealthGate')?.message ?? '', /^alert firing: GateTestAlert\{/);
+    assert.equal(condition(held, 'Progressing')?.reason, 'HealthGate');
+    assert.equal(condition(held, 'Progressing')?.status, 'False');
+    // Nothing was touched yet, so the failure only holds: no pause, no node started.
+    await staysFor(h, 'alert', 2_000, (p) => p.status?.updated === 0 && p.spec.paused !== true);
+
+    exporter.set('gate_alert_value', 0);
+    const done = await poolWhere(h, 'alert', 'v2 complete once the alert resolved', complete(v2));
+    assert.equal(done.status?.updated, 2);
+    assert.equal(condition(done, 'HealthGate')?.reason, 'GatesPassed');
+  });
+
+  test('an unreachable Prometheus holds the rollout, and never lets it pass', async () => {
+    await fleetOf(h, 'down', 2);
+    await h.applyConfig('down-kubelet', kubeletConfig('good'), { pool: 'down' });
+    const spec = (url: string) => ({
+      nodeSelector: { matchLabels: { pool: 'down' } },
+      configSelector: { matchLabels: { pool: 'down' } },
+      updateStrategy: {
+        type: 'RollingUpdate' as const,
+        rollingUpdate: {
+          maxUnavailable: 1,
+          healthGate: {
+            prometheus: { url, intervalSeconds: 1, timeoutSeconds: 1 },
+            metrics: [
+              { name: 'errors', query: 'max(gate_errors_pause)', operator: '<' as const, threshold: 1 },
+            ],
+          },
+        },
+      },
+    });
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    await h.createPool('down', spec(nowhere));
+    // New nodes get their first revision at once (bootstrap is not a batch).
+    await poolWhere(h, 'down', 'first revision complete', complete());
+    const v2 = revisionNameFor('down', { 'down-kubelet': kubeletConfig('v2') });
+    await h.applyConfig('down-kubelet', kubeletConfig('v2'), { pool: 'down' });
+    const held = await poolWhere(
+      h,
+      'down',
+      'held: the gate cannot be evaluated',
+      (p) => p.status?.targetRevision === v2 && condition(p, 'HealthGate')?.reason === 'GateUnavailable',
+    );
+    assert.match(condition(held, 'HealthGate')?.message ?? '', /Prometheus cannot be asked: .*ECONNREFUSED/);
+    assert.match(condition(held, 'Progressing')?.message ?? '', /health gate holds \(GateUnavailable\)/);
+    await staysFor(h, 'down', 2_000, (p) => p.status?.updated === 0 && p.spec.paused !== true);
+
+    await h.patchPool('down', { spec: spec(prometheus.url) });
+    await poolWhere(h, 'down', 'v2 complete once Prometheus answers', complete(v2));
+  });
+
+  test('Prometheus going down mid-soak holds the rollout open until it answers again', async () => {
+    const doomed = await TestPrometheus.start({ targets: [exporter.address] });
+    try {
+      await doomed.waitForValue('gate_errors_pause', 0);
+      await fleetOf(h, 'outage', 1);
+      await h.applyConfig('outage-kubelet', kubeletConfig('good'), { pool: 'outage' });
+      const spec = (url: string) => ({
+        nodeSelector: { matchLabels: { pool: 'outage' } },
+        configSelector: { matchLabels: { pool: 'outage' } },
+        updateStrategy: {
+          type: 'RollingUpdate' as const,
+          rollingUpdate: {
+            minReadySeconds: 8,
+            healthGate: {
+              prometheus: { url, intervalSeconds: 1, timeoutSeconds: 1 },
+              metrics: [
+                { name: 'errors', query: 'max(gate_errors_pause)', operator: '<' as const, threshold: 1 },
+              ],
+            },
+          },
+        },
+      });
+      await h.createPool('outage', spec(doomed.url));
+      await poolWhere(h, 'outage', 'first revision complete', complete());
+      const v2 = revisionNameFor('outage', { 'outage-kubelet': kubeletConfig('v2') });
+      await h.applyConfig('outage-kubelet', kubeletConfig('v2'), { pool: 'outage' });
+      await poolWhere(
+        h,
+        'outage',
+        'the node on v2, soaking',
+        (p) => p.status?.targetRevision === v2 && p.status?.ready === 1,
+      );
+      await doomed.stop();
+      const held = await poolWhere(
+        h,
+        'outage',
+        'held: Prometheus is gone',
+        (p) => condition(p, 'HealthGate')?.reason === 'GateUnavailable',
+      );
+      assert.equal(condition(held, 'Complete')?.status, 'False');
+      // Well past the soak: the rollout does not complete on a gate nobody could check.
+      await staysFor(
+        h,
+        'outage',
+        10_000,
+        (p) => condition(p, 'Complete')?.status === 'False' && p.spec.paused !== true,
+      );
+      await h.patchPool('outage', { spec: spec(prometheus.url) });
+      const done = await poolWhere(h, 'outage', 'v2 complete once Prometheus answers', complete(v2));
+      assert.equal(condition(done, 'HealthGate')?.reason, 'GatesPassed');
+    } finally {
+      await doomed.stop();
+    }
+  });
+});
+
+describe('blocking pods', () => {
+  let h: ClusterHarness;
+  before(async () => {
+    h = await ClusterHarness.start();
+    await h.startController();
+  });
+  after(async () => {
+    await h?.stop();
+  });
+
+  test('no batch starts while a selected pod runs on the nodes it would take', async () => {
+    await fleetOf(h, 'blocked', 2);
+    await h.applyConfig('blocked-kubelet', kubeletConfig('good'), { pool: 'blocked' });
+    await h.createPool('blocked', {
+      nodeSelector: { matchLabels: { pool: 'blocked' } },
+      configSelector: { matchLabels: { pool: 'blocked' } },
+      updateStrategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: {
+          maxUnavailable: 1,
+          healthGate: { blockingPodSelector: { matchLabels: { app: 'batch-job' } } },
+        },
+      },
+    });
+    await poolWhere(h, 'blocked', 'first revision complete', complete());
+    await h.admin.create('/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'batch-0', labels: { app: 'batch-job' } },
+      spec: { nodeName: 'blocked-0', containers: [{ name: 'main', image: 'registry.example/job:1' }] },
+    });
+    await h.admin.patch(
+      '/api/v1/namespaces/default/pods/batch-0/status',
+      { status: { phase: 'Running' } },
+      'merge',
+    );
+    const v2 = revisionNameFor('blocked', { 'blocked-kubelet': kubeletConfig('v2') });
+    await h.applyConfig('blocked-kubelet', kubeletConfig('v2'), { pool: 'blocked' });
+    const held = await poolWhere(
+      h,
+      'blocked',
+      'held by the blocking pod',
+      (p) => p.status?.targetRevision === v2 && condition(p, 'HealthGate')?.reason === 'BlockingPods',
+    );
+    assert.equal(
+      condition(held, 'HealthGate')?.message,
+      'blocking pods run on the nodes the next batch would take: default/batch-0 on blocked-0',
+    );
+    await staysFor(h, 'blocked', 2_000, (p) => p.status?.updated === 0);
+
+    await h.admin.delete('/api/v1/namespaces/default/pods/batch-0');
+    const done = await poolWhere(h, 'blocked', 'v2 complete once the pod is gone', complete(v2));
+    assert.equal(done.status?.updated, 2);
+  });
+});
