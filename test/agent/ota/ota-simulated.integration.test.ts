@@ -21,7 +21,7 @@ import {
   eventually,
   kubeletConfig,
   revisionNameFor,
-} from '../../controller/support/cluster-harness.ts';
+} from '../../support/cluster-harness.ts';
 
 describe('OTA on simulated nodes', () => {
   let h: ClusterHarness;
