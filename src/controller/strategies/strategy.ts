@@ -15,10 +15,10 @@ import type {
   RollingUpdateSettings,
   RolloutDecision,
 } from '../rollout/types.ts';
-import type { NodeMarks, StrategyType } from './node-marks.ts';
+import type { NodeMarks, StrategyMarks, StrategyType } from './node-marks.ts';
 import type { SlotView } from './serial/serial-slots.ts';
 import type { StrategyNode } from './strategy-node.ts';
-import type { StrategyReport } from './strategy-status.ts';
+import type { StrategyReport, StrategyReporter } from './strategy-status.ts';
 
 export type { StrategyType } from './node-marks.ts';
 
@@ -72,6 +72,10 @@ export interface RolloutStrategy {
   type: StrategyType;
   /** Pure: same snapshot, same decision. */
   decide(snapshot: StrategySnapshot): StrategyDecision;
+  /** What the strategy wants on each node (<name>-marks.ts); decide plans its marks with it. */
+  marks: StrategyMarks;
+  /** The strategy's notes in its report (<name>-report.ts); report builds on it. */
+  reportNotes?: StrategyReporter;
   /**
    * The pool's Progressing/Complete/Degraded from the nodes after the decision was carried out.
    * Absent: the conditions come from `decision.rollout` (RollingUpdate).
