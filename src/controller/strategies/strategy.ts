@@ -3,7 +3,8 @@
 // slots) to what the nodes should carry (marks), which nodes the controller starts itself (a rollout
 // decision), and what the failure policy should do. The pool reconciler observes, asks the strategy,
 // carries the decision out and writes the status; so a new strategy is one folder implementing this
-// interface plus its line in registry.ts (and its value in the API schema's enum).
+// interface (and a StrategyDescription for the CLI) plus its lines in registry.ts and descriptions.ts
+// (and its value in the API schema's enum).
 
 import type { DefaultedPoolSpec } from '../../api/pool-defaults.ts';
 import type { NodeConfigPool } from '../../api/types.ts';
