@@ -10,10 +10,7 @@ import pino from 'pino';
 import { revisionName } from '../../src/api/hash.ts';
 import { renderConfigs } from '../../src/api/render.ts';
 import type { NodeConfigPoolSpec, NodeConfigSpec } from '../../src/api/types.ts';
-import {
-  RolloutController,
-  type RolloutControllerOptions,
-} from '../../src/controller/rollout-controller.ts';
+import { RolloutController, type RolloutControllerOptions } from '../../src/controller/rollout-controller.ts';
 import { KubeClient } from '../../src/kube/kube-client.ts';
 import { loadKubeConfig } from '../../src/kube/kube-config.ts';
 import { isKubeError } from '../../src/kube/kube-error.ts';
@@ -24,10 +21,7 @@ import {
   embeddedNodeIdentities,
   sharedClient,
 } from '../../src/sim/node-clients.ts';
-import {
-  type SimulatedNodeAgentsOptions,
-  simulatedNodeAgents,
-} from '../../src/sim/simulated-node-agents.ts';
+import { type SimulatedNodeAgentsOptions, simulatedNodeAgents } from '../../src/sim/simulated-node-agents.ts';
 import { eventually as pollUntil } from './eventually.ts';
 import { type LocalApiServer, startLocalApiServer } from './local-apiserver.ts';
 
