@@ -11,6 +11,7 @@ import {
 } from '../api/node-protocol.ts';
 import type { NodeConfigPool } from '../api/types.ts';
 import { nodeConfigPoolPath, nodePath, PATHS } from '../controller/api-paths.ts';
+import { strategyDescription } from '../controller/strategies/descriptions.ts';
 import type { KubeClient } from '../kube/kube-client.ts';
 import { isKubeError } from '../kube/kube-error.ts';
 import type { Node } from '../kube/types.ts';
@@ -24,14 +25,12 @@ import { listPoolNodes, listPoolRevisions, poolsOfNode } from './pool-objects.ts
 export function notOnDemand(pool: NodeConfigPool): string | undefined {
   const type = pool.spec.updateStrategy?.type ?? 'RollingUpdate';
   const name = pool.metadata.name;
-  switch (type) {
-    case 'OnDelete':
-      return undefined;
-    case 'OTA':
-      return `pool ${name} uses the OTA strategy: each node's owner pulls the update through the agent's local API (POST /v1/update on the node; with nodeherd up: POST http://127.0.0.1:9469/nodes/<node>/v1/update), not through nodeherd upgrade`;
-    default:
-      return `pool ${name} uses the ${type} strategy, which updates every node to the target anyway; nodeherd upgrade is for OnDelete pools (see nodeherd status ${name})`;
-  }
+  const description = strategyDescription(type);
+  if (description?.upgradesOnDemand) return undefined;
+  return (
+    description?.notOnDemand?.(name) ??
+    `pool ${name} uses the ${type} strategy, which updates every node to the target anyway; nodeherd upgrade is for OnDelete pools (see nodeherd status ${name})`
+  );
 }
 
 async function getNode(client: KubeClient, name: string): Promise<Node> {

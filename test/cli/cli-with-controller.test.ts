@@ -13,7 +13,7 @@ import {
   eventually,
   kubeletConfig,
   revisionNameFor,
-} from '../controller/support/cluster-harness.ts';
+} from '../support/cluster-harness.ts';
 import { runCli } from './support/cli-cluster.ts';
 
 let h: ClusterHarness;

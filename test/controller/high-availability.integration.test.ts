@@ -16,7 +16,7 @@ import {
   kubeletConfig,
   type PoolObject,
   revisionNameFor,
-} from './support/cluster-harness.ts';
+} from '../support/cluster-harness.ts';
 import { DisruptionInvariant } from './support/disruption-invariant.ts';
 import { NodeWatch } from './support/node-watch.ts';
 

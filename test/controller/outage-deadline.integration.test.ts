@@ -13,7 +13,7 @@ import {
   eventually,
   kubeletConfig,
   revisionNameFor,
-} from './support/cluster-harness.ts';
+} from '../support/cluster-harness.ts';
 
 const DEADLINE_S = 8;
 

@@ -28,7 +28,7 @@ import {
   eventually,
   kubeletConfig,
   revisionNameFor,
-} from '../controller/support/cluster-harness.ts';
+} from '../support/cluster-harness.ts';
 
 const execFileAsync = promisify(execFile);
 const skip =

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { DaemonPod } from '../../src/controller/daemonsets/daemonset-types.ts';
 import { templateHash } from '../../src/sim/simulated-daemonset-controller.ts';
-import { ClusterHarness, eventually } from '../controller/support/cluster-harness.ts';
+import { ClusterHarness, eventually } from '../support/cluster-harness.ts';
 import {
   createDaemonSet,
   daemonPods,
@@ -12,7 +12,7 @@ import {
   revisionsOf,
   setImage,
   startSimulatedWorkloads,
-} from '../controller/support/daemonsets.ts';
+} from '../support/daemonsets.ts';
 
 const hashOf = (pod: DaemonPod) => pod.metadata.labels?.['controller-revision-hash'];
 const byNode = (pods: DaemonPod[]) =>

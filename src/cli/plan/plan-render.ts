@@ -1,6 +1,7 @@
 // `nodeherd plan` as text: per pool the would-be revision, the changes from each current revision,
 // and every node in rollout order with its batch (slot wave, or start offset) and action.
 
+import { strategyDescription } from '../../controller/strategies/descriptions.ts';
 import type { ChangeSet } from '../../plan/types.ts';
 import { type Palette, palette, table, truncate } from '../text-table.ts';
 import type { PoolOrder } from './pool-order.ts';
@@ -110,11 +111,10 @@ function poolLines(plan: PoolPlan, p: Palette): string[] {
   }
   for (const note of plan.strategyNotes) lines.push(`  ${note}`);
 
-  const onUpgrade = plan.strategy === 'OnDelete' || plan.strategy === 'OTA';
-  const header = ['NODE', 'ZONE', 'FROM', onUpgrade ? 'ACTION WHEN UPDATED' : 'ACTION'];
-  if (plan.strategy === 'RollingUpdate' || plan.strategy === 'Serial')
-    header.unshift(plan.strategy === 'Serial' ? 'WAVE' : 'BATCH');
-  if (plan.strategy === 'Spread') header.unshift('START');
+  const description = strategyDescription(plan.strategy);
+  const column = description?.column;
+  const header = ['NODE', 'ZONE', 'FROM', description?.updatesWhenAsked ? 'ACTION WHEN UPDATED' : 'ACTION'];
+  if (column) header.unshift(column.header);
   const rows = [header];
   const labels = new Map(
     plan.batches.map((b) => [b.index, b.label ? `${b.index} ${b.label}` : String(b.index)]),
@@ -123,15 +123,14 @@ function poolLines(plan: PoolPlan, p: Palette): string[] {
     (a, b) => (a.batch ?? Number.MAX_SAFE_INTEGER) - (b.batch ?? Number.MAX_SAFE_INTEGER),
   );
   const aside: string[] = [];
-  for (const step of plan.strategy === 'RollingUpdate' || plan.strategy === 'Serial' ? ordered : plan.nodes) {
+  for (const step of column?.shows === 'batch' ? ordered : plan.nodes) {
     if (step.note) {
       aside.push(`${step.name} (${step.note})`);
       continue;
     }
     const row = [step.name, step.zone || '-', step.from ?? '-', actionColour(p, step.action)(step.action)];
-    if (plan.strategy === 'RollingUpdate' || plan.strategy === 'Serial')
-      row.unshift(labels.get(step.batch ?? 0) ?? '-');
-    if (plan.strategy === 'Spread')
+    if (column?.shows === 'batch') row.unshift(labels.get(step.batch ?? 0) ?? '-');
+    if (column?.shows === 'offset')
       row.unshift(step.offsetSeconds !== undefined ? `+${step.offsetSeconds}s` : '-');
     rows.push(row);
   }

@@ -12,6 +12,7 @@ import {
   STATE_ANNOTATION,
 } from '../../api/node-protocol.ts';
 import type { NodeConfigPool, NodeConfigRevision } from '../../api/types.ts';
+import { strategyDescription } from '../../controller/strategies/descriptions.ts';
 import type { Node } from '../../kube/types.ts';
 
 export interface StateCounts {
@@ -93,35 +94,9 @@ export interface FleetObjects {
 
 const NO_REVISION = '(none)';
 
-function counted(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
 function strategyDetail(pool: NodeConfigPool): string {
   const strategy = pool.spec.updateStrategy ?? {};
-  switch (strategy.type ?? 'RollingUpdate') {
-    case 'RollingUpdate': {
-      const r = strategy.rollingUpdate ?? {};
-      const parts = [`maxUnavailable ${r.maxUnavailable ?? 1}`];
-      if (r.maxUnavailablePerZone !== undefined) parts.push(`per zone ${r.maxUnavailablePerZone}`);
-      if (r.canary) parts.push(`canary ${r.canary.nodes}`);
-      if (r.minReadySeconds) parts.push(`soak ${r.minReadySeconds}s`);
-      if (r.failurePolicy?.action) parts.push(`on failure ${r.failurePolicy.action}`);
-      if (r.maintenanceWindows?.length)
-        parts.push(counted(r.maintenanceWindows.length, 'maintenance window'));
-      return parts.join(', ');
-    }
-    case 'Serial':
-      return counted(strategy.serial?.slots ?? 1, 'slot');
-    case 'Spread':
-      return strategy.spread ? `window ${strategy.spread.windowSeconds}s` : 'no window set';
-    case 'OnDelete':
-      return `outdated taint ${strategy.onDelete?.outdatedTaint ?? 'None'}`;
-    case 'OTA':
-      return "updates pulled by each node's owner";
-    default:
-      return '';
-  }
+  return strategyDescription(strategy.type ?? 'RollingUpdate')?.detail(strategy) ?? '';
 }
 
 function conditionStatus(node: Node, type: string): string | undefined {

@@ -1,7 +1,8 @@
-// What each strategy wants on the pool's Nodes: desired-revision (where the controller hands it out),
-// the gates (Serial gate, Spread not-before), the hold, OTA's available-revision and OnDelete's
-// outdated taint. Every strategy names the full set it wants, so artefacts of a strategy the pool left
-// are removed by the same rule that sets them. Pure: the executor turns the changes into patches.
+// What a strategy wants on the pool's Nodes, turned into changes: each strategy's folder says per node
+// what it wants (desired-revision where the controller hands it out, its gate, the hold, an offer, a
+// taint: <name>/<name>-marks.ts); this compares it with what the node carries. Every strategy names the
+// full set it wants, so artefacts of a strategy the pool left are removed by the same rule that sets
+// them. Pure: the executor turns the changes into patches.
 
 import type { UPDATE_STRATEGY_TYPES } from '../../api/node-config-pool-schema.ts';
 import {
@@ -14,13 +15,11 @@ import {
   UPGRADE_REQUESTED_ANNOTATION,
 } from '../../api/node-protocol.ts';
 import type { RevisionRef } from '../rollout/types.ts';
-import { lateTimes, spreadSchedule } from './spread/spread-schedule.ts';
-import { type StrategyNode, startedOn, type Taint } from './strategy-node.ts';
+import type { StrategyNode, Taint } from './strategy-node.ts';
 
 export type StrategyType = (typeof UPDATE_STRATEGY_TYPES)[number];
 
 export interface MarksInput {
-  type: StrategyType;
   target: RevisionRef;
   /** Revision name → number, for the pool's revisions (taint values). */
   revisionNumbers: ReadonlyMap<string, number>;
@@ -74,58 +73,61 @@ function currentValue(node: StrategyNode, key: string): string | undefined {
   }
 }
 
-export function serialGateValue(gate: SerialGate): string {
-  return JSON.stringify({
-    pool: gate.pool,
-    slots: gate.slots,
-    leaseDurationSeconds: gate.leaseDurationSeconds,
-  });
+/** What one strategy wants on one node, before it is compared with what the node carries. */
+export interface WantedMarks {
+  /**
+   * The annotations the strategy wants, by key. Of the managed ones (gate, not-before, hold, offer)
+   * those not named here are removed; desired-revision is only ever set, never removed.
+   */
+  annotations: Record<string, string | undefined>;
+  kind?: NodeMarks['kind'];
+  /** The strategy's taint; absent: none of ours. */
+  taint?: Taint;
+  /** A cordon of ours or a drain left from a RollingUpdate is lifted (strategies that never drain). */
+  releaseDrain?: boolean;
 }
 
-export function planNodeMarks(input: MarksInput): NodeMarks[] {
-  const T = input.target.name;
-  const { type } = input;
-  const times = input.spread
-    ? spreadSchedule(input.nodes, input.spread.windowStart, input.spread.windowSeconds)
+/** A strategy's marks: set up once per pool (a schedule, the gate), then asked per node. */
+export type StrategyMarks = (input: MarksInput) => (node: StrategyNode) => WantedMarks;
+
+/** Joining the pool is not an update: the newest revision at once, with no gate. */
+export function bootstrap(node: StrategyNode, target: string): WantedMarks | undefined {
+  return node.current === undefined && node.desired !== target
+    ? { annotations: { [DESIRED_REVISION_ANNOTATION]: target }, kind: 'bootstrap' }
     : undefined;
-  const gate = serialGateValue(input.serial);
+}
+
+/**
+ * A gated strategy's hand-out to a node not on the target: the target with the strategy's gate, and
+ * the hold (the pool is paused) on a node that has not started.
+ */
+export function gatedHandout(
+  node: StrategyNode,
+  input: MarksInput,
+  started: boolean,
+  gate: { key: string; value: string | undefined },
+): WantedMarks {
+  const annotations: Record<string, string | undefined> = {};
+  let kind: NodeMarks['kind'] = 'marks';
+  if (node.desired !== input.target.name) {
+    annotations[DESIRED_REVISION_ANNOTATION] = input.target.name;
+    kind = 'handout';
+  }
+  annotations[gate.key] = gate.value;
+  if (input.hold && !started) annotations[HOLD_ANNOTATION] = input.hold;
+  return { annotations, kind, releaseDrain: true };
+}
+
+export function planNodeMarks(input: MarksInput, strategyMarks: StrategyMarks): NodeMarks[] {
+  const T = input.target.name;
+  const wantedOn = strategyMarks(input);
   const changes: NodeMarks[] = [];
-  const late = times && input.spread ? lateHandouts(input, times, input.spread.windowSeconds) : undefined;
 
   for (const node of input.nodes) {
+    const wanted = wantedOn(node);
     const want = new Map<string, string | undefined>(MANAGED.map((k) => [k, undefined]));
-    let kind: NodeMarks['kind'] = 'marks';
-    const joining = node.current === undefined;
+    for (const [key, value] of Object.entries(wanted.annotations)) want.set(key, value);
     const onTarget = node.current === T;
-    const started = startedOn(node, T, input.slotHolders.has(node.name));
-    const gated = type === 'Serial' || type === 'Spread';
-
-    if (type !== 'RollingUpdate' && joining && node.desired !== T) {
-      // Joining the pool is not an update: the newest revision at once, with no gate.
-      want.set(DESIRED_REVISION_ANNOTATION, T);
-      kind = 'bootstrap';
-    } else if (gated && !onTarget && !joining) {
-      if (node.desired !== T) {
-        want.set(DESIRED_REVISION_ANNOTATION, T);
-        kind = 'handout';
-      }
-      if (type === 'Serial') {
-        // A node already in its slot keeps the gate it started with.
-        want.set(SERIAL_GATE_ANNOTATION, started && node.serialGate !== undefined ? node.serialGate : gate);
-      } else {
-        const plannedAt = late?.get(node.name) ?? times!.get(node.name)!;
-        const existing = node.notBefore === undefined ? Number.NaN : Date.parse(node.notBefore);
-        // A time already passed for this revision stays: the agent may have acted on it. So does one
-        // given late (lateHandouts) once its planned time has passed: moving it back would start it now.
-        const keep =
-          node.desired === T &&
-          !Number.isNaN(existing) &&
-          (started || existing <= input.now || plannedAt <= input.now);
-        want.set(NOT_BEFORE_ANNOTATION, keep ? node.notBefore : new Date(plannedAt).toISOString());
-      }
-      if (input.hold && !started) want.set(HOLD_ANNOTATION, input.hold);
-    }
-    if (type === 'OTA' && !onTarget && !joining) want.set(AVAILABLE_REVISION_ANNOTATION, T);
 
     const annotations: Record<string, string | null> = {};
     for (const [key, value] of want) {
@@ -139,11 +141,7 @@ export function planNodeMarks(input: MarksInput): NodeMarks[] {
       annotations[UPGRADE_REQUESTED_ANNOTATION] = null;
 
     let taint: Taint | null | undefined;
-    const number = node.current ? input.revisionNumbers.get(node.current) : undefined;
-    const wantTaint: Taint | undefined =
-      type === 'OnDelete' && input.outdatedTaint !== 'None' && !joining && !onTarget
-        ? { effect: input.outdatedTaint, value: String(number ?? node.current) }
-        : undefined;
+    const wantTaint = wanted.taint;
     if (wantTaint === undefined && node.outdatedTaint) taint = null;
     else if (
       wantTaint &&
@@ -152,14 +150,14 @@ export function planNodeMarks(input: MarksInput): NodeMarks[] {
       taint = wantTaint;
 
     const release =
-      (gated || type === 'OTA') && (node.cordonedByUs || node.drainingFor !== undefined) ? true : undefined;
+      wanted.releaseDrain && (node.cordonedByUs || node.drainingFor !== undefined) ? true : undefined;
     if (Object.keys(annotations).length > 0 || taint !== undefined || release) {
       changes.push({
         node: node.name,
         annotations,
         ...(taint !== undefined ? { taint } : {}),
         ...(release ? { release } : {}),
-        kind,
+        kind: wanted.kind ?? 'marks',
       });
     }
   }
@@ -169,26 +167,4 @@ export function planNodeMarks(input: MarksInput): NodeMarks[] {
     return typeof value === 'string' ? Date.parse(value) : Number.NEGATIVE_INFINITY;
   };
   return changes.sort((a, b) => at(a) - at(b));
-}
-
-/**
- * Spread nodes getting their not-before for the first time for this target although their planned
- * time has passed: their times from now, spaced like the window (lateTimes), not all at once.
- */
-function lateHandouts(
-  input: MarksInput,
-  times: ReadonlyMap<string, number>,
-  windowSeconds: number,
-): Map<string, number> {
-  const late: { name: string; planned: number }[] = [];
-  for (const node of input.nodes) {
-    if (node.current === undefined || node.current === input.target.name) continue;
-    const firstGate =
-      node.desired !== input.target.name ||
-      node.notBefore === undefined ||
-      Number.isNaN(Date.parse(node.notBefore));
-    const planned = times.get(node.name);
-    if (firstGate && planned !== undefined && planned < input.now) late.push({ name: node.name, planned });
-  }
-  return lateTimes(late, input.now, windowSeconds, input.nodes.length);
 }

@@ -1,5 +1,6 @@
 // The strategies by the name a pool's spec.updateStrategy.type gives. Adding a strategy: its folder
-// here, one line below, and its value in the API schema's enum (src/api/node-config-pool-schema.ts).
+// here, one line below, its description's line in descriptions.ts, and its value in the API schema's
+// enum (src/api/node-config-pool-schema.ts).
 
 import { onDelete } from './on-delete/on-delete.ts';
 import { ota } from './ota/ota.ts';

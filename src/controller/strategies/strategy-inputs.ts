@@ -2,18 +2,13 @@
 // strategy snapshot: each strategy adds only what is its own (a hold, the Spread window, the slots).
 
 import { isHealthy } from '../rollout/node-verdict.ts';
-import type { MarksInput, StrategyType } from './node-marks.ts';
+import type { MarksInput } from './node-marks.ts';
 import type { StrategySnapshot } from './strategy.ts';
 import type { StrategyStatusInput } from './strategy-status.ts';
 
-export function marksInput(
-  s: StrategySnapshot,
-  type: StrategyType,
-  extra: Partial<MarksInput> = {},
-): MarksInput {
+export function marksInput(s: StrategySnapshot, extra: Partial<MarksInput> = {}): MarksInput {
   const serial = s.spec.updateStrategy.serial;
   return {
-    type,
     target: s.target,
     revisionNumbers: s.revisionNumbers,
     nodes: s.nodes,

@@ -3,7 +3,8 @@
 // slots) to what the nodes should carry (marks), which nodes the controller starts itself (a rollout
 // decision), and what the failure policy should do. The pool reconciler observes, asks the strategy,
 // carries the decision out and writes the status; so a new strategy is one folder implementing this
-// interface plus its line in registry.ts (and its value in the API schema's enum).
+// interface (and a StrategyDescription for the CLI) plus its lines in registry.ts and descriptions.ts
+// (and its value in the API schema's enum).
 
 import type { DefaultedPoolSpec } from '../../api/pool-defaults.ts';
 import type { NodeConfigPool } from '../../api/types.ts';
@@ -16,10 +17,10 @@ import type {
   RollingUpdateSettings,
   RolloutDecision,
 } from '../rollout/types.ts';
-import type { NodeMarks, StrategyType } from './node-marks.ts';
+import type { NodeMarks, StrategyMarks, StrategyType } from './node-marks.ts';
 import type { SlotView } from './serial/serial-slots.ts';
 import type { StrategyNode } from './strategy-node.ts';
-import type { StrategyReport } from './strategy-status.ts';
+import type { StrategyReport, StrategyReporter } from './strategy-status.ts';
 
 export type { StrategyType } from './node-marks.ts';
 
@@ -75,6 +76,10 @@ export interface RolloutStrategy {
   type: StrategyType;
   /** Pure: same snapshot, same decision. */
   decide(snapshot: StrategySnapshot): StrategyDecision;
+  /** What the strategy wants on each node (<name>-marks.ts); decide plans its marks with it. */
+  marks: StrategyMarks;
+  /** The strategy's notes in its report (<name>-report.ts); report builds on it. */
+  reportNotes?: StrategyReporter;
   /**
    * The pool's Progressing/Complete/Degraded from the nodes after the decision was carried out.
    * Absent: the conditions come from `decision.rollout` (RollingUpdate).

@@ -16,12 +16,7 @@ import {
   type SimulatedNodeAgentFactory,
   simulatedNodeAgents,
 } from '../../../src/sim/simulated-node-agents.ts';
-import {
-  ClusterHarness,
-  eventually,
-  kubeletConfig,
-  revisionNameFor,
-} from '../../controller/support/cluster-harness.ts';
+import { ClusterHarness, eventually, kubeletConfig, revisionNameFor } from '../../support/cluster-harness.ts';
 
 describe('OTA on simulated nodes', () => {
   let h: ClusterHarness;

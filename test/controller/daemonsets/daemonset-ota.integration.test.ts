@@ -10,7 +10,7 @@ import { PodUpdatesApi } from '../../../src/agent/ota/pod-updates-api.ts';
 import type { DaemonPod } from '../../../src/controller/daemonsets/daemonset-types.ts';
 import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
 import { templateHash } from '../../../src/sim/simulated-daemonset-controller.ts';
-import { ClusterHarness, eventually } from '../support/cluster-harness.ts';
+import { ClusterHarness, eventually } from '../../support/cluster-harness.ts';
 import {
   createDaemonSet,
   daemonPods,
@@ -18,7 +18,7 @@ import {
   podReady,
   setImage,
   startSimulatedWorkloads,
-} from '../support/daemonsets.ts';
+} from '../../support/daemonsets.ts';
 
 const hashOf = (pod: DaemonPod) => pod.metadata.labels?.['controller-revision-hash'];
 const updateCondition = (pod: DaemonPod | undefined) =>

@@ -14,7 +14,7 @@ import {
 import { Informer } from '../../../src/kube/informer.ts';
 import type { Node } from '../../../src/kube/types.ts';
 import { templateHash } from '../../../src/sim/simulated-daemonset-controller.ts';
-import { ClusterHarness, eventually } from '../support/cluster-harness.ts';
+import { ClusterHarness, eventually } from '../../support/cluster-harness.ts';
 import {
   createDaemonSet,
   daemonPods,
@@ -22,7 +22,7 @@ import {
   podReady,
   setImage,
   startSimulatedWorkloads,
-} from '../support/daemonsets.ts';
+} from '../../support/daemonsets.ts';
 
 const NODES = 8;
 const MAX_UNAVAILABLE = 2;

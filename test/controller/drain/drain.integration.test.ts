@@ -13,7 +13,7 @@ import {
   eventually,
   kubeletConfig,
   type PoolObject,
-} from '../support/cluster-harness.ts';
+} from '../../support/cluster-harness.ts';
 
 function drainingConfig(value: string): NodeConfigSpec {
   return {

@@ -14,7 +14,7 @@ import {
   kubeletConfig,
   type PoolObject,
   revisionNameFor,
-} from '../support/cluster-harness.ts';
+} from '../../support/cluster-harness.ts';
 
 const RULES = `groups:
   - name: gates

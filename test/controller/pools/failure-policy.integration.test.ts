@@ -12,7 +12,7 @@ import {
   kubeletConfig,
   type PoolObject,
   revisionNameFor,
-} from '../support/cluster-harness.ts';
+} from '../../support/cluster-harness.ts';
 
 async function poolWhere(
   h: ClusterHarness,

@@ -11,7 +11,7 @@ import {
   kubeletConfig,
   type PoolObject,
   revisionNameFor,
-} from '../support/cluster-harness.ts';
+} from '../../support/cluster-harness.ts';
 
 describe('maintenance windows', () => {
   let h: ClusterHarness;

@@ -15,7 +15,7 @@ import {
   kubeletConfig,
   type NodeObject,
   revisionNameFor,
-} from '../support/cluster-harness.ts';
+} from '../../support/cluster-harness.ts';
 
 describe('switching strategies', () => {
   let h: ClusterHarness;

@@ -15,7 +15,7 @@ import {
   kubeletConfig,
   type PoolObject,
   revisionNameFor,
-} from '../support/cluster-harness.ts';
+} from '../../support/cluster-harness.ts';
 
 const seconds = (iso: string | undefined) => Date.parse(iso ?? '') / 1000;
 

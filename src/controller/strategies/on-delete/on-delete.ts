@@ -9,10 +9,14 @@ import { planNodeMarks } from '../node-marks.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategy.ts';
 import { marksInput, reportInput } from '../strategy-inputs.ts';
 import { strategyReport } from '../strategy-status.ts';
+import { onDeleteMarks } from './on-delete-marks.ts';
+import { onDeleteReport } from './on-delete-report.ts';
 import { planUpgrades } from './on-delete-upgrades.ts';
 
 export const onDelete: RolloutStrategy = {
   type: 'OnDelete',
+  marks: onDeleteMarks,
+  reportNotes: onDeleteReport,
   keepsOnlyRevisionsInUse: true,
 
   decide(s: StrategySnapshot): StrategyDecision {
@@ -49,7 +53,7 @@ export const onDelete: RolloutStrategy = {
       ...(plan.clearRevisionRequest
         ? { poolPatch: { metadata: { annotations: { [UPGRADE_REVISION_ANNOTATION]: null } } } }
         : {}),
-      marks: planNodeMarks(marksInput(s, 'OnDelete')),
+      marks: planNodeMarks(marksInput(s), onDeleteMarks),
       requested: plan.requested,
       ...(upgrades ? { upgrades } : {}),
       ...(upgrades?.failureAction && !s.failureApplied ? { failureAction: upgrades.failureAction } : {}),
@@ -62,6 +66,6 @@ export const onDelete: RolloutStrategy = {
       requested: decision.requested ?? [],
       ...(decision.upgrades ? { decision: decision.upgrades } : {}),
     };
-    return strategyReport(reportInput(after, 'OnDelete', { upgrade }));
+    return strategyReport(reportInput(after, 'OnDelete', { upgrade }), onDeleteReport);
   },
 };

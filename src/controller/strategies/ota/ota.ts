@@ -5,15 +5,19 @@ import { planNodeMarks } from '../node-marks.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategy.ts';
 import { marksInput, reportInput } from '../strategy-inputs.ts';
 import { strategyReport } from '../strategy-status.ts';
+import { otaMarks } from './ota-marks.ts';
+import { otaReport } from './ota-report.ts';
 
 export const ota: RolloutStrategy = {
   type: 'OTA',
+  marks: otaMarks,
+  reportNotes: otaReport,
 
   decide(s: StrategySnapshot): StrategyDecision {
-    return { marks: planNodeMarks(marksInput(s, 'OTA')) };
+    return { marks: planNodeMarks(marksInput(s), otaMarks) };
   },
 
   report(after: StrategySnapshot) {
-    return strategyReport(reportInput(after, 'OTA'));
+    return strategyReport(reportInput(after, 'OTA'), otaReport);
   },
 };

@@ -6,9 +6,11 @@ import { decideRollout } from '../../rollout/decide.ts';
 import { planNodeMarks } from '../node-marks.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategy.ts';
 import { marksInput } from '../strategy-inputs.ts';
+import { rollingUpdateMarks } from './rolling-update-marks.ts';
 
 export const rollingUpdate: RolloutStrategy = {
   type: 'RollingUpdate',
+  marks: rollingUpdateMarks,
 
   decide(s: StrategySnapshot): StrategyDecision {
     const start = episodeStart(s.history);
@@ -25,7 +27,7 @@ export const rollingUpdate: RolloutStrategy = {
       ...(s.gate ? { gate: s.gate } : {}),
     });
     return {
-      marks: planNodeMarks(marksInput(s, 'RollingUpdate')),
+      marks: planNodeMarks(marksInput(s), rollingUpdateMarks),
       rollout,
       ...(rollout.failureAction && !s.failureApplied ? { failureAction: rollout.failureAction } : {}),
       ...(rollout.requeueAfterMs !== undefined ? { requeueAfterMs: rollout.requeueAfterMs } : {}),

@@ -6,6 +6,8 @@ import { planNodeMarks } from '../node-marks.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategy.ts';
 import { holdReason, marksInput, reportInput } from '../strategy-inputs.ts';
 import { strategyReport } from '../strategy-status.ts';
+import { serialMarks } from './serial-marks.ts';
+import { serialReport } from './serial-report.ts';
 
 function liveHolders(s: StrategySnapshot) {
   return s.slots.holders.filter((h) => h.state !== 'Gone');
@@ -13,20 +15,26 @@ function liveHolders(s: StrategySnapshot) {
 
 export const serial: RolloutStrategy = {
   type: 'Serial',
+  marks: serialMarks,
+  reportNotes: serialReport,
 
   decide(s: StrategySnapshot): StrategyDecision {
     const hold = holdReason(s);
     const marks = planNodeMarks(
-      marksInput(s, 'Serial', {
+      marksInput(s, {
         ...(hold ? { hold } : {}),
         slotHolders: new Set(liveHolders(s).map((h) => h.node)),
       }),
+      serialMarks,
     );
     return { ...(s.slots.release.length > 0 ? { releaseSlots: s.slots.release } : {}), marks };
   },
 
   report(after: StrategySnapshot) {
     const count = after.spec.updateStrategy.serial?.slots ?? 1;
-    return strategyReport(reportInput(after, 'Serial', { slots: { count, holders: liveHolders(after) } }));
+    return strategyReport(
+      reportInput(after, 'Serial', { slots: { count, holders: liveHolders(after) } }),
+      serialReport,
+    );
   },
 };

@@ -9,6 +9,8 @@ import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../str
 import { holdReason, marksInput, reportInput } from '../strategy-inputs.ts';
 import { failedFor } from '../strategy-node.ts';
 import { strategyReport } from '../strategy-status.ts';
+import { spreadMarks } from './spread-marks.ts';
+import { spreadReport } from './spread-report.ts';
 import { spreadSchedule, spreadWindowStart } from './spread-schedule.ts';
 
 /** The window of this rollout: it opens a hand-out lead after the rollout started. */
@@ -51,13 +53,18 @@ function spreadFailure(s: StrategySnapshot): FailureAction | undefined {
 
 export const spread: RolloutStrategy = {
   type: 'Spread',
+  marks: spreadMarks,
+  reportNotes: spreadReport,
 
   decide(s: StrategySnapshot): StrategyDecision {
     const failureAction = s.failureApplied ? undefined : spreadFailure(s);
     if (failureAction) return { marks: [], failureAction };
     const hold = holdReason(s);
     return {
-      marks: planNodeMarks(marksInput(s, 'Spread', { ...(hold ? { hold } : {}), spread: spreadWindow(s) })),
+      marks: planNodeMarks(
+        marksInput(s, { ...(hold ? { hold } : {}), spread: spreadWindow(s) }),
+        spreadMarks,
+      ),
     };
   },
 
@@ -70,6 +77,6 @@ export const spread: RolloutStrategy = {
         node.desired === after.target.name && node.notBefore ? Date.parse(node.notBefore) : Number.NaN;
       if (!Number.isNaN(written)) schedule.set(node.name, written);
     }
-    return strategyReport(reportInput(after, 'Spread', { schedule }));
+    return strategyReport(reportInput(after, 'Spread', { schedule }), spreadReport);
   },
 };

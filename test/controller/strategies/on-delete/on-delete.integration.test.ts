@@ -20,7 +20,7 @@ import {
   kubeletConfig,
   type NodeObject,
   revisionNameFor,
-} from '../../support/cluster-harness.ts';
+} from '../../../support/cluster-harness.ts';
 
 type TaintedNode = NodeObject & { spec?: { taints?: { key: string; value?: string; effect: string }[] } };
 

@@ -17,7 +17,7 @@ import {
   kubeletConfig,
   type NodeObject,
   revisionNameFor,
-} from '../../support/cluster-harness.ts';
+} from '../../../support/cluster-harness.ts';
 import { NodeWatch } from '../../support/node-watch.ts';
 
 describe('OTA (controller)', () => {

@@ -15,7 +15,7 @@ import {
   kubeletConfig,
   type PoolObject,
   revisionNameFor,
-} from '../../support/cluster-harness.ts';
+} from '../../../support/cluster-harness.ts';
 import { NodeWatch } from '../../support/node-watch.ts';
 
 describe('rolling update', () => {

@@ -22,7 +22,7 @@ import {
   eventually,
   kubeletConfig,
   revisionNameFor,
-} from '../../support/cluster-harness.ts';
+} from '../../../support/cluster-harness.ts';
 import { NodeWatch } from '../../support/node-watch.ts';
 
 const LEASES = `/apis/coordination.k8s.io/v1/namespaces/${SERIAL_LEASE_NAMESPACE}/leases`;

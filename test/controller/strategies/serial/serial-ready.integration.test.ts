@@ -8,7 +8,12 @@ import { after, before, test } from 'node:test';
 import { CURRENT_REVISION_ANNOTATION, STATE_ANNOTATION } from '../../../../src/api/node-protocol.ts';
 import type { WatchHandle } from '../../../../src/kube/kube-watch.ts';
 import type { KubeObject } from '../../../../src/kube/light/types.ts';
-import { ClusterHarness, eventually, kubeletConfig, revisionNameFor } from '../../support/cluster-harness.ts';
+import {
+  ClusterHarness,
+  eventually,
+  kubeletConfig,
+  revisionNameFor,
+} from '../../../support/cluster-harness.ts';
 
 let h: ClusterHarness;
 before(async () => {

@@ -22,7 +22,7 @@ import {
   kubeletConfig,
   type NodeObject,
   revisionNameFor,
-} from '../../support/cluster-harness.ts';
+} from '../../../support/cluster-harness.ts';
 
 const LEASES = `/apis/coordination.k8s.io/v1/namespaces/${SERIAL_LEASE_NAMESPACE}/leases`;
 

@@ -18,7 +18,7 @@ import {
   eventually,
   kubeletConfig,
   revisionNameFor,
-} from '../../support/cluster-harness.ts';
+} from '../../../support/cluster-harness.ts';
 import { NodeWatch } from '../../support/node-watch.ts';
 
 const WINDOW = 3600;

@@ -7,29 +7,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
-import { revisionName } from '../../../src/api/hash.ts';
-import { renderConfigs } from '../../../src/api/render.ts';
-import type { NodeConfigPoolSpec, NodeConfigSpec } from '../../../src/api/types.ts';
-import {
-  RolloutController,
-  type RolloutControllerOptions,
-} from '../../../src/controller/rollout-controller.ts';
-import { KubeClient } from '../../../src/kube/kube-client.ts';
-import { loadKubeConfig } from '../../../src/kube/kube-config.ts';
-import { isKubeError } from '../../../src/kube/kube-error.ts';
-import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
-import { Fleet, type FleetOptions } from '../../../src/sim/fleet.ts';
+import { revisionName } from '../../src/api/hash.ts';
+import { renderConfigs } from '../../src/api/render.ts';
+import type { NodeConfigPoolSpec, NodeConfigSpec } from '../../src/api/types.ts';
+import { RolloutController, type RolloutControllerOptions } from '../../src/controller/rollout-controller.ts';
+import { KubeClient } from '../../src/kube/kube-client.ts';
+import { loadKubeConfig } from '../../src/kube/kube-config.ts';
+import { isKubeError } from '../../src/kube/kube-error.ts';
+import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
+import { Fleet, type FleetOptions } from '../../src/sim/fleet.ts';
 import {
   embeddedKubeletIdentities,
   embeddedNodeIdentities,
   sharedClient,
-} from '../../../src/sim/node-clients.ts';
-import {
-  type SimulatedNodeAgentsOptions,
-  simulatedNodeAgents,
-} from '../../../src/sim/simulated-node-agents.ts';
-import { eventually as pollUntil } from '../../support/eventually.ts';
-import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
+} from '../../src/sim/node-clients.ts';
+import { type SimulatedNodeAgentsOptions, simulatedNodeAgents } from '../../src/sim/simulated-node-agents.ts';
+import { eventually as pollUntil } from './eventually.ts';
+import { type LocalApiServer, startLocalApiServer } from './local-apiserver.ts';
 
 export const GROUP_PATH = '/apis/nodeherd.io/v1alpha1';
 

@@ -6,10 +6,10 @@ import type {
   ControllerRevision,
   DaemonPod,
   DaemonSet,
-} from '../../../src/controller/daemonsets/daemonset-types.ts';
-import type { KubeClient } from '../../../src/kube/kube-client.ts';
-import { SimulatedDaemonSetController } from '../../../src/sim/simulated-daemonset-controller.ts';
-import { SimulatedPodStatus } from '../../../src/sim/simulated-pod-status.ts';
+} from '../../src/controller/daemonsets/daemonset-types.ts';
+import type { KubeClient } from '../../src/kube/kube-client.ts';
+import { SimulatedDaemonSetController } from '../../src/sim/simulated-daemonset-controller.ts';
+import { SimulatedPodStatus } from '../../src/sim/simulated-pod-status.ts';
 
 export const NAMESPACE = 'default';
 const DAEMONSETS = `/apis/apps/v1/namespaces/${NAMESPACE}/daemonsets`;

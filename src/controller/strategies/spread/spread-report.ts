@@ -1,0 +1,20 @@
+// Spread's part of the report: the next start time and who it is, and how many nodes apply.
+
+import { plural } from '../../plural.ts';
+import type { StrategyReporter } from '../strategy-status.ts';
+
+export const spreadReport: StrategyReporter = {
+  notes(input, report) {
+    const schedule = input.schedule;
+    if (!schedule) return [];
+    const notes: string[] = [];
+    const next = input.nodes
+      .filter((n) => n.current !== input.target.name)
+      .map((n) => ({ name: n.name, at: schedule.get(n.name) }))
+      .filter((n): n is { name: string; at: number } => n.at !== undefined && n.at > input.now)
+      .sort((a, b) => a.at - b.at)[0];
+    if (next) notes.push(`next start ${new Date(next.at).toISOString()} (${next.name})`);
+    if (report.applying > 0) notes.push(`${plural(report.applying, 'node')} applying`);
+    return notes;
+  },
+};

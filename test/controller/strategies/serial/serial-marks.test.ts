@@ -1,0 +1,82 @@
+// Table tests of Serial's marks: the gate with the target, the hold, bootstrap, releasing a drain.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  DESIRED_REVISION_ANNOTATION,
+  HOLD_ANNOTATION,
+  SERIAL_GATE_ANNOTATION,
+} from '../../../../src/api/node-protocol.ts';
+import type { StrategyNode } from '../../../../src/controller/strategies/strategy-node.ts';
+import { marks, strategyNode } from '../../../support/strategy-fixtures.ts';
+
+function n(name: string, over: Partial<StrategyNode> = {}): StrategyNode {
+  return strategyNode(name, over);
+}
+
+const GATE = JSON.stringify({ pool: 'p', slots: 1, leaseDurationSeconds: 600 });
+
+describe('Serial marks', () => {
+  test('every node not on the target gets the target and the gate at once', () => {
+    const m = marks({ nodes: [n('a'), n('b'), n('c', { current: 'r2', desired: 'r2' })] });
+    assert.deepEqual(m.get('a')?.annotations, {
+      [DESIRED_REVISION_ANNOTATION]: 'r2',
+      [SERIAL_GATE_ANNOTATION]: GATE,
+    });
+    assert.equal(m.get('a')?.kind, 'handout');
+    assert.ok(m.get('b'));
+    assert.equal(m.get('c'), undefined, 'a node on the target is left alone');
+  });
+
+  test('the gate leaves a node that reached the target', () => {
+    const m = marks({ nodes: [n('a', { current: 'r2', desired: 'r2', serialGate: GATE })] });
+    assert.deepEqual(m.get('a')?.annotations, { [SERIAL_GATE_ANNOTATION]: null });
+  });
+
+  test('more slots rewrite the gate of waiting nodes, not of the node in its slot', () => {
+    const serial = { pool: 'p', slots: 3, leaseDurationSeconds: 600 };
+    const m = marks({
+      serial,
+      slotHolders: new Set(['a']),
+      nodes: [
+        n('a', { desired: 'r2', state: 'Applying', stateRevision: 'r2', serialGate: GATE }),
+        n('b', { desired: 'r2', serialGate: GATE }),
+      ],
+    });
+    assert.equal(m.get('a'), undefined);
+    assert.deepEqual(m.get('b')?.annotations, { [SERIAL_GATE_ANNOTATION]: JSON.stringify(serial) });
+  });
+
+  test('paused: a hold on nodes that have not started; none on slot holders, applying or failed nodes', () => {
+    const m = marks({
+      hold: 'paused',
+      slotHolders: new Set(['b']),
+      nodes: [
+        n('a', { desired: 'r2', serialGate: GATE }),
+        n('b', { desired: 'r2', serialGate: GATE }),
+        n('c', { desired: 'r2', serialGate: GATE, state: 'Failed', stateRevision: 'r2' }),
+        n('d', { desired: 'r2', serialGate: GATE, state: 'Applying', stateRevision: 'r2' }),
+      ],
+    });
+    assert.deepEqual(m.get('a')?.annotations, { [HOLD_ANNOTATION]: 'paused' });
+    assert.equal(m.get('b'), undefined);
+    assert.equal(m.get('c'), undefined);
+    assert.equal(m.get('d'), undefined);
+  });
+
+  test('unpaused: the hold goes', () => {
+    const m = marks({ nodes: [n('a', { desired: 'r2', serialGate: GATE, hold: 'paused' })] });
+    assert.deepEqual(m.get('a')?.annotations, { [HOLD_ANNOTATION]: null });
+  });
+
+  test('a joining node gets the target at once, without a gate', () => {
+    const m = marks({ nodes: [n('new', { current: undefined, desired: undefined, state: undefined })] });
+    assert.deepEqual(m.get('new')?.annotations, { [DESIRED_REVISION_ANNOTATION]: 'r2' });
+    assert.equal(m.get('new')?.kind, 'bootstrap');
+  });
+
+  test('a cordon or drain left by RollingUpdate is released', () => {
+    const m = marks({ nodes: [n('a', { current: 'r2', desired: 'r2', cordonedByUs: true })] });
+    assert.equal(m.get('a')?.release, true);
+  });
+});
