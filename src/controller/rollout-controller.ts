@@ -10,7 +10,7 @@ import type { NodeConfig, NodeConfigPool, NodeConfigRevision } from '../api/type
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { Informer } from '../kube/informer.ts';
 import { KubeClient } from '../kube/kube-client.ts';
-import type { Lease, Node, Pod, Secret } from '../kube/types.ts';
+import type { KubeObject, Lease, Node, Pod, Secret } from '../kube/types.ts';
 import { WorkQueue } from '../kube/work-queue.ts';
 import { PATHS } from './api-paths.ts';
 import { ConfigReconciler } from './configs/config-reconciler.ts';
@@ -162,6 +162,28 @@ export class RolloutController {
   /** Caches synced and workers running. */
   get ready(): boolean {
     return this.running && this.synced;
+  }
+
+  /**
+   * Whether this replica has acted on everything it knows of a pool: it is running, its caches hold the
+   * pool and the given Nodes at exactly these resourceVersions, and neither the pool's key nor a Node's
+   * is queued, being reconciled or due again. A status read just before this holds is then the
+   * controller's last word on that state of the world, not one it is about to replace (a status
+   * written before a change the controller has yet to see says nothing about that change).
+   */
+  caughtUp(pool: KubeObject, nodes: readonly KubeObject[]): boolean {
+    if (!this.ready) return false;
+    const same = (cached: KubeObject | undefined, seen: KubeObject) =>
+      cached !== undefined && cached.metadata.resourceVersion === seen.metadata.resourceVersion;
+    return (
+      same(this.informers.pools.get(pool.metadata.name), pool) &&
+      !this.queue.pending(`pool/${pool.metadata.name}`) &&
+      nodes.every(
+        (n) =>
+          same(this.informers.nodes.get(n.metadata.name), n) &&
+          !this.queue.pending(`node/${n.metadata.name}`),
+      )
+    );
   }
 
   /** Starts the informers, waits until their caches are filled, then starts the workers. */

@@ -63,6 +63,11 @@ export class WorkQueue {
     return this.queue.length;
   }
 
+  /** Whether the key is queued, being processed, or due again after a delay: work on it is not over. */
+  pending(key: string): boolean {
+    return this.dirty.has(key) || this.processing.has(key) || this.delayed.has(key);
+  }
+
   get shuttingDown(): boolean {
     return this.closed;
   }

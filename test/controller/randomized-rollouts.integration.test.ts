@@ -116,15 +116,28 @@ describe(`randomised rollouts (seed ${SEED})`, () => {
     await h?.stop();
   });
 
-  /** Waits until the run is complete, rolled back and complete, paused by its policy, or stalled. */
+  /**
+   * Waits until the run is complete, rolled back and complete, paused by its policy, or stalled, as the
+   * controller's last word: it has acted on the pool and its nodes as they are now. A status written
+   * before a change the controller has yet to act on is no end (seed 1795633841, under load: a Stalled
+   * status from while the canary flapped was taken for the end 1.5 s after the flap; the controller,
+   * restarted and slow, then found the canary healthy again and started and cordoned two more nodes).
+   */
   async function settle(plan: RunPlan, good: string, bad: string): Promise<PoolObject> {
     const deadline = performance.now() + 60_000;
     for (;;) {
+      const nodes = await h.nodes(`pool=${plan.pool}`);
       const p = await h.getPool(plan.pool);
-      const idle = (p.status?.applying ?? 0) === 0;
+      const current = controller.caughtUp(p, nodes);
+      const idle = current && (p.status?.applying ?? 0) === 0;
       const complete = condition(p, 'Complete')?.status === 'True';
-      if (complete && p.status?.targetRevision === bad) return p;
-      if (complete && p.status?.targetRevision === good && condition(p, 'RolledBack')?.status === 'True')
+      if (current && complete && p.status?.targetRevision === bad) return p;
+      if (
+        current &&
+        complete &&
+        p.status?.targetRevision === good &&
+        condition(p, 'RolledBack')?.status === 'True'
+      )
         return p;
       if (idle && condition(p, 'Paused')?.reason === 'FailurePolicy') return p;
       if (idle && condition(p, 'Progressing')?.reason === 'Stalled') return p;
@@ -209,8 +222,8 @@ describe(`randomised rollouts (seed ${SEED})`, () => {
           if (performance.now() > readyBy) throw new Error('nodes not Ready again after their flaps');
           await new Promise((r) => setTimeout(r, 100));
         }
-        // Time for the controller to see the recovery and act on it (start the next nodes, or not).
-        await new Promise((r) => setTimeout(r, 1_500));
+        // settle() waits until the controller has acted on the recovery (started the next nodes, or not):
+        // no fixed delay is long enough on a loaded machine (seed 1795633841 outlasted 1.5 s).
         settled = await settle(plan, good, next);
       }
       // Let nodes in flight land before the final checks.

@@ -69,6 +69,30 @@ describe('work queue', () => {
     assert.ok(performance.now() - at >= 15, 'two over the burst wait ~10 ms each');
   });
 
+  test('pending: a key queued, being processed, added meanwhile or due again is pending; done work is not', async () => {
+    const q = new WorkQueue();
+    assert.equal(q.pending('a'), false);
+    q.add('a');
+    assert.equal(q.pending('a'), true, 'queued');
+    assert.equal(await q.get(), 'a');
+    assert.equal(q.pending('a'), true, 'being processed');
+    q.done('a');
+    assert.equal(q.pending('a'), false, 'processed');
+    q.add('a');
+    await q.get();
+    q.add('a');
+    q.done('a');
+    assert.equal(q.pending('a'), true, 'added while processed: queued again');
+    await q.get();
+    q.done('a');
+    q.addAfter('a', 20);
+    assert.equal(q.pending('a'), true, 'due again after a delay');
+    assert.equal(await q.get(), 'a');
+    q.done('a');
+    assert.equal(q.pending('a'), false);
+    q.shutDown();
+  });
+
   test('shutDown releases waiting workers', async () => {
     const q = new WorkQueue();
     const waiting = q.get();

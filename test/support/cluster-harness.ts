@@ -187,13 +187,23 @@ export function revisionNameFor(pool: string, configs: Record<string, NodeConfig
 }
 
 export interface NodeObject {
-  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec?: { unschedulable?: boolean };
   status?: { conditions?: { type: string; status: string; message?: string }[] };
 }
 
 export interface PoolObject {
-  metadata: { name: string; generation?: number; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    resourceVersion?: string;
+    generation?: number;
+    annotations?: Record<string, string>;
+  };
   spec: NodeConfigPoolSpec;
   status?: {
     observedGeneration?: number;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { decideRollout } from '../../../src/controller/rollout/decide.ts';
+import type { NodeSnapshot } from '../../../src/controller/rollout/types.ts';
 import { input, NOW, node, settings, updated, updating } from '../../support/rollout-fixtures.ts';
 
 const started = (d: ReturnType<typeof decideRollout>) => d.starts.map((s) => s.node);
@@ -296,6 +297,34 @@ describe('control', () => {
     assert.deepEqual(d.bootstrap, ['new']);
     assert.equal(phases(d).a, 'Updating');
     assert.equal(d.blocked?.reason, 'Paused');
+  });
+
+  test('paused by the failure policy: drained nodes given the target and not yet applying it stay in flight until they land or fail, and lose our cordon either way', () => {
+    // What the randomised rollouts (seed 1795633841) saw: two nodes drained and given r2 in one
+    // decision, their agents still Done on r1, cordoned by us; the pool paused meanwhile.
+    const given = (name: string, over: Partial<NodeSnapshot> = {}) =>
+      updating(name, 2_000, { agentState: 'Done', cordoned: true, cordonedByUs: true, ...over });
+    const paused = { paused: true, settings: settings({ progressDeadlineSeconds: 8, maxUnavailable: 2 }) };
+    const failed = node('f', { desiredRevision: 'r2', agentState: 'Failed', updateStartedAt: NOW - 9_000 });
+
+    const waiting = decideRollout(input([given('a'), given('b'), failed, node('c')], paused));
+    assert.deepEqual(phases(waiting), { a: 'Updating', b: 'Updating', f: 'Failed', c: 'Pending' });
+    assert.deepEqual(waiting.starts, []);
+    assert.deepEqual(waiting.uncordon, [], 'the cordon holds while the node is in flight');
+    assert.equal(waiting.requeueAfterMs, 6_000, 'the pool is looked at again at their deadline');
+
+    const landed = decideRollout(
+      input(
+        [given('a', { currentRevision: 'r2' }), given('b', { updateStartedAt: NOW - 9_000 }), failed],
+        paused,
+      ),
+    );
+    assert.deepEqual(landed.uncordon, [
+      { node: 'a', reason: 'Healthy' },
+      { node: 'b', reason: 'Failed' },
+    ]);
+    assert.equal(landed.failures.find((f) => f.name === 'b')?.failure?.reason, 'ProgressDeadlineExceeded');
+    assert.deepEqual(landed.starts, []);
   });
 
   test('new nodes get the target at once, whatever the budget', () => {
