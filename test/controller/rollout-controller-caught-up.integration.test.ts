@@ -16,7 +16,7 @@ import {
   kubeletConfig,
   type PoolObject,
   revisionNameFor,
-} from './support/cluster-harness.ts';
+} from '../support/cluster-harness.ts';
 
 const POOL = 'caught-up';
 

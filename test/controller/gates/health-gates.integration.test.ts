@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CURRENT_REVISION_ANNOTATION } from '../../../src/api/node-protocol.ts';
-import { freePort, prometheusMissing, TestExporter, TestPrometheus } from '../../support/prometheus.ts';
 import {
   ClusterHarness,
   condition,
@@ -15,6 +14,7 @@ import {
   type PoolObject,
   revisionNameFor,
 } from '../../support/cluster-harness.ts';
+import { freePort, prometheusMissing, TestExporter, TestPrometheus } from '../../support/prometheus.ts';
 
 const RULES = `groups:
   - name: gates
