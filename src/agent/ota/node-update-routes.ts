@@ -4,6 +4,7 @@
 //                    revision the caller saw, so it never applies something it did not look at.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readLimitedBody } from '../../util/request-body.ts';
 import type { RouteTarget } from '../http/route-table.ts';
 import type { NodeUpdateApi, UpdateAnswer } from './node-update-api.ts';
 
@@ -36,22 +37,8 @@ export function mountNodeUpdateApi(server: RouteTarget, api: NodeUpdateApi): voi
   });
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error(`request body larger than ${MAX_BODY_BYTES} bytes`));
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
+async function readBody(request: IncomingMessage): Promise<string> {
+  return (await readLimitedBody(request, MAX_BODY_BYTES)).toString('utf8');
 }
 
 function badRequest(message: string): UpdateAnswer {

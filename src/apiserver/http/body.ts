@@ -3,6 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { KUBE_YAML } from '../../util/kube-yaml.ts';
+import { BodyTooLargeError, readLimitedBody } from '../../util/request-body.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import { assertJsonDepth } from '../json-depth.ts';
 import { decodeProtobufObject } from '../protobuf/decode.ts';
@@ -11,22 +12,13 @@ import { decodeProtobufObject } from '../protobuf/decode.ts';
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > limit) {
-    req.resume();
-    throw new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
+  try {
+    return await readLimitedBody(req, limit);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError)
       throw new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
-    }
-    chunks.push(chunk as Buffer);
+    throw error;
   }
-  return Buffer.concat(chunks);
 }
 
 export function mediaType(contentType: string | undefined): string {

@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { refusalStatus } from '../../agent/http/local-request-guard.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
 import { isKubeError } from '../../kube/kube-error.ts';
+import { readLimitedBody } from '../../util/request-body.ts';
 import { type ApiContext, CliError, describeApiError } from '../cli-error.ts';
 import { pendingChangePlan } from '../plan/plan-command.ts';
 import { renderPoolPlan } from '../plan/plan-render.ts';
@@ -189,30 +190,14 @@ export class Dashboard {
 
 class BadRequest extends Error {}
 
-function readBody(request: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error(`the request body is larger than ${MAX_BODY_BYTES} bytes`));
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8').trim();
-      if (text === '') return resolve(undefined);
-      try {
-        resolve(JSON.parse(text));
-      } catch {
-        reject(new Error('the request body is not JSON'));
-      }
-    });
-    request.on('error', reject);
-  });
+async function readBody(request: IncomingMessage): Promise<unknown> {
+  const text = (await readLimitedBody(request, MAX_BODY_BYTES)).toString('utf8').trim();
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error('the request body is not JSON');
+  }
 }
 
 const SECURITY_HEADERS = {
