@@ -6,6 +6,7 @@
 import type { RenderedRepository } from '../../api/types.ts';
 import type { Action } from '../../plan/types.ts';
 import type { AptRepository, FileExecutor, PackageExecutor, SystemdExecutor } from '../executors/types.ts';
+import type { AgentMetrics } from '../metrics/agent-metrics.ts';
 import { fileContent, type SecretSource } from './file-content.ts';
 
 export interface ActionExecutors {
@@ -105,4 +106,23 @@ function aptRepository(repository: RenderedRepository): AptRepository {
   };
   if (repository.architectures) result.architectures = repository.architectures;
   return result;
+}
+
+/** executeAction, counted in the agent's metrics (actions by result, unit restarts and reloads). */
+export async function executeCountedAction(
+  action: Action,
+  executors: ActionExecutors,
+  metrics: AgentMetrics,
+): Promise<void> {
+  try {
+    const effect = await executeAction(action, executors);
+    if (effect === 'restarted' && action.kind === 'restart-unit')
+      metrics.unitRestarts.inc({ unit: action.name });
+    if (effect === 'reloaded' && action.kind === 'reload-unit')
+      metrics.unitReloads.inc({ unit: action.name });
+    metrics.actions.inc({ kind: action.kind, result: 'success' });
+  } catch (error) {
+    metrics.actions.inc({ kind: action.kind, result: 'failure' });
+    throw error;
+  }
 }

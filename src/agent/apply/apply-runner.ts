@@ -9,7 +9,7 @@ import type { HostControl } from '../host/host-control.ts';
 import type { Logger } from '../logger.ts';
 import type { AgentMetrics } from '../metrics/agent-metrics.ts';
 import type { ApplyJournal } from '../state/apply-journal.ts';
-import { type ActionExecutors, executeAction } from './action-executor.ts';
+import { type ActionExecutors, executeAction, executeCountedAction } from './action-executor.ts';
 import type { RestartMarkerStore } from './restart-marker.ts';
 
 /** Observation points, e.g. for the crash test to kill the process at an exact step. */
@@ -117,14 +117,8 @@ export async function runPlan(
     hooks?.beforeAction?.(action.id, index);
     logger.debug({ action: action.id, reason: action.reason }, 'action');
     try {
-      const effect = await executeAction(action, context.executors);
-      if (effect === 'restarted' && action.kind === 'restart-unit')
-        metrics.unitRestarts.inc({ unit: action.name });
-      if (effect === 'reloaded' && action.kind === 'reload-unit')
-        metrics.unitReloads.inc({ unit: action.name });
-      metrics.actions.inc({ kind: action.kind, result: 'success' });
+      await executeCountedAction(action, context.executors, metrics);
     } catch (error) {
-      metrics.actions.inc({ kind: action.kind, result: 'failure' });
       if (!options.tolerate?.(action, error as Error)) {
         return { outcome: 'failed', action, error: error as Error, executed, skipped };
       }

@@ -5,7 +5,7 @@
 
 import { CONFIG_DRIFT_CONDITION, type DriftPolicy } from '../../api/node-protocol.ts';
 import type { Action, Plan } from '../../plan/types.ts';
-import { type ActionExecutors, executeAction } from '../apply/action-executor.ts';
+import { type ActionExecutors, executeAction, executeCountedAction } from '../apply/action-executor.ts';
 import { configOf, type RevisionRef } from '../apply/revision-ref.ts';
 import type { Logger } from '../logger.ts';
 import type { AgentMetrics } from '../metrics/agent-metrics.ts';
@@ -152,14 +152,8 @@ export class DriftChecker {
         continue;
       }
       try {
-        const effect = await executeAction(action, executors);
-        if (effect === 'restarted' && action.kind === 'restart-unit')
-          metrics.unitRestarts.inc({ unit: action.name });
-        if (effect === 'reloaded' && action.kind === 'reload-unit')
-          metrics.unitReloads.inc({ unit: action.name });
-        metrics.actions.inc({ kind: action.kind, result: 'success' });
+        await executeCountedAction(action, executors, metrics);
       } catch (error) {
-        metrics.actions.inc({ kind: action.kind, result: 'failure' });
         logger.error({ action: action.id, error: error as Error }, 'drift repair failed');
         return { error: `${action.id}: ${(error as Error).message}` };
       }
