@@ -28,7 +28,7 @@
 //   STRATEGY_BENCH_SEED=1              seed of the jitter's random offsets
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -298,12 +298,50 @@ async function settled(view: NodeView, t0: number): Promise<BrokenResult> {
   }
 }
 
+interface RequestFigures {
+  total: number;
+  perSecond: number;
+  /** "verb resource" → requests, most first. */
+  byKind: [string, number][];
+}
+
 interface StrategyResult {
   strategy: Strategy;
   good: GoodResult;
   broken: BrokenResult;
   kubeletDeaths: number;
   setupS: number;
+  /** API requests the server received during the good change (change → every node Ready and Done). */
+  requests: RequestFigures;
+  /** Peak RSS (VmHWM) of the controller process, MB; undefined for jitter (no controller). */
+  controllerPeakMb: number | undefined;
+  /** RSS and peak RSS of the API server at the end, MB. */
+  serverRssMb: number;
+  serverPeakMb: number;
+}
+
+function requestsBetween(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  ms: number,
+): RequestFigures {
+  const byKind = Object.entries(after)
+    .map(([kind, count]): [string, number] => [kind, count - (before[kind] ?? 0)])
+    .filter(([, count]) => count > 0)
+    .sort((a, b) => b[1] - a[1]);
+  const total = byKind.reduce((sum, [, count]) => sum + count, 0);
+  return { total, perSecond: total / (ms / 1000), byKind };
+}
+
+/** VmHWM of a process, MB (undefined once it exited). */
+function peakRssMb(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+  } catch {
+    return undefined;
+  }
 }
 
 function strategySpec(strategy: Exclude<Strategy, 'jitter'>): Record<string, unknown> {
@@ -448,14 +486,31 @@ async function runStrategy(strategy: Strategy): Promise<StrategyResult> {
     const setupS = (performance.now() - setupStarted) / 1000;
 
     let t0 = performance.now();
+    const requestsBefore = await server.requests();
     await change(specs[1]);
     const good = await allHealthy(view, t0);
+    const requests = requestsBetween(
+      requestsBefore,
+      await server.requests(),
+      good.finished ? good.totalMs : performance.now() - t0,
+    );
     await sleep(2_000);
 
     t0 = performance.now();
     await change(specs[2]);
     const broken = await settled(view, t0);
-    return { strategy, good, broken, kubeletDeaths, setupS };
+    const serverMemory = await server.memory(false);
+    return {
+      strategy,
+      good,
+      broken,
+      kubeletDeaths,
+      setupS,
+      requests,
+      controllerPeakMb: peakRssMb(controller?.pid),
+      serverRssMb: serverMemory.rssMb,
+      serverPeakMb: serverMemory.peakMb,
+    };
   } finally {
     if (controller) {
       controller.kill('SIGTERM');
@@ -514,14 +569,59 @@ async function main(): Promise<void> {
         `peak ${result.broken.peakNotReady} NotReady (setup ${result.setupS.toFixed(0)} s)`,
     );
   }
+  // The physical limit: ⌈N/B⌉ batches of B nodes, each NotReady T (no soak in this bench).
+  const limitS = Math.ceil(NODES / LIMIT) * REAL.kubeletRestartS;
   console.log(
-    `\nstrategy | peak NotReady (limit ${LIMIT}) | total time | nodes hit by a change that breaks kubelet`,
+    `\nstrategy | peak NotReady (limit ${LIMIT}) | total time (÷ limit ${limitS} s) | nodes hit by a change that breaks kubelet | API requests/s (scaled clock) | controller peak RSS | server RSS`,
   );
   for (const r of results) {
+    const ratio = realS(r.good.totalMs) / limitS;
     console.log(
-      `${r.strategy} | ${r.good.peakNotReady} | ${seconds(r.good.totalMs)} | ${r.broken.hit} of ${NODES}`,
+      `${r.strategy} | ${r.good.peakNotReady} | ${seconds(r.good.totalMs)} (${ratio.toFixed(2)} ×) | ${r.broken.hit} of ${NODES} | ` +
+        `${r.requests.perSecond.toFixed(0)} | ${r.controllerPeakMb?.toFixed(0) ?? '-'} MB | ${r.serverRssMb.toFixed(0)} MB (peak ${r.serverPeakMb.toFixed(0)})`,
+    );
+    console.log(
+      `  requests during the good change: ${r.requests.total}, ${r.requests.byKind
+        .slice(0, 8)
+        .map(([kind, count]) => `${kind} ${count}`)
+        .join(', ')}`,
     );
     const note = `${NODES} nodes, scale 1:${SCALE}`;
+    const boundByLimit = r.strategy === 'RollingUpdate' || r.strategy === 'Serial';
+    reportFigure({
+      bench: 'strategies',
+      name: `${r.strategy}: total time ÷ physical limit`,
+      value: ratio,
+      unit: '×',
+      ...(boundByLimit ? { target: { op: '<=' as const, value: 1.1 } } : {}),
+      note: `limit ⌈${NODES}/${LIMIT}⌉ × ${REAL.kubeletRestartS} s NotReady = ${limitS} s; ${note}`,
+    });
+    reportFigure({
+      bench: 'strategies',
+      name: `${r.strategy}: API requests per second during the good change`,
+      value: r.requests.perSecond,
+      unit: 'requests/s',
+      note: `on the 1:${SCALE} clock; ${r.requests.total} requests, most to ${r.requests.byKind
+        .slice(0, 3)
+        .map(([kind, count]) => `${kind} (${((count / Math.max(1, r.requests.total)) * 100).toFixed(0)} %)`)
+        .join(', ')}; ${note}`,
+    });
+    if (r.controllerPeakMb !== undefined)
+      reportFigure({
+        bench: 'strategies',
+        name: `${r.strategy}: controller RSS, peak`,
+        value: r.controllerPeakMb,
+        unit: 'MB',
+        target: { op: '<=', value: 300 },
+        note,
+      });
+    reportFigure({
+      bench: 'strategies',
+      name: `${r.strategy}: API server RSS at the end`,
+      value: r.serverRssMb,
+      unit: 'MB',
+      note: `peak ${r.serverPeakMb.toFixed(0)} MB; ${note}`,
+    });
     reportFigure({
       bench: 'strategies',
       name: `${r.strategy}: peak concurrently NotReady nodes`,
