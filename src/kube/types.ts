@@ -13,6 +13,8 @@ export interface ObjectMeta {
   deletionTimestamp?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  /** Server-side apply bookkeeping; informers drop it (withoutManagedFields). */
+  managedFields?: unknown[];
   ownerReferences?: {
     apiVersion: string;
     kind: string;
