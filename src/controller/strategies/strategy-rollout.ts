@@ -22,7 +22,7 @@ import type {
 } from '../rollout/types.ts';
 import { planNodeMarks, type StrategyType } from './node-marks.ts';
 import { planUpgrades } from './on-delete-upgrades.ts';
-import { serialSlots } from './serial-slots.ts';
+import { serialSlots, slotHandovers } from './serial-slots.ts';
 import { spreadSchedule, spreadWindowStart } from './spread-schedule.ts';
 import type { StrategyExecutor } from './strategy-executor.ts';
 import { failedFor, readStrategyNode } from './strategy-node.ts';
@@ -173,6 +173,24 @@ export class StrategyRollout {
     });
     errors.push(...(await this.marks.applyMarks(name, T.name, marks)));
     if (marks.length > 0) nodes = read();
+
+    // Serial: a slot its holder released goes straight to the next waiting node.
+    if (type === 'Serial' && !holdReason && slots) {
+      const handovers = slotHandovers({
+        pool: name,
+        slots: serial.slots,
+        target: T.name,
+        leases: ctx.informers.leases.list().filter((l) => l.metadata.labels?.[SERIAL_POOL_LABEL] === name),
+        nodes,
+        holders: new Set(slots.holders.map((h) => h.node)),
+        ready: (node) =>
+          (ctx.informers.nodes.get(node)?.status?.conditions ?? []).some(
+            (c) => c.type === 'Ready' && c.status === 'True',
+          ),
+      });
+      if (handovers.length > 0)
+        errors.push(...(await this.marks.handOverSlots(name, handovers, serial.leaseDurationSeconds)));
+    }
 
     // OnDelete: upgrades on demand, under the RollingUpdate rules.
     let decision: RolloutDecision | undefined;

@@ -1,0 +1,69 @@
+// The controller's side of Serial slots, pure: which free slot Leases it hands to which waiting nodes.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { serialLeaseName } from '../../src/api/node-protocol.ts';
+import { slotHandovers } from '../../src/controller/strategies/serial-slots.ts';
+import type { StrategyNode } from '../../src/controller/strategies/strategy-node.ts';
+import type { Lease } from '../../src/kube/types.ts';
+
+const GATE = JSON.stringify({ pool: 'p', slots: 2, leaseDurationSeconds: 600 });
+
+function lease(slot: number, holder?: string): Lease {
+  return {
+    metadata: { name: serialLeaseName('p', slot), resourceVersion: String(10 + slot) },
+    spec: holder ? { holderIdentity: holder } : {},
+  };
+}
+
+function waiting(name: string, zone: string, extra: Partial<StrategyNode> = {}): StrategyNode {
+  return { name, zone, desired: 'T', current: 'old', serialGate: GATE, cordonedByUs: false, ...extra };
+}
+
+const base = {
+  pool: 'p',
+  slots: 2,
+  target: 'T',
+  holders: new Set<string>(),
+  ready: () => true,
+};
+
+test('a free slot goes to the first waiting node in rollout order (zones alternate)', () => {
+  const nodes = [waiting('a1', 'a'), waiting('a2', 'a'), waiting('b1', 'b')];
+  assert.deepEqual(slotHandovers({ ...base, leases: [lease(0, 'x'), lease(1)], nodes }), [
+    { lease: serialLeaseName('p', 1), node: 'a1', resourceVersion: '11' },
+  ]);
+  assert.deepEqual(
+    slotHandovers({ ...base, leases: [lease(0), lease(1)], nodes }).map((h) => h.node),
+    ['a1', 'b1'],
+  );
+});
+
+test('only nodes that wait get a slot: gated, not started, not held, not holding, Ready', () => {
+  const nodes = [
+    waiting('done', 'a', { current: 'T' }),
+    waiting('joining', 'a', { current: undefined }),
+    waiting('ungated', 'a', { serialGate: undefined }),
+    waiting('held', 'a', { hold: 'paused' }),
+    waiting('applying', 'a', { state: 'Applying', stateRevision: 'T' }),
+    waiting('failed', 'a', { state: 'Failed', stateRevision: 'T' }),
+    waiting('holder', 'a'),
+    waiting('notready', 'a'),
+    waiting('other-target', 'a', { desired: 'U' }),
+  ];
+  const handovers = slotHandovers({
+    ...base,
+    leases: [lease(0), lease(1)],
+    nodes,
+    holders: new Set(['holder']),
+    ready: (node) => node !== 'notready',
+  });
+  assert.deepEqual(handovers, []);
+});
+
+test('slots the agents have not created, held slots and slots above the count are left alone', () => {
+  const nodes = [waiting('a1', 'a'), waiting('b1', 'b')];
+  assert.deepEqual(slotHandovers({ ...base, leases: [], nodes }), []);
+  assert.deepEqual(slotHandovers({ ...base, leases: [lease(0, 'x'), lease(1, 'y')], nodes }), []);
+  assert.deepEqual(slotHandovers({ ...base, slots: 1, leases: [lease(0, 'x'), lease(1)], nodes }), []);
+});
