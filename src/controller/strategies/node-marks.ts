@@ -89,7 +89,7 @@ export function planNodeMarks(input: MarksInput): NodeMarks[] {
     : undefined;
   const gate = serialGateValue(input.serial);
   const changes: NodeMarks[] = [];
-  const late = times && input.spread ? lateHandouts(input, times, input.spread.windowSeconds) : undefined;
+  const late = times && input.spread ? lateHandouts(input, times, input.spread) : undefined;
 
   for (const node of input.nodes) {
     const want = new Map<string, string | undefined>(MANAGED.map((k) => [k, undefined]));
@@ -172,14 +172,16 @@ export function planNodeMarks(input: MarksInput): NodeMarks[] {
 
 /**
  * Spread nodes getting their not-before for the first time for this target although their planned
- * time has passed: their times from now, spaced like the window (lateTimes), not all at once.
+ * time has passed: their times after the window, spaced like it (lateTimes), not all at once.
  */
 function lateHandouts(
   input: MarksInput,
   times: ReadonlyMap<string, number>,
-  windowSeconds: number,
+  window: { windowStart: number; windowSeconds: number },
 ): Map<string, number> {
   const late: { name: string; planned: number }[] = [];
+  // Less than a spacing late, a node starts at once: the next on time is still a moment away.
+  const spacing = input.nodes.length > 0 ? (window.windowSeconds * 1000) / input.nodes.length : 0;
   for (const node of input.nodes) {
     if (node.current === undefined || node.current === input.target.name) continue;
     const firstGate =
@@ -187,7 +189,8 @@ function lateHandouts(
       node.notBefore === undefined ||
       Number.isNaN(Date.parse(node.notBefore));
     const planned = times.get(node.name);
-    if (firstGate && planned !== undefined && planned < input.now) late.push({ name: node.name, planned });
+    if (firstGate && planned !== undefined && planned < input.now - spacing)
+      late.push({ name: node.name, planned });
   }
-  return lateTimes(late, input.now, windowSeconds, input.nodes.length);
+  return lateTimes(late, input.now, window, input.nodes.length);
 }
