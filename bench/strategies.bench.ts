@@ -320,6 +320,8 @@ interface StrategyResult {
   requests: RequestFigures;
   /** Peak RSS (VmHWM) of the controller process, MB; undefined for jitter (no controller). */
   controllerPeakMb: number | undefined;
+  /** The controller's pool reconciles during the good change (where a rollout's waits go). */
+  reconciles: ControllerCounters | undefined;
   /** RSS and peak RSS of the API server at the end, MB. */
   serverRssMb: number;
   serverPeakMb: number;
@@ -336,6 +338,40 @@ function requestsBetween(
     .sort((a, b) => b[1] - a[1]);
   const total = byKind.reduce((sum, [, count]) => sum + count, 0);
   return { total, perSecond: total / (ms / 1000), byKind };
+}
+
+interface ControllerCounters {
+  /** Pool reconciles, their total seconds, and the ones that failed (retried after a back-off). */
+  poolReconciles: number;
+  poolReconcileSeconds: number;
+  poolReconcileErrors: number;
+  /** Seconds the rollout queue's items waited before a worker took them, summed. */
+  queueWaitSeconds: number;
+  queueWaits: number;
+}
+
+/** The counters of the controller's /metrics that say where a rollout's time goes. */
+async function controllerCounters(port: number | undefined): Promise<ControllerCounters | undefined> {
+  if (port === undefined) return undefined;
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const value = (pattern: string) =>
+    Number(new RegExp(`^${pattern} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? 0);
+  return {
+    poolReconciles: value('nodeherd_reconcile_duration_seconds_count\\{kind="pool"\\}'),
+    poolReconcileSeconds: value('nodeherd_reconcile_duration_seconds_sum\\{kind="pool"\\}'),
+    poolReconcileErrors: value('nodeherd_reconcile_errors_total\\{kind="pool"\\}'),
+    queueWaitSeconds: value('workqueue_queue_duration_seconds_sum\\{name="rollout"\\}'),
+    queueWaits: value('workqueue_queue_duration_seconds_count\\{name="rollout"\\}'),
+  };
+}
+
+function subtractCounters(
+  after: ControllerCounters | undefined,
+  before: ControllerCounters | undefined,
+): ControllerCounters | undefined {
+  if (!after || !before) return undefined;
+  const keys = Object.keys(after) as (keyof ControllerCounters)[];
+  return Object.fromEntries(keys.map((k) => [k, after[k] - before[k]])) as unknown as ControllerCounters;
 }
 
 /** VmHWM of a process, MB (undefined once it exited). */
@@ -410,6 +446,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
     onServerChange: (name, node) => view.observe(name, node),
   });
   let controller: ChildProcess | undefined;
+  let metricsPort: number | undefined;
   try {
     const zones = zonesFor(run);
     await fleet.add(NODES, { labels: { pool: POOL }, ...(zones ? { zones } : {}) });
@@ -452,7 +489,8 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
         return name;
       };
     } else {
-      controller = startController(kubeconfig, await freePort());
+      metricsPort = await freePort();
+      controller = startController(kubeconfig, metricsPort);
       const apply = async (spec: NodeConfigSpec) => {
         const body = {
           apiVersion: 'nodeherd.io/v1alpha1',
@@ -501,6 +539,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
 
     let t0 = performance.now();
     const requestsBefore = await server.requests();
+    const reconcilesBefore = await controllerCounters(metricsPort);
     await change(specs[1]);
     const good = await allHealthy(view, t0);
     const requests = requestsBetween(
@@ -508,6 +547,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       await server.requests(),
       good.finished ? good.totalMs : performance.now() - t0,
     );
+    const reconciles = subtractCounters(await controllerCounters(metricsPort), reconcilesBefore);
     await sleep(2_000);
 
     t0 = performance.now();
@@ -522,6 +562,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       setupS,
       requests,
       controllerPeakMb: peakRssMb(controller?.pid),
+      reconciles,
       serverRssMb: serverMemory.rssMb,
       serverPeakMb: serverMemory.peakMb,
     };
@@ -625,6 +666,12 @@ async function main(): Promise<void> {
         .map(([kind, count]) => `${kind} ${count}`)
         .join(', ')}`,
     );
+    const c = r.reconciles;
+    if (c)
+      console.log(
+        `  controller during the good change: ${c.poolReconciles} pool reconciles, ${((c.poolReconcileSeconds / Math.max(1, c.poolReconciles)) * 1000).toFixed(0)} ms each on average ` +
+          `(${c.poolReconcileSeconds.toFixed(1)} s in all), ${c.poolReconcileErrors} failed and retried; queue wait ${((c.queueWaitSeconds / Math.max(1, c.queueWaits)) * 1000).toFixed(0)} ms on average`,
+      );
     const note = `${NODES} nodes, scale 1:${SCALE}`;
     const boundByLimit = r.strategy === 'RollingUpdate' || r.strategy === 'Serial';
     reportFigure({
