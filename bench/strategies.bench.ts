@@ -176,6 +176,12 @@ class NodeView {
   /** NotReady nodes and since when. */
   private readonly notReadyNodes = new Map<string, number>();
   peakNotReady = 0;
+  /**
+   * Peak of NotReady nodes that were updating (started on the phase's target and not yet healthy on
+   * it): what the rollout disrupted, without nodes NotReady on their own (a kubelet lease renewed late
+   * by a loaded simulator, say).
+   */
+  peakNotReadyUpdating = 0;
   /** How long each node that turned Ready again in this phase had been NotReady. */
   notReadyDurations: number[] = [];
   target: string | undefined;
@@ -194,6 +200,7 @@ class NodeView {
     this.failed = new Set();
     this.healthy = new Map();
     this.peakNotReady = this.notReadyNodes.size;
+    this.peakNotReadyUpdating = 0;
     this.notReadyDurations = [];
   }
 
@@ -232,11 +239,19 @@ class NodeView {
       this.healthy.set(name, at);
       if (!this.started.has(name)) this.started.set(name, at);
     }
+    if (ready !== 'True') {
+      let updating = 0;
+      for (const notReady of this.notReadyNodes.keys())
+        if (this.started.has(notReady) && !this.healthy.has(notReady)) updating++;
+      this.peakNotReadyUpdating = Math.max(this.peakNotReadyUpdating, updating);
+    }
   }
 }
 
 interface GoodResult {
   peakNotReady: number;
+  /** The peak of NotReady nodes that were updating (NodeView.peakNotReadyUpdating). */
+  peakNotReadyUpdating: number;
   /** Median time a node was NotReady (scaled ms). */
   notReadyP50Ms: number;
   /** Most nodes that started applying within one kubelet restart time: how evenly starts were spaced. */
@@ -260,6 +275,7 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
     if (view.healthy.size >= NODES && view.notReady === 0) {
       return {
         peakNotReady: view.peakNotReady,
+        peakNotReadyUpdating: view.peakNotReadyUpdating,
         notReadyP50Ms: median(view.notReadyDurations),
         maxStartsPerRestart: densest([...view.started.values()], scaledMs(REAL.kubeletRestartS)),
         totalMs: Math.max(...view.healthy.values()) - t0,
@@ -269,6 +285,7 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
     if (performance.now() - t0 > PHASE_DEADLINE_MS)
       return {
         peakNotReady: view.peakNotReady,
+        peakNotReadyUpdating: view.peakNotReadyUpdating,
         notReadyP50Ms: median(view.notReadyDurations),
         maxStartsPerRestart: densest([...view.started.values()], scaledMs(REAL.kubeletRestartS)),
         totalMs: Number.NaN,
@@ -624,7 +641,7 @@ async function main(): Promise<void> {
       w.hits.push(result.broken.hit);
       worst.set(strategy, w);
       console.log(
-        `${strategy}${RUNS > 1 ? ` (run ${run + 1}/${RUNS})` : ''}: good change: peak ${result.good.peakNotReady} NotReady (a node NotReady for ${seconds(result.good.notReadyP50Ms)}, median; at most ${result.good.maxStartsPerRestart} started within ${REAL.kubeletRestartS} s), all done in ${seconds(result.good.totalMs)}; ` +
+        `${strategy}${RUNS > 1 ? ` (run ${run + 1}/${RUNS})` : ''}: good change: peak ${result.good.peakNotReady} NotReady, ${result.good.peakNotReadyUpdating} of them updating (a node NotReady for ${seconds(result.good.notReadyP50Ms)}, median; at most ${result.good.maxStartsPerRestart} started within ${REAL.kubeletRestartS} s), all done in ${seconds(result.good.totalMs)}; ` +
           `breaking change: ${result.broken.hit} nodes hit (${result.broken.failed} reported Failed, ${result.kubeletDeaths} kubelet deaths), ` +
           `last one ${seconds(result.broken.lastHitMs)} after the change${result.broken.settled ? '' : ' (had not settled at the deadline)'}, ` +
           `peak ${result.broken.peakNotReady} NotReady (setup ${result.setupS.toFixed(0)} s)`,
@@ -674,6 +691,14 @@ async function main(): Promise<void> {
       );
     const note = `${NODES} nodes, scale 1:${SCALE}`;
     const boundByLimit = r.strategy === 'RollingUpdate' || r.strategy === 'Serial';
+    reportFigure({
+      bench: 'strategies',
+      name: `${r.strategy}: peak concurrently NotReady nodes that were updating`,
+      value: r.good.peakNotReadyUpdating,
+      unit: 'nodes',
+      target: { op: '<=', value: LIMIT },
+      note: `started on the change and not yet healthy on it (the peak above also counts nodes NotReady on their own); ${note}`,
+    });
     reportFigure({
       bench: 'strategies',
       name: `${r.strategy}: total time ÷ physical limit`,
