@@ -186,6 +186,9 @@ class NodeView {
   notReadyDurations: number[] = [];
   target: string | undefined;
   started = new Map<string, number>();
+  /** Spread: each node's not-before for the target as last seen, and how often one was rewritten. */
+  notBefore = new Map<string, string>();
+  notBeforeRewrites = 0;
   failed = new Set<string>();
   healthy = new Map<string, number>();
 
@@ -197,6 +200,8 @@ class NodeView {
   phase(target: string): void {
     this.target = target;
     this.started = new Map();
+    this.notBefore = new Map();
+    this.notBeforeRewrites = 0;
     this.failed = new Set();
     this.healthy = new Map();
     this.peakNotReady = this.notReadyNodes.size;
@@ -223,6 +228,12 @@ class NodeView {
     const state = annotations[STATE_ANNOTATION];
     const target = this.target;
     if (target === undefined || annotations[DESIRED_REVISION_ANNOTATION] !== target) return;
+    const notBefore = annotations[NOT_BEFORE_ANNOTATION];
+    if (notBefore !== undefined) {
+      const seen = this.notBefore.get(name);
+      if (seen !== undefined && seen !== notBefore) this.notBeforeRewrites++;
+      this.notBefore.set(name, notBefore);
+    }
     // The state alone may still describe the previous revision; state-revision says which it is about.
     const stateRevision = annotations[STATE_REVISION_ANNOTATION];
     const aboutTarget = stateRevision === undefined || stateRevision === target;
@@ -256,6 +267,9 @@ interface GoodResult {
   notReadyP50Ms: number;
   /** Most nodes that started applying within one kubelet restart time: how evenly starts were spaced. */
   maxStartsPerRestart: number;
+  /** Spread: most not-before times within one kubelet restart time (the schedule's own density), and rewrites. */
+  maxNotBeforePerRestart: number;
+  notBeforeRewrites: number;
   totalMs: number;
   finished: boolean;
 }
@@ -278,6 +292,11 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
         peakNotReadyUpdating: view.peakNotReadyUpdating,
         notReadyP50Ms: median(view.notReadyDurations),
         maxStartsPerRestart: densest([...view.started.values()], scaledMs(REAL.kubeletRestartS)),
+        maxNotBeforePerRestart: densest(
+          [...view.notBefore.values()].map(Date.parse),
+          scaledMs(REAL.kubeletRestartS),
+        ),
+        notBeforeRewrites: view.notBeforeRewrites,
         totalMs: Math.max(...view.healthy.values()) - t0,
         finished: true,
       };
@@ -288,6 +307,11 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
         peakNotReadyUpdating: view.peakNotReadyUpdating,
         notReadyP50Ms: median(view.notReadyDurations),
         maxStartsPerRestart: densest([...view.started.values()], scaledMs(REAL.kubeletRestartS)),
+        maxNotBeforePerRestart: densest(
+          [...view.notBefore.values()].map(Date.parse),
+          scaledMs(REAL.kubeletRestartS),
+        ),
+        notBeforeRewrites: view.notBeforeRewrites,
         totalMs: Number.NaN,
         finished: false,
       };
@@ -641,7 +665,7 @@ async function main(): Promise<void> {
       w.hits.push(result.broken.hit);
       worst.set(strategy, w);
       console.log(
-        `${strategy}${RUNS > 1 ? ` (run ${run + 1}/${RUNS})` : ''}: good change: peak ${result.good.peakNotReady} NotReady, ${result.good.peakNotReadyUpdating} of them updating (a node NotReady for ${seconds(result.good.notReadyP50Ms)}, median; at most ${result.good.maxStartsPerRestart} started within ${REAL.kubeletRestartS} s), all done in ${seconds(result.good.totalMs)}; ` +
+        `${strategy}${RUNS > 1 ? ` (run ${run + 1}/${RUNS})` : ''}: good change: peak ${result.good.peakNotReady} NotReady, ${result.good.peakNotReadyUpdating} of them updating (a node NotReady for ${seconds(result.good.notReadyP50Ms)}, median; at most ${result.good.maxStartsPerRestart} started within ${REAL.kubeletRestartS} s${result.good.notBeforeRewrites || result.good.maxNotBeforePerRestart ? `, at most ${result.good.maxNotBeforePerRestart} not-before times within it, ${result.good.notBeforeRewrites} rewritten` : ''}), all done in ${seconds(result.good.totalMs)}; ` +
           `breaking change: ${result.broken.hit} nodes hit (${result.broken.failed} reported Failed, ${result.kubeletDeaths} kubelet deaths), ` +
           `last one ${seconds(result.broken.lastHitMs)} after the change${result.broken.settled ? '' : ' (had not settled at the deadline)'}, ` +
           `peak ${result.broken.peakNotReady} NotReady (setup ${result.setupS.toFixed(0)} s)`,
