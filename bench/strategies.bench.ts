@@ -36,6 +36,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { revisionName } from '../src/api/hash.ts';
 import {
   CURRENT_REVISION_ANNOTATION,
@@ -361,6 +362,8 @@ interface StrategyResult {
   requests: RequestFigures;
   /** Peak RSS (VmHWM) of the controller process, MB; undefined for jitter (no controller). */
   controllerPeakMb: number | undefined;
+  /** Event-loop delay of the process running the simulated nodes during the good change, ms. */
+  simLoopDelayMs: { p99: number; max: number };
   /** The controller's pool reconciles during the good change (where a rollout's waits go). */
   reconciles: ControllerCounters | undefined;
   /** RSS and peak RSS of the API server at the end, MB. */
@@ -579,6 +582,9 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
     const setupS = (performance.now() - setupStarted) / 1000;
 
     let t0 = performance.now();
+    // The simulated nodes (agents and kubelets) share this process: a stalled loop starts nodes late, together.
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     const requestsBefore = await server.requests();
     const reconcilesBefore = await controllerCounters(metricsPort);
     await change(specs[1]);
@@ -589,6 +595,8 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       good.finished ? good.totalMs : performance.now() - t0,
     );
     const reconciles = subtractCounters(await controllerCounters(metricsPort), reconcilesBefore);
+    loopDelay.disable();
+    const simLoopDelayMs = { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
     await sleep(2_000);
 
     t0 = performance.now();
@@ -603,6 +611,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       setupS,
       requests,
       controllerPeakMb: peakRssMb(controller?.pid),
+      simLoopDelayMs,
       reconciles,
       serverRssMb: serverMemory.rssMb,
       serverPeakMb: serverMemory.peakMb,
@@ -706,6 +715,9 @@ async function main(): Promise<void> {
         .slice(0, 8)
         .map(([kind, count]) => `${kind} ${count}`)
         .join(', ')}`,
+    );
+    console.log(
+      `  simulated nodes' event loop during the good change: delay p99 ${r.simLoopDelayMs.p99.toFixed(0)} ms, max ${r.simLoopDelayMs.max.toFixed(0)} ms (scaled clock)`,
     );
     const c = r.reconciles;
     if (c)
