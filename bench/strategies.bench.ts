@@ -268,6 +268,13 @@ interface GoodResult {
   notReadyP50Ms: number;
   /** Most nodes that started applying within one kubelet restart time: how evenly starts were spaced. */
   maxStartsPerRestart: number;
+  /**
+   * Median time from the k-th node turning healthy to the (k + limit)-th start (scaled ms): how long a
+   * freed place in the budget stayed unused before the next node took it.
+   */
+  handoffP50Ms: number;
+  /** Median time from a node's start to it being healthy on the target (scaled ms). */
+  updateP50Ms: number;
   /** Spread: most not-before times within one kubelet restart time (the schedule's own density), and rewrites. */
   maxNotBeforePerRestart: number;
   notBeforeRewrites: number;
@@ -286,6 +293,12 @@ interface BrokenResult {
 
 /** Waits until every node is healthy on the phase's target, or the deadline. */
 async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
+  const handoffs = () => {
+    const healthy = [...view.healthy.values()].sort((a, b) => a - b);
+    const starts = [...view.started.values()].sort((a, b) => a - b);
+    return median(healthy.slice(0, Math.max(0, starts.length - LIMIT)).map((h, k) => starts[k + LIMIT]! - h));
+  };
+  const updates = () => median([...view.healthy].map(([name, at]) => at - (view.started.get(name) ?? at)));
   for (;;) {
     if (view.healthy.size >= NODES && view.notReady === 0) {
       return {
@@ -298,6 +311,8 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
           scaledMs(REAL.kubeletRestartS),
         ),
         notBeforeRewrites: view.notBeforeRewrites,
+        handoffP50Ms: handoffs(),
+        updateP50Ms: updates(),
         totalMs: Math.max(...view.healthy.values()) - t0,
         finished: true,
       };
@@ -313,6 +328,8 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
           scaledMs(REAL.kubeletRestartS),
         ),
         notBeforeRewrites: view.notBeforeRewrites,
+        handoffP50Ms: handoffs(),
+        updateP50Ms: updates(),
         totalMs: Number.NaN,
         finished: false,
       };
@@ -715,6 +732,9 @@ async function main(): Promise<void> {
         .slice(0, 8)
         .map(([kind, count]) => `${kind} ${count}`)
         .join(', ')}`,
+    );
+    console.log(
+      `  a node from its start to healthy: ${seconds(r.good.updateP50Ms)} (median); a place freed in the budget to the next start: ${seconds(r.good.handoffP50Ms)} (median)`,
     );
     console.log(
       `  simulated nodes' event loop during the good change: delay p99 ${r.simLoopDelayMs.p99.toFixed(0)} ms, max ${r.simLoopDelayMs.max.toFixed(0)} ms (scaled clock)`,
