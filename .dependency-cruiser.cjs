@@ -1,10 +1,19 @@
 // Import rules between nodeherd's folders, enforced by test/architecture/layers.test.ts.
 // The layers, lowest first (a folder may import its own layer's folders only where a rule below allows,
-// and any lower layer): util < api < plan < kube < agent, controller, apiserver, dist < sim < nspawn < up < cli.
+// and any lower layer): util < api < plan < kube < agent, controller, apiserver < profile < sim < nspawn
+// < up < cli; src/dist builds the bundles and images beside them all. Every src/ folder is named by some
+// rule (the layering test checks).
 // docs/architecture.md explains each rule.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    {
+      name: 'util-imports-nothing-of-nodeherd',
+      comment: 'src/util is the floor: atomic writes, YAML, time, JSON, Kubernetes wire types. It imports no other folder.',
+      severity: 'error',
+      from: { path: '^src/util/' },
+      to: { path: '^src/', pathNot: '^src/util/' },
+    },
     {
       name: 'api-imports-nothing-above',
       comment: 'src/api is the nodeherd contract: kinds, schemas, rules. It may use src/util only.',
@@ -74,10 +83,42 @@ module.exports = {
       to: { path: '^src/(up|cli)/' },
     },
     {
-      name: 'up-not-cli',
-      comment: 'nodeherd up is one command the CLI runs; what both use lives below them.',
+      name: 'profile-imports-contract-and-server',
+      comment:
+        "src/profile is nodeherd's profile of the generic API server: it joins the contract (src/api) and " +
+        'the server (src/apiserver), and serves the agent artefacts (src/dist/artefact-server.ts). It knows ' +
+        'no component that runs on the server, nor what is built on it.',
       severity: 'error',
-      from: { path: '^src/up/' },
+      from: { path: '^src/profile/' },
+      to: { path: '^src/(plan|agent|controller|sim|nspawn|up|cli)/' },
+    },
+    {
+      name: 'dist-builders-imported-by-nspawn-only',
+      comment:
+        'src/dist builds the agent bundle, the CLI and the images: it may import any part it bundles, and ' +
+        'no part imports it, except container nodes (src/nspawn), which build the agent they install. ' +
+        'Its artefact server is a runtime part (the next rule).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(dist|nspawn)/' },
+      to: { path: '^src/dist/', pathNot: '^src/dist/artefact-server\\.ts$' },
+    },
+    {
+      name: 'dist-artefact-server-imports-only-util',
+      comment:
+        'The artefact server (the agent bundle over HTTP) runs in the controller and behind the profile: ' +
+        'like a component it may use src/util only.',
+      severity: 'error',
+      from: { path: '^src/dist/artefact-server\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/util/' },
+    },
+    {
+      name: 'cli-is-the-top',
+      comment:
+        'The CLI (and its `up` command) is what users run; nothing imports it but the builders in ' +
+        'src/dist that bundle it (build-cli.ts prebuilds the dashboard page). What it shares with up, ' +
+        'nspawn or the components lives below it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(cli|dist)/' },
       to: { path: '^src/cli/' },
     },
   ],

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TokenStore } from '../src/apiserver/auth/tokens.ts';
+import { nodeherdIdentities } from '../src/profile/nodeherd-identities.ts';
 import { benchNumber } from './support/quick.ts';
 import { reportFigure } from './support/report.ts';
 
@@ -14,7 +15,7 @@ const dir = mkdtempSync(join(tmpdir(), 'nodeherd-tokens-bench-'));
 
 try {
   const load = loadavg()[0]!.toFixed(2);
-  const store = TokenStore.open(dir);
+  const store = TokenStore.open(dir, nodeherdIdentities);
   const tokens: string[] = [];
   const started = performance.now();
   for (let i = 0; i < nodes; i++) {
@@ -25,7 +26,7 @@ try {
   store.close();
 
   const openedAt = performance.now();
-  const reopened = TokenStore.open(dir);
+  const reopened = TokenStore.open(dir, nodeherdIdentities);
   const openMs = performance.now() - openedAt;
   const authAt = performance.now();
   for (const [i, token] of tokens.entries()) {

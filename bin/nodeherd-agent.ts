@@ -63,6 +63,11 @@ async function main(config: AgentConfig): Promise<void> {
     selfUnit: config.selfUnit,
     logger,
     unitTimeoutMs: config.unitTimeoutMs,
+    drift: {
+      intervalMs: config.driftIntervalMs,
+      // inotify where the files are on this machine's filesystem (the simulated backend keeps them in memory).
+      ...(config.backend !== 'simulated' ? { watchRoot: config.rootDir } : {}),
+    },
     watch: {
       ...(config.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: config.bookmarkIntervalMs } : {}),
       ...(config.watchTimeoutSeconds !== undefined

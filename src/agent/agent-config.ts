@@ -48,6 +48,8 @@ export interface AgentConfig {
   bookmarkIntervalMs: number | undefined;
   watchTimeoutSeconds: [number, number] | undefined;
   unitTimeoutMs: number;
+  /** Period of the full drift check; 0: only at start, after applies and on file changes. */
+  driftIntervalMs: number;
 }
 
 export const DEFAULT_METRICS_ADDRESS = '127.0.0.1:9469';
@@ -135,6 +137,11 @@ const FLAGS = {
     type: 'string',
     env: 'NODEHERD_UNIT_TIMEOUT_SECONDS',
     help: 'time units get to become active (default 60)',
+  },
+  'drift-interval-seconds': {
+    type: 'string',
+    env: 'NODEHERD_DRIFT_INTERVAL_SECONDS',
+    help: 'period of the full drift check of units, enablement, state and packages; 0: none (default 300)',
   },
   help: { type: 'boolean', env: '', help: 'show this help' },
 } as const;
@@ -228,6 +235,7 @@ export function parseAgentConfig(
     bookmarkIntervalMs: optionalNumber('bookmark-interval-ms', get('bookmark-interval-ms')),
     watchTimeoutSeconds: parseRange(get('watch-timeout-seconds')),
     unitTimeoutMs: (optionalNumber('unit-timeout-seconds', get('unit-timeout-seconds')) ?? 60) * 1000,
+    driftIntervalMs: parseDriftInterval(get('drift-interval-seconds')),
   };
 }
 
@@ -263,6 +271,14 @@ function parseRange(text: string | undefined): [number, number] | undefined {
   if (!(low !== undefined && low > 0 && high !== undefined && high >= low))
     throw new ConfigError('--watch-timeout-seconds must be low:high with 0 < low <= high');
   return [low, high];
+}
+
+function parseDriftInterval(text: string | undefined): number {
+  if (text === undefined) return 300_000;
+  const seconds = Number(text);
+  if (!(seconds >= 0) || !Number.isFinite(seconds))
+    throw new ConfigError('--drift-interval-seconds must be a number of seconds ≥ 0');
+  return seconds * 1000;
 }
 
 function optionalNumber(name: string, text: string | undefined): number | undefined {

@@ -9,7 +9,12 @@ import { NodeProbeRunner, type ProbeRunner } from './apply/health-probe.ts';
 import { KubeSecretSource } from './apply/kube-secret-source.ts';
 import { poolRollbackPolicy, type RollbackPolicy } from './apply/pool-rollback-policy.ts';
 import { type AgentStatus, Reconciler, type RestartDecision } from './apply/reconciler.ts';
+import { configOf, type RevisionRef } from './apply/revision-ref.ts';
 import { type Clock, systemClock } from './clock.ts';
+import { DriftChecker } from './drift/drift-checker.ts';
+import { ManagedPathWatcher } from './drift/managed-path-watcher.ts';
+import { type DriftPolicySource, poolDriftPolicy } from './drift/pool-drift-policy.ts';
+import { dropInPath, unitFilePath } from './executors/unit-names.ts';
 import { StartGate } from './gate/start-gate.ts';
 import type { HostControl } from './host/host-control.ts';
 import { type Logger, silentLogger } from './logger.ts';
@@ -20,6 +25,22 @@ import { SerialSlots } from './serial/serial-slots.ts';
 import { DesiredRevisionWatcher, type WatchTuning } from './watch/desired-revision-watcher.ts';
 
 export const DEFAULT_SELF_UNIT = 'nodeherd-agent.service';
+/** Units, enablement, state and packages are not watched: they are checked this often. */
+export const DEFAULT_DRIFT_INTERVAL_MS = 5 * 60_000;
+const DEFAULT_DRIFT_DEBOUNCE_MS = 250;
+
+export interface DriftOptions {
+  /** Default true: check for drift at start, after every apply, on file changes and periodically. */
+  enabled?: boolean;
+  /** Period of the full check (default 5 min); 0: only at start, after applies and on file changes. */
+  intervalMs?: number;
+  /** Where the node's files are on this machine ('/' on a real node); unset: no inotify. */
+  watchRoot?: string;
+  /** Quiet time after a file event before the check (default 250 ms). */
+  debounceMs?: number;
+  /** Default: the pool's spec.drift.policy. */
+  policy?: DriftPolicySource;
+}
 /** setTimeout's longest delay; a later retry (a Spread start days away) re-arms when it fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -56,8 +77,8 @@ export interface NodeAgentOptions {
   retry?: { initialMs: number; maxMs: number };
   /** Backoff of retries of undelivered reports (default 1 s doubling to 60 s). */
   reportRetry?: { initialMs: number; maxMs: number };
-  /** Repair drifted files at start (default true). */
-  repairDrift?: boolean;
+  /** Drift detection and repair (drift/drift-checker.ts). */
+  drift?: DriftOptions;
   hooks?: ApplyHooks;
 }
 
@@ -71,6 +92,13 @@ export class NodeAgent {
   private readonly reconciler: Reconciler;
   private readonly watcher: DesiredRevisionWatcher;
   private readonly serialSlots: SerialSlots;
+  private readonly driftChecker: DriftChecker | undefined;
+  private pathWatcher: ManagedPathWatcher | undefined;
+  private driftTimer: NodeJS.Timeout | undefined;
+  /** What asked for the next drift check (start, apply, file, interval); undefined: none due. */
+  private driftDue: string | undefined;
+  /** The revision whose paths are watched. */
+  private watchedHash: string | undefined;
   /** The over-the-air update API of this node (served on the local HTTP server by the binary). */
   readonly updates: NodeUpdateApi;
   private loop: Promise<void> | undefined;
@@ -127,6 +155,19 @@ export class NodeAgent {
       retry: options.retry ?? { initialMs: 10_000, maxMs: 10 * 60_000 },
       ...(options.hooks ? { hooks: options.hooks } : {}),
     });
+    if (options.drift?.enabled !== false) {
+      this.driftChecker = new DriftChecker({
+        executors: {
+          ...options.executors,
+          secrets: options.executors.secrets ?? new KubeSecretSource(options.client),
+        },
+        reporter: this.reporter,
+        metrics: this.metrics,
+        logger: this.logger,
+        policy: options.drift?.policy ?? poolDriftPolicy(options.client, this.logger),
+        selfUnit: options.selfUnit ?? DEFAULT_SELF_UNIT,
+      });
+    }
     this.watcher = new DesiredRevisionWatcher({
       client: options.client,
       nodeName: options.nodeName,
@@ -145,12 +186,22 @@ export class NodeAgent {
     });
   }
 
-  /** Loads local state, repairs drift, then starts watching. Resolves once watching has begun. */
+  /** Loads local state, checks for drift, then starts watching. Resolves once watching has begun. */
   async start(): Promise<void> {
     if (this.started) throw new Error('an agent starts once');
     this.started = true;
     await this.reconciler.load();
-    if (this.options.repairDrift !== false) await this.reconciler.repairDrift();
+    if (this.driftChecker) {
+      // Before the first reconcile, and without the API server if need be: what a crash or a hand
+      // left on disk is known (and, per policy, repaired) before anything else happens.
+      await this.checkDrift('start');
+      this.watchManagedPaths();
+      const intervalMs = this.options.drift?.intervalMs ?? DEFAULT_DRIFT_INTERVAL_MS;
+      if (intervalMs > 0) {
+        this.driftTimer = setInterval(() => this.requestDriftCheck('interval'), intervalMs);
+        this.driftTimer.unref?.();
+      }
+    }
     this.watcher.start();
     this.logger.info({ revision: this.reconciler.status.currentRevision }, 'agent started');
   }
@@ -160,6 +211,8 @@ export class NodeAgent {
     this.stopped = true;
     clearTimeout(this.retryTimer);
     clearTimeout(this.reportTimer);
+    clearInterval(this.driftTimer);
+    this.pathWatcher?.close();
     await this.watcher.stop();
     await this.loop;
     // A held Serial slot is kept: the next agent on this node re-adopts it.
@@ -215,20 +268,39 @@ export class NodeAgent {
     if (!this.loop) this.loop = this.runLoop();
   }
 
+  /** Asks for a drift check; it runs in the reconcile loop, never beside an apply. */
+  requestDriftCheck(trigger: string): void {
+    if (this.stopped || !this.driftChecker) return;
+    this.driftDue ??= trigger;
+    if (!this.loop) this.loop = this.runLoop();
+  }
+
   private async runLoop(): Promise<void> {
     try {
-      while (this.dirty && !this.stopped) {
-        this.dirty = false;
-        clearTimeout(this.retryTimer);
-        try {
-          const result = await this.reconciler.reconcile(this.watcher.snapshot());
-          this.lastError = undefined;
-          if (result.retryAt !== undefined) this.scheduleRetry(result.retryAt);
-        } catch (error) {
-          // Local state could not be read or written (disk full, permissions): try again later.
-          this.lastError = (error as Error).message;
-          this.logger.error({ error: error as Error }, 'reconcile failed');
-          this.scheduleRetry(this.clock.now() + 10_000);
+      while ((this.dirty || this.driftDue !== undefined) && !this.stopped) {
+        if (this.dirty) {
+          this.dirty = false;
+          clearTimeout(this.retryTimer);
+          const applied = this.reconciler.lastAppliedRevision?.hash;
+          try {
+            const result = await this.reconciler.reconcile(this.watcher.snapshot());
+            this.lastError = undefined;
+            if (result.retryAt !== undefined) this.scheduleRetry(result.retryAt);
+          } catch (error) {
+            // Local state could not be read or written (disk full, permissions): try again later.
+            this.lastError = (error as Error).message;
+            this.logger.error({ error: error as Error }, 'reconcile failed');
+            this.scheduleRetry(this.clock.now() + 10_000);
+          }
+          if (this.driftChecker && this.reconciler.lastAppliedRevision?.hash !== applied) {
+            this.watchManagedPaths();
+            this.driftDue ??= 'apply';
+          }
+        }
+        if (this.driftDue !== undefined && !this.dirty && !this.stopped) {
+          const trigger = this.driftDue;
+          this.driftDue = undefined;
+          await this.checkDrift(trigger);
         }
         if (this.reporter.pending) this.scheduleReportRetry();
         else this.reportFailures = 0;
@@ -237,6 +309,33 @@ export class NodeAgent {
       this.loop = undefined;
       for (const waiter of this.idleWaiters.splice(0)) waiter();
     }
+  }
+
+  private async checkDrift(trigger: string): Promise<void> {
+    const base = this.reconciler.driftBase();
+    if (!base || !this.driftChecker) return;
+    this.metrics.driftChecks.inc({ trigger });
+    try {
+      await this.driftChecker.check(base);
+    } catch (error) {
+      // E.g. systemctl did not answer: the next check (file event, interval, apply) tries again.
+      this.logger.error({ error: error as Error, trigger }, 'drift check failed');
+    }
+  }
+
+  /** Watches the files, unit files and drop-ins of the last applied revision (with a watch root). */
+  private watchManagedPaths(): void {
+    const root = this.options.drift?.watchRoot;
+    const base = this.reconciler.lastAppliedRevision;
+    if (root === undefined || !base || base.hash === this.watchedHash || this.stopped) return;
+    this.watchedHash = base.hash;
+    this.pathWatcher ??= new ManagedPathWatcher({
+      root,
+      debounceMs: this.options.drift?.debounceMs ?? DEFAULT_DRIFT_DEBOUNCE_MS,
+      logger: this.logger,
+      onChange: () => this.requestDriftCheck('file'),
+    });
+    this.pathWatcher.setPaths(managedPaths(base));
   }
 
   private scheduleRetry(at: number): void {
@@ -265,4 +364,16 @@ export class NodeAgent {
     }, delay);
     this.reportTimer.unref?.();
   }
+}
+
+/** Where the revision's files, unit files and drop-ins live on the node. */
+export function managedPaths(revision: RevisionRef): string[] {
+  const config = configOf(revision);
+  return [
+    ...config.files.map((f) => f.path),
+    ...config.units.flatMap((u) => [
+      ...(u.content !== undefined ? [unitFilePath(u.name)] : []),
+      ...u.dropIns.map((d) => dropInPath(u.name, d.name)),
+    ]),
+  ];
 }

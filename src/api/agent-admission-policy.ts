@@ -12,7 +12,7 @@
 // What a policy cannot see, it cannot check: which pool's slots the controller gated this node for is
 // on the Node, not in the request, so on a real cluster an agent may take a free slot of any Serial
 // pool (docs/security.md). Reads cannot be confined by admission at all; docs/real-cluster.md says
-// what that leaves open. test/security/node-credentials.test.ts runs this policy and the embedded
+// what that leaves open. test/profile/node-credentials.test.ts runs this policy and the embedded
 // server against one table of attempts.
 // The agent DaemonSet's ServiceAccount (nodeherd-agent in nodeherd, deploy/agent-daemonset) is one user
 // for every node: its node is the one its pod-bound token names, which Kubernetes 1.30+ puts into
@@ -26,9 +26,9 @@ import {
 } from './agent-cluster-rules.ts';
 import {
   AGENT_ANNOTATIONS,
+  AGENT_CONDITIONS,
   AVAILABLE_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
-  NODE_CONFIG_READY_CONDITION,
   SERIAL_LEASE_NAMESPACE,
   SERIAL_POOL_LABEL,
   serialLeaseName,
@@ -205,9 +205,9 @@ export function agentAdmissionPolicy(): Record<string, unknown> {
           expression:
             isNodeWrite +
             `(${NODE_STATUS_FIELDS.map(sameStatusField).join(' && ')} && ` +
-            `${statusConditions('object')}.filter(c, c.type != ${celString(NODE_CONFIG_READY_CONDITION)}) == ` +
-            `${statusConditions('oldObject')}.filter(c, c.type != ${celString(NODE_CONFIG_READY_CONDITION)}))`,
-          message: `a nodeherd agent may only change the ${NODE_CONFIG_READY_CONDITION} condition in the status of its Node`,
+            `${statusConditions('object')}.filter(c, !(c.type in ${celList(AGENT_CONDITIONS)})) == ` +
+            `${statusConditions('oldObject')}.filter(c, !(c.type in ${celList(AGENT_CONDITIONS)})))`,
+          message: `a nodeherd agent may only change the ${AGENT_CONDITIONS.join(' and ')} conditions in the status of its Node`,
           reason: 'Forbidden',
         },
         {

@@ -89,10 +89,24 @@ const KIND_DEFINITIONS: Record<Kind, KindDefinition> = {
         priority: 1,
       },
       {
+        name: 'Drifted',
+        type: 'integer',
+        jsonPath: '.status.drifted',
+        description: 'Nodes whose agent found drift it did not repair (ConfigDrift True).',
+        priority: 1,
+      },
+      {
         name: 'Paused',
         type: 'boolean',
         jsonPath: '.spec.paused',
         description: 'Whether the rollout is paused.',
+      },
+      {
+        name: 'Next-Window',
+        type: 'string',
+        jsonPath: '.status.nextWindowOpen',
+        description: 'When a maintenance window next opens.',
+        priority: 1,
       },
       {
         name: 'Strategy',

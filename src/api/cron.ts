@@ -1,6 +1,7 @@
 // Standard 5-field cron schedules (minute hour day-of-month month day-of-week) with lists, ranges,
-// steps, month and weekday names, and the @yearly/@monthly/@weekly/@daily/@hourly macros. Used to
-// validate maintenance windows and by the controller to find when a window opens.
+// steps, month and weekday names, and the @yearly/@monthly/@weekly/@daily/@hourly macros: the grammar
+// maintenance windows accept, checked field by field so a bad schedule gets a message naming the field.
+// When a schedule fires is computed by cron-times.ts.
 
 export interface CronSchedule {
   minutes: ReadonlySet<number>;
@@ -95,13 +96,19 @@ function parseField(text: string, spec: FieldSpec): Set<number> {
   return values;
 }
 
-/** Parses a schedule; throws CronError with a message naming the bad field. */
-export function parseCron(expression: string): CronSchedule {
+/** The 5 fields of a schedule, macros expanded; throws CronError on an unknown macro or field count. */
+export function cronFields(expression: string): string[] {
   const trimmed = expression.trim();
   const expanded = trimmed.startsWith('@') ? MACROS[trimmed.toLowerCase()] : trimmed;
   if (expanded === undefined) throw new CronError(`unknown macro ${JSON.stringify(trimmed)}`);
   const parts = expanded.split(/\s+/);
   if (parts.length !== 5) throw new CronError(`expected 5 fields, got ${parts.length}`);
+  return parts;
+}
+
+/** Parses a schedule; throws CronError with a message naming the bad field. */
+export function parseCron(expression: string): CronSchedule {
+  const parts = cronFields(expression);
   const [minutes, hours, dom, months, dow] = parts.map((part, i) => parseField(part, FIELDS[i]!)) as [
     Set<number>,
     Set<number>,
@@ -119,23 +126,4 @@ export function parseCron(expression: string): CronSchedule {
     daysOfMonthRestricted: parts[2] !== '*' && !parts[2]!.startsWith('*/'),
     daysOfWeekRestricted: parts[4] !== '*' && !parts[4]!.startsWith('*/'),
   };
-}
-
-/** Wall-clock fields of a moment in the schedule's time zone. */
-export interface WallClock {
-  minute: number;
-  hour: number;
-  dayOfMonth: number;
-  month: number;
-  dayOfWeek: number;
-}
-
-export function cronMatches(schedule: CronSchedule, at: WallClock): boolean {
-  if (!schedule.minutes.has(at.minute) || !schedule.hours.has(at.hour) || !schedule.months.has(at.month)) {
-    return false;
-  }
-  const dom = schedule.daysOfMonth.has(at.dayOfMonth);
-  const dow = schedule.daysOfWeek.has(at.dayOfWeek);
-  if (schedule.daysOfMonthRestricted && schedule.daysOfWeekRestricted) return dom || dow;
-  return dom && dow;
 }

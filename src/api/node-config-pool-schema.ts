@@ -1,6 +1,8 @@
 // NodeConfigPool: which nodes get which NodeConfigs, and how a new revision is rolled out across them.
 
 import { conditionsSchema, labelSelectorSchema } from './common-schemas.ts';
+import { MAX_POOL_NAME_LENGTH } from './limits.ts';
+import { DRIFT_POLICIES } from './node-protocol.ts';
 import {
   array,
   boolean,
@@ -32,9 +34,14 @@ export const maintenanceWindowSchema = object(
   {
     schedule: string('Cron expression (5 fields, or @daily, @weekly, ...) for when a window opens.'),
     duration: string('How long the window stays open, e.g. 4h or 90m.'),
-    timeZone: defaulted(string('IANA time zone the schedule is read in.'), 'UTC'),
+    timeZone: defaulted(
+      string(
+        'IANA time zone the schedule is read in, e.g. Europe/Berlin; daylight saving time is followed (a time skipped by the spring-forward jump opens the window right after the jump; a time repeated by fall-back opens it once).',
+      ),
+      'UTC',
+    ),
   },
-  'A window in which batches may start; progress resumes in the next window.',
+  'A window in which batches may start; progress resumes in the next window. The duration is elapsed time.',
 );
 
 export const rollingUpdateSchema = object(
@@ -95,9 +102,30 @@ export const rollingUpdateSchema = object(
   'Batches chosen by the controller.',
 );
 
+/** Most pools one pool may wait for. */
+export const MAX_WAVE_PREDECESSORS = 32;
+
+export const waveSchema = object(
+  {
+    after: array(
+      string('A NodeConfigPool name.', { maxLength: MAX_POOL_NAME_LENGTH }),
+      'Pools that must have completed their current revision, and soaked, before this pool starts a new one. A paused, failed or rolled-back pool among them holds this one.',
+      { maxItems: MAX_WAVE_PREDECESSORS, 'x-kubernetes-list-type': 'set' },
+    ),
+    soakSeconds: defaulted(
+      integer('Seconds each of those pools must have been complete before this pool starts.', {
+        minimum: 0,
+      }),
+      0,
+    ),
+  },
+  'Waves: roll this pool after other pools (a canary pool first).',
+);
+
 export const updateStrategySchema = object(
   {
     type: defaulted(stringEnum(UPDATE_STRATEGY_TYPES, 'Who decides when a node updates.'), 'RollingUpdate'),
+    wave: optional(waveSchema),
     rollingUpdate: optional(rollingUpdateSchema),
     serial: optional(
       object(
@@ -142,6 +170,21 @@ export const nodeConfigPoolSpecSchema = object(
       10,
     ),
     paused: defaulted(boolean('Stops the rollout; nodes in flight finish.'), false),
+    drift: defaulted(
+      object(
+        {
+          policy: defaulted(
+            stringEnum(
+              DRIFT_POLICIES,
+              'Repair: the agent writes back what drifted (restarting only the units that depend on it); Report: it only reports.',
+            ),
+            'Repair',
+          ),
+        },
+        'What the agents do when a node drifts from its applied revision (files, units, drop-ins, enablement, state, packages).',
+      ),
+      {},
+    ),
     rollbackTo: optional(
       object(
         { revision: integer('Revision number to roll back to.', { minimum: 1 }) },
@@ -206,6 +249,13 @@ export const nodeConfigPoolStatusSchema = object(
     waiting: count(
       'Serial, Spread: nodes given the target revision that are gated (waiting for a slot, their start time, or a hold) and have not started.',
     ),
+    drifted: count(
+      'Nodes whose ConfigDrift condition is True: drift found and not repaired (policy Report, or the repair failed). Omitted when none.',
+    ),
+    nextWindowOpen: optional(
+      dateTime('When a maintenance window next opens (pools with windows; open now or not).'),
+    ),
+    windowClosesAt: optional(dateTime('While a maintenance window is open: when the last one open closes.')),
     conditions: optional(conditionsSchema),
     history: optional(array(rolloutRecordSchema, 'Rollouts, newest last.')),
     conflicts: optional(array(renderConflictSchema, 'Why the latest configs could not be rendered.')),

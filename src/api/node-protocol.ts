@@ -17,6 +17,16 @@ export type NodeState = (typeof NODE_STATES)[number];
 
 /** Node condition the agent maintains. */
 export const NODE_CONFIG_READY_CONDITION = 'NodeConfigReady';
+/**
+ * Node condition the agent maintains: True while the node differs from its last applied revision
+ * (drift found and not repaired: policy Report, or the repair failed); False when it does not.
+ */
+export const CONFIG_DRIFT_CONDITION = 'ConfigDrift';
+/** The Node conditions an agent may write (node-restriction and deploy/agent's policy allow no others). */
+export const AGENT_CONDITIONS: readonly string[] = [NODE_CONFIG_READY_CONDITION, CONFIG_DRIFT_CONDITION];
+/** What the agent does about drift: write the revision's state back, or only report it. */
+export const DRIFT_POLICIES = ['Repair', 'Report'] as const;
+export type DriftPolicy = (typeof DRIFT_POLICIES)[number];
 
 /** On NodeConfigRevisions (and nodes): the pool they belong to. */
 export const POOL_LABEL = 'nodeherd.io/pool';

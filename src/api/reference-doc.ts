@@ -50,6 +50,17 @@ templates (\`name@.service\`), which cannot run. Units without \`content\` are u
 (for example kubelet from a package): nodeherd manages only their drop-ins, and their enablement and state
 when set, and never deletes them.
 
+## Drift
+
+Agents keep comparing their node with the revision it last applied: at start, after every apply, on
+inotify events of managed files, unit files and drop-ins, and periodically (enablement, running state,
+package versions). The pool's \`spec.drift.policy\` decides: \`Repair\` (default) writes back what drifted,
+restarting only the units that depend on it, as an apply would; \`Report\` changes nothing. Either way the
+Node gets the agent's \`ConfigDrift\` condition (\`True\` while drift stays in place: reasons
+\`DriftDetected\`, \`RepairFailed\`, \`RepairNeedsDrain\`, \`RepairNeedsReboot\`; \`False\`: \`NoDrift\`,
+\`DriftRepaired\`) and Events (\`DriftDetected\`, \`DriftRepaired\`, \`DriftRepairFailed\`); the pool's
+\`status.drifted\` counts the nodes whose condition is \`True\`. Details: [operations.md](operations.md#drift).
+
 ## Validation and limits
 
 The embedded API server refuses invalid objects with 422 and exact field paths; on a real cluster the CRD

@@ -1,6 +1,7 @@
 // TypeScript types of the nodeherd.io objects, derived from the schemas (never written twice).
 // `...Spec` types are what users write; `Rendered...` types are after defaulting and rendering.
 
+import type { ObjectMeta, OwnerReference } from '../util/kube-api-types.ts';
 import type { conditionSchema, labelSelectorSchema } from './common-schemas.ts';
 import type { API_VERSION } from './group.ts';
 import type {
@@ -62,27 +63,7 @@ export type RenderConflict = InputOf<typeof renderConflictSchema>;
 export type RevisionSpec = OutputOf<typeof nodeConfigRevisionSpecSchema>;
 export type RevisionSource = InputOf<typeof revisionSourceSchema>;
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
-
-export interface ObjectMeta {
-  name: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-  finalizers?: string[];
-}
+export type { ObjectMeta, OwnerReference };
 
 export interface NodeConfig {
   apiVersion: typeof API_VERSION;

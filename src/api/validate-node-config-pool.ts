@@ -1,11 +1,13 @@
 // Validation of a NodeConfigPool, with exact field paths.
 
 import { CronError, parseCron } from './cron.ts';
+import { cronEverFires, isIanaTimeZone } from './cron-times.ts';
 import { parseDuration } from './duration.ts';
 import { arrayAt, enumAt, FieldErrors, integerAt, isObject, objectAt, stringAt } from './field-errors.ts';
 import { validateLabelSelector } from './label-selector.ts';
 import { MAX_POOL_NAME_LENGTH } from './limits.ts';
-import { UPDATE_STRATEGY_TYPES } from './node-config-pool-schema.ts';
+import { MAX_WAVE_PREDECESSORS, UPDATE_STRATEGY_TYPES } from './node-config-pool-schema.ts';
+import { DRIFT_POLICIES } from './node-protocol.ts';
 import { DNS1123_LABEL } from './patterns.ts';
 
 const PERCENT = /^([0-9]+)%$/;
@@ -25,16 +27,6 @@ function positiveIntOrPercent(errors: FieldErrors, field: string, value: unknown
   }
 }
 
-/** Whether Intl knows the IANA zone (Node ships full ICU). */
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function validateMaintenanceWindow(errors: FieldErrors, at: string, value: unknown): void {
   if (!isObject(value)) {
     errors.typeInvalid(at, value, 'an object');
@@ -45,6 +37,8 @@ function validateMaintenanceWindow(errors: FieldErrors, at: string, value: unkno
   else {
     try {
       parseCron(schedule);
+      if (!cronEverFires(schedule))
+        errors.invalid(`${at}.schedule`, schedule, 'never fires: no date has this day and month');
     } catch (err) {
       if (!(err instanceof CronError)) throw err;
       errors.invalid(`${at}.schedule`, schedule, `must be a cron schedule: ${err.message}`);
@@ -58,8 +52,14 @@ function validateMaintenanceWindow(errors: FieldErrors, at: string, value: unkno
     else if (ms < 60_000) errors.invalid(`${at}.duration`, duration, 'must be at least 1m');
   }
   const zone = stringAt(errors, `${at}.timeZone`, value.timeZone);
-  if (zone !== undefined && !isTimeZone(zone)) {
-    errors.invalid(`${at}.timeZone`, zone, 'must be an IANA time zone such as Europe/Berlin');
+  if (zone !== undefined && !isIanaTimeZone(zone)) {
+    errors.invalid(
+      `${at}.timeZone`,
+      zone,
+      /^[+-]/.test(zone)
+        ? 'must be an IANA time zone such as Europe/Berlin, not a fixed offset (offsets ignore daylight saving time)'
+        : 'must be an IANA time zone such as Europe/Berlin or America/New_York',
+    );
   }
 }
 
@@ -103,9 +103,40 @@ const STRATEGY_FIELDS: Record<string, readonly StrategyType[]> = {
   onDelete: ['OnDelete'],
 };
 
-function validateUpdateStrategy(errors: FieldErrors, at: string, value: unknown): void {
+/** Waves: the pools named must be pool names, each once, never this pool (a cycle of one). */
+function validateWave(errors: FieldErrors, at: string, value: unknown, pool: unknown): void {
+  const wave = objectAt(errors, at, value);
+  if (!wave) return;
+  if (wave.after === undefined || wave.after === null) errors.required(`${at}.after`);
+  const after = arrayAt(errors, `${at}.after`, wave.after);
+  if (after.length > MAX_WAVE_PREDECESSORS) {
+    errors.invalid(
+      `${at}.after`,
+      `${after.length} pools`,
+      `must name at most ${MAX_WAVE_PREDECESSORS} pools`,
+    );
+  }
+  const seen = new Set<string>();
+  after.forEach((entry, i) => {
+    const field = `${at}.after[${i}]`;
+    const name = stringAt(errors, field, entry);
+    if (name === undefined) return;
+    if (name.length > MAX_POOL_NAME_LENGTH || !new RegExp(DNS1123_LABEL).test(name)) {
+      errors.invalid(field, name, 'must be a NodeConfigPool name (a DNS-1123 label)');
+    } else if (name === pool) {
+      errors.invalid(field, name, 'a pool cannot wait for itself');
+    } else if (seen.has(name)) {
+      errors.duplicate(field, name);
+    }
+    seen.add(name);
+  });
+  integerAt(errors, `${at}.soakSeconds`, wave.soakSeconds, 0);
+}
+
+function validateUpdateStrategy(errors: FieldErrors, at: string, value: unknown, pool: unknown): void {
   const strategy = objectAt(errors, at, value);
   if (!strategy) return;
+  validateWave(errors, `${at}.wave`, strategy.wave, pool);
   const type = enumAt(errors, `${at}.type`, strategy.type, UPDATE_STRATEGY_TYPES) ?? 'RollingUpdate';
   // Like Deployment: settings of another strategy type are refused, not silently ignored.
   for (const [field, owners] of Object.entries(STRATEGY_FIELDS)) {
@@ -166,11 +197,13 @@ export function validateNodeConfigPool(obj: unknown): FieldErrors['causes'] {
     if (spec[field] === undefined || spec[field] === null) errors.required(`spec.${field}`);
     else validateLabelSelector(errors, `spec.${field}`, spec[field]);
   }
-  validateUpdateStrategy(errors, 'spec.updateStrategy', spec.updateStrategy);
+  validateUpdateStrategy(errors, 'spec.updateStrategy', spec.updateStrategy, name);
   integerAt(errors, 'spec.revisionHistoryLimit', spec.revisionHistoryLimit, 0);
   if (spec.paused !== undefined && typeof spec.paused !== 'boolean') {
     errors.typeInvalid('spec.paused', spec.paused, 'a boolean');
   }
+  const drift = objectAt(errors, 'spec.drift', spec.drift);
+  if (drift) enumAt(errors, 'spec.drift.policy', drift.policy, DRIFT_POLICIES);
   const rollbackTo = objectAt(errors, 'spec.rollbackTo', spec.rollbackTo);
   if (rollbackTo) {
     if (rollbackTo.revision === undefined) errors.required('spec.rollbackTo.revision');

@@ -18,7 +18,7 @@ import {
 import { ensurePki } from './auth/certificates.ts';
 import { adminKubeconfigPath, ensureCredential } from './auth/credentials.ts';
 import { admissionDenied, forbiddenError, unauthorizedError } from './auth/denials.ts';
-import { type Identity, type IdentityKind, identityOfServiceAccount } from './auth/identities.ts';
+import { Identities, type Identity, type IdentityKind } from './auth/identities.ts';
 import { agentMayUseBoundPod } from './auth/node-bound-pods.ts';
 import {
   type AdmissionAttributes,
@@ -210,7 +210,7 @@ export class ApiServer {
     restrictDataDir(dataDir);
     const host = options.host ?? '127.0.0.1';
     const pki = await ensurePki(dataDir, { extraSans: options.extraSans ?? [] });
-    const tokens = TokenStore.open(dataDir);
+    const tokens = TokenStore.open(dataDir, new Identities(options.profile.identities));
     const serviceAccountTokens = ServiceAccountTokenIssuer.open(dataDir);
     const store = SqliteStore.open(join(dataDir, STATE_DB), {
       ...(options.retainRevisions !== undefined ? { retainRevisions: options.retainRevisions } : {}),
@@ -482,7 +482,7 @@ export class ApiServer {
   /**
    * The identity of a bearer token: a static token of the token store, or a ServiceAccount token this
    * server issued (TokenRequest) whose bound objects still exist, mapped onto the identities the
-   * authorizer knows (identityOfServiceAccount: the agent DaemonSet's token of node X is the agent of X).
+   * authorizer knows (Identities.ofServiceAccount: the agent DaemonSet's token of node X is the agent of X).
    */
   private authenticate(authorization: string | undefined): Identity | undefined {
     const identity = this.tokens.authenticate(authorization);
@@ -490,7 +490,7 @@ export class ApiServer {
     const token = bearerToken(authorization);
     if (token === undefined || !looksLikeJwt(token)) return undefined;
     const user = authenticateServiceAccountToken(this.serviceAccountTokens, this.boundObjects, token);
-    return user ? identityOfServiceAccount(user.username, user.extra) : undefined;
+    return user ? this.tokens.identities.ofServiceAccount(user.username, user.extra) : undefined;
   }
 
   /** The stored objects a ServiceAccount token can name. */

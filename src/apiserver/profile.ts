@@ -7,7 +7,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthorizationRules } from './auth/authorizer.ts';
-import type { Identity } from './auth/identities.ts';
+import type { Identity, IdentityNames } from './auth/identities.ts';
 import type { NodeAdmissionRules } from './auth/node-restriction.ts';
 import type { StatusCause } from './errors.ts';
 import type { ResourceRequestInfo } from './http/request-info.ts';
@@ -28,6 +28,8 @@ export interface ApiServerProfile {
   customResourceDefinitions(): KubeObject[];
   /** Namespaces created at start besides kube's (nodeherd: nodeherd). */
   namespaces?: readonly string[];
+  /** The names of the application's controller and node agents; without them the server has none. */
+  identities?: IdentityNames;
   /** What the application's own identities (controller, node agents) may do; nothing when absent. */
   authorization?: AuthorizationRules;
   /** What node agents' writes may change, and which Node annotations kubelets may not write. */

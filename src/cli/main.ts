@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { buildVersion } from '../util/build-info.ts';
 import { apiserverCommand } from './apiserver-command.ts';
 import { completionCommand, kubectlCompletion } from './completion-command.ts';
+import { dashboardCommand } from './dashboard/dashboard-command.ts';
 import { pauseCommand, resumeCommand } from './pause-command.ts';
 import { planCommand } from './plan/plan-command.ts';
 import { rollbackCommand } from './rollback-command.ts';
@@ -26,6 +27,7 @@ export async function nodeherdProgram(): Promise<Command> {
   program.addCommand(resumeCommand());
   program.addCommand(rollbackCommand());
   program.addCommand(upgradeCommand());
+  program.addCommand(dashboardCommand());
   program.addCommand((await import('./up-command.ts')).upCommand());
   program.addCommand(completionCommand(nodeherdProgram));
   return program;

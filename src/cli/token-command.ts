@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { isValidNodeName } from '../apiserver/auth/identities.ts';
 import { TokenStore } from '../apiserver/auth/tokens.ts';
+import { nodeherdIdentities } from '../profile/nodeherd-identities.ts';
 
 function nodeName(value: string): string {
   if (!isValidNodeName(value))
@@ -25,7 +26,7 @@ export function tokenCommand(): Command {
       if (Boolean(opts.node) === Boolean(opts.controller)) {
         throw new InvalidArgumentError('give exactly one of --node <name> or --controller');
       }
-      const store = TokenStore.open(resolve(opts.dataDir));
+      const store = TokenStore.open(resolve(opts.dataDir), nodeherdIdentities);
       const kind = opts.controller ? 'controller' : 'node';
       const ensured = await store.ensureIdentity(kind, opts.node);
       const token = ensured.token ?? (await store.rotate(kind, opts.node)).token;

@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { ContainerNodes } from '../nspawn/container-nodes.ts';
 import { LocalCluster } from '../up/local-cluster.ts';
 import { printIntroduction, printReady } from '../up/messages.ts';
+import { serveUpDashboard } from './dashboard/up-dashboard.ts';
 import { showFleet } from './status/show-fleet.ts';
 
 export interface UpOptions {
@@ -111,11 +112,16 @@ export async function runUp(options: UpOptions): Promise<void> {
     signals.dispose();
     throw error;
   }
+  const dashboard = await serveUpDashboard(cluster);
   printIntroduction(out, cluster, options.nspawn !== undefined ? 'container' : 'simulated');
+  out.write(
+    `Watch rollouts in a browser (timeline, plan; pause, resume, roll back):\n  ${dashboard.url}\n\n`,
+  );
   printReady(out, cluster);
   const view = options.view && !signals.requested ? showFleet(cluster.admin, out) : undefined;
   await signals.first;
   view?.stop();
+  await dashboard.stop();
   out.write('\nstopping: agents, controller, API server… (Ctrl-C again to exit at once)\n');
   await cluster.stop();
   signals.dispose();

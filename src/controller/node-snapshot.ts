@@ -3,6 +3,7 @@
 // gate pods, the plan's disruption, drain progress, observed health).
 
 import {
+  CONFIG_DRIFT_CONDITION,
   CURRENT_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
   MESSAGE_ANNOTATION,
@@ -50,6 +51,7 @@ export function readNodeFacts(node: Node, zoneLabel: string): NodeFacts {
     cordonedByUs: annotations[CORDONED_BY_ANNOTATION] !== undefined,
     configReady: configReady?.status === 'True',
   };
+  if (conditions.some((c) => c.type === CONFIG_DRIFT_CONDITION && c.status === 'True')) facts.drifted = true;
   const optional: Partial<NodeFacts> = {
     desiredRevision: annotations[DESIRED_REVISION_ANNOTATION] || undefined,
     currentRevision: annotations[CURRENT_REVISION_ANNOTATION] || undefined,

@@ -1,11 +1,10 @@
-// The rollout controller: informers on NodeConfigPools, NodeConfigs, NodeConfigRevisions, Nodes, Pods and
-// Secrets; a work queue keyed by object (pool/<name>, node/<name>, config/<name>); workers that run the
-// reconcilers. Changes are mapped to the pools they concern, so a node event costs one pool reconcile
-// and a NodeConfig change reaches its pools in milliseconds.
+// The rollout controller: the informers the reconcilers share (NodeConfigPools, NodeConfigs, revisions,
+// Nodes, Pods, Secrets, Serial Leases), one work queue keyed by `kind/name`, and workers. It composes
+// the reconcilers (pools/, nodes/, configs/): each declares what it watches and how events map to its
+// keys (reconciler.ts); the DaemonSet updater (daemonsets/) runs beside them with its own queue.
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
-import { matchesLabelSelector } from '../api/label-selector.ts';
 import { SERIAL_LEASE_NAMESPACE, SERIAL_POOL_LABEL } from '../api/node-protocol.ts';
 import type { NodeConfig, NodeConfigPool, NodeConfigRevision } from '../api/types.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
@@ -14,7 +13,7 @@ import { KubeClient } from '../kube/kube-client.ts';
 import type { Lease, Node, Pod, Secret } from '../kube/types.ts';
 import { WorkQueue } from '../kube/work-queue.ts';
 import { PATHS } from './api-paths.ts';
-import { ConfigReconciler } from './config-reconciler.ts';
+import { ConfigReconciler } from './configs/config-reconciler.ts';
 import type { ControllerContext, Informers } from './controller-context.ts';
 import { DaemonSetUpdater } from './daemonsets/daemonset-updater.ts';
 import { DecisionExecutor } from './decision-executor.ts';
@@ -22,15 +21,14 @@ import { DisruptionPlanner } from './disruption-planner.ts';
 import { NodeDrainer } from './drain/node-drainer.ts';
 import { ControllerMetrics } from './metrics.ts';
 import { NodeHealthTracker } from './node-health-tracker.ts';
-import { NodeReconciler } from './node-reconciler.ts';
+import { NodeReconciler } from './nodes/node-reconciler.ts';
 import { PodIndex } from './pod-index.ts';
-import { poolsSelecting } from './pool-membership.ts';
-import { PoolReconciler } from './pool-reconciler.ts';
-import { PoolRenderer } from './pool-render.ts';
+import { PoolReconciler } from './pools/pool-reconciler.ts';
+import { PoolRenderer } from './pools/pool-render.ts';
+import { RolloutTracker } from './pools/rollout-tracker.ts';
+import { poolsOfNode, type Reconciler } from './reconciler.ts';
 import { RevisionWriter } from './revisions/revision-writer.ts';
-import { RolloutTracker } from './rollout-tracker.ts';
 import { StrategyExecutor } from './strategies/strategy-executor.ts';
-import { StrategyRollout } from './strategies/strategy-rollout.ts';
 
 export interface RolloutControllerOptions {
   kubeConfig: KubeConfig;
@@ -47,8 +45,6 @@ export interface RolloutControllerOptions {
   drainBackoff?: { initialMs: number; maxMs: number };
 }
 
-type Key = `pool/${string}` | `node/${string}` | `config/${string}`;
-
 export class RolloutController {
   readonly metrics: ControllerMetrics;
   readonly client: KubeClient;
@@ -58,10 +54,8 @@ export class RolloutController {
   private readonly queue: WorkQueue;
   private readonly recorder: EventRecorder;
   private readonly drainer: NodeDrainer;
-  private readonly pools: PoolReconciler;
-  private readonly nodes: NodeReconciler;
-  private readonly configs: ConfigReconciler;
-  private readonly renderer: PoolRenderer;
+  /** The reconcilers by the kind of their keys on the shared queue. */
+  private readonly reconcilers: Map<string, Reconciler>;
   private readonly health = new NodeHealthTracker();
   private readonly daemonSets: DaemonSetUpdater;
   private readonly now: () => number;
@@ -147,18 +141,14 @@ export class RolloutController {
       writeConcurrency: options.writeConcurrency ?? 32,
     };
     executor = new DecisionExecutor(ctx);
-    this.renderer = new PoolRenderer(ctx);
     const marks = new StrategyExecutor(ctx, executor);
-    this.pools = new PoolReconciler(
-      ctx,
-      this.renderer,
-      executor,
-      new RolloutTracker(this.metrics),
-      new StrategyRollout(ctx, executor, marks),
-      marks,
-    );
-    this.nodes = new NodeReconciler(ctx, executor);
-    this.configs = new ConfigReconciler(ctx);
+    const tracker = new RolloutTracker(this.metrics);
+    const reconcilers: Reconciler[] = [
+      new PoolReconciler(ctx, new PoolRenderer(ctx), executor, tracker, marks),
+      new NodeReconciler(ctx, executor),
+      new ConfigReconciler(ctx),
+    ];
+    this.reconcilers = new Map(reconcilers.map((r) => [r.kind, r]));
     this.wire(podIndex);
     // DaemonSet update strategies (daemonsets/): their own queue and workers, the Node and Pod caches shared.
     const { nodes, pods } = this.informers;
@@ -190,13 +180,8 @@ export class RolloutController {
     await Promise.all(all.map((i) => i.waitForSync()));
     if (!this.running) return;
     this.synced = true;
-    for (const pool of this.informers.pools.list()) this.add(`pool/${pool.metadata.name}`);
-    for (const config of this.informers.configs.list()) this.add(`config/${config.metadata.name}`);
-    const poolCount = this.informers.pools.size;
-    for (const node of this.informers.nodes.list()) {
-      if (NodeReconciler.interesting(node, poolCount > 1 ? this.poolsOf(node).length : 0))
-        this.add(`node/${node.metadata.name}`);
-    }
+    for (const reconciler of this.reconcilers.values())
+      for (const name of reconciler.initialKeys(this.informers)) this.queue.add(`${reconciler.kind}/${name}`);
     const workers = this.options.workers ?? 4;
     this.workers = Array.from({ length: workers }, () => this.work());
     this.logger.info({ workers }, 'rollout controller started');
@@ -220,101 +205,27 @@ export class RolloutController {
     this.logger.info('rollout controller stopped');
   }
 
-  private add(key: Key): void {
-    this.queue.add(key);
-  }
-
-  private poolsOf(node: Node | undefined): string[] {
-    if (!node) return [];
-    return poolsSelecting(
-      node.metadata.labels,
-      this.informers.pools
-        .list()
-        .filter((p) => !p.metadata.deletionTimestamp)
-        .map((p) => ({ name: p.metadata.name, nodeSelector: p.spec.nodeSelector })),
-    );
-  }
-
   private enqueueNode(node: string): void {
-    for (const pool of this.poolsOf(this.informers.nodes.get(node))) this.add(`pool/${pool}`);
+    for (const pool of poolsOfNode(this.informers, this.informers.nodes.get(node)))
+      this.queue.add(`pool/${pool}`);
   }
 
+  /** The caches the reconcilers share (node health, pods by node, drains), then each reconciler's watches. */
   private wire(podIndex: PodIndex): void {
-    const { pools, configs, revisions, nodes, pods, secrets, leases } = this.informers;
-    pools.on((type, pool, old) => {
-      const name = pool.metadata.name;
-      if (type === 'delete') this.pools.forget(name);
-      const selectorChanged =
-        type !== 'update' ||
-        JSON.stringify(old?.spec.nodeSelector) !== JSON.stringify(pool.spec.nodeSelector);
-      const configSelectorChanged =
-        type !== 'update' ||
-        JSON.stringify(old?.spec.configSelector) !== JSON.stringify(pool.spec.configSelector);
-      if (selectorChanged) {
-        // Membership of every pool may change; nodes may gain or lose a conflict or an owner.
-        for (const p of pools.list()) this.add(`pool/${p.metadata.name}`);
-        for (const node of nodes.list()) {
-          if (NodeReconciler.interesting(node, 2)) this.add(`node/${node.metadata.name}`);
-        }
-      }
-      if (configSelectorChanged) for (const c of configs.list()) this.add(`config/${c.metadata.name}`);
-      this.add(`pool/${name}`);
-    });
-    configs.on((_type, config, old) => {
-      this.add(`config/${config.metadata.name}`);
-      for (const pool of pools.list()) {
-        const selector = pool.spec.configSelector;
-        if (
-          matchesLabelSelector(selector, config.metadata.labels) ||
-          (old && matchesLabelSelector(selector, old.metadata.labels))
-        ) {
-          this.add(`pool/${pool.metadata.name}`);
-        }
-      }
-    });
-    revisions.on((_type, revision) => {
-      if (revision.spec?.pool) this.add(`pool/${revision.spec.pool}`);
-    });
-    nodes.on((type, node, old) => {
-      if (type !== 'delete') {
-        const ready = (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-        this.health.noteChange(node.metadata.name, this.now(), ready, this.synced);
-      }
-      const now = this.poolsOf(node);
-      const before =
-        old && JSON.stringify(old.metadata.labels) !== JSON.stringify(node.metadata.labels)
-          ? this.poolsOf(old)
-          : [];
-      for (const pool of new Set([...now, ...before])) this.add(`pool/${pool}`);
-      if (
-        type === 'delete' ||
-        NodeReconciler.interesting(node, now.length) ||
-        (old && NodeReconciler.interesting(old, before.length))
-      ) {
-        this.add(`node/${node.metadata.name}`);
-      }
+    const { nodes, pods } = this.informers;
+    nodes.on((type, node) => {
+      if (type === 'delete') return;
+      const ready = (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+      this.health.noteChange(node.metadata.name, this.now(), ready, this.synced);
     });
     pods.on((type, pod, old) => {
       if (type === 'delete') podIndex.remove(pod);
       else podIndex.update(pod, old);
       const node = pod.spec?.nodeName ?? old?.spec?.nodeName;
-      if (!node) return;
-      this.drainer.wake(node);
-      this.enqueueNode(node);
+      if (node) this.drainer.wake(node);
     });
-    // A Serial slot taken or released changes its pool's status.
-    leases.on((_type, lease, old) => {
-      const pool = lease.metadata.labels?.[SERIAL_POOL_LABEL] ?? old?.metadata.labels?.[SERIAL_POOL_LABEL];
-      if (pool) this.add(`pool/${pool}`);
-    });
-    secrets.on((_type, secret) => {
-      for (const pool of this.renderer.poolsUsingSecret(
-        secret.metadata.namespace ?? '',
-        secret.metadata.name,
-      )) {
-        this.add(`pool/${pool}`);
-      }
-    });
+    for (const reconciler of this.reconcilers.values())
+      reconciler.watch(this.informers, (name) => this.queue.add(`${reconciler.kind}/${name}`));
   }
 
   private async work(): Promise<void> {
@@ -326,14 +237,8 @@ export class RolloutController {
       const name = key.slice(slash + 1);
       const timer = this.metrics.reconcileDuration.startTimer({ kind });
       try {
-        if (kind === 'pool') {
-          const outcome = await this.pools.reconcile(name);
-          if (outcome.requeueAfterMs !== undefined) this.queue.addAfter(key, outcome.requeueAfterMs + 5);
-        } else if (kind === 'node') {
-          await this.nodes.reconcile(name);
-        } else if (kind === 'config') {
-          await this.configs.reconcile(name);
-        }
+        const outcome = await this.reconcilers.get(kind)?.reconcile(name);
+        if (outcome?.requeueAfterMs !== undefined) this.queue.addAfter(key, outcome.requeueAfterMs + 5);
         this.queue.forget(key);
       } catch (err) {
         this.metrics.reconcileErrors.inc({ kind });

@@ -13,7 +13,8 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
+import { buildDashboardScript, DASHBOARD_SCRIPT_MODULE } from '../cli/dashboard/build-page-script.ts';
 import { REPO_ROOT } from './build-agent.ts';
 
 export const DEFAULT_CLI_OUT_DIR = join(REPO_ROOT, 'dist', 'bin');
@@ -26,11 +27,33 @@ export interface CliBuild {
   bytes: number;
 }
 
+/**
+ * The dashboard's page script, bundled for the browser now and put in place of web-assets.ts: the
+ * installed CLI has neither its sources nor esbuild.
+ */
+function prebuiltDashboard(script: string): Plugin {
+  return {
+    name: 'prebuilt-dashboard',
+    setup(b) {
+      b.onLoad({ filter: /web-assets\.ts$/ }, (args) =>
+        args.path === DASHBOARD_SCRIPT_MODULE
+          ? {
+              contents: `export const dashboardScript = () => Promise.resolve(${JSON.stringify(script)});`,
+              loader: 'js',
+            }
+          : undefined,
+      );
+    },
+  };
+}
+
 export async function buildCli(outDir = DEFAULT_CLI_OUT_DIR): Promise<CliBuild> {
   const out = resolve(outDir);
   await mkdir(out, { recursive: true });
   const nodeherd = join(out, 'nodeherd.mjs');
+  const dashboardScript = await buildDashboardScript();
   const result = await build({
+    plugins: [prebuiltDashboard(dashboardScript)],
     entryPoints: [join(REPO_ROOT, 'bin/nodeherd.ts')],
     outfile: nodeherd,
     bundle: true,

@@ -1,28 +1,10 @@
 // The wire shapes of the Kubernetes objects the controller reads. Objects stay plain JSON exactly as
 // the API server sends them (timestamps are strings), in lists, watch events and write responses alike.
 
+import type { ObjectMeta } from '../util/kube-api-types.ts';
 import type { KubeList as WireList } from './light/types.ts';
 
-export interface ObjectMeta {
-  name: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  /** Server-side apply bookkeeping; informers drop it (withoutManagedFields). */
-  managedFields?: unknown[];
-  ownerReferences?: {
-    apiVersion: string;
-    kind: string;
-    name: string;
-    uid: string;
-    controller?: boolean;
-  }[];
-}
+export type { ObjectMeta };
 
 export interface KubeObject {
   apiVersion?: string;

@@ -3,7 +3,8 @@
 //
 // Agent of node X:
 // - Node X: only the annotations of the agent protocol (AGENT_ANNOTATIONS), the desired revision only
-//   as a copy of the available one (OTA pull), and in status only the NodeConfigReady condition. Never
+//   as a copy of the available one (OTA pull), and in status only its own conditions
+//   (AGENT_CONDITIONS: NodeConfigReady and ConfigDrift). Never
 //   labels, spec (taints, unschedulable), finalizers or owners: those decide which pool and hence
 //   which Secrets the node gets, and belong to the kubelet and the administrator.
 // - Serial slot Leases in namespace nodeherd: take (create, or update to itself as holder) only a slot
@@ -11,14 +12,14 @@
 //   the holder, or delete) only a slot it holds. Nothing else, least of all the leader Lease.
 //
 // deploy/agent's ValidatingAdmissionPolicy (src/api/agent-admission-policy.ts) says the same in CEL
-// for real clusters; test/security/node-credentials.test.ts runs one table of attempts through both.
+// for real clusters; test/profile/node-credentials.test.ts runs one table of attempts through both.
 
 import { GROUP } from '../api/group.ts';
 import {
   AGENT_ANNOTATIONS,
+  AGENT_CONDITIONS,
   AVAILABLE_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
-  NODE_CONFIG_READY_CONDITION,
   SERIAL_GATE_ANNOTATION,
   SERIAL_LEASE_NAMESPACE,
   SERIAL_POOL_LABEL,
@@ -33,8 +34,8 @@ import {
   mapOf,
   type NodeAdmissionRules,
 } from '../apiserver/auth/node-restriction.ts';
-import { jsonEqual } from '../apiserver/objects/object-service.ts';
 import type { KubeObject } from '../apiserver/storage/types.ts';
+import { jsonEqual } from '../util/json-equal.ts';
 
 /** Annotation prefix of nodeherd's protocol: never the kubelet's to write. */
 export const NODEHERD_ANNOTATION_PREFIX = `${GROUP}/`;
@@ -58,9 +59,9 @@ export const NODEHERD_NODE_ADMISSION: NodeAdmissionRules = {
 
 const orEmptyList = (value: unknown): unknown => (Array.isArray(value) ? value : []);
 
-function conditionsExcept(status: KubeObject, type: string): unknown[] {
+function conditionsExcept(status: KubeObject, types: readonly string[]): unknown[] {
   return (Array.isArray(status.conditions) ? status.conditions : []).filter(
-    (condition: { type?: unknown }) => condition?.type !== type,
+    (condition: { type?: unknown }) => !types.includes(condition?.type as string),
   );
 }
 
@@ -104,13 +105,10 @@ function admitAgentNodeWrite(node: string, attrs: AdmissionAttributes): Decision
   const oldStatus = mapOf(oldObject.status) as KubeObject;
   if (
     !jsonEqual(withoutKey(status, 'conditions'), withoutKey(oldStatus, 'conditions')) ||
-    !jsonEqual(
-      conditionsExcept(status, NODE_CONFIG_READY_CONDITION),
-      conditionsExcept(oldStatus, NODE_CONFIG_READY_CONDITION),
-    )
+    !jsonEqual(conditionsExcept(status, AGENT_CONDITIONS), conditionsExcept(oldStatus, AGENT_CONDITIONS))
   ) {
     return deny(
-      `node agent of "${node}" may only change the ${NODE_CONFIG_READY_CONDITION} condition in the status of its Node`,
+      `node agent of "${node}" may only change the ${AGENT_CONDITIONS.join(' and ')} conditions in the status of its Node`,
     );
   }
   return ALLOW;

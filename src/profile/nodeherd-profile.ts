@@ -10,6 +10,7 @@ import type { ApiServerProfile } from '../apiserver/profile.ts';
 import { createArtefactHandler } from '../dist/artefact-server.ts';
 import { NODEHERD_NODE_ADMISSION } from './agent-admission.ts';
 import { NODEHERD_AUTHORIZATION } from './nodeherd-authorization.ts';
+import { NODEHERD_IDENTITY_NAMES } from './nodeherd-identities.ts';
 import { revisionsOfNode, revisionsReferenceSecret } from './referenced-secrets.ts';
 
 export interface NodeherdProfileOptions {
@@ -24,6 +25,7 @@ export function nodeherdProfile(options: NodeherdProfileOptions = {}): ApiServer
   return {
     customResourceDefinitions,
     namespaces: [NAMESPACE],
+    identities: NODEHERD_IDENTITY_NAMES,
     authorization: NODEHERD_AUTHORIZATION,
     nodeAdmission: NODEHERD_NODE_ADMISSION,
     validate(def, object, old) {

@@ -48,6 +48,8 @@ export interface FleetOptions
   /** Share one watch of the simulated Nodes (default true). */
   watchNodes?: boolean;
   onError?: (nodeName: string, error: Error, during: KubeletActivity | 'agent' | 'watch') => void;
+  /** Each line a node's journal gets (systemd's and the kubelet's), with its unit. */
+  onJournal?: (nodeName: string, unit: string, message: string) => void;
   /** Every change of a simulated Node the shared watch sees (undefined: deleted). */
   onServerChange?: (nodeName: string, node: KubeObject | undefined) => void;
 }
@@ -150,7 +152,7 @@ export class Fleet {
       users.add(description.name);
       this.clients.set(made, users);
     }
-    const { onError } = this.options;
+    const { onError, onJournal } = this.options;
     const node = new SimulatedNode({
       ...this.nodeOptions(),
       ...overrides,
@@ -159,6 +161,7 @@ export class Fleet {
       kubeletClient,
       wheel: this.wheel,
       onError: (error, during) => onError?.(description.name, error, during),
+      ...(onJournal ? { onJournal: (unit, message) => onJournal(description.name, unit, message) } : {}),
     });
     this.nodes.set(description.name, node);
     return node;

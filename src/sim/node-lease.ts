@@ -7,6 +7,7 @@ import { isKubeError } from '../kube/kube-error.ts';
 import { resourcePath } from '../kube/light/api-paths.ts';
 import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import type { KubeObject } from '../kube/light/types.ts';
+import type { OwnerReference } from '../util/kube-api-types.ts';
 import { kubeMicroTime } from './node-object.ts';
 
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
@@ -101,7 +102,7 @@ export class NodeLease {
   }
 
   private renewed(lease: LeaseObject): LeaseObject {
-    const owners = (lease.metadata?.ownerReferences ?? []) as { uid?: string }[];
+    const owners = lease.metadata?.ownerReferences ?? [];
     const ownerCurrent = this.ownerUid === undefined || owners.some((owner) => owner.uid === this.ownerUid);
     return {
       ...lease,
@@ -115,7 +116,7 @@ export class NodeLease {
     };
   }
 
-  private ownerReferences(): { ownerReferences?: KubeObject[] } {
+  private ownerReferences(): { ownerReferences?: OwnerReference[] } {
     if (this.ownerUid === undefined) return {};
     return {
       ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.nodeName, uid: this.ownerUid }],

@@ -34,6 +34,7 @@ export function simulatedNodeAgents(options: SimulatedNodeAgentsOptions): Simula
       host: context.host,
       probes: new SimulatedProbes({
         kubeletRunning: () => context.kubeletRunning(),
+        locateExecutable: (program) => context.locateExecutable(program),
         ...(options.probeRule ? { rule: options.probeRule } : {}),
       }),
     });

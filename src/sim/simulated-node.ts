@@ -1,7 +1,10 @@
 // One simulated machine: a kubelet (Node, Lease, Ready), a simulated systemd whose kubelet unit
 // drives that kubelet, simulated apt and an in-memory filesystem, and optionally a nodeherd agent
 // running against those backends. Faults are injected here: the kubelet dying with a given revision,
-// NotReady flaps, network partitions, the machine disappearing or rebooting.
+// NotReady flaps, network partitions, the machine disappearing or rebooting. Without any injected
+// fault the node still fails where a real one would: its kubelet reads the configuration files its
+// unit's flags name (--config, --config-dir) and exits at startup on one it refuses, and a unit whose
+// program is missing fails with 203/EXEC.
 
 import { MemoryFileExecutor } from '../agent/executors/memory-file-executor.ts';
 import { SimulatedPackages, type SimulatedPackagesOptions } from '../agent/executors/simulated-packages.ts';
@@ -12,7 +15,9 @@ import { resourcePath } from '../kube/light/api-paths.ts';
 import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import type { KubeObject } from '../kube/light/types.ts';
 import type { HeartbeatWheel } from './heartbeat-wheel.ts';
-import { type KubeletStartContext, KubeletSystemd } from './kubelet-systemd.ts';
+import { loadKubeletConfiguration } from './kubelet-configuration.ts';
+import { KUBELET_CONFIG_PATH, type KubeletStartContext, KubeletSystemd } from './kubelet-systemd.ts';
+import { locateExecutable } from './machine-executables.ts';
 import type { NodeDescription } from './node-object.ts';
 import {
   type KubeletActivity,
@@ -21,6 +26,33 @@ import {
   SimulatedKubelet,
 } from './simulated-kubelet.ts';
 import { SimulatedNodeHost } from './simulated-node-host.ts';
+import { flagValue } from './unit-command-line.ts';
+
+/**
+ * The configuration kubeadm writes when it joins a node (KubeletConfiguration with the values kubeadm
+ * sets); the simulated kubelet reads it through KUBELET_CONFIG_ARGS. Written at first boot when absent.
+ */
+export const KUBEADM_KUBELET_CONFIG = [
+  'apiVersion: kubelet.config.k8s.io/v1beta1',
+  'kind: KubeletConfiguration',
+  'authentication:',
+  '  anonymous:',
+  '    enabled: false',
+  '  webhook:',
+  '    enabled: true',
+  '  x509:',
+  '    clientCAFile: /etc/kubernetes/pki/ca.crt',
+  'authorization:',
+  '  mode: Webhook',
+  'cgroupDriver: systemd',
+  'clusterDNS:',
+  '- 10.96.0.10',
+  'clusterDomain: cluster.local',
+  'containerRuntimeEndpoint: unix:///var/run/containerd/containerd.sock',
+  'rotateCertificates: true',
+  'staticPodPath: /etc/kubernetes/manifests',
+  '',
+].join('\n');
 
 /** What an agent needs to run on a simulated node. */
 export interface SimulatedAgentContext {
@@ -32,6 +64,8 @@ export interface SimulatedAgentContext {
   host: HostControl;
   /** Whether the simulated kubelet process is up (for its healthz probe). */
   kubeletRunning(): boolean;
+  /** Where the machine has a program (for exec probes); undefined when it has none. */
+  locateExecutable(program: string): Promise<string | undefined>;
 }
 
 /** A running agent as the simulator drives it. */
@@ -68,6 +102,8 @@ export interface SimulatedNodeOptions extends KubeletTiming {
   /** How long a reboot keeps the machine down (default 10 s). */
   rebootDownMs?: number;
   onError?: (error: Error, during: KubeletActivity | 'agent') => void;
+  /** Each line the node's journal gets (systemd's and the kubelet's), with its unit. */
+  onJournal?: (unit: string, message: string) => void;
 }
 
 /** up: running; down: stopped, killed, or rebooting. */
@@ -94,6 +130,8 @@ export class SimulatedNode {
   private readonly onError: SimulatedNodeOptions['onError'];
   private readonly rebootDownMs: number;
   private agent: SimulatedAgent | undefined;
+  /** kubeadm's files are on the machine (written at the first boot of this process). */
+  private provisioned = false;
   private machine: MachineState = 'down';
   /** Serialises start/stop/reboot. */
   private transition: Promise<void> = Promise.resolve();
@@ -111,14 +149,17 @@ export class SimulatedNode {
       bootId: () => this.host.currentBoot,
       onError: (error, during) => this.onError?.(error, during),
     });
+    this.packages = new SimulatedPackages(options.packages);
+    this.files = new MemoryFileExecutor();
     this.systemd = new KubeletSystemd({
       ...options.systemd,
       ...(options.kubeletUnit !== undefined ? { kubeletUnit: options.kubeletUnit } : {}),
       kubelet: this.kubelet,
       kubeletStartFails: (context) => this.kubeletStartVerdict(context),
+      locateExecutable: (program) => this.locateExecutable(program),
+      readEnvironmentFile: (path) => this.readText(path),
+      ...(options.onJournal ? { onJournal: options.onJournal } : {}),
     });
-    this.packages = new SimulatedPackages(options.packages);
-    this.files = new MemoryFileExecutor();
     this.host = new SimulatedNodeHost({
       downMs: this.rebootDownMs,
       onReboot: (downMs) => this.reboot(downMs),
@@ -144,7 +185,16 @@ export class SimulatedNode {
     return this.serialised(async () => {
       if (this.machine !== 'down') return;
       this.machine = 'up';
-      await this.kubelet.start();
+      if (!this.provisioned) {
+        this.provisioned = true;
+        if ((await this.files.read(KUBELET_CONFIG_PATH)) === undefined) {
+          await this.files.write(KUBELET_CONFIG_PATH, Buffer.from(KUBEADM_KUBELET_CONFIG), { mode: 0o644 });
+        }
+      }
+      await this.systemd.boot(
+        () => this.kubeletConfigurationFailure(),
+        () => this.kubelet.start(),
+      );
       if (this.machine !== 'up') return;
       this.startAgent();
     });
@@ -179,7 +229,10 @@ export class SimulatedNode {
       if (this.machine !== 'rebooting') return;
       this.host.booted();
       this.machine = 'up';
-      await this.kubelet.start({ notReadyAtStart: true });
+      await this.systemd.boot(
+        () => this.kubeletConfigurationFailure(),
+        () => this.kubelet.start({ notReadyAtStart: true }),
+      );
       if (this.machine === 'up') this.startAgent();
     });
   }
@@ -231,12 +284,58 @@ export class SimulatedNode {
       files: this.files,
       host: this.host,
       kubeletRunning: () => this.kubelet.process === 'running' && this.kubelet.phase === 'running',
+      locateExecutable: (program) => this.locateExecutable(program),
     });
     this.agent = agent;
     agent.start().catch((err: Error) => this.onError?.(err, 'agent'));
   }
 
+  /**
+   * Why the kubelet exits at startup with the configuration files its command line names, as
+   * kubelet-configuration.ts decides; what it logs and carries on after goes to the journal.
+   */
+  async kubeletConfigurationFailure(): Promise<string | undefined> {
+    const unit = this.systemd.kubeletUnit;
+    const command = (await this.systemd.commandLine(unit))?.command;
+    if (!command) return undefined;
+    const configFile = flagValue(command.args, 'config');
+    const configDir = flagValue(command.args, 'config-dir');
+    const outcome = await loadKubeletConfiguration(
+      { ...(configFile ? { configFile } : {}), ...(configDir ? { configDir } : {}) },
+      {
+        read: (path) => this.readText(path),
+        list: async (dir) => this.files.paths().filter((path) => path.startsWith(`${dir}/`)),
+      },
+    );
+    for (const warning of outcome.warnings) this.systemd.log(unit, warning);
+    return outcome.error;
+  }
+
+  /** Where the machine has a program: its base image, executable files, installed packages. */
+  locateExecutable(program: string): Promise<string | undefined> {
+    return locateExecutable(program, {
+      modeOf: async (path) => {
+        try {
+          return (await this.files.read(path))?.mode;
+        } catch {
+          return undefined;
+        }
+      },
+      installedPackages: () => Object.keys(this.packages.installed()),
+    });
+  }
+
+  private async readText(path: string): Promise<string | undefined> {
+    try {
+      return (await this.files.read(path))?.content.toString('utf8');
+    } catch {
+      return undefined; // not an absolute path: no such file
+    }
+  }
+
   private async kubeletStartVerdict(context: KubeletStartContext): Promise<boolean | string | undefined> {
+    const configFailure = await this.kubeletConfigurationFailure();
+    if (configFailure !== undefined) return configFailure;
     const { kubeletFailsAtRevisions, kubeletStartFails } = this.faults;
     if (!kubeletFailsAtRevisions?.length && !kubeletStartFails) return undefined;
     const revision = await this.desiredRevision();

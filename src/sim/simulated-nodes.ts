@@ -6,6 +6,7 @@
 
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DurableSimulatedSystemd } from '../agent/executors/durable-simulated-systemd.ts';
 import { mountAgentLocalApis } from '../agent/http/agent-local-apis.ts';
 import { mountHealthRoutes, RouteTable } from '../agent/http/route-table.ts';
 import type { Logger as AgentLogger } from '../agent/logger.ts';
@@ -15,8 +16,8 @@ import type { KubeClient } from '../kube/kube-client.ts';
 import { isKubeError } from '../kube/kube-error.ts';
 import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import { DurableNodeFiles } from './durable-node-files.ts';
-import { DurableNodeSystemd } from './durable-node-systemd.ts';
 import { Fleet } from './fleet.ts';
+import { type KubeletSystemd, replayedBeforeBoot } from './kubelet-systemd.ts';
 import { embeddedKubeletIdentities, embeddedNodeIdentities } from './node-clients.ts';
 import { SIMULATED_LABEL } from './node-object.ts';
 import type { NodeStateDirectory } from './node-set.ts';
@@ -39,11 +40,13 @@ export interface SimulatedNodesOptions {
   count: number;
   logger: AgentLogger;
   onError?: (node: string, error: Error) => void;
+  /** Each line a node's journal gets (systemd's and the kubelet's). */
+  onJournal?: (node: string, unit: string, message: string) => void;
 }
 
 interface DurableParts {
   files: DurableNodeFiles;
-  systemd: DurableNodeSystemd;
+  systemd: DurableSimulatedSystemd<KubeletSystemd>;
 }
 
 export class SimulatedNodes {
@@ -70,6 +73,7 @@ export class SimulatedNodes {
       startupNotReadyMs: 2_000,
       systemd: { targetDurations: { 'kubelet.service': { restart: 500 } } },
       onError: (node, error) => options.onError?.(node, error),
+      ...(options.onJournal ? { onJournal: options.onJournal } : {}),
       agent: (context) => {
         const parts = durable.get(context.nodeName);
         if (!parts) throw new Error(`node ${context.nodeName} was not prepared`);
@@ -80,7 +84,10 @@ export class SimulatedNodes {
           stateDir: join(state.node(context.nodeName), 'agent'),
           executors: { files: parts.files, systemd: parts.systemd, packages: context.packages },
           host: context.host,
-          probes: new SimulatedProbes({ kubeletRunning: () => context.kubeletRunning() }),
+          probes: new SimulatedProbes({
+            kubeletRunning: () => context.kubeletRunning(),
+            locateExecutable: (program) => context.locateExecutable(program),
+          }),
           logger: options.logger,
         });
         nodes?.agents.set(context.nodeName, agent);
@@ -103,7 +110,11 @@ export class SimulatedNodes {
       const dir = state.node(name);
       durable.set(name, {
         files: await DurableNodeFiles.restore(node.files, join(dir, 'files.json')),
-        systemd: await DurableNodeSystemd.restore(node.systemd, join(dir, 'units.json')),
+        systemd: await DurableSimulatedSystemd.attach(
+          node.systemd,
+          join(dir, 'systemd.jsonl'),
+          replayedBeforeBoot(node.systemd.kubeletUnit),
+        ),
       });
       created.push(node);
     }

@@ -233,6 +233,8 @@ async function startSimulatedNodes(
       count,
       logger: context.agentLog,
       onError: (node, error) => log.warn({ node, err: error }, 'simulated node error'),
+      // journalctl of the simulated machines: why a kubelet or a unit failed to start.
+      onJournal: (node, unit, message) => log.info({ node, unit }, message),
     });
     return {
       get names() {

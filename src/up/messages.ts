@@ -54,6 +54,13 @@ export function printIntroduction(out: NodeJS.WritableStream, cluster: LocalClus
           `  ${cliCommand()} status${pool ? ` ${pool}` : ''}`,
         ]
       : []),
+    ...(config && kind === 'simulated'
+      ? [
+          '',
+          'Break it on purpose: a bad kubelet setting fails the canary and the pool rolls back by itself:',
+          `  kubectl apply -f examples/break-it/nodeconfig-bad-max-pods.yaml   # in a nodeherd checkout (README)`,
+        ]
+      : []),
     ...(cluster.nodeApi && names[0]
       ? [
           '',

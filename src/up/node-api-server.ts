@@ -4,7 +4,8 @@
 //   GET  /nodes                      the nodes served, with their base URLs
 //   ANY  /nodes/<node>/<agent path>  what that node's agent answers for <agent path>
 // Each node's routes are the agent's own route table (see src/agent/http/route-table.ts), so the
-// answers are the real agent's, handler for handler.
+// answers are the real agent's, handler for handler. Other local pages can be mounted beside them
+// (`nodeherd up` mounts the dashboard at /dashboard/); a mounted handler guards its own requests.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,9 +30,13 @@ export interface NodeApiServerOptions {
 
 const PREFIX = '/nodes';
 
+/** Answers a request for `path`, relative to where it is mounted (starting with /). */
+export type MountedHandler = (request: IncomingMessage, response: ServerResponse, path: string) => void;
+
 export class NodeApiServer {
   private readonly server: Server;
   private source: NodeApiSource | undefined;
+  private readonly mounts = new Map<string, MountedHandler>();
   readonly host: string;
   readonly port: number;
 
@@ -68,6 +73,16 @@ export class NodeApiServer {
     this.source = source;
   }
 
+  /** Serves `handler` under `prefix` (e.g. /dashboard: /dashboard redirects to /dashboard/). */
+  mount(prefix: string, handler: MountedHandler): void {
+    this.mounts.set(prefix, handler);
+  }
+
+  /** http://127.0.0.1:<port><prefix>/ */
+  mountUrl(prefix: string): string {
+    return `http://${this.host}:${this.port}${prefix}/`;
+  }
+
   close(): Promise<void> {
     return new Promise((resolve) => {
       this.server.close(() => resolve());
@@ -77,6 +92,17 @@ export class NodeApiServer {
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    for (const [prefix, handler] of this.mounts) {
+      if (path === prefix) {
+        response.writeHead(308, { Location: `${prefix}/` });
+        response.end();
+        return;
+      }
+      if (path.startsWith(`${prefix}/`)) {
+        handler(request, response, path.slice(prefix.length));
+        return;
+      }
+    }
     // The node routes are guarded by their table's dispatch; the listing here is guarded the same way.
     const problem = localRequestProblem(request);
     if (problem !== undefined) {

@@ -1,6 +1,33 @@
 // Kubernetes API types that both the embedded API server and the nodeherd.io contract (src/api) speak:
-// structural schemas and printer columns of CRDs, Status causes, RBAC-style policy rules. They live
-// here, below both, so that neither has to import the other.
+// object metadata, structural schemas and printer columns of CRDs, Status causes, RBAC-style policy
+// rules. They live here, below both and below the client stack, so that none has to import another.
+
+/** metav1.OwnerReference. */
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** metav1.ObjectMeta: the fields nodeherd reads and writes (the server keeps the rest as sent). */
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+  /** Server-side apply bookkeeping; the controller's informers drop it (withoutManagedFields). */
+  managedFields?: unknown[];
+}
 
 /** A subset of apiextensions.k8s.io/v1 JSONSchemaProps (structural schemas). */
 export interface JSONSchemaProps {

@@ -17,6 +17,7 @@ describe('agent configuration', () => {
     assert.equal(config.selfUnit, 'nodeherd-agent.service');
     assert.equal(config.exitOnRestart, false);
     assert.equal(config.unitTimeoutMs, 60_000);
+    assert.equal(config.driftIntervalMs, 300_000);
   });
 
   it('reads flags, with environment variables as fallback', () => {
@@ -51,6 +52,8 @@ describe('agent configuration', () => {
     assert.equal(config.exitOnRestart, true);
     assert.deepEqual(config.watchTimeoutSeconds, [60, 120]);
     assert.equal(parseAgentConfig(['--metrics-address', 'off'], {})!.metricsAddress, undefined);
+    assert.equal(parseAgentConfig([], { NODEHERD_DRIFT_INTERVAL_SECONDS: '2.5' })!.driftIntervalMs, 2500);
+    assert.equal(parseAgentConfig(['--drift-interval-seconds', '0'], {})!.driftIntervalMs, 0);
   });
 
   it('refuses what it cannot use', () => {
@@ -62,6 +65,8 @@ describe('agent configuration', () => {
       ['--simulated-durations', 'fast'],
       ['--watch-timeout-seconds', '10:5'],
       ['--log-level', 'loud'],
+      ['--drift-interval-seconds', '-1'],
+      ['--drift-interval-seconds', 'often'],
       ['--unknown'],
     ]) {
       assert.throws(() => parseAgentConfig(args, {}), ConfigError, args.join(' '));

@@ -16,13 +16,12 @@ import { JsonLogger, silentLogger } from '../../src/agent/logger.ts';
 import { NodeAgent, type NodeAgentOptions } from '../../src/agent/node-agent.ts';
 import type { NodeObject } from '../../src/agent/watch/kube-objects.ts';
 import { DESIRED_REVISION_ANNOTATION, MESSAGE_ANNOTATION } from '../../src/api/node-protocol.ts';
-import { renderConfigs } from '../../src/api/render.ts';
-import { buildRevision } from '../../src/api/revision.ts';
 import type { NodeConfigPoolSpec, NodeConfigRevision, NodeConfigSpec } from '../../src/api/types.ts';
 import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../src/kube/light/types.ts';
 import { eventually } from '../support/eventually.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
+import { revisionOf } from '../support/nodeherd-objects.ts';
 
 export const REVISIONS = '/apis/nodeherd.io/v1alpha1/nodeconfigrevisions';
 export const POOLS = '/apis/nodeherd.io/v1alpha1/nodeconfigpools';
@@ -77,25 +76,7 @@ export async function createRevision(
   pool: string,
   spec: NodeConfigSpec,
 ): Promise<NodeConfigRevision> {
-  const result = renderConfigs([
-    { apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodeConfig', metadata: { name: `${pool}-config` }, spec },
-  ]);
-  if (!result.config || !result.hash) throw new Error(`render failed: ${JSON.stringify(result.errors)}`);
-  const revision = buildRevision(
-    {
-      apiVersion: 'nodeherd.io/v1alpha1',
-      kind: 'NodeConfigPool',
-      metadata: { name: pool },
-      spec: { nodeSelector: {}, configSelector: {} },
-    },
-    {
-      config: result.config,
-      hash: result.hash,
-      hashAlgorithm: result.hashAlgorithm,
-      sources: result.sources,
-    },
-    ++revisionCounter,
-  );
+  const revision = revisionOf(pool, spec, ++revisionCounter);
   try {
     await cluster.admin.create(REVISIONS, revision);
   } catch (error) {

@@ -57,6 +57,11 @@ describe('node agent protocol', () => {
   });
 
   it('writes nothing to the API server when restarted on an applied node', async () => {
+    // Settled: the drift check after the apply has said so (ConfigDrift False) and nothing is queued.
+    await eventually('the drift check after the apply reported', async () =>
+      (await getNode(cluster, node.name)).status?.conditions?.some((c) => c.type === 'ConfigDrift'),
+    );
+    await node.agent.whenIdle();
     const before = node.client.stats().byVerb;
     await node.restart();
     await eventually('synced', () => (node.agent.status.state === 'Done' ? true : undefined));
@@ -68,7 +73,7 @@ describe('node agent protocol', () => {
     assert.equal(after.watch - before.watch, 2, 'one watch per watched object');
   });
 
-  it('keeps kubelet’s own conditions when it sets NodeConfigReady', async () => {
+  it('keeps kubelet’s own conditions when it sets NodeConfigReady and ConfigDrift', async () => {
     await cluster.admin.patch(
       `/api/v1/nodes/${node.name}/status`,
       { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'ok' }] } },
@@ -80,11 +85,12 @@ describe('node agent protocol', () => {
     await setDesired(cluster, node.name, revision.metadata.name);
     const done = await eventually('applied', async () => {
       const object = await getNode(cluster, node.name);
-      return object.metadata?.annotations?.['nodeherd.io/current-revision'] === revision.metadata.name
+      return object.metadata?.annotations?.['nodeherd.io/current-revision'] === revision.metadata.name &&
+        object.status?.conditions?.some((c) => c.type === 'ConfigDrift')
         ? object
         : undefined;
     });
     const types = (done.status?.conditions ?? []).map((c) => c.type).sort();
-    assert.deepEqual(types, ['NodeConfigReady', 'Ready']);
+    assert.deepEqual(types, ['ConfigDrift', 'NodeConfigReady', 'Ready']);
   });
 });

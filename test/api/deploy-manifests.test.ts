@@ -16,12 +16,14 @@ import { controllerArgs } from '../../src/api/deploy-manifests.ts';
 import { repositoryRoot } from '../../src/api/generate-crds.ts';
 import { generatedDeployFiles, unexpectedDeployFiles } from '../../src/api/generate-deploy.ts';
 import { NAMESPACE as NODEHERD_NAMESPACE } from '../../src/api/group.ts';
+import { AGENT_DAEMONSET_SERVICE_ACCOUNT } from '../../src/api/users.ts';
 import type { RequestVerb, ResourceAttributes } from '../../src/apiserver/auth/authorizer.ts';
-import { AGENT_DAEMONSET_SERVICE_ACCOUNT, identityFor } from '../../src/apiserver/auth/identities.ts';
+
 import { agentMayUseBoundPod } from '../../src/apiserver/auth/node-bound-pods.ts';
 import { controllerCommand } from '../../src/controller/controller-command.ts';
 import { MetricsServer } from '../../src/controller/metrics-server.ts';
 import { authorize } from '../../src/profile/nodeherd-authorization.ts';
+import { nodeherdIdentities } from '../../src/profile/nodeherd-identities.ts';
 import { revisionsReferenceSecret } from '../../src/profile/referenced-secrets.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 
@@ -130,7 +132,7 @@ const VERBS: RequestVerb[] = [
 ];
 
 test('the controller RBAC in deploy/controller grants exactly what the embedded server allows the controller', () => {
-  const controller = identityFor('controller');
+  const controller = nodeherdIdentities.identityFor('controller');
   const subject = { kind: 'ServiceAccount', name: 'nodeherd-controller' };
   // Every resource a controller rule names, plus resources it must not touch.
   const resources = new Set<string>();
@@ -184,7 +186,7 @@ function ownObjectAllowed(
   namespace: string | undefined,
 ): boolean {
   const node = 'worker-1';
-  const identity = identityFor('node', node);
+  const identity = nodeherdIdentities.identityFor('node', node);
   const [resource = '', subresource] = key.split('/');
   const base: ResourceAttributes = {
     verb,
@@ -245,7 +247,10 @@ test('every agent RBAC rule is allowed by the embedded server for the agent’s 
   assert.ok(checked >= 20);
   // And the committed agent RBAC is bound to the group the embedded server puts agents in, and to the
   // group of agents that authenticate as service accounts.
-  for (const group of [identityFor('node', 'worker-1').groups[0], AGENT_SERVICE_ACCOUNT_GROUP]) {
+  for (const group of [
+    nodeherdIdentities.identityFor('node', 'worker-1').groups[0],
+    AGENT_SERVICE_ACCOUNT_GROUP,
+  ]) {
     const subject = { kind: 'Group', name: group };
     const attrs = { verb: 'get', group: '', resource: 'secrets', namespace: NODEHERD_NAMESPACE } as const;
     assert.equal(committedRbacAllows(subject, attrs), true, group);
@@ -268,7 +273,7 @@ test('the agent admission policy matches the agents group and confines writes by
   assert.equal(binding.spec.policyName, policy.metadata.name);
   assert.deepEqual(binding.spec.validationActions, ['Deny']);
   assert.equal(policy.spec.failurePolicy, 'Fail');
-  const agent = identityFor('node', 'worker-1');
+  const agent = nodeherdIdentities.identityFor('node', 'worker-1');
   const daemonSetUser = `system:serviceaccount:${NODEHERD_NAMESPACE}:${AGENT_DAEMONSET_SERVICE_ACCOUNT}`;
   assert.equal(
     policy.spec.matchConditions[0].expression,

@@ -10,7 +10,7 @@ import {
   sameConfig,
 } from '../../src/api/hash.ts';
 import { canonicalJson } from '../../src/util/canonical-json.ts';
-import { rendered } from './fixtures.ts';
+import { rendered } from '../support/nodeherd-objects.ts';
 
 describe('canonicalJson', () => {
   const cases: [string, unknown, string][] = [

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { hashConfig } from '../../src/api/hash.ts';
 import { renderConfigs, renderPool, selectConfigs } from '../../src/api/render.ts';
 import type { NodeConfigSpec } from '../../src/api/types.ts';
-import { nodeConfig, nodeConfigPool } from './fixtures.ts';
+import { nodeConfig, nodeConfigPool } from '../support/nodeherd-objects.ts';
 
 const inline = (data: string) => ({ inline: { data } });
 

@@ -4,12 +4,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { customResourceDefinitions } from '../../src/api/crds.ts';
-import { renderConfigs } from '../../src/api/render.ts';
-import { buildRevision } from '../../src/api/revision.ts';
 import { applyCustomResourceDefinitionDefaults } from '../../src/apiserver/schema/crd-defaults.ts';
 import { validateCustomResourceDefinition } from '../../src/apiserver/schema/crd-validation.ts';
 import { raw } from '../apiserver/conformance/support.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
+import { revisionOf } from '../support/nodeherd-objects.ts';
 
 const PATH = '/apis/nodeherd.io/v1alpha1/nodeconfigrevisions';
 let local: LocalApiServer;
@@ -28,26 +27,7 @@ test("nodeherd's CRDs, rules included, are valid CRDs", () => {
 });
 
 test("a revision's pool, revision, hash and hashAlgorithm cannot change", async () => {
-  const rendered = renderConfigs(
-    [{ apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodeConfig', metadata: { name: 'c' }, spec: {} }],
-    { secrets: () => Buffer.from('') },
-  );
-  assert.ok(rendered.config && rendered.hash, JSON.stringify(rendered.errors));
-  const revision = buildRevision(
-    {
-      apiVersion: 'nodeherd.io/v1alpha1',
-      kind: 'NodeConfigPool',
-      metadata: { name: 'p' },
-      spec: { nodeSelector: {}, configSelector: {} },
-    },
-    {
-      config: rendered.config,
-      hash: rendered.hash,
-      hashAlgorithm: rendered.hashAlgorithm,
-      sources: rendered.sources,
-    },
-    1,
-  );
+  const revision = revisionOf('p', {}, 1, { configName: 'c', secrets: () => Buffer.from('') });
   const created = await raw(local, { method: 'POST', path: PATH, body: JSON.stringify(revision) });
   assert.equal(created.status, 201, created.text);
   const changed = structuredClone(created.json);

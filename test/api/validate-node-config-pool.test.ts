@@ -54,6 +54,12 @@ describe('validateNodeConfigPool accepts', () => {
       { ...base, updateStrategy: { type: 'OnDelete', onDelete: { outdatedTaint: 'PreferNoSchedule' } } },
     ],
     ['an OTA strategy', { ...base, updateStrategy: { type: 'OTA' } }],
+    ['drift reported only', { ...base, drift: { policy: 'Report' } }],
+    ['drift repaired (the default, spelled out)', { ...base, drift: { policy: 'Repair' } }],
+    [
+      'a wave after two pools',
+      { ...base, updateStrategy: { type: 'Serial', wave: { after: ['canary', 'eu-1'], soakSeconds: 600 } } },
+    ],
   ];
   for (const [name, spec] of valid) test(name, () => assert.deepEqual(causesOf(pool(spec)), []));
 });
@@ -220,6 +226,16 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
       [['spec.updateStrategy.rollingUpdate.maintenanceWindows[0].timeZone', 'FieldValueInvalid']],
     ],
     [
+      'a fixed-offset time zone',
+      window({ schedule: '@daily', duration: '1h', timeZone: '+01:00' }),
+      [['spec.updateStrategy.rollingUpdate.maintenanceWindows[0].timeZone', 'FieldValueInvalid']],
+    ],
+    [
+      'a schedule that never fires (31 February)',
+      window({ schedule: '0 2 31 2 *', duration: '1h' }),
+      [['spec.updateStrategy.rollingUpdate.maintenanceWindows[0].schedule', 'FieldValueInvalid']],
+    ],
+    [
       'a window without schedule and duration',
       window({}),
       [
@@ -228,11 +244,43 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
       ],
     ],
     [
+      'a wave after itself',
+      pool({ ...base, updateStrategy: { wave: { after: ['canary', 'workers'] } } }),
+      [['spec.updateStrategy.wave.after[1]', 'FieldValueInvalid']],
+    ],
+    [
+      'a wave naming a pool twice, and a name that is no pool name',
+      pool({ ...base, updateStrategy: { wave: { after: ['canary', 'canary', 'Not_A_Pool'] } } }),
+      [
+        ['spec.updateStrategy.wave.after[1]', 'FieldValueDuplicate'],
+        ['spec.updateStrategy.wave.after[2]', 'FieldValueInvalid'],
+      ],
+    ],
+    [
+      'a wave without after, with a negative soak',
+      pool({ ...base, updateStrategy: { wave: { soakSeconds: -1 } } }),
+      [
+        ['spec.updateStrategy.wave.after', 'FieldValueRequired'],
+        ['spec.updateStrategy.wave.soakSeconds', 'FieldValueInvalid'],
+      ],
+    ],
+    [
+      'a wave after too many pools',
+      pool({ ...base, updateStrategy: { wave: { after: Array.from({ length: 33 }, (_, i) => `p${i}`) } } }),
+      [['spec.updateStrategy.wave.after', 'FieldValueInvalid']],
+    ],
+    [
       'a negative history limit',
       pool({ ...base, revisionHistoryLimit: -1 }),
       [['spec.revisionHistoryLimit', 'FieldValueInvalid']],
     ],
     ['paused as a string', pool({ ...base, paused: 'true' }), [['spec.paused', 'FieldValueTypeInvalid']]],
+    [
+      'a drift policy that does not exist',
+      pool({ ...base, drift: { policy: 'Ignore' } }),
+      [['spec.drift.policy', 'FieldValueNotSupported']],
+    ],
+    ['drift as a string', pool({ ...base, drift: 'Report' }), [['spec.drift', 'FieldValueTypeInvalid']]],
     [
       'rollback to revision 0',
       pool({ ...base, rollbackTo: { revision: 0 } }),
@@ -240,6 +288,31 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
     ],
   ];
   for (const [name, obj, expected] of cases) test(name, () => assert.deepEqual(causesOf(obj), expected));
+});
+
+test('maintenance window errors say what is wrong with the field', () => {
+  const messages = (w: unknown) =>
+    validateNodeConfigPool(
+      pool({
+        ...base,
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maintenanceWindows: [w] } },
+      }),
+    ).map((c) => `${c.field}: ${c.message}`);
+  const zone = 'spec.updateStrategy.rollingUpdate.maintenanceWindows[0].timeZone';
+  const schedule = 'spec.updateStrategy.rollingUpdate.maintenanceWindows[0].schedule';
+  assert.match(
+    messages({ schedule: '@daily', duration: '1h', timeZone: 'Europe/Berlinn' }).join('\n'),
+    new RegExp(`^${zone.replace(/[.[\]]/g, '\\$&')}: .*Europe/Berlinn.*IANA time zone`),
+  );
+  assert.match(
+    messages({ schedule: '@daily', duration: '1h', timeZone: '-05:00' }).join('\n'),
+    /not a fixed offset/,
+  );
+  assert.match(messages({ schedule: '0 2 30 2 *', duration: '1h' }).join('\n'), /schedule: .*never fires/);
+  assert.ok(messages({ schedule: '0 2 30 2 *', duration: '1h' }).every((m) => m.startsWith(schedule)));
+  // Aliases and any case are IANA names too.
+  assert.deepEqual(messages({ schedule: '@daily', duration: '1h', timeZone: 'US/Eastern' }), []);
+  assert.deepEqual(messages({ schedule: '@daily', duration: '1h', timeZone: 'america/new_york' }), []);
 });
 
 test('the validator registry dispatches NodeConfigPool', () => {

@@ -4,7 +4,7 @@ import { hashConfig } from '../../src/api/hash.ts';
 import { renderConfigs } from '../../src/api/render.ts';
 import { buildRevision } from '../../src/api/revision.ts';
 import { validateNodeConfigRevision, validators } from '../../src/api/validation.ts';
-import { nodeConfig, nodeConfigPool } from './fixtures.ts';
+import { nodeConfig, nodeConfigPool } from '../support/nodeherd-objects.ts';
 
 const secret = new TextEncoder().encode('s3cr3t-token');
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { ApiServerProfile } from '../../src/apiserver/profile.ts';
+import { NODEHERD_IDENTITY_NAMES } from '../../src/profile/nodeherd-identities.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 
 const widgetCrd = {
@@ -27,9 +28,11 @@ const widgetCrd = {
   },
 };
 
-// An application of its own: one CRD, a validator that refuses widgets named "forbidden", no rules.
+// An application of its own: one CRD, a validator that refuses widgets named "forbidden", a controller
+// and node agents named as nodeherd names them, no rules.
 const widgets: ApiServerProfile = {
   customResourceDefinitions: () => [widgetCrd],
+  identities: NODEHERD_IDENTITY_NAMES,
   validate(def, object) {
     return def.group === 'example.com' && object.metadata?.name === 'forbidden'
       ? [
@@ -92,4 +95,23 @@ test("without the profile's rules nodeherd's controller and agents may do nothin
   const own = await local.kubectl(['get', 'node', 'n1'], { kubeconfig: agent });
   assert.notEqual(own.code, 0);
   assert.match(own.stderr, /Forbidden/);
+});
+
+test('a profile that names no controller or agents gets no credentials for them', async () => {
+  const bare = await startLocalApiServer({ profile: { customResourceDefinitions: () => [] } });
+  try {
+    const path = join(bare.dataDir, 'controller.kubeconfig');
+    await assert.rejects(
+      bare.server.issueCredential('controller', undefined, path),
+      /profile names no controller identities/,
+    );
+    await assert.rejects(
+      bare.server.issueCredential('node', 'n1', join(bare.dataDir, 'agent.kubeconfig')),
+      /profile names no node agent identities/,
+    );
+    const admin = await bare.kubectl(['get', 'namespaces']);
+    assert.equal(admin.code, 0, admin.stderr);
+  } finally {
+    await bare.stop();
+  }
 });

@@ -55,6 +55,7 @@ test('bash: the script registers for nodeherd and kubectl-nodeherd, and complete
   assert.deepEqual((await bashCompletes(file, 'nodeherd ')).sort(), [
     'apiserver',
     'completion',
+    'dashboard',
     'pause',
     'plan',
     'resume',

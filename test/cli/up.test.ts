@@ -156,6 +156,11 @@ test('up: the sample pool reaches 3 nodes, Ctrl-C stops cleanly, a rerun resumes
   assert.match(running.output(), /kubectl get nodeconfigpools,nodes/);
   assert.match(running.output(), /kubectl edit nodeconfig workers-base/);
   assert.match(running.output(), /^ {2}node APIs {4}http:\/\/127\.0\.0\.1:[1-9]\d*\/nodes\/<node>\//m);
+  assert.match(
+    running.output(),
+    /^ {2}http:\/\/127\.0\.0\.1:[1-9]\d*\/dashboard\/$/m,
+    'the dashboard address',
+  );
 
   let client = new KubeClient(loadKubeConfig({ kubeconfig }));
   const first = await sampleRolledOut(client, 3);

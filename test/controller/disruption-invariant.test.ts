@@ -117,4 +117,30 @@ describe('disruption invariant checker', () => {
       check.violations.join('\n'),
     );
   });
+
+  test('a start is judged against its own zone only: flaps elsewhere do not make it a violation', () => {
+    const check = new DisruptionInvariant(
+      { maxUnavailable: 3, maxUnavailablePerZone: 1, strict: false, lagToleranceMs: 0 },
+      4,
+    );
+    fleet(check, ['a1', 'a2'], 'a');
+    fleet(check, ['b1', 'b2'], 'b');
+    check.beginEpisode();
+    // a2 is updated; a1 fails after its start; a2 flaps NotReady on its own: zone a is over its cap,
+    // not by a start.
+    check.observe(node('a2', { zone: 'a', desired: 'r2' }), 5);
+    check.observe(node('a2', { zone: 'a', desired: 'r2', current: 'r2' }), 8);
+    check.observe(node('a1', { zone: 'a', desired: 'r2' }), 10);
+    check.observe(node('a1', { zone: 'a', desired: 'r2', current: 'r2', ready: false }), 20);
+    check.observe(node('a2', { zone: 'a', desired: 'r2', current: 'r2', ready: false }), 30);
+    check.observe(node('b1', { zone: 'b', desired: 'r2' }), 40);
+    assert.deepEqual(check.violations, []);
+    // A start in zone a itself still is one (a1 is unavailable there).
+    check.observe(node('a2', { zone: 'a', desired: 'r2', current: 'r2' }), 50);
+    check.observe(node('a2', { zone: 'a', desired: 'r1', current: 'r2' }), 60);
+    assert.ok(
+      check.violations.some((v) => /zone a: 2 nodes unavailable at the start of a2/.test(v)),
+      check.violations.join('\n'),
+    );
+  });
 });

@@ -88,6 +88,21 @@ describe('node snapshot', () => {
     });
   });
 
+  test('a ConfigDrift condition that is True marks the node drifted; False or absent does not', () => {
+    const withDrift = (status: 'True' | 'False') =>
+      node(done('p-1'), 'True', {
+        status: {
+          conditions: [
+            { type: 'Ready', status: 'True', lastTransitionTime: '2030-01-01T00:10:00Z' },
+            { type: 'ConfigDrift', status, lastTransitionTime: '2030-01-01T00:20:00Z' },
+          ],
+        },
+      });
+    assert.equal(readNodeFacts(withDrift('True'), 'zone').drifted, true);
+    assert.equal(readNodeFacts(withDrift('False'), 'zone').drifted, undefined);
+    assert.equal(readNodeFacts(node(done('p-1')), 'zone').drifted, undefined);
+  });
+
   test('the plan decides the drain; healthy since the conditions when not seen turning healthy', () => {
     const s = snapshotNode(node(done('p-1')), context());
     assert.equal(s.needsDrain, true);

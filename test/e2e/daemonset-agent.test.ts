@@ -14,10 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { NodeConfigSpec } from '../../src/api/types.ts';
-import {
-  AGENT_DAEMONSET_SERVICE_ACCOUNT,
-  CONTROLLER_NAMESPACE,
-} from '../../src/apiserver/auth/identities.ts';
+import { AGENT_DAEMONSET_SERVICE_ACCOUNT, CONTROLLER_NAMESPACE } from '../../src/api/users.ts';
 import type { KubeError } from '../../src/kube/kube-error.ts';
 import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../src/kube/light/types.ts';

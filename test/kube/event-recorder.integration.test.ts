@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { EventRecorder } from '../../src/kube/event-recorder.ts';
-import { KubeClient } from '../../src/kube/kube-client.ts';
-import { loadKubeConfig } from '../../src/kube/kube-config.ts';
-import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
+import type { KubeClient } from '../../src/kube/kube-client.ts';
+import { adminKubeClient, type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 
 interface EventObject {
   reason: string;
@@ -19,7 +18,7 @@ describe('event recorder', () => {
   let client: KubeClient;
   before(async () => {
     local = await startLocalApiServer();
-    client = new KubeClient(loadKubeConfig({ kubeconfig: local.kubeconfigPath }));
+    client = adminKubeClient(local);
   });
   after(async () => {
     client?.close();

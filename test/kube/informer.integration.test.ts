@@ -11,10 +11,9 @@ import {
   trimPod,
   withoutManagedFields,
 } from '../../src/kube/informer.ts';
-import { KubeClient } from '../../src/kube/kube-client.ts';
-import { loadKubeConfig } from '../../src/kube/kube-config.ts';
+import type { KubeClient } from '../../src/kube/kube-client.ts';
 import type { KubeObject, Node, Pod } from '../../src/kube/types.ts';
-import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
+import { adminKubeClient, type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
@@ -38,7 +37,7 @@ describe('informer', () => {
 
   before(async () => {
     local = await startLocalApiServer({ bookmarkIntervalMs: 200, retainRevisions: 5, compactIntervalMs: 50 });
-    client = new KubeClient(loadKubeConfig({ kubeconfig: local.kubeconfigPath }));
+    client = adminKubeClient(local);
   });
   after(async () => {
     client?.close();

@@ -8,7 +8,7 @@ import { KubeClient } from '../../src/kube/kube-client.ts';
 import { loadKubeConfig } from '../../src/kube/kube-config.ts';
 import { isKubeError, type KubeError } from '../../src/kube/kube-error.ts';
 import type { KubeObject, WatchEventType } from '../../src/kube/types.ts';
-import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
+import { adminKubeClient, type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 
 describe('kube client', () => {
   let local: LocalApiServer;
@@ -17,7 +17,7 @@ describe('kube client', () => {
 
   before(async () => {
     local = await startLocalApiServer({ retainRevisions: 5, compactIntervalMs: 50 });
-    admin = new KubeClient(loadKubeConfig({ kubeconfig: local.kubeconfigPath }));
+    admin = adminKubeClient(local);
     const path = join(local.dataDir, 'controller.kubeconfig');
     await local.server.issueCredential('controller', undefined, path);
     controller = new KubeClient(loadKubeConfig({ kubeconfig: path }));

@@ -2,11 +2,10 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { KubeClient } from '../../src/kube/kube-client.ts';
-import { loadKubeConfig } from '../../src/kube/kube-config.ts';
+import type { KubeClient } from '../../src/kube/kube-client.ts';
 import { LeaderElector } from '../../src/kube/leader-election.ts';
 import type { Lease } from '../../src/kube/types.ts';
-import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
+import { adminKubeClient, type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 
 const TIMING = { leaseDurationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 };
 
@@ -42,7 +41,7 @@ describe('leader election', () => {
 
   before(async () => {
     local = await startLocalApiServer();
-    client = new KubeClient(loadKubeConfig({ kubeconfig: local.kubeconfigPath }));
+    client = adminKubeClient(local);
   });
   after(async () => {
     client?.close();

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import type { NodeConfigSpec, UnitSpec } from '../../src/api/types.ts';
 import { type PlanOptions, plan } from '../../src/plan/plan.ts';
 import type { Disruption } from '../../src/plan/types.ts';
-import { rendered } from '../api/fixtures.ts';
+import { rendered } from '../support/nodeherd-objects.ts';
 
 const inline = (data: string) => ({ inline: { data } });
 const file = (path: string, data: string, extra: Record<string, unknown> = {}) => ({

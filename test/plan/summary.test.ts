@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import type { NodeConfigSpec } from '../../src/api/types.ts';
 import { describeAction, formatPlan } from '../../src/plan/format.ts';
 import { plan } from '../../src/plan/plan.ts';
-import { rendered } from '../api/fixtures.ts';
+import { rendered } from '../support/nodeherd-objects.ts';
 
 const inline = (data: string) => ({ inline: { data } });
 

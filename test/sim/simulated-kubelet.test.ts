@@ -69,7 +69,7 @@ describe('simulated kubelet against the embedded API server', () => {
     assert.equal(spec.holderIdentity, 'reg-1');
     assert.equal(spec.leaseDurationSeconds, 2);
     assert.match(spec.renewTime, /\.\d{6}Z$/);
-    const owner = (lease.metadata!.ownerReferences as KubeObject[])[0]!;
+    const owner = lease.metadata!.ownerReferences![0]!;
     assert.equal(owner.kind, 'Node');
     assert.equal(owner.uid, node.metadata!.uid);
   });

@@ -8,12 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { DESIRED_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
-import { renderConfigs } from '../../src/api/render.ts';
-import { buildRevision } from '../../src/api/revision.ts';
 import type { NodeConfigRevision, NodeConfigSpec } from '../../src/api/types.ts';
 import { Fleet } from '../../src/sim/fleet.ts';
 import { simulatedNodeAgents } from '../../src/sim/simulated-node-agents.ts';
 import { eventually } from '../support/eventually.ts';
+import { revisionOf } from '../support/nodeherd-objects.ts';
 import { GRACE_MS, readyStatus, type SimCluster, startSimCluster } from './sim-support.ts';
 
 const REVISIONS = '/apis/nodeherd.io/v1alpha1/nodeconfigrevisions';
@@ -41,25 +40,7 @@ describe('simulated nodes with agents', () => {
   let revisionNumber = 0;
 
   async function createRevision(spec: NodeConfigSpec): Promise<NodeConfigRevision> {
-    const result = renderConfigs([
-      { apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodeConfig', metadata: { name: 'kubelet' }, spec },
-    ]);
-    assert.ok(result.config && result.hash, JSON.stringify(result.errors));
-    const revision = buildRevision(
-      {
-        apiVersion: 'nodeherd.io/v1alpha1',
-        kind: 'NodeConfigPool',
-        metadata: { name: 'workers' },
-        spec: { nodeSelector: {}, configSelector: {} },
-      },
-      {
-        config: result.config,
-        hash: result.hash,
-        hashAlgorithm: result.hashAlgorithm,
-        sources: result.sources,
-      },
-      ++revisionNumber,
-    );
+    const revision = revisionOf('workers', spec, ++revisionNumber, { configName: 'kubelet' });
     await cluster.admin.create(REVISIONS, revision);
     return revision;
   }

@@ -9,6 +9,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { ApiServer, type ApiServerOptions } from '../../src/apiserver/api-server.ts';
 import { adminKubeconfigPath } from '../../src/apiserver/auth/credentials.ts';
+import { KubeClient } from '../../src/kube/kube-client.ts';
+import { loadKubeConfig } from '../../src/kube/kube-config.ts';
 import { type NodeherdProfileOptions, nodeherdProfile } from '../../src/profile/nodeherd-profile.ts';
 
 export interface LocalApiServer {
@@ -94,4 +96,9 @@ export async function startLocalApiServer(given: LocalApiServerOptions = {}): Pr
     },
   };
   return local;
+}
+
+/** A client of the server as its admin, through the admin kubeconfig as the CLI reads it; close it when done. */
+export function adminKubeClient(local: LocalApiServer): KubeClient {
+  return new KubeClient(loadKubeConfig({ kubeconfig: local.kubeconfigPath }));
 }

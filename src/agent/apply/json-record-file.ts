@@ -2,9 +2,10 @@
 // keeps three besides the state component's files: what an interrupted apply may have touched, the
 // last failure, and a pending reboot or self-restart.
 
-import { readFile, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
+import { readTextIfPresent } from '../../util/read-if-present.ts';
 import { syncDirectory } from '../executors/directory-sync.ts';
 import { removeStaleTemporaryFiles } from '../state/stale-temporary-files.ts';
 import { ensureStateDirectory } from '../state/state-directory.ts';
@@ -24,13 +25,8 @@ export class JsonRecordFile<T> {
 
   /** The record, or undefined when absent. An unreadable record counts as absent (it is advisory). */
   async read(): Promise<T | undefined> {
-    let text: string;
-    try {
-      text = await readFile(this.path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const text = await readTextIfPresent(this.path);
+    if (text === undefined) return undefined;
     try {
       const value: unknown = JSON.parse(text);
       return this.isValid(value) ? value : undefined;

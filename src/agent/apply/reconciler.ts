@@ -25,7 +25,6 @@ import type { DesiredSnapshot } from '../watch/desired-revision-watcher.ts';
 import type { NodeObject, RevisionObject } from '../watch/kube-objects.ts';
 import type { ActionExecutors } from './action-executor.ts';
 import { type ApplyHooks, type ApplyRunResult, runPlan } from './apply-runner.ts';
-import { repairDrift } from './drift-repair.ts';
 import { type FailureRecord, FailureStore } from './failure-record.ts';
 import type { ProbeRunner } from './health-probe.ts';
 import { InFlightStore } from './in-flight-record.ts';
@@ -148,33 +147,14 @@ export class Reconciler {
     this.current.currentRevision = this.lastApplied?.name;
   }
 
-  /** At start: repairs managed files that differ from the last applied revision, and reports them. */
-  async repairDrift(): Promise<string[]> {
-    const { executors, reporter, metrics, logger } = this.options;
-    const last = this.lastApplied;
-    // During an unfinished apply the disk is meant to differ; that apply repairs it.
-    if (!last || this.inFlight.list().length > 0) return [];
-    const result = await repairDrift(configOf(last), executors.files, executors.secrets);
-    if (result.drifted.length === 0) return [];
-    for (const drift of result.drifted) metrics.driftedFiles.inc({ reason: drift.reason });
-    const details = result.drifted.map((d) => `${d.path} (${d.reason}: ${d.detail})`);
-    logger.warn(
-      {
-        revision: last.name,
-        drifted: details,
-        repaired: result.repaired,
-        failed: result.failed,
-      },
-      'managed files drifted from the last applied revision',
-    );
-    const failed =
-      result.failed.length > 0 ? `; could not repair ${result.failed.map((f) => f.path).join(', ')}` : '';
-    await reporter.event(
-      'Warning',
-      EVENT_REASONS.drifted,
-      `${result.drifted.length} drift(s) from revision ${last.name} found and repaired: ${details.join('; ')}${failed}`,
-    );
-    return result.repaired;
+  /**
+   * The revision to check the node against for drift: the last applied one, while the node is
+   * settled on it (not applying, not failed, no unfinished apply whose files are meant to differ).
+   */
+  driftBase(): RevisionRef | undefined {
+    if (!this.lastApplied || this.halted || this.inFlight.list().length > 0 || this.failures.current)
+      return undefined;
+    return ['Starting', 'Done', 'Waiting'].includes(this.current.state) ? this.lastApplied : undefined;
   }
 
   async reconcile(desired: DesiredSnapshot): Promise<ReconcileResult> {

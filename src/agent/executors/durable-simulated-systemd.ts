@@ -1,8 +1,9 @@
-// Simulated systemd whose state survives the agent's process, for agents run as child processes
-// (the crash test kills them with SIGKILL). Real systemd outlives the agent: a unit it started
-// keeps running. The in-memory SimulatedSystemd does not, so this wrapper appends every successful
-// change to a JSON Lines log (fdatasynced before the call returns, so anything the agent could have
-// journaled as done is in the log) and replays the log into a fresh SimulatedSystemd at start.
+// Simulated systemd whose state survives its process: the one way simulated units persist, for agents
+// run as child processes (the crash test kills them with SIGKILL) and for the simulated nodes of
+// `nodeherd up` across runs. Real systemd outlives the agent: a unit it started keeps running. The
+// in-memory SimulatedSystemd does not, so this wrapper appends every successful change to a JSON Lines
+// log (fdatasynced before the call returns, so anything the agent could have journaled as done is in
+// the log) and replays the log into the simulation at start, restart counts included.
 
 import { closeSync, fdatasyncSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import {
@@ -28,14 +29,36 @@ const CHANGES = new Set<string>([
   'reload',
 ]);
 
-export class DurableSimulatedSystemd implements SystemdExecutor {
+export type { Change as SystemdChange };
+
+export class DurableSimulatedSystemd<S extends SimulatedSystemd = SimulatedSystemd>
+  implements SystemdExecutor
+{
   /** The simulation itself (after replay): its call log, failures and unit snapshots. */
-  readonly simulation: SimulatedSystemd;
+  readonly simulation: S;
   private readonly logPath: string;
 
-  private constructor(logPath: string, simulation: SimulatedSystemd) {
+  private constructor(logPath: string, simulation: S) {
     this.logPath = logPath;
     this.simulation = simulation;
+  }
+
+  /**
+   * Replays the log at `logPath` (if any) into `simulation`, a simulation already built, at its own
+   * timing, and logs every later change made through the wrapper. `replays` picks the changes to
+   * replay; the log keeps them all.
+   */
+  static async attach<S extends SimulatedSystemd>(
+    simulation: S,
+    logPath: string,
+    replays: (change: Change) => boolean = () => true,
+  ): Promise<DurableSimulatedSystemd<S>> {
+    for (const change of readChanges(logPath)) {
+      // A replayed call that fails failed the first time too (it was logged after succeeding, so
+      // this only happens with a log from another build): the state stays as systemd left it.
+      if (replays(change)) await replay(simulation, change).catch(() => {});
+    }
+    return new DurableSimulatedSystemd(logPath, simulation);
   }
 
   /** Replays the log at `logPath` (if any) into a new simulation, then applies the timing options. */
@@ -44,19 +67,15 @@ export class DurableSimulatedSystemd implements SystemdExecutor {
     options: SimulatedSystemdOptions = {},
   ): Promise<DurableSimulatedSystemd> {
     const { durations, targetDurations, ...seed } = options;
-    const simulation = new SimulatedSystemd(seed);
-    for (const change of readChanges(logPath)) {
-      // A replayed call that fails failed the first time too (it was logged after succeeding, so
-      // this only happens with a log from another build): the state stays as systemd left it.
-      await replay(simulation, change).catch(() => {});
-    }
+    const durable = await DurableSimulatedSystemd.attach(new SimulatedSystemd(seed), logPath);
+    const simulation = durable.simulation;
     for (const [op, ms] of Object.entries(durations ?? {}))
       simulation.recorder.setDuration(op as SystemdOperation, ms);
     for (const [target, byOp] of Object.entries(targetDurations ?? {})) {
       for (const [op, ms] of Object.entries(byOp))
         simulation.recorder.setDuration(op as SystemdOperation, ms, target);
     }
-    return new DurableSimulatedSystemd(logPath, simulation);
+    return durable;
   }
 
   writeUnit(name: string, content: string): Promise<void> {
@@ -72,6 +91,15 @@ export class DurableSimulatedSystemd implements SystemdExecutor {
   }
   removeDropIn(unit: string, dropIn: string): Promise<void> {
     return this.change('removeDropIn', [unit, dropIn], () => this.simulation.removeDropIn(unit, dropIn));
+  }
+  unitFileState(name: string): Promise<string> {
+    return this.simulation.unitFileState(name);
+  }
+  readUnit(name: string): Promise<string | undefined> {
+    return this.simulation.readUnit(name);
+  }
+  readDropIn(unit: string, dropIn: string): Promise<string | undefined> {
+    return this.simulation.readDropIn(unit, dropIn);
   }
   daemonReload(): Promise<void> {
     return this.change('daemonReload', [], () => this.simulation.daemonReload());

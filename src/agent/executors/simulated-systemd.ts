@@ -143,6 +143,17 @@ export class SimulatedSystemd implements SystemdExecutor {
     });
   }
 
+  async readUnit(name: string): Promise<string | undefined> {
+    assertUnitName(name);
+    return this.units.get(name)?.content;
+  }
+
+  async readDropIn(unit: string, dropIn: string): Promise<string | undefined> {
+    assertUnitName(unit);
+    assertDropInName(dropIn);
+    return this.units.get(unit)?.dropIns[dropIn];
+  }
+
   async daemonReload(): Promise<void> {
     return this.recorder.run('daemonReload', undefined, () => {
       for (const unit of this.units.values()) {
@@ -232,6 +243,13 @@ export class SimulatedSystemd implements SystemdExecutor {
       if (unit.invocationId) status.invocationId = unit.invocationId;
       return status;
     });
+  }
+
+  async unitFileState(name: string): Promise<string> {
+    assertUnitName(name);
+    const unit = this.units.get(name);
+    if (!unit || definitionOf(unit) === undefined) return 'not-found';
+    return unit.enabled ? 'enabled' : 'disabled';
   }
 
   private entry(name: string): SimulatedUnit {

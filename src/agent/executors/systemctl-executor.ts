@@ -76,6 +76,20 @@ export class SystemctlExecutor implements SystemdExecutor {
     await this.files.removeDirectoryIfEmpty(dropInDirectory(unit));
   }
 
+  async readUnit(name: string): Promise<string | undefined> {
+    return this.readText(unitFilePath(name));
+  }
+
+  async readDropIn(unit: string, dropIn: string): Promise<string | undefined> {
+    return this.readText(dropInPath(unit, dropIn));
+  }
+
+  /** A regular file's text; anything else (missing, a symlink, a directory) reads as absent. */
+  private async readText(path: string): Promise<string | undefined> {
+    const found = await this.files.read(path);
+    return found?.kind === 'file' ? found.content.toString('utf8') : undefined;
+  }
+
   async daemonReload(): Promise<void> {
     await this.systemctl(daemonReloadArgs());
   }
@@ -122,6 +136,17 @@ export class SystemctlExecutor implements SystemdExecutor {
 
   async status(name: string): Promise<UnitStatus> {
     return parseShowOutput((await this.systemctl(showArgs(name))).stdout);
+  }
+
+  async unitFileState(name: string): Promise<string> {
+    assertLiveCommandsAllowed('systemctl', this.rootDir, this.allowLiveCommands);
+    const args = ['is-enabled', '--', name];
+    // Exits non-zero for every state but enabled ones, and still prints the state.
+    const result = await this.runner.run(this.systemctlPath, args, { timeoutMs: this.timeoutMs });
+    const state = result.stdout.trim().split('\n')[0];
+    if (state) return state;
+    if (/No such file|not found|does not exist/i.test(result.stderr)) return 'not-found';
+    throw new CommandError(this.systemctlPath, args, result);
   }
 
   private async verb(verb: UnitVerb, name: string): Promise<void> {

@@ -70,6 +70,10 @@ export interface SystemdExecutor {
   writeDropIn(unit: string, dropIn: string, content: string): Promise<void>;
   /** Removes the drop-in, and the <unit>.d directory when nothing else is left in it. */
   removeDropIn(unit: string, dropIn: string): Promise<void>;
+  /** The content of /etc/systemd/system/<name>, or undefined when there is no such file (drift checks). */
+  readUnit(name: string): Promise<string | undefined>;
+  /** The content of the drop-in, or undefined when there is none (drift checks). */
+  readDropIn(unit: string, dropIn: string): Promise<string | undefined>;
   daemonReload(): Promise<void>;
   enable(name: string): Promise<void>;
   disable(name: string): Promise<void>;
@@ -80,6 +84,12 @@ export interface SystemdExecutor {
   isActive(name: string): Promise<boolean>;
   isFailed(name: string): Promise<boolean>;
   status(name: string): Promise<UnitStatus>;
+  /**
+   * The unit's enablement on disk now (`systemctl is-enabled`: enabled, disabled, static, masked,
+   * not-found, ...). status().unitFileState is the manager's view, cached until the next daemon-reload,
+   * and enable/disable run without one.
+   */
+  unitFileState(name: string): Promise<string>;
 }
 
 export interface AptRepository {

@@ -46,10 +46,27 @@ export class AgentMetrics {
       'Plan actions skipped because the journal of an interrupted apply showed them done.',
     ),
   );
-  readonly driftedFiles = this.registry.register(
-    new Counter('nodeherd_agent_drifted_files_total', 'Managed files found changed on disk and repaired.', [
-      'reason',
+  readonly driftDetected = this.registry.register(
+    new Counter(
+      'nodeherd_agent_drift_detected_total',
+      'Drift found (each item once until repaired), by kind: file, unit, dropin, enablement, state, package.',
+      ['kind'],
+    ),
+  );
+  readonly driftRepaired = this.registry.register(
+    new Counter('nodeherd_agent_drift_repaired_total', 'Drift items the agent wrote back, by kind.', [
+      'kind',
     ]),
+  );
+  readonly driftItems = this.registry.register(
+    new Gauge(
+      'nodeherd_agent_drift_items',
+      'Drift items the last check left in place (policy Report, or a repair that failed), by kind.',
+      ['kind'],
+    ),
+  );
+  readonly driftChecks = this.registry.register(
+    new Counter('nodeherd_agent_drift_checks_total', 'Drift checks run, by what started them.', ['trigger']),
   );
   readonly currentRevision = this.registry.register(
     new Gauge('nodeherd_agent_current_revision_info', 'The revision last applied completely (value 1).', [

@@ -54,17 +54,42 @@ class LabelledValues {
     }
     return entry;
   }
+
+  /** One sample line per series. */
+  render(lines: string[], name: string): void {
+    for (const { labels, value } of this.values.values()) {
+      lines.push(`${name}${formatLabels(this.labelNames, labels)} ${formatValue(value)}`);
+    }
+  }
 }
 
-export class Counter implements Metric {
+/** A counter or gauge: one value per label set. */
+abstract class SampleMetric implements Metric {
   readonly name: string;
   private readonly help: string;
-  private readonly series: LabelledValues;
+  private readonly type: 'counter' | 'gauge';
+  protected readonly series: LabelledValues;
 
-  constructor(name: string, help: string, labelNames: readonly string[] = []) {
+  constructor(name: string, help: string, labelNames: readonly string[], type: 'counter' | 'gauge') {
     this.name = name;
     this.help = help;
+    this.type = type;
     this.series = new LabelledValues(labelNames);
+  }
+
+  protected valueOf(labels: Labels): number | undefined {
+    return this.series.values.get(labelKey(this.series.labelNames, labels))?.value;
+  }
+
+  render(lines: string[]): void {
+    header(lines, this.name, this.help, this.type);
+    this.series.render(lines, this.name);
+  }
+}
+
+export class Counter extends SampleMetric {
+  constructor(name: string, help: string, labelNames: readonly string[] = []) {
+    super(name, help, labelNames, 'counter');
     if (labelNames.length === 0) this.series.entry({});
   }
 
@@ -74,26 +99,13 @@ export class Counter implements Metric {
   }
 
   get(labels: Labels = {}): number {
-    return this.series.values.get(labelKey(this.series.labelNames, labels))?.value ?? 0;
-  }
-
-  render(lines: string[]): void {
-    header(lines, this.name, this.help, 'counter');
-    for (const { labels, value } of this.series.values.values()) {
-      lines.push(`${this.name}${formatLabels(this.series.labelNames, labels)} ${formatValue(value)}`);
-    }
+    return this.valueOf(labels) ?? 0;
   }
 }
 
-export class Gauge implements Metric {
-  readonly name: string;
-  private readonly help: string;
-  private readonly series: LabelledValues;
-
+export class Gauge extends SampleMetric {
   constructor(name: string, help: string, labelNames: readonly string[] = []) {
-    this.name = name;
-    this.help = help;
-    this.series = new LabelledValues(labelNames);
+    super(name, help, labelNames, 'gauge');
   }
 
   set(labels: Labels, value: number): void {
@@ -101,19 +113,12 @@ export class Gauge implements Metric {
   }
 
   get(labels: Labels = {}): number | undefined {
-    return this.series.values.get(labelKey(this.series.labelNames, labels))?.value;
+    return this.valueOf(labels);
   }
 
   /** Removes every series (for info-style gauges whose labels change). */
   reset(): void {
     this.series.values.clear();
-  }
-
-  render(lines: string[]): void {
-    header(lines, this.name, this.help, 'gauge');
-    for (const { labels, value } of this.series.values.values()) {
-      lines.push(`${this.name}${formatLabels(this.series.labelNames, labels)} ${formatValue(value)}`);
-    }
   }
 }
 

@@ -7,7 +7,9 @@ export const EVENT_REASONS = {
   applied: 'Applied',
   failed: 'Failed',
   rolledBack: 'RolledBack',
-  drifted: 'Drifted',
+  driftDetected: 'DriftDetected',
+  driftRepaired: 'DriftRepaired',
+  driftRepairFailed: 'DriftRepairFailed',
 } as const;
 
 export const AGENT_COMPONENT = 'nodeherd-agent';

@@ -1,6 +1,6 @@
 // Tells the cluster what the agent is doing: the protocol annotations on its Node (merge patch),
-// the NodeConfigReady condition (strategic merge patch of /status: conditions merge by type, so
-// kubelet's own conditions are untouched), and Events about the Node. Every write is skipped when
+// the NodeConfigReady and ConfigDrift conditions (strategic merge patch of /status: conditions merge
+// by type, so kubelet's own conditions are untouched), and Events about the Node. Every write is skipped when
 // the Node already says the same, so a quiet node writes nothing. A report that cannot be
 // delivered is kept and retried by the agent (retry()).
 
@@ -43,6 +43,15 @@ export interface NodeReporterOptions {
   eventNamespace?: string;
 }
 
+/** A condition besides NodeConfigReady (ConfigDrift), set apart from the state reports. */
+export interface ConditionReport {
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  /** Leave the condition as it is when it already has this status (whatever its reason). */
+  keepSameStatus?: boolean;
+}
+
 interface PendingEvent {
   type: EventType;
   reason: string;
@@ -59,6 +68,7 @@ export class NodeReporter {
   private node: NodeObject | undefined;
   private wanted: StatusReport | undefined;
   private delivered = true;
+  private readonly conditions = new Map<string, ConditionReport>();
   private readonly events: PendingEvent[] = [];
   /** Deliveries run one at a time, so an event is never created twice. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -85,7 +95,13 @@ export class NodeReporter {
 
   /** Whether something is waiting to be delivered. */
   get pending(): boolean {
-    return !this.delivered || this.events.length > 0;
+    return !this.delivered || this.events.length > 0 || this.conditions.size > 0;
+  }
+
+  /** Sets a condition of the agent's other than NodeConfigReady; resolves false if the write failed. */
+  async condition(type: string, report: ConditionReport): Promise<boolean> {
+    this.conditions.set(type, { ...report, message: truncate(report.message) });
+    return this.retry();
   }
 
   /** Sets what the Node should say and writes what differs. Resolves false if a write failed. */
@@ -124,6 +140,15 @@ export class NodeReporter {
         break;
       }
     }
+    for (const [type, wanted] of [...this.conditions]) {
+      try {
+        await this.writeCondition(type, wanted);
+        if (this.conditions.get(type) === wanted) this.conditions.delete(type);
+      } catch (error) {
+        this.logger.warn({ condition: type, error: error as Error }, 'could not report a condition');
+        ok = false;
+      }
+    }
     if (!this.delivered && this.wanted) {
       try {
         await this.writeStatus(this.wanted);
@@ -150,7 +175,9 @@ export class NodeReporter {
     if ((annotations[STATE_REVISION_ANNOTATION] ?? null) !== report.stateRevision)
       patch[STATE_REVISION_ANNOTATION] = report.stateRevision;
     const path = resourcePath({ apiVersion: 'v1', resource: 'nodes', name: this.nodeName });
-    const condition = report.condition ? this.conditionUpdate(report.condition) : undefined;
+    const condition = report.condition
+      ? this.conditionUpdate(NODE_CONFIG_READY_CONDITION, report.condition)
+      : undefined;
     const writeCondition = async () => {
       if (!condition) return;
       const body = { status: { conditions: [condition] } };
@@ -170,9 +197,23 @@ export class NodeReporter {
     await writeAnnotations();
   }
 
+  private async writeCondition(type: string, wanted: ConditionReport): Promise<void> {
+    if (!this.node) throw new Error(`Node ${this.nodeName} not seen yet`);
+    const current = this.node.status?.conditions?.find((c) => c.type === type);
+    if (wanted.keepSameStatus && current?.status === wanted.status) return;
+    const condition = this.conditionUpdate(type, wanted);
+    if (!condition) return;
+    const path = resourcePath({ apiVersion: 'v1', resource: 'nodes', name: this.nodeName });
+    const body = { status: { conditions: [condition] } };
+    this.observe(await this.client.patch<NodeObject>(`${path}/status`, body, 'strategic'));
+  }
+
   /** The condition to write, or undefined when the Node already has it. */
-  private conditionUpdate(wanted: NonNullable<StatusReport['condition']>): NodeCondition | undefined {
-    const current = this.node?.status?.conditions?.find((c) => c.type === NODE_CONFIG_READY_CONDITION);
+  private conditionUpdate(
+    type: string,
+    wanted: { status: ConditionStatus; reason: string; message: string },
+  ): NodeCondition | undefined {
+    const current = this.node?.status?.conditions?.find((c) => c.type === type);
     const message = truncate(wanted.message);
     if (
       current &&
@@ -184,7 +225,7 @@ export class NodeReporter {
     const now = kubeTime(this.clock.now());
     const transition = current && current.status === wanted.status ? current.lastTransitionTime : undefined;
     return {
-      type: NODE_CONFIG_READY_CONDITION,
+      type,
       status: wanted.status,
       reason: wanted.reason,
       message,

@@ -16,9 +16,10 @@
 // planned differently) is discarded too: redoing idempotent actions is safe, skipping the wrong
 // ones is not.
 
-import { type FileHandle, open, readFile, unlink } from 'node:fs/promises';
+import { type FileHandle, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
+import { readFileIfPresent } from '../../util/read-if-present.ts';
 import { syncDirectory } from '../executors/directory-sync.ts';
 import { removeStaleTemporaryFiles } from './stale-temporary-files.ts';
 import { DEFAULT_STATE_DIR, ensureStateDirectory } from './state-directory.ts';
@@ -58,13 +59,8 @@ export class ApplyJournal {
    * continue after it; a journal whose header cannot be read counts as absent.
    */
   async load(): Promise<JournalSnapshot | undefined> {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(this.path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const bytes = await readFileIfPresent(this.path);
+    if (bytes === undefined) return undefined;
     const { snapshot, validLength } = parseJournal(bytes);
     if (snapshot && validLength < bytes.length) await this.truncateTo(validLength);
     return snapshot;

@@ -12,9 +12,9 @@
 // JSON, not YAML: importing the `yaml` package costs the agent about 13 MB of RSS (49 → 62 MB
 // measured with node 24.21 after fs/child_process/crypto), a quarter of its 50 MB budget.
 
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
+import { readTextIfPresent } from '../../util/read-if-present.ts';
 import { removeStaleTemporaryFiles } from './stale-temporary-files.ts';
 import { DEFAULT_STATE_DIR, ensureStateDirectory } from './state-directory.ts';
 
@@ -52,13 +52,8 @@ export class LastAppliedStore {
    * everything, rather than this store silently forgetting what is on the node.
    */
   async read(): Promise<LastApplied | undefined> {
-    let text: string;
-    try {
-      text = await readFile(this.path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const text = await readTextIfPresent(this.path);
+    if (text === undefined) return undefined;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

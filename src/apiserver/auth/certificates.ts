@@ -9,10 +9,11 @@
 // the same data dir at the same moment are not coordinated (the server is the only caller).
 
 import { createPrivateKey, KeyObject, X509Certificate as NodeX509Certificate, webcrypto } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { isIPv4, isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
+import { readTextIfPresent } from '../../util/read-if-present.ts';
 import { x509 } from './x509-library.ts';
 
 export interface PkiOptions {
@@ -214,22 +215,13 @@ async function createServerCert(
   return { certPem: cert.toString('pem'), keyPem: privateKeyPem(keys.privateKey) };
 }
 
-async function readOptional(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
 // A pair read from disk, or undefined when it is missing, unparsable or fails `accept`.
 async function loadPair(
   certPath: string,
   keyPath: string,
   accept: (cert: NodeX509Certificate, key: KeyObject) => boolean,
 ): Promise<{ certPem: string; keyPem: string } | undefined> {
-  const [certPem, keyPem] = await Promise.all([readOptional(certPath), readOptional(keyPath)]);
+  const [certPem, keyPem] = await Promise.all([readTextIfPresent(certPath), readTextIfPresent(keyPath)]);
   if (certPem === undefined || keyPem === undefined) return undefined;
   let cert: NodeX509Certificate;
   let key: KeyObject;

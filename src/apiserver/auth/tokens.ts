@@ -30,7 +30,7 @@ import {
   type SqliteDatabase,
   sqliteErrorCode,
 } from '../storage/sqlite-driver.ts';
-import { type Identity, type IdentityKind, identityFor } from './identities.ts';
+import type { Identities, Identity, IdentityKind } from './identities.ts';
 
 export const TOKENS_DB = 'tokens.db';
 /** The JSON file earlier builds kept; migrated into TOKENS_DB on open. */
@@ -107,21 +107,27 @@ export class TokenStore {
   readonly path: string;
   readonly #db: SqliteDatabase;
   readonly #statements: PreparedStatements;
+  /** What a stored kind and node stand for. */
+  readonly identities: Identities;
 
-  private constructor(path: string, db: SqliteDatabase) {
+  private constructor(path: string, db: SqliteDatabase, identities: Identities) {
     this.path = path;
     this.#db = db;
     this.#statements = new PreparedStatements(db);
+    this.identities = identities;
   }
 
-  /** Opens (creating if needed) the store of a data dir, importing a legacy tokens.json. */
-  static open(dataDir: string): TokenStore {
+  /**
+   * Opens (creating if needed) the store of a data dir, importing a legacy tokens.json. `identities`
+   * names what a stored kind and node stand for (the profile's IdentityNames).
+   */
+  static open(dataDir: string, identities: Identities): TokenStore {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const path = join(dataDir, TOKENS_DB);
     // SQLite creates its -wal and -shm files with the database file's mode: make that 0600 first.
     closeSync(openSync(path, 'a', 0o600));
     const db = openSqliteDatabase(path, { timeout: BUSY_TIMEOUT_MS });
-    const store = new TokenStore(path, db);
+    const store = new TokenStore(path, db, identities);
     try {
       const journalMode = db.pragma('journal_mode = WAL', { simple: true });
       if (journalMode !== 'wal') throw new Error(`${path}: SQLite refused WAL journal mode`);
@@ -140,14 +146,14 @@ export class TokenStore {
     return this.#statements
       .get<IdentityRow>('SELECT kind, node_name FROM identities ORDER BY key')
       .all()
-      .map(identityOf);
+      .map((row) => this.#identityOf(row));
   }
 
   get(kind: IdentityKind, nodeName?: string): Identity | undefined {
     const row = this.#statements
       .get<IdentityRow>('SELECT kind, node_name FROM identities WHERE key = ?')
       .get(keyOf(kind, nodeName));
-    return row === undefined ? undefined : identityOf(row);
+    return row === undefined ? undefined : this.#identityOf(row);
   }
 
   /** Who presents this `Authorization` header value, or undefined (→ 401). */
@@ -164,12 +170,12 @@ export class TokenStore {
       .get<IdentityRow>('SELECT kind, node_name, token_sha256 FROM identities WHERE token_sha256 = ?')
       .get(hash);
     if (row === undefined || !timingSafeEqual(row.token_sha256, hash)) return undefined;
-    return identityOf(row);
+    return this.#identityOf(row);
   }
 
   /** Creates the identity if it is missing; the token is returned only when it was created. */
   async ensureIdentity(kind: IdentityKind, nodeName?: string): Promise<EnsuredIdentity> {
-    const identity = identityFor(kind, nodeName);
+    const identity = this.identities.identityFor(kind, nodeName);
     const token = newToken();
     const inserted = this.#statements
       .get(
@@ -182,7 +188,7 @@ export class TokenStore {
 
   /** Issues a new token for the identity (creating it if needed); the old token stops working. */
   async rotate(kind: IdentityKind, nodeName?: string): Promise<IssuedToken> {
-    const identity = identityFor(kind, nodeName);
+    const identity = this.identities.identityFor(kind, nodeName);
     const token = newToken();
     this.#statements
       .get(
@@ -195,7 +201,7 @@ export class TokenStore {
 
   /** Removes the identity; returns whether it existed. */
   async revoke(kind: IdentityKind, nodeName?: string): Promise<boolean> {
-    identityFor(kind, nodeName);
+    this.identities.identityFor(kind, nodeName);
     return (
       this.#statements.get('DELETE FROM identities WHERE key = ?').run(keyOf(kind, nodeName)).changes === 1
     );
@@ -226,7 +232,7 @@ export class TokenStore {
            ON CONFLICT DO NOTHING`,
         );
         for (const stored of legacy) {
-          const identity = identityFor(stored.kind, stored.nodeName);
+          const identity = this.identities.identityFor(stored.kind, stored.nodeName);
           const hash = Buffer.from(String(stored.tokenSha256), 'hex');
           if (hash.length !== 32) throw new Error(`${legacyPath}: malformed hash for ${identity.name}`);
           insert.run(
@@ -251,10 +257,10 @@ export class TokenStore {
       throw error;
     }
   }
-}
 
-function identityOf(row: IdentityRow): Identity {
-  return identityFor(row.kind, row.node_name ?? undefined);
+  #identityOf(row: IdentityRow): Identity {
+    return this.identities.identityFor(row.kind, row.node_name ?? undefined);
+  }
 }
 
 /** The identities of a legacy tokens.json, or undefined when there is none. */

@@ -165,7 +165,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Deep equality for JSON values; used to decide whether a write changed anything outside metadata. */
-export { jsonEqual };
 
 /**
  * Empty metadata maps and lists are not kept: kube round-trips metadata through its Go type, whose

@@ -17,7 +17,8 @@ import { unknownPoolError } from '../pool-lookup.ts';
 import { poolMembers } from '../pool-objects.ts';
 import { readConfigFile } from './config-file.ts';
 import { type PlanReport, renderPlanReport } from './plan-render.ts';
-import { planPool } from './pool-plan.ts';
+import { planPoolOrder } from './pool-order.ts';
+import { type PoolPlan, planPool } from './pool-plan.ts';
 
 interface PlanOptions extends KubeOptions {
   filename: string;
@@ -124,25 +125,32 @@ export function planCommand(): Command {
         ]),
       );
       const secrets = await secretLookup(client, inPools);
+      const plans = chosen.map((pool) =>
+        planPool({
+          pool,
+          configs: configs.items,
+          fileConfigs,
+          revisions: revisions.items.filter((r) => r.spec?.pool === pool.metadata.name),
+          nodes: poolMembers(pool, allPools, nodes.items),
+          secrets,
+          now: Date.now(),
+        }),
+      );
+      const order = planPoolOrder(
+        allPools,
+        plans.filter((p) => p.revision && !p.unchanged).map((p) => p.pool),
+      );
       const result: PlanReport = {
         file: file.path,
         configs: file.configs.map((c) => ({ name: c.config.metadata.name, line: c.line })),
         skipped: file.skipped,
         warnings: file.warnings,
-        pools: chosen.map((pool) =>
-          planPool({
-            pool,
-            configs: configs.items,
-            fileConfigs,
-            revisions: revisions.items.filter((r) => r.spec?.pool === pool.metadata.name),
-            nodes: poolMembers(pool, allPools, nodes.items),
-            secrets,
-          }),
-        ),
+        pools: plans,
         unaffected:
           opts.pool === undefined
             ? allPools.filter((p) => !chosen.includes(p)).map((p) => p.metadata.name)
             : [],
+        ...(order ? { order } : {}),
       };
       return result;
     });
@@ -157,5 +165,34 @@ export function planCommand(): Command {
         `the NodeConfigs would not render for pool${broken.length === 1 ? '' : 's'} ${broken.join(', ')} (see above)`,
       );
     }
+  });
+}
+
+/**
+ * The plan of a pool's pending change: its NodeConfigs as they are on the server against its target,
+ * node by node (what the controller renders next, or what the rollout in flight still has to do).
+ * The dashboard shows it; `nodeherd plan -f` is the same with the file's configs added.
+ */
+export async function pendingChangePlan(client: KubeClient, poolName: string): Promise<PoolPlan> {
+  const [pools, configs, revisions, nodes] = await Promise.all([
+    client.list<NodeConfigPool>(PATHS.nodeConfigPools),
+    client.list<NodeConfig>(PATHS.nodeConfigs),
+    client.list<NodeConfigRevision>(PATHS.revisions),
+    client.list<Node>(PATHS.nodes),
+  ]);
+  const pool = pools.items.find((p) => p.metadata.name === poolName);
+  if (!pool)
+    throw unknownPoolError(
+      poolName,
+      pools.items.map((p) => p.metadata.name),
+    );
+  return planPool({
+    pool,
+    configs: configs.items,
+    fileConfigs: [],
+    revisions: revisions.items.filter((r) => r.spec?.pool === poolName),
+    nodes: poolMembers(pool, pools.items, nodes.items),
+    secrets: await secretLookup(client, selectConfigs(pool, configs.items)),
+    now: Date.now(),
   });
 }

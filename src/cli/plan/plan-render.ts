@@ -3,6 +3,7 @@
 
 import type { ChangeSet } from '../../plan/types.ts';
 import { type Palette, palette, table, truncate } from '../text-table.ts';
+import type { PoolOrder } from './pool-order.ts';
 import type { ChangeGroup, NodeAction, PoolPlan } from './pool-plan.ts';
 
 export interface PlanReport {
@@ -14,6 +15,22 @@ export interface PlanReport {
   pools: PoolPlan[];
   /** Pools none of whose selection changes (only when no --pool was given). */
   unaffected: string[];
+  /** The order across the changing pools, when pools wait for others (waves). */
+  order?: PoolOrder;
+}
+
+function orderLines(order: PoolOrder, p: Palette): string[] {
+  const lines = ['order across pools (a pool starts once those it waits for completed and soaked):'];
+  order.waves.forEach((wave, i) => {
+    lines.push(`  wave ${i + 1}: ${wave.pools.join(', ')}`);
+  });
+  if (order.blocked.length > 0)
+    lines.push(
+      `  ${p.red('never start')} (they wait for each other in a cycle): ${order.blocked.join(', ')}`,
+    );
+  for (const [pool, missing] of Object.entries(order.missing))
+    lines.push(`  ${p.yellow('holds')}: ${pool} waits for ${missing.join(', ')}, which does not exist`);
+  return lines;
 }
 
 const MAX_NAMES = 12;
@@ -134,8 +151,15 @@ export function renderPlanReport(report: PlanReport, options: { color: boolean; 
   if (report.pools.length === 0) {
     lines.push('no NodeConfigPool selects these NodeConfigs: applying them changes no node');
   }
+  if (report.order) lines.push('', ...orderLines(report.order, p));
   for (const plan of report.pools) lines.push('', ...poolLines(plan, p));
   if (report.unaffected.length > 0) lines.push('', `unaffected pools: ${report.unaffected.join(', ')}`);
   lines.push('', p.dim('nothing was written: this is a preview'));
+  return `${lines.map((l) => (options.width > 0 ? truncate(l, options.width) : l)).join('\n')}\n`;
+}
+
+/** One pool's plan alone (the dashboard's "pending change"). */
+export function renderPoolPlan(plan: PoolPlan, options: { color: boolean; width: number }): string {
+  const lines = poolLines(plan, palette(options.color));
   return `${lines.map((l) => (options.width > 0 ? truncate(l, options.width) : l)).join('\n')}\n`;
 }

@@ -9,8 +9,13 @@ import { defaultedPoolSpec } from '../../api/pool-defaults.ts';
 import { renderConfigs, type SecretLookup, selectConfigs } from '../../api/render.ts';
 import type { NodeConfig, NodeConfigPool, NodeConfigRevision, RenderedConfig } from '../../api/types.ts';
 import { resolveIntOrPercent } from '../../controller/rollout/int-or-percent.ts';
+import {
+  formatWallClock,
+  type MaintenanceWindowSpec,
+  maintenanceWindowStatus,
+} from '../../controller/rollout/maintenance-windows.ts';
 import { rolloutOrder } from '../../controller/rollout/rollout-order.ts';
-import { spreadSchedule } from '../../controller/strategies/spread-schedule.ts';
+import { spreadSchedule } from '../../controller/strategies/spread/spread-schedule.ts';
 import type { Node } from '../../kube/types.ts';
 import { plan } from '../../plan/plan.ts';
 import type { Changes, Disruption } from '../../plan/types.ts';
@@ -95,6 +100,8 @@ export interface PoolPlanInput {
   /** The pool's member Nodes. */
   nodes: readonly Node[];
   secrets?: SecretLookup;
+  /** The time the plan is made at (ms): maintenance windows say whether one is open and when the next opens. */
+  now?: number;
 }
 
 function merged(configs: readonly NodeConfig[], fileConfigs: readonly NodeConfig[]): NodeConfig[] {
@@ -117,11 +124,25 @@ interface Placed {
   node: Node;
 }
 
+/** "; open now until …" or "; the next opens …", in UTC and in the zone of that window. */
+function windowNow(windows: readonly MaintenanceWindowSpec[], now: number): string {
+  const status = maintenanceWindowStatus(windows, now);
+  if (status.error) return `; they cannot be read (${status.error}), so no batch would start`;
+  const next =
+    status.nextOpening === undefined
+      ? 'none opens again'
+      : `the next opens ${new Date(status.nextOpening).toISOString()}${status.nextOpeningZone && status.nextOpeningZone !== 'UTC' ? ` (${formatWallClock(status.nextOpeningZone, status.nextOpening)})` : ''}`;
+  return status.open
+    ? `; one is open until ${new Date(status.closesAt!).toISOString()}, ${next}`
+    : `; ${next}`;
+}
+
 function rollingBatches(
   pool: NodeConfigPool,
   ordered: readonly Placed[],
   candidates: readonly Placed[],
   notes: string[],
+  now: number | undefined,
 ): Batch[] {
   const rolling = defaultedPoolSpec(pool.spec).updateStrategy.rollingUpdate!;
   const total = ordered.length;
@@ -145,7 +166,7 @@ function rollingBatches(
   );
   if (rolling.maintenanceWindows?.length) {
     notes.push(
-      `batches start only inside maintenance windows: ${rolling.maintenanceWindows.map((w) => `${w.schedule} for ${w.duration} (${w.timeZone})`).join('; ')}`,
+      `batches start only inside maintenance windows: ${rolling.maintenanceWindows.map((w) => `${w.schedule} for ${w.duration} (${w.timeZone})`).join('; ')}${now === undefined ? '' : windowNow(rolling.maintenanceWindows, now)}`,
     );
   }
   notes.push(
@@ -298,11 +319,17 @@ export function planPool(input: PoolPlanInput): PoolPlan {
   if (result.unchanged) return result;
 
   const notes = result.strategyNotes;
+  const wave = spec.updateStrategy.wave;
+  if (wave?.after.length) {
+    notes.push(
+      `starts only after ${wave.after.length === 1 ? 'pool' : 'pools'} ${wave.after.join(', ')} completed their current revision${wave.soakSeconds ? ` and soaked ${wave.soakSeconds}s` : ''}; a paused, failed or rolled-back one holds it`,
+    );
+  }
   const steps = new Map(result.nodes.map((s) => [s.name, s]));
   const moving = result.nodes.filter((s) => s.note !== 'already on the new revision');
   switch (strategy) {
     case 'RollingUpdate': {
-      result.batches = rollingBatches(pool, ordered, candidates, notes);
+      result.batches = rollingBatches(pool, ordered, candidates, notes, input.now);
       for (const batch of result.batches)
         for (const node of batch.nodes) steps.get(node)!.batch = batch.index;
       break;

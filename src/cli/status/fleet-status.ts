@@ -4,6 +4,7 @@
 
 import { matchesLabelSelector } from '../../api/label-selector.ts';
 import {
+  CONFIG_DRIFT_CONDITION,
   CURRENT_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
   MESSAGE_ANNOTATION,
@@ -26,6 +27,8 @@ export interface StateCounts {
   failed: number;
   /** NotReady, cordoned or being deleted. */
   unavailable: number;
+  /** The agent found drift it did not repair (ConfigDrift True: policy Report, or the repair failed). */
+  drifted: number;
 }
 
 export interface RevisionCount {
@@ -62,8 +65,14 @@ export interface PoolView {
   conditions: ConditionView[];
   /** Nodes whose agent reported Failed, with its message. */
   failedNodes: NodeProblem[];
+  /** Nodes with ConfigDrift True, with the condition's message. */
+  driftedNodes: NodeProblem[];
   /** Nodes this pool selects that another pool selects too (managed by neither). */
   conflictingNodes: string[];
+  /** Pools with maintenance windows: the next opening, and when the window open now closes (RFC 3339). */
+  maintenanceWindow?: { nextOpen?: string; closesAt?: string };
+  /** Waves: the pools this one waits for before it starts a new revision, and their soak. */
+  wave?: { after: string[]; soakSeconds: number };
 }
 
 export interface FleetStatus {
@@ -120,7 +129,15 @@ function conditionStatus(node: Node, type: string): string | undefined {
 }
 
 function countStates(nodes: readonly Node[], target: string | undefined): StateCounts {
-  const counts: StateCounts = { updated: 0, ready: 0, applying: 0, waiting: 0, failed: 0, unavailable: 0 };
+  const counts: StateCounts = {
+    updated: 0,
+    ready: 0,
+    applying: 0,
+    waiting: 0,
+    failed: 0,
+    unavailable: 0,
+    drifted: 0,
+  };
   for (const node of nodes) {
     const a = node.metadata.annotations ?? {};
     const state = a[STATE_ANNOTATION];
@@ -137,8 +154,20 @@ function countStates(nodes: readonly Node[], target: string | undefined): StateC
     if (state === 'Waiting') counts.waiting++;
     if (state === 'Failed') counts.failed++;
     if (!ready || node.spec?.unschedulable === true || node.metadata.deletionTimestamp) counts.unavailable++;
+    if (conditionStatus(node, CONFIG_DRIFT_CONDITION) === 'True') counts.drifted++;
   }
   return counts;
+}
+
+function maintenanceWindowView(pool: NodeConfigPool): Pick<PoolView, 'maintenanceWindow'> {
+  if (!pool.spec.updateStrategy?.rollingUpdate?.maintenanceWindows?.length) return {};
+  const { nextWindowOpen, windowClosesAt } = pool.status ?? {};
+  return {
+    maintenanceWindow: {
+      ...(nextWindowOpen ? { nextOpen: nextWindowOpen } : {}),
+      ...(windowClosesAt ? { closesAt: windowClosesAt } : {}),
+    },
+  };
 }
 
 function poolView(
@@ -155,7 +184,11 @@ function poolView(
   const perRevision = new Map<string, number>();
   if (targetName) perRevision.set(targetName, 0);
   const failedNodes: NodeProblem[] = [];
+  const driftedNodes: NodeProblem[] = [];
   for (const node of members) {
+    const drift = node.status?.conditions?.find((c) => c.type === CONFIG_DRIFT_CONDITION);
+    if (drift?.status === 'True')
+      driftedNodes.push({ name: node.metadata.name, message: drift.message ?? '' });
     const a = node.metadata.annotations ?? {};
     const current = a[CURRENT_REVISION_ANNOTATION] || NO_REVISION;
     perRevision.set(current, (perRevision.get(current) ?? 0) + 1);
@@ -188,7 +221,17 @@ function poolView(
       ...(c.message ? { message: c.message } : {}),
     })),
     failedNodes: failedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
+    driftedNodes: driftedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
     conflictingNodes: conflicting.sort(),
+    ...maintenanceWindowView(pool),
+    ...(pool.spec.updateStrategy?.wave?.after.length
+      ? {
+          wave: {
+            after: [...pool.spec.updateStrategy.wave.after],
+            soakSeconds: pool.spec.updateStrategy.wave.soakSeconds ?? 0,
+          },
+        }
+      : {}),
   };
 }
 

@@ -1,19 +1,32 @@
 // `nodeherd status [pool] [--watch] [-o json]`: every pool's rollout at a glance; --watch redraws on
 // changes (throttled), with progress bars on a terminal.
 
-import { Command } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliError, describeApiError } from '../cli-error.ts';
+import type { GroupBy } from '../dashboard/timeline.ts';
 import { addKubeOptions, connect, type KubeOptions } from '../kube-options.ts';
 import { addOutputOption, type OutputFormat, terminalWidth, useColor } from '../output-options.ts';
 import type { FleetStatus } from './fleet-status.ts';
+import { fetchTimelines } from './status-timeline.ts';
 import { fetchFleetStatus, renderFleetStatus } from './status-view.ts';
 import { watchFleetStatus } from './status-watch.ts';
+import { renderTimelineText } from './timeline-text.ts';
 
 interface StatusOptions extends KubeOptions {
   watch?: boolean;
   output: OutputFormat;
   color?: boolean;
   interval: string;
+  timeline?: boolean;
+  groupBy: GroupBy;
+  maxRows: number;
+}
+
+function rowCount(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1)
+    throw new InvalidArgumentError('must be a whole number of rows, 1 or more');
+  return n;
 }
 
 const CLEAR_SCREEN = '\u001b[H\u001b[2J';
@@ -25,15 +38,60 @@ export function statusCommand(): Command {
     )
     .argument('[pool]', 'only this pool')
     .option('-w, --watch', 'keep watching and redraw on changes (Ctrl-C ends)')
-    .option('--interval <ms>', 'with --watch: least time between two redraws', '500');
+    .option('--interval <ms>', 'with --watch: least time between two redraws', '500')
+    .option(
+      '--timeline',
+      "each pool's rollout over time: a row per node (or group of nodes), a character per moment for its state",
+    )
+    .addOption(
+      new Option(
+        '--group-by <rows>',
+        'with --timeline: a row per node, per zone, per batch of nodes in update order',
+      )
+        .choices(['auto', 'node', 'zone', 'batch'])
+        .default('auto'),
+    )
+    .option('--max-rows <n>', 'with --timeline: group nodes when a pool has more (auto)', rowCount, 40);
   addOutputOption(command);
   addKubeOptions(command);
   return command.action(async (pool: string | undefined, opts: StatusOptions) => {
+    if (opts.timeline && opts.watch) {
+      throw new CliError('--timeline and --watch: a live timeline is the dashboard (nodeherd dashboard)');
+    }
     const { client, context } = connect(opts);
+    if (opts.timeline) {
+      try {
+        const timelines = await fetchTimelines(client, pool);
+        process.stdout.write(
+          opts.output === 'json'
+            ? `${JSON.stringify({ timelines }, null, 2)}\n`
+            : timelines
+                .map((t) =>
+                  renderTimelineText(t, {
+                    color: useColor(opts),
+                    width: terminalWidth(),
+                    groupBy: opts.groupBy,
+                    maxRows: opts.maxRows,
+                  }),
+                )
+                .join('\n') || 'no NodeConfigPools\n',
+        );
+      } catch (error) {
+        throw new CliError(describeApiError(error, context));
+      } finally {
+        client.close();
+      }
+      return;
+    }
     const render = (status: FleetStatus, bars: boolean) =>
       opts.output === 'json'
         ? `${JSON.stringify(status, null, opts.watch ? undefined : 2)}\n`
-        : renderFleetStatus(status, { color: useColor(opts), width: terminalWidth(), bars });
+        : renderFleetStatus(status, {
+            color: useColor(opts),
+            width: terminalWidth(),
+            bars,
+            detail: pool !== undefined,
+          });
     let first: FleetStatus;
     try {
       first = await fetchFleetStatus(client, pool);

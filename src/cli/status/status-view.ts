@@ -19,6 +19,8 @@ export interface RenderOptions {
   width: number;
   /** Progress bars (the live views). */
   bars: boolean;
+  /** The detailed view of one pool (`nodeherd status <pool>`): names every drifted node. */
+  detail?: boolean;
 }
 
 /** Reads pools, revisions and nodes; with `pool`, only that pool (an unknown pool is a CliError). */
@@ -66,13 +68,23 @@ function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[
     ? `${pool.target.name}${pool.target.number !== undefined ? ` (revision ${pool.target.number})` : ''}`
     : p.dim('none yet (the controller has not rendered this pool)');
   lines.push(`  target revision  ${target}`);
+  if (pool.wave) {
+    const soak = pool.wave.soakSeconds ? `, soaked ${pool.wave.soakSeconds}s` : '';
+    lines.push(`  after            ${pool.wave.after.join(', ')} (completed${soak})`);
+  }
+  if (pool.maintenanceWindow) {
+    const w = pool.maintenanceWindow;
+    const now = w.closesAt ? p.green(`open until ${w.closesAt}`) : 'closed';
+    const next = w.nextOpen ? `next opens ${w.nextOpen}` : p.dim('next opening not known yet');
+    lines.push(`  window           ${now}; ${next}`);
+  }
 
   const c = pool.counts;
   const count = (n: number, colour: (t: string) => string) => (n > 0 ? colour(String(n)) : String(n));
   lines.push(
     ...table(
       [
-        ['NODES', 'UPDATED', 'READY', 'APPLYING', 'WAITING', 'FAILED', 'UNAVAILABLE'],
+        ['NODES', 'UPDATED', 'READY', 'APPLYING', 'WAITING', 'FAILED', 'UNAVAILABLE', 'DRIFTED'],
         [
           String(pool.nodes),
           String(c.updated),
@@ -81,6 +93,7 @@ function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[
           String(c.waiting),
           count(c.failed, p.red),
           count(c.unavailable, p.yellow),
+          count(c.drifted, p.yellow),
         ],
       ],
       '  ',
@@ -122,6 +135,14 @@ function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[
     lines.push(`  ${p.red('failed')} ${failed.name}: ${failed.message || 'no message'}`);
   }
   if (pool.failedNodes.length > 10) lines.push(`  …and ${pool.failedNodes.length - 10} more failed nodes`);
+  if (options.detail) {
+    for (const drifted of pool.driftedNodes)
+      lines.push(`  ${p.yellow('drifted')} ${drifted.name}: ${drifted.message || 'no message'}`);
+  } else if (pool.driftedNodes.length > 0) {
+    lines.push(
+      `  ${p.yellow('drifted')} ${plural(pool.driftedNodes.length, 'node')} (nodeherd status ${pool.name} names them)`,
+    );
+  }
   if (pool.conflictingNodes.length > 0) {
     lines.push(
       `  ${p.red('conflict')} ${plural(pool.conflictingNodes.length, 'node')} also selected by another pool (managed by none): ${pool.conflictingNodes.slice(0, 10).join(', ')}`,

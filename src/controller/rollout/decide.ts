@@ -21,7 +21,7 @@
 
 import { plural } from '../plural.ts';
 import { resolveIntOrPercent } from './int-or-percent.ts';
-import { maintenanceWindowStatus } from './maintenance-windows.ts';
+import { formatWallClock, maintenanceWindowStatus } from './maintenance-windows.ts';
 import { judgeNode, type VerdictActions } from './node-verdict.ts';
 import { rolloutOrder } from './rollout-order.ts';
 import type {
@@ -54,8 +54,113 @@ export function failureActionFor(input: RolloutInput, failures: NodeVerdict[]): 
   return { action: 'Pause', message: what };
 }
 
+/**
+ * Sets `decision.complete`, and returns when a NotReady node's wait ends (or +Infinity). A NotReady
+ * node holds the rollout's completion back until it has been down (or, new, has not come up) for
+ * progressDeadlineSeconds: a restart or a flap is waited for, a dead node is not.
+ */
+function completeAndWake(
+  decision: RolloutDecision,
+  input: RolloutInput,
+  snapshots: ReadonlyMap<string, RolloutInput['nodes'][number]>,
+): number {
+  const { settings, now } = input;
+  const ordered = decision.verdicts;
+  const downLongEnough = (v: NodeVerdict) => {
+    const node = snapshots.get(v.name)!;
+    const since = node.readyChangedAt ?? (v.phase === 'Bootstrapping' ? node.createdAt : undefined);
+    return !node.ready && (since === undefined || now > since + settings.progressDeadlineSeconds * 1000);
+  };
+  decision.complete =
+    decision.bootstrap.length === 0 &&
+    decision.starts.length === 0 &&
+    decision.uncordon.length === 0 &&
+    decision.abortDrain.length === 0 &&
+    ordered.every(
+      (v) =>
+        v.phase === 'Updated' ||
+        v.phase === 'Unhealthy' ||
+        ((v.phase === 'Skipped' || v.phase === 'Bootstrapping') && downLongEnough(v)),
+    );
+  let wakeAt = Number.POSITIVE_INFINITY;
+  for (const v of ordered) {
+    const node = snapshots.get(v.name)!;
+    if ((v.phase === 'Skipped' || v.phase === 'Bootstrapping') && !node.ready && !downLongEnough(v)) {
+      const since = node.readyChangedAt ?? node.createdAt;
+      if (since !== undefined) wakeAt = Math.min(wakeAt, since + settings.progressDeadlineSeconds * 1000 + 1);
+    }
+  }
+  return wakeAt;
+}
+
+interface StartChoice {
+  free: readonly NodeVerdict[];
+  paid: readonly NodeVerdict[];
+  canaryRoom: number;
+  canarySize: number;
+  maxUnavailable: number;
+  zoneMax: ReadonlyMap<string, number>;
+  /** Counted nodes per zone; the chosen starts are added. */
+  zoneCounted: Map<string, number>;
+  unavailable: number;
+  input: RolloutInput;
+  snapshots: ReadonlyMap<string, RolloutInput['nodes'][number]>;
+}
+
+/**
+ * The nodes to start now, in order: free ones (already unavailable) first, then those the budgets
+ * (overall, per zone) and the canary leave room for.
+ */
+function chooseStarts(c: StartChoice): {
+  starts: NodeStart[];
+  unavailable: number;
+  blocked?: { reason: BlockReason; message: string };
+  budgetBlocked: boolean;
+  zoneBlocked: boolean;
+} {
+  const starts: NodeStart[] = [];
+  let { unavailable } = c;
+  let zoneBlocked = false;
+  let budgetBlocked = false;
+  for (const v of [...c.free, ...c.paid]) {
+    if (starts.length >= c.canaryRoom) {
+      const size = plural(c.canarySize, 'node');
+      return {
+        starts,
+        unavailable,
+        blocked: {
+          reason: 'WaitingForCanary',
+          message: `waiting for the canary (${size}) to be updated and soaked`,
+        },
+        budgetBlocked,
+        zoneBlocked,
+      };
+    }
+    const cost = v.phase === 'Waiting' ? 0 : 1;
+    if (cost > 0 && unavailable + cost > c.maxUnavailable) {
+      budgetBlocked = true;
+      continue;
+    }
+    const zoneLimit = c.zoneMax.get(v.zone);
+    const zoneUsed = c.zoneCounted.get(v.zone) ?? 0;
+    if (cost > 0 && zoneLimit !== undefined && zoneUsed + cost > zoneLimit) {
+      zoneBlocked = true;
+      continue;
+    }
+    unavailable += cost;
+    c.zoneCounted.set(v.zone, zoneUsed + cost);
+    starts.push({
+      node: v.name,
+      revision: c.input.target.name,
+      drain: c.snapshots.get(v.name)!.needsDrain,
+      free: cost === 0,
+    });
+  }
+  return { starts, unavailable, budgetBlocked, zoneBlocked };
+}
+
 export function decideRollout(input: RolloutInput): RolloutDecision {
-  const { settings, now, target } = input;
+  const { settings, now } = input;
   const window = maintenanceWindowStatus(settings.maintenanceWindows, now);
   const judged = new Map<string, { verdict: NodeVerdict; actions: VerdictActions }>();
   for (const node of input.nodes) judged.set(node.name, judgeNode(node, input));
@@ -139,43 +244,27 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
       blocked = 'OutsideMaintenanceWindow';
       blockMessage = window.error
         ? `the maintenance windows cannot be read, so no node starts: ${window.error}`
-        : `outside every maintenance window${window.opensAt !== undefined ? `; the next opens at ${new Date(window.opensAt).toISOString()}` : ''}`;
+        : `outside every maintenance window${window.opensAt !== undefined ? `; the next opens at ${new Date(window.opensAt).toISOString()}${window.nextOpeningZone && window.nextOpeningZone !== 'UTC' ? ` (${formatWallClock(window.nextOpeningZone, window.opensAt)})` : ''}` : '; none opens again'}`;
     }
   }
 
   if (!blocked) {
-    const starts: NodeStart[] = [];
-    let zoneBlocked = false;
-    let budgetBlocked = false;
-    for (const v of [...free, ...paid]) {
-      if (starts.length >= canaryRoom) {
-        blocked = 'WaitingForCanary';
-        blockMessage = `waiting for the canary (${plural(decision.budget.canary?.size ?? 0, 'node')}) to be updated and soaked`;
-        break;
-      }
-      const cost = v.phase === 'Waiting' ? 0 : 1;
-      if (cost > 0 && unavailable + cost > maxUnavailable) {
-        budgetBlocked = true;
-        continue;
-      }
-      const zoneLimit = zoneMax.get(v.zone);
-      const zoneUsed = zoneCounted.get(v.zone) ?? 0;
-      if (cost > 0 && zoneLimit !== undefined && zoneUsed + cost > zoneLimit) {
-        zoneBlocked = true;
-        continue;
-      }
-      unavailable += cost;
-      zoneCounted.set(v.zone, zoneUsed + cost);
-      starts.push({
-        node: v.name,
-        revision: target.name,
-        drain: snapshots.get(v.name)!.needsDrain,
-        free: cost === 0,
-      });
-    }
-    decision.starts = starts;
+    const chosen = chooseStarts({
+      free,
+      paid,
+      canaryRoom,
+      canarySize: decision.budget.canary?.size ?? 0,
+      maxUnavailable,
+      zoneMax,
+      zoneCounted,
+      unavailable,
+      input,
+      snapshots,
+    });
+    decision.starts = chosen.starts;
+    unavailable = chosen.unavailable;
     // The verdicts describe the pool after this decision: a started node is in flight.
-    for (const start of starts) {
+    for (const start of chosen.starts) {
       const v = judged.get(start.node)!.verdict;
       Object.assign(v, {
         phase: start.drain ? 'Draining' : 'Updating',
@@ -184,11 +273,14 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
         touched: true,
       });
     }
-    if (!blocked && starts.length < candidates.length) {
-      if (budgetBlocked) {
+    if (chosen.blocked) {
+      blocked = chosen.blocked.reason;
+      blockMessage = chosen.blocked.message;
+    } else if (chosen.starts.length < candidates.length) {
+      if (chosen.budgetBlocked) {
         blocked = 'BudgetExhausted';
         blockMessage = `${unavailable} of at most ${plural(maxUnavailable, 'node')} unavailable`;
-      } else if (zoneBlocked) {
+      } else if (chosen.zoneBlocked) {
         blocked = 'ZoneBudgetExhausted';
         blockMessage = `every zone with waiting nodes has reached maxUnavailablePerZone (${String(settings.maxUnavailablePerZone)})`;
       }
@@ -205,36 +297,10 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     };
   }
 
-  // A NotReady node holds the rollout's completion back until it has been down (or, new, has not come
-  // up) for progressDeadlineSeconds: a restart or a flap is waited for, a dead node is not.
-  const downLongEnough = (v: NodeVerdict) => {
-    const node = snapshots.get(v.name)!;
-    const since = node.readyChangedAt ?? (v.phase === 'Bootstrapping' ? node.createdAt : undefined);
-    return !node.ready && (since === undefined || now > since + settings.progressDeadlineSeconds * 1000);
-  };
-  decision.complete =
-    decision.bootstrap.length === 0 &&
-    decision.starts.length === 0 &&
-    decision.uncordon.length === 0 &&
-    decision.abortDrain.length === 0 &&
-    ordered.every(
-      (v) =>
-        v.phase === 'Updated' ||
-        v.phase === 'Unhealthy' ||
-        ((v.phase === 'Skipped' || v.phase === 'Bootstrapping') && downLongEnough(v)),
-    );
-
-  for (const v of ordered) {
-    const node = snapshots.get(v.name)!;
-    if ((v.phase === 'Skipped' || v.phase === 'Bootstrapping') && !node.ready && !downLongEnough(v)) {
-      const since = node.readyChangedAt ?? node.createdAt;
-      if (since !== undefined) wakeAt = Math.min(wakeAt, since + settings.progressDeadlineSeconds * 1000 + 1);
-    }
-  }
-  if (!window.open && window.opensAt !== undefined && candidates.length > 0)
-    wakeAt = Math.min(wakeAt, window.opensAt);
-  if (window.open && window.closesAt !== undefined && candidates.length > 0)
-    wakeAt = Math.min(wakeAt, window.closesAt);
+  wakeAt = Math.min(wakeAt, completeAndWake(decision, input, snapshots));
+  // Windows wake the pool when one opens or closes, nodes waiting or not: status shows the next opening.
+  if (window.nextOpening !== undefined) wakeAt = Math.min(wakeAt, window.nextOpening);
+  if (window.open && window.closesAt !== undefined) wakeAt = Math.min(wakeAt, window.closesAt);
   if (Number.isFinite(wakeAt)) decision.requeueAfterMs = Math.max(0, wakeAt - now);
   return decision;
 }

@@ -1,9 +1,12 @@
-// Maintenance windows: a window opens at every time its cron schedule matches (read in its time zone)
-// and stays open for its duration. Outside every window no node starts; nodes in flight finish. With no
-// windows the pool is always open. A window that cannot be read (bad cron, duration or time zone) keeps
-// the pool closed: misconfiguration fails closed rather than updating at a time nobody chose.
+// Maintenance windows: a window opens at every time its cron schedule fires (read in its time zone, with
+// daylight saving time as src/api/cron-times.ts describes) and stays open for its duration, counted in
+// real time (a 3h window that spans the fall-back hour closes 3 hours later, at 1 hour later on the wall
+// clock). Outside every window no node starts; nodes in flight finish. With no windows the pool is always
+// open. A window that cannot be read (bad cron, duration or time zone) keeps the pool closed:
+// misconfiguration fails closed rather than updating at a time nobody chose.
 
-import { CronError, type CronSchedule, cronMatches, parseCron, type WallClock } from '../../api/cron.ts';
+import { CronError } from '../../api/cron.ts';
+import { cronTimes } from '../../api/cron-times.ts';
 import { parseDuration } from '../../api/duration.ts';
 
 export interface MaintenanceWindowSpec {
@@ -16,19 +19,28 @@ export interface WindowStatus {
   open: boolean;
   /** When open: when the last window now open closes. */
   closesAt?: number;
-  /** When closed: when the next window opens (searched up to 8 days ahead). */
+  /** When closed: when the next window opens. */
   opensAt?: number;
+  /** Open or closed: the next time any window opens, strictly after now (however far ahead). */
+  nextOpening?: number;
+  /** The time zone of the window that opens next (to show the opening as its users read it). */
+  nextOpeningZone?: string;
   /** Why the windows could not be read (the pool then stays closed). */
   error?: string;
 }
 
 const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const QUARTER = 15 * MINUTE;
-const HORIZON = 8 * 24 * HOUR;
+
+/** Wall-clock fields of a moment in a time zone (dayOfWeek: 0 = Sunday). */
+export interface WallClock {
+  minute: number;
+  hour: number;
+  dayOfMonth: number;
+  month: number;
+  dayOfWeek: number;
+}
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
-const offsets = new Map<string, number>();
 
 function formatter(timeZone: string): Intl.DateTimeFormat {
   let f = formatters.get(timeZone);
@@ -41,93 +53,52 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
       day: 'numeric',
       hour: 'numeric',
       minute: 'numeric',
+      weekday: 'short',
     });
     formatters.set(timeZone, f);
   }
   return f;
 }
 
-// The zone's UTC offset at a moment; every real offset change falls on a quarter hour, so the offset is
-// computed once per quarter hour and cached.
-function offsetAt(timeZone: string, ms: number): number {
-  const bucket = Math.floor(ms / QUARTER) * QUARTER;
-  const key = `${timeZone}@${bucket}`;
-  const cached = offsets.get(key);
-  if (cached !== undefined) return cached;
-  const parts: Record<string, number> = {};
-  for (const p of formatter(timeZone).formatToParts(new Date(bucket))) {
-    if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  }
-  const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!);
-  const offset = wall - bucket;
-  if (offsets.size > 50_000) offsets.clear();
-  offsets.set(key, offset);
-  return offset;
-}
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
 /** Wall-clock fields of a moment in a time zone. */
 export function wallClock(timeZone: string, ms: number): WallClock {
-  const d = new Date(ms + offsetAt(timeZone, ms));
+  const parts: Record<string, string> = {};
+  for (const p of formatter(timeZone).formatToParts(new Date(ms))) parts[p.type] = p.value;
   return {
-    minute: d.getUTCMinutes(),
-    hour: d.getUTCHours(),
-    dayOfMonth: d.getUTCDate(),
-    month: d.getUTCMonth() + 1,
-    dayOfWeek: d.getUTCDay(),
+    minute: Number(parts.minute),
+    hour: Number(parts.hour),
+    dayOfMonth: Number(parts.day),
+    month: Number(parts.month),
+    dayOfWeek: WEEKDAYS.indexOf(parts.weekday ?? ''),
   };
 }
 
+/** A moment as its wall-clock time in the zone, e.g. "Sun 2030-03-31 03:00 Europe/Berlin". */
+export function formatWallClock(timeZone: string, ms: number): string {
+  const w = wallClock(timeZone, ms);
+  const year = formatter(timeZone)
+    .formatToParts(new Date(ms))
+    .find((p) => p.type === 'year')?.value;
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${WEEKDAYS[w.dayOfWeek]} ${year}-${two(w.month)}-${two(w.dayOfMonth)} ${two(w.hour)}:${two(w.minute)} ${timeZone}`;
+}
+
 interface ParsedWindow {
-  schedule: CronSchedule;
+  schedule: string;
   durationMs: number;
   timeZone: string;
 }
 
 function parseWindow(spec: MaintenanceWindowSpec): ParsedWindow {
   const timeZone = spec.timeZone ?? 'UTC';
-  const schedule = parseCron(spec.schedule);
+  cronTimes(spec.schedule, timeZone);
   const durationMs = parseDuration(spec.duration);
   if (durationMs === undefined || durationMs < MINUTE) {
     throw new CronError(`duration ${JSON.stringify(spec.duration)} is not a duration of at least 1m`);
   }
-  try {
-    formatter(timeZone);
-  } catch {
-    throw new CronError(`time zone ${JSON.stringify(timeZone)} is unknown`);
-  }
-  return { schedule, durationMs, timeZone };
-}
-
-// The latest opening at or before `now` whose window still covers now, scanning back minute by minute
-// but skipping whole hours the schedule cannot match.
-function latestOpening(w: ParsedWindow, now: number): number | undefined {
-  const earliest = now - w.durationMs;
-  let m = Math.floor(now / MINUTE) * MINUTE;
-  while (m > earliest) {
-    const wall = wallClock(w.timeZone, m);
-    if (!w.schedule.hours.has(wall.hour)) {
-      m -= (wall.minute + 1) * MINUTE;
-      continue;
-    }
-    if (cronMatches(w.schedule, wall)) return m;
-    m -= MINUTE;
-  }
-  return undefined;
-}
-
-function nextOpening(w: ParsedWindow, now: number): number | undefined {
-  let m = Math.floor(now / MINUTE) * MINUTE + MINUTE;
-  const limit = now + HORIZON;
-  while (m <= limit) {
-    const wall = wallClock(w.timeZone, m);
-    if (!w.schedule.hours.has(wall.hour)) {
-      m += (60 - wall.minute) * MINUTE;
-      continue;
-    }
-    if (cronMatches(w.schedule, wall)) return m;
-    m += MINUTE;
-  }
-  return undefined;
+  return { schedule: spec.schedule, durationMs, timeZone };
 }
 
 export function maintenanceWindowStatus(
@@ -142,15 +113,21 @@ export function maintenanceWindowStatus(
     return { open: false, error: err instanceof Error ? err.message : String(err) };
   }
   let closesAt: number | undefined;
+  let nextOpening: number | undefined;
+  let nextOpeningZone: string | undefined;
   for (const w of parsed) {
-    const opened = latestOpening(w, now);
-    if (opened !== undefined) closesAt = Math.max(closesAt ?? 0, opened + w.durationMs);
+    const times = cronTimes(w.schedule, w.timeZone);
+    // The latest opening gives the latest close: every opening of a window lasts as long.
+    const opened = times.latest(now);
+    if (opened !== undefined && opened + w.durationMs > now)
+      closesAt = Math.max(closesAt ?? 0, opened + w.durationMs);
+    const next = times.next(now);
+    if (next !== undefined && (nextOpening === undefined || next < nextOpening)) {
+      nextOpening = next;
+      nextOpeningZone = w.timeZone;
+    }
   }
-  if (closesAt !== undefined) return { open: true, closesAt };
-  let opensAt: number | undefined;
-  for (const w of parsed) {
-    const next = nextOpening(w, now);
-    if (next !== undefined && (opensAt === undefined || next < opensAt)) opensAt = next;
-  }
-  return opensAt === undefined ? { open: false } : { open: false, opensAt };
+  const next = nextOpening === undefined ? {} : { nextOpening, nextOpeningZone };
+  if (closesAt !== undefined) return { open: true, closesAt, ...next };
+  return nextOpening === undefined ? { open: false } : { open: false, opensAt: nextOpening, ...next };
 }

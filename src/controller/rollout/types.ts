@@ -24,6 +24,8 @@ export interface NodeSnapshot {
   agentMessage?: string;
   /** Node condition NodeConfigReady is True. */
   configReady: boolean;
+  /** Node condition ConfigDrift is True: the agent found drift it did not repair. */
+  drifted?: boolean;
   /** The health gate's pods on the node are Ready (true when there is no gate). */
   podsReady: boolean;
   /** Since when the node has been healthy, as far as known (ms). */

@@ -3,6 +3,7 @@
 // outdated taint. Every strategy names the full set it wants, so artefacts of a strategy the pool left
 // are removed by the same rule that sets them. Pure: the executor turns the changes into patches.
 
+import type { UPDATE_STRATEGY_TYPES } from '../../api/node-config-pool-schema.ts';
 import {
   AVAILABLE_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
@@ -13,10 +14,10 @@ import {
   UPGRADE_REQUESTED_ANNOTATION,
 } from '../../api/node-protocol.ts';
 import type { RevisionRef } from '../rollout/types.ts';
-import { lateTimes, spreadSchedule } from './spread-schedule.ts';
+import { lateTimes, spreadSchedule } from './spread/spread-schedule.ts';
 import { type StrategyNode, startedOn, type Taint } from './strategy-node.ts';
 
-export type StrategyType = 'RollingUpdate' | 'Serial' | 'Spread' | 'OnDelete' | 'OTA';
+export type StrategyType = (typeof UPDATE_STRATEGY_TYPES)[number];
 
 export interface MarksInput {
   type: StrategyType;

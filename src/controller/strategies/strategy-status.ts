@@ -4,7 +4,7 @@
 
 import { plural } from '../plural.ts';
 import type { RevisionRef, RolloutDecision } from '../rollout/types.ts';
-import type { SlotHolder } from './serial-slots.ts';
+import type { SlotHolder } from './serial/serial-slots.ts';
 import { failedFor, type StrategyNode, workingOn } from './strategy-node.ts';
 
 export interface StrategyCondition {

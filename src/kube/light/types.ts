@@ -1,24 +1,13 @@
 // The few shapes of Kubernetes objects this client needs to know; everything else passes through as
 // plain JSON for the caller to type.
 
-export interface ObjectMeta {
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  [key: string]: unknown;
-}
+import type { ObjectMeta } from '../../util/kube-api-types.ts';
 
 export interface KubeObject {
   apiVersion?: string;
   kind?: string;
-  metadata?: ObjectMeta;
+  /** As on the wire: a bookmark's object carries only its resourceVersion. */
+  metadata?: Partial<ObjectMeta>;
   [key: string]: unknown;
 }
 

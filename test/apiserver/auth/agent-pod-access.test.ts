@@ -2,16 +2,16 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ResourceAttributes } from '../../../src/apiserver/auth/authorizer.ts';
-import { identityFor } from '../../../src/apiserver/auth/identities.ts';
 import { agentMayUseBoundPod, type PodRequest } from '../../../src/apiserver/auth/node-bound-pods.ts';
 import type { KubeObject } from '../../../src/apiserver/storage/types.ts';
 import { isKubeError } from '../../../src/kube/kube-error.ts';
 import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
 import { authorize } from '../../../src/profile/nodeherd-authorization.ts';
+import { nodeherdIdentities } from '../../../src/profile/nodeherd-identities.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
 
 describe('agentMayUseBoundPod', () => {
-  const agent = identityFor('node', 'edge-1');
+  const agent = nodeherdIdentities.identityFor('node', 'edge-1');
   const podOn =
     (node: string | undefined): (() => KubeObject | undefined) =>
     () => ({ metadata: { name: 'p' }, spec: { nodeName: node } });
@@ -92,8 +92,14 @@ describe('agentMayUseBoundPod', () => {
   }
 
   test('only agents: the controller and admin go through their own rules', () => {
-    assert.equal(agentMayUseBoundPod(identityFor('controller'), request(), podOn('edge-1')), false);
-    assert.equal(agentMayUseBoundPod(identityFor('admin'), request(), podOn('edge-1')), false);
+    assert.equal(
+      agentMayUseBoundPod(nodeherdIdentities.identityFor('controller'), request(), podOn('edge-1')),
+      false,
+    );
+    assert.equal(
+      agentMayUseBoundPod(nodeherdIdentities.identityFor('admin'), request(), podOn('edge-1')),
+      false,
+    );
   });
 
   test('does not load the pod for requests it cannot allow anyway', () => {
@@ -203,7 +209,7 @@ describe('an agent and the pods of its node, through the API server', () => {
 });
 
 describe('the controller identity has what the DaemonSet updater needs, and no more of it', () => {
-  const controller = identityFor('controller');
+  const controller = nodeherdIdentities.identityFor('controller');
   const rights: { attrs: ResourceAttributes; allowed: boolean }[] = [
     { attrs: { verb: 'list', group: 'apps', resource: 'daemonsets' }, allowed: true },
     { attrs: { verb: 'watch', group: 'apps', resource: 'daemonsets' }, allowed: true },

@@ -7,12 +7,13 @@ import {
   type ResourceAttributes,
   ruleAllows,
 } from '../../../src/apiserver/auth/authorizer.ts';
-import { type Identity, identityFor } from '../../../src/apiserver/auth/identities.ts';
+import type { Identity } from '../../../src/apiserver/auth/identities.ts';
 import { authorize } from '../../../src/profile/nodeherd-authorization.ts';
+import { nodeherdIdentities } from '../../../src/profile/nodeherd-identities.ts';
 
-const admin = identityFor('admin');
-const controller = identityFor('controller');
-const agent = identityFor('node', 'n1');
+const admin = nodeherdIdentities.identityFor('admin');
+const controller = nodeherdIdentities.identityFor('controller');
+const agent = nodeherdIdentities.identityFor('node', 'n1');
 
 function nodeAttrs(
   verb: ResourceAttributes['verb'],
@@ -552,7 +553,7 @@ for (const [who, identity, expected] of [
 }
 
 test('the kubelet of n1 registers its Node and renews its Lease, which its agent may not', () => {
-  const kubelet = identityFor('kubelet', 'n1');
+  const kubelet = nodeherdIdentities.identityFor('kubelet', 'n1');
   assert.equal(kubelet.name, 'system:node:n1');
   assert.deepEqual(kubelet.groups, ['system:nodes', 'system:authenticated']);
   const cases: [ResourceAttributes, boolean][] = [
@@ -579,7 +580,7 @@ test('the kubelet of n1 registers its Node and renews its Lease, which its agent
 });
 
 test('another agent gets the mirror image: n2 may touch n2, not n1', () => {
-  const n2 = identityFor('node', 'n2');
+  const n2 = nodeherdIdentities.identityFor('node', 'n2');
   assert.equal(authorize(n2, nodeAttrs('get', { name: 'n2' })).allowed, true);
   assert.equal(authorize(n2, nodeAttrs('get', { name: 'n1' })).allowed, false);
   assert.equal(authorize(n2, nodeAttrs('watch', { fieldSelectorName: 'n2' })).allowed, true);

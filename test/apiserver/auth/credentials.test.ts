@@ -8,6 +8,7 @@ import { adminKubeconfigPath, ensureCredential } from '../../../src/apiserver/au
 import { ADMIN_USER } from '../../../src/apiserver/auth/identities.ts';
 import { TokenStore } from '../../../src/apiserver/auth/tokens.ts';
 import { readKubeconfigFile } from '../../../src/kube/kubeconfig-file.ts';
+import { nodeherdIdentities } from '../../../src/profile/nodeherd-identities.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'nodeherd-credentials-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -21,7 +22,7 @@ const caPem = '-----BEGIN CERTIFICATE-----\nMIIBca\n-----END CERTIFICATE-----\n'
 
 test('the admin kubeconfig is written at creation and its token authenticates as the admin', async () => {
   const dataDir = freshDataDir();
-  const store = TokenStore.open(dataDir);
+  const store = TokenStore.open(dataDir, nodeherdIdentities);
   const path = adminKubeconfigPath(dataDir);
   assert.equal(path, join(dataDir, 'kubeconfig'));
   const credential = await ensureCredential(store, {
@@ -45,13 +46,13 @@ test('the admin kubeconfig is written at creation and its token authenticates as
 
 test('a working kubeconfig is kept; a new server URL rewrites it with the same token', async () => {
   const dataDir = freshDataDir();
-  const store = TokenStore.open(dataDir);
+  const store = TokenStore.open(dataDir, nodeherdIdentities);
   const path = join(dataDir, 'controller.kubeconfig');
   const request = { kind: 'controller' as const, path, server: 'https://127.0.0.1:6443', caPem };
   const first = await ensureCredential(store, request);
   const mtime = statSync(path).mtimeMs;
 
-  const unchanged = await ensureCredential(TokenStore.open(dataDir), request);
+  const unchanged = await ensureCredential(TokenStore.open(dataDir, nodeherdIdentities), request);
   assert.deepEqual(
     { issued: unchanged.issued, written: unchanged.written },
     { issued: false, written: false },
@@ -73,7 +74,7 @@ test('a working kubeconfig is kept; a new server URL rewrites it with the same t
 
 test('a lost kubeconfig gets a rotated token and the lost one stops working', async () => {
   const dataDir = freshDataDir();
-  const store = TokenStore.open(dataDir);
+  const store = TokenStore.open(dataDir, nodeherdIdentities);
   const path = join(dataDir, 'agents', 'n1.kubeconfig');
   const request = { kind: 'node' as const, nodeName: 'n1', path, server: 'https://10.0.0.1:6443', caPem };
   const first = await ensureCredential(store, request);
@@ -87,7 +88,7 @@ test('a lost kubeconfig gets a rotated token and the lost one stops working', as
 
 test("a kubeconfig holding another identity's token is replaced, not trusted", async () => {
   const dataDir = freshDataDir();
-  const store = TokenStore.open(dataDir);
+  const store = TokenStore.open(dataDir, nodeherdIdentities);
   const n1Path = join(dataDir, 'n1.kubeconfig');
   const n2Path = join(dataDir, 'n2.kubeconfig');
   const base = { server: 'https://10.0.0.1:6443', caPem };
@@ -106,7 +107,7 @@ test('the kubeconfig can be given to another owner (e.g. inside a container root
   if (process.getuid?.() !== 0) return t.skip('changing owners needs root');
   const dataDir = freshDataDir();
   const path = join(dataDir, 'owned.kubeconfig');
-  await ensureCredential(TokenStore.open(dataDir), {
+  await ensureCredential(TokenStore.open(dataDir, nodeherdIdentities), {
     kind: 'node',
     nodeName: 'c1',
     path,

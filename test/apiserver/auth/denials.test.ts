@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RequestAttributes } from '../../../src/apiserver/auth/authorizer.ts';
 import { forbiddenError, unauthorizedError } from '../../../src/apiserver/auth/denials.ts';
-import { identityFor } from '../../../src/apiserver/auth/identities.ts';
 import { authorize } from '../../../src/profile/nodeherd-authorization.ts';
+import { nodeherdIdentities } from '../../../src/profile/nodeherd-identities.ts';
 
 test('401 renders the Status a real API server sends', () => {
   assert.deepEqual(unauthorizedError().toStatus(), {
@@ -18,7 +18,7 @@ test('401 renders the Status a real API server sends', () => {
 });
 
 test('403 for a resource names user, verb, resource with subresource, group and the rule', () => {
-  const agent = identityFor('node', 'n1');
+  const agent = nodeherdIdentities.identityFor('node', 'n1');
   const attrs: RequestAttributes = {
     verb: 'patch',
     group: '',
@@ -40,7 +40,7 @@ test('403 for a resource names user, verb, resource with subresource, group and 
 });
 
 test('403 for a custom resource list carries the group and no name', () => {
-  const controller = identityFor('controller');
+  const controller = nodeherdIdentities.identityFor('controller');
   const error = forbiddenError(
     controller,
     { verb: 'deletecollection', group: 'nodeherd.io', resource: 'nodeconfigpools' },
@@ -54,7 +54,7 @@ test('403 for a custom resource list carries the group and no name', () => {
 
 test('403 for a non-resource path names the path', () => {
   const error = forbiddenError(
-    identityFor('node', 'n1'),
+    nodeherdIdentities.identityFor('node', 'n1'),
     { verb: 'get', path: '/metrics' },
     'not for agents',
   );

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { TokenStore } from '../../../src/apiserver/auth/tokens.ts';
+import { nodeherdIdentities } from '../../../src/profile/nodeherd-identities.ts';
 
 const NODES = 2000;
 
@@ -14,7 +15,7 @@ const root = mkdtempSync(join(tmpdir(), 'nodeherd-token-issuance-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
 test(`${NODES} issued node tokens all authenticate after a restart`, async () => {
-  const store = TokenStore.open(root);
+  const store = TokenStore.open(root, nodeherdIdentities);
   const issued: { name: string; token: string }[] = [];
   for (let i = 0; i < NODES; i++) {
     const name = `node-${i}`;
@@ -30,7 +31,7 @@ test(`${NODES} issued node tokens all authenticate after a restart`, async () =>
   }
   store.close();
 
-  const reopened = TokenStore.open(root);
+  const reopened = TokenStore.open(root, nodeherdIdentities);
   assert.equal(reopened.list().length, NODES);
   for (const { name, token } of issued) {
     const newer = rotated.get(name);

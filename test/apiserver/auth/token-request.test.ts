@@ -9,7 +9,7 @@ import {
   AGENT_DAEMONSET_SERVICE_ACCOUNT,
   CONTROLLER_NAMESPACE,
   CONTROLLER_SERVICE_ACCOUNT,
-} from '../../../src/apiserver/auth/identities.ts';
+} from '../../../src/api/users.ts';
 import { authenticateServiceAccountToken } from '../../../src/apiserver/auth/token-request.ts';
 import { KubeError } from '../../../src/kube/kube-error.ts';
 import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';

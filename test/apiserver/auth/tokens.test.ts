@@ -4,19 +4,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import {
-  ADMIN_USER,
-  AGENTS_GROUP,
-  CONTROLLER_USER,
-  identityFor,
-  MASTERS_GROUP,
-} from '../../../src/apiserver/auth/identities.ts';
+import { AGENTS_GROUP, CONTROLLER_USER } from '../../../src/api/users.ts';
+import { ADMIN_USER, MASTERS_GROUP } from '../../../src/apiserver/auth/identities.ts';
 import {
   bearerToken,
   LEGACY_TOKENS_FILE,
   TOKENS_DB,
   TokenStore,
 } from '../../../src/apiserver/auth/tokens.ts';
+import { nodeherdIdentities } from '../../../src/profile/nodeherd-identities.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'nodeherd-tokens-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -27,26 +23,29 @@ function freshDataDir(): string {
 }
 
 test('identities are named like Kubernetes users', () => {
-  assert.deepEqual(identityFor('admin'), {
+  assert.deepEqual(nodeherdIdentities.identityFor('admin'), {
     kind: 'admin',
     name: 'nodeherd:admin',
     groups: ['system:masters', 'system:authenticated'],
   });
-  assert.equal(identityFor('controller').name, 'system:serviceaccount:nodeherd:nodeherd-controller');
-  assert.deepEqual(identityFor('node', 'worker-1.zone-a'), {
+  assert.equal(
+    nodeherdIdentities.identityFor('controller').name,
+    'system:serviceaccount:nodeherd:nodeherd-controller',
+  );
+  assert.deepEqual(nodeherdIdentities.identityFor('node', 'worker-1.zone-a'), {
     kind: 'node',
     name: 'nodeherd:agent:worker-1.zone-a',
     groups: ['nodeherd:agents', 'system:authenticated'],
     nodeName: 'worker-1.zone-a',
   });
-  assert.throws(() => identityFor('node'), /valid node name/);
-  assert.throws(() => identityFor('node', 'Bad_Name'), /valid node name/);
-  assert.throws(() => identityFor('admin', 'n1'), /no node name/);
+  assert.throws(() => nodeherdIdentities.identityFor('node'), /valid node name/);
+  assert.throws(() => nodeherdIdentities.identityFor('node', 'Bad_Name'), /valid node name/);
+  assert.throws(() => nodeherdIdentities.identityFor('admin', 'n1'), /no node name/);
 });
 
 test('a created identity gets a 32-byte base64url token, returned once, stored only as a hash', async () => {
   const dataDir = freshDataDir();
-  const store = TokenStore.open(dataDir);
+  const store = TokenStore.open(dataDir, nodeherdIdentities);
   const created = await store.ensureIdentity('admin');
   assert.equal(created.created, true);
   assert.equal(created.identity.name, ADMIN_USER);
@@ -72,7 +71,7 @@ test('a created identity gets a 32-byte base64url token, returned once, stored o
 });
 
 test('authenticate maps a Bearer header to its identity and rejects everything else', async () => {
-  const store = TokenStore.open(freshDataDir());
+  const store = TokenStore.open(freshDataDir(), nodeherdIdentities);
   const admin = (await store.ensureIdentity('admin')).token ?? '';
   const controller = (await store.ensureIdentity('controller')).token ?? '';
   const agent = (await store.ensureIdentity('node', 'n1')).token ?? '';
@@ -102,7 +101,7 @@ test('authenticate maps a Bearer header to its identity and rejects everything e
 });
 
 test('rotate issues a new token and the old one stops working; revoke removes the identity', async () => {
-  const store = TokenStore.open(freshDataDir());
+  const store = TokenStore.open(freshDataDir(), nodeherdIdentities);
   const first = (await store.ensureIdentity('node', 'n1')).token ?? '';
   const other = (await store.ensureIdentity('node', 'n2')).token ?? '';
   const rotated = await store.rotate('node', 'n1');
@@ -127,14 +126,14 @@ test('rotate issues a new token and the old one stops working; revoke removes th
 
 test('the store survives a restart and sees changes made by another process', async () => {
   const dataDir = freshDataDir();
-  const server = TokenStore.open(dataDir);
+  const server = TokenStore.open(dataDir, nodeherdIdentities);
   const admin = (await server.ensureIdentity('admin')).token ?? '';
 
-  const reopened = TokenStore.open(dataDir);
+  const reopened = TokenStore.open(dataDir, nodeherdIdentities);
   assert.equal(reopened.authenticateToken(admin)?.name, ADMIN_USER);
 
   // The CLI adds a node while the server runs: the server accepts its token at once.
-  const cli = TokenStore.open(dataDir);
+  const cli = TokenStore.open(dataDir, nodeherdIdentities);
   const agent = (await cli.ensureIdentity('node', 'late-node')).token ?? '';
   assert.equal(server.authenticateToken(agent)?.nodeName, 'late-node');
 
@@ -146,11 +145,11 @@ test('the store survives a restart and sees changes made by another process', as
 
 test('concurrent changes in one process are all kept', async () => {
   const dataDir = freshDataDir();
-  const store = TokenStore.open(dataDir);
+  const store = TokenStore.open(dataDir, nodeherdIdentities);
   const names = Array.from({ length: 20 }, (_, i) => `node-${i}`);
   const results = await Promise.all(names.map((name) => store.ensureIdentity('node', name)));
   assert.ok(results.every((result) => result.created && result.token));
-  const reopened = TokenStore.open(dataDir);
+  const reopened = TokenStore.open(dataDir, nodeherdIdentities);
   assert.equal(reopened.list().length, 20);
   for (const [i, result] of results.entries()) {
     assert.equal(reopened.authenticateToken(result.token ?? '')?.nodeName, names[i]);
@@ -160,7 +159,7 @@ test('concurrent changes in one process are all kept', async () => {
 test('a corrupt legacy token file is reported, not silently replaced', () => {
   const dataDir = freshDataDir();
   writeFileSync(join(dataDir, LEGACY_TOKENS_FILE), JSON.stringify({ version: 99, identities: [] }));
-  assert.throws(() => TokenStore.open(dataDir), /unsupported token store format/);
+  assert.throws(() => TokenStore.open(dataDir, nodeherdIdentities), /unsupported token store format/);
 });
 
 test('a tokens.json of an earlier build is imported once and removed', async () => {
@@ -188,7 +187,7 @@ test('a tokens.json of an earlier build is imported once and removed', async () 
       ],
     }),
   );
-  const store = TokenStore.open(dataDir);
+  const store = TokenStore.open(dataDir, nodeherdIdentities);
   assert.equal(existsSync(join(dataDir, LEGACY_TOKENS_FILE)), false, 'the legacy file is gone');
   assert.equal(store.authenticateToken(tokens[0]!)?.name, ADMIN_USER);
   assert.equal(store.authenticateToken(tokens[1]!)?.nodeName, 'n1');
@@ -210,7 +209,7 @@ test('a tokens.json of an earlier build is imported once and removed', async () 
       ],
     }),
   );
-  const reopened = TokenStore.open(dataDir);
+  const reopened = TokenStore.open(dataDir, nodeherdIdentities);
   assert.equal(reopened.authenticateToken(tokens[1]!), undefined);
   assert.equal(existsSync(join(dataDir, LEGACY_TOKENS_FILE)), false);
 });

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
-import { assertStatus, json, kubectlOk, raw, waitFor } from './support.ts';
+import { assertStatus, json, kubectlApply, kubectlOk, raw, waitFor } from './support.ts';
 
 const pod = (name: string, node: string, labels: Record<string, string>) => ({
   apiVersion: 'v1',
@@ -24,28 +24,20 @@ describe('cordon and drain', () => {
 
   before(async () => {
     local = await startLocalApiServer();
-    await kubectlOk(
-      local,
-      ['apply', '-f', '-'],
-      json({
-        apiVersion: 'v1',
-        kind: 'List',
-        items: [
-          { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } },
-          { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-b' } },
-          pod('web-1', 'node-a', { app: 'web' }),
-          pod('web-2', 'node-a', { app: 'web' }),
-          pod('web-3', 'node-b', { app: 'web' }),
-          pod('solo', 'node-b', { app: 'solo' }),
-          {
-            apiVersion: 'policy/v1',
-            kind: 'PodDisruptionBudget',
-            metadata: { name: 'web', namespace: 'default' },
-            spec: { minAvailable: 3, selector: { matchLabels: { app: 'web' } } },
-          },
-        ],
-      }),
-    );
+    await kubectlApply(local, [
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } },
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-b' } },
+      pod('web-1', 'node-a', { app: 'web' }),
+      pod('web-2', 'node-a', { app: 'web' }),
+      pod('web-3', 'node-b', { app: 'web' }),
+      pod('solo', 'node-b', { app: 'solo' }),
+      {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: 'web', namespace: 'default' },
+        spec: { minAvailable: 3, selector: { matchLabels: { app: 'web' } } },
+      },
+    ]);
   });
   after(() => local.stop());
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiException, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
-import { assertStatus, json, kubectlOk, raw } from './support.ts';
+import { assertStatus, json, kubectlApply, kubectlOk, raw } from './support.ts';
 
 const GROUP = 'conformance.example.com';
 
@@ -66,15 +66,10 @@ describe('custom resources', () => {
   before(async () => {
     local = await startLocalApiServer();
     custom = local.kubeConfig().makeApiClient(CustomObjectsApi);
-    await kubectlOk(
-      local,
-      ['apply', '-f', '-'],
-      json({
-        apiVersion: 'v1',
-        kind: 'List',
-        items: [crd('Namespaced', 'widgets', 'Widget', 'wdg'), crd('Cluster', 'gadgets', 'Gadget', 'gdg')],
-      }),
-    );
+    await kubectlApply(local, [
+      crd('Namespaced', 'widgets', 'Widget', 'wdg'),
+      crd('Cluster', 'gadgets', 'Gadget', 'gdg'),
+    ]);
   });
   after(() => local.stop());
 

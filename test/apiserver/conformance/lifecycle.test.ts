@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api, type V1ConfigMap, type V1OwnerReference } from '@kubernetes/client-node';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
-import { assertStatus, json, kubectlOk, raw, rawWatch, waitFor } from './support.ts';
+import { assertStatus, json, kubectlApply, kubectlOk, raw, rawWatch, waitFor } from './support.ts';
 
 const HOLD = 'example.com/hold';
 
@@ -201,35 +201,27 @@ describe('deletion lifecycle', () => {
   });
 
   test('namespace deletion: Terminating, refuses new content, removes its content, then itself', async () => {
-    await kubectlOk(
-      local,
-      ['apply', '-f', '-'],
-      json({
+    await kubectlApply(local, [
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'doomed' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'doomed' } },
+      {
         apiVersion: 'v1',
-        kind: 'List',
-        items: [
-          { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'doomed' } },
-          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'doomed' } },
-          {
-            apiVersion: 'v1',
-            kind: 'Secret',
-            metadata: { name: 's', namespace: 'doomed' },
-            stringData: { k: 'v' },
-          },
-          {
-            apiVersion: 'coordination.k8s.io/v1',
-            kind: 'Lease',
-            metadata: { name: 'l', namespace: 'doomed' },
-            spec: { holderIdentity: 'x' },
-          },
-          {
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            metadata: { name: 'held', namespace: 'doomed', finalizers: [HOLD] },
-          },
-        ],
-      }),
-    );
+        kind: 'Secret',
+        metadata: { name: 's', namespace: 'doomed' },
+        stringData: { k: 'v' },
+      },
+      {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'l', namespace: 'doomed' },
+        spec: { holderIdentity: 'x' },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'held', namespace: 'doomed', finalizers: [HOLD] },
+      },
+    ]);
     const ns = await core.readNamespace({ name: 'doomed' });
     assert.equal(ns.status!.phase, 'Active');
     assert.deepEqual(ns.spec!.finalizers, ['kubernetes']);

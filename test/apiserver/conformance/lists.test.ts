@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
-import { assertStatus, json, kubectlOk, raw } from './support.ts';
+import { assertStatus, json, kubectlApply, kubectlOk, raw } from './support.ts';
 
 const names = (list: { items: { metadata?: { name?: string } }[] }): string[] =>
   list.items.map((i) => i.metadata!.name!).sort();
@@ -47,7 +47,7 @@ describe('lists and selectors', () => {
         status: { phase },
       });
     }
-    await kubectlOk(local, ['apply', '-f', '-'], json({ apiVersion: 'v1', kind: 'List', items }));
+    await kubectlApply(local, items);
   });
   after(() => local.stop());
 

@@ -13,7 +13,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
-import { assertStatus, json, kubectlOk, raw, rawWatch, tokenOf, waitFor } from './support.ts';
+import { assertStatus, json, kubectlApply, raw, rawWatch, tokenOf, waitFor } from './support.ts';
 
 describe('node agent identity', () => {
   let local: LocalApiServer;
@@ -32,24 +32,16 @@ describe('node agent identity', () => {
     kc.loadFromFile(agentKubeconfig);
     assert.equal(tokenOf(kc), agentToken);
     agent = kc.makeApiClient(CoreV1Api);
-    await kubectlOk(
-      local,
-      ['apply', '-f', '-'],
-      json({
+    await kubectlApply(local, [
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } },
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-b' } },
+      {
         apiVersion: 'v1',
-        kind: 'List',
-        items: [
-          { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } },
-          { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-b' } },
-          {
-            apiVersion: 'v1',
-            kind: 'Secret',
-            metadata: { name: 's', namespace: 'default' },
-            stringData: { k: 'v' },
-          },
-        ],
-      }),
-    );
+        kind: 'Secret',
+        metadata: { name: 's', namespace: 'default' },
+        stringData: { k: 'v' },
+      },
+    ]);
   });
   after(() => local.stop());
 

@@ -96,6 +96,11 @@ export async function kubectlOk(local: LocalApiServer, args: string[], input?: s
   return result.stdout;
 }
 
+/** `kubectl apply -f -` of the objects, as one List. */
+export function kubectlApply(local: LocalApiServer, items: unknown[]): Promise<string> {
+  return kubectlOk(local, ['apply', '-f', '-'], json({ apiVersion: 'v1', kind: 'List', items }));
+}
+
 export async function waitFor<T>(
   what: string,
   probe: () => T | undefined | false | Promise<T | undefined | false>,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiException, AppsV1Api, CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
-import { assertStatus, json, kubectlOk, raw } from './support.ts';
+import { assertStatus, json, kubectlApply, kubectlOk, raw } from './support.ts';
 
 const getJson = async (local: LocalApiServer, args: string[]) =>
   JSON.parse(await kubectlOk(local, ['get', ...args, '-o', 'json']));
@@ -18,28 +18,20 @@ describe('writes', () => {
   before(async () => {
     local = await startLocalApiServer();
     core = local.kubeConfig().makeApiClient(CoreV1Api);
-    await kubectlOk(
-      local,
-      ['apply', '-f', '-'],
-      json({
+    await kubectlApply(local, [
+      {
         apiVersion: 'v1',
-        kind: 'List',
-        items: [
-          {
-            apiVersion: 'v1',
-            kind: 'Pod',
-            metadata: { name: 'web', labels: { app: 'web' } },
-            spec: {
-              containers: [
-                { name: 'main', image: 'nginx:1', env: [{ name: 'A', value: '1' }] },
-                { name: 'side', image: 'busybox:1' },
-              ],
-            },
-          },
-          { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' } },
-        ],
-      }),
-    );
+        kind: 'Pod',
+        metadata: { name: 'web', labels: { app: 'web' } },
+        spec: {
+          containers: [
+            { name: 'main', image: 'nginx:1', env: [{ name: 'A', value: '1' }] },
+            { name: 'side', image: 'busybox:1' },
+          ],
+        },
+      },
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' } },
+    ]);
   });
   after(() => local.stop());
 

@@ -20,10 +20,9 @@ import type {
   NodeConfigSpec,
 } from '../../../src/api/types.ts';
 import { nodeConfigPoolPath, nodePath, PATHS } from '../../../src/controller/api-paths.ts';
-import { KubeClient } from '../../../src/kube/kube-client.ts';
-import { loadKubeConfig } from '../../../src/kube/kube-config.ts';
+import type { KubeClient } from '../../../src/kube/kube-client.ts';
 import { kubeTime } from '../../../src/util/kube-time.ts';
-import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
+import { adminKubeClient, type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
 
 export const REPO_ROOT = new URL('../../..', import.meta.url).pathname;
 
@@ -66,6 +65,8 @@ export interface NodeFixture {
   message?: string;
   ready?: boolean;
   configReady?: boolean;
+  /** The agent's ConfigDrift condition is True with this message. */
+  drifted?: string;
   annotations?: Record<string, string>;
 }
 
@@ -81,7 +82,7 @@ export class CliCluster {
   static async start(options: { installCrds?: boolean } = {}): Promise<CliCluster> {
     // Nodes here send no heartbeats: a long grace period keeps them Ready as written.
     const local = await startLocalApiServer({ nodeMonitorGracePeriodMs: 3_600_000, ...options });
-    return new CliCluster(local, new KubeClient(loadKubeConfig({ kubeconfig: local.kubeconfigPath })));
+    return new CliCluster(local, adminKubeClient(local));
   }
 
   get kubeconfig(): string {
@@ -187,6 +188,18 @@ export class CliCluster {
           conditions: [
             condition('Ready', fixture.ready ?? true),
             condition(NODE_CONFIG_READY_CONDITION, fixture.configReady ?? fixture.state !== 'Failed'),
+            ...(fixture.drifted !== undefined
+              ? [
+                  {
+                    type: 'ConfigDrift',
+                    status: 'True',
+                    reason: 'DriftDetected',
+                    message: fixture.drifted,
+                    lastHeartbeatTime: now,
+                    lastTransitionTime: now,
+                  },
+                ]
+              : []),
           ],
         },
       },

@@ -213,9 +213,18 @@ export interface PoolObject {
     applying?: number;
     updateAvailable?: number;
     waiting?: number;
+    nextWindowOpen?: string;
+    windowClosesAt?: string;
     revisions?: { name: string; revision: number; nodes?: number; ready?: number; failed?: number }[];
     conditions?: { type: string; status: string; reason?: string; message?: string }[];
-    history?: { revision: number; name?: string; result: string; message?: string }[];
+    history?: {
+      revision: number;
+      name?: string;
+      result: string;
+      message?: string;
+      startedAt?: string;
+      finishedAt?: string;
+    }[];
     conflicts?: unknown[];
   };
 }

@@ -13,8 +13,6 @@ import {
   NODE_CONFIG_READY_CONDITION,
   STATE_ANNOTATION,
 } from '../../../src/api/node-protocol.ts';
-import { renderConfigs } from '../../../src/api/render.ts';
-import { buildRevision } from '../../../src/api/revision.ts';
 import type { NodeConfigRevision, NodeConfigSpec } from '../../../src/api/types.ts';
 import { type AgentArtefacts, buildAgent } from '../../../src/dist/build-agent.ts';
 import { LightKubeClient } from '../../../src/kube/light/light-kube-client.ts';
@@ -22,6 +20,7 @@ import type { KubeObject } from '../../../src/kube/light/types.ts';
 import type { Container } from '../../../src/nspawn/container.ts';
 import { CACHE_DIR, StopWaiting, waitFor, withLock } from '../../../src/nspawn/host.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
+import { revisionOf } from '../../support/nodeherd-objects.ts';
 
 export const REVISIONS = '/apis/nodeherd.io/v1alpha1/nodeconfigrevisions';
 export const INIT_SCRIPT = new URL('../../../init/nodeherd-init.sh', import.meta.url).pathname;
@@ -113,25 +112,7 @@ export class ControlPlane {
 
   /** Renders spec as a revision of `pool` and creates it. */
   async createRevision(pool: string, spec: NodeConfigSpec): Promise<NodeConfigRevision> {
-    const result = renderConfigs([
-      { apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodeConfig', metadata: { name: `${pool}-config` }, spec },
-    ]);
-    if (!result.config || !result.hash) throw new Error(`render failed: ${JSON.stringify(result.errors)}`);
-    const revision = buildRevision(
-      {
-        apiVersion: 'nodeherd.io/v1alpha1',
-        kind: 'NodeConfigPool',
-        metadata: { name: pool },
-        spec: { nodeSelector: {}, configSelector: {} },
-      },
-      {
-        config: result.config,
-        hash: result.hash,
-        hashAlgorithm: result.hashAlgorithm,
-        sources: result.sources,
-      },
-      ++this.revisionNumber,
-    );
+    const revision = revisionOf(pool, spec, ++this.revisionNumber);
     try {
       await this.admin.create(REVISIONS, revision);
     } catch (error) {

@@ -1,0 +1,117 @@
+// The observe step of a pool reconcile: the pool's members (nodes it selects and no other pool does)
+// and, for a pool state, the strategy snapshot read from the caches (each node as the rollout and the
+// strategies see it, the Serial slots). Reading again after a write sees the write: the writers put
+// their results into the caches.
+
+import { SERIAL_POOL_LABEL, STATE_ANNOTATION } from '../../api/node-protocol.ts';
+import type { DefaultedPoolSpec } from '../../api/pool-defaults.ts';
+import type { NodeConfigPool } from '../../api/types.ts';
+import type { Node } from '../../kube/types.ts';
+import type { ControllerContext } from '../controller-context.ts';
+import { snapshotNode } from '../node-snapshot.ts';
+import { type PoolSelector, poolMembership } from '../pool-membership.ts';
+import type { FailureAction, NodeSnapshot, RevisionRef } from '../rollout/types.ts';
+import { rollingSettings, rollingUpdateOf } from '../strategies/rolling-settings.ts';
+import { serialSlots } from '../strategies/serial/serial-slots.ts';
+import type { StrategySnapshot } from '../strategies/strategy.ts';
+import { readStrategyNode } from '../strategies/strategy-node.ts';
+import type { PoolState } from './pool-state.ts';
+
+export interface PoolMembers {
+  nodes: Node[];
+  /** Nodes this pool selects that another pool selects too: pool names by node. */
+  conflicts: Map<string, string[]>;
+}
+
+export function poolMembers(ctx: ControllerContext, name: string): PoolMembers {
+  const selectors: PoolSelector[] = ctx.informers.pools
+    .list()
+    .filter((p) => !p.metadata.deletionTimestamp)
+    .map((p) => ({ name: p.metadata.name, nodeSelector: p.spec.nodeSelector }));
+  const membership = poolMembership(
+    ctx.informers.nodes.list().map((n) => ({ name: n.metadata.name, labels: n.metadata.labels })),
+    selectors,
+  );
+  return {
+    nodes: (membership.members.get(name) ?? []).map((n) => ctx.informers.nodes.get(n)!).filter(Boolean),
+    conflicts: new Map([...membership.conflicts].filter(([, pools]) => pools.includes(name))),
+  };
+}
+
+export class PoolObserver {
+  private readonly ctx: ControllerContext;
+  private readonly pool: NodeConfigPool;
+  private readonly spec: DefaultedPoolSpec;
+  private readonly members: readonly Node[];
+  readonly revisionNumbers: ReadonlyMap<string, number>;
+  private readonly now: number;
+
+  constructor(
+    ctx: ControllerContext,
+    pool: NodeConfigPool,
+    spec: DefaultedPoolSpec,
+    members: readonly Node[],
+    revisions: readonly RevisionRef[],
+    now: number,
+  ) {
+    this.ctx = ctx;
+    this.pool = pool;
+    this.spec = spec;
+    this.members = members;
+    this.revisionNumbers = new Map(revisions.map((r) => [r.name, r.number]));
+    this.now = now;
+  }
+
+  private current(node: Node): Node {
+    return this.ctx.informers.nodes.get(node.metadata.name) ?? node;
+  }
+
+  /** The members as the rollout decision sees them, for a target (health, drain needs). */
+  nodeSnapshots(target: string | undefined): NodeSnapshot[] {
+    const { ctx } = this;
+    const rolling = rollingUpdateOf(this.spec);
+    const podSelector = rolling.healthGate?.podSelector;
+    return this.members.map((n) =>
+      snapshotNode(this.current(n), {
+        zoneLabel: rolling.zoneLabel,
+        target,
+        needsDrain: (from, to) => ctx.planner.needsDrain(from, to),
+        podsReady: (node) => (podSelector ? ctx.pods.allReady(node, podSelector) : true),
+        drainBlocked: (node) => ctx.drainer.blocked(node),
+        health: ctx.health,
+        now: this.now,
+        healthFromNodeOnly: podSelector === undefined,
+      }),
+    );
+  }
+
+  /** What the strategy decides from, for a state with a target. */
+  observe(state: PoolState & { target: RevisionRef }, failureApplied?: FailureAction): StrategySnapshot {
+    const { ctx } = this;
+    const rolling = rollingUpdateOf(this.spec);
+    const leases = ctx.informers.leases
+      .list()
+      .filter((l) => l.metadata.labels?.[SERIAL_POOL_LABEL] === this.pool.metadata.name);
+    return {
+      pool: this.pool,
+      spec: this.spec,
+      settings: rollingSettings(rolling),
+      zoneLabel: rolling.zoneLabel,
+      target: state.target,
+      ...(state.lastComplete ? { lastComplete: state.lastComplete } : {}),
+      history: state.history,
+      paused: state.paused,
+      ...(state.pausedByFailure ? { pausedByFailure: state.pausedByFailure } : {}),
+      ...(failureApplied ? { failureApplied } : {}),
+      nodes: this.members.map((n) => readStrategyNode(this.current(n), rolling.zoneLabel)),
+      snapshots: this.nodeSnapshots(state.target.name),
+      revisionNumbers: this.revisionNumbers,
+      slots: serialSlots(
+        leases,
+        (node) => ctx.informers.nodes.get(node)?.metadata.annotations?.[STATE_ANNOTATION],
+        (node) => ctx.informers.nodes.get(node) !== undefined,
+      ),
+      now: this.now,
+    };
+  }
+}

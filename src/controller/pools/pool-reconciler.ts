@@ -1,0 +1,294 @@
+// Reconciles one NodeConfigPool in four steps. Observe: the members, the rendering of its NodeConfigs
+// into a revision, the target (rollbacks pin it), the nodes as the strategy sees them. Decide: the
+// pool's strategy (strategies/registry.ts) turns that snapshot into marks and node starts; the failure
+// policy acts on what it reports, once, and the strategy decides again from the state after it.
+// Execute: the decision's writes. Status: conditions, counts, history, events, pruning, metrics.
+// Every fact it needs is read back from the API objects, so any replica can take over at any point;
+// what it writes is idempotent.
+
+import { defaultedPoolSpec } from '../../api/pool-defaults.ts';
+import type { NodeConfigPool } from '../../api/types.ts';
+import { kubeTime, type StatusCondition } from '../../kube/conditions.ts';
+import { type ControllerContext, type Informers, nodeSubject, poolSubject } from '../controller-context.ts';
+import type { DecisionExecutor } from '../decision-executor.ts';
+import type { Reconciler } from '../reconciler.ts';
+import { revisionsOfPool } from '../revisions/revision-writer.ts';
+import { endRollout, isRolloutOpen } from '../revisions/rollout-history.ts';
+import type { NodeSnapshot, RevisionRef, RolloutDecision } from '../rollout/types.ts';
+import { strategyFor } from '../strategies/registry.ts';
+import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategies/strategy.ts';
+import type { StrategyExecutor } from '../strategies/strategy-executor.ts';
+import type { StrategyReport } from '../strategies/strategy-status.ts';
+import { WaveGate } from '../waves/wave-gate.ts';
+import { FailurePolicy, resumedAfterFailure } from './failure-policy.ts';
+import { observeRolloutEnd, updatePoolMetrics } from './pool-metrics.ts';
+import { PoolObserver, poolMembers } from './pool-observer.ts';
+import type { PoolRenderer, PoolRendering } from './pool-render.ts';
+import type { PoolState } from './pool-state.ts';
+import { buildPoolStatus, conditionChanges } from './pool-status.ts';
+import { resolveTarget } from './pool-target.ts';
+import { watchPools } from './pool-watches.ts';
+import { PoolWriter } from './pool-writer.ts';
+import type { RolloutTracker } from './rollout-tracker.ts';
+
+export interface ReconcileOutcome {
+  /** Reconcile again after this long (soak end, deadline, window), unless something changes first. */
+  requeueAfterMs?: number;
+}
+
+type Targeted = PoolState & { target: RevisionRef };
+
+/** What the decide and execute steps leave for the status step. */
+interface Rollout {
+  state: PoolState;
+  decision?: StrategyDecision;
+  report?: StrategyReport;
+  /** The members as the status counts them. */
+  nodes: NodeSnapshot[];
+  errors: unknown[];
+}
+
+export class PoolReconciler implements Reconciler {
+  readonly kind = 'pool';
+  private readonly ctx: ControllerContext;
+  private readonly renderer: PoolRenderer;
+  private readonly executor: DecisionExecutor;
+  private readonly tracker: RolloutTracker;
+  private readonly marks: StrategyExecutor;
+  private readonly writer: PoolWriter;
+  private readonly failurePolicy: FailurePolicy;
+  private readonly waves: WaveGate;
+
+  constructor(
+    ctx: ControllerContext,
+    renderer: PoolRenderer,
+    executor: DecisionExecutor,
+    tracker: RolloutTracker,
+    marks: StrategyExecutor,
+  ) {
+    this.ctx = ctx;
+    this.renderer = renderer;
+    this.executor = executor;
+    this.tracker = tracker;
+    this.marks = marks;
+    this.writer = new PoolWriter(ctx);
+    this.failurePolicy = new FailurePolicy(ctx, this.writer, executor);
+    this.waves = new WaveGate(ctx, renderer);
+  }
+
+  initialKeys(informers: Informers): string[] {
+    return informers.pools.list().map((p) => p.metadata.name);
+  }
+
+  watch(informers: Informers, enqueue: (name: string) => void): void {
+    watchPools(informers, this.renderer, enqueue, (pool) => this.forget(pool));
+  }
+
+  forget(pool: string): void {
+    this.renderer.forget(pool);
+    this.tracker.forget(pool);
+    this.ctx.metrics.forgetPool(pool);
+  }
+
+  async reconcile(name: string): Promise<ReconcileOutcome> {
+    const { ctx } = this;
+    const pool = ctx.informers.pools.get(name);
+    if (!pool) {
+      this.forget(name);
+      return {};
+    }
+    if (pool.metadata.deletionTimestamp) return {};
+    const now = ctx.now();
+    const spec = defaultedPoolSpec(pool.spec);
+    const strategy = strategyFor(spec.updateStrategy.type);
+
+    // Observe: members, rendering, target.
+    const members = poolMembers(ctx, name);
+    const rendering = await this.render(pool);
+    const revisions: RevisionRef[] = revisionsOfPool(ctx.informers.revisions, name).map((r) => ({
+      name: r.metadata.name,
+      number: r.spec.revision,
+    }));
+    const initial = await resolveTarget(ctx, this.writer, pool, spec, rendering, revisions, now, this.waves);
+    const observer = new PoolObserver(ctx, pool, spec, members.nodes, revisions, now);
+
+    // Decide and execute (nothing to roll out before the first revision renders).
+    const rollout: Rollout = initial.target
+      ? await this.rollOut(pool, strategy, observer, { ...initial, target: initial.target }, now)
+      : { state: initial, nodes: observer.nodeSnapshots(undefined), errors: [] };
+    const { state, decision, report, nodes } = rollout;
+
+    // Status.
+    const next = buildPoolStatus({
+      generation: pool.metadata.generation ?? 0,
+      previous: pool.status,
+      strategyType: strategy.type,
+      ...(report ? { strategy: report } : {}),
+      ...(state.target ? { target: state.target } : {}),
+      ...(state.lastComplete ? { lastComplete: state.lastComplete.name } : {}),
+      history: state.history,
+      ...(decision?.rollout ? { decision: decision.rollout } : {}),
+      nodes,
+      revisionNumbers: observer.revisionNumbers,
+      render: rendering.outcome,
+      paused: state.paused,
+      ...(state.pausedByFailure ? { pausedByFailure: state.pausedByFailure } : {}),
+      ...(state.pin ? { pin: state.pin } : {}),
+      ...(state.rollback ? { rollback: state.rollback } : {}),
+      nodeConflicts: members.conflicts,
+      ...(state.wave ? { wave: state.wave } : {}),
+      now,
+    });
+    await this.writer.writeStatus(pool, next);
+    const subject = poolSubject(pool);
+    for (const change of conditionChanges(
+      pool.status?.conditions as StatusCondition[] | undefined,
+      next.conditions as StatusCondition[],
+    )) {
+      const text = `${change.type} ${change.status}${change.reason ? ` (${change.reason})` : ''}${change.message ? `: ${change.message}` : ''}`;
+      ctx.recorder.record(subject, change.warning ? 'Warning' : 'Normal', change.reason || change.type, text);
+    }
+
+    // A strategy keeping only revisions in use (OnDelete) keeps no history beyond its target.
+    const onlyInUse = strategy.keepsOnlyRevisionsInUse === true;
+    await this.writer.prune(name, onlyInUse ? 0 : spec.revisionHistoryLimit, revisions, [
+      state.target?.name,
+      onlyInUse ? undefined : state.lastComplete?.name,
+      state.pin?.to,
+      state.pin?.from,
+      rendering.latest?.name,
+    ]);
+    updatePoolMetrics(ctx.metrics, name, next, decision?.rollout, nodes);
+    if (rollout.errors.length > 0)
+      throw new AggregateError(rollout.errors, `pool ${name}: ${rollout.errors.length} node writes failed`);
+    const requeueAfterMs = Math.min(
+      decision?.requeueAfterMs ?? Number.POSITIVE_INFINITY,
+      state.wave?.requeueAfterMs ?? Number.POSITIVE_INFINITY,
+    );
+    return Number.isFinite(requeueAfterMs) ? { requeueAfterMs } : {};
+  }
+
+  private async render(pool: NodeConfigPool): Promise<PoolRendering> {
+    const rendering = await this.renderer.render(pool);
+    if (rendering.created && rendering.latest) {
+      this.ctx.recorder.normal(
+        poolSubject(pool),
+        'RevisionCreated',
+        `rendered revision ${rendering.latest.number}: ${rendering.latest.name}`,
+      );
+    }
+    return rendering;
+  }
+
+  /** Decide (the failure policy acting once), execute, and read the nodes back for the status. */
+  private async rollOut(
+    pool: NodeConfigPool,
+    strategy: RolloutStrategy,
+    observer: PoolObserver,
+    initial: Targeted,
+    now: number,
+  ): Promise<Rollout> {
+    const errors: unknown[] = [];
+    const resumed = resumedAfterFailure(pool, initial);
+    let state = resumed ? this.failurePolicy.reopen(initial, now) : initial;
+    let snapshot = observer.observe(state);
+    let decision = strategy.decide(snapshot);
+    if (resumed) {
+      const retry = strategy.retryOnResume?.(decision) ?? [];
+      errors.push(...(await this.failurePolicy.retry(pool, retry)));
+      if (retry.length > 0) {
+        snapshot = observer.observe(state);
+        decision = strategy.decide(snapshot);
+      }
+    }
+    if (decision.rollout) this.reportFailures(pool, state.target, decision.rollout, snapshot);
+    // Extension point (gates): a metric or alert gate checked before a batch starts and during soak
+    // would turn a failing check into decision.failureAction here, so the failure policy handles it.
+    if (decision.failureAction) {
+      const action = decision.failureAction;
+      state = await this.failurePolicy.apply(pool, state, action, now);
+      snapshot = observer.observe(state, action);
+      decision = strategy.decide(snapshot);
+    }
+    errors.push(...(await this.execute(pool, state.target, decision)));
+    const after = strategy.report ? observer.observe(state) : snapshot;
+    const report = strategy.report?.(after, decision);
+    const done = report ? report.done : decision.rollout?.complete === true;
+    if (done && isRolloutOpen(state.history, state.target.name)) {
+      observeRolloutEnd(this.ctx.metrics, pool.metadata.name, state.history, 'Complete', now);
+      const history = endRollout(state.history, state.target.name, 'Complete', kubeTime(now));
+      state = { ...state, history, lastComplete: state.target };
+    }
+    return { state, decision, ...(report ? { report } : {}), nodes: [...after.snapshots], errors };
+  }
+
+  /** New failures of the pool's rollout: a metric and an Event on each node. */
+  private reportFailures(
+    pool: NodeConfigPool,
+    target: RevisionRef,
+    decision: RolloutDecision,
+    snapshot: StrategySnapshot,
+  ): void {
+    const { ctx } = this;
+    for (const failure of this.tracker.observe(
+      pool.metadata.name,
+      decision,
+      snapshot.snapshots,
+      snapshot.now,
+    )) {
+      const node = ctx.informers.nodes.get(failure.name);
+      if (node)
+        ctx.recorder.warning(
+          nodeSubject(node),
+          'UpdateFailed',
+          `${target.name}: ${failure.failure?.message ?? 'failed'}`,
+        );
+    }
+  }
+
+  /** The decision's writes, in order; returns the writes that failed. */
+  private async execute(
+    pool: NodeConfigPool,
+    target: RevisionRef,
+    decision: StrategyDecision,
+  ): Promise<unknown[]> {
+    const { ctx } = this;
+    const name = pool.metadata.name;
+    const subject = poolSubject(pool);
+    const errors: unknown[] = [];
+    if (decision.releaseSlots) {
+      errors.push(...(await this.marks.releaseSlots(name, decision.releaseSlots)));
+      for (const r of decision.releaseSlots)
+        ctx.recorder.normal(
+          subject,
+          'SlotReleased',
+          `released Serial slot ${r.lease}: its holder ${r.node} no longer exists`,
+        );
+    }
+    for (const w of decision.warnings ?? []) ctx.recorder.warning(subject, w.reason, w.message);
+    if (decision.poolPatch !== undefined) await this.writer.patchPool(name, decision.poolPatch);
+    errors.push(...(await this.marks.applyMarks(name, target.name, decision.marks)));
+    if (decision.handOverSlots)
+      errors.push(
+        ...(await this.marks.handOverSlots(
+          name,
+          decision.handOverSlots,
+          pool.spec.updateStrategy?.serial?.leaseDurationSeconds ?? 600,
+        )),
+      );
+    const starts = decision.rollout ?? decision.upgrades;
+    if (starts) errors.push(...(await this.executor.execute(pool, target, starts)));
+    if (decision.rollout && decision.rollout.starts.length > 0) {
+      const { starts: started, budget } = decision.rollout;
+      const names = started.map((s) => s.node);
+      const list =
+        names.length > 8 ? `${names.slice(0, 8).join(', ')} and ${names.length - 8} more` : names.join(', ');
+      ctx.recorder.normal(
+        subject,
+        'NodesStarted',
+        `${target.name}: started ${list} (${budget.unavailable}/${budget.maxUnavailable} unavailable)`,
+      );
+    }
+    return errors;
+  }
+}

@@ -1,0 +1,142 @@
+// Renders a pool's NodeConfigs into its latest revision: merge, validate, hash, and make sure the
+// NodeConfigRevision exists. Problems (invalid configs, conflicts between configs, missing Secrets, a
+// name collision) become the RenderDegraded condition and never reach a node: the pool keeps rolling
+// out its current target. Renderings are cached per input (configs and Secrets by resourceVersion),
+// since a pool is reconciled on every node change but its configs rarely change.
+
+import { revisionName } from '../../api/hash.ts';
+import { type RenderResult, renderPool, selectConfigs } from '../../api/render.ts';
+import type { NodeConfigPool } from '../../api/types.ts';
+import type { ControllerContext } from '../controller-context.ts';
+import type { RevisionRef } from '../rollout/types.ts';
+import type { RenderOutcome } from './pool-status.ts';
+
+export interface PoolRendering {
+  /** The revision the configs render to now; undefined when they cannot be rendered. */
+  latest?: RevisionRef;
+  /** The revision was created by this rendering. */
+  created?: boolean;
+  outcome: RenderOutcome;
+  warnings: string[];
+}
+
+interface CachedRender {
+  /** Selector and selected configs with their resourceVersions. */
+  base: string;
+  /** The Secrets the rendering read, with their resourceVersions. */
+  secrets: string;
+  result: RenderResult;
+}
+
+function secretKey(ref: { namespace: string; name: string }): string {
+  return `${ref.namespace}/${ref.name}`;
+}
+
+export class PoolRenderer {
+  private readonly ctx: ControllerContext;
+  private readonly cache = new Map<string, CachedRender>();
+
+  constructor(ctx: ControllerContext) {
+    this.ctx = ctx;
+  }
+
+  /** Pools whose last rendering read this Secret. */
+  poolsUsingSecret(namespace: string, name: string): string[] {
+    const wanted = `${namespace}/${name}`;
+    return [...this.cache.entries()]
+      .filter(([, c]) => c.result.secretRefs.some((r) => secretKey(r) === wanted))
+      .map(([pool]) => pool);
+  }
+
+  forget(pool: string): void {
+    this.cache.delete(pool);
+  }
+
+  /** The revision name the pool's NodeConfigs render to now, writing nothing; undefined when they do not. */
+  renderedName(pool: NodeConfigPool): string | undefined {
+    if (selectConfigs(pool, this.ctx.informers.configs.list()).length === 0) return undefined;
+    const result = this.renderCached(pool);
+    if (result.conflicts.length > 0 || result.errors.length > 0 || !result.config || !result.hash)
+      return undefined;
+    return revisionName(pool.metadata.name, result.hash);
+  }
+
+  async render(pool: NodeConfigPool): Promise<PoolRendering> {
+    // Selecting nothing is far more often a label typo than a wish to strip every node: no revision.
+    if (selectConfigs(pool, this.ctx.informers.configs.list()).length === 0) {
+      return {
+        outcome: {
+          conflicts: [],
+          problem: {
+            reason: 'NoConfigs',
+            message:
+              'configSelector selects no NodeConfig; to remove all configuration, select an empty NodeConfig',
+          },
+        },
+        warnings: [],
+      };
+    }
+    const result = this.renderCached(pool);
+    const outcome: RenderOutcome = { conflicts: result.conflicts };
+    if (result.conflicts.length > 0) {
+      outcome.problem = {
+        reason: 'ConfigConflict',
+        message: result.conflicts
+          .map((c) => c.message)
+          .slice(0, 5)
+          .join('; '),
+      };
+      return { outcome, warnings: result.warnings };
+    }
+    if (result.errors.length > 0 || !result.config || !result.hash) {
+      const missingSecret = result.errors.some((e) => /Secret .* does not exist/.test(e.message));
+      outcome.problem = {
+        reason: missingSecret ? 'SecretNotFound' : 'InvalidConfig',
+        message: result.errors
+          .slice(0, 5)
+          .map(
+            (e) =>
+              `${e.source ? `NodeConfig ${e.source}` : 'merged config'}${e.field ? ` ${e.field}` : ''}: ${e.message}`,
+          )
+          .join('; '),
+      };
+      return { outcome, warnings: result.warnings };
+    }
+    const ensured = await this.ctx.revisionWriter.ensure(pool, {
+      config: result.config,
+      hash: result.hash,
+      hashAlgorithm: result.hashAlgorithm,
+      sources: result.sources,
+    });
+    if (!ensured.ok) {
+      outcome.problem = { reason: ensured.reason, message: ensured.message };
+      return { outcome, warnings: result.warnings };
+    }
+    return { latest: ensured.ref, created: ensured.created, outcome, warnings: result.warnings };
+  }
+
+  private renderCached(pool: NodeConfigPool): RenderResult {
+    const { configs, secrets } = this.ctx.informers;
+    const selected = selectConfigs(pool, configs.list());
+    const versions = (refs: RenderResult['secretRefs']) =>
+      refs
+        .map((r) => `${secretKey(r)}@${secrets.get(r.name, r.namespace)?.metadata.resourceVersion ?? '-'}`)
+        .join(',');
+    const base = [
+      JSON.stringify(pool.spec.configSelector),
+      selected.map((c) => `${c.metadata.name}@${c.metadata.resourceVersion}`).join(','),
+    ].join('|');
+    const previous = this.cache.get(pool.metadata.name);
+    if (previous && previous.base === base && previous.secrets === versions(previous.result.secretRefs)) {
+      return previous.result;
+    }
+    const result = renderPool(pool, selected, {
+      secrets: (ref) => {
+        const data = secrets.get(ref.name, ref.namespace)?.data?.[ref.key];
+        return data === undefined ? undefined : new Uint8Array(Buffer.from(data, 'base64'));
+      },
+    });
+    this.cache.set(pool.metadata.name, { base, secrets: versions(result.secretRefs), result });
+    return result;
+  }
+}

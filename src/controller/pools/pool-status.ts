@@ -1,0 +1,295 @@
+// The NodeConfigPool status the controller writes: counts per state and per revision, the conditions
+// (Progressing, Complete, Paused, Degraded, RolledBack, RenderDegraded), observedGeneration and the
+// rollout history. Pure: from the decision and what the reconciler learned, so it is table-testable, and
+// an unchanged world yields an identical status (and no write).
+
+import type { NodeConfigPoolStatus, RenderConflict } from '../../api/types.ts';
+import { findCondition, kubeTime, type StatusCondition, setCondition } from '../../kube/conditions.ts';
+import { plural } from '../plural.ts';
+import type { RolloutRecord } from '../revisions/rollout-history.ts';
+import type { RolloutPin } from '../revisions/rollout-target.ts';
+import { isHealthy } from '../rollout/node-verdict.ts';
+import type { NodeSnapshot, RevisionRef, RolloutDecision } from '../rollout/types.ts';
+import type { StrategyReport } from '../strategies/strategy-status.ts';
+
+export interface RenderOutcome {
+  /** Why the latest NodeConfigs could not become a revision. */
+  problem?: { reason: string; message: string };
+  conflicts: RenderConflict[];
+}
+
+export interface PoolStatusInput {
+  generation: number;
+  previous: NodeConfigPoolStatus | undefined;
+  strategyType: string;
+  /** Serial, Spread, OnDelete, OTA: their conditions (RollingUpdate's come from the decision). */
+  strategy?: StrategyReport;
+  target?: RevisionRef;
+  lastComplete?: string;
+  history: RolloutRecord[];
+  decision?: RolloutDecision;
+  nodes: readonly NodeSnapshot[];
+  revisionNumbers: ReadonlyMap<string, number>;
+  render: RenderOutcome;
+  paused: boolean;
+  /** The failure policy paused the pool (spec.paused was set by the controller). */
+  pausedByFailure?: string;
+  pin?: RolloutPin;
+  /** Why the pool is pinned (RolledBack condition reason and message). */
+  rollback?: { reason: string; message: string };
+  /** Nodes selected by this pool and another one (none of them manages them). */
+  nodeConflicts: ReadonlyMap<string, readonly string[]>;
+  /** A new revision held back by the pools this one waits for (waves). */
+  wave?: { reason: string; message: string };
+  now: number;
+}
+
+// Waves: a held revision makes the pool not Complete; with its current revision done, the hold is what
+// Progressing says, otherwise the rollout in progress is, with the waiting revision noted.
+function withWaveHold(conds: Cond[], wave: { reason: string; message: string }): Cond[] {
+  const complete = conds.find((c) => c.type === 'Complete');
+  return conds.map((c) => {
+    if (c.type === 'Complete') return { ...c, status: 'False', reason: wave.reason, message: wave.message };
+    if (c.type !== 'Progressing') return c;
+    return complete?.status === 'True'
+      ? { ...c, status: 'False', reason: wave.reason, message: wave.message }
+      : { ...c, message: `${c.message}; next: ${wave.message}` };
+  });
+}
+
+type Cond = Omit<StatusCondition, 'lastTransitionTime' | 'observedGeneration'>;
+
+function names(list: readonly string[], max = 5): string {
+  return list.length > max
+    ? `${list.slice(0, max).join(', ')} and ${list.length - max} more`
+    : list.join(', ');
+}
+
+type RevisionCount = { name: string; revision: number; nodes: number; ready: number; failed: number };
+
+/** Nodes per revision (on it, ready on it, failed it), newest first; the target always listed. */
+function revisionCounts(input: PoolStatusInput, failedNames: readonly string[]): RevisionCount[] {
+  const perRevision = new Map<string, { nodes: number; ready: number; failed: number }>();
+  const bucket = (name: string) => {
+    const known = perRevision.get(name);
+    if (known) return known;
+    const fresh = { nodes: 0, ready: 0, failed: 0 };
+    perRevision.set(name, fresh);
+    return fresh;
+  };
+  if (input.target) bucket(input.target.name);
+  const failedSet = new Set(failedNames);
+  for (const node of input.nodes) {
+    if (node.currentRevision) {
+      const b = bucket(node.currentRevision);
+      b.nodes++;
+      if (isHealthy(node) && node.desiredRevision === node.currentRevision) b.ready++;
+    }
+    if (failedSet.has(node.name) && node.desiredRevision) bucket(node.desiredRevision).failed++;
+  }
+  return [...perRevision.entries()]
+    .map(([name, b]) => ({ name, revision: input.revisionNumbers.get(name) ?? 0, ...b }))
+    .sort((a, b) => b.revision - a.revision || (a.name < b.name ? -1 : 1));
+}
+
+/** Progressing and Complete of a RollingUpdate that is not complete: progress, what blocks it, stalls. */
+function rollingProgress(
+  input: PoolStatusInput,
+  T: string,
+  updated: number,
+  failedNames: readonly string[],
+): Cond[] {
+  const verdicts = input.decision?.verdicts ?? [];
+  const blocked = input.decision?.blocked;
+  const inFlight = verdicts.filter((v) =>
+    ['Draining', 'Updating', 'Soaking', 'Busy'].includes(v.phase),
+  ).length;
+  const progress = `${updated}/${input.nodes.length} nodes on ${T}, ${plural(inFlight, 'node')} in flight`;
+  const drainNote = verdicts.find((v) => v.phase === 'Draining' && v.detail && v.detail !== 'draining');
+  const stopping =
+    blocked && ['Paused', 'FailurePolicy', 'OutsideMaintenanceWindow'].includes(blocked.reason);
+  // Failed nodes (within maxFailures) keep their slots: with nothing in flight, nothing will free one.
+  const stalled =
+    blocked !== undefined &&
+    ['BudgetExhausted', 'ZoneBudgetExhausted', 'WaitingForCanary'].includes(blocked.reason) &&
+    inFlight === 0 &&
+    failedNames.length > 0;
+  const stallNote = stalled
+    ? `; stalled: ${plural(failedNames.length, 'failed node')} (${names(failedNames)}) ${failedNames.length === 1 ? 'holds' : 'hold'} the budget; fix or remove them, or raise maxUnavailable`
+    : '';
+  return [
+    {
+      type: 'Progressing',
+      status: stopping || stalled ? 'False' : 'True',
+      reason: stalled ? 'Stalled' : (blocked?.reason ?? 'RollingUpdate'),
+      message: `${progress}${blocked ? `; ${blocked.message}` : ''}${stallNote}${drainNote ? `; ${drainNote.name}: ${drainNote.detail}` : ''}`,
+    },
+    { type: 'Complete', status: 'False', reason: 'RolloutInProgress', message: progress },
+  ];
+}
+
+/** Progressing and Complete: no revision yet, the strategy's report, or the rollout decision's. */
+function progressConditions(input: PoolStatusInput, updated: number, failedNames: readonly string[]): Cond[] {
+  const T = input.target?.name;
+  if (!T) {
+    const message = 'no revision could be rendered yet';
+    return [
+      { type: 'Progressing', status: 'False', reason: 'NoRevision', message },
+      { type: 'Complete', status: 'False', reason: 'NoRevision', message },
+    ];
+  }
+  if (input.strategy)
+    return [
+      { type: 'Progressing', ...input.strategy.progressing },
+      { type: 'Complete', ...input.strategy.complete },
+    ];
+  if (!input.decision?.complete) return rollingProgress(input, T, updated, failedNames);
+  const skipped = input.decision.verdicts.filter((v) => v.phase === 'Skipped').map((v) => v.name);
+  const note =
+    skipped.length > 0
+      ? `; ${plural(skipped.length, 'NotReady node')} will be updated when Ready: ${names(skipped)}`
+      : '';
+  return [
+    {
+      type: 'Progressing',
+      status: 'False',
+      reason: 'RolloutComplete',
+      message: `every node runs ${T}${note}`,
+    },
+    {
+      type: 'Complete',
+      status: 'True',
+      reason: 'RolloutComplete',
+      message: `${plural(updated, 'node')} on ${T}${note}`,
+    },
+  ];
+}
+
+/** Degraded: failed nodes, nodes claimed by two pools, unreadable windows. */
+function degradedCondition(input: PoolStatusInput, failedNames: readonly string[]): Cond {
+  const { decision } = input;
+  const degraded: string[] = [];
+  let degradedReason = '';
+  if (input.strategy?.degraded) {
+    degradedReason = input.strategy.degraded.reason;
+    degraded.push(input.strategy.degraded.message);
+  }
+  if (failedNames.length > 0) {
+    degradedReason ||= 'NodesFailed';
+    const details = (decision?.failures ?? [])
+      .slice(0, 5)
+      .map((f) => `${f.name}: ${f.failure?.message ?? f.phase}`);
+    degraded.push(`${plural(failedNames.length, 'node')} failed: ${details.join('; ')}`);
+  }
+  if (input.nodeConflicts.size > 0) {
+    degradedReason ||= 'NodeInMultiplePools';
+    const list = [...input.nodeConflicts.entries()].map(([node, pools]) => `${node} (${pools.join(', ')})`);
+    degraded.push(
+      `${plural(list.length, 'node')} selected by more than one pool, so managed by none: ${names(list)}`,
+    );
+  }
+  if (decision?.window.error) {
+    degradedReason ||= 'InvalidMaintenanceWindow';
+    degraded.push(`maintenance windows: ${decision.window.error}`);
+  }
+  return degraded.length > 0
+    ? { type: 'Degraded', status: 'True', reason: degradedReason, message: degraded.join('; ') }
+    : { type: 'Degraded', status: 'False', reason: 'AsExpected', message: '' };
+}
+
+export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
+  const { decision, target, nodes } = input;
+  const now = kubeTime(input.now);
+  const verdicts = decision?.verdicts ?? [];
+  const T = target?.name;
+  const failedNames = verdicts.filter((v) => v.phase === 'Failed').map((v) => v.name);
+  const drifted = nodes.filter((n) => n.drifted === true).length;
+  const updated = T ? nodes.filter((n) => n.currentRevision === T).length : 0;
+  const ready = T
+    ? nodes.filter((n) => n.currentRevision === T && n.desiredRevision === T && isHealthy(n)).length
+    : 0;
+  const status: NodeConfigPoolStatus = {
+    observedGeneration: input.generation,
+    ...(T ? { targetRevision: T } : {}),
+    ...(input.lastComplete ? { currentRevision: input.lastComplete } : {}),
+    revisions: revisionCounts(input, failedNames),
+    nodes: nodes.length,
+    updated,
+    ready,
+    unavailable: decision
+      ? verdicts.filter((v) => !v.available).length
+      : nodes.filter((n) => !isHealthy(n) || n.cordoned).length,
+    failed: input.strategy ? input.strategy.failed.length : failedNames.length,
+    applying: input.strategy
+      ? input.strategy.applying
+      : verdicts.filter((v) => ['Draining', 'Updating', 'Busy', 'Bootstrapping'].includes(v.phase)).length,
+    updateAvailable: input.strategy?.updateAvailable ?? 0,
+    waiting: input.strategy?.waiting ?? 0,
+    // Omitted when none, so pools that never drift keep the status they had.
+    ...(drifted > 0 ? { drifted } : {}),
+    ...(decision?.window.nextOpening !== undefined
+      ? { nextWindowOpen: kubeTime(decision.window.nextOpening) }
+      : {}),
+    ...(decision?.window.open && decision.window.closesAt !== undefined
+      ? { windowClosesAt: kubeTime(decision.window.closesAt) }
+      : {}),
+    history: input.history,
+    ...(input.render.conflicts.length > 0 ? { conflicts: input.render.conflicts } : {}),
+  };
+
+  const progress = progressConditions(input, updated, failedNames);
+  const conds: Cond[] = [
+    ...(input.wave ? withWaveHold(progress, input.wave) : progress),
+    input.paused
+      ? input.pausedByFailure
+        ? { type: 'Paused', status: 'True', reason: 'FailurePolicy', message: input.pausedByFailure }
+        : { type: 'Paused', status: 'True', reason: 'PausedByUser', message: 'spec.paused is true' }
+      : { type: 'Paused', status: 'False', reason: 'NotPaused', message: '' },
+    degradedCondition(input, failedNames),
+    input.pin && input.rollback
+      ? { type: 'RolledBack', status: 'True', reason: input.rollback.reason, message: input.rollback.message }
+      : { type: 'RolledBack', status: 'False', reason: 'NotRolledBack', message: '' },
+    input.render.problem
+      ? { type: 'RenderDegraded', status: 'True', ...input.render.problem }
+      : { type: 'RenderDegraded', status: 'False', reason: 'Rendered', message: '' },
+  ];
+  let conditions = (input.previous?.conditions ?? []) as StatusCondition[];
+  for (const c of conds)
+    conditions = setCondition(conditions, { ...c, observedGeneration: input.generation }, now);
+  status.conditions = conditions as NodeConfigPoolStatus['conditions'];
+  return status;
+}
+
+export interface ConditionChange {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  warning: boolean;
+}
+
+const WARN_WHEN_TRUE = new Set(['Degraded', 'RenderDegraded', 'RolledBack']);
+
+/** Conditions whose status or reason changed: each becomes an Event on the pool. */
+export function conditionChanges(
+  before: readonly StatusCondition[] | undefined,
+  after: readonly StatusCondition[] | undefined,
+): ConditionChange[] {
+  const changes: ConditionChange[] = [];
+  for (const c of after ?? []) {
+    const old = findCondition(before, c.type);
+    if (old && old.status === c.status && old.reason === c.reason) continue;
+    if (!old && c.status !== 'True') continue;
+    const warning =
+      (c.status === 'True' && WARN_WHEN_TRUE.has(c.type)) ||
+      (c.type === 'Paused' && c.reason === 'FailurePolicy');
+    changes.push({
+      type: c.type,
+      status: c.status,
+      reason: c.reason ?? '',
+      message: c.message ?? '',
+      warning,
+    });
+  }
+  return changes;
+}

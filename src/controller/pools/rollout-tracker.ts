@@ -1,0 +1,74 @@
+// Follows rollouts across reconciles for what only shows over time: how long a batch and a node took
+// (metrics), and which failures are new (one Event and one count per failed update, not per reconcile).
+
+import type { ControllerMetrics } from '../metrics.ts';
+import type { NodeSnapshot, NodeVerdict, RolloutDecision } from '../rollout/types.ts';
+
+interface Batch {
+  startedAt: number;
+  nodes: Set<string>;
+}
+
+export class RolloutTracker {
+  private readonly metrics: ControllerMetrics;
+  private readonly batches = new Map<string, Batch[]>();
+  private readonly nodeStarts = new Map<string, Map<string, number>>();
+  private readonly failures = new Map<string, Set<string>>();
+
+  constructor(metrics: ControllerMetrics) {
+    this.metrics = metrics;
+  }
+
+  /** Records this decision's starts and observes finished batches and nodes. Returns new failures. */
+  observe(
+    pool: string,
+    decision: RolloutDecision,
+    nodes: readonly NodeSnapshot[],
+    now: number,
+  ): NodeVerdict[] {
+    const starts = this.nodeStarts.get(pool) ?? new Map<string, number>();
+    this.nodeStarts.set(pool, starts);
+    const batches = this.batches.get(pool) ?? [];
+    this.batches.set(pool, batches);
+    const started = decision.starts.map((s) => s.node);
+    if (started.length > 0) batches.push({ startedAt: now, nodes: new Set(started) });
+    for (const name of started) starts.set(name, now);
+
+    const phase = new Map(decision.verdicts.map((v) => [v.name, v.phase]));
+    for (const [name, at] of starts) {
+      const p = phase.get(name);
+      if (p === 'Updated') this.metrics.nodeUpdateDuration.observe({ pool }, (now - at) / 1000);
+      if (p === undefined || p === 'Updated' || p === 'Failed') starts.delete(name);
+    }
+    for (let i = batches.length - 1; i >= 0; i--) {
+      const batch = batches[i]!;
+      const open = [...batch.nodes].some((n) => {
+        const p = phase.get(n);
+        return p !== undefined && p !== 'Updated' && p !== 'Failed';
+      });
+      if (open) continue;
+      this.metrics.batchDuration.observe({ pool }, (now - batch.startedAt) / 1000);
+      batches.splice(i, 1);
+    }
+
+    const known = this.failures.get(pool) ?? new Set<string>();
+    const startedAt = new Map(nodes.map((n) => [n.name, n.updateStartedAt ?? 0]));
+    const current = new Set<string>();
+    const fresh: NodeVerdict[] = [];
+    for (const failure of decision.failures) {
+      const key = `${failure.name}@${startedAt.get(failure.name)}@${failure.failure?.reason}`;
+      current.add(key);
+      if (known.has(key)) continue;
+      fresh.push(failure);
+      this.metrics.nodeFailures.inc({ pool, reason: failure.failure?.reason ?? 'Unknown' });
+    }
+    this.failures.set(pool, current);
+    return fresh;
+  }
+
+  forget(pool: string): void {
+    this.batches.delete(pool);
+    this.nodeStarts.delete(pool);
+    this.failures.delete(pool);
+  }
+}

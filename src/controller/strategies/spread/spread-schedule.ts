@@ -1,0 +1,69 @@
+// Spread: every node of the pool gets an evenly spaced start time in the window. The slot of a node
+// is its position in the deterministic zone-interleaved rollout order of ALL the pool's nodes, so
+// neighbours in a zone are far apart in time, and the same pool and window always give the same
+// times: the window opens a hand-out lead after the rollout of the target started (status.history
+// keeps startedAt; the lead depends only on the number of nodes), so a restarted controller computes
+// the same times.
+
+import { type Placed, rolloutOrder } from '../../rollout/rollout-order.ts';
+
+/** Writing one node's gate takes a few ms; the lead covers writing them all (earliest time first). */
+const HANDOUT_MS_PER_NODE = 5;
+const MAX_HANDOUT_LEAD_MS = 30_000;
+
+/**
+ * How long after the rollout started the window opens: time to write every node's gate before the
+ * first time comes, in whole seconds (none below 200 nodes; bounded), so no node's time has passed
+ * by the time its gate is written.
+ */
+export function handoutLeadMs(nodeCount: number): number {
+  const lead = Math.min(MAX_HANDOUT_LEAD_MS, nodeCount * HANDOUT_MS_PER_NODE);
+  return Math.floor(lead / 1000) * 1000;
+}
+
+/** When the window of a rollout that started at `rolloutStartedAt` opens. */
+export function spreadWindowStart(rolloutStartedAt: number, nodeCount: number): number {
+  return rolloutStartedAt + handoutLeadMs(nodeCount);
+}
+
+/** Node name → not-before time (ms). */
+export function spreadSchedule(
+  nodes: readonly Placed[],
+  windowStart: number,
+  windowSeconds: number,
+): Map<string, number> {
+  const order = rolloutOrder(nodes);
+  const count = order.length;
+  const times = new Map<string, number>();
+  order.forEach((node, index) => {
+    times.set(node.name, windowStart + Math.floor((index * windowSeconds * 1000) / count));
+  });
+  return times;
+}
+
+/**
+ * The times of nodes getting their gate only now although their time has passed (a hand-out slower
+ * than the lead, a controller restarted mid-way, a write that failed): they must not all start at
+ * once, nor start beside the nodes still on time (two streams at one spacing each double the rate of
+ * starts, and the peak of disruption with it: issue 17). So they go after the window, one spacing
+ * (window / nodes) apart from its end, or from `now` once the window is over, in schedule order.
+ */
+export function lateTimes(
+  late: readonly { name: string; planned: number }[],
+  now: number,
+  window: { windowStart: number; windowSeconds: number },
+  nodeCount: number,
+): Map<string, number> {
+  const spacing = nodeCount > 0 ? (window.windowSeconds * 1000) / nodeCount : 0;
+  const windowEnd = window.windowStart + window.windowSeconds * 1000;
+  const from = Math.max(now, windowEnd);
+  const ordered = [...late].sort((a, b) => a.planned - b.planned || a.name.localeCompare(b.name));
+  return new Map(
+    ordered.map((node, k) => {
+      // Starting now, the first keeps its planned time: passed, it starts at once either way, and the
+      // time stays readable.
+      const at = from + Math.floor(k * spacing);
+      return [node.name, k === 0 && at === now ? node.planned : at];
+    }),
+  );
+}

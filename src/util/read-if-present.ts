@@ -1,0 +1,19 @@
+// Reading a file that may not exist yet (a record, a journal, a key): absent is an answer, not an
+// error; any other failure (permissions, I/O) is thrown.
+
+import { readFile } from 'node:fs/promises';
+
+/** The file's bytes, or undefined when there is no file at `path`. */
+export async function readFileIfPresent(path: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** The file's text (UTF-8), or undefined when there is no file at `path`. */
+export async function readTextIfPresent(path: string): Promise<string | undefined> {
+  return (await readFileIfPresent(path))?.toString('utf8');
+}

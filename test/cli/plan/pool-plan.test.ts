@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { revisionName } from '../../../src/api/hash.ts';
+import { CURRENT_REVISION_ANNOTATION } from '../../../src/api/node-protocol.ts';
+import { renderConfigs } from '../../../src/api/render.ts';
+import type {
+  NodeConfig,
+  NodeConfigPool,
+  NodeConfigPoolSpec,
+  NodeConfigRevision,
+  NodeConfigSpec,
+} from '../../../src/api/types.ts';
+import { planPool } from '../../../src/cli/plan/pool-plan.ts';
+import type { Node } from '../../../src/kube/types.ts';
+
+const LABELS = { app: 'x' };
+
+function config(name: string, spec: NodeConfigSpec, labels: Record<string, string> = LABELS): NodeConfig {
+  return { apiVersion: 'nodeherd.io/v1alpha1', kind: 'NodeConfig', metadata: { name, labels }, spec };
+}
+
+function file(path: string, data: string): NodeConfigSpec {
+  return { files: [{ path, content: { inline: { data } } }] };
+}
+
+function revision(pool: string, number: number, configs: NodeConfig[]): NodeConfigRevision {
+  const r = renderConfigs(configs);
+  return {
+    apiVersion: 'nodeherd.io/v1alpha1',
+    kind: 'NodeConfigRevision',
+    metadata: { name: revisionName(pool, r.hash!) },
+    spec: {
+      pool,
+      revision: number,
+      hash: r.hash!,
+      hashAlgorithm: r.hashAlgorithm,
+      config: r.config!,
+      sources: r.sources,
+    },
+  };
+}
+
+function node(name: string, current?: string, zone = ''): Node {
+  return {
+    metadata: {
+      name,
+      labels: { 'topology.kubernetes.io/zone': zone },
+      annotations: current ? { [CURRENT_REVISION_ANNOTATION]: current } : {},
+    },
+    status: { conditions: [{ type: 'Ready', status: 'True' }] },
+  };
+}
+
+function pool(
+  updateStrategy: NodeConfigPoolSpec['updateStrategy'],
+  target: string,
+  extra: Partial<NodeConfigPoolSpec> = {},
+): NodeConfigPool {
+  return {
+    apiVersion: 'nodeherd.io/v1alpha1',
+    kind: 'NodeConfigPool',
+    metadata: { name: 'p' },
+    spec: { nodeSelector: {}, configSelector: { matchLabels: LABELS }, updateStrategy, ...extra },
+    status: { targetRevision: target },
+  };
+}
+
+const base = config('base', file('/etc/a', 'one'));
+const r1 = revision('p', 1, [base]);
+const nodes = ['n1', 'n2', 'n3', 'n4', 'n5'].map((n) => node(n, r1.metadata.name));
+const change = config('base', file('/etc/a', 'two'));
+
+test('Serial: waves of `slots` nodes, with the note that who goes first is not fixed', () => {
+  const plan = planPool({
+    pool: pool({ type: 'Serial', serial: { slots: 2 } }, r1.metadata.name),
+    configs: [base],
+    fileConfigs: [change],
+    revisions: [r1],
+    nodes,
+  });
+  assert.deepEqual(
+    plan.batches.map((b) => b.nodes),
+    [['n1', 'n2'], ['n3', 'n4'], ['n5']],
+  );
+  assert.match(plan.strategyNotes.join('\n'), /2 slots: at most 2 at once/);
+  assert.deepEqual(plan.groups[0]?.changes.files.changed, ['/etc/a']);
+  assert.equal(plan.revision?.number, 2);
+});
+
+test('OnDelete: nothing changes now; the action applies when a node is upgraded; new nodes get the revision', () => {
+  const plan = planPool({
+    pool: pool({ type: 'OnDelete' }, r1.metadata.name),
+    configs: [base],
+    fileConfigs: [change],
+    revisions: [r1],
+    nodes,
+  });
+  assert.equal(plan.batches.length, 0);
+  assert.match(
+    plan.strategyNotes[0]!,
+    /existing nodes keep their revision: none of the 5 nodes below changes now; new nodes joining the pool get revision 2/,
+  );
+  assert.match(plan.strategyNotes[1]!, /nodeherd upgrade node <name>/);
+  assert.ok(plan.nodes.every((n) => n.action === 'none' && n.batch === undefined));
+});
+
+test('OTA: the revision is offered to the owners; a paused pool says nothing starts', () => {
+  const plan = planPool({
+    pool: pool({ type: 'OTA' }, r1.metadata.name, { paused: true }),
+    configs: [base],
+    fileConfigs: [
+      config('extra', {
+        packages: [{ name: 'htop' }],
+        units: [{ name: 'a.service', content: '[Service]\nExecStart=/bin/true\n' }],
+      }),
+    ],
+    revisions: [r1],
+    nodes,
+  });
+  assert.match(plan.strategyNotes.join('\n'), /offered to each node's owner .*POST \/v1\/update/);
+  assert.match(plan.strategyNotes.join('\n'), /the pool is paused: nothing starts until nodeherd resume p/);
+  assert.deepEqual(plan.configChanges, [{ name: 'extra', change: 'added' }]);
+  assert.deepEqual(plan.groups[0]?.changes.packages.added, ['htop']);
+  assert.deepEqual(plan.groups[0]?.changes.units.added, ['a.service']);
+});
+
+test('a conflict with another config of the pool is a problem and nothing is planned', () => {
+  const plan = planPool({
+    pool: pool({ type: 'RollingUpdate' }, r1.metadata.name),
+    configs: [base],
+    fileConfigs: [config('other', file('/etc/a', 'different'))],
+    revisions: [r1],
+    nodes,
+  });
+  assert.equal(plan.revision, undefined);
+  assert.match(
+    plan.problems[0]!,
+    /^conflict: file \/etc\/a: content differs between NodeConfigs base and other/,
+  );
+  assert.equal(plan.nodes.length, 0);
+});
+
+test('a config whose new labels leave the pool is planned as removed; a node on a pruned revision plans from scratch', () => {
+  const plan = planPool({
+    pool: pool({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '40%' } }, r1.metadata.name),
+    configs: [base, config('keep', file('/etc/k', 'k'))],
+    fileConfigs: [config('base', file('/etc/a', 'one'), { app: 'elsewhere' })],
+    revisions: [r1],
+    nodes: [...nodes, node('n6', 'p-0000000000')],
+  });
+  assert.deepEqual(plan.configChanges, [{ name: 'base', change: 'removed' }]);
+  assert.deepEqual(plan.sources, ['keep']);
+  const fromR1 = plan.groups.find((g) => g.from === r1.metadata.name)!;
+  assert.deepEqual(fromR1.changes.files, { added: ['/etc/k'], changed: [], removed: ['/etc/a'] });
+  const pruned = plan.groups.find((g) => g.from === 'p-0000000000')!;
+  assert.equal(pruned.fromMissing, true);
+  // 40% of 6 nodes, rounded down: 2 at a time.
+  assert.deepEqual(
+    plan.batches.map((b) => b.nodes.length),
+    [2, 2, 2],
+  );
+});
+
+test('RollingUpdate with a monthly window: the plan says when it next opens, in UTC and its zone', () => {
+  const windowed = (now: number) =>
+    planPool({
+      pool: pool(
+        {
+          type: 'RollingUpdate',
+          rollingUpdate: {
+            maintenanceWindows: [{ schedule: '0 2 1 * *', duration: '4h', timeZone: 'Europe/Berlin' }],
+          },
+        },
+        r1.metadata.name,
+      ),
+      configs: [base],
+      fileConfigs: [change],
+      revisions: [r1],
+      nodes,
+      now,
+    }).strategyNotes.join('\n');
+  assert.match(
+    windowed(Date.parse('2030-01-15T12:00:00Z')),
+    /maintenance windows: 0 2 1 \* \* for 4h \(Europe\/Berlin\); the next opens 2030-02-01T01:00:00.000Z \(Fri 2030-02-01 02:00 Europe\/Berlin\)/,
+  );
+  assert.match(
+    windowed(Date.parse('2030-02-01T02:00:00Z')),
+    /; one is open until 2030-02-01T05:00:00.000Z, the next opens 2030-03-01T01:00:00.000Z/,
+  );
+  const wave = planPool({
+    pool: pool({ type: 'RollingUpdate', wave: { after: ['canary'], soakSeconds: 600 } }, r1.metadata.name),
+    configs: [base],
+    fileConfigs: [change],
+    revisions: [r1],
+    nodes,
+  });
+  assert.match(
+    wave.strategyNotes.join('\n'),
+    /starts only after pool canary completed their current revision and soaked 600s/,
+  );
+});

@@ -1,0 +1,112 @@
+// Serial exists so that kubelet restarts do not happen on many nodes at once (seed 000: a restarted
+// kubelet makes its node NotReady for a moment). A node that restarted its kubelet is back in the
+// pool only once it is Ready again, so it keeps its slot until then: with one slot, never two nodes
+// NotReady at once. Simulated nodes with the real agent and the controller, as `nodeherd up` runs.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { CURRENT_REVISION_ANNOTATION, STATE_ANNOTATION } from '../../../../src/api/node-protocol.ts';
+import type { WatchHandle } from '../../../../src/kube/kube-watch.ts';
+import type { KubeObject } from '../../../../src/kube/light/types.ts';
+import { ClusterHarness, eventually, kubeletConfig, revisionNameFor } from '../../support/cluster-harness.ts';
+
+let h: ClusterHarness;
+before(async () => {
+  h = await ClusterHarness.start({
+    // A long grace period: on a loaded machine a late heartbeat must not pass for an update's NotReady.
+    graceMs: 10_000,
+    fleet: {
+      startupNotReadyMs: 1_500,
+      systemd: { targetDurations: { 'kubelet.service': { restart: 50 } } },
+    },
+  });
+});
+after(async () => {
+  await h?.stop();
+});
+
+/** Every Ready change of the pool's Nodes, and the most NotReady at once. */
+async function watchReadiness(names: string[]) {
+  const ready = new Map<string, boolean>();
+  let maxNotReady = 0;
+  const seen: string[] = [];
+  const list = await h.light.list('/api/v1/nodes');
+  const handle: WatchHandle = h.light.watch(
+    '/api/v1/nodes',
+    { resourceVersion: list.metadata.resourceVersion },
+    {
+      onEvent: (event: { object: KubeObject }) => {
+        const name = event.object.metadata?.name ?? '';
+        if (!names.includes(name)) return;
+        const conditions = (event.object.status as { conditions?: { type: string; status: string }[] })
+          ?.conditions;
+        const isReady = conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+        if (ready.get(name) !== isReady) seen.push(`${name} ${isReady ? 'Ready' : 'NotReady'}`);
+        ready.set(name, isReady);
+        const notReady = [...ready.values()].filter((r) => !r).length;
+        maxNotReady = Math.max(maxNotReady, notReady);
+      },
+    },
+  );
+  return {
+    get maxNotReady() {
+      return maxNotReady;
+    },
+    seen,
+    stop: () => handle.abort(),
+  };
+}
+
+test('Serial with one slot: a node keeps its slot until Ready again, so never two nodes NotReady at once', {
+  timeout: 300_000,
+}, async () => {
+  await h.startController();
+  const pool = 'calm';
+  const nodes = [];
+  for (let i = 0; i < 3; i++)
+    nodes.push(await h.fleet.create({ name: `${pool}-${i}`, zone: 'zone-a', labels: { pool } }));
+  await h.fleet.startAll(nodes);
+  const names = nodes.map((n) => n.name);
+  await h.applyConfig(`${pool}-kubelet`, kubeletConfig('1'), { pool });
+  await h.createPool(pool, {
+    nodeSelector: { matchLabels: { pool } },
+    configSelector: { matchLabels: { pool } },
+    updateStrategy: { type: 'Serial', serial: { slots: 1, leaseDurationSeconds: 30 } },
+  });
+  const onRevision = (revision: string, what: string) =>
+    eventually(
+      what,
+      async () => {
+        const list = await h.nodes(`pool=${pool}`);
+        const done = list.every(
+          (n) =>
+            n.metadata.annotations?.[CURRENT_REVISION_ANNOTATION] === revision &&
+            n.metadata.annotations?.[STATE_ANNOTATION] === 'Done' &&
+            n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True',
+        );
+        return list.length === 3 && done ? true : undefined;
+      },
+      120_000,
+    );
+  await onRevision(revisionNameFor(pool, { [`${pool}-kubelet`]: kubeletConfig('1') }), 'the first revision');
+
+  const readiness = await watchReadiness(names);
+  try {
+    await h.applyConfig(`${pool}-kubelet`, kubeletConfig('2'), { pool });
+    await onRevision(
+      revisionNameFor(pool, { [`${pool}-kubelet`]: kubeletConfig('2') }),
+      'every node on the second revision, Ready',
+    );
+    assert.ok(
+      readiness.seen.filter((s) => s.endsWith(' NotReady')).length >= 3,
+      `every kubelet restart showed as NotReady: ${readiness.seen.join(', ')}`,
+    );
+    assert.equal(
+      readiness.maxNotReady,
+      1,
+      `one slot, one node NotReady at a time: ${readiness.seen.join(', ')}`,
+    );
+  } finally {
+    readiness.stop();
+  }
+});

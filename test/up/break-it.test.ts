@@ -1,0 +1,202 @@
+// The README's "break it on purpose" tour, as a user runs it: `nodeherd up`'s cluster (embedded API
+// server, rollout controller, simulated nodes running the real agent, the sample pool), then
+// `kubectl apply -f examples/break-it/nodeconfig-bad-max-pods.yaml` (maxPods: -1). The canary's
+// simulated kubelet refuses the configuration and exits, the kubelet unit fails with kubelet's own
+// message naming the field, the agent reports Failed, and the pool's failure policy rolls it back by
+// itself: every node ends on the previous revision, no other node ever got the bad one, and
+// `nodeherd status` shows the rollback.
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { parse } from 'yaml';
+import {
+  CURRENT_REVISION_ANNOTATION,
+  DESIRED_REVISION_ANNOTATION,
+  STATE_ANNOTATION,
+} from '../../src/api/node-protocol.ts';
+import type { KubeClient } from '../../src/kube/kube-client.ts';
+import { LocalCluster } from '../../src/up/local-cluster.ts';
+import { KUBE_YAML } from '../../src/util/kube-yaml.ts';
+import { REPO_ROOT, runCli } from '../cli/support/cli-cluster.ts';
+import { eventually as pollUntil } from '../support/eventually.ts';
+
+const GROUP = '/apis/nodeherd.io/v1alpha1';
+const BAD_CHANGE = 'examples/break-it/nodeconfig-bad-max-pods.yaml';
+const NODES = 3;
+
+const stateDir = mkdtempSync(join(tmpdir(), 'nodeherd-break-it-'));
+let cluster: LocalCluster | undefined;
+after(async () => {
+  await cluster?.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+interface NodeObject {
+  metadata: { name: string; annotations?: Record<string, string> };
+  status?: { conditions?: { type: string; status: string }[] };
+}
+interface PoolObject {
+  metadata: { annotations?: Record<string, string> };
+  spec: { paused?: boolean };
+  status?: {
+    targetRevision?: string;
+    currentRevision?: string;
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  };
+}
+
+const ready = (node: NodeObject) =>
+  node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+const pool = (client: KubeClient) => client.get<PoolObject>(`${GROUP}/nodeconfigpools/workers`);
+const nodes = async (client: KubeClient) =>
+  (await client.list<never>('/api/v1/nodes')).items as unknown as NodeObject[];
+const poolCondition = (p: PoolObject, type: string) => p.status?.conditions?.find((c) => c.type === type);
+
+function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 120_000) {
+  return pollUntil(what, check, timeoutMs, 200);
+}
+
+/** Every node Ready and Done on `revision`. */
+async function allOn(client: KubeClient, revision: string) {
+  const list = await nodes(client);
+  return list.length === NODES &&
+    list.every(
+      (n) =>
+        ready(n) &&
+        n.metadata.annotations?.[CURRENT_REVISION_ANNOTATION] === revision &&
+        n.metadata.annotations?.[DESIRED_REVISION_ANNOTATION] === revision &&
+        n.metadata.annotations?.[STATE_ANNOTATION] === 'Done',
+    )
+    ? list
+    : undefined;
+}
+
+function kubectl(args: string[], kubeconfig: string): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      'kubectl',
+      args,
+      { cwd: REPO_ROOT, env: { ...process.env, KUBECONFIG: kubeconfig } },
+      (error, stdout, stderr) =>
+        resolve({
+          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
+          out: stdout + stderr,
+        }),
+    );
+  });
+}
+
+function hasKubectl(): Promise<boolean> {
+  return new Promise((resolve) => execFile('kubectl', ['version', '--client'], (error) => resolve(!error)));
+}
+
+test('break it on purpose: maxPods -1 fails the canary, the pool rolls back by itself, every node ends on the previous revision', {
+  timeout: 300_000,
+}, async () => {
+  cluster = await LocalCluster.start({ stateDir, nodes: NODES, port: 0 });
+  const client = cluster.admin;
+  const good = await eventually('the sample on every node', async () => {
+    const target = (await pool(client)).status?.targetRevision;
+    return target && (await allOn(client, target)) ? target : undefined;
+  });
+
+  // Which revision each node is ever told to take, from the moment the bad change goes in.
+  const told = new Map<string, Set<string>>();
+  const { metadata } = await client.list<never>('/api/v1/nodes');
+  const watch = client.watch<NodeObject>(
+    '/api/v1/nodes',
+    { resourceVersion: metadata.resourceVersion },
+    {
+      onEvent: (event) => {
+        const desired = event.object.metadata.annotations?.[DESIRED_REVISION_ANNOTATION];
+        if (!desired) return;
+        const seen = told.get(event.object.metadata.name) ?? new Set<string>();
+        seen.add(desired);
+        told.set(event.object.metadata.name, seen);
+      },
+    },
+  );
+  try {
+    // As the README says: kubectl apply -f examples/break-it/… (the API client where kubectl is absent).
+    if (await hasKubectl()) {
+      const applied = await kubectl(['apply', '-f', BAD_CHANGE], cluster.kubeconfigPath);
+      assert.equal(applied.code, 0, applied.out);
+      assert.match(applied.out, /nodeconfig\.nodeherd\.io\/workers-base configured/);
+    } else {
+      const object = parse(readFileSync(join(REPO_ROOT, BAD_CHANGE), 'utf8'), KUBE_YAML) as { spec: unknown };
+      await client.patch(`${GROUP}/nodeconfigs/workers-base`, { spec: object.spec });
+    }
+
+    const rolledBack = await eventually('the pool to roll back by itself', async () => {
+      const p = await pool(client);
+      return poolCondition(p, 'RolledBack')?.status === 'True' ? p : undefined;
+    });
+    const bad = rolledBack.metadata.annotations?.['nodeherd.io/rollback-from'];
+    assert.ok(bad && bad !== good, `the bad revision is held back: ${JSON.stringify(rolledBack.metadata)}`);
+    assert.equal(rolledBack.metadata.annotations?.['nodeherd.io/rollback-to'], good);
+    assert.equal(poolCondition(rolledBack, 'RolledBack')?.reason, 'FailurePolicy');
+    assert.equal(rolledBack.spec.paused ?? false, false, 'rolled back, not paused');
+
+    // Every node ends on the previous revision, Ready and Done, checked through the API.
+    await eventually('every node back on the previous revision', () => allOn(client, good));
+    const p = await pool(client);
+    assert.equal(p.status?.targetRevision, good);
+    assert.equal(p.status?.currentRevision, good);
+
+    // Only the canary was ever given the bad revision.
+    const gotBad = [...told].filter(([, revisions]) => revisions.has(bad)).map(([name]) => name);
+    assert.equal(gotBad.length, 1, `given the bad revision: ${gotBad.join(', ')}`);
+    const canary = gotBad[0]!;
+
+    // The canary's kubelet said why it exited, as kubelet does, in its unit's journal (up.log).
+    const log = await eventually(
+      'the kubelet failure in up.log',
+      async () => {
+        const text = readFileSync(cluster!.state.logFile, 'utf8');
+        return text.includes('must not be a negative number') ? text : undefined;
+      },
+      10_000,
+    );
+    const lines = log
+      .split('\n')
+      .filter((line) => line.includes(`"node":"${canary}"`) && line.includes('"unit":"kubelet.service"'));
+    assert.ok(
+      lines.some((line) =>
+        line.includes(
+          'failed to validate kubelet configuration, error: invalid configuration: maxPods (--max-pods) -1 must not be a negative number',
+        ),
+      ),
+      lines.join('\n'),
+    );
+    assert.ok(
+      lines.some((line) => line.includes('status=1/FAILURE')),
+      lines.join('\n'),
+    );
+
+    // `nodeherd status` shows the rollback.
+    const status = await runCli(['status', 'workers'], { env: { KUBECONFIG: cluster.kubeconfigPath } });
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(status.stdout, /pool workers/);
+    assert.match(status.stdout, new RegExp(`target revision\\s+${good}`));
+    assert.match(status.stdout, /RolledBack\s+True\s+FailurePolicy/);
+    assert.match(status.stdout, new RegExp(`${good} \\(target\\)\\s+\\d+\\s+${NODES}`));
+  } finally {
+    watch.abort();
+  }
+
+  // Going back to the sample ends the pin; nothing is rolled out again (the same revision).
+  if (await hasKubectl()) {
+    const restored = await kubectl(['apply', '-f', 'deploy/samples/nodeconfig.yaml'], cluster.kubeconfigPath);
+    assert.equal(restored.code, 0, restored.out);
+    await eventually('the pin lifted', async () => {
+      const p = await pool(client);
+      return p.metadata.annotations?.['nodeherd.io/rollback-to'] === undefined ? p : undefined;
+    });
+    assert.equal((await pool(client)).status?.targetRevision, good);
+    assert.ok(await allOn(client, good));
+  }
+});
