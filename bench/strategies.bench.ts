@@ -14,7 +14,12 @@
 // Failed and, under the default failurePolicy Pause, leaves the node for a human). Figures: the peak of concurrently NotReady nodes (Ready not True on the
 // server, counted from every Node change the watch delivers), the time from the change until every node
 // is Ready and Done on it, and the nodes that started applying the breaking change before the rollout
-// stopped (no node started it for 80 s, longer than a broken node takes to report Failed).
+// stopped (no node started it for 80 s, longer than a broken node takes to report Failed). Beside them
+// (issue 17): the total time ÷ the physical limit ⌈N/B⌉ × T, the peak of NotReady nodes that were
+// updating (apart from nodes NotReady on their own), the API requests per second during the good change
+// and where they go (verb and resource), the controller's peak RSS and the API server's RSS, and for a
+// human: the controller's pool reconciles, the simulated nodes' event-loop delay, the median time from
+// a place freed in the budget to the next start, and Spread's own schedule density.
 //
 // Real time would take hours, so every duration runs SCALE (10) times faster: the kubelet restart
 // (30 s → 3 s NotReady), the window (300 s → 30 s), the agent's unit timeout (60 s → 6 s), the Serial
