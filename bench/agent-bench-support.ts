@@ -5,7 +5,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import {
   CURRENT_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
@@ -14,26 +13,25 @@ import {
 import { renderConfigs } from '../src/api/render.ts';
 import { buildRevision } from '../src/api/revision.ts';
 import type { NodeConfigRevision, NodeConfigSpec } from '../src/api/types.ts';
+import { bundleAgent } from '../src/dist/build-agent.ts';
 import type { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../src/kube/light/types.ts';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const AGENT_SOURCE = join(ROOT, 'bin/nodeherd-agent.ts');
 
-/** Bundles bin/nodeherd-agent.ts into one CommonJS file (how the agent is meant to ship). */
+/**
+ * The agent bundle as it ships: src/dist/build-agent.ts's ES module, minified, Node's built-ins
+ * loaded with require (an ESM import of node:http alone loads undici, ~3 MB of idle RSS).
+ */
 export async function buildAgentBundle(outDir: string): Promise<string> {
-  const outfile = join(outDir, 'nodeherd-agent.cjs');
-  await build({
-    entryPoints: [AGENT_SOURCE],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node24',
-    outfile,
-    logLevel: 'warning',
-  });
-  return outfile;
+  const outFile = join(outDir, 'nodeherd-agent.mjs');
+  await bundleAgent({ entry: AGENT_SOURCE, outFile, version: '0.0.0-bench', minify: true });
+  return outFile;
 }
+
+/** The Node flags the agent's unit runs it with (init/nodeherd-init.sh's ExecStart). */
+export const SHIPPED_NODE_FLAGS = ['--lite-mode', '--max-semi-space-size=1'];
 
 export interface ProcStats {
   rssMb: number;

@@ -1,8 +1,9 @@
 // Idle cost of the node agent on its node: RSS and CPU of an agent process that has applied a
 // 50-file, 10-unit revision and now only watches (its Node and its revision, with bookmarks), next
 // to baselines: bare node, and node with node:https loaded (what any TLS client pays). Variants:
-// run from TypeScript sources (type stripping), as the esbuild bundle it ships as, and the bundle
-// with V8's lite mode (no optimising compiler: an idle agent has nothing hot to optimise).
+// run from TypeScript sources (type stripping), as the esbuild bundle it ships as (src/dist's ES
+// module), and that bundle with the unit's flags (V8's lite mode: no optimising compiler, an idle
+// agent has nothing hot to optimise).
 // Also counts the API requests each idle agent made in the window (read from its /metrics).
 //
 // Run: node bench/agent-idle.bench.ts   (AGENT_IDLE_MS: idle window, default 30000; target RSS ≤ 50 MB)
@@ -21,6 +22,7 @@ import {
   createBenchRevision,
   DoneWatcher,
   procStats,
+  SHIPPED_NODE_FLAGS,
   setDesired,
   spawnAgent,
 } from './agent-bench-support.ts';
@@ -114,11 +116,7 @@ rows.push(await measure('baseline: bare node', async () => ({ child: spawnAgent(
 rows.push(await measure('baseline: node + node:https', async () => ({ child: spawnAgent(withHttps, []) })));
 rows.push(await measure('agent, TypeScript sources', () => agentRun(AGENT_SOURCE)));
 rows.push(await measure('agent, bundle', () => agentRun(bundle)));
-rows.push(
-  await measure('agent, bundle, --lite-mode', () =>
-    agentRun(bundle, ['--lite-mode', '--max-semi-space-size=1']),
-  ),
-);
+rows.push(await measure('agent, bundle, --lite-mode', () => agentRun(bundle, SHIPPED_NODE_FLAGS)));
 
 admin.close();
 await api.stop();

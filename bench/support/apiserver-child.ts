@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
 import { ApiServer } from '../../src/apiserver/api-server.ts';
+import { parseRequestInfo } from '../../src/apiserver/http/request-info.ts';
 import { nodeherdProfile } from '../../src/profile/nodeherd-profile.ts';
 
 export interface MemoryReport {
@@ -35,12 +36,27 @@ const server = await ApiServer.start({
 });
 process.stdout.write(`nodeherd API server listening on ${server.url}\n`);
 
+/** Requests received, by "verb resource[/subresource]" (kube-apiserver's verbs: watch, list, get, patch…). */
+const requests = new Map<string, number>();
+server.onRequest((req) => {
+  const url = new URL(req.url ?? '/', 'https://server');
+  const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+  const key = info.isResourceRequest
+    ? `${info.verb} ${info.resource}${info.subresource ? `/${info.subresource}` : ''}`
+    : `${info.verb} ${info.path}`;
+  requests.set(key, (requests.get(key) ?? 0) + 1);
+});
+
 const gc = (globalThis as { gc?: () => void }).gc;
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
-process.on('message', (message: { cmd: 'memory'; gc: boolean } | { cmd: 'stop' }) => {
+process.on('message', (message: { cmd: 'memory'; gc: boolean } | { cmd: 'stop' } | { cmd: 'requests' }) => {
   if (message.cmd === 'stop') {
     server.stop().then(() => process.exit(0));
+    return;
+  }
+  if (message.cmd === 'requests') {
+    process.send!({ requests: Object.fromEntries(requests) });
     return;
   }
   const loopDelayP99Ms = loopDelay.percentile(99) / 1e6;

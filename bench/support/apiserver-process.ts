@@ -19,6 +19,8 @@ export interface ApiServerProcess {
   /** VmRSS and VmHWM of the server process (from its /proc status), its V8 heap (after a full GC
    * when gc is true) and its event-loop delay since the last call. */
   memory(gc?: boolean): Promise<MemoryReport>;
+  /** Requests the server received since it started, by "verb resource[/subresource]". */
+  requests(): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -93,6 +95,12 @@ export async function startApiServerProcess(options: StartOptions): Promise<ApiS
       return new Promise((resolve) => {
         child.once('message', (report: MemoryReport) => resolve(report));
         child.send({ cmd: 'memory', gc });
+      });
+    },
+    requests() {
+      return new Promise((resolve) => {
+        child.once('message', (report: { requests: Record<string, number> }) => resolve(report.requests));
+        child.send({ cmd: 'requests' });
       });
     },
     async stop() {

@@ -198,6 +198,11 @@ export class ApiServer {
     return this.hub.size;
   }
 
+  /** Calls `listener` on every request as it arrives (benchmarks count them by verb and resource). */
+  onRequest(listener: (req: IncomingMessage) => void): void {
+    this.server.prependListener('request', listener);
+  }
+
   static async start(options: ApiServerOptions): Promise<ApiServer> {
     const log =
       options.logger ?? pino({ level: process.env.NODEHERD_LOG_LEVEL ?? 'info', name: 'apiserver' });

@@ -8,7 +8,7 @@ import pino, { type Logger } from 'pino';
 import { SERIAL_LEASE_NAMESPACE, SERIAL_POOL_LABEL } from '../api/node-protocol.ts';
 import type { NodeConfig, NodeConfigPool, NodeConfigRevision } from '../api/types.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
-import { Informer } from '../kube/informer.ts';
+import { Informer, trimNode, trimPod, withoutManagedFields } from '../kube/informer.ts';
 import { KubeClient } from '../kube/kube-client.ts';
 import type { KubeObject, Lease, Node, Pod, Secret } from '../kube/types.ts';
 import { WorkQueue } from '../kube/work-queue.ts';
@@ -71,13 +71,17 @@ export class RolloutController {
     this.now = options.now ?? Date.now;
     this.client = new KubeClient(options.kubeConfig, { maxSockets: (options.writeConcurrency ?? 32) + 8 });
     const logger = this.logger;
+    // The caches keep only what the controller reads (issue 17: at 5,000 nodes the full Node objects,
+    // with their managedFields, images and node info, were most of the controller's memory).
+    const lean = { logger, transform: withoutManagedFields };
     this.informers = {
-      pools: new Informer<NodeConfigPool>(this.client, { path: PATHS.nodeConfigPools, logger }),
-      configs: new Informer<NodeConfig>(this.client, { path: PATHS.nodeConfigs, logger }),
-      revisions: new Informer<NodeConfigRevision>(this.client, { path: PATHS.revisions, logger }),
-      nodes: new Informer<Node>(this.client, { path: PATHS.nodes, logger }),
-      pods: new Informer<Pod>(this.client, { path: PATHS.pods, logger }),
-      secrets: new Informer<Secret>(this.client, { path: PATHS.secrets, logger }),
+      pools: new Informer<NodeConfigPool>(this.client, { path: PATHS.nodeConfigPools, ...lean }),
+      configs: new Informer<NodeConfig>(this.client, { path: PATHS.nodeConfigs, ...lean }),
+      revisions: new Informer<NodeConfigRevision>(this.client, { path: PATHS.revisions, ...lean }),
+      nodes: new Informer<Node>(this.client, { path: PATHS.nodes, logger, transform: trimNode }),
+      pods: new Informer<Pod>(this.client, { path: PATHS.pods, logger, transform: trimPod }),
+      secrets: new Informer<Secret>(this.client, { path: PATHS.secrets, ...lean }),
+      // Kept whole: a slot Lease is written back (replace) from this cache.
       leases: new Informer<Lease>(this.client, {
         path: `/apis/coordination.k8s.io/v1/namespaces/${SERIAL_LEASE_NAMESPACE}/leases`,
         labelSelector: SERIAL_POOL_LABEL,

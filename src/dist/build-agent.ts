@@ -12,11 +12,13 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { gzip } from 'node:zlib';
+import type { Plugin } from 'esbuild';
 
 const execFileAsync = promisify(execFile);
 const gzipAsync = promisify(gzip);
@@ -89,6 +91,32 @@ async function packageVersion(): Promise<string> {
   return pkg.version ?? '0.0.0';
 }
 
+/**
+ * Turns every import of a Node built-in (`import { createHash } from 'node:crypto'`) into a
+ * `require` of it, with the bundle's named imports read as properties when used. An ES module import
+ * of a built-in builds its namespace from every export, which runs the lazy ones: `node:http` loads
+ * undici (fetch, WebSocket) and `node:crypto` WebCrypto, ~6 MB of RSS an idle agent never uses
+ * (issue 17; bench/agent-idle.bench.ts).
+ */
+const builtinsViaRequire: Plugin = {
+  name: 'builtins-via-require',
+  setup(build) {
+    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) =>
+      isBuiltin(args.path) && args.namespace !== 'node-builtin'
+        ? { path: args.path, namespace: 'node-builtin' }
+        : undefined,
+    );
+    build.onResolve({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 /** Bundles the agent into one ES module that needs nothing but the Node runtime. */
 export async function bundleAgent(options: {
   entry: string;
@@ -97,11 +125,6 @@ export async function bundleAgent(options: {
   minify: boolean;
   /** Named in the bundle's first line; default nodeherd-agent (the images bundle the controller too). */
   name?: string;
-  /**
-   * Gives the bundle a `require` for the CommonJS dependencies it bundles (the controller's pino,
-   * commander, prom-client): esbuild's ESM output has none of its own.
-   */
-  requireShim?: boolean;
 }): Promise<Artefact> {
   if (!/^[\w.+-]+$/.test(options.version))
     throw new Error(`invalid version ${JSON.stringify(options.version)}`);
@@ -118,17 +141,17 @@ export async function bundleAgent(options: {
     // Function and class names stay readable in the stack traces a node logs.
     keepNames: true,
     legalComments: 'none',
+    // The banner gives the bundle a `require`, which esbuild's ESM output has none of: for the
+    // CommonJS dependencies it bundles (the controller's pino, commander, prom-client) and for
+    // Node's own modules (builtinsViaRequire).
     banner: {
       js: [
         `// ${options.name ?? 'nodeherd-agent'} ${options.version}`,
-        ...(options.requireShim
-          ? [
-              "import { createRequire } from 'node:module';",
-              'const require = createRequire(import.meta.url);',
-            ]
-          : []),
+        "import { createRequire } from 'node:module';",
+        'const require = createRequire(import.meta.url);',
       ].join('\n'),
     },
+    plugins: [builtinsViaRequire],
     // src/util/build-info.ts: the version the bundle reports, compiled in.
     define: { NODEHERD_BUILD_VERSION: JSON.stringify(options.version) },
     write: false,

@@ -14,13 +14,13 @@ import {
   NO_LIST_WATCH_STATS,
 } from './list-watch.ts';
 import { isNewerVersion } from './resource-version.ts';
-import type { KubeObject } from './types.ts';
+import type { KubeObject, Node, Pod } from './types.ts';
 
 export type InformerEventType = 'add' | 'update' | 'delete';
 
 export type InformerHandler<T> = (type: InformerEventType, object: T, old: T | undefined) => void;
 
-export interface InformerOptions {
+export interface InformerOptions<T extends KubeObject = KubeObject> {
   /** Collection path, e.g. `/api/v1/nodes` or `/apis/nodeherd.io/v1alpha1/nodeconfigpools`. */
   path: string;
   labelSelector?: string;
@@ -30,6 +30,50 @@ export interface InformerOptions {
   /** Silence after which the connection counts as dead; default 3 minutes. */
   inactivityMs?: number;
   logger?: Logger;
+  /**
+   * Applied to every object before it is cached or handed to the handlers: keeps only what the
+   * reader uses (client-go's SetTransform), so a cache of thousands of Nodes does not hold their
+   * managedFields, images and the like. The result must keep metadata (name, namespace,
+   * resourceVersion).
+   */
+  transform?: (object: T) => T;
+}
+
+/** A transform for informers whose readers never look at managedFields (every nodeherd reader). */
+export function withoutManagedFields<T extends KubeObject>(object: T): T {
+  if (object.metadata.managedFields === undefined) return object;
+  const { managedFields: _managedFields, ...metadata } = object.metadata;
+  return { ...object, metadata };
+}
+
+/** What nodeherd's controllers read of a Node: metadata, spec, and the conditions of its status. */
+export function trimNode<T extends Node>(node: T): T {
+  const { managedFields: _managedFields, ...metadata } = node.metadata;
+  return {
+    ...(node.apiVersion ? { apiVersion: node.apiVersion } : {}),
+    ...(node.kind ? { kind: node.kind } : {}),
+    metadata,
+    ...(node.spec ? { spec: node.spec } : {}),
+    ...(node.status?.conditions ? { status: { conditions: node.status.conditions } } : {}),
+  } as T;
+}
+
+/** What a drain and the pod index read of a Pod: metadata, the node it is on, its phase and conditions. */
+export function trimPod<T extends Pod>(pod: T): T {
+  const { managedFields: _managedFields, ...metadata } = pod.metadata;
+  const status = pod.status
+    ? {
+        ...(pod.status.phase ? { phase: pod.status.phase } : {}),
+        ...(pod.status.conditions ? { conditions: pod.status.conditions } : {}),
+      }
+    : undefined;
+  return {
+    ...(pod.apiVersion ? { apiVersion: pod.apiVersion } : {}),
+    ...(pod.kind ? { kind: pod.kind } : {}),
+    metadata,
+    ...(pod.spec?.nodeName !== undefined ? { spec: { nodeName: pod.spec.nodeName } } : {}),
+    ...(status ? { status } : {}),
+  } as T;
 }
 
 function keyOf(object: KubeObject): string {
@@ -39,7 +83,7 @@ function keyOf(object: KubeObject): string {
 
 export class Informer<T extends KubeObject> {
   private readonly client: KubeClient;
-  private readonly options: InformerOptions;
+  private readonly options: InformerOptions<T>;
   private readonly items = new Map<string, T>();
   private readonly handlers: InformerHandler<T>[] = [];
   private hasSynced = false;
@@ -48,7 +92,7 @@ export class Informer<T extends KubeObject> {
   /** Counts of loops stopped before the current one (an informer may be started again). */
   private earlier: ListWatchStats = NO_LIST_WATCH_STATS;
 
-  constructor(client: KubeClient, options: InformerOptions) {
+  constructor(client: KubeClient, options: InformerOptions<T>) {
     this.client = client;
     this.options = options;
   }
@@ -148,7 +192,8 @@ export class Informer<T extends KubeObject> {
     }
   }
 
-  private apply(type: ListWatchEvent<T>['type'], object: T): void {
+  private apply(type: ListWatchEvent<T>['type'], received: T): void {
+    const object = this.options.transform ? this.options.transform(received) : received;
     const key = keyOf(object);
     const old = this.items.get(key);
     if (type === 'DELETED') {

@@ -25,6 +25,8 @@ export interface ObjectMeta {
   annotations?: Record<string, string>;
   ownerReferences?: OwnerReference[];
   finalizers?: string[];
+  /** Server-side apply bookkeeping; the controller's informers drop it (withoutManagedFields). */
+  managedFields?: unknown[];
 }
 
 /** A subset of apiextensions.k8s.io/v1 JSONSchemaProps (structural schemas). */

@@ -4,9 +4,15 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Informer, type InformerEventType } from '../../src/kube/informer.ts';
+import {
+  Informer,
+  type InformerEventType,
+  trimNode,
+  trimPod,
+  withoutManagedFields,
+} from '../../src/kube/informer.ts';
 import type { KubeClient } from '../../src/kube/kube-client.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject, Node, Pod } from '../../src/kube/types.ts';
 import { adminKubeClient, type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
 
 interface ConfigMap extends KubeObject {
@@ -121,5 +127,60 @@ describe('informer', () => {
       data: { v: 'newer' },
     });
     assert.equal(informer.get('x', 'default')?.data?.v, 'newer');
+  });
+
+  test('a transform trims what is cached and handed out: a Node keeps metadata, spec and conditions', async () => {
+    await client.create('/api/v1/nodes', {
+      metadata: { name: 'trimmed', labels: { zone: 'a' }, annotations: { note: 'kept' } },
+      spec: { unschedulable: true },
+    });
+    await client.patch(
+      '/api/v1/nodes/trimmed/status',
+      {
+        status: {
+          conditions: [{ type: 'Ready', status: 'True' }],
+          images: [{ names: ['registry/big:1'], sizeBytes: 1 }],
+          nodeInfo: { kubeletVersion: 'v1.33.0' },
+        },
+      },
+      'merge',
+    );
+    const informer = new Informer<Node>(client, { path: '/api/v1/nodes', transform: trimNode });
+    const handed: Node[] = [];
+    informer.on((_type, node) => handed.push(node));
+    informer.start();
+    await informer.waitForSync();
+    const cached = informer.get('trimmed') as Node & { status?: Record<string, unknown> };
+    assert.equal(cached.metadata.annotations?.note, 'kept');
+    assert.equal(cached.metadata.labels?.zone, 'a');
+    assert.ok(cached.metadata.resourceVersion);
+    assert.equal(cached.metadata.managedFields, undefined);
+    assert.equal(cached.spec?.unschedulable, true);
+    assert.deepEqual(Object.keys(cached.status ?? {}), ['conditions']);
+    assert.equal(cached.status?.conditions?.[0]?.status, 'True');
+    assert.equal(handed.at(-1), cached);
+    await client.patch('/api/v1/nodes/trimmed', { metadata: { annotations: { note: 'changed' } } });
+    await eventually('the update', () => informer.get('trimmed')?.metadata.annotations?.note === 'changed');
+    assert.equal(informer.get('trimmed')?.metadata.managedFields, undefined);
+    await informer.stop();
+    await client.delete('/api/v1/nodes/trimmed');
+  });
+
+  test('trimPod keeps what drains read; withoutManagedFields drops only managedFields', () => {
+    const pod = trimPod({
+      metadata: { name: 'p', namespace: 'ns', managedFields: [{}], ownerReferences: [] },
+      spec: { nodeName: 'n1', containers: [{ name: 'c' }] },
+      status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], podIP: '10.0.0.1' },
+    } as Pod);
+    assert.deepEqual(pod, {
+      metadata: { name: 'p', namespace: 'ns', ownerReferences: [] },
+      spec: { nodeName: 'n1' },
+      status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+    const config = withoutManagedFields<ConfigMap>({
+      metadata: { name: 'c', managedFields: [{}] },
+      data: { a: '1' },
+    });
+    assert.deepEqual(config, { metadata: { name: 'c' }, data: { a: '1' } });
   });
 });

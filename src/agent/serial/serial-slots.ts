@@ -220,6 +220,28 @@ export class SerialSlots {
   private hold(holding: Holding): void {
     this.holding = holding;
     this.scheduleRenewal();
+    this.releaseExtraSlots();
+  }
+
+  /**
+   * The controller hands a released slot to a waiting node; if this agent took another slot at the same
+   * time, it holds two: the one it is not using goes back at once (compare-and-swap, like any release).
+   */
+  private releaseExtraSlots(): void {
+    const holding = this.holding;
+    if (!holding) return;
+    const mine = holding.lease.metadata?.name;
+    for (const [name, slot] of this.slotsOf(holding.gate.pool)) {
+      if (name === mine || holderOf(slot.lease) !== this.options.identity) continue;
+      const index = slotIndex(holding.gate.pool, name);
+      if (index === undefined) continue;
+      void this.serialize(async () => {
+        const current = this.observer.slots.get(name)?.lease;
+        if (this.holding?.lease.metadata?.name === name || holderOf(current) !== this.options.identity)
+          return;
+        await this.releaseNow({ gate: holding.gate, slot: index, lease: current! });
+      }).catch(() => undefined);
+    }
   }
 
   private scheduleRenewal(): void {
@@ -312,6 +334,7 @@ export class SerialSlots {
           let news = deleted;
           if (deleted) this.observer.forget(lease.metadata?.name ?? '');
           else news = this.observe(lease as SlotLease);
+          if (news && this.holding) this.releaseExtraSlots();
           if (this.synced && news) this.options.onChange();
         },
         onSynced: () => {

@@ -313,6 +313,14 @@ export class PoolReconciler implements Reconciler {
     for (const w of decision.warnings ?? []) ctx.recorder.warning(subject, w.reason, w.message);
     if (decision.poolPatch !== undefined) await this.writer.patchPool(name, decision.poolPatch);
     errors.push(...(await this.marks.applyMarks(name, target.name, decision.marks)));
+    if (decision.handOverSlots)
+      errors.push(
+        ...(await this.marks.handOverSlots(
+          name,
+          decision.handOverSlots,
+          pool.spec.updateStrategy?.serial?.leaseDurationSeconds ?? 600,
+        )),
+      );
     const starts = decision.rollout ?? decision.upgrades;
     if (starts) errors.push(...(await this.executor.execute(pool, target, starts)));
     if (decision.rollout && decision.rollout.starts.length > 0) {

@@ -94,4 +94,44 @@ export class StrategyExecutor {
       }
     });
   }
+
+  /**
+   * Gives free slots to waiting nodes (slotHandovers): compare-and-swap on the free Lease, so a slot an
+   * agent took meanwhile stays its own. The node's agent sees itself as the holder and starts.
+   */
+  async handOverSlots(
+    pool: string,
+    handovers: readonly { lease: string; node: string }[],
+    leaseDurationSeconds: number,
+  ): Promise<unknown[]> {
+    const { ctx } = this;
+    return runLimited(handovers, ctx.writeConcurrency, async ({ lease: name, node }) => {
+      const lease = ctx.informers.leases.get(name, SERIAL_LEASE_NAMESPACE);
+      if (!lease || lease.spec?.holderIdentity) return;
+      const path = `/apis/coordination.k8s.io/v1/namespaces/${SERIAL_LEASE_NAMESPACE}/leases/${name}`;
+      // metav1.MicroTime, like the agents write it.
+      const now = new Date(ctx.now()).toISOString().replace(/Z$/, '000Z');
+      try {
+        const updated = await ctx.client.replace<Lease>(path, {
+          ...lease,
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          spec: {
+            ...lease.spec,
+            holderIdentity: node,
+            leaseDurationSeconds,
+            acquireTime: now,
+            renewTime: now,
+            leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + 1,
+          },
+        });
+        ctx.informers.leases.upsert(updated);
+        ctx.logger.debug({ pool, lease: name, node }, 'handed a free Serial slot to a waiting node');
+      } catch (err) {
+        // An agent took the slot first: it is in use either way.
+        if (isKubeError(err, 409)) return;
+        throw err;
+      }
+    });
+  }
 }

@@ -18,7 +18,7 @@ import type {
   RolloutDecision,
 } from '../rollout/types.ts';
 import type { NodeMarks, StrategyMarks, StrategyType } from './node-marks.ts';
-import type { SlotView } from './serial/serial-slots.ts';
+import type { SlotHandover, SlotView } from './serial/serial-slots.ts';
 import type { StrategyNode } from './strategy-node.ts';
 import type { StrategyReport, StrategyReporter } from './strategy-status.ts';
 
@@ -55,6 +55,8 @@ export interface StrategySnapshot {
 export interface StrategyDecision {
   /** Serial slots to free (holder Node gone). */
   releaseSlots?: SlotView['release'];
+  /** Serial: free slots to give to waiting nodes, after the marks (compare-and-swap on each Lease). */
+  handOverSlots?: SlotHandover[];
   /** Warning Events on the pool (reason, message). */
   warnings?: { reason: string; message: string }[];
   /** A merge patch of the pool itself (e.g. clearing a finished upgrade request). */

@@ -176,7 +176,6 @@ export async function buildImage(
       version,
       minify: true,
       name: `nodeherd-${spec.kind}`,
-      requireShim: true,
     });
     const rootfs = await buildRootfs(join(work, 'rootfs'), {
       executables: [{ from: process.execPath, to: NODE_IN_IMAGE, strip: true }, ...spec.executables],

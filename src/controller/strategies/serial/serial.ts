@@ -1,6 +1,7 @@
 // Serial: every node is given the target with the Serial gate; agents take one of the pool's slot
 // Leases before they apply, so at most `slots` nodes update at once, with or without the controller.
-// The controller frees slots whose holder Node is gone and reports the holders.
+// The controller frees slots whose holder Node is gone, hands a slot its holder released straight to
+// the next waiting node (slotHandovers), and reports the holders.
 
 import { planNodeMarks } from '../node-marks.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategy.ts';
@@ -8,6 +9,7 @@ import { holdReason, marksInput, reportInput } from '../strategy-inputs.ts';
 import { strategyReport } from '../strategy-status.ts';
 import { serialMarks } from './serial-marks.ts';
 import { serialReport } from './serial-report.ts';
+import { slotHandovers } from './serial-slots.ts';
 
 function liveHolders(s: StrategySnapshot) {
   return s.slots.holders.filter((h) => h.state !== 'Gone');
@@ -27,7 +29,24 @@ export const serial: RolloutStrategy = {
       }),
       serialMarks,
     );
-    return { ...(s.slots.release.length > 0 ? { releaseSlots: s.slots.release } : {}), marks };
+    const ready = new Set(s.snapshots.filter((n) => n.ready).map((n) => n.name));
+    // Nodes given the gate by this decision's marks are handed a slot on the next reconcile.
+    const handOverSlots = hold
+      ? []
+      : slotHandovers({
+          pool: s.pool.metadata.name,
+          slots: s.spec.updateStrategy.serial?.slots ?? 1,
+          target: s.target.name,
+          free: s.slots.free,
+          nodes: s.nodes,
+          holders: new Set(liveHolders(s).map((h) => h.node)),
+          ready: (node) => ready.has(node),
+        });
+    return {
+      ...(s.slots.release.length > 0 ? { releaseSlots: s.slots.release } : {}),
+      marks,
+      ...(handOverSlots.length > 0 ? { handOverSlots } : {}),
+    };
   },
 
   report(after: StrategySnapshot) {

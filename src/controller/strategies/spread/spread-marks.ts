@@ -11,7 +11,7 @@ export const spreadMarks: StrategyMarks = (input) => {
   if (!input.spread) throw new Error('Spread marks need the window (MarksInput.spread)');
   const T = input.target.name;
   const times = spreadSchedule(input.nodes, input.spread.windowStart, input.spread.windowSeconds);
-  const late = lateHandouts(input, times, input.spread.windowSeconds);
+  const late = lateHandouts(input, times, input.spread);
   return (node) => {
     const joining = bootstrap(node, T);
     if (joining) return { ...joining, releaseDrain: true };
@@ -34,14 +34,16 @@ export const spreadMarks: StrategyMarks = (input) => {
 
 /**
  * Spread nodes getting their not-before for the first time for this target although their planned
- * time has passed: their times from now, spaced like the window (lateTimes), not all at once.
+ * time has passed: their times after the window, spaced like it (lateTimes), not all at once.
  */
 function lateHandouts(
   input: MarksInput,
   times: ReadonlyMap<string, number>,
-  windowSeconds: number,
+  window: { windowStart: number; windowSeconds: number },
 ): Map<string, number> {
   const late: { name: string; planned: number }[] = [];
+  // Less than a spacing late, a node starts at once: the next on time is still a moment away.
+  const spacing = input.nodes.length > 0 ? (window.windowSeconds * 1000) / input.nodes.length : 0;
   for (const node of input.nodes) {
     if (node.current === undefined || node.current === input.target.name) continue;
     const firstGate =
@@ -49,7 +51,8 @@ function lateHandouts(
       node.notBefore === undefined ||
       Number.isNaN(Date.parse(node.notBefore));
     const planned = times.get(node.name);
-    if (firstGate && planned !== undefined && planned < input.now) late.push({ name: node.name, planned });
+    if (firstGate && planned !== undefined && planned < input.now - spacing)
+      late.push({ name: node.name, planned });
   }
-  return lateTimes(late, input.now, windowSeconds, input.nodes.length);
+  return lateTimes(late, input.now, window, input.nodes.length);
 }

@@ -44,18 +44,26 @@ export function spreadSchedule(
 /**
  * The times of nodes getting their gate only now although their time has passed (a hand-out slower
  * than the lead, a controller restarted mid-way, a write that failed): they must not all start at
- * once, so they start one spacing (window / nodes) apart from `now`, in schedule order.
+ * once, nor start beside the nodes still on time (two streams at one spacing each double the rate of
+ * starts, and the peak of disruption with it: issue 17). So they go after the window, one spacing
+ * (window / nodes) apart from its end, or from `now` once the window is over, in schedule order.
  */
 export function lateTimes(
   late: readonly { name: string; planned: number }[],
   now: number,
-  windowSeconds: number,
+  window: { windowStart: number; windowSeconds: number },
   nodeCount: number,
 ): Map<string, number> {
-  const spacing = nodeCount > 0 ? (windowSeconds * 1000) / nodeCount : 0;
+  const spacing = nodeCount > 0 ? (window.windowSeconds * 1000) / nodeCount : 0;
+  const windowEnd = window.windowStart + window.windowSeconds * 1000;
+  const from = Math.max(now, windowEnd);
   const ordered = [...late].sort((a, b) => a.planned - b.planned || a.name.localeCompare(b.name));
-  // The first keeps its planned time: passed, it starts at once either way, and the time stays readable.
   return new Map(
-    ordered.map((node, k) => [node.name, k === 0 ? node.planned : now + Math.floor(k * spacing)]),
+    ordered.map((node, k) => {
+      // Starting now, the first keeps its planned time: passed, it starts at once either way, and the
+      // time stays readable.
+      const at = from + Math.floor(k * spacing);
+      return [node.name, k === 0 && at === now ? node.planned : at];
+    }),
   );
 }

@@ -1,8 +1,93 @@
-// Serial's slot holders and the slots the controller frees.
+// The controller's side of Serial slots, pure: slot holders, the slots it frees, and which free slot
+// Leases it hands to which waiting nodes.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { serialSlots } from '../../../../src/controller/strategies/serial/serial-slots.ts';
+import { serialLeaseName } from '../../../../src/api/node-protocol.ts';
+import { serialSlots, slotHandovers } from '../../../../src/controller/strategies/serial/serial-slots.ts';
+import type { StrategyNode } from '../../../../src/controller/strategies/strategy-node.ts';
+
+const GATE = JSON.stringify({ pool: 'p', slots: 2, leaseDurationSeconds: 600 });
+
+/** The free slot Leases as serialSlots reports them. */
+function free(...slots: number[]) {
+  return slots.map((slot) => ({ lease: serialLeaseName('p', slot), resourceVersion: String(10 + slot) }));
+}
+
+function waiting(name: string, zone: string, extra: Partial<StrategyNode> = {}): StrategyNode {
+  return { name, zone, desired: 'T', current: 'old', serialGate: GATE, cordonedByUs: false, ...extra };
+}
+
+const base = {
+  pool: 'p',
+  slots: 2,
+  target: 'T',
+  holders: new Set<string>(),
+  ready: () => true,
+};
+
+test('a free slot goes to the first waiting node in rollout order (zones alternate)', () => {
+  const nodes = [waiting('a1', 'a'), waiting('a2', 'a'), waiting('b1', 'b')];
+  assert.deepEqual(slotHandovers({ ...base, free: free(1), nodes }), [
+    { lease: serialLeaseName('p', 1), node: 'a1', resourceVersion: '11' },
+  ]);
+  assert.deepEqual(
+    slotHandovers({ ...base, free: free(0, 1), nodes }).map((h) => h.node),
+    ['a1', 'b1'],
+  );
+});
+
+test('only nodes that wait get a slot: gated, not started, not held, not holding, Ready', () => {
+  const nodes = [
+    waiting('done', 'a', { current: 'T' }),
+    waiting('joining', 'a', { current: undefined }),
+    waiting('ungated', 'a', { serialGate: undefined }),
+    waiting('held', 'a', { hold: 'paused' }),
+    waiting('applying', 'a', { state: 'Applying', stateRevision: 'T' }),
+    waiting('failed', 'a', { state: 'Failed', stateRevision: 'T' }),
+    waiting('holder', 'a'),
+    waiting('notready', 'a'),
+    waiting('other-target', 'a', { desired: 'U' }),
+  ];
+  const handovers = slotHandovers({
+    ...base,
+    free: free(0, 1),
+    nodes,
+    holders: new Set(['holder']),
+    ready: (node) => node !== 'notready',
+  });
+  assert.deepEqual(handovers, []);
+});
+
+test('slots the agents have not created, held slots and slots above the count are left alone', () => {
+  const nodes = [waiting('a1', 'a'), waiting('b1', 'b')];
+  assert.deepEqual(slotHandovers({ ...base, free: [], nodes }), []);
+  assert.deepEqual(slotHandovers({ ...base, slots: 1, free: free(1), nodes }), []);
+});
+
+test('serialSlots reports the Leases without a holder as free, holders and gone holders apart', () => {
+  const lease = (slot: number, holder?: string) => ({
+    metadata: { name: serialLeaseName('p', slot), resourceVersion: String(10 + slot) },
+    spec: holder ? { holderIdentity: holder } : {},
+  });
+  const view = serialSlots(
+    [lease(2), lease(0, 'a'), lease(1, 'gone')],
+    () => 'Applying',
+    (node) => node === 'a',
+  );
+  assert.deepEqual(view.free, [{ lease: serialLeaseName('p', 2), resourceVersion: '12' }]);
+  assert.deepEqual(
+    view.holders.map((h) => [h.node, h.state]),
+    [
+      ['a', 'Applying'],
+      ['gone', 'Gone'],
+    ],
+  );
+  assert.deepEqual(
+    view.release.map((r) => r.node),
+    ['gone'],
+  );
+});
 
 describe('Serial slots', () => {
   const lease = (name: string, holder?: string) => ({

@@ -105,7 +105,7 @@ describe('Spread marks and schedule', () => {
     assert.equal(times.length, 5);
   });
 
-  test('nodes first gated after their time has passed start from now, one spacing apart, not at once', () => {
+  test('nodes first gated after their time has passed start after the window, one spacing apart, not beside the nodes on time', () => {
     // The window opened 250 s ago (controller restarted mid hand-out): a, b and c are late.
     const opened = NOW - 250_000;
     const nodes = [
@@ -116,15 +116,33 @@ describe('Spread marks and schedule', () => {
       n('e', { desired: 'r2', notBefore: iso(opened + 200_000) }),
     ];
     const m = marks({ type: 'Spread', spread: { windowStart: opened, windowSeconds: 500 }, nodes });
-    assert.equal(m.get('a')?.annotations[NOT_BEFORE_ANNOTATION], iso(opened), 'the first starts at once');
-    assert.equal(m.get('b')?.annotations[NOT_BEFORE_ANNOTATION], iso(NOW + 100_000));
-    assert.equal(m.get('c')?.annotations[NOT_BEFORE_ANNOTATION], iso(NOW + 200_000));
+    // The window (500 s) ends 250 s from now; d starts 50 s from now as planned, so a and b starting
+    // from now too would put two starts in a spacing (issue 17: Spread above its budget).
+    assert.equal(m.get('a')?.annotations[NOT_BEFORE_ANNOTATION], iso(NOW + 250_000));
+    assert.equal(m.get('b')?.annotations[NOT_BEFORE_ANNOTATION], iso(NOW + 350_000));
+    assert.equal(
+      m.get('c')?.annotations[NOT_BEFORE_ANNOTATION],
+      iso(opened + 200_000),
+      'less than a spacing late: at once (d follows 50 s later)',
+    );
     assert.equal(
       m.get('d')?.annotations[NOT_BEFORE_ANNOTATION],
       iso(opened + 300_000),
       'on time: as planned',
     );
     assert.equal(m.get('e'), undefined, 'a time handed out before stays');
+  });
+
+  test('once the window is over, late nodes start from now, one spacing apart, the first at once', () => {
+    const opened = NOW - 600_000;
+    const m = marks({
+      type: 'Spread',
+      spread: { windowStart: opened, windowSeconds: 500 },
+      nodes: [n('a'), n('b'), n('c')],
+    });
+    assert.equal(m.get('a')?.annotations[NOT_BEFORE_ANNOTATION], iso(opened));
+    assert.equal(m.get('b')?.annotations[NOT_BEFORE_ANNOTATION], iso(NOW + 166_666));
+    assert.equal(m.get('c')?.annotations[NOT_BEFORE_ANNOTATION], iso(NOW + 333_333));
   });
 
   test('a late time handed out stays on the next reconcile, though its planned time has passed', () => {
