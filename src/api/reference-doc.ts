@@ -58,7 +58,7 @@ package versions). The pool's \`spec.drift.policy\` decides: \`Repair\` (default
 restarting only the units that depend on it, as an apply would; \`Report\` changes nothing. Either way the
 Node gets the agent's \`ConfigDrift\` condition (\`True\` while drift stays in place: reasons
 \`DriftDetected\`, \`RepairFailed\`, \`RepairNeedsDrain\`, \`RepairNeedsReboot\`; \`False\`: \`NoDrift\`,
-\`DriftRepaired\`) and Events (\`DriftDetected\`, \`DriftRepaired\`, \`DriftRepairFailed\`); the pool's
+\`DriftRepaired\`; no condition on a node that never drifted) and Events (\`DriftDetected\`, \`DriftRepaired\`, \`DriftRepairFailed\`); the pool's
 \`status.drifted\` counts the nodes whose condition is \`True\`. Details: [operations.md](operations.md#drift).
 
 ## Validation and limits

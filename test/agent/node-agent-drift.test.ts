@@ -20,12 +20,25 @@ import {
   setDesired,
   startCluster,
   startNode,
+  type TestNode,
   waitForState,
 } from './agent-harness.ts';
 
 async function driftCondition(cluster: Cluster, node: string) {
   const object = await getNode(cluster, node);
   return object.status?.conditions?.find((c) => c.type === CONFIG_DRIFT_CONDITION);
+}
+
+/** Waits until a whole drift check has run after this moment (whatever started it). */
+async function driftCheckedSinceNow(node: TestNode): Promise<void> {
+  const checks = () =>
+    ['start', 'apply', 'file', 'interval'].reduce(
+      (sum, trigger) => sum + node.agent.metrics.driftChecks.get({ trigger }),
+      0,
+    );
+  const before = checks();
+  await eventually('a drift check', async () => checks() > before);
+  await node.agent.whenIdle();
 }
 
 /** Replaces the file the way editors and config tools do: a new file renamed over the old one. */
@@ -194,6 +207,9 @@ describe('node agent drift', () => {
     });
     await setDesired(cluster, node.name, revision.metadata.name);
     await waitForState(cluster, node.name, 'Done');
+    // The check after the apply has run: what follows is for the periodic check to find (else the
+    // queued post-apply check may find and repair it first).
+    await driftCheckedSinceNow(node);
     const appRestarts = node.systemd.restarts('app.service');
 
     await node.systemd.writeDropIn('app.service', '10-limits.conf', '[Service]\nLimitNOFILE=1\n');
@@ -228,7 +244,13 @@ describe('node agent drift', () => {
     const revision = await createRevision(cluster, 'reported', LIVE_SPEC);
     await setDesired(cluster, node.name, revision.metadata.name);
     await waitForState(cluster, node.name, 'Done');
-    await eventually('NoDrift', async () => (await driftCondition(cluster, node.name))?.reason === 'NoDrift');
+    // The check after the apply has run (a node that never drifted gets no ConfigDrift condition).
+    await eventually(
+      'the drift check after the apply',
+      async () => node.agent.metrics.driftChecks.get({ trigger: 'apply' }) > 0,
+    );
+    await node.agent.whenIdle();
+    assert.equal(await driftCondition(cluster, node.name), undefined, 'no condition before any drift');
     const appRestarts = node.systemd.restarts('app.service');
     const app = join(node.root, 'etc/live/app.conf');
 

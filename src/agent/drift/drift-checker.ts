@@ -64,11 +64,14 @@ export class DriftChecker {
       this.setRemaining([]);
       // A repaired node keeps saying so (False, DriftRepaired) until drift is found again; the
       // message names no revision, as it is not rewritten when the next revision finds none either.
+      // A node that never drifted gets no condition: one Node write per agent start saved (5,000 at
+      // 5,000 nodes), and a fleet at rest keeps its Nodes unwritten (test/sim/fleet.test.ts).
       await reporter.condition(CONFIG_DRIFT_CONDITION, {
         status: 'False',
         reason: DRIFT_REASONS.none,
         message: 'the node is as its applied revision says',
         keepSameStatus: true,
+        onlyIfPresent: true,
       });
       return { found: [], repaired: [], remaining: [] };
     }

@@ -50,6 +50,8 @@ export interface ConditionReport {
   message: string;
   /** Leave the condition as it is when it already has this status (whatever its reason). */
   keepSameStatus?: boolean;
+  /** Write it only over a condition the Node has: an all-clear that need not be said first. */
+  onlyIfPresent?: boolean;
 }
 
 interface PendingEvent {
@@ -201,6 +203,7 @@ export class NodeReporter {
     if (!this.node) throw new Error(`Node ${this.nodeName} not seen yet`);
     const current = this.node.status?.conditions?.find((c) => c.type === type);
     if (wanted.keepSameStatus && current?.status === wanted.status) return;
+    if (wanted.onlyIfPresent && !current) return;
     const condition = this.conditionUpdate(type, wanted);
     if (!condition) return;
     const path = resourcePath({ apiVersion: 'v1', resource: 'nodes', name: this.nodeName });
