@@ -150,9 +150,14 @@ export async function launchChromium(
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
+      if (child.exitCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
     }
-    rmSync(profile, { recursive: true, force: true });
+    // Chromium's helper processes may still write into the profile for a moment after the browser
+    // exits (CI saw ENOTEMPTY): rm retries.
+    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   };
   try {
     const browserUrl = await new Promise<string>((resolve, reject) => {
