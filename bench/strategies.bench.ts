@@ -5,7 +5,7 @@
 // - jitter: the baseline of bash loops, no controller: the harness writes every node's desired-revision
 //   and a random nodeherd.io/not-before in the window (the agent's Spread gate stands in for
 //   `sleep $((RANDOM % 300))` before the apply).
-// - Spread (windowSeconds = the window), Serial (slots = the limit), RollingUpdate (maxUnavailable = the
+// - Spread (windowSeconds = the window plus 20 % slack, see REAL.spreadWindowS), Serial (slots = the limit), RollingUpdate (maxUnavailable = the
 //   limit, minReadySeconds 0, failurePolicy Pause: the defaults).
 //
 // Per strategy, on a fresh cluster: every node bootstraps to revision v0; then a good change (a kubelet
@@ -74,6 +74,11 @@ const SCALE = 10;
 const REAL = {
   kubeletRestartS: 30,
   windowS: 300,
+  // Spread's window: nodes × NotReady time ÷ limit is 300 s only if a node is NotReady for exactly the
+  // restart; it is NotReady a little longer (the agent's report, the kubelet's Ready, the watch), and
+  // starts jitter by the agents' reaction time, so a window without slack puts limit + 1 or more nodes
+  // NotReady at the seams. docs/operations.md asks for this slack; the bench configures what it says.
+  spreadWindowS: 360,
   leaseS: 40,
   unitTimeoutS: 60,
   serialLeaseS: 600,
@@ -108,7 +113,7 @@ const SETTLE_MS = scaledMs(REAL.unitTimeoutS) + 2_000;
 /** Longest a phase may take (scaled) before it is reported as not finished. */
 const PHASE_DEADLINE_MS = 180_000;
 /** Longest the breaking change is followed (scaled): the window, the unit timeout and the settling. */
-const BROKEN_DEADLINE_MS = scaledMs(REAL.windowS + REAL.unitTimeoutS) + 3 * SETTLE_MS;
+const BROKEN_DEADLINE_MS = scaledMs(REAL.spreadWindowS + REAL.unitTimeoutS) + 3 * SETTLE_MS;
 
 function kubeletConfig(value: string, breaks = false): NodeConfigSpec {
   return {
@@ -454,7 +459,7 @@ function peakRssMb(pid: number | undefined): number | undefined {
 function strategySpec(strategy: Exclude<Strategy, 'jitter'>): Record<string, unknown> {
   switch (strategy) {
     case 'Spread':
-      return { type: 'Spread', rollingUpdate: null, spread: { windowSeconds: REAL.windowS / SCALE } };
+      return { type: 'Spread', rollingUpdate: null, spread: { windowSeconds: REAL.spreadWindowS / SCALE } };
     case 'Serial':
       return {
         type: 'Serial',
@@ -683,7 +688,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   console.log(
     `# update strategies: ${NODES} simulated nodes, limit ${LIMIT} nodes (10 %), kubelet restart ${REAL.kubeletRestartS} s, ` +
-      `window ${REAL.windowS} s; time scale 1:${SCALE} (figures in real seconds); node ${process.version}`,
+      `window ${REAL.windowS} s (Spread ${REAL.spreadWindowS} s); time scale 1:${SCALE} (figures in real seconds); node ${process.version}`,
   );
   const results: StrategyResult[] = [];
   const worst = new Map<Strategy, { peaks: number[]; hits: number[] }>();

@@ -3,6 +3,7 @@
 
 import { matchesLabelSelector } from '../../api/label-selector.ts';
 import type { NodeConfig } from '../../api/types.ts';
+import { jsonEqual } from '../../util/json-equal.ts';
 import { nodeConfigStatusPath } from '../api-paths.ts';
 import type { ControllerContext, Informers } from '../controller-context.ts';
 import type { Reconciler } from '../reconciler.ts';
@@ -37,7 +38,7 @@ export class ConfigReconciler implements Reconciler {
       .map((p) => p.metadata.name)
       .sort();
     const status = { observedGeneration: config.metadata.generation ?? 0, pools };
-    if (JSON.stringify(config.status ?? {}) === JSON.stringify(status)) return undefined;
+    if (jsonEqual(config.status ?? {}, status)) return undefined;
     const updated = await this.ctx.client.patch<NodeConfig>(nodeConfigStatusPath(name), { status }, 'merge');
     this.ctx.informers.configs.upsert(updated);
     return undefined;

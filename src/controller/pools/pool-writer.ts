@@ -3,6 +3,7 @@
 
 import { CURRENT_REVISION_ANNOTATION, DESIRED_REVISION_ANNOTATION } from '../../api/node-protocol.ts';
 import type { NodeConfigPool, NodeConfigPoolStatus } from '../../api/types.ts';
+import { jsonEqual } from '../../util/json-equal.ts';
 import { DRAINING_FOR_ANNOTATION } from '../annotations.ts';
 import { nodeConfigPoolPath } from '../api-paths.ts';
 import type { ControllerContext } from '../controller-context.ts';
@@ -33,7 +34,9 @@ export class PoolWriter {
 
   async writeStatus(pool: NodeConfigPool, next: NodeConfigPoolStatus): Promise<void> {
     const current = this.ctx.informers.pools.get(pool.metadata.name) ?? pool;
-    if (JSON.stringify(current.status ?? {}) === JSON.stringify(next)) return;
+    // By value, not by text: a merge patch appends a field that reappears (currentRevision after the
+    // first rollout), so the stored status's key order differs from a freshly built one's.
+    if (jsonEqual(current.status ?? {}, next)) return;
     const updated = await this.ctx.client.patch<NodeConfigPool>(
       nodeConfigPoolPath(pool.metadata.name, 'status'),
       { status: statusPatch(current.status, next) },

@@ -9,16 +9,24 @@ import { type Placed, rolloutOrder } from '../../rollout/rollout-order.ts';
 
 /** Writing one node's gate takes a few ms; the lead covers writing them all (earliest time first). */
 const HANDOUT_MS_PER_NODE = 5;
+/**
+ * status.history keeps startedAt in whole seconds (metav1.Time), up to a second before the rollout
+ * really started, and the hand-out itself comes a reconcile later: without this second, the first
+ * times of a small pool have passed when their gates arrive and those nodes all start at once, beside
+ * the nodes on time (100 nodes, 1:10 clock: 7 starts in the first spacing's place, a peak of 14
+ * NotReady against a budget of 10; issue 17).
+ */
+const HANDOUT_REACTION_MS = 1_000;
 const MAX_HANDOUT_LEAD_MS = 30_000;
 
 /**
- * How long after the rollout started the window opens: time to write every node's gate before the
- * first time comes, in whole seconds (none below 200 nodes; bounded), so no node's time has passed
- * by the time its gate is written.
+ * How long after the rollout started the window opens: a second for the rounding of startedAt and the
+ * reaction, plus the time to write every node's gate, rounded up to whole seconds (bounded), so no
+ * node's time has passed by the time its gate is written.
  */
 export function handoutLeadMs(nodeCount: number): number {
-  const lead = Math.min(MAX_HANDOUT_LEAD_MS, nodeCount * HANDOUT_MS_PER_NODE);
-  return Math.floor(lead / 1000) * 1000;
+  const lead = HANDOUT_REACTION_MS + Math.ceil((nodeCount * HANDOUT_MS_PER_NODE) / 1000) * 1000;
+  return Math.min(MAX_HANDOUT_LEAD_MS, lead);
 }
 
 /** When the window of a rollout that started at `rolloutStartedAt` opens. */

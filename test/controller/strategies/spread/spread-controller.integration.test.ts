@@ -10,6 +10,7 @@ import {
   NOT_BEFORE_ANNOTATION,
 } from '../../../../src/api/node-protocol.ts';
 import type { RolloutController } from '../../../../src/controller/rollout-controller.ts';
+import { spreadWindowStart } from '../../../../src/controller/strategies/spread/spread-schedule.ts';
 import { loadKubeConfig } from '../../../../src/kube/kube-config.ts';
 import {
   brokenConfig,
@@ -79,7 +80,8 @@ describe('Spread (controller)', () => {
     await eventually('a not-before on every node', () => firstNotBefore.size === 4, 60_000);
     const pool = await h.getPool('spr');
     const record = pool.status?.history?.find((r) => r.name === two) as { startedAt?: string } | undefined;
-    const windowStart = Date.parse(record?.startedAt ?? '');
+    // The window opens a hand-out lead after the recorded start (the same for 4 and 5 nodes).
+    const windowStart = spreadWindowStart(Date.parse(record?.startedAt ?? ''), names.length);
     assert.ok(!Number.isNaN(windowStart), JSON.stringify(pool.status?.history));
     const offsets = [...firstNotBefore.values()]
       .map((t) => (Date.parse(t) - windowStart) / 1000)
@@ -93,7 +95,7 @@ describe('Spread (controller)', () => {
   test('a node joining or leaving moves the times still in the future', async () => {
     const pool = await h.getPool('spr');
     const record = pool.status?.history?.find((r) => r.name === two) as { startedAt?: string } | undefined;
-    const windowStart = Date.parse(record?.startedAt ?? '');
+    const windowStart = spreadWindowStart(Date.parse(record?.startedAt ?? ''), names.length);
     const waitingName = names[3]!;
     const offsetOf = async () =>
       (Date.parse((await annotations(waitingName))[NOT_BEFORE_ANNOTATION] ?? '') - windowStart) / 1000;

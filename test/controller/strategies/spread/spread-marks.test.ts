@@ -76,10 +76,13 @@ describe('Spread marks and schedule', () => {
   });
 
   test('the window opens a hand-out lead after the rollout started: whole seconds, bounded', () => {
-    assert.equal(handoutLeadMs(4), 0, 'a small pool is written in well under a second');
-    assert.equal(handoutLeadMs(1000), 5000);
+    // A second for startedAt's rounding to whole seconds and the reaction, then the writes, rounded up.
+    assert.equal(handoutLeadMs(0), 1000);
+    assert.equal(handoutLeadMs(4), 2000, 'a second for the reaction, one for the writes');
+    assert.equal(handoutLeadMs(100), 2000);
+    assert.equal(handoutLeadMs(1000), 6000);
     assert.equal(handoutLeadMs(100_000), 30_000);
-    assert.equal(spreadWindowStart(start, 1000), start + 5000);
+    assert.equal(spreadWindowStart(start, 1000), start + 6000);
   });
 
   test('gates are written earliest time first', () => {
