@@ -6,7 +6,8 @@
 // agent has nothing hot to optimise).
 // Also counts the API requests each idle agent made in the window (read from its /metrics).
 //
-// Run: node bench/agent-idle.bench.ts   (AGENT_IDLE_MS: idle window, default 30000; target RSS ≤ 50 MB)
+// Run: node bench/agent-idle.bench.ts   (AGENT_IDLE_MS: idle window, default 30000; target RSS ≤ 50 MB;
+// AGENT_IDLE_EXTRA_FLAGS='--flag …': one more row, the bundle with the shipped flags plus these)
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +31,8 @@ import { benchNumber } from './support/quick.ts';
 import { reportFigure } from './support/report.ts';
 
 const IDLE_MS = benchNumber('AGENT_IDLE_MS', 30_000, 10_000);
+// Candidate Node/V8 flags to measure beside the shipped ones (space-separated), before changing the unit.
+const EXTRA_FLAGS = (process.env.AGENT_IDLE_EXTRA_FLAGS ?? '').split(' ').filter(Boolean);
 const SETTLE_MS = 5000;
 
 const work = mkdtempSync(join(tmpdir(), 'nodeherd-agent-idle-'));
@@ -117,6 +120,12 @@ rows.push(await measure('baseline: node + node:https', async () => ({ child: spa
 rows.push(await measure('agent, TypeScript sources', () => agentRun(AGENT_SOURCE)));
 rows.push(await measure('agent, bundle', () => agentRun(bundle)));
 rows.push(await measure('agent, bundle, --lite-mode', () => agentRun(bundle, SHIPPED_NODE_FLAGS)));
+if (EXTRA_FLAGS.length > 0)
+  rows.push(
+    await measure(`agent, bundle, shipped + ${EXTRA_FLAGS.join(' ')}`, () =>
+      agentRun(bundle, [...SHIPPED_NODE_FLAGS, ...EXTRA_FLAGS]),
+    ),
+  );
 
 admin.close();
 await api.stop();
