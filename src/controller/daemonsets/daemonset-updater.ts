@@ -12,6 +12,7 @@ import { Informer } from '../../kube/informer.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
 import type { Node, Pod } from '../../kube/types.ts';
 import { WorkQueue, type WorkQueueMetrics } from '../../kube/work-queue.ts';
+import { jsonEqual } from '../../util/json-equal.ts';
 import { isNodeReady } from './daemon-nodes.ts';
 import { DaemonSetIndex } from './daemonset-index.ts';
 import { DaemonSetReconciler } from './daemonset-reconciler.ts';
@@ -150,7 +151,7 @@ export class DaemonSetUpdater {
       const changed =
         type !== 'update' ||
         isNodeReady(node) !== isNodeReady(old) ||
-        JSON.stringify(node.metadata.labels) !== JSON.stringify(old?.metadata.labels);
+        !jsonEqual(node.metadata.labels, old?.metadata.labels);
       if (!changed || !this.synced) return;
       for (const daemonSet of this.daemonSets.list()) {
         if (daemonSet.metadata.annotations?.[DAEMONSET_STRATEGY_ANNOTATION] !== undefined) {

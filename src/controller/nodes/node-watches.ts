@@ -2,6 +2,7 @@
 // condition, several pools selecting it), and every such node when a pool's node selector changes.
 
 import type { Node } from '../../kube/types.ts';
+import { jsonEqual } from '../../util/json-equal.ts';
 import { CORDONED_BY_ANNOTATION, DRAINING_FOR_ANNOTATION, POOL_CONFLICT_CONDITION } from '../annotations.ts';
 import type { Informers } from '../controller-context.ts';
 import { poolsOfNode } from '../reconciler.ts';
@@ -20,15 +21,14 @@ export function interesting(node: Node, poolCount: number): boolean {
 export function watchNodes(informers: Informers, enqueue: (node: string) => void): void {
   const { pools, nodes } = informers;
   pools.on((type, pool, old) => {
-    const selectorChanged =
-      type !== 'update' || JSON.stringify(old?.spec.nodeSelector) !== JSON.stringify(pool.spec.nodeSelector);
+    const selectorChanged = type !== 'update' || !jsonEqual(old?.spec.nodeSelector, pool.spec.nodeSelector);
     // Nodes may gain or lose a conflict or an owner.
     if (!selectorChanged) return;
     for (const node of nodes.list()) if (interesting(node, 2)) enqueue(node.metadata.name);
   });
   nodes.on((type, node, old) => {
     const now = poolsOfNode(informers, node).length;
-    const labelsChanged = old && JSON.stringify(old.metadata.labels) !== JSON.stringify(node.metadata.labels);
+    const labelsChanged = old && !jsonEqual(old.metadata.labels, node.metadata.labels);
     const before = labelsChanged ? poolsOfNode(informers, old).length : 0;
     if (type === 'delete' || interesting(node, now) || (old && interesting(old, before)))
       enqueue(node.metadata.name);

@@ -5,6 +5,7 @@
 
 import { matchesLabelSelector } from '../../api/label-selector.ts';
 import { SERIAL_POOL_LABEL } from '../../api/node-protocol.ts';
+import { jsonEqual } from '../../util/json-equal.ts';
 import type { Informers } from '../controller-context.ts';
 import { poolsOfNode } from '../reconciler.ts';
 import { waveFollowers, waveNode } from '../waves/wave-graph.ts';
@@ -20,8 +21,7 @@ export function watchPools(
   pools.on((type, pool, old) => {
     if (type === 'delete') forget(pool.metadata.name);
     // A selector change may change the membership of every pool.
-    const selectorChanged =
-      type !== 'update' || JSON.stringify(old?.spec.nodeSelector) !== JSON.stringify(pool.spec.nodeSelector);
+    const selectorChanged = type !== 'update' || !jsonEqual(old?.spec.nodeSelector, pool.spec.nodeSelector);
     if (selectorChanged) for (const p of pools.list()) enqueue(p.metadata.name);
     enqueue(pool.metadata.name);
     // Waves: the pools that wait for this one decide again when it moves (or appears, or goes).
@@ -42,9 +42,7 @@ export function watchPools(
   });
   nodes.on((_type, node, old) => {
     const before =
-      old && JSON.stringify(old.metadata.labels) !== JSON.stringify(node.metadata.labels)
-        ? poolsOfNode(informers, old)
-        : [];
+      old && !jsonEqual(old.metadata.labels, node.metadata.labels) ? poolsOfNode(informers, old) : [];
     for (const pool of new Set([...poolsOfNode(informers, node), ...before])) enqueue(pool);
   });
   pods.on((_type, pod, old) => {
