@@ -195,18 +195,27 @@ describe('drift on real systemd: detected within seconds and repaired', { skip, 
       'not restarted',
     );
     assert.equal((await unitState(node!, 'e2e-app.service')).invocationId, app.invocationId, 'not restarted');
-    const events = await cp.admin.list<{
-      reason?: string;
-      message?: string;
-      involvedObject?: { name?: string };
-    }>('/api/v1/namespaces/default/events');
-    const repairs = events.items.filter(
-      (e) => e.involvedObject?.name === node!.name && e.reason === 'DriftRepaired',
-    );
-    assert.ok(
-      repairs.some((e) => /e2e-side\.service: disabled, expected enabled/.test(e.message ?? '')),
-      repairs.map((e) => e.message).join('\n'),
-    );
+    const driftRepairs = async () =>
+      (
+        await cp.admin.list<{
+          reason?: string;
+          message?: string;
+          involvedObject?: { name?: string };
+        }>('/api/v1/namespaces/default/events')
+      ).items.filter((e) => e.involvedObject?.name === node!.name && e.reason === 'DriftRepaired');
+    // The Event is posted after the repair, which the test saw on disk first.
+    const enabledAgain = /e2e-side\.service: disabled, expected enabled/;
+    let repairs = await driftRepairs();
+    await repaired(
+      'a DriftRepaired Event for the enablement',
+      async () => {
+        repairs = await driftRepairs();
+        return repairs.some((e) => enabledAgain.test(e.message ?? '')) ? true : undefined;
+      },
+      10_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; the Events: ${repairs.map((e) => e.message).join('\n')}`);
+    });
     assert.ok(repairs.some((e) => /app\.conf/.test(e.message ?? '')));
     assert.ok(repairs.some((e) => /10-env\.conf/.test(e.message ?? '')));
   });

@@ -105,10 +105,16 @@ describe('Serial gate (agents only, no controller)', () => {
         [serialLeaseName('duo', 0), serialLeaseName('duo', 1)],
         'slots are the Leases 0..slots-1 in the nodeherd namespace',
       );
-      for (const lease of slots.items) {
-        assert.equal(lease.metadata?.namespace, SERIAL_LEASE_NAMESPACE);
-        assert.equal((lease as { spec?: { holderIdentity?: string } }).spec?.holderIdentity, undefined);
-      }
+      for (const lease of slots.items) assert.equal(lease.metadata?.namespace, SERIAL_LEASE_NAMESPACE);
+      // The last node releases its slot after it reports Done: wait for the release, not for Done.
+      await eventually('both slots released', async () => {
+        const now = await cluster.admin.list(LEASES, { labelSelector: 'nodeherd.io/serial-pool=duo' });
+        return now.items.every(
+          (l) => (l as { spec?: { holderIdentity?: string } }).spec?.holderIdentity === undefined,
+        )
+          ? true
+          : undefined;
+      });
     } finally {
       states.stop();
     }
