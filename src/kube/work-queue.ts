@@ -112,6 +112,11 @@ export class WorkQueue {
     this.delayed.set(key, { at, timer });
   }
 
+  /** When (on the queue's clock) a delayed key is due; undefined when it is not waiting on a delay. */
+  dueAt(key: string): number | undefined {
+    return this.delayed.get(key)?.at;
+  }
+
   /** Re-adds a key that failed, after its backoff. */
   addRateLimited(key: string): void {
     const failures = this.failures.get(key) ?? 0;
