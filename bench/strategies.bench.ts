@@ -5,8 +5,10 @@
 // - jitter: the baseline of bash loops, no controller: the harness writes every node's desired-revision
 //   and a random nodeherd.io/not-before in the window (the agent's Spread gate stands in for
 //   `sleep $((RANDOM % 300))` before the apply).
-// - Spread (windowSeconds = the window plus 20 % slack, see REAL.spreadWindowS), Serial (slots = the limit), RollingUpdate (maxUnavailable = the
-//   limit, minReadySeconds 0, failurePolicy Pause: the defaults).
+// - Spread (windowSeconds = the window plus 20 % slack, see REAL.spreadWindowS; spread.maxUnavailable =
+//   the limit, so times are handed out just in time within it; a canary of 1 % of the nodes, after
+//   which the window for the others opens), Serial (slots = the limit), RollingUpdate (maxUnavailable =
+//   the limit, minReadySeconds 0, failurePolicy Pause: the defaults).
 //
 // Per strategy, on a fresh cluster: every node bootstraps to revision v0; then a good change (a kubelet
 // drop-in: every node restarts kubelet and is NotReady for the restart time) and a change that breaks
@@ -102,6 +104,9 @@ const SELECTED = benchSetting('STRATEGY_BENCH_ONLY', STRATEGIES.join(','), STRAT
       );
     return strategy;
   });
+
+/** Spread's canary (rollingUpdate.canary.nodes): the first 1 % of the schedule goes alone first. */
+const SPREAD_CANARY = '1%';
 
 /** In the kubelet drop-in of the breaking change: the simulated kubelet dies at start with it. */
 const BREAK_MARK = 'NODEHERD_BENCH_BREAKS_KUBELET';
@@ -459,7 +464,11 @@ function peakRssMb(pid: number | undefined): number | undefined {
 function strategySpec(strategy: Exclude<Strategy, 'jitter'>): Record<string, unknown> {
   switch (strategy) {
     case 'Spread':
-      return { type: 'Spread', rollingUpdate: null, spread: { windowSeconds: REAL.spreadWindowS / SCALE } };
+      return {
+        type: 'Spread',
+        rollingUpdate: { canary: { nodes: SPREAD_CANARY } },
+        spread: { windowSeconds: REAL.spreadWindowS / SCALE, maxUnavailable: LIMIT },
+      };
     case 'Serial':
       return {
         type: 'Serial',
