@@ -13,7 +13,7 @@ import { isHealthy } from '../../rollout/node-verdict.ts';
 import { rolloutOrder } from '../../rollout/rollout-order.ts';
 import type { NodeSnapshot } from '../../rollout/types.ts';
 import type { StrategyNode } from '../strategy-node.ts';
-import { handoutLeadMs } from './spread-schedule.ts';
+import { HANDOUT_REACTION_MS, handoutLeadMs } from './spread-schedule.ts';
 
 /** A node gets its time this long before it at most (and at least the spacing, within these bounds). */
 const MAX_LOOKAHEAD_MS = 1_000;
@@ -126,7 +126,8 @@ export function spreadHandout(input: SpreadHandoutInput): SpreadHandout {
       if (notReadyBeforeTurn(node, snapshot, T)) continue;
       const healthy =
         snapshot !== undefined && node.current === T && node.desired === T && isHealthy(snapshot);
-      const soakedAt = (snapshot?.healthySince ?? now) + input.minReadyMs;
+      // Healthy since an unknown moment (the conditions tell nothing): long enough.
+      const soakedAt = snapshot?.healthySince === undefined ? now : snapshot.healthySince + input.minReadyMs;
       if (healthy && now >= soakedAt) updated++;
       else {
         pending = true;
@@ -142,11 +143,14 @@ export function spreadHandout(input: SpreadHandoutInput): SpreadHandout {
   }
 
   // The times: the canary's (or everyone's) from the window start; the others' from when the canary
-  // passed (a hand-out lead later), never earlier than their places in the window.
+  // passed, never earlier than their places in the window. Handed out at once (no budget), they need
+  // the lead for writing them all; just in time, a second for the reaction (passedAt is in whole
+  // seconds, so up to a second early).
+  const lead = input.maxUnavailable === undefined ? handoutLeadMs(count - size) : HANDOUT_REACTION_MS;
   order.forEach((placed, index) => {
     if (index < size || size === 0) result.times.set(placed.name, at(input.windowStart, index));
     else if (passedAt !== undefined) {
-      const restStart = Math.max(passedAt + handoutLeadMs(count - size), at(input.windowStart, size));
+      const restStart = Math.max(passedAt + lead, at(input.windowStart, size));
       result.times.set(placed.name, restStart + Math.floor(((index - size) * windowMs) / count));
     }
   });
