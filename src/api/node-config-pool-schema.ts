@@ -124,7 +124,11 @@ export const rollingUpdateSchema = object(
     zoneLabel: defaulted(string('Node label that names a node’s zone.'), 'topology.kubernetes.io/zone'),
     canary: optional(
       object(
-        { nodes: intOrString('Nodes (or %) in the first batch, which must pass the health gate alone.') },
+        {
+          nodes: intOrString(
+            'Nodes (or %) in the first batch, which must pass the health gate alone. Spread: the first nodes of the schedule; the others get their times once these are updated.',
+          ),
+        },
         'A first, smaller batch.',
       ),
     ),
