@@ -105,7 +105,6 @@ function notReadyBeforeTurn(node: StrategyNode, snapshot: NodeSnapshot | undefin
 
 export function spreadHandout(input: SpreadHandoutInput): SpreadHandout {
   const { target: T, now, snapshots } = input;
-  const byName = new Map(input.nodes.map((n) => [n.name, n]));
   const order = rolloutOrder(input.nodes);
   const count = order.length;
   const windowMs = input.windowSeconds * 1000;
@@ -118,7 +117,7 @@ export function spreadHandout(input: SpreadHandoutInput): SpreadHandout {
   const size = input.canarySize === undefined ? 0 : Math.min(count, input.canarySize);
   let passedAt = input.canaryPassedAt;
   if (size > 0) {
-    const canary = order.slice(0, size).map((p) => byName.get(p.name)!);
+    const canary = order.slice(0, size);
     let updated = 0;
     let pending = false;
     for (const node of canary) {
@@ -157,9 +156,9 @@ export function spreadHandout(input: SpreadHandoutInput): SpreadHandout {
   if (input.maxUnavailable === undefined && size === 0) return finish(result, wakeAt);
 
   // Nodes that may get the target: not joining, not on it, not given it; in schedule (= time) order.
-  const candidates = order
-    .map((p) => byName.get(p.name)!)
-    .filter((n) => n.current !== undefined && n.current !== T && n.desired !== T && result.times.has(n.name));
+  const candidates = order.filter(
+    (n) => n.current !== undefined && n.current !== T && n.desired !== T && result.times.has(n.name),
+  );
   const handOut = new Set<string>();
   result.handOut = handOut;
   if (input.maxUnavailable === undefined) {

@@ -179,6 +179,15 @@ describe('Spread hand-out: canary', () => {
     assert.equal(again.canary?.passedNow, undefined);
   });
 
+  test('with a budget the others follow the canary a second after it passed, just in time', () => {
+    const nodes = [onTarget('n0'), ...names.slice(1).map((n) => both(n))];
+    const passed = NOW + 60_000;
+    const p = plan(nodes, { canarySize: 1, canaryPassedAt: passed, maxUnavailable: 2, now: passed + 500 });
+    assert.equal(p.times.get('n1'), passed + 1_000);
+    assert.equal(p.times.get('n2'), passed + 11_000);
+    assert.deepEqual([...p.handOut!], ['n1'], 'n1 within the lookahead, n2 not yet');
+  });
+
   test('a canary node that failed or is still applying holds everyone else', () => {
     const nodes = [
       onTarget('n0'),
