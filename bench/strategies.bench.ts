@@ -701,6 +701,16 @@ function startController(kubeconfig: string, metricsPort: number): ChildProcess 
   );
 }
 
+/**
+ * Spread (issue 17): a breaking change stops after at most the canary plus one spacing's worth of
+ * nodes (one node: the spacing is window ÷ nodes).
+ */
+function hitTarget(strategy: Strategy): { target?: { op: '<='; value: number } } {
+  if (strategy !== 'Spread') return {};
+  const canary = Math.ceil((Number.parseInt(SPREAD_CANARY, 10) * NODES) / 100);
+  return { target: { op: '<=', value: canary + 1 } };
+}
+
 const seconds = (ms: number) => (Number.isFinite(ms) ? `${realS(ms).toFixed(0)} s` : 'not finished');
 
 async function main(): Promise<void> {
@@ -742,6 +752,7 @@ async function main(): Promise<void> {
       name: `${strategy}: nodes hit by a change that breaks kubelet, worst of ${RUNS} runs`,
       value: Math.max(...w.hits),
       unit: 'nodes',
+      ...hitTarget(strategy),
       note: `per run ${w.hits.join(', ')}`,
     });
   }
@@ -838,6 +849,7 @@ async function main(): Promise<void> {
       name: `${r.strategy}: nodes hit by a change that breaks kubelet`,
       value: r.broken.hit,
       unit: 'nodes',
+      ...hitTarget(r.strategy),
       note: `${r.broken.failed} reported Failed; last hit ${seconds(r.broken.lastHitMs)} after the change${r.broken.settled ? '' : '; not settled'}`,
     });
   }
