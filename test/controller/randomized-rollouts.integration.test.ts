@@ -114,6 +114,7 @@ describe(`randomised rollouts (seed ${SEED})`, () => {
     rolledBack: 0,
     stalled: 0,
     strict: 0,
+    spread: 0,
   };
 
   before(async () => {
@@ -193,7 +194,12 @@ describe(`randomised rollouts (seed ${SEED})`, () => {
     await h.createPool(plan.pool, spec);
     const deadline = performance.now() + 30_000;
     while (condition(await h.getPool(plan.pool), 'Complete')?.status !== 'True') {
-      if (performance.now() > deadline) throw new Error('bootstrap did not complete');
+      if (performance.now() > deadline) {
+        const p = await h.getPool(plan.pool).catch(() => undefined);
+        throw new Error(
+          `bootstrap did not complete: ${describePlan(plan)}; conditions ${JSON.stringify(p?.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message]))}`,
+        );
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
 
@@ -289,6 +295,7 @@ describe(`randomised rollouts (seed ${SEED})`, () => {
       totals.starts += check.starts;
       totals.tolerated += check.tolerated;
       if (plan.flaps === 0) totals.strict++;
+      if (plan.strategy === 'Spread') totals.spread++;
     } catch (err) {
       const pool = await h.getPool(plan.pool).catch(() => undefined);
       const nodes = (await h.nodes(`pool=${plan.pool}`).catch(() => [])).map((n) => ({

@@ -112,6 +112,23 @@ describe('Spread with a budget and a canary (controller)', () => {
     await h?.stop();
   });
 
+  test('nodes joining a pool created with a budget and a canary get its revision at once (bootstrap is no update)', async () => {
+    const nodes = [];
+    for (let i = 0; i < 5; i++)
+      nodes.push(await h.fleet.create({ name: `sj-n${i}`, zone: 'za', labels: { pool: 'sj' } }));
+    await h.fleet.startAll(nodes);
+    await h.applyConfig('sj-kubelet', kubeletConfig('one'), { pool: 'sj' });
+    await h.createPool(
+      'sj',
+      spec('sj', {
+        type: 'Spread',
+        spread: { windowSeconds: 600, maxUnavailable: 1 },
+        rollingUpdate: { canary: { nodes: 1 } },
+      }),
+    );
+    await complete('sj', revisionNameFor('sj', { 'sj-kubelet': kubeletConfig('one') }));
+  });
+
   test('the budget is never exceeded while nodes are slow; nodes whose time passed go when a place frees', async () => {
     // Eight nodes in 4 s (a start every 0.5 s), each NotReady 1.5 s: the schedule alone would have 3
     // or 4 down at once; the budget is 2.
