@@ -124,7 +124,11 @@ export const rollingUpdateSchema = object(
     zoneLabel: defaulted(string('Node label that names a node’s zone.'), 'topology.kubernetes.io/zone'),
     canary: optional(
       object(
-        { nodes: intOrString('Nodes (or %) in the first batch, which must pass the health gate alone.') },
+        {
+          nodes: intOrString(
+            'Nodes (or %) in the first batch, which must pass the health gate alone. Spread: the first nodes of the schedule; the others get their times once these are updated.',
+          ),
+        },
         'A first, smaller batch.',
       ),
     ),
@@ -232,8 +236,15 @@ export const updateStrategySchema = object(
     ),
     spread: optional(
       object(
-        { windowSeconds: integer('Every node gets an evenly spaced slot in this window.', { minimum: 1 }) },
-        'Deterministic, evenly spaced start times.',
+        {
+          windowSeconds: integer('Every node gets an evenly spaced slot in this window.', { minimum: 1 }),
+          maxUnavailable: optional(
+            intOrString(
+              'Budget: nodes (or % of the pool, rounded down, at least 1) unavailable or given a start time and not started, at once. Times are then handed out just in time and only while the budget has room, so the controller must be running for nodes to start; unset: every node gets its time at once.',
+            ),
+          ),
+        },
+        'Deterministic, evenly spaced start times. rollingUpdate.canary, when set, goes first: the other nodes get their times once the canary nodes are updated.',
       ),
     ),
     onDelete: optional(
@@ -305,6 +316,9 @@ export const rolloutRecordSchema = object(
     name: optional(string('NodeConfigRevision name.')),
     startedAt: dateTime('When the rollout started.'),
     finishedAt: optional(dateTime('When it ended.')),
+    canaryPassedAt: optional(
+      dateTime('Spread with a canary: when the canary nodes were updated; the other nodes’ times follow it.'),
+    ),
     result: stringEnum(ROLLOUT_RESULTS, 'How it ended.'),
     message: optional(string('Details, e.g. why it was rolled back.')),
   },

@@ -280,6 +280,7 @@ function validateUpdateStrategy(errors: FieldErrors, at: string, value: unknown,
     if (spread.windowSeconds === undefined)
       errors.required(`${at}.spread.windowSeconds`, 'required when type is Spread');
     integerAt(errors, `${at}.spread.windowSeconds`, spread.windowSeconds, 1);
+    positiveIntOrPercent(errors, `${at}.spread.maxUnavailable`, spread.maxUnavailable);
   }
   const onDelete = objectAt(errors, `${at}.onDelete`, strategy.onDelete);
   if (onDelete) {

@@ -50,6 +50,17 @@ describe('validateNodeConfigPool accepts', () => {
     ['a serial strategy', { ...base, updateStrategy: { type: 'Serial', serial: { slots: 2 } } }],
     ['a spread strategy', { ...base, updateStrategy: { type: 'Spread', spread: { windowSeconds: 600 } } }],
     [
+      'a spread strategy with a budget and a canary',
+      {
+        ...base,
+        updateStrategy: {
+          type: 'Spread',
+          spread: { windowSeconds: 600, maxUnavailable: '10%' },
+          rollingUpdate: { canary: { nodes: 1 } },
+        },
+      },
+    ],
+    [
       'an OnDelete strategy',
       { ...base, updateStrategy: { type: 'OnDelete', onDelete: { outdatedTaint: 'PreferNoSchedule' } } },
     ],
@@ -131,6 +142,19 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
       'Spread without a window',
       pool({ ...base, updateStrategy: { type: 'Spread' } }),
       [['spec.updateStrategy.spread', 'FieldValueRequired']],
+    ],
+    [
+      'a Spread budget of zero',
+      pool({ ...base, updateStrategy: { type: 'Spread', spread: { windowSeconds: 60, maxUnavailable: 0 } } }),
+      [['spec.updateStrategy.spread.maxUnavailable', 'FieldValueInvalid']],
+    ],
+    [
+      'a Spread budget that is no percentage',
+      pool({
+        ...base,
+        updateStrategy: { type: 'Spread', spread: { windowSeconds: 60, maxUnavailable: 'ten' } },
+      }),
+      [['spec.updateStrategy.spread.maxUnavailable', 'FieldValueInvalid']],
     ],
     [
       'zero serial slots',

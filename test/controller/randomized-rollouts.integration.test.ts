@@ -1,6 +1,7 @@
 // Randomised rollouts: many small pools rolled out at once on simulated nodes, with random budgets,
 // zones, canaries, soaks, drains, failure policies, broken configs, NotReady flaps and controller
-// restarts. The invariant checker watches every Node change: disruption never exceeds maxUnavailable
+// restarts; most pools are RollingUpdate, some Spread with a budget (spread.maxUnavailable) and a
+// short window, so the schedule alone would exceed it. The invariant checker watches every Node change: disruption never exceeds maxUnavailable
 // (overall and per zone). Every run must also end settled: complete, paused by its failure policy, or
 // rolled back with every node on the previous revision, and no cordon of the controller's left.
 // The seed is printed; NODEHERD_SEED=<seed> replays a sequence of runs.
@@ -42,6 +43,7 @@ function random(seed: number): () => number {
 
 interface RunPlan {
   pool: string;
+  strategy: 'RollingUpdate' | 'Spread';
   nodes: { name: string; zone: string }[];
   maxUnavailable: number | string;
   maxUnavailablePerZone?: number | string;
@@ -60,6 +62,7 @@ function planRun(rand: () => number, pool: string): RunPlan {
   const zones = ['z1', 'z2', 'z3'].slice(0, 1 + Math.floor(rand() * 3));
   const plan: RunPlan = {
     pool,
+    strategy: rand() < 0.25 ? 'Spread' : 'RollingUpdate',
     nodes: Array.from({ length: size }, (_, i) => ({ name: `${pool}-n${i}`, zone: pick(zones) })),
     maxUnavailable: pick([1, 1, 2, 3, '30%', '50%']),
     minReadySeconds: pick([0, 0, 1]),
@@ -71,6 +74,17 @@ function planRun(rand: () => number, pool: string): RunPlan {
   };
   if (rand() < 0.3) plan.maxUnavailablePerZone = pick([1, '50%']);
   if (rand() < 0.3) plan.canary = 1;
+  if (plan.strategy === 'Spread') {
+    // Spread has no per-zone budget and never drains; a tolerated failure keeps its place in the
+    // budget (as with RollingUpdate, which then reports Stalled; Spread has no such end to wait for).
+    delete plan.maxUnavailablePerZone;
+    plan.drain = false;
+    plan.maxFailures = 0;
+    // (Rollback is left to RollingUpdate here: a Spread node that failed and restored its previous
+    // revision locally is on the rollback's target, and Spread leaves such a node's desired-revision
+    // as it is.)
+    plan.action = 'Pause';
+  }
   return plan;
 }
 
@@ -100,6 +114,7 @@ describe(`randomised rollouts (seed ${SEED})`, () => {
     rolledBack: 0,
     stalled: 0,
     strict: 0,
+    spread: 0,
   };
 
   before(async () => {
@@ -159,7 +174,11 @@ describe(`randomised rollouts (seed ${SEED})`, () => {
       nodeSelector: { matchLabels: { pool: plan.pool } },
       configSelector: { matchLabels: { pool: plan.pool } },
       updateStrategy: {
-        type: 'RollingUpdate',
+        type: plan.strategy,
+        // Spread: a start every 0.1 s, far closer than a node's restart: the budget spaces them.
+        ...(plan.strategy === 'Spread'
+          ? { spread: { windowSeconds: 1, maxUnavailable: plan.maxUnavailable } }
+          : {}),
         rollingUpdate: {
           maxUnavailable: plan.maxUnavailable,
           ...(plan.maxUnavailablePerZone !== undefined
@@ -178,7 +197,12 @@ describe(`randomised rollouts (seed ${SEED})`, () => {
     // Bootstrap is not what these runs judge; on a loaded machine six pools' first apply takes a while.
     const deadline = performance.now() + 90_000;
     while (condition(await h.getPool(plan.pool), 'Complete')?.status !== 'True') {
-      if (performance.now() > deadline) throw new Error('bootstrap did not complete');
+      if (performance.now() > deadline) {
+        const p = await h.getPool(plan.pool).catch(() => undefined);
+        throw new Error(
+          `bootstrap did not complete: ${describePlan(plan)}; conditions ${JSON.stringify(p?.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message]))}`,
+        );
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
 
@@ -274,6 +298,7 @@ describe(`randomised rollouts (seed ${SEED})`, () => {
       totals.starts += check.starts;
       totals.tolerated += check.tolerated;
       if (plan.flaps === 0) totals.strict++;
+      if (plan.strategy === 'Spread') totals.spread++;
     } catch (err) {
       const pool = await h.getPool(plan.pool).catch(() => undefined);
       const nodes = (await h.nodes(`pool=${plan.pool}`).catch(() => [])).map((n) => ({

@@ -12,6 +12,7 @@ import {
   episodeStart,
   isRolloutOpen,
   type RolloutRecord,
+  recordCanaryPassed,
 } from '../../src/controller/revisions/rollout-history.ts';
 import { chooseTarget } from '../../src/controller/revisions/rollout-target.ts';
 import { IntOrPercentError, resolveIntOrPercent } from '../../src/controller/rollout/int-or-percent.ts';
@@ -180,6 +181,15 @@ describe('history', () => {
       message: 'rolled back',
     });
     assert.equal(episodeStart(h), Date.parse(t(10)));
+  });
+  test('the moment a Spread canary passed is recorded once, on the open rollout of the target only', () => {
+    let h: RolloutRecord[] = beginRollout([], { name: 'p-1', number: 1 }, t(0), 'Superseded');
+    assert.deepEqual(recordCanaryPassed(h, 'p-2', t(5)), h, 'not the open rollout');
+    h = recordCanaryPassed(h, 'p-1', t(5));
+    assert.equal(h.at(-1)?.canaryPassedAt, t(5));
+    assert.equal(recordCanaryPassed(h, 'p-1', t(9)).at(-1)?.canaryPassedAt, t(5), 'the first stays');
+    h = endRollout(h, 'p-1', 'Complete', t(10));
+    assert.deepEqual(recordCanaryPassed(h, 'p-1', t(11)), h, 'a finished rollout keeps its record');
   });
   test('history keeps the newest 20 records', () => {
     let h: RolloutRecord[] = [];

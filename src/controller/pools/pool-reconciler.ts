@@ -15,7 +15,7 @@ import { HealthGates } from '../gates/evaluate-gates.ts';
 import { type GateStep, gateStep } from '../gates/gate-step.ts';
 import type { Reconciler } from '../reconciler.ts';
 import { revisionsOfPool } from '../revisions/revision-writer.ts';
-import { endRollout, isRolloutOpen } from '../revisions/rollout-history.ts';
+import { endRollout, isRolloutOpen, recordCanaryPassed } from '../revisions/rollout-history.ts';
 import type { NodeSnapshot, RevisionRef, RolloutDecision } from '../rollout/types.ts';
 import { strategyFor } from '../strategies/registry.ts';
 import { rollingUpdateOf } from '../strategies/rolling-settings.ts';
@@ -249,6 +249,11 @@ export class PoolReconciler implements Reconciler {
         requeueAfterMs: Math.min(decision.requeueAfterMs ?? Number.POSITIVE_INFINITY, gated.requeueAfterMs),
       };
     errors.push(...(await this.execute(pool, state.target, decision)));
+    if (decision.canaryPassedAt !== undefined)
+      state = {
+        ...state,
+        history: recordCanaryPassed(state.history, state.target.name, kubeTime(decision.canaryPassedAt)),
+      };
     const after = strategy.report ? observer.observe(state) : snapshot;
     const report = strategy.report?.(after, decision);
     const done = report ? report.done : decision.rollout?.complete === true;

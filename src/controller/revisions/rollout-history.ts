@@ -11,6 +11,8 @@ export interface RolloutRecord {
   name?: string;
   startedAt: string;
   finishedAt?: string;
+  /** Spread with a canary: when the canary nodes were updated (the other nodes' times follow it). */
+  canaryPassedAt?: string;
   result: RolloutResult;
   message?: string;
 }
@@ -83,5 +85,17 @@ export function endRollout(
   if (result === 'InProgress') delete record.finishedAt;
   else record.finishedAt = now;
   if (message !== undefined) record.message = message;
+  return next;
+}
+
+/** Records when the canary of the open rollout of `name` passed (once: the first time stays). */
+export function recordCanaryPassed(
+  history: readonly RolloutRecord[],
+  name: string,
+  at: string,
+): RolloutRecord[] {
+  if (!isRolloutOpen(history, name) || last(history)!.canaryPassedAt !== undefined) return [...history];
+  const next = history.map((r) => ({ ...r }));
+  next[next.length - 1]!.canaryPassedAt = at;
   return next;
 }

@@ -27,8 +27,21 @@ export interface MarksInput {
   /** Why nodes that have not started must wait (paused, failure policy); Serial and Spread only. */
   hold?: string;
   serial: SerialGate;
-  /** Spread: when the window opens (ms; spreadWindowStart) and how long it is. */
-  spread?: { windowStart: number; windowSeconds: number };
+  /**
+   * Spread: when the window opens (ms; spreadWindowStart) and how long it is; with a budget or a
+   * canary (spread-handout.ts), the times planned and the nodes that get the target now.
+   */
+  spread?: {
+    windowStart: number;
+    windowSeconds: number;
+    times?: ReadonlyMap<string, number>;
+    /** Nodes not given the target yet that get it now (absent: all). */
+    handOut?: ReadonlySet<string>;
+    /** Times are handed out just in time (a budget): a late node keeps its passed time. */
+    budgeted?: boolean;
+    /** Why a node not given the target yet that still has an older revision to apply waits. */
+    waitReason?: string;
+  };
   outdatedTaint: 'None' | 'NoSchedule' | 'PreferNoSchedule';
   /** Nodes holding a Serial slot. */
   slotHolders: ReadonlySet<string>;

@@ -44,6 +44,8 @@ export interface StrategyStatusInput {
   slots?: { count: number; holders: readonly SlotHolder[] };
   /** Spread: node → not-before (ms) as planned. */
   schedule?: ReadonlyMap<string, number>;
+  /** Spread: why nodes without a time wait (the canary, the budget). */
+  notes?: readonly string[];
   /** OnDelete: the upgrade decision, when nodes were asked to upgrade. */
   upgrade?: { requested: readonly string[]; decision?: RolloutDecision };
   now: number;

@@ -71,6 +71,8 @@ export interface StrategyDecision {
   requested?: string[];
   /** More failures than the failure policy tolerates: pause or roll back (the reconciler does it once). */
   failureAction?: FailureAction;
+  /** Spread: the canary passed now (ms); recorded in the open rollout's history record. */
+  canaryPassedAt?: number;
   requeueAfterMs?: number;
 }
 

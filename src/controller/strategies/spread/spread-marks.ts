@@ -1,23 +1,36 @@
-// Spread's marks: every node not on the target gets it with its not-before time from the schedule. A
+// Spread's marks: every node not on the target gets it with its not-before time from the schedule (with
+// a budget or a canary, only the nodes spread-handout.ts lets go now). A
 // time handed out stays once it has passed (the agent may have acted on it), and nodes first gated
 // after their planned time start from now, spaced like the window, not all at once.
 
-import { NOT_BEFORE_ANNOTATION } from '../../../api/node-protocol.ts';
-import { bootstrap, gatedHandout, type MarksInput, type StrategyMarks } from '../node-marks.ts';
-import { startedOn } from '../strategy-node.ts';
+import { HOLD_ANNOTATION, NOT_BEFORE_ANNOTATION } from '../../../api/node-protocol.ts';
+import {
+  bootstrap,
+  gatedHandout,
+  type MarksInput,
+  type StrategyMarks,
+  type WantedMarks,
+} from '../node-marks.ts';
+import { type StrategyNode, startedOn } from '../strategy-node.ts';
 import { lateTimes, spreadSchedule } from './spread-schedule.ts';
 
 export const spreadMarks: StrategyMarks = (input) => {
   if (!input.spread) throw new Error('Spread marks need the window (MarksInput.spread)');
   const T = input.target.name;
-  const times = spreadSchedule(input.nodes, input.spread.windowStart, input.spread.windowSeconds);
-  const late = lateHandouts(input, times, input.spread);
+  const { handOut, waitReason } = input.spread;
+  const schedule = spreadSchedule(input.nodes, input.spread.windowStart, input.spread.windowSeconds);
+  const times = input.spread.times ?? schedule;
+  // Handed out just in time, a node whose time passed waited for a place: it starts at once.
+  const late = input.spread.budgeted ? new Map<string, number>() : lateHandouts(input, times, input.spread);
   return (node) => {
     const joining = bootstrap(node, T);
     if (joining) return { ...joining, releaseDrain: true };
     if (node.current === undefined || node.current === T) return { annotations: {}, releaseDrain: true };
+    if (node.desired !== T && handOut && !handOut.has(node.name))
+      return notYet(node, input.hold ?? waitReason);
     const started = startedOn(node, T, input.slotHolders.has(node.name));
-    const plannedAt = late.get(node.name) ?? times.get(node.name)!;
+    // A node given the target before its time was planned (a canary set mid-way) keeps the window's.
+    const plannedAt = late.get(node.name) ?? times.get(node.name) ?? schedule.get(node.name)!;
     const existing = node.notBefore === undefined ? Number.NaN : Date.parse(node.notBefore);
     // A time already passed for this revision stays: the agent may have acted on it. So does one
     // given late (lateHandouts) once its planned time has passed: moving it back would start it now.
@@ -31,6 +44,23 @@ export const spreadMarks: StrategyMarks = (input) => {
     });
   };
 };
+
+/**
+ * A node whose turn has not come (budget, canary) is left as it is, except that one still to apply an
+ * older revision (a rollout superseded mid-way) waits too: its gate is kept and held.
+ */
+function notYet(node: StrategyNode, reason: string | undefined): WantedMarks {
+  const pending =
+    node.desired !== undefined && node.desired !== node.current && !startedOn(node, node.desired, false);
+  if (!pending) return { annotations: {}, releaseDrain: true };
+  return {
+    annotations: {
+      [NOT_BEFORE_ANNOTATION]: node.notBefore,
+      [HOLD_ANNOTATION]: reason ?? 'waiting for its turn in the Spread schedule',
+    },
+    releaseDrain: true,
+  };
+}
 
 /**
  * Spread nodes getting their not-before for the first time for this target although their planned

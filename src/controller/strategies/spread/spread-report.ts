@@ -1,4 +1,5 @@
-// Spread's part of the report: the next start time and who it is, and how many nodes apply.
+// Spread's part of the report: the next start time and who it is, how many nodes apply, and why nodes
+// without a time wait (the canary, the budget).
 
 import { plural } from '../../plural.ts';
 import type { StrategyReporter } from '../strategy-status.ts';
@@ -15,6 +16,7 @@ export const spreadReport: StrategyReporter = {
       .sort((a, b) => a.at - b.at)[0];
     if (next) notes.push(`next start ${new Date(next.at).toISOString()} (${next.name})`);
     if (report.applying > 0) notes.push(`${plural(report.applying, 'node')} applying`);
+    notes.push(...(input.notes ?? []));
     return notes;
   },
 };

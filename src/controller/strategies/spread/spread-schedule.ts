@@ -16,7 +16,7 @@ const HANDOUT_MS_PER_NODE = 5;
  * the nodes on time (100 nodes, 1:10 clock: 7 starts in the first spacing's place, a peak of 14
  * NotReady against a budget of 10; issue 17).
  */
-const HANDOUT_REACTION_MS = 1_000;
+export const HANDOUT_REACTION_MS = 1_000;
 const MAX_HANDOUT_LEAD_MS = 30_000;
 
 /**
