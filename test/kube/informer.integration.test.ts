@@ -166,6 +166,39 @@ describe('informer', () => {
     await client.delete('/api/v1/nodes/trimmed');
   });
 
+  test('lists page by page, each page transformed once as it arrives, then watches from the list', async () => {
+    const names = ['p1', 'p2', 'p3', 'p4', 'p5'];
+    for (const name of names)
+      await client.create(PATH, { metadata: { name, labels: { paged: 'yes' } }, data: { a: name } });
+    const reader = adminKubeClient(local);
+    let transformed = 0;
+    const informer = new Informer<ConfigMap>(reader, {
+      path: PATH,
+      labelSelector: 'paged=yes',
+      listPageSize: 2,
+      transform: (object) => {
+        transformed++;
+        return withoutManagedFields(object);
+      },
+    });
+    informer.start();
+    await informer.waitForSync();
+    assert.deepEqual(
+      informer
+        .list()
+        .map((c) => c.metadata.name)
+        .sort(),
+      names,
+    );
+    assert.equal(reader.stats().byVerb.list, 3, 'three pages of at most two');
+    assert.equal(transformed, names.length, 'each listed object transformed once');
+    await client.patch(`${PATH}/p5`, { data: { a: 'changed' } });
+    await eventually('the change after the list', () => informer.get('p5', 'default')?.data?.a === 'changed');
+    await informer.stop();
+    reader.close();
+    for (const name of names) await client.delete(`${PATH}/${name}`);
+  });
+
   test('trimPod keeps what drains read; withoutManagedFields drops only managedFields', () => {
     const pod = trimPod({
       metadata: { name: 'p', namespace: 'ns', managedFields: [{}], ownerReferences: [] },
