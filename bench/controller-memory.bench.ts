@@ -13,14 +13,15 @@
 // The API server's RSS and peak are reported too.
 //
 // By default it runs what ships: the controller bundled as the image bundles it (src/dist/images: one
-// minified ES module, NODE_ENV=production, the Deployment's flags but a free metrics port).
+// minified ES module, the image's Node flags, NODE_ENV=production, the Deployment's flags but a free
+// metrics port).
 //
 // Run: node bench/controller-memory.bench.ts
 //   CTRL_MEM_NODES=5000            Node objects in the pool
 //   CTRL_MEM_PODS_PER_NODE=0       Pods bound to each node (the controller caches every Pod)
 //   CTRL_MEM_MAX_UNAVAILABLE=10%   the pool's maxUnavailable
 //   CTRL_MEM_SOURCE=1              run bin/nodeherd-controller.ts (type stripping) instead of the bundle
-//   CTRL_MEM_NODE_FLAGS="…"        extra node flags for the controller (e.g. --max-semi-space-size=1)
+//   CTRL_MEM_NODE_FLAGS="…"        Node flags instead of the image's (CONTROLLER_NODE_FLAGS); "" for none
 //   CTRL_MEM_HEAPSNAPSHOT=DIR      write heap snapshots of the controller (idle, end of rollout) into DIR
 //   CTRL_MEM_SETTLE_MS=5000        pause before a settled measurement
 
@@ -41,6 +42,7 @@ import {
 import type { NodeConfigSpec } from '../src/api/types.ts';
 import { adminKubeconfigPath } from '../src/apiserver/auth/credentials.ts';
 import { bundleAgent } from '../src/dist/build-agent.ts';
+import { CONTROLLER_NODE_FLAGS } from '../src/dist/images/build-images.ts';
 import { Informer, trimNode } from '../src/kube/informer.ts';
 import { KubeClient } from '../src/kube/kube-client.ts';
 import { loadKubeConfig } from '../src/kube/kube-config.ts';
@@ -57,7 +59,10 @@ const NODES = benchNumber('CTRL_MEM_NODES', 5000, 300);
 const PODS_PER_NODE = benchNumber('CTRL_MEM_PODS_PER_NODE', 0, 0);
 const MAX_UNAVAILABLE = process.env.CTRL_MEM_MAX_UNAVAILABLE ?? '10%';
 const FROM_SOURCE = process.env.CTRL_MEM_SOURCE === '1';
-const NODE_FLAGS = (process.env.CTRL_MEM_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+// The image's Node flags, unless CTRL_MEM_NODE_FLAGS names others ('' for none).
+const NODE_FLAGS = (process.env.CTRL_MEM_NODE_FLAGS ?? CONTROLLER_NODE_FLAGS.join(' '))
+  .split(/\s+/)
+  .filter(Boolean);
 const SNAPSHOT_DIR = process.env.CTRL_MEM_HEAPSNAPSHOT;
 const SETTLE_MS = benchNumber('CTRL_MEM_SETTLE_MS', 5000, 2000);
 const WRITE_CONCURRENCY = 32;
