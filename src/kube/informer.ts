@@ -61,9 +61,19 @@ export function trimNode<T extends Node>(node: T): T {
   } as T;
 }
 
-/** What a drain and the pod index read of a Pod: metadata, the node it is on, its phase and conditions. */
+/** Marks a mirror (static) pod, which a drain leaves alone: the one Pod annotation nodeherd reads. */
+export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
+
+/**
+ * What a drain and the pod index read of a Pod: metadata (of its annotations only the mirror pod's:
+ * sidecar and CNI status annotations run to kilobytes, on every pod of the cluster), the node it is
+ * on, its phase and conditions.
+ */
 export function trimPod<T extends Pod>(pod: T): T {
-  const { managedFields: _managedFields, ...metadata } = pod.metadata;
+  const { managedFields: _managedFields, annotations, ...rest } = pod.metadata;
+  const mirror = annotations?.[MIRROR_POD_ANNOTATION];
+  const metadata =
+    mirror !== undefined ? { ...rest, annotations: { [MIRROR_POD_ANNOTATION]: mirror } } : rest;
   const status = pod.status
     ? {
         ...(pod.status.phase ? { phase: pod.status.phase } : {}),

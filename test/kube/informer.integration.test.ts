@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import {
   Informer,
   type InformerEventType,
+  MIRROR_POD_ANNOTATION,
   trimNode,
   trimPod,
   withoutManagedFields,
@@ -199,9 +200,15 @@ describe('informer', () => {
     for (const name of names) await client.delete(`${PATH}/${name}`);
   });
 
-  test('trimPod keeps what drains read; withoutManagedFields drops only managedFields', () => {
+  test("trimPod keeps what drains read (of the annotations, the mirror pod's); withoutManagedFields drops only managedFields", () => {
     const pod = trimPod({
-      metadata: { name: 'p', namespace: 'ns', managedFields: [{}], ownerReferences: [] },
+      metadata: {
+        name: 'p',
+        namespace: 'ns',
+        managedFields: [{}],
+        ownerReferences: [],
+        annotations: { 'sidecar.example/status': '{"big":"json"}' },
+      },
       spec: { nodeName: 'n1', containers: [{ name: 'c' }] },
       status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], podIP: '10.0.0.1' },
     } as Pod);
@@ -210,6 +217,14 @@ describe('informer', () => {
       spec: { nodeName: 'n1' },
       status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
     });
+    const mirror = trimPod({
+      metadata: { name: 'm', annotations: { [MIRROR_POD_ANNOTATION]: 'abc', other: 'x' } },
+    } as Pod);
+    assert.deepEqual(
+      mirror.metadata.annotations,
+      { [MIRROR_POD_ANNOTATION]: 'abc' },
+      'a mirror pod stays one',
+    );
     const config = withoutManagedFields<ConfigMap>({
       metadata: { name: 'c', managedFields: [{}] },
       data: { a: '1' },
