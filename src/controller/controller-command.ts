@@ -3,7 +3,7 @@
 
 import { Command, Option } from 'commander';
 import pino from 'pino';
-import { loadKubeConfig } from '../kube/kube-config.ts';
+import { loadClusterConfig } from '../kube/cluster-config.ts';
 import { type ControllerArtefactsOptions, ControllerManager } from './controller-manager.ts';
 
 export interface ControllerFlags {
@@ -80,7 +80,7 @@ export async function runController(argv: readonly string[]): Promise<void> {
   } catch (error) {
     program.error(`nodeherd-controller: ${(error as Error).message}`);
   }
-  const kubeConfig = loadKubeConfig({
+  const kubeConfig = await loadClusterConfig({
     ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
     ...(flags.context ? { context: flags.context } : {}),
   });

@@ -4,10 +4,10 @@
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { KubeConfig } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
 import { NAMESPACE } from '../api/group.ts';
 import { type ArtefactServer, startArtefactServer } from '../dist/artefact-server.ts';
+import type { ClusterConfig } from '../kube/cluster-config.ts';
 import { KubeClient } from '../kube/kube-client.ts';
 import { LeaderElector } from '../kube/leader-election.ts';
 import { ControllerMetrics } from './metrics.ts';
@@ -18,7 +18,7 @@ export const LEADER_LEASE_NAMESPACE = NAMESPACE;
 export const LEADER_LEASE_NAME = 'nodeherd-controller';
 
 export interface ControllerManagerOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: ClusterConfig;
   logger?: Logger;
   leaderElect?: boolean;
   leaseNamespace?: string;

@@ -3,10 +3,10 @@
 // the reconcilers (pools/, nodes/, configs/): each declares what it watches and how events map to its
 // keys (reconciler.ts); the DaemonSet updater (daemonsets/) runs beside them with its own queue.
 
-import type { KubeConfig } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
 import { SERIAL_LEASE_NAMESPACE, SERIAL_POOL_LABEL } from '../api/node-protocol.ts';
 import type { NodeConfig, NodeConfigPool, NodeConfigRevision } from '../api/types.ts';
+import type { ClusterConfig } from '../kube/cluster-config.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { Informer, trimNode, trimPod, withoutManagedFields } from '../kube/informer.ts';
 import { KubeClient } from '../kube/kube-client.ts';
@@ -31,7 +31,7 @@ import { RevisionWriter } from './revisions/revision-writer.ts';
 import { StrategyExecutor } from './strategies/strategy-executor.ts';
 
 export interface RolloutControllerOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: ClusterConfig;
   logger?: Logger;
   /** Keys reconciled in parallel (a key is never reconciled twice at once); default 4. */
   workers?: number;

@@ -2,7 +2,8 @@
 // show every step. Repeats of the same event (same object, type, reason and message) within ten minutes
 // bump the count of the existing Event instead of creating another, as kubelet's recorder does.
 // Recording never blocks the caller: events go out in the background, a few at a time, and a flood is
-// bounded (the oldest unsent events are dropped, with a log line).
+// bounded (the oldest unsent events are dropped, with a log line at most every ten seconds: a rollout
+// of thousands of nodes would otherwise log a line per event, faster than a slow log pipe drains).
 
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../util/logger.ts';
@@ -51,6 +52,7 @@ interface Sent {
 const AGGREGATE_MS = 10 * 60_000;
 const MAX_REMEMBERED = 4096;
 const MAX_MESSAGE = 1024;
+const DROP_LOG_INTERVAL_MS = 10_000;
 
 export class EventRecorder {
   private readonly client: KubeClient;
@@ -60,6 +62,9 @@ export class EventRecorder {
   private readonly sent = new Map<string, Sent>();
   private active = 0;
   private idleWaiters: (() => void)[] = [];
+  /** Drops not yet logged, and when the last drop was logged. */
+  private unloggedDrops = 0;
+  private dropLoggedAt = Number.NEGATIVE_INFINITY;
   /** Events created, counts bumped, and failures, for tests and metrics. */
   readonly stats = { created: 0, aggregated: 0, failed: 0, dropped: 0 };
 
@@ -82,7 +87,16 @@ export class EventRecorder {
     if (this.pending.length >= max) {
       this.pending.shift();
       this.stats.dropped++;
-      this.options.logger?.warn('event backlog full: dropped the oldest unsent event');
+      this.unloggedDrops++;
+      const now = this.now();
+      if (now - this.dropLoggedAt >= DROP_LOG_INTERVAL_MS) {
+        this.options.logger?.warn(
+          { dropped: this.unloggedDrops, max },
+          'event backlog full: dropped the oldest unsent events',
+        );
+        this.unloggedDrops = 0;
+        this.dropLoggedAt = now;
+      }
     }
     this.pending.push({ subject, type, reason, message: message.slice(0, MAX_MESSAGE), at: this.now() });
     this.pump();

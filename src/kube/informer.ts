@@ -10,6 +10,7 @@ import {
   collectionSource,
   ListWatch,
   type ListWatchEvent,
+  type ListWatchSource,
   type ListWatchStats,
   NO_LIST_WATCH_STATS,
 } from './list-watch.ts';
@@ -37,6 +38,8 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
    * resourceVersion).
    */
   transform?: (object: T) => T;
+  /** Objects per page of a list; default LIST_PAGE_SIZE. */
+  listPageSize?: number;
 }
 
 /** A transform for informers whose readers never look at managedFields (every nodeherd reader). */
@@ -58,9 +61,19 @@ export function trimNode<T extends Node>(node: T): T {
   } as T;
 }
 
-/** What a drain and the pod index read of a Pod: metadata, the node it is on, its phase and conditions. */
+/** Marks a mirror (static) pod, which a drain leaves alone: the one Pod annotation nodeherd reads. */
+export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
+
+/**
+ * What a drain and the pod index read of a Pod: metadata (of its annotations only the mirror pod's:
+ * sidecar and CNI status annotations run to kilobytes, on every pod of the cluster), the node it is
+ * on, its phase and conditions.
+ */
 export function trimPod<T extends Pod>(pod: T): T {
-  const { managedFields: _managedFields, ...metadata } = pod.metadata;
+  const { managedFields: _managedFields, annotations, ...rest } = pod.metadata;
+  const mirror = annotations?.[MIRROR_POD_ANNOTATION];
+  const metadata =
+    mirror !== undefined ? { ...rest, annotations: { [MIRROR_POD_ANNOTATION]: mirror } } : rest;
   const status = pod.status
     ? {
         ...(pod.status.phase ? { phase: pod.status.phase } : {}),
@@ -74,6 +87,42 @@ export function trimPod<T extends Pod>(pod: T): T {
     ...(pod.spec?.nodeName !== undefined ? { spec: { nodeName: pod.spec.nodeName } } : {}),
     ...(status ? { status } : {}),
   } as T;
+}
+
+/**
+ * Objects per page of a list (client-go's pager asks for 500): a cache of 5,000 Nodes never holds the
+ * whole untransformed list, its response text and its parse at once (issue 17).
+ */
+export const LIST_PAGE_SIZE = 500;
+
+/** The collection listed page by page, each page transformed as it arrives; watched as one. */
+function pagedSource<T extends KubeObject>(
+  client: KubeClient,
+  path: string,
+  pageSize: number,
+  transform: ((object: T) => T) | undefined,
+): ListWatchSource<T> {
+  const source = collectionSource<T>(client, path);
+  return {
+    async list(query) {
+      const items: T[] = [];
+      let resourceVersion: string | undefined;
+      let next: string | undefined;
+      do {
+        const page = await client.list<T>(path, {
+          ...query,
+          limit: pageSize,
+          ...(next ? { continue: next } : {}),
+        });
+        for (const item of page.items) items.push(transform ? transform(item) : item);
+        // Every page is of the same snapshot; the first names its resourceVersion.
+        resourceVersion ??= page.metadata?.resourceVersion;
+        next = page.metadata?.continue || undefined;
+      } while (next);
+      return { items, ...(resourceVersion !== undefined ? { metadata: { resourceVersion } } : {}) };
+    },
+    watch: source.watch,
+  };
 }
 
 function keyOf(object: KubeObject): string {
@@ -133,7 +182,8 @@ export class Informer<T extends KubeObject> {
     if (this.loop && !this.loop.stopping) return;
     if (this.loop) this.earlier = this.stats;
     const { path, labelSelector, fieldSelector, logger } = this.options;
-    this.loop = new ListWatch<T>(collectionSource<T>(this.client, path), {
+    const pageSize = this.options.listPageSize ?? LIST_PAGE_SIZE;
+    this.loop = new ListWatch<T>(pagedSource<T>(this.client, path, pageSize, this.options.transform), {
       labelSelector,
       fieldSelector,
       watchTimeoutSeconds: this.options.watchTimeoutSeconds ?? [300, 600],
@@ -179,7 +229,7 @@ export class Informer<T extends KubeObject> {
     const seen = new Set<string>();
     for (const item of items) {
       seen.add(keyOf(item));
-      this.apply('MODIFIED', item);
+      this.apply('MODIFIED', item, true);
     }
     for (const [key, old] of [...this.items]) {
       if (seen.has(key)) continue;
@@ -192,8 +242,9 @@ export class Informer<T extends KubeObject> {
     }
   }
 
-  private apply(type: ListWatchEvent<T>['type'], received: T): void {
-    const object = this.options.transform ? this.options.transform(received) : received;
+  /** `transformed`: the object has been through the transform already (a list's items have). */
+  private apply(type: ListWatchEvent<T>['type'], received: T, transformed = false): void {
+    const object = this.options.transform && !transformed ? this.options.transform(received) : received;
     const key = keyOf(object);
     const old = this.items.get(key);
     if (type === 'DELETED') {

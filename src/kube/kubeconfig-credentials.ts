@@ -69,7 +69,8 @@ export async function loadKubeconfigCredentials(path: string): Promise<Kubeconfi
   return credentials;
 }
 
-function parseLight(text: string): unknown {
+/** Parses a kubeconfig's text: JSON, or the block-YAML subset (UnsupportedYamlError beyond it). */
+export function parseLight(text: string): unknown {
   // JSON is YAML too, and kubectl accepts JSON kubeconfigs.
   if (text.trimStart().startsWith('{')) return JSON.parse(text);
   return parseBlockYamlOrThrow(text);

@@ -18,6 +18,7 @@ import {
   BUILDAH_STORAGE,
   type BuiltImage,
   buildImage,
+  CONTROLLER_NODE_FLAGS,
   imageBuildUnavailableReason,
   imageSpecs,
   NONROOT_UID,
@@ -69,7 +70,11 @@ test('the controller image, unpacked and run in a chroot, elects itself and roll
   await execFileAsync('umoci', ['unpack', '--image', `${image.ociLayout}:${TAG}`, bundle]);
   const config = JSON.parse(readFileSync(join(bundle, 'config.json'), 'utf8')) as ImageConfig;
   const { args, env, user } = config.process;
-  assert.deepEqual(args.slice(0, 2), ['/usr/local/bin/node', '/opt/nodeherd/nodeherd-controller.mjs']);
+  assert.deepEqual(args.slice(0, 2 + CONTROLLER_NODE_FLAGS.length), [
+    '/usr/local/bin/node',
+    ...CONTROLLER_NODE_FLAGS,
+    '/opt/nodeherd/nodeherd-controller.mjs',
+  ]);
   assert.deepEqual(user, { uid: NONROOT_UID, gid: NONROOT_UID });
   const rootfs = join(bundle, 'rootfs');
   const inspected = JSON.parse(

@@ -57,4 +57,37 @@ describe('event recorder', () => {
     assert.equal(one.source.component, 'nodeherd-controller');
     assert.equal(recorder.stats.failed, 0);
   });
+
+  test('a flood drops the oldest unsent events and says so in one log line per ten seconds', async () => {
+    const warnings: [Record<string, unknown> | string, string | undefined][] = [];
+    const logger = {
+      warn: (fields: Record<string, unknown> | string, message?: string) => warnings.push([fields, message]),
+      debug: () => {},
+      info: () => {},
+      error: () => {},
+    };
+    let now = 1_000_000;
+    const recorder = new EventRecorder(client, {
+      component: 'nodeherd-controller',
+      concurrency: 1,
+      maxPending: 2,
+      logger: logger as never,
+      now: () => now,
+    });
+    const node = { apiVersion: 'v1', kind: 'Node', name: 'flooded' };
+    for (let i = 0; i < 10; i++) recorder.normal(node, 'Flood', `event ${i}`);
+    now += 10_000;
+    recorder.normal(node, 'Flood', 'event 10');
+    await recorder.flush();
+    // One in flight and two pending at most: of the first ten, seven were dropped, then one more.
+    assert.equal(recorder.stats.dropped, 8);
+    assert.deepEqual(
+      warnings.map(([fields, message]) => [(fields as { dropped: number }).dropped, message]),
+      [
+        [1, 'event backlog full: dropped the oldest unsent events'],
+        [7, 'event backlog full: dropped the oldest unsent events'],
+      ],
+    );
+    assert.equal(recorder.stats.created, 3);
+  });
 });

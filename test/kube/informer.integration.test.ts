@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import {
   Informer,
   type InformerEventType,
+  MIRROR_POD_ANNOTATION,
   trimNode,
   trimPod,
   withoutManagedFields,
@@ -166,9 +167,48 @@ describe('informer', () => {
     await client.delete('/api/v1/nodes/trimmed');
   });
 
-  test('trimPod keeps what drains read; withoutManagedFields drops only managedFields', () => {
+  test('lists page by page, each page transformed once as it arrives, then watches from the list', async () => {
+    const names = ['p1', 'p2', 'p3', 'p4', 'p5'];
+    for (const name of names)
+      await client.create(PATH, { metadata: { name, labels: { paged: 'yes' } }, data: { a: name } });
+    const reader = adminKubeClient(local);
+    let transformed = 0;
+    const informer = new Informer<ConfigMap>(reader, {
+      path: PATH,
+      labelSelector: 'paged=yes',
+      listPageSize: 2,
+      transform: (object) => {
+        transformed++;
+        return withoutManagedFields(object);
+      },
+    });
+    informer.start();
+    await informer.waitForSync();
+    assert.deepEqual(
+      informer
+        .list()
+        .map((c) => c.metadata.name)
+        .sort(),
+      names,
+    );
+    assert.equal(reader.stats().byVerb.list, 3, 'three pages of at most two');
+    assert.equal(transformed, names.length, 'each listed object transformed once');
+    await client.patch(`${PATH}/p5`, { data: { a: 'changed' } });
+    await eventually('the change after the list', () => informer.get('p5', 'default')?.data?.a === 'changed');
+    await informer.stop();
+    reader.close();
+    for (const name of names) await client.delete(`${PATH}/${name}`);
+  });
+
+  test("trimPod keeps what drains read (of the annotations, the mirror pod's); withoutManagedFields drops only managedFields", () => {
     const pod = trimPod({
-      metadata: { name: 'p', namespace: 'ns', managedFields: [{}], ownerReferences: [] },
+      metadata: {
+        name: 'p',
+        namespace: 'ns',
+        managedFields: [{}],
+        ownerReferences: [],
+        annotations: { 'sidecar.example/status': '{"big":"json"}' },
+      },
       spec: { nodeName: 'n1', containers: [{ name: 'c' }] },
       status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], podIP: '10.0.0.1' },
     } as Pod);
@@ -177,6 +217,14 @@ describe('informer', () => {
       spec: { nodeName: 'n1' },
       status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
     });
+    const mirror = trimPod({
+      metadata: { name: 'm', annotations: { [MIRROR_POD_ANNOTATION]: 'abc', other: 'x' } },
+    } as Pod);
+    assert.deepEqual(
+      mirror.metadata.annotations,
+      { [MIRROR_POD_ANNOTATION]: 'abc' },
+      'a mirror pod stays one',
+    );
     const config = withoutManagedFields<ConfigMap>({
       metadata: { name: 'c', managedFields: [{}] },
       data: { a: '1' },

@@ -3,9 +3,10 @@
 // agents), not pods that already finished. Pods being deleted are waited for, except on a NotReady
 // node, where no kubelet will ever confirm their end.
 
+import { MIRROR_POD_ANNOTATION } from '../../kube/informer.ts';
 import type { Pod } from '../../kube/types.ts';
 
-export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
+export { MIRROR_POD_ANNOTATION };
 
 export interface DrainWork {
   /** Pods to evict now. */
