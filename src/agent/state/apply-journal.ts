@@ -20,6 +20,7 @@ import { type FileHandle, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
 import { readFileIfPresent } from '../../util/read-if-present.ts';
+import { isoTime } from '../../util/utc-time.ts';
 import { syncDirectory } from '../executors/directory-sync.ts';
 import { removeStaleTemporaryFiles } from './stale-temporary-files.ts';
 import { DEFAULT_STATE_DIR, ensureStateDirectory } from './state-directory.ts';
@@ -82,7 +83,7 @@ export class ApplyJournal {
       this.current = {
         revisionHash,
         revisionName,
-        startedAt: new Date().toISOString(),
+        startedAt: isoTime(),
         actionIds,
         completed: [],
       };
