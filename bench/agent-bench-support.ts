@@ -21,7 +21,7 @@ export const ROOT = join(import.meta.dirname, '..');
 export const AGENT_SOURCE = join(ROOT, 'bin/nodeherd-agent.ts');
 
 /**
- * The agent bundle as it ships: src/dist/build-agent.ts's ES module, minified, Node's built-ins
+ * The agent bundle as it ships: src/dist/build-agent.ts's ES module (whitespace and syntax minified), Node's built-ins
  * loaded with require (an ESM import of node:http alone loads undici, ~3 MB of idle RSS).
  */
 export async function buildAgentBundle(outDir: string): Promise<string> {
