@@ -31,7 +31,7 @@ export async function buildAgentBundle(outDir: string): Promise<string> {
 }
 
 /** The Node flags the agent's unit runs it with (init/nodeherd-init.sh's ExecStart). */
-export const SHIPPED_NODE_FLAGS = ['--lite-mode', '--max-semi-space-size=1'];
+export const SHIPPED_NODE_FLAGS = ['--lite-mode', '--max-semi-space-size=1', '--bytecode-old-age=1'];
 
 export interface ProcStats {
   rssMb: number;
