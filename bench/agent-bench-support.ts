@@ -21,7 +21,7 @@ export const ROOT = join(import.meta.dirname, '..');
 export const AGENT_SOURCE = join(ROOT, 'bin/nodeherd-agent.ts');
 
 /**
- * The agent bundle as it ships: src/dist/build-agent.ts's ES module, minified, Node's built-ins
+ * The agent bundle as it ships: src/dist/build-agent.ts's ES module (whitespace and syntax minified), Node's built-ins
  * loaded with require (an ESM import of node:http alone loads undici, ~3 MB of idle RSS).
  */
 export async function buildAgentBundle(outDir: string): Promise<string> {
@@ -31,7 +31,7 @@ export async function buildAgentBundle(outDir: string): Promise<string> {
 }
 
 /** The Node flags the agent's unit runs it with (init/nodeherd-init.sh's ExecStart). */
-export const SHIPPED_NODE_FLAGS = ['--lite-mode', '--max-semi-space-size=1'];
+export const SHIPPED_NODE_FLAGS = ['--lite-mode', '--max-semi-space-size=1', '--bytecode-old-age=1'];
 
 export interface ProcStats {
   rssMb: number;

@@ -19,6 +19,7 @@ import { ensureOwnerToken } from '../src/agent/http/owner-token.ts';
 import { JsonLogger, type Logger } from '../src/agent/logger.ts';
 import { NodeAgent } from '../src/agent/node-agent.ts';
 import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
+import { isoTime } from '../src/util/utc-time.ts';
 
 /** How long the agent waits to be killed by a reboot it asked for. */
 const REBOOT_WAIT_MS = 10 * 60_000;
@@ -150,7 +151,7 @@ if (!config) {
 } else {
   main(config).catch((error: Error) => {
     process.stderr.write(
-      `${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'agent failed', error: error.message })}\n`,
+      `${JSON.stringify({ time: isoTime(), level: 'error', msg: 'agent failed', error: error.message })}\n`,
     );
     process.exit(1);
   });

@@ -3,10 +3,14 @@
 // would cost ~5 MB of RSS (measured with node 24.21: 53.4 → 58.8 MB) for a dozen flags.
 
 import { hostname } from 'node:os';
-import { parseArgs } from 'node:util';
 import { isLogLevel, type LogLevel } from './logger.ts';
 import { DEFAULT_SELF_UNIT } from './node-agent.ts';
 import { DEFAULT_STATE_DIR } from './state/state-directory.ts';
+
+// Through process.getBuiltinModule, not an import: the bundle's CommonJS interop for an import from
+// node:util reads every property descriptor of the module, which loads its lazy parts (util.diff,
+// worker_threads for setTraceSigInt, …): ~0.4 MB of the agent's idle RSS (issue 17).
+const { parseArgs } = process.getBuiltinModule('node:util') as typeof import('node:util');
 
 /**
  * real: files under --root-dir, systemctl, apt-get, real reboots.

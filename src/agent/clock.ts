@@ -8,6 +8,4 @@ export interface Clock {
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** RFC 3339 with second precision, as Kubernetes writes metav1.Time. */
-export function kubeTime(epochMs: number): string {
-  return new Date(Math.floor(epochMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
+export { kubeTime } from '../util/kube-time.ts';

@@ -4,6 +4,7 @@
 // features it does not use. Fields are the caller's: never pass file contents or tokens.
 
 import type { LogFields, Logger } from '../util/logger.ts';
+import { isoTime } from '../util/utc-time.ts';
 
 export type { LogFields, Logger } from '../util/logger.ts';
 
@@ -60,7 +61,7 @@ export class JsonLogger implements Logger {
     if (LEVEL_RANK[level] < this.minimum) return;
     const fields = typeof fieldsOrMessage === 'string' ? undefined : fieldsOrMessage;
     const record = {
-      time: new Date(this.now()).toISOString(),
+      time: isoTime(this.now()),
       level,
       msg: typeof fieldsOrMessage === 'string' ? fieldsOrMessage : (message ?? ''),
       ...this.fields,

@@ -3,6 +3,8 @@
 // (a half-open connection after a NAT or server loss). touch() only stores a timestamp, so a busy
 // stream costs no timer churn; the single timer re-arms itself for the remaining time.
 
+import { monotonicMs } from '../util/monotonic.ts';
+
 export class InactivityWatchdog {
   private readonly timeoutMs: number;
   private readonly onIdle: () => void;
@@ -10,7 +12,7 @@ export class InactivityWatchdog {
   private last = 0;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(timeoutMs: number, onIdle: () => void, now: () => number = () => performance.now()) {
+  constructor(timeoutMs: number, onIdle: () => void, now: () => number = monotonicMs) {
     if (!(timeoutMs > 0)) throw new RangeError('inactivity timeout must be positive');
     this.timeoutMs = timeoutMs;
     this.onIdle = onIdle;

@@ -4,6 +4,7 @@
 // between machines does not matter). A leader that cannot renew within the renew deadline steps down
 // before the lease can expire for others; stopping releases the Lease so a standby takes over at once.
 
+import { microTime } from '../util/kube-time.ts';
 import type { Logger } from '../util/logger.ts';
 import type { KubeClient } from './kube-client.ts';
 import { isKubeError } from './kube-error.ts';
@@ -24,11 +25,6 @@ export interface LeaderElectionOptions {
   onNewLeader?(identity: string): void;
   logger?: Logger;
   now?: () => number;
-}
-
-/** metav1.MicroTime: RFC 3339 with microseconds. */
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/Z$/, '000Z');
 }
 
 export class LeaderElector {

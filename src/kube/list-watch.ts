@@ -8,6 +8,7 @@
 // the inactivity timeout drops the connection as dead. What to do with a list and with events is the
 // caller's (a cache reconciles a list against what it holds; a single-object watch keeps one).
 
+import { monotonicMs } from '../util/monotonic.ts';
 import type { ApiClient } from './api-client.ts';
 import { Backoff, type BackoffOptions } from './backoff.ts';
 import type { WatchEnd, WatchHandle, WatchOptions, WatchQuery } from './kube-watch.ts';
@@ -155,11 +156,10 @@ export class ListWatch<T extends Versioned> {
       } else {
         this.counts.resumes++;
       }
-      const started = performance.now();
+      const started = monotonicMs();
       const end = await this.watchOnce();
       if (this.stopped) break;
-      const healthy =
-        end.events > 0 || performance.now() - started >= (this.options.minHealthyWatchMs ?? 1000);
+      const healthy = end.events > 0 || monotonicMs() - started >= (this.options.minHealthyWatchMs ?? 1000);
       if (healthy) {
         this.backoff.reset();
         this.lastEndExpired = false;

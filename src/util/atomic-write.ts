@@ -14,8 +14,8 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { type OpenFile, open, rename, unlink } from './fs-async.ts';
 
 export interface AtomicWriteOptions {
   /**
@@ -62,7 +62,7 @@ function syncDirectory(dir: string): void {
 }
 
 async function syncDirectoryAsync(dir: string): Promise<void> {
-  let handle: FileHandle | undefined;
+  let handle: OpenFile | undefined;
   try {
     handle = await open(dir, 'r');
     await handle.sync();
@@ -121,7 +121,7 @@ export async function writeFileAtomic(
 ): Promise<void> {
   const temporary = temporaryPathFor(path);
   const mode = options.mode ?? DEFAULT_MODE;
-  let handle: FileHandle | undefined;
+  let handle: OpenFile | undefined;
   try {
     handle = await open(temporary, 'wx', mode);
     if (wantsOwner(options)) await handle.chown(options.uid ?? -1, options.gid ?? -1);

@@ -1,7 +1,7 @@
 // Reading a file that may not exist yet (a record, a journal, a key): absent is an answer, not an
 // error; any other failure (permissions, I/O) is thrown.
 
-import { readFile } from 'node:fs/promises';
+import { readFile } from './fs-async.ts';
 
 /** The file's bytes, or undefined when there is no file at `path`. */
 export async function readFileIfPresent(path: string): Promise<Buffer | undefined> {

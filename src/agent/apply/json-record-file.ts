@@ -2,9 +2,9 @@
 // keeps three besides the state component's files: what an interrupted apply may have touched, the
 // last failure, and a pending reboot or self-restart.
 
-import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
+import { unlink } from '../../util/fs-async.ts';
 import { readTextIfPresent } from '../../util/read-if-present.ts';
 import { syncDirectory } from '../executors/directory-sync.ts';
 import { removeStaleTemporaryFiles } from '../state/stale-temporary-files.ts';

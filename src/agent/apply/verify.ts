@@ -4,6 +4,7 @@
 
 import { isTemplateUnit } from '../../api/config-rules.ts';
 import type { RenderedConfig, RenderedUnit } from '../../api/types.ts';
+import { monotonicMs } from '../../util/monotonic.ts';
 import type { SystemdExecutor } from '../executors/types.ts';
 import type { ProbeRunner } from './health-probe.ts';
 
@@ -35,12 +36,12 @@ export async function verifyConfig(config: RenderedConfig, options: VerifyOption
 }
 
 async function waitActive(unit: RenderedUnit, options: VerifyOptions): Promise<string | undefined> {
-  const deadline = performance.now() + options.unitTimeoutMs;
+  const deadline = monotonicMs() + options.unitTimeoutMs;
   for (;;) {
     const status = await options.systemd.status(unit.name);
     if (status.activeState === 'active' || status.activeState === 'reloading') return undefined;
     if (status.activeState === 'failed') return `unit ${unit.name} failed (${status.subState})`;
-    if (performance.now() >= deadline) {
+    if (monotonicMs() >= deadline) {
       return `unit ${unit.name} is ${status.activeState} (${status.subState}), not active after ${options.unitTimeoutMs} ms`;
     }
     await sleep(options.intervalMs);
@@ -53,14 +54,11 @@ const MIN_PROBE_ATTEMPT_MS = 200;
 async function probeUntilHealthy(unit: RenderedUnit, options: VerifyOptions): Promise<string | undefined> {
   const probe = unit.healthProbe!;
   const limitMs = (probe.timeoutSeconds ?? 10) * 1000;
-  const deadline = performance.now() + limitMs;
+  const deadline = monotonicMs() + limitMs;
   for (;;) {
-    const result = await options.probes.run(
-      probe,
-      Math.max(MIN_PROBE_ATTEMPT_MS, deadline - performance.now()),
-    );
+    const result = await options.probes.run(probe, Math.max(MIN_PROBE_ATTEMPT_MS, deadline - monotonicMs()));
     if (result.ok) return undefined;
-    if (deadline - performance.now() < options.intervalMs + MIN_PROBE_ATTEMPT_MS) {
+    if (deadline - monotonicMs() < options.intervalMs + MIN_PROBE_ATTEMPT_MS) {
       return `health probe of ${unit.name} failed within ${limitMs / 1000} s: ${result.detail}`;
     }
     await sleep(options.intervalMs);

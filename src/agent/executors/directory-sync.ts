@@ -1,10 +1,10 @@
 // A rename, unlink or mkdir is only durable once its directory is fsynced: without it a power loss
 // can bring back a removed file or lose a new one (gardener#10819 is that bug in the wild).
 
-import { type FileHandle, open } from 'node:fs/promises';
+import { type OpenFile, open } from '../../util/fs-async.ts';
 
 export async function syncDirectory(dir: string): Promise<void> {
-  let handle: FileHandle | undefined;
+  let handle: OpenFile | undefined;
   try {
     handle = await open(dir, 'r');
     await handle.sync();

@@ -3,9 +3,9 @@
 // resolveInRoot, so nothing outside the root is ever read, written or removed.
 
 import { constants } from 'node:fs';
-import { chmod, type FileHandle, lstat, mkdir, open, rmdir, unlink } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
+import { chmod, lstat, mkdir, type OpenFile, open, rmdir, unlink } from '../../util/fs-async.ts';
 import { syncDirectory } from './directory-sync.ts';
 import { resolveInRoot } from './root-path.ts';
 import type { FileExecutor, FileState, FileWriteOptions, Ownership, Principal } from './types.ts';
@@ -40,7 +40,7 @@ export class LocalFileExecutor implements FileExecutor {
 
   async read(path: string): Promise<FileState | undefined> {
     const hostPath = await this.hostPath(path);
-    let handle: FileHandle;
+    let handle: OpenFile;
     try {
       // O_NOFOLLOW: report a symlink as what it is; O_NONBLOCK: a FIFO must not hang the agent.
       handle = await open(hostPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);

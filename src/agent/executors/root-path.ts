@@ -7,8 +7,8 @@
 // Limit: Node has no openat2, so this resolves by path and then acts by path. It guards against
 // symlinks that exist in the root, not against someone swapping directories while the agent writes.
 
-import { lstat, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { lstat, readlink } from '../../util/fs-async.ts';
 
 const MAX_SYMLINK_HOPS = 40; // Linux's own limit before ELOOP.
 

@@ -2,7 +2,7 @@
 // executor's root), not the host's: in tests and containers the two differ. Files are read on every
 // lookup because installing a package may add users between two writes.
 
-import { readFile } from 'node:fs/promises';
+import { readFile } from '../../util/fs-async.ts';
 import { resolveInRoot } from './root-path.ts';
 import type { Ownership, Principal } from './types.ts';
 

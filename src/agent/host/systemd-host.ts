@@ -1,7 +1,7 @@
 // The real host: reboots through systemd (`systemctl reboot`, so units stop cleanly) and reads the
 // kernel's boot id.
 
-import { readFile } from 'node:fs/promises';
+import { readFile } from '../../util/fs-async.ts';
 import { type CommandRunner, execFileRunner, runChecked } from '../executors/command-runner.ts';
 import type { HostControl } from './host-control.ts';
 

@@ -6,6 +6,7 @@
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { httpDate } from '../../util/utc-time.ts';
 import {
   type HealthSource,
   mountHealthRoutes,
@@ -68,6 +69,8 @@ export class AgentHttpServer implements RouteTarget {
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
+    // Set here, node:http would format it with Date#toUTCString, which loads ICU (utc-time.ts).
+    response.setHeader('Date', httpDate());
     this.routes.dispatch(request, response, new URL(request.url ?? '/', 'http://localhost').pathname);
   }
 }

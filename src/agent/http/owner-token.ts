@@ -5,9 +5,9 @@
 // reach 127.0.0.1. docs/security.md says when to turn it on.
 
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
+import { chmod, mkdir, readFile } from '../../util/fs-async.ts';
 
 /** The token in `path`; created (32 random bytes, hex) when the file is missing. The file ends up 0600. */
 export async function ensureOwnerToken(path: string): Promise<string> {

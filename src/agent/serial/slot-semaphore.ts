@@ -9,6 +9,7 @@
 // possible whatever is decided here: every take is a create or a resourceVersion-checked update.
 
 import { type SerialGate, serialLeaseName } from '../../api/node-protocol.ts';
+import { microTime } from '../../util/kube-time.ts';
 
 export interface SlotLease {
   metadata?: { name?: string; resourceVersion?: string; [key: string]: unknown };
@@ -202,11 +203,6 @@ function isOlder(a: SlotLease, b: SlotLease): boolean {
   const y = b.metadata?.resourceVersion;
   if (x === undefined || y === undefined || !/^\d+$/.test(x) || !/^\d+$/.test(y)) return false;
   return BigInt(x) < BigInt(y);
-}
-
-/** metav1.MicroTime: RFC 3339 with microseconds. */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/Z$/, '000Z');
 }
 
 /** The Lease body that makes `identity` the holder of `slot` (a new Lease, or `previous` taken over). */

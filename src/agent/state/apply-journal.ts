@@ -16,10 +16,11 @@
 // planned differently) is discarded too: redoing idempotent actions is safe, skipping the wrong
 // ones is not.
 
-import { type FileHandle, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
+import { type OpenFile, open, unlink } from '../../util/fs-async.ts';
 import { readFileIfPresent } from '../../util/read-if-present.ts';
+import { isoTime } from '../../util/utc-time.ts';
 import { syncDirectory } from '../executors/directory-sync.ts';
 import { removeStaleTemporaryFiles } from './stale-temporary-files.ts';
 import { DEFAULT_STATE_DIR, ensureStateDirectory } from './state-directory.ts';
@@ -47,7 +48,7 @@ export class ApplyJournal {
   readonly stateDir: string;
   readonly path: string;
   private current: JournalSnapshot | undefined;
-  private handle: FileHandle | undefined;
+  private handle: OpenFile | undefined;
 
   constructor(stateDir: string = DEFAULT_STATE_DIR) {
     this.stateDir = stateDir;
@@ -82,7 +83,7 @@ export class ApplyJournal {
       this.current = {
         revisionHash,
         revisionName,
-        startedAt: new Date().toISOString(),
+        startedAt: isoTime(),
         actionIds,
         completed: [],
       };

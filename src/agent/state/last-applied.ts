@@ -15,6 +15,7 @@
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
 import { readTextIfPresent } from '../../util/read-if-present.ts';
+import { isoTime } from '../../util/utc-time.ts';
 import { removeStaleTemporaryFiles } from './stale-temporary-files.ts';
 import { DEFAULT_STATE_DIR, ensureStateDirectory } from './state-directory.ts';
 
@@ -67,7 +68,7 @@ export class LastAppliedStore {
     const stored: LastApplied = {
       revisionName: record.revisionName,
       revisionHash: record.revisionHash,
-      appliedAt: record.appliedAt ?? new Date().toISOString(),
+      appliedAt: record.appliedAt ?? isoTime(),
       spec: record.spec,
     };
     await ensureStateDirectory(this.stateDir);

@@ -3,8 +3,8 @@
 // leftovers are removed before the next write so crashes do not pile them up; this process's own
 // may belong to a write still in flight and are kept.
 
-import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readdir, unlink } from '../../util/fs-async.ts';
 
 export async function removeStaleTemporaryFiles(dir: string, fileName: string): Promise<void> {
   const prefix = `.${fileName}.`;

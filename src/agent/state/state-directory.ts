@@ -2,7 +2,7 @@
 // revision and the journal of an apply in progress. Private to root (0700): the last applied spec
 // can hold file contents taken from Secrets.
 
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from '../../util/fs-async.ts';
 
 export const DEFAULT_STATE_DIR = '/var/lib/nodeherd';
 

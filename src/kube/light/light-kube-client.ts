@@ -4,11 +4,7 @@
 
 import { ApiClient } from '../api-client.ts';
 import { HttpsTransport, type HttpsTransportOptions } from '../https-transport.ts';
-import {
-  inClusterCredentials,
-  loadKubeconfigCredentials,
-  readKubeconfigCredentialsSync,
-} from '../kubeconfig-credentials.ts';
+import { inClusterCredentials, readKubeconfigCredentialsSync } from '../kubeconfig-credentials.ts';
 
 export type { ListQuery } from '../api-client.ts';
 
@@ -29,15 +25,10 @@ export class LightKubeClient extends ApiClient {
    * A client for the current context of a kubeconfig with an inline CA and a bearer token, a token
    * file (read again when it changes: a rotated token is used without a restart) or a client certificate. Reads JSON
    * and the block YAML nodeherd and kubectl write without a YAML library; throws KubeconfigFormatError
-   * for anything fancier (use loadKubeconfig then).
+   * for anything fancier (kubeconfig-credentials.ts's loadKubeconfigCredentials reads those).
    */
   static fromKubeconfig(path: string, options: ClientTuning = {}): LightKubeClient {
     return new LightKubeClient({ ...options, ...readKubeconfigCredentialsSync(path) });
-  }
-
-  /** Like fromKubeconfig, but loads the full YAML parser for a file outside the light subset. */
-  static async loadKubeconfig(path: string, options: ClientTuning = {}): Promise<LightKubeClient> {
-    return new LightKubeClient({ ...options, ...(await loadKubeconfigCredentials(path)) });
   }
 
   /** A client of a pod: its ServiceAccount token (re-read on rotation) and the cluster CA. */
