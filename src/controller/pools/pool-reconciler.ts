@@ -312,7 +312,8 @@ export class PoolReconciler implements Reconciler {
     }
     for (const w of decision.warnings ?? []) ctx.recorder.warning(subject, w.reason, w.message);
     if (decision.poolPatch !== undefined) await this.writer.patchPool(name, decision.poolPatch);
-    errors.push(...(await this.marks.applyMarks(name, target.name, decision.marks)));
+    // Serial hand-overs first: they go to nodes that already carry the gate, and a slot waiting behind
+    // a round of marks (hundreds of patches when a rollout begins) is a slot idle.
     if (decision.handOverSlots)
       errors.push(
         ...(await this.marks.handOverSlots(
@@ -321,6 +322,7 @@ export class PoolReconciler implements Reconciler {
           pool.spec.updateStrategy?.serial?.leaseDurationSeconds ?? 600,
         )),
       );
+    errors.push(...(await this.marks.applyMarks(name, target.name, decision.marks)));
     const starts = decision.rollout ?? decision.upgrades;
     if (starts) errors.push(...(await this.executor.execute(pool, target, starts)));
     if (decision.rollout && decision.rollout.starts.length > 0) {

@@ -55,7 +55,7 @@ export interface StrategySnapshot {
 export interface StrategyDecision {
   /** Serial slots to free (holder Node gone). */
   releaseSlots?: SlotView['release'];
-  /** Serial: free slots to give to waiting nodes, after the marks (compare-and-swap on each Lease). */
+  /** Serial: free or finished slots to give to waiting nodes, before the marks (compare-and-swap on each Lease). */
   handOverSlots?: SlotHandover[];
   /** Warning Events on the pool (reason, message). */
   warnings?: { reason: string; message: string }[];
