@@ -105,6 +105,8 @@ export function slotHandovers(input: {
   finished?: SlotView['held'];
   /** Names of the pool's slot Leases that exist (held, free or of a gone holder). */
   existing?: ReadonlySet<string>;
+  /** waitingForSlots, when the caller has it already. */
+  waiting?: readonly string[];
   nodes: readonly StrategyNode[];
   holders: ReadonlySet<string>;
   ready: (node: string) => boolean;
@@ -133,20 +135,42 @@ export function slotHandovers(input: {
       })),
   ];
   if (free.length === 0) return [];
-  const waiting = rolloutOrder(
-    input.nodes.filter(
-      (n) =>
-        n.desired === input.target &&
-        n.current !== undefined &&
-        n.current !== input.target &&
-        n.serialGate !== undefined &&
-        n.hold === undefined &&
-        n.state !== 'Applying' &&
-        n.state !== 'Verifying' &&
-        !input.holders.has(n.name) &&
-        !startedOn(n, input.target, false) &&
-        input.ready(n.name),
-    ),
+  const waiting = input.waiting ?? waitingForSlots(input);
+  return free.slice(0, waiting.length).map((slot, i) => ({ ...slot, node: waiting[i]! }));
+}
+
+/**
+ * Whether a node waits for a slot: handed the target with the pool's Serial gate, not on it, not
+ * started, not held, not holding a slot, and Ready (an agent that is down would only sit on the slot).
+ */
+export function waitsForSlot(
+  n: StrategyNode,
+  target: string,
+  holders: ReadonlySet<string>,
+  ready: (node: string) => boolean,
+): boolean {
+  return (
+    n.desired === target &&
+    n.current !== undefined &&
+    n.current !== target &&
+    n.serialGate !== undefined &&
+    n.hold === undefined &&
+    n.state !== 'Applying' &&
+    n.state !== 'Verifying' &&
+    !holders.has(n.name) &&
+    !startedOn(n, target, false) &&
+    ready(n.name)
   );
-  return free.slice(0, waiting.length).map((slot, i) => ({ ...slot, node: waiting[i]!.name }));
+}
+
+/** The nodes waiting for a slot (waitsForSlot), in rollout order (zones alternate). */
+export function waitingForSlots(input: {
+  target: string;
+  nodes: readonly StrategyNode[];
+  holders: ReadonlySet<string>;
+  ready: (node: string) => boolean;
+}): string[] {
+  return rolloutOrder(
+    input.nodes.filter((n) => waitsForSlot(n, input.target, input.holders, input.ready)),
+  ).map((n) => n.name);
 }
