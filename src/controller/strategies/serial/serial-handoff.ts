@@ -55,6 +55,11 @@ export class SerialHandoff {
     if (!next) return;
     const leaseName = lease.metadata.name;
     this.moving.add(leaseName);
+    const readySince = node.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime;
+    this.ctx.logger.debug(
+      { pool, lease: leaseName, from: name, to: next, readySince },
+      'Serial slot holder finished',
+    );
     const duration = this.ctx.informers.pools.get(pool)?.spec.updateStrategy?.serial?.leaseDurationSeconds;
     this.marks
       .handOverSlots(pool, [{ lease: leaseName, node: next, from: name }], duration ?? 600)
