@@ -77,6 +77,8 @@ export interface NodeAgentOptions {
   retry?: { initialMs: number; maxMs: number };
   /** Backoff of retries of undelivered reports (default 1 s doubling to 60 s). */
   reportRetry?: { initialMs: number; maxMs: number };
+  /** Serial: how long slots are left to a live controller (default CONTROLLER_GRACE_MS; tests lengthen it). */
+  serialControllerGraceMs?: number;
   /** Drift detection and repair (drift/drift-checker.ts). */
   drift?: DriftOptions;
   hooks?: ApplyHooks;
@@ -130,6 +132,9 @@ export class NodeAgent {
       clock: this.clock,
       logger: this.logger,
       onChange: () => this.kick(),
+      ...(options.serialControllerGraceMs !== undefined
+        ? { controllerGraceMs: options.serialControllerGraceMs }
+        : {}),
       ...(options.watch?.bookmarkIntervalMs !== undefined
         ? { bookmarkIntervalMs: options.watch.bookmarkIntervalMs }
         : {}),

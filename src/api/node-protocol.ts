@@ -53,6 +53,12 @@ export interface SerialGate {
 /** Serial slot Leases live in this namespace, carry SERIAL_POOL_LABEL and are named serialLeaseName(). */
 export const SERIAL_LEASE_NAMESPACE = NAMESPACE;
 export const SERIAL_POOL_LABEL = 'nodeherd.io/serial-pool';
+/**
+ * On a slot Lease: the controller wrote its holder (a hand-over, RFC 3339 time). Agents that saw one
+ * lately leave free slots to the controller for a grace before taking one themselves; their own writes
+ * drop it.
+ */
+export const SERIAL_HANDED_OVER_ANNOTATION = 'nodeherd.io/serial-handed-over';
 export function serialLeaseName(pool: string, slot: number): string {
   return `nodeherd-serial-${pool}-${slot}`;
 }

@@ -6,7 +6,7 @@
 import { SERIAL_GATE_ANNOTATION } from '../../api/node-protocol.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import type { SerialSlots } from '../serial/serial-slots.ts';
+import { NAMED_HOLDERS_MAX_SLOTS, type SerialSlots } from '../serial/serial-slots.ts';
 import type { NodeObject } from '../watch/kube-objects.ts';
 import { parseSerialGate, readStartGates } from './start-gates.ts';
 
@@ -19,9 +19,6 @@ export interface ApplyGate {
   /** Nothing (more) to apply: give back what admit() took. */
   settle(): Promise<void>;
 }
-
-/** Up to this many slots a waiting node's message names the holders (it changes at every hand-over). */
-const NAMED_HOLDERS_MAX_SLOTS = 3;
 
 /** Retry after the slot Leases could not be read or written. */
 const SLOT_ERROR_RETRY_MS = 5000;
@@ -70,7 +67,7 @@ export class StartGate implements ApplyGate {
       case 'serial': {
         const { slots } = gates.serial;
         try {
-          const answer = await this.serial.acquire(gates.serial);
+          const answer = await this.serial.acquire(gates.serial, true);
           if (answer.held) return { open: true };
           // Written to the Node on every change: naming the holders of a large pool would make every
           // waiter patch its Node at every hand-over (1,000 waiters × each take and release).

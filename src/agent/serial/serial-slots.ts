@@ -4,8 +4,19 @@
 // this part talks to the API server. Every take is a create (409: someone else won) or an update
 // checked against the resourceVersion seen (409: the Lease changed since), so a slot never has two
 // holders. The slot Leases are watched only while the agent has a Serial gate.
+//
+// While the controller hands slots out (this agent saw it write a holder within a lease duration), a
+// finished holder leaves its slot for the controller to move straight to the next node (one write per
+// turn instead of a release and a hand-over), and a waiter leaves a free slot to the controller for a
+// grace before taking turns on it: the agents do not race the controller. Without the controller, the
+// holder releases after the grace and the waiters take turns as before.
 
-import { SERIAL_LEASE_NAMESPACE, SERIAL_POOL_LABEL, type SerialGate } from '../../api/node-protocol.ts';
+import {
+  SERIAL_HANDED_OVER_ANNOTATION,
+  SERIAL_LEASE_NAMESPACE,
+  SERIAL_POOL_LABEL,
+  type SerialGate,
+} from '../../api/node-protocol.ts';
 import { isKubeError } from '../../kube/kube-error.ts';
 import { resourcePath } from '../../kube/light/api-paths.ts';
 import type { LightKubeClient } from '../../kube/light/light-kube-client.ts';
@@ -36,6 +47,8 @@ export interface SerialSlotsOptions {
   bookmarkIntervalMs?: number;
   /** How long acquire() waits for the first list of the slot Leases (default 5 s). */
   syncTimeoutMs?: number;
+  /** How long slots are left to a live controller (default CONTROLLER_GRACE_MS). */
+  controllerGraceMs?: number;
 }
 
 export type SlotAnswer =
@@ -46,22 +59,40 @@ interface Holding {
   gate: SerialGate;
   slot: number;
   lease: SlotLease;
+  /** Done with it: the controller may move it on; released by this agent when the grace ends. */
+  releasing?: boolean;
 }
+
+/** Up to this many slots a waiting node's message names the holders (it changes at every hand-over). */
+export const NAMED_HOLDERS_MAX_SLOTS = 3;
 
 /** Attempts at a take that lost a race before looking again later. */
 const MAX_TAKE_ATTEMPTS = 3;
+
+/**
+ * While the controller hands slots out: how long a free slot is left to it before the waiters take
+ * turns on it, and how long a finished holder leaves its slot for it to move on before releasing it.
+ * A pool reconcile takes tens to hundreds of ms; without the controller, each turn costs this much more.
+ */
+export const CONTROLLER_GRACE_MS = 2000;
 
 export class SerialSlots {
   private readonly options: SerialSlotsOptions;
   private readonly observer = new SlotObserver();
   private watch: SlotLeaseWatch | undefined;
   private watchedPool: string | undefined;
+  /** The slot count of the gate last asked about. */
+  private watchedSlots: number | undefined;
   private synced = false;
   /** When (this agent's clock) the first list of the watched pool came in. */
   private syncedAt = 0;
   private syncWaiters: (() => void)[] = [];
   private holding: Holding | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
+  private releaseTimer: NodeJS.Timeout | undefined;
+  /** When (this agent's clock) it last saw the controller hand a slot of `controllerPool` over. */
+  private controllerSeenAt: number | undefined;
+  private controllerPool: string | undefined;
   /** Takes, renewals and releases run one at a time. */
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -80,16 +111,34 @@ export class SerialSlots {
     return this.watch !== undefined;
   }
 
-  /** Holds a slot of the gate's pool: ours already (adopted after a restart), a free one, or an expired one. */
-  acquire(gate: SerialGate): Promise<SlotAnswer> {
-    return this.serialize(() => this.acquireNow(gate));
+  /**
+   * Holds a slot of the gate's pool: ours already (adopted after a restart, or handed over), a free
+   * one, or an expired one. `starting`: for a new apply, so a slot still held from the last one is
+   * proven ours by a write first (the controller may have moved it on since).
+   */
+  acquire(gate: SerialGate, starting = false): Promise<SlotAnswer> {
+    return this.serialize(() => this.acquireNow(gate, starting));
   }
 
-  /** Gives the slot back (done, or nothing to apply) and stops watching. */
+  /**
+   * Gives the slot back (done, or nothing to apply) and stops watching. While the controller hands
+   * slots out, the slot is left to it for CONTROLLER_GRACE_MS (it moves it to the next node, and the
+   * watch tells) and released only if it is still ours then.
+   */
   release(): Promise<void> {
     return this.serialize(async () => {
-      this.stopRenewing();
       const holding = this.holding;
+      if (holding?.releasing) return;
+      this.stopRenewing();
+      if (holding && this.controllerLive(holding.gate)) {
+        holding.releasing = true;
+        this.releaseTimer = setTimeout(() => {
+          this.releaseTimer = undefined;
+          void this.serialize(() => this.releaseAfterGrace(holding)).catch(() => undefined);
+        }, this.graceMs);
+        this.releaseTimer.unref?.();
+        return;
+      }
       this.holding = undefined;
       if (holding) await this.releaseNow(holding);
       await this.stopWatch();
@@ -100,6 +149,7 @@ export class SerialSlots {
   async close(): Promise<void> {
     this.closed = true;
     this.stopRenewing();
+    this.stopReleaseTimer();
     await this.queue;
     await this.stopWatch();
   }
@@ -110,27 +160,66 @@ export class SerialSlots {
     return run;
   }
 
-  private async acquireNow(gate: SerialGate): Promise<SlotAnswer> {
+  private async acquireNow(gate: SerialGate, starting: boolean): Promise<SlotAnswer> {
     const { clock, identity, logger } = this.options;
     if (this.holding && this.holding.gate.pool !== gate.pool) {
       // The node moved to another pool's rollout: the old slot is not needed any more.
       const previous = this.holding;
       this.holding = undefined;
       this.stopRenewing();
+      this.stopReleaseTimer();
       await this.releaseNow(previous);
     }
     if (this.holding) {
-      this.holding.gate = gate;
-      return { held: true, slot: this.holding.slot };
+      const holding = this.holding;
+      holding.gate = gate;
+      if (!starting && !holding.releasing) return { held: true, slot: holding.slot };
+      // A new apply on the slot of the last one: the controller may have moved it on meanwhile (the
+      // watch may not have told yet). A renewal proves it is still ours, and keeps it so.
+      this.stopReleaseTimer();
+      holding.releasing = false;
+      const renewed = await this.write(holding.slot, renewedLease(holding.lease, clock.now()));
+      if (this.holding === holding && renewed && holderOf(renewed) === identity) {
+        holding.lease = renewed;
+        this.scheduleRenewal();
+        return { held: true, slot: holding.slot };
+      }
+      if (this.holding === holding) {
+        this.holding = undefined;
+        this.stopRenewing();
+      }
     }
+    this.watchedSlots = gate.slots;
     await this.watchPool(gate.pool);
     if (!this.synced)
       return { held: false, holders: [], recheckAt: undefined, reason: 'slot Leases not read yet' };
+    const graceMs = this.controllerLive(gate) ? this.graceMs : 0;
     for (let attempt = 0; attempt < MAX_TAKE_ATTEMPTS; attempt++) {
-      const decision = decideSlot(gate, identity, this.slotsOf(gate.pool), clock.now(), this.syncedAt);
+      const decision = decideSlot(
+        gate,
+        identity,
+        this.slotsOf(gate.pool),
+        clock.now(),
+        this.syncedAt,
+        graceMs,
+      );
       if (decision.kind === 'wait')
         return { held: false, holders: decision.holders, recheckAt: decision.recheckAt };
       if (decision.kind === 'held') {
+        // Handed over by the controller just now (the watch told): its write is fresh, no need to renew.
+        const name = decision.lease.metadata?.name ?? '';
+        const seen = this.observer.get(name);
+        const renewEvery =
+          ((decision.lease.spec?.leaseDurationSeconds ?? gate.leaseDurationSeconds) * 1000) / 3;
+        if (
+          seen &&
+          decision.lease.metadata?.annotations?.[SERIAL_HANDED_OVER_ANNOTATION] !== undefined &&
+          clock.now() - seen.observedAt < renewEvery
+        ) {
+          this.hold({ gate, slot: decision.slot, lease: decision.lease });
+          logger.info({ pool: gate.pool, slot: decision.slot }, 'serial slot handed over by the controller');
+          return { held: true, slot: decision.slot };
+        }
         // Ours from before a restart: renew at once, which also proves it still is.
         const renewed = await this.write(decision.slot, renewedLease(decision.lease, clock.now()));
         if (renewed && holderOf(renewed) === identity) {
@@ -165,7 +254,7 @@ export class SerialSlots {
         return { held: true, slot: decision.slot };
       }
     }
-    const decision = decideSlot(gate, identity, this.slotsOf(gate.pool), clock.now(), this.syncedAt);
+    const decision = decideSlot(gate, identity, this.slotsOf(gate.pool), clock.now(), this.syncedAt, graceMs);
     return decision.kind === 'wait'
       ? { held: false, holders: decision.holders, recheckAt: decision.recheckAt }
       : { held: false, holders: [], recheckAt: clock.now() + 1000, reason: 'lost a race for a slot' };
@@ -236,7 +325,7 @@ export class SerialSlots {
       const index = slotIndex(holding.gate.pool, name);
       if (index === undefined) continue;
       void this.serialize(async () => {
-        const current = this.observer.slots.get(name)?.lease;
+        const current = this.observer.get(name)?.lease;
         if (this.holding?.lease.metadata?.name === name || holderOf(current) !== this.options.identity)
           return;
         await this.releaseNow({ gate: holding.gate, slot: index, lease: current! });
@@ -261,6 +350,62 @@ export class SerialSlots {
     this.renewTimer = undefined;
   }
 
+  private get graceMs(): number {
+    return this.options.controllerGraceMs ?? CONTROLLER_GRACE_MS;
+  }
+
+  private stopReleaseTimer(): void {
+    clearTimeout(this.releaseTimer);
+    this.releaseTimer = undefined;
+  }
+
+  /** The grace of a finished holder ended and the controller did not move the slot on: release it. */
+  private async releaseAfterGrace(holding: Holding): Promise<void> {
+    if (this.holding !== holding || !holding.releasing) return;
+    this.holding = undefined;
+    await this.releaseNow(holding);
+    await this.stopWatch();
+  }
+
+  /** Whether this agent saw the controller hand a slot of the gate's pool over within a lease duration. */
+  private controllerLive(gate: SerialGate): boolean {
+    return (
+      this.controllerPool === gate.pool &&
+      this.controllerSeenAt !== undefined &&
+      this.options.clock.now() - this.controllerSeenAt < gate.leaseDurationSeconds * 1000
+    );
+  }
+
+  /** The watch shows our slot with another holder (or gone): moved on by the controller, or lost. */
+  private slotMovedOn(): void {
+    const holding = this.holding;
+    if (!holding) return;
+    const name = holding.lease.metadata?.name ?? '';
+    const current = this.observer.get(name)?.lease;
+    if (holderOf(current) === this.options.identity) return;
+    this.holding = undefined;
+    this.stopRenewing();
+    const { logger } = this.options;
+    const moved = current?.metadata?.annotations?.[SERIAL_HANDED_OVER_ANNOTATION] !== undefined;
+    if (holding.releasing || moved)
+      logger.info(
+        { pool: holding.gate.pool, slot: holding.slot, to: holderOf(current) },
+        'serial slot moved on by the controller',
+      );
+    else
+      logger.error(
+        { pool: holding.gate.pool, slot: holding.slot },
+        'serial slot lost: another node holds it now',
+      );
+    if (holding.releasing) {
+      // Done with the slot: nothing more to watch (unless a new apply began meanwhile).
+      this.stopReleaseTimer();
+      void this.serialize(async () => {
+        if (!this.holding) await this.stopWatch();
+      }).catch(() => undefined);
+    }
+  }
+
   private async renewNow(): Promise<void> {
     const holding = this.holding;
     if (!holding) return;
@@ -274,18 +419,12 @@ export class SerialSlots {
           return;
         }
         // Changed meanwhile: still ours (someone touched a label, say)? Then renew that version.
-        const current = this.observer.slots.get(name)?.lease;
+        const current = this.observer.get(name)?.lease;
         if (!current || holderOf(current) !== identity) break;
         holding.lease = current;
       }
-      logger.error(
-        {
-          pool: holding.gate.pool,
-          slot: holding.slot,
-        },
-        'serial slot lost: another node holds it now',
-      );
-      if (this.holding === holding) this.holding = undefined;
+      // Another holder: moved on by the controller (the holder was finished) or lost; told once.
+      if (this.holding === holding) this.slotMovedOn();
     } catch (error) {
       // The API server is away: try again at the next tick; the slot lasts a whole duration.
       logger.warn({ slot: holding.slot, error: error as Error }, 'serial slot renewal failed');
@@ -302,7 +441,7 @@ export class SerialSlots {
           logger.info({ pool: holding.gate.pool, slot: holding.slot }, 'serial slot released');
           return;
         }
-        lease = this.observer.slots.get(name)?.lease;
+        lease = this.observer.get(name)?.lease;
       }
     } catch (error) {
       // It expires by itself after a lease duration.
@@ -317,6 +456,10 @@ export class SerialSlots {
   }
 
   private async watchPool(pool: string): Promise<void> {
+    if (this.controllerPool !== pool) {
+      this.controllerPool = pool;
+      this.controllerSeenAt = undefined;
+    }
     if (this.watchedPool !== pool) {
       await this.stopWatch();
       this.watchedPool = pool;
@@ -331,11 +474,15 @@ export class SerialSlots {
         // expiry, which the waiter looks at again when its recheckAt comes (1,000 waiters woken by
         // every renewal of 100 holders would swamp the agents and the API server).
         onLease: (lease, deleted) => {
+          const name = lease.metadata?.name ?? '';
+          const before = holderOf(this.observer.get(name)?.lease);
           let news = deleted;
-          if (deleted) this.observer.forget(lease.metadata?.name ?? '');
+          if (deleted) this.observer.forget(name);
           else news = this.observe(lease as SlotLease);
+          if (news && this.holding?.lease.metadata?.name === name) this.slotMovedOn();
           if (news && this.holding) this.releaseExtraSlots();
-          if (this.synced && news) this.options.onChange();
+          if (this.synced && news && this.wakes(before, deleted ? undefined : holderOf(lease as SlotLease)))
+            this.options.onChange();
         },
         onSynced: () => {
           this.synced = true;
@@ -365,9 +512,30 @@ export class SerialSlots {
     await watch?.stop();
   }
 
-  /** Records a Lease as seen now; whether its holder changed. */
+  /**
+   * Whether a change of holder (from `before` to `after`) is news to this agent's reconcile: a slot
+   * freed (or gone), or this node in it or out of it. A slot passing from one node to another only
+   * makes its expiry later, which the waiter's recheck finds; waking every waiter at every hand-over
+   * cost 1,000 agents a reconcile each per turn. Where the Waiting message names the holders (few
+   * slots), every change is news.
+   */
+  private wakes(before: string | undefined, after: string | undefined): boolean {
+    const { identity } = this.options;
+    return (
+      after === undefined ||
+      after === identity ||
+      before === identity ||
+      (this.watchedSlots ?? 0) <= NAMED_HOLDERS_MAX_SLOTS
+    );
+  }
+
+  /** Records a Lease as seen now (and a hand-over by the controller); whether its holder changed. */
   private observe(lease: SlotLease): boolean {
-    return this.observer.observe(lease, this.options.clock.now()).holderChanged;
+    const seen = this.observer.observe(lease, this.options.clock.now());
+    if (seen.handedAt !== undefined && lease.metadata?.name && this.watchedPool !== undefined)
+      if (slotIndex(this.watchedPool, lease.metadata.name) !== undefined)
+        this.controllerSeenAt = Math.max(this.controllerSeenAt ?? seen.handedAt, seen.handedAt);
+    return seen.holderChanged;
   }
 
   private slotsOf(pool: string): Map<string, ObservedSlot> {

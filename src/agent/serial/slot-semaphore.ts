@@ -8,11 +8,16 @@
 // a slot abandoned long ago is not waited for a whole lease duration again. Two holders are never
 // possible whatever is decided here: every take is a create or a resourceVersion-checked update.
 
-import { type SerialGate, serialLeaseName } from '../../api/node-protocol.ts';
+import { SERIAL_HANDED_OVER_ANNOTATION, type SerialGate, serialLeaseName } from '../../api/node-protocol.ts';
 import { microTime } from '../../util/kube-time.ts';
 
 export interface SlotLease {
-  metadata?: { name?: string; resourceVersion?: string; [key: string]: unknown };
+  metadata?: {
+    name?: string;
+    resourceVersion?: string;
+    annotations?: Record<string, string>;
+    [key: string]: unknown;
+  };
   spec?: {
     holderIdentity?: string | null;
     leaseDurationSeconds?: number | null;
@@ -91,7 +96,8 @@ export function turnDelay(turns: SlotTurns, slot: number, slots: number): number
  * What `identity` should do, given the pool's slot Leases as observed (by name). Slots at or above
  * `gate.slots` (the pool shrank) are never taken, but one we hold there is still ours. A free slot
  * (no Lease, no holder, or expired) is taken only once it is this node's turn (slotTurns): its
- * Lease free since the observation (a missing one since `watchingSince`), plus turnDelay.
+ * Lease free since the observation (a missing one since `watchingSince`), plus `graceMs` (while the
+ * controller hands slots out: the time it has to give the slot to the next node first), plus turnDelay.
  */
 export function decideSlot(
   gate: SerialGate,
@@ -99,6 +105,7 @@ export function decideSlot(
   observed: ReadonlyMap<string, ObservedSlot>,
   now: number,
   watchingSince: number = now,
+  graceMs = 0,
 ): SlotDecision {
   for (const [name, slot] of observed) {
     const index = slotIndex(gate.pool, name);
@@ -118,7 +125,7 @@ export function decideSlot(
     const holder = holderOf(seen?.lease);
     const delay = turnDelay(turns, slot, gate.slots);
     if (!seen || holder === undefined) {
-      const turnAt = (seen ? seen.observedAt : watchingSince) + delay;
+      const turnAt = (seen ? seen.observedAt : watchingSince) + graceMs + delay;
       if (turnAt > now) later(turnAt);
       else if (!free || delay < free.delay) free = { slot, lease: seen?.lease, delay };
       continue;
@@ -157,8 +164,11 @@ function fnv1a(text: string): number {
 export class SlotObserver {
   private readonly seen = new Map<string, { record: string; observed: ObservedSlot }>();
 
-  /** Records `lease` as seen at `now`; returns the observation and whether its holder changed. */
-  observe(lease: SlotLease, now: number): ObservedSlot & { holderChanged: boolean } {
+  /**
+   * Records `lease` as seen at `now`; returns the observation, whether its holder changed, and when
+   * (this agent's clock) the controller handed it over, if this version is such a hand-over.
+   */
+  observe(lease: SlotLease, now: number): ObservedSlot & { holderChanged: boolean; handedAt?: number } {
     const name = lease.metadata?.name ?? '';
     const spec = lease.spec ?? {};
     const record = JSON.stringify([
@@ -181,11 +191,19 @@ export class SlotObserver {
     const observed = { lease, observedAt };
     this.seen.set(name, { record, observed });
     const holderChanged = !previous || holderOf(previous.observed.lease) !== holderOf(lease);
-    return { ...observed, holderChanged };
+    // Seen as it happens: now (clock skew does not matter); at first sight: the mark's time, capped.
+    const handed = holderChanged && holderOf(lease) !== undefined ? handedOverAt(lease, now) : undefined;
+    const handedAt = handed !== undefined && previous ? now : handed;
+    return { ...observed, holderChanged, ...(handedAt !== undefined ? { handedAt } : {}) };
   }
 
   forget(name: string): void {
     this.seen.delete(name);
+  }
+
+  /** One slot as observed (without copying them all, as `slots` does). */
+  get(name: string): ObservedSlot | undefined {
+    return this.seen.get(name)?.observed;
   }
 
   clear(): void {
@@ -195,6 +213,21 @@ export class SlotObserver {
   get slots(): ReadonlyMap<string, ObservedSlot> {
     return new Map([...this.seen].map(([name, s]) => [name, s.observed]));
   }
+}
+
+/** When the controller wrote this holder (SERIAL_HANDED_OVER_ANNOTATION), capped at now; undefined: not it. */
+function handedOverAt(lease: SlotLease, now: number): number | undefined {
+  const text = lease.metadata?.annotations?.[SERIAL_HANDED_OVER_ANNOTATION];
+  if (text === undefined) return undefined;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? now : Math.min(now, at);
+}
+
+/** `metadata` without the controller's hand-over mark: an agent's own take or release is not one. */
+function withoutHandOver(metadata: SlotLease['metadata']): SlotLease['metadata'] {
+  if (metadata?.annotations?.[SERIAL_HANDED_OVER_ANNOTATION] === undefined) return metadata;
+  const { [SERIAL_HANDED_OVER_ANNOTATION]: _mark, ...annotations } = metadata.annotations;
+  return { ...metadata, annotations };
 }
 
 /** Whether `a` is an older version than `b` (resourceVersions compared when both are integers). */
@@ -220,7 +253,7 @@ export function takenLease(
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     ...previous,
-    metadata: { ...previous?.metadata, name: serialLeaseName(gate.pool, slot), labels },
+    metadata: { ...withoutHandOver(previous?.metadata), name: serialLeaseName(gate.pool, slot), labels },
     spec: {
       ...previous?.spec,
       holderIdentity: identity,
@@ -240,5 +273,6 @@ export function renewedLease(lease: SlotLease, now: number): SlotLease {
 /** `lease` with no holder (released). */
 export function releasedLease(lease: SlotLease): SlotLease {
   const { holderIdentity: _holder, acquireTime: _acquired, renewTime: _renewed, ...spec } = lease.spec ?? {};
-  return { ...lease, spec };
+  const metadata = withoutHandOver(lease.metadata);
+  return { ...lease, ...(metadata ? { metadata } : {}), spec };
 }

@@ -19,6 +19,7 @@ import { endRollout, isRolloutOpen, recordCanaryPassed } from '../revisions/roll
 import type { NodeSnapshot, RevisionRef, RolloutDecision } from '../rollout/types.ts';
 import { strategyFor } from '../strategies/registry.ts';
 import { rollingUpdateOf } from '../strategies/rolling-settings.ts';
+import { SerialHandoff } from '../strategies/serial/serial-handoff.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategies/strategy.ts';
 import type { StrategyExecutor } from '../strategies/strategy-executor.ts';
 import type { StrategyReport } from '../strategies/strategy-status.ts';
@@ -60,6 +61,7 @@ export class PoolReconciler implements Reconciler {
   private readonly executor: DecisionExecutor;
   private readonly tracker: RolloutTracker;
   private readonly marks: StrategyExecutor;
+  private readonly handoff: SerialHandoff;
   private readonly writer: PoolWriter;
   private readonly failurePolicy: FailurePolicy;
   private readonly waves: WaveGate;
@@ -77,6 +79,7 @@ export class PoolReconciler implements Reconciler {
     this.executor = executor;
     this.tracker = tracker;
     this.marks = marks;
+    this.handoff = new SerialHandoff(ctx, marks);
     this.writer = new PoolWriter(ctx);
     this.failurePolicy = new FailurePolicy(ctx, this.writer, executor);
     this.waves = new WaveGate(ctx, renderer);
@@ -93,9 +96,14 @@ export class PoolReconciler implements Reconciler {
 
   watch(informers: Informers, enqueue: (name: string) => void): void {
     watchPools(informers, this.renderer, enqueue, (pool) => this.forget(pool));
+    // Serial: a finished slot holder's slot goes on at once, not after the pool's next reconcile.
+    informers.nodes.on((type, node) => {
+      if (type !== 'delete') this.handoff.onNode(node);
+    });
   }
 
   forget(pool: string): void {
+    this.handoff.remember(pool, undefined);
     this.renderer.forget(pool);
     this.tracker.forget(pool);
     this.gates.forget(pool);
@@ -317,7 +325,8 @@ export class PoolReconciler implements Reconciler {
     }
     for (const w of decision.warnings ?? []) ctx.recorder.warning(subject, w.reason, w.message);
     if (decision.poolPatch !== undefined) await this.writer.patchPool(name, decision.poolPatch);
-    errors.push(...(await this.marks.applyMarks(name, target.name, decision.marks)));
+    // Serial hand-overs first: they go to nodes that already carry the gate, and a slot waiting behind
+    // a round of marks (hundreds of patches when a rollout begins) is a slot idle.
     if (decision.handOverSlots)
       errors.push(
         ...(await this.marks.handOverSlots(
@@ -326,6 +335,8 @@ export class PoolReconciler implements Reconciler {
           pool.spec.updateStrategy?.serial?.leaseDurationSeconds ?? 600,
         )),
       );
+    this.handoff.remember(name, decision.slotQueue);
+    errors.push(...(await this.marks.applyMarks(name, target.name, decision.marks)));
     const starts = decision.rollout ?? decision.upgrades;
     if (starts) errors.push(...(await this.executor.execute(pool, target, starts)));
     if (decision.rollout && decision.rollout.starts.length > 0) {

@@ -2,7 +2,12 @@
 // and the release of Serial slots whose holder Node is gone. Writes that fail are collected and the
 // pool is retried, like the rollout decision's writes.
 
-import { OUTDATED_TAINT_KEY, SERIAL_LEASE_NAMESPACE } from '../../api/node-protocol.ts';
+import {
+  OUTDATED_TAINT_KEY,
+  SERIAL_HANDED_OVER_ANNOTATION,
+  SERIAL_LEASE_NAMESPACE,
+  SERIAL_POOL_LABEL,
+} from '../../api/node-protocol.ts';
 import { isKubeError } from '../../kube/kube-error.ts';
 import type { Lease } from '../../kube/types.ts';
 import { CORDONED_BY_ANNOTATION } from '../annotations.ts';
@@ -96,18 +101,21 @@ export class StrategyExecutor {
   }
 
   /**
-   * Gives free slots to waiting nodes (slotHandovers): compare-and-swap on the free Lease, so a slot an
-   * agent took meanwhile stays its own. The node's agent sees itself as the holder and starts.
+   * Gives slots to waiting nodes (slotHandovers): a free one, or one moved from its finished holder.
+   * Compare-and-swap on the Lease as last seen, so a slot an agent took (or renewed, or released)
+   * meanwhile is judged again on the next reconcile. The node's agent sees itself as the holder and
+   * starts; the annotation tells the agents the controller hands slots out.
    */
   async handOverSlots(
     pool: string,
-    handovers: readonly { lease: string; node: string }[],
+    handovers: readonly { lease: string; node: string; from?: string; create?: true }[],
     leaseDurationSeconds: number,
   ): Promise<unknown[]> {
     const { ctx } = this;
-    return runLimited(handovers, ctx.writeConcurrency, async ({ lease: name, node }) => {
+    return runLimited(handovers, ctx.writeConcurrency, async ({ lease: name, node, from, create }) => {
+      if (create) return this.createSlot(pool, name, node, leaseDurationSeconds);
       const lease = ctx.informers.leases.get(name, SERIAL_LEASE_NAMESPACE);
-      if (!lease || lease.spec?.holderIdentity) return;
+      if (!lease || (lease.spec?.holderIdentity ?? undefined) !== from) return;
       const path = `/apis/coordination.k8s.io/v1/namespaces/${SERIAL_LEASE_NAMESPACE}/leases/${name}`;
       // metav1.MicroTime, like the agents write it.
       const now = new Date(ctx.now()).toISOString().replace(/Z$/, '000Z');
@@ -116,6 +124,10 @@ export class StrategyExecutor {
           ...lease,
           apiVersion: 'coordination.k8s.io/v1',
           kind: 'Lease',
+          metadata: {
+            ...lease.metadata,
+            annotations: { ...lease.metadata.annotations, [SERIAL_HANDED_OVER_ANNOTATION]: now },
+          },
           spec: {
             ...lease.spec,
             holderIdentity: node,
@@ -126,12 +138,51 @@ export class StrategyExecutor {
           },
         });
         ctx.informers.leases.upsert(updated);
-        ctx.logger.debug({ pool, lease: name, node }, 'handed a free Serial slot to a waiting node');
+        ctx.logger.debug(
+          { pool, lease: name, node, ...(from ? { from } : {}) },
+          from
+            ? 'moved a Serial slot from its finished holder to a waiting node'
+            : 'handed a free Serial slot to a waiting node',
+        );
       } catch (err) {
-        // An agent took the slot first: it is in use either way.
+        // An agent took, renewed or released the slot first: the next reconcile looks again.
         if (isKubeError(err, 409)) return;
         throw err;
       }
     });
+  }
+
+  /** A slot no agent has created yet, created with `node` as its holder (409: an agent was first). */
+  private async createSlot(pool: string, name: string, node: string, leaseDurationSeconds: number) {
+    const { ctx } = this;
+    if (ctx.informers.leases.get(name, SERIAL_LEASE_NAMESPACE)) return;
+    const now = new Date(ctx.now()).toISOString().replace(/Z$/, '000Z');
+    try {
+      const created = await ctx.client.create<Lease>(
+        `/apis/coordination.k8s.io/v1/namespaces/${SERIAL_LEASE_NAMESPACE}/leases`,
+        {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: {
+            name,
+            namespace: SERIAL_LEASE_NAMESPACE,
+            labels: { [SERIAL_POOL_LABEL]: pool },
+            annotations: { [SERIAL_HANDED_OVER_ANNOTATION]: now },
+          },
+          spec: {
+            holderIdentity: node,
+            leaseDurationSeconds,
+            acquireTime: now,
+            renewTime: now,
+            leaseTransitions: 0,
+          },
+        },
+      );
+      ctx.informers.leases.upsert(created);
+      ctx.logger.debug({ pool, lease: name, node }, 'created a Serial slot for a waiting node');
+    } catch (err) {
+      if (isKubeError(err, 409)) return;
+      throw err;
+    }
   }
 }

@@ -55,8 +55,13 @@ export interface StrategySnapshot {
 export interface StrategyDecision {
   /** Serial slots to free (holder Node gone). */
   releaseSlots?: SlotView['release'];
-  /** Serial: free slots to give to waiting nodes, after the marks (compare-and-swap on each Lease). */
+  /** Serial: free or finished slots to give to waiting nodes, before the marks (compare-and-swap on each Lease). */
   handOverSlots?: SlotHandover[];
+  /**
+   * Serial: the nodes still waiting for a slot after handOverSlots, in rollout order; a slot whose
+   * holder finishes before the next reconcile goes to the first of them at once (SerialHandoff).
+   */
+  slotQueue?: { target: string; nodes: string[] };
   /** Warning Events on the pool (reason, message). */
   warnings?: { reason: string; message: string }[];
   /** A merge patch of the pool itself (e.g. clearing a finished upgrade request). */

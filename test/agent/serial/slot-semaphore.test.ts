@@ -8,6 +8,7 @@ import {
   decideSlot,
   type ObservedSlot,
   releasedLease,
+  renewedLease,
   type SlotLease,
   SlotObserver,
   slotIndex,
@@ -19,6 +20,7 @@ import {
   HOLD_ANNOTATION,
   NOT_BEFORE_ANNOTATION,
   SERIAL_GATE_ANNOTATION,
+  SERIAL_HANDED_OVER_ANNOTATION,
   type SerialGate,
   serialLeaseName,
 } from '../../../src/api/node-protocol.ts';
@@ -114,6 +116,29 @@ describe('Serial slot decisions', () => {
     }
   });
 
+  it('while the controller hands slots out, leaves a freed slot to it for the grace, then takes turns', () => {
+    const gate: SerialGate = { pool: 'web', slots: 1, leaseDurationSeconds: 15 };
+    const turns = slotTurns('n1', 1);
+    const freedAt = T0 + 1000;
+    const observed = slots([lease(0, undefined, '2'), freedAt]);
+    const turnAt = freedAt + 2000 + turnDelay(turns, 0, 1);
+    assert.deepEqual(decideSlot(gate, 'n1', observed, turnAt - 1, T0, 2000), {
+      kind: 'wait',
+      holders: [],
+      recheckAt: turnAt,
+    });
+    assert.equal(decideSlot(gate, 'n1', observed, turnAt, T0, 2000).kind, 'take');
+    // A missing Lease too: the grace counts from when the watch began.
+    const missing = decideSlot(gate, 'n1', new Map(), T0 + 1, T0, 2000);
+    assert.deepEqual(missing, { kind: 'wait', holders: [], recheckAt: T0 + 2000 + turnDelay(turns, 0, 1) });
+    // An expired holder is no hand-over the controller would make: no grace.
+    const expired = slots([lease(0, 'gone', '3'), T0]);
+    assert.equal(
+      decideSlot(gate, 'n1', expired, T0 + 15_000 + turnDelay(turns, 0, 1), T0, 2000).kind,
+      'take',
+    );
+  });
+
   it('spreads home slots over the pool, so a freed slot has few nodes on their turn at once', () => {
     const perSlot = new Array<number>(10).fill(0);
     for (let i = 0; i < 1000; i++) {
@@ -162,6 +187,37 @@ describe('Serial slot expiry is timed by the agent’s own clock', () => {
     assert.equal(observer.slots.get(serialLeaseName('web', 1))?.observedAt, T0);
   });
 
+  it('tells a hand-over by the controller: seen live at now, at first sight at its mark (capped)', () => {
+    const handed = (slot: number, holder: string, rv: string, at: number): SlotLease => {
+      const l = lease(slot, holder, rv, at);
+      return {
+        ...l,
+        metadata: {
+          ...l.metadata,
+          annotations: { [SERIAL_HANDED_OVER_ANNOTATION]: new Date(at).toISOString() },
+        },
+      };
+    };
+    const observer = new SlotObserver();
+    // First sight: the mark's time (a hand-over long ago is no sign the controller runs now).
+    assert.equal(observer.observe(handed(0, 'a', '1', T0 - 60_000), T0).handedAt, T0 - 60_000);
+    assert.equal(observer.observe(handed(1, 'b', '1', T0 + 60_000), T0).handedAt, T0);
+    // Seen as it happens: this agent's clock, whatever the controller's says.
+    assert.equal(observer.observe(handed(0, 'c', '2', T0 - 3_600_000), T0 + 5000).handedAt, T0 + 5000);
+    // A renewal by the holder it was handed to is no new hand-over; an agent's own take is none.
+    assert.equal(
+      observer.observe(renewedLease(handed(0, 'c', '3', T0), T0 + 6000), T0 + 6000).handedAt,
+      undefined,
+    );
+    assert.equal(
+      observer.observe(
+        { ...lease(0, 'd', '4'), metadata: { name: serialLeaseName('web', 0), resourceVersion: '4' } },
+        T0 + 7000,
+      ).handedAt,
+      undefined,
+    );
+  });
+
   it('ignores a watch event older than what it already saw', () => {
     const observer = new SlotObserver();
     observer.observe(lease(0, 'n1', '5'), T0);
@@ -181,6 +237,22 @@ describe('Serial slot Lease bodies', () => {
     const released = releasedLease(taken);
     assert.equal(released.spec?.holderIdentity, undefined);
     assert.equal(released.metadata?.resourceVersion, '42');
+  });
+
+  it('drops the controller’s hand-over mark on its own takes and releases, keeps it on renewals', () => {
+    const marked = {
+      ...lease(0, 'a', '42'),
+      metadata: {
+        name: serialLeaseName('web', 0),
+        resourceVersion: '42',
+        annotations: { [SERIAL_HANDED_OVER_ANNOTATION]: '2026-11-21T08:00:00.000000Z', keep: 'me' },
+      },
+    };
+    const taken = takenLease(GATE, 0, 'n1', marked, {}, T0);
+    assert.deepEqual(taken.metadata?.annotations, { keep: 'me' });
+    assert.deepEqual(releasedLease(marked).metadata?.annotations, { keep: 'me' });
+    assert.equal(releasedLease(marked).metadata?.resourceVersion, '42');
+    assert.deepEqual(renewedLease(marked, T0).metadata?.annotations, marked.metadata.annotations);
   });
 });
 

@@ -1,7 +1,8 @@
 // Serial: every node is given the target with the Serial gate; agents take one of the pool's slot
 // Leases before they apply, so at most `slots` nodes update at once, with or without the controller.
-// The controller frees slots whose holder Node is gone, hands a slot its holder released straight to
-// the next waiting node (slotHandovers), and reports the holders.
+// The controller frees slots whose holder Node is gone, moves a slot from a finished holder (Done on the
+// target, Ready again) or a released one straight to the next waiting node (slotHandovers), and
+// reports the holders.
 
 import { planNodeMarks } from '../node-marks.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategy.ts';
@@ -9,7 +10,7 @@ import { holdReason, marksInput, reportInput } from '../strategy-inputs.ts';
 import { strategyReport } from '../strategy-status.ts';
 import { serialMarks } from './serial-marks.ts';
 import { serialReport } from './serial-report.ts';
-import { slotHandovers } from './serial-slots.ts';
+import { finishedHolder, slotHandovers, waitingForSlots } from './serial-slots.ts';
 
 function liveHolders(s: StrategySnapshot) {
   return s.slots.holders.filter((h) => h.state !== 'Gone');
@@ -30,6 +31,11 @@ export const serial: RolloutStrategy = {
       serialMarks,
     );
     const ready = new Set(s.snapshots.filter((n) => n.ready).map((n) => n.name));
+    const byName = new Map(s.nodes.map((n) => [n.name, n]));
+    const holders = new Set(liveHolders(s).map((h) => h.node));
+    const waiting = hold
+      ? []
+      : waitingForSlots({ target: s.target.name, nodes: s.nodes, holders, ready: (n) => ready.has(n) });
     // Nodes given the gate by this decision's marks are handed a slot on the next reconcile.
     const handOverSlots = hold
       ? []
@@ -38,14 +44,25 @@ export const serial: RolloutStrategy = {
           slots: s.spec.updateStrategy.serial?.slots ?? 1,
           target: s.target.name,
           free: s.slots.free,
+          finished: s.slots.held.filter((h) =>
+            finishedHolder(byName.get(h.node), s.target.name, ready.has(h.node)),
+          ),
+          existing: new Set([...s.slots.holders.map((h) => h.lease), ...s.slots.free.map((f) => f.lease)]),
+          waiting,
           nodes: s.nodes,
-          holders: new Set(liveHolders(s).map((h) => h.node)),
+          holders,
           ready: (node) => ready.has(node),
         });
+    // Who waits after these hand-overs: the next to get a slot its holder finishes with between two
+    // reconciles (SerialHandoff).
+    const slotQueue = hold
+      ? undefined
+      : { target: s.target.name, nodes: waiting.slice(handOverSlots.length) };
     return {
       ...(s.slots.release.length > 0 ? { releaseSlots: s.slots.release } : {}),
       marks,
       ...(handOverSlots.length > 0 ? { handOverSlots } : {}),
+      ...(slotQueue ? { slotQueue } : {}),
     };
   },
 

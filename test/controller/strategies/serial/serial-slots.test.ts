@@ -4,7 +4,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { serialLeaseName } from '../../../../src/api/node-protocol.ts';
-import { serialSlots, slotHandovers } from '../../../../src/controller/strategies/serial/serial-slots.ts';
+import {
+  finishedHolder,
+  serialSlots,
+  slotHandovers,
+} from '../../../../src/controller/strategies/serial/serial-slots.ts';
 import type { StrategyNode } from '../../../../src/controller/strategies/strategy-node.ts';
 
 const GATE = JSON.stringify({ pool: 'p', slots: 2, leaseDurationSeconds: 600 });
@@ -63,6 +67,43 @@ test('slots the agents have not created, held slots and slots above the count ar
   const nodes = [waiting('a1', 'a'), waiting('b1', 'b')];
   assert.deepEqual(slotHandovers({ ...base, free: [], nodes }), []);
   assert.deepEqual(slotHandovers({ ...base, slots: 1, free: free(1), nodes }), []);
+});
+
+test('a finished holder’s slot moves straight to the next waiting node, after the free ones', () => {
+  const nodes = [waiting('a1', 'a'), waiting('b1', 'b'), waiting('a2', 'a')];
+  const finished = [{ lease: serialLeaseName('p', 0), node: 'done', resourceVersion: '20' }];
+  assert.deepEqual(slotHandovers({ ...base, free: free(1), finished, nodes }), [
+    { lease: serialLeaseName('p', 1), node: 'a1', resourceVersion: '11' },
+    { lease: serialLeaseName('p', 0), node: 'b1', resourceVersion: '20', from: 'done' },
+  ]);
+  // Slots no agent created yet come before moves, when the caller says which Leases exist.
+  assert.deepEqual(
+    slotHandovers({ ...base, free: [], finished, existing: new Set([serialLeaseName('p', 0)]), nodes }),
+    [
+      { lease: serialLeaseName('p', 1), node: 'a1', create: true },
+      { lease: serialLeaseName('p', 0), node: 'b1', resourceVersion: '20', from: 'done' },
+    ],
+  );
+  // No one waiting: the holder keeps it (and releases it itself); above a shrunk count: never moved.
+  assert.deepEqual(slotHandovers({ ...base, free: [], finished, nodes: [] }), []);
+  const above = [{ lease: serialLeaseName('p', 2), node: 'done', resourceVersion: '20' }];
+  assert.deepEqual(slotHandovers({ ...base, free: [], finished: above, nodes }), []);
+});
+
+test('a holder is finished once Done on the target and Ready again; never while failed or NotReady', () => {
+  const done = waiting('d', 'a', { current: 'T', state: 'Done', stateRevision: 'T' });
+  assert.equal(finishedHolder(done, 'T', true), true);
+  assert.equal(finishedHolder(done, 'T', false), false, 'NotReady: the restart is not over');
+  assert.equal(
+    finishedHolder({ ...done, state: 'Failed' }, 'T', true),
+    false,
+    'a failed node keeps its slot',
+  );
+  assert.equal(finishedHolder({ ...done, state: 'Applying' }, 'T', true), false);
+  assert.equal(finishedHolder({ ...done, current: 'old' }, 'T', true), false);
+  assert.equal(finishedHolder({ ...done, stateRevision: 'old' }, 'T', true), false);
+  assert.equal(finishedHolder({ ...done, desired: 'U' }, 'T', true), false, 'handed a newer revision');
+  assert.equal(finishedHolder(undefined, 'T', true), false);
 });
 
 test('serialSlots reports the Leases without a holder as free, holders and gone holders apart', () => {
