@@ -33,7 +33,20 @@ export interface NodeFacts
   conditionsSince?: number;
 }
 
+// A pool reconcile reads every member, and at 1,000 nodes most of them have not changed since the
+// last one: the facts are kept per Node object (the caches replace an object when it changes, never
+// edit it), so an unchanged node costs a lookup. Callers must not modify what they get.
+const factsByNode = new WeakMap<Node, { zoneLabel: string; facts: NodeFacts }>();
+
 export function readNodeFacts(node: Node, zoneLabel: string): NodeFacts {
+  const known = factsByNode.get(node);
+  if (known?.zoneLabel === zoneLabel) return known.facts;
+  const facts = readFreshNodeFacts(node, zoneLabel);
+  factsByNode.set(node, { zoneLabel, facts });
+  return facts;
+}
+
+function readFreshNodeFacts(node: Node, zoneLabel: string): NodeFacts {
   const annotations = node.metadata.annotations ?? {};
   const labels = node.metadata.labels ?? {};
   const conditions = node.status?.conditions ?? [];

@@ -80,8 +80,14 @@ export type AgentFactory = (context: SimulatedAgentContext) => SimulatedAgent;
 export interface NodeFaults {
   /** The kubelet dies in startup whenever it is (re)started while the node should run one of these revisions. */
   kubeletFailsAtRevisions?: readonly string[];
-  /** Any other rule; a string says why the kubelet died. */
-  kubeletStartFails?: (context: KubeletStartContext & { revision: string | undefined }) => boolean | string;
+  /**
+   * Any other rule; a string says why the kubelet died. `revision()` reads the revision the node is
+   * being moved to from the API server (a GET of the Node): only a rule that asks for it pays that
+   * round trip before the kubelet reports NotReady.
+   */
+  kubeletStartFails?: (
+    context: KubeletStartContext & { revision(): Promise<string | undefined> },
+  ) => boolean | string | Promise<boolean | string>;
 }
 
 export interface SimulatedNodeOptions extends KubeletTiming {
@@ -337,12 +343,13 @@ export class SimulatedNode {
     const configFailure = await this.kubeletConfigurationFailure();
     if (configFailure !== undefined) return configFailure;
     const { kubeletFailsAtRevisions, kubeletStartFails } = this.faults;
-    if (!kubeletFailsAtRevisions?.length && !kubeletStartFails) return undefined;
-    const revision = await this.desiredRevision();
-    if (revision !== undefined && kubeletFailsAtRevisions?.includes(revision)) {
-      return `kubelet exited during startup with revision ${revision}`;
+    if (kubeletFailsAtRevisions?.length) {
+      const revision = await this.desiredRevision();
+      if (revision !== undefined && kubeletFailsAtRevisions.includes(revision)) {
+        return `kubelet exited during startup with revision ${revision}`;
+      }
     }
-    return kubeletStartFails?.({ ...context, revision });
+    return kubeletStartFails?.({ ...context, revision: () => this.desiredRevision() });
   }
 
   // The revision the node is being moved to, read when the kubelet starts: a shared watch could

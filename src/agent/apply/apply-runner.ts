@@ -49,6 +49,11 @@ export type ApplyRunResult =
 export interface ApplyRunOptions {
   /** An action whose failure is logged and passed over instead of failing the run. */
   tolerate?(action: Action, error: Error): boolean;
+  /**
+   * A write that must be durable before the first action runs (the in-flight record): it runs beside
+   * the journal's start, so the two writes and their fsyncs overlap instead of following each other.
+   */
+  before?: Promise<void>;
 }
 
 export async function runPlan(
@@ -59,7 +64,10 @@ export async function runPlan(
 ): Promise<ApplyRunResult> {
   const { journal, markers, logger, metrics, hooks } = context;
   const ids = plan.actions.map((a) => a.id);
-  const { resumed, completed } = await journal.beginJournal(target.hash, target.name, ids);
+  const [{ resumed, completed }] = await Promise.all([
+    journal.beginJournal(target.hash, target.name, ids),
+    options.before,
+  ]);
   if (resumed) logger.info({ revision: target.name, done: completed.size }, 'resuming an interrupted apply');
   let executed = 0;
   let skipped = 0;

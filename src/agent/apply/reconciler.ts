@@ -241,8 +241,10 @@ export class Reconciler {
         condition: { status: 'False', reason: 'Applying', message: `applying ${target.name}` },
       }),
     ];
-    await this.inFlight.add(target);
-    const run = await this.execute(steps, target, recovering);
+    // Recorded before any action runs (runPlan waits for it beside the journal's start).
+    const recorded = this.inFlight.add(target);
+    recorded.catch(() => {}); // its failure fails runPlan; this only keeps it from counting as unhandled
+    const run = await this.execute(steps, target, recovering, recorded);
     if (run === 'halted') return {};
     if (run.outcome === 'failed') return this.fail(target, `${run.action.id}: ${run.error.message}`, started);
     passing.push(
@@ -297,6 +299,7 @@ export class Reconciler {
     steps: Plan,
     target: RevisionRef,
     recovering: boolean,
+    before?: Promise<void>,
   ): Promise<ApplyRunResult | 'halted'> {
     const targetUnits = new Set(configOf(target).units.map((u) => u.name));
     const tolerate = recovering
@@ -313,8 +316,11 @@ export class Reconciler {
       selfUnit: this.options.selfUnit,
       ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
     };
-    for (;;) {
-      const run = await runPlan(steps, target, context, tolerate ? { tolerate } : {});
+    for (let first = true; ; first = false) {
+      const run = await runPlan(steps, target, context, {
+        ...(tolerate ? { tolerate } : {}),
+        ...(first && before ? { before } : {}),
+      });
       if (run.outcome !== 'restarting') return run;
       const decision = await this.options.onHostRestart(run.kind);
       if (decision === 'halt') {

@@ -44,7 +44,19 @@ export interface StrategyNode {
   drainingFor?: string;
 }
 
+// Kept per Node object, like the rollout's node facts (node-snapshot.ts): the caches replace an object
+// when it changes, so an unchanged node costs a lookup. Callers must not modify what they get.
+const strategyNodes = new WeakMap<Node, { zoneLabel: string; node: StrategyNode }>();
+
 export function readStrategyNode(node: Node, zoneLabel: string): StrategyNode {
+  const known = strategyNodes.get(node);
+  if (known?.zoneLabel === zoneLabel) return known.node;
+  const read = readFreshStrategyNode(node, zoneLabel);
+  strategyNodes.set(node, { zoneLabel, node: read });
+  return read;
+}
+
+function readFreshStrategyNode(node: Node, zoneLabel: string): StrategyNode {
   const a = node.metadata.annotations ?? {};
   const taint = node.spec?.taints?.find((t) => t.key === OUTDATED_TAINT_KEY);
   const facts: StrategyNode = {
