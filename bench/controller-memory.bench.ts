@@ -41,8 +41,6 @@ import {
 } from '../src/api/node-protocol.ts';
 import type { NodeConfigSpec } from '../src/api/types.ts';
 import { adminKubeconfigPath } from '../src/apiserver/auth/credentials.ts';
-import { bundleAgent } from '../src/dist/build-agent.ts';
-import { CONTROLLER_NODE_FLAGS } from '../src/dist/images/build-images.ts';
 import { Informer, trimNode } from '../src/kube/informer.ts';
 import { KubeClient } from '../src/kube/kube-client.ts';
 import { loadKubeConfig } from '../src/kube/kube-config.ts';
@@ -50,6 +48,7 @@ import type { Node } from '../src/kube/types.ts';
 import { nodeObject, READY } from '../src/sim/node-object.ts';
 import { kubeTime } from '../src/util/kube-time.ts';
 import { startApiServerProcess } from './support/apiserver-process.ts';
+import { controllerBundle, SHIPPED_CONTROLLER_FLAGS } from './support/controller-bundle.ts';
 import { benchNumber } from './support/quick.ts';
 import { reportFigure } from './support/report.ts';
 
@@ -60,7 +59,7 @@ const PODS_PER_NODE = benchNumber('CTRL_MEM_PODS_PER_NODE', 0, 0);
 const MAX_UNAVAILABLE = process.env.CTRL_MEM_MAX_UNAVAILABLE ?? '10%';
 const FROM_SOURCE = process.env.CTRL_MEM_SOURCE === '1';
 // The image's Node flags, unless CTRL_MEM_NODE_FLAGS names others ('' for none).
-const NODE_FLAGS = (process.env.CTRL_MEM_NODE_FLAGS ?? CONTROLLER_NODE_FLAGS.join(' '))
+const NODE_FLAGS = (process.env.CTRL_MEM_NODE_FLAGS ?? SHIPPED_CONTROLLER_FLAGS.join(' '))
   .split(/\s+/)
   .filter(Boolean);
 const SNAPSHOT_DIR = process.env.CTRL_MEM_HEAPSNAPSHOT;
@@ -108,19 +107,6 @@ async function runLimited<T>(items: readonly T[], limit: number, fn: (item: T) =
     while (next < items.length) await fn(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-/** The controller as the image runs it: its bundle, built now into `dir`. */
-async function controllerBundle(dir: string): Promise<string> {
-  const outFile = join(dir, 'nodeherd-controller.mjs');
-  await bundleAgent({
-    entry: join(ROOT, 'bin/nodeherd-controller.ts'),
-    outFile,
-    version: '0.0.0-bench',
-    minify: true,
-    name: 'nodeherd-controller',
-  });
-  return outFile;
 }
 
 /**

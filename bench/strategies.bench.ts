@@ -1,6 +1,7 @@
 // Which update strategy to pick: the same fleet, kubelet and limit of concurrent disruption, rolled out
 // four ways, against the embedded API server (its own process), simulated nodes running the real agent
-// (this process) and the real nodeherd-controller (its own process):
+// (this process) and the real nodeherd-controller (its own process, the bundle and Node flags the image
+// ships; STRATEGY_BENCH_CONTROLLER_SOURCE=1 runs bin/nodeherd-controller.ts instead):
 //
 // - jitter: the baseline of bash loops, no controller: the harness writes every node's desired-revision
 //   and a random nodeherd.io/not-before in the window (the agent's Spread gate stands in for
@@ -65,6 +66,11 @@ import { sharedClient } from '../src/sim/node-clients.ts';
 import { readyConditionOf } from '../src/sim/node-object.ts';
 import { simulatedNodeAgents } from '../src/sim/simulated-node-agents.ts';
 import { startApiServerProcess } from './support/apiserver-process.ts';
+import {
+  CONTROLLER_SOURCE_ENTRY,
+  controllerBundle,
+  SHIPPED_CONTROLLER_FLAGS,
+} from './support/controller-bundle.ts';
 import { benchNumber, benchSetting } from './support/quick.ts';
 import { reportFigure } from './support/report.ts';
 
@@ -324,40 +330,25 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
     return median(healthy.slice(0, Math.max(0, starts.length - LIMIT)).map((h, k) => starts[k + LIMIT]! - h));
   };
   const updates = () => median([...view.healthy].map(([name, at]) => at - (view.started.get(name) ?? at)));
+  const result = (totalMs: number, finished: boolean): GoodResult => ({
+    peakNotReady: view.peakNotReady,
+    peakNotReadyUpdating: view.peakNotReadyUpdating,
+    notReadyP50Ms: median(view.notReadyDurations),
+    maxStartsPerRestart: densest([...view.started.values()], scaledMs(REAL.kubeletRestartS)),
+    maxNotBeforePerRestart: densest(
+      [...view.notBefore.values()].map(Date.parse),
+      scaledMs(REAL.kubeletRestartS),
+    ),
+    notBeforeRewrites: view.notBeforeRewrites,
+    handoffP50Ms: handoffs(),
+    updateP50Ms: updates(),
+    totalMs,
+    finished,
+  });
   for (;;) {
-    if (view.healthy.size >= NODES && view.notReady === 0) {
-      return {
-        peakNotReady: view.peakNotReady,
-        peakNotReadyUpdating: view.peakNotReadyUpdating,
-        notReadyP50Ms: median(view.notReadyDurations),
-        maxStartsPerRestart: densest([...view.started.values()], scaledMs(REAL.kubeletRestartS)),
-        maxNotBeforePerRestart: densest(
-          [...view.notBefore.values()].map(Date.parse),
-          scaledMs(REAL.kubeletRestartS),
-        ),
-        notBeforeRewrites: view.notBeforeRewrites,
-        handoffP50Ms: handoffs(),
-        updateP50Ms: updates(),
-        totalMs: Math.max(...view.healthy.values()) - t0,
-        finished: true,
-      };
-    }
-    if (performance.now() - t0 > PHASE_DEADLINE_MS)
-      return {
-        peakNotReady: view.peakNotReady,
-        peakNotReadyUpdating: view.peakNotReadyUpdating,
-        notReadyP50Ms: median(view.notReadyDurations),
-        maxStartsPerRestart: densest([...view.started.values()], scaledMs(REAL.kubeletRestartS)),
-        maxNotBeforePerRestart: densest(
-          [...view.notBefore.values()].map(Date.parse),
-          scaledMs(REAL.kubeletRestartS),
-        ),
-        notBeforeRewrites: view.notBeforeRewrites,
-        handoffP50Ms: handoffs(),
-        updateP50Ms: updates(),
-        totalMs: Number.NaN,
-        finished: false,
-      };
+    if (view.healthy.size >= NODES && view.notReady === 0)
+      return result(Math.max(...view.healthy.values()) - t0, true);
+    if (performance.now() - t0 > PHASE_DEADLINE_MS) return result(Number.NaN, false);
     await sleep(50);
   }
 }
@@ -684,11 +675,16 @@ function freePort(): Promise<number> {
   });
 }
 
+/** What runs as the controller: the bundle the image ships (built in main), or the sources. */
+let controllerEntry = CONTROLLER_SOURCE_ENTRY;
+const controllerFlags = process.env.STRATEGY_BENCH_CONTROLLER_SOURCE === '1' ? [] : SHIPPED_CONTROLLER_FLAGS;
+
 function startController(kubeconfig: string, metricsPort: number): ChildProcess {
   return spawn(
     process.execPath,
     [
-      join(ROOT, 'bin', 'nodeherd-controller.ts'),
+      ...controllerFlags,
+      controllerEntry,
       '--kubeconfig',
       kubeconfig,
       '--no-leader-elect',
@@ -715,6 +711,10 @@ const seconds = (ms: number) => (Number.isFinite(ms) ? `${realS(ms).toFixed(0)} 
 
 async function main(): Promise<void> {
   const started = performance.now();
+  const bundleDir = mkdtempSync(join(tmpdir(), 'nodeherd-strategy-bench-controller-'));
+  if (process.env.STRATEGY_BENCH_CONTROLLER_SOURCE !== '1')
+    controllerEntry = await controllerBundle(bundleDir);
+  process.on('exit', () => rmSync(bundleDir, { recursive: true, force: true }));
   console.log(
     `# update strategies: ${NODES} simulated nodes, limit ${LIMIT} nodes (10 %), kubelet restart ${REAL.kubeletRestartS} s, ` +
       `window ${REAL.windowS} s (Spread ${SPREAD_WINDOW_S} s, budget ${LIMIT}, canary ${SPREAD_CANARY}); time scale 1:${SCALE} (figures in real seconds); node ${process.version}`,
