@@ -19,6 +19,12 @@ import { PrometheusClient, type PrometheusCredentials, PrometheusError } from '.
 export type HealthGateSpec = NonNullable<RollingUpdateSpec['healthGate']>;
 
 export interface GateInput {
+  /**
+   * The revision being rolled out. An answer is kept only for the same revision: one read while the
+   * last rollout ended must not start the first batch of the next (a test saw an alert that fired
+   * 0.3 s later let the new revision's first node start, and the pool then paused).
+   */
+  revision: string;
   /** Nodes the next batch would take (blocking pods are looked for there). */
   starting: readonly string[];
   /** Ask Prometheus (false while rolling back: a rollback returns to a revision that was healthy). */
@@ -98,14 +104,14 @@ export class HealthGates {
   }
 
   async check(pool: string, gate: HealthGateSpec, input: GateInput): Promise<GateOutcome> {
-    const checks = input.checkPrometheus ? await this.prometheusChecks(pool, gate) : [];
+    const checks = input.checkPrometheus ? await this.prometheusChecks(pool, gate, input.revision) : [];
     const blocking = gate.blockingPodSelector
       ? blockingPodsMessage(input.starting, (n) => this.sources.podsOn(n), gate.blockingPodSelector)
       : undefined;
     return combineGateChecks(checks, blocking);
   }
 
-  private async prometheusChecks(pool: string, gate: HealthGateSpec): Promise<GateCheck[]> {
+  private async prometheusChecks(pool: string, gate: HealthGateSpec, revision: string): Promise<GateCheck[]> {
     const server = gate.prometheus;
     const metrics = gate.metrics ?? [];
     const alerts = gate.alerts ?? [];
@@ -113,7 +119,7 @@ export class HealthGates {
     const access = prometheusAccess(server, this.sources);
     if (!access.ok) return [{ state: 'unavailable', message: access.message }];
     const now = this.sources.now();
-    const key = JSON.stringify([server, metrics, alerts, access.version]);
+    const key = JSON.stringify([revision, server, metrics, alerts, access.version]);
     const cached = this.cache.get(pool);
     if (cached && cached.key === key && now - cached.at < gateIntervalMs(gate)) return cached.checks;
 

@@ -21,12 +21,13 @@ export async function gateStep(
   pool: string,
   spec: HealthGateSpec | undefined,
   decision: RolloutDecision,
-  state: { paused: boolean; rollingBack: boolean; rolloutOpen: boolean },
+  state: { revision: string; paused: boolean; rollingBack: boolean; rolloutOpen: boolean },
 ): Promise<GateStep> {
   if (!hasGates(spec)) return { condition: null };
   // A completed rollout is not watched; the one about to complete gets its last check here.
   if (state.paused || !state.rolloutOpen) return {};
   const outcome = await gates.check(pool, spec, {
+    revision: state.revision,
     starting: decision.starts.map((s) => s.node),
     checkPrometheus: !state.rollingBack,
   });

@@ -232,6 +232,7 @@ export class PoolReconciler implements Reconciler {
           rollingUpdateOf(snapshot.spec).healthGate,
           decision.rollout,
           {
+            revision: state.target.name,
             paused: state.paused,
             rollingBack: state.pin?.to === state.target.name,
             rolloutOpen: isRolloutOpen(state.history, state.target.name),
