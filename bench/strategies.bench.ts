@@ -50,6 +50,7 @@ import { revisionName } from '../src/api/hash.ts';
 import {
   CURRENT_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
+  NODE_CONFIG_READY_CONDITION,
   NOT_BEFORE_ANNOTATION,
   STATE_ANNOTATION,
   STATE_REVISION_ANNOTATION,
@@ -223,6 +224,12 @@ class NodeView {
   notBeforeRewrites = 0;
   failed = new Set<string>();
   healthy = new Map<string, number>();
+  /** Per node, when the watch first showed each step of its update to the target (stage breakdown). */
+  desiredAt = new Map<string, number>();
+  notReadyAt = new Map<string, number>();
+  readyAgainAt = new Map<string, number>();
+  doneAt = new Map<string, number>();
+  configReadyAt = new Map<string, number>();
 
   get notReady(): number {
     return this.notReadyNodes.size;
@@ -236,6 +243,11 @@ class NodeView {
     this.notBeforeRewrites = 0;
     this.failed = new Set();
     this.healthy = new Map();
+    this.desiredAt = new Map();
+    this.notReadyAt = new Map();
+    this.readyAgainAt = new Map();
+    this.doneAt = new Map();
+    this.configReadyAt = new Map();
     this.peakNotReady = this.notReadyNodes.size;
     this.peakNotReadyUpdating = 0;
     this.notReadyDurations = [];
@@ -260,6 +272,19 @@ class NodeView {
     const state = annotations[STATE_ANNOTATION];
     const target = this.target;
     if (target === undefined || annotations[DESIRED_REVISION_ANNOTATION] !== target) return;
+    if (!this.desiredAt.has(name)) this.desiredAt.set(name, at);
+    if (this.started.has(name)) {
+      if (ready !== 'True' && !this.notReadyAt.has(name)) this.notReadyAt.set(name, at);
+      if (ready === 'True' && this.notReadyAt.has(name) && !this.readyAgainAt.has(name))
+        this.readyAgainAt.set(name, at);
+      if (state === 'Done' && annotations[CURRENT_REVISION_ANNOTATION] === target && !this.doneAt.has(name))
+        this.doneAt.set(name, at);
+      const configReady = (node.status as { conditions?: KubeObject[] } | undefined)?.conditions?.find(
+        (c) => c.type === NODE_CONFIG_READY_CONDITION,
+      );
+      if (this.doneAt.has(name) && configReady?.status === 'True' && !this.configReadyAt.has(name))
+        this.configReadyAt.set(name, at);
+    }
     const notBefore = annotations[NOT_BEFORE_ANNOTATION];
     if (notBefore !== undefined) {
       const seen = this.notBefore.get(name);
@@ -304,6 +329,8 @@ interface GoodResult {
    * freed place in the budget stayed unused before the next node took it.
    */
   handoffP50Ms: number;
+  /** Where a hand-over's time goes: medians of each step of a node's update (scaled ms), see stagesOf. */
+  stages: [string, number][];
   /** Median time from a node's start to it being healthy on the target (scaled ms). */
   updateP50Ms: number;
   /** Spread: most not-before times within one kubelet restart time (the schedule's own density), and rewrites. */
@@ -320,6 +347,31 @@ interface BrokenResult {
   /** From the change to the last node that started applying it. */
   lastHitMs: number;
   settled: boolean;
+}
+
+/**
+ * Medians of each step of a node's update, as the watch saw them: a freed place to the next node given
+ * the target (the controller), given to applying (the agent), applying to NotReady (the apply up to the
+ * kubelet restart), NotReady to Ready (the restart), Ready to Done (the agent's verification and
+ * report), Done to NodeConfigReady, and the last of those to healthy.
+ */
+function stagesOf(view: NodeView): [string, number][] {
+  const between = (from: Map<string, number>, to: Map<string, number>) =>
+    median([...to].flatMap(([name, at]) => (from.has(name) ? [at - from.get(name)!] : [])));
+  const healthy = [...view.healthy.values()].sort((a, b) => a - b);
+  const desired = [...view.desiredAt.values()].sort((a, b) => a - b);
+  const freedToDesired = median(
+    healthy.slice(0, Math.max(0, desired.length - LIMIT)).map((h, k) => desired[k + LIMIT]! - h),
+  );
+  return [
+    ['freed → next given the target', freedToDesired],
+    ['given → applying', between(view.desiredAt, view.started)],
+    ['applying → NotReady', between(view.started, view.notReadyAt)],
+    ['NotReady → Ready', between(view.notReadyAt, view.readyAgainAt)],
+    ['Ready → Done', between(view.readyAgainAt, view.doneAt)],
+    ['Done → NodeConfigReady', between(view.doneAt, view.configReadyAt)],
+    ['NodeConfigReady → healthy', between(view.configReadyAt, view.healthy)],
+  ];
 }
 
 /** Waits until every node is healthy on the phase's target, or the deadline. */
@@ -341,6 +393,7 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
     ),
     notBeforeRewrites: view.notBeforeRewrites,
     handoffP50Ms: handoffs(),
+    stages: stagesOf(view),
     updateP50Ms: updates(),
     totalMs,
     finished,
@@ -498,6 +551,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
   const stateRoot = mkdtempSync(join(tmpdir(), 'nodeherd-strategy-bench-agents-'));
   const server = await startApiServerProcess({
     dataDir,
+    nodeFlags: profileFlags('apiserver'),
     // The node lease and grace period stay real (40 s, renewed every 10 s): scaled, 1,000 kubelets
     // renew 1,000 times a second and starve the simulator, whose late renewals then turn Ready nodes
     // Unknown. Restarted kubelets post NotReady themselves, so the figures do not depend on the grace.
@@ -675,6 +729,12 @@ function freePort(): Promise<number> {
   });
 }
 
+/** STRATEGY_BENCH_CPU_PROF_DIR: CPU profiles of the API server and the controller go there. */
+function profileFlags(process_: string): string[] {
+  const dir = process.env.STRATEGY_BENCH_CPU_PROF_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, process_)}`] : [];
+}
+
 /** What runs as the controller: the bundle the image ships (built in main), or the sources. */
 let controllerEntry = CONTROLLER_SOURCE_ENTRY;
 const controllerFlags = process.env.STRATEGY_BENCH_CONTROLLER_SOURCE === '1' ? [] : SHIPPED_CONTROLLER_FLAGS;
@@ -684,6 +744,7 @@ function startController(kubeconfig: string, metricsPort: number): ChildProcess 
     process.execPath,
     [
       ...controllerFlags,
+      ...profileFlags('controller'),
       controllerEntry,
       '--kubeconfig',
       kubeconfig,
@@ -775,6 +836,9 @@ async function main(): Promise<void> {
     );
     console.log(
       `  a node from its start to healthy: ${seconds(r.good.updateP50Ms)} (median); a place freed in the budget to the next start: ${seconds(r.good.handoffP50Ms)} (median)`,
+    );
+    console.log(
+      `  steps, medians on the scaled clock: ${r.good.stages.map(([step, ms]) => `${step} ${ms.toFixed(0)} ms`).join(', ')}`,
     );
     console.log(
       `  simulated nodes' event loop during the good change: delay p99 ${r.simLoopDelayMs.p99.toFixed(0)} ms, max ${r.simLoopDelayMs.max.toFixed(0)} ms (scaled clock)`,
