@@ -11,6 +11,7 @@ import {
   type IncomingMessage,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { createSecureContext } from 'node:tls';
 import { type CredentialSource, StaticCredentials, type TlsMaterial } from './credential-source.ts';
 import { KubeError, kubeErrorFromResponse } from './kube-error.ts';
 import { PATCH_CONTENT_TYPES } from './light/types.ts';
@@ -303,6 +304,8 @@ export class HttpsTransport {
   // One keep-alive agent while the TLS material stays the same (rotated certificates replace it).
   // One idle socket is enough for an agent that makes a request every few minutes; LIFO reuse keeps
   // the warm one. Node closes idle sockets when the server's Keep-Alive timeout says so.
+  // The CA, certificate and key go into one SecureContext for the agent's lifetime: given as plain
+  // options, every new connection (each watch is one) parses them into a context of its own again.
   private pooledAgent(tls: TlsMaterial): HttpAgent {
     if (this.agent && (tls === this.agentTls || sameTls(tls, this.agentTls))) return this.agent;
     this.agent?.destroy();
@@ -313,10 +316,22 @@ export class HttpsTransport {
       ...(this.tuning.maxSockets !== undefined ? { maxSockets: this.tuning.maxSockets } : {}),
     };
     this.agent =
-      this.server.protocol === 'https:' ? new HttpsAgent({ ...common, ...tls }) : new HttpAgent(common);
+      this.server.protocol === 'https:'
+        ? new HttpsAgent({ ...common, ...secured(tls) })
+        : new HttpAgent(common);
     this.agentTls = tls;
     return this.agent;
   }
+}
+
+/** The agent options of TLS material: its keys and certificates as one SecureContext. */
+function secured(tls: TlsMaterial) {
+  const { ca, cert, key, pfx, passphrase, servername, rejectUnauthorized } = tls;
+  return {
+    secureContext: createSecureContext({ ca, cert, key, pfx, passphrase }),
+    ...(servername !== undefined ? { servername } : {}),
+    ...(rejectUnauthorized !== undefined ? { rejectUnauthorized } : {}),
+  };
 }
 
 function sameTls(a: TlsMaterial, b: TlsMaterial | undefined): boolean {

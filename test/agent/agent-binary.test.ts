@@ -69,7 +69,9 @@ describe('nodeherd-agent process', () => {
       new RegExp(`nodeherd_agent_current_revision_info\\{revision="${revision.metadata.name}"`),
     );
     assert.match(metrics, /nodeherd_agent_apply_duration_seconds_count\{result="success"\} 1/);
-    assert.match(metrics, /nodeherd_agent_api_requests_total\{verb="watch"\} 2/);
+    // One watch, its Node's; the revision, immutable, is read once.
+    assert.match(metrics, /nodeherd_agent_api_requests_total\{verb="watch"\} 1/);
+    assert.match(metrics, /nodeherd_agent_api_requests_total\{verb="get"\} 1/);
     // The node's OTA API is served beside them: nothing is offered to this node.
     const update = await fetch(`http://127.0.0.1:${port}/v1/update`);
     assert.equal(update.status, 404);

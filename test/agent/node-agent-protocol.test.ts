@@ -51,9 +51,12 @@ describe('node agent protocol', () => {
       'RevisionNotFound',
     );
 
+    assert.notEqual(node.agent.stats().informers.revision, undefined, 'the missing revision is watched');
     const revision = await createRevision(cluster, 'late', spec);
     assert.equal(revision.metadata.name, name);
     await waitForState(cluster, node.name, 'Done');
+    // Immutable once it exists: the watch that waited for it ends.
+    assert.equal(node.agent.stats().informers.revision, undefined, 'no revision watch once it exists');
   });
 
   it('writes nothing to the API server when restarted on an applied node', async () => {
@@ -71,8 +74,9 @@ describe('node agent protocol', () => {
     const after = node.client.stats().byVerb;
     assert.equal(after.patch, before.patch, 'no patch');
     assert.equal(after.create, before.create, 'no event');
-    assert.equal(after.list - before.list, 2, 'one list per watched object');
-    assert.equal(after.watch - before.watch, 2, 'one watch per watched object');
+    assert.equal(after.list - before.list, 1, 'one list, of its Node');
+    assert.equal(after.watch - before.watch, 1, 'one watch, of its Node');
+    assert.equal(after.get - before.get, 1, 'one read of the revision, which is immutable');
   });
 
   it('keeps kubelet’s own conditions when it sets NodeConfigReady', async () => {
