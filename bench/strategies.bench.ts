@@ -24,7 +24,7 @@
 // human: the controller's pool reconciles, the simulated nodes' event-loop delay, the median time from
 // a place freed in the budget to the next start, and Spread's own schedule density.
 //
-// Real time would take hours, so every duration runs SCALE (10) times faster: the kubelet restart
+// Real time would take hours, so every duration runs SCALE (10 by default) times faster: the kubelet restart
 // (30 s → 3 s NotReady), the window (300 s → 30 s), the agent's unit timeout (60 s → 6 s), the Serial
 // slot lease (600 s → 60 s). Times are reported scaled back to real seconds. Not scaled: the node
 // lease and grace period (see runStrategy), and controller and agent reaction times (tens of ms), which
@@ -33,6 +33,10 @@
 // Run: node bench/strategies.bench.ts
 //   STRATEGY_BENCH_NODES=1000          nodes (the limit is 10 % of them; quick: 200)
 //   STRATEGY_BENCH_ONLY=jitter,Spread  strategies to run (default all four)
+//   STRATEGY_BENCH_SCALE=10            time scale: every duration runs this many times faster (1: real
+//                                      time; it must divide 300, 360 and 600)
+//   STRATEGY_BENCH_TRACE=1             also time the agents' own steps (their log lines: applying, each
+//                                      action, applied) from the moment the watch showed the node its target
 //   STRATEGY_BENCH_SEED=1              seed of the jitter's random offsets
 //   STRATEGY_BENCH_SPREAD_WINDOW_S=300 Spread's windowSeconds (real; default nodes × restart ÷ limit)
 //   STRATEGY_BENCH_RUNS=1              runs per strategy; from 2 on, each run places the nodes in 2–4
@@ -66,6 +70,7 @@ import { Fleet } from '../src/sim/fleet.ts';
 import { sharedClient } from '../src/sim/node-clients.ts';
 import { readyConditionOf } from '../src/sim/node-object.ts';
 import { simulatedNodeAgents } from '../src/sim/simulated-node-agents.ts';
+import type { LogFields, Logger } from '../src/util/logger.ts';
 import { startApiServerProcess } from './support/apiserver-process.ts';
 import {
   CONTROLLER_SOURCE_ENTRY,
@@ -79,8 +84,17 @@ const ROOT = join(import.meta.dirname, '..');
 const GROUP = '/apis/nodeherd.io/v1alpha1';
 const POOL = 'bench';
 
-/** Every duration runs this many times faster than on a real fleet. */
-const SCALE = 10;
+/**
+ * Every duration runs this many times faster than on a real fleet. Reaction times (watch, reconcile,
+ * API round trips) are not scaled, so they weigh SCALE times more here than on a real fleet; and the
+ * faster the clock, the more work per second the two cores of a laptop-sized machine must do for the
+ * same fleet. 1 runs in real time.
+ */
+const SCALE = benchNumber('STRATEGY_BENCH_SCALE', 10, 10);
+if (!(SCALE >= 1 && [300, 360, 600].every((s) => Number.isInteger(s / SCALE))))
+  throw new Error(
+    `STRATEGY_BENCH_SCALE must be ≥ 1 and divide 300, 360 and 600 (windows and lease in whole seconds): ${SCALE}`,
+  );
 const REAL = {
   kubeletRestartS: 30,
   windowS: 300,
@@ -132,8 +146,8 @@ const BREAK_MARK = 'NODEHERD_BENCH_BREAKS_KUBELET';
  * than a broken node takes to report Failed (the unit timeout) plus the controller's reaction.
  */
 const SETTLE_MS = scaledMs(REAL.unitTimeoutS) + 2_000;
-/** Longest a phase may take (scaled) before it is reported as not finished. */
-const PHASE_DEADLINE_MS = 180_000;
+/** Longest a phase may take (scaled) before it is reported as not finished: 30 min real, at least 3 min. */
+const PHASE_DEADLINE_MS = Math.max(180_000, scaledMs(1800));
 /** Longest the breaking change is followed (scaled): the window, the unit timeout and the settling. */
 const BROKEN_DEADLINE_MS = scaledMs(REAL.spreadWindowS + REAL.unitTimeoutS) + 3 * SETTLE_MS;
 
@@ -316,6 +330,62 @@ class NodeView {
   }
 }
 
+/**
+ * STRATEGY_BENCH_TRACE: when each node's agent logged each step of the phase's update (its logger's
+ * messages, actions by id), to set beside the watch's view: where a hand-over's time goes on the node.
+ */
+class AgentTrace {
+  readonly enabled = process.env.STRATEGY_BENCH_TRACE === '1';
+  private steps = new Map<string, Map<string, number>>();
+  private recording = false;
+
+  /** A logger for the agents: records the first time each node logs each step while recording. */
+  logger(): Logger {
+    const make = (fields: LogFields): Logger => {
+      const log = (first: LogFields | string, message?: string) => {
+        const node = fields.node;
+        if (!this.recording || typeof node !== 'string') return;
+        const step =
+          typeof first === 'string'
+            ? first
+            : `${message ?? ''}${first.action ? ` ${String(first.action)}` : ''}`;
+        const steps = this.steps.get(node) ?? new Map<string, number>();
+        this.steps.set(node, steps);
+        if (!steps.has(step)) steps.set(step, performance.now());
+      };
+      return { debug: log, info: log, warn: log, error: log, child: (more) => make({ ...fields, ...more }) };
+    };
+    return make({});
+  }
+
+  start(): void {
+    this.steps = new Map();
+    this.recording = true;
+  }
+
+  /** Medians (and p90) of each step from the node being given the target, in the order they happen. */
+  report(view: NodeView): string[] {
+    this.recording = false;
+    const since = new Map<string, number[]>();
+    const add = (step: string, ms: number) => since.set(step, [...(since.get(step) ?? []), ms]);
+    for (const [node, given] of view.desiredAt) {
+      for (const [step, at] of this.steps.get(node) ?? []) add(`agent: ${step}`, at - given);
+      const applying = view.started.get(node);
+      if (applying !== undefined) add('watch: Applying', applying - given);
+      const notReady = view.notReadyAt.get(node);
+      if (notReady !== undefined) add('watch: NotReady', notReady - given);
+    }
+    const p = (values: number[], q: number) =>
+      [...values].sort((a, b) => a - b)[Math.floor(values.length * q)]!;
+    return [...since]
+      .sort((a, b) => median(a[1]) - median(b[1]))
+      .map(
+        ([step, values]) =>
+          `${median(values).toFixed(0)} ms (p90 ${p(values, 0.9).toFixed(0)}, ${values.length} nodes) ${step}`,
+      );
+  }
+}
+
 interface GoodResult {
   peakNotReady: number;
   /** The peak of NotReady nodes that were updating (NodeView.peakNotReadyUpdating). */
@@ -450,6 +520,8 @@ interface StrategyResult {
   controllerPeakMb: number | undefined;
   /** Event-loop delay of the process running the simulated nodes during the good change, ms. */
   simLoopDelayMs: { p99: number; max: number };
+  /** STRATEGY_BENCH_TRACE: the agents' steps during the good change (AgentTrace.report). */
+  agentSteps: string[];
   /** The controller's pool reconciles during the good change (where a rollout's waits go). */
   reconciles: ControllerCounters | undefined;
   /** RSS and peak RSS of the API server at the end, MB. */
@@ -563,6 +635,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
   // of requests ended in new TLS connections (a third of the simulator's CPU at 1,000 nodes).
   const light = LightKubeClient.fromKubeconfig(kubeconfig, { maxFreeSockets: NODES });
   const view = new NodeView();
+  const trace = new AgentTrace();
   let kubeletDeaths = 0;
   const fleet = new Fleet({
     clientFor: sharedClient(light),
@@ -580,7 +653,13 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
         return 'kubelet: unknown flag in its drop-in (the benchmark’s breaking change)';
       },
     },
-    agent: simulatedNodeAgents({ stateRoot, agent: { unitTimeoutMs: scaledMs(REAL.unitTimeoutS) } }),
+    agent: simulatedNodeAgents({
+      stateRoot,
+      agent: {
+        unitTimeoutMs: scaledMs(REAL.unitTimeoutS),
+        ...(trace.enabled ? { logger: trace.logger() } : {}),
+      },
+    }),
     onServerChange: (name, node) => view.observe(name, node),
   });
   let controller: ChildProcess | undefined;
@@ -681,8 +760,10 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
     loopDelay.enable();
     const requestsBefore = await server.requests();
     const reconcilesBefore = await controllerCounters(metricsPort);
+    if (trace.enabled) trace.start();
     await change(specs[1]);
     const good = await allHealthy(view, t0);
+    const agentSteps = trace.enabled ? trace.report(view) : [];
     const requests = requestsBetween(
       requestsBefore,
       await server.requests(),
@@ -706,6 +787,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       requests,
       controllerPeakMb: peakRssMb(controller?.pid),
       simLoopDelayMs,
+      agentSteps,
       reconciles,
       serverRssMb: serverMemory.rssMb,
       serverPeakMb: serverMemory.peakMb,
@@ -846,6 +928,7 @@ async function main(): Promise<void> {
     console.log(
       `  simulated nodes' event loop during the good change: delay p99 ${r.simLoopDelayMs.p99.toFixed(0)} ms, max ${r.simLoopDelayMs.max.toFixed(0)} ms (scaled clock)`,
     );
+    for (const step of r.agentSteps) console.log(`  from given the target, scaled clock: ${step}`);
     const c = r.reconciles;
     if (c)
       console.log(
