@@ -64,6 +64,8 @@ async function serve(): Promise<void> {
   for (let i = 1; i <= Number(countText); i++) {
     const name = nodeName(i);
     await server.issueCredential('node', name, join(credentialsDir, `${name}.kubeconfig`));
+    // The Node is registered by its kubelet, which has an identity of its own (issue 11).
+    await server.issueCredential('kubelet', name, join(credentialsDir, `${name}.kubelet.kubeconfig`));
   }
   const ready: ServerReady = {
     url: server.url,
@@ -125,6 +127,9 @@ async function fleetRun(
   let phase = 'startup';
   const fleet = new Fleet({
     clientFor: mode === 'node' ? kubeconfigNodeIdentities(ready.credentialsDir) : sharedClient(admin),
+    ...(mode === 'node'
+      ? { kubeletClientFor: kubeconfigNodeIdentities(ready.credentialsDir, {}, 'kubelet') }
+      : {}),
     adminClient: admin,
     startConcurrency: 64,
     ...(agents ? { agent: simulatedNodeAgents({ stateRoot }) } : {}),
@@ -314,18 +319,22 @@ async function createRevision(admin: LightKubeClient): Promise<NodeConfigRevisio
 function totalRequests(fleet: Fleet, admin: LightKubeClient, mode: 'node' | 'shared'): number {
   if (mode === 'shared') return admin.stats().requests;
   let sum = admin.stats().requests;
-  for (const name of fleet.names()) sum += clientOf(fleet, name).stats().requests;
+  for (const client of nodeClients(fleet)) sum += client.stats().requests;
   return sum;
 }
 
 function sumConnections(fleet: Fleet): number {
   let sum = 0;
-  for (const name of fleet.names()) sum += clientOf(fleet, name).stats().connections;
+  for (const client of nodeClients(fleet)) sum += client.stats().connections;
   return sum;
 }
 
-function clientOf(fleet: Fleet, name: string): LightKubeClient {
-  return fleet.node(name)!.client;
+/** Every node's clients: its agent's and, when it has an identity of its own, its kubelet's. */
+function nodeClients(fleet: Fleet): LightKubeClient[] {
+  return fleet.names().flatMap((name) => {
+    const node = fleet.node(name)!;
+    return node.kubeletClient === node.client ? [node.client] : [node.client, node.kubeletClient];
+  });
 }
 
 /** One wheel against one setInterval per node: heap, and CPU while idle-ticking. */

@@ -55,11 +55,19 @@ function embeddedIdentities(
   };
 }
 
-/** Reads each node's kubeconfig from `directory/<node>.kubeconfig`, issued beforehand by the server. */
-export function kubeconfigNodeIdentities(directory: string, tuning: ClientTuning = {}): ClientFactory {
+/**
+ * Reads each node's kubeconfig from `directory/<node>.kubeconfig` (its agent's identity; `kubelet`:
+ * `<node>.kubelet.kubeconfig`, its kubelet's), issued beforehand by the server.
+ */
+export function kubeconfigNodeIdentities(
+  directory: string,
+  tuning: ClientTuning = {},
+  kind: 'node' | 'kubelet' = 'node',
+): ClientFactory {
+  const suffix = kind === 'kubelet' ? '.kubelet' : '';
   return (nodeName) =>
-    LightKubeClient.fromKubeconfig(join(directory, `${nodeName}.kubeconfig`), {
-      userAgent: `nodeherd-sim/${nodeName}`,
+    LightKubeClient.fromKubeconfig(join(directory, `${nodeName}${suffix}.kubeconfig`), {
+      userAgent: `nodeherd-sim/${nodeName}${kind === 'kubelet' ? '/kubelet' : ''}`,
       ...tuning,
     });
 }

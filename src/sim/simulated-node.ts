@@ -131,6 +131,8 @@ export class SimulatedNode {
   readonly files: MemoryFileExecutor;
   readonly host: SimulatedNodeHost;
   readonly client: LightKubeClient;
+  /** The kubelet's client: its own identity, or the agent's client. */
+  readonly kubeletClient: LightKubeClient;
   private readonly faults: NodeFaults;
   private readonly agentFactory: AgentFactory | undefined;
   private readonly onError: SimulatedNodeOptions['onError'];
@@ -145,13 +147,14 @@ export class SimulatedNode {
   constructor(options: SimulatedNodeOptions) {
     this.name = options.node.name;
     this.client = options.client;
+    this.kubeletClient = options.kubeletClient ?? options.client;
     this.faults = options.faults ?? {};
     this.agentFactory = options.agent;
     this.onError = options.onError;
     this.rebootDownMs = options.rebootDownMs ?? 10_000;
     this.kubelet = new SimulatedKubelet({
       ...options,
-      client: options.kubeletClient ?? options.client,
+      client: this.kubeletClient,
       bootId: () => this.host.currentBoot,
       onError: (error, during) => this.onError?.(error, during),
     });
