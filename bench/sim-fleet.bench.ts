@@ -13,7 +13,7 @@
 //   SIM_BENCH_WINDOW_S=60       steady-state measuring window
 //   SIM_BENCH_TIMERS=0          skip the timer comparison
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,6 +80,12 @@ async function serve(): Promise<void> {
   });
 }
 
+/** This process's limit of open files (the soft limit, which children inherit). */
+function openFilesLimit(): number {
+  const text = execFileSync('/bin/sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
+  return text === 'unlimited' ? Number.POSITIVE_INFINITY : Number(text);
+}
+
 function nodeName(index: number): string {
   return `sim-${String(index).padStart(4, '0')}`;
 }
@@ -92,7 +98,19 @@ async function main(): Promise<void> {
   console.log(
     `# simulated fleet benchmark (mode ${mode}, agents ${agents ? 'on' : 'off'}, steady window ${windowS} s, node ${process.version})`,
   );
-  for (const size of sizes) await fleetRun(size, mode, agents, windowS);
+  const fdLimit = openFilesLimit();
+  for (const size of sizes) {
+    // Each node holds its agent's watch and pooled connection and, in mode node, its kubelet's
+    // connection too, all in this process (and as many in the server's).
+    const needed = size * (mode === 'node' ? 4 : 2) + 256;
+    if (needed > fdLimit) {
+      console.log(
+        `\n## ${size} nodes: skipped, it needs about ${needed} open files per process and the limit is ${fdLimit} (ulimit -n; raise the hard limit to run it)`,
+      );
+      continue;
+    }
+    await fleetRun(size, mode, agents, windowS);
+  }
   if (process.env.SIM_BENCH_TIMERS !== '0') await timerComparison(5_000);
 }
 
