@@ -3,13 +3,18 @@
 // touch SQLite or JSON.parse. Historical reads (list at a revision, watch resume) go to the log.
 //
 // Group commit (option groupCommit): a write joins one SQLite transaction per event-loop turn, committed
-// (one fsync) in a setImmediate after the turn, instead of paying its own fsync. Within the process every
-// write is applied at once, in order, exactly as without group commit: reads, CAS checks, revisions and
-// subscribers all see the serial history, so preconditions behave as if the writes had committed one by
-// one. What is deferred is only release to the outside: whenDurable() resolves after the commit, and the
-// HTTP layer holds every response and watch event until then, so no client observes a write that could
-// still be lost. A failed commit leaves this process ahead of the disk, so the store then refuses all work
+// in a setImmediate after the turn, instead of paying its own fsync. Within the process every write is
+// applied at once, in order, exactly as without group commit: reads, CAS checks, revisions and subscribers
+// all see the serial history, so preconditions behave as if the writes had committed one by one. What is
+// deferred is only release to the outside: whenDurable() resolves once the commit is on disk, and the HTTP
+// layer holds every response and watch event until then, so no client observes a write that could still
+// be lost. A failed commit leaves this process ahead of the disk, so the store then refuses all work
 // (StoreFailedError) until it is reopened, which reloads the durable state.
+//
+// The fsync of a group does not block the event loop: COMMIT only writes the WAL, and the WAL is fsynced
+// on libuv's thread pool (revision-log.ts, syncInBackground) while requests go on being parsed and
+// applied. Writes made meanwhile gather in the next group, which commits when that fsync has returned: one
+// fsync at a time, each covering everything committed before it.
 import { EventDispatcher, type StoreListener } from './event-dispatcher.ts';
 import { cloneJson, deepFreeze } from './json-clone.ts';
 import { isPlainObject, serializeForStorage, stampResourceVersion } from './resource-version.ts';
@@ -69,8 +74,10 @@ export class SqliteStore implements Store {
   readonly #maxObjectBytes: number;
   #revision: number;
   #durable: number;
-  /** Settles when the open group transaction commits; undefined when none is open. */
+  /** Settles when the open group transaction is durable; undefined when none is open. */
   #group: PromiseWithResolvers<void> | undefined;
+  /** The group committed and being fsynced, up to which revision; undefined when no fsync runs. */
+  #syncing: { group: PromiseWithResolvers<void>; upTo: number } | undefined;
   #failure: StoreFailedError | undefined;
   #compacted: number;
   #compactTimer: NodeJS.Timeout | undefined;
@@ -104,7 +111,7 @@ export class SqliteStore implements Store {
   /** Opens or creates the store at path (':memory:' for a throwaway one). */
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
     validateOptions(options);
-    const log = RevisionLog.open(path);
+    const log = RevisionLog.open(path, { syncInBackground: options.groupCommit === true });
     let store: SqliteStore;
     try {
       store = new SqliteStore(log, options);
@@ -131,15 +138,36 @@ export class SqliteStore implements Store {
   whenDurable(revision: number = this.#revision): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure);
     if (revision <= this.#durable) return DURABLE;
-    // Every revision above the durable one belongs to the open group.
-    if (this.#group === undefined) return Promise.reject(new Error(`revision ${revision} was never written`));
+    // Every revision above the durable one belongs to the group being synced or to the open group.
+    if (this.#syncing !== undefined && revision <= this.#syncing.upTo) return this.#syncing.group.promise;
+    if (this.#group === undefined || revision > this.#revision) {
+      return Promise.reject(new Error(`revision ${revision} was never written`));
+    }
     return this.#group.promise;
   }
 
-  /** Commits the open group now (no-op without one). Throws StoreFailedError if the commit fails. */
+  /**
+   * Commits the open group and makes every write durable before it returns (no-op when all are).
+   * Throws StoreFailedError if that fails.
+   */
   flush(): void {
-    this.#commitGroup();
     if (this.#failure) throw this.#failure;
+    if (this.#closed || (this.#group === undefined && this.#syncing === undefined)) return;
+    const syncing = this.#syncing;
+    const group = this.#group;
+    try {
+      if (group !== undefined) this.#log.commit();
+      this.#log.syncWalNow();
+    } catch (error) {
+      this.#fail(error);
+      throw this.#failure;
+    }
+    // The fsync still running for `syncing`, if any, finds itself overtaken and does nothing.
+    this.#syncing = undefined;
+    this.#group = undefined;
+    this.#durable = this.#revision;
+    syncing?.group.resolve();
+    group?.resolve();
   }
 
   get(key: string): StoredItem | undefined {
@@ -305,7 +333,11 @@ export class SqliteStore implements Store {
   /** Commits what is pending (writes acknowledged by whenDurable() were committed already) and closes. */
   close(): void {
     if (this.#closed) return;
-    this.#commitGroup();
+    try {
+      this.flush();
+    } catch {
+      // Reported through onBackgroundError; what was acknowledged is on disk already.
+    }
     this.#closed = true;
     clearInterval(this.#compactTimer);
     this.#log.close();
@@ -317,7 +349,8 @@ export class SqliteStore implements Store {
       this.#group = Promise.withResolvers<void>();
       // The promise may have no waiter (in-process writes); a failure is reported through onBackgroundError.
       this.#group.promise.catch(() => {});
-      setImmediate(() => this.#commitGroup());
+      // While an fsync runs, the group commits when it returns (#synced).
+      if (this.#syncing === undefined) setImmediate(() => this.#commitGroup());
     }
     let revision: number;
     try {
@@ -338,9 +371,10 @@ export class SqliteStore implements Store {
     return revision;
   }
 
+  /** Commits the open group, then fsyncs it off the event loop; with an fsync running, #synced calls again. */
   #commitGroup(): void {
     const group = this.#group;
-    if (group === undefined || this.#failure || this.#closed) return;
+    if (group === undefined || this.#syncing !== undefined || this.#failure || this.#closed) return;
     try {
       this.#log.commit();
     } catch (error) {
@@ -348,8 +382,27 @@ export class SqliteStore implements Store {
       return;
     }
     this.#group = undefined;
-    this.#durable = this.#revision;
-    group.resolve();
+    if (!this.#log.syncsInBackground) {
+      this.#durable = this.#revision;
+      group.resolve();
+      return;
+    }
+    const syncing = { group, upTo: this.#revision };
+    this.#syncing = syncing;
+    this.#log.syncWal((error) => this.#synced(syncing, error));
+  }
+
+  #synced(syncing: { group: PromiseWithResolvers<void>; upTo: number }, error: Error | null): void {
+    // flush() made it durable meanwhile, or the store failed or closed.
+    if (this.#syncing !== syncing) return;
+    if (error) {
+      this.#fail(error);
+      return;
+    }
+    this.#syncing = undefined;
+    this.#durable = syncing.upTo;
+    syncing.group.resolve();
+    if (this.#group !== undefined) this.#commitGroup();
   }
 
   #fail(cause: unknown): void {
@@ -360,6 +413,10 @@ export class SqliteStore implements Store {
     } catch {
       // Already rolled back, or the connection is broken: either way nothing of the group is on disk.
     }
+    // A group committed but not yet fsynced was never acknowledged either: after a crash it may or may
+    // not be there, like any write whose answer never came.
+    this.#syncing?.group.reject(this.#failure);
+    this.#syncing = undefined;
     this.#group?.reject(this.#failure);
     this.#group = undefined;
     this.#onBackgroundError(cause, 'committing a group of writes');
