@@ -2,6 +2,10 @@
 // (revision-log.ts) plus the live state of every key in memory, parsed once and frozen, so reads never
 // touch SQLite or JSON.parse. Historical reads (list at a revision, watch resume) go to the log.
 //
+// Objects are handed out as they are kept: deeply frozen, stamped with their resourceVersion, and
+// shared by every reader (the write's caller, each subscriber's event, later gets and lists), so a write
+// parses its object once and no read copies it. Whoever wants to change one copies it first (cloneJson).
+//
 // Group commit (option groupCommit): a write joins one SQLite transaction per event-loop turn, committed
 // in a setImmediate after the turn, instead of paying its own fsync. Within the process every write is
 // applied at once, in order, exactly as without group commit: reads, CAS checks, revisions and subscribers
@@ -16,7 +20,7 @@
 // applied. Writes made meanwhile gather in the next group, which commits when that fsync has returned: one
 // fsync at a time, each covering everything committed before it.
 import { EventDispatcher, type StoreListener } from './event-dispatcher.ts';
-import { cloneJson, deepFreeze } from './json-clone.ts';
+import { deepFreeze } from './json-clone.ts';
 import { isPlainObject, serializeForStorage, stampResourceVersion } from './resource-version.ts';
 import { LogConflictError, type LogEventRow, type LogRow, RevisionLog } from './revision-log.ts';
 import { SortedKeys } from './sorted-keys.ts';
@@ -56,11 +60,11 @@ const DURABLE: Promise<void> = Promise.resolve();
 
 export const DEFAULT_RETAIN_REVISIONS = 10_000;
 
-/** The live state of one key. template is frozen and never handed out: callers get copies. */
+/** The live state of one key. object is frozen, stamped with revision, and handed out as it is. */
 interface LiveEntry {
   revision: number;
   createRevision: number;
-  template: KubeObject;
+  object: KubeObject;
 }
 
 export class SqliteStore implements Store {
@@ -102,7 +106,7 @@ export class SqliteStore implements Store {
       this.#live.set(row.key, {
         revision: row.revision,
         createRevision: row.createRevision,
-        template: deepFreeze(JSON.parse(row.value)),
+        object: frozenObject(row.value, row.revision),
       });
       this.#keys.insert(row.key);
     }
@@ -173,7 +177,7 @@ export class SqliteStore implements Store {
   get(key: string): StoredItem | undefined {
     this.#assertOpen();
     const entry = this.#live.get(key);
-    return entry === undefined ? undefined : item(key, entry, entry.revision);
+    return entry === undefined ? undefined : item(key, entry);
   }
 
   list(prefix: string, options: ListOptions = {}): ListResult {
@@ -218,13 +222,13 @@ export class SqliteStore implements Store {
       prevRevision,
       value,
     });
-    const entry: LiveEntry = { revision, createRevision: revision, template: deepFreeze(JSON.parse(value)) };
+    const entry: LiveEntry = { revision, createRevision: revision, object: frozenObject(value, revision) };
     this.#live.set(key, entry);
     this.#keys.insert(key);
     if (this.#dispatcher.hasListeners) {
-      this.#dispatcher.publish({ type: 'ADDED', key, revision, object: fresh(entry.template, revision) });
+      this.#dispatcher.publish({ type: 'ADDED', key, revision, object: entry.object });
     }
-    return item(key, entry, revision);
+    return item(key, entry);
   }
 
   update(key: string, expectedRevision: number, object: KubeObject): StoredItem {
@@ -246,7 +250,7 @@ export class SqliteStore implements Store {
     const entry: LiveEntry = {
       revision,
       createRevision: previous.createRevision,
-      template: deepFreeze(JSON.parse(value)),
+      object: frozenObject(value, revision),
     };
     this.#live.set(key, entry);
     if (this.#dispatcher.hasListeners) {
@@ -254,11 +258,11 @@ export class SqliteStore implements Store {
         type: 'MODIFIED',
         key,
         revision,
-        object: fresh(entry.template, revision),
-        prevObject: fresh(previous.template, previous.revision),
+        object: entry.object,
+        prevObject: previous.object,
       });
     }
-    return item(key, entry, revision);
+    return item(key, entry);
   }
 
   // Like etcd, refuse an object above the size limit: it would fill memory (every live object is held
@@ -288,20 +292,16 @@ export class SqliteStore implements Store {
       deleted: true,
       createRevision: previous.createRevision,
       prevRevision: previous.revision,
-      value: JSON.stringify(previous.template),
+      value: serializeForStorage(key, previous.object),
     });
     this.#live.delete(key);
     this.#keys.remove(key);
+    // The last state, stamped with the deletion's revision.
+    const gone = restamped(previous.object, revision);
     if (this.#dispatcher.hasListeners) {
-      this.#dispatcher.publish({
-        type: 'DELETED',
-        key,
-        revision,
-        object: fresh(previous.template, revision),
-        prevObject: fresh(previous.template, previous.revision),
-      });
+      this.#dispatcher.publish({ type: 'DELETED', key, revision, object: gone, prevObject: previous.object });
     }
-    return item(key, previous, revision);
+    return { key, revision, createRevision: previous.createRevision, object: gone };
   }
 
   eventsSince(prefix: string, afterRevision: number): StoreEvent[] {
@@ -430,8 +430,7 @@ export class SqliteStore implements Store {
         more = true;
         break;
       }
-      const entry = this.#live.get(key)!;
-      items.push(item(key, entry, entry.revision));
+      items.push(item(key, this.#live.get(key)!));
     }
     return { items, revision: this.#revision, more };
   }
@@ -458,12 +457,22 @@ export class SqliteStore implements Store {
   }
 }
 
-function fresh(template: KubeObject, revision: number): KubeObject {
-  return stampResourceVersion(cloneJson(template), revision);
+/** A stored value as the store hands it out: parsed, stamped with its revision, deeply frozen. */
+function frozenObject(value: string, revision: number): KubeObject {
+  return deepFreeze(stampResourceVersion(JSON.parse(value), revision));
 }
 
-function item(key: string, entry: LiveEntry, revision: number): StoredItem {
-  return { key, revision, createRevision: entry.createRevision, object: fresh(entry.template, revision) };
+/** A frozen object with another resourceVersion; everything below metadata is shared with it. */
+function restamped(object: KubeObject, revision: number): KubeObject {
+  const metadata = isPlainObject(object.metadata) ? object.metadata : {};
+  return Object.freeze({
+    ...object,
+    metadata: Object.freeze({ ...metadata, resourceVersion: String(revision) }),
+  });
+}
+
+function item(key: string, entry: LiveEntry): StoredItem {
+  return { key, revision: entry.revision, createRevision: entry.createRevision, object: entry.object };
 }
 
 function itemFromRow(row: LogRow): StoredItem {
@@ -471,15 +480,14 @@ function itemFromRow(row: LogRow): StoredItem {
     key: row.key,
     revision: row.revision,
     createRevision: row.createRevision,
-    object: stampResourceVersion(JSON.parse(row.value), row.revision),
+    object: frozenObject(row.value, row.revision),
   };
 }
 
 function eventFromRow(row: LogEventRow): StoreEvent {
-  const object = stampResourceVersion(JSON.parse(row.value), row.revision);
+  const object = frozenObject(row.value, row.revision);
   if (row.created) return { type: 'ADDED', key: row.key, revision: row.revision, object };
-  const prevObject =
-    row.prevValue === null ? undefined : stampResourceVersion(JSON.parse(row.prevValue), row.prevRevision);
+  const prevObject = row.prevValue === null ? undefined : frozenObject(row.prevValue, row.prevRevision);
   return {
     type: row.deleted ? 'DELETED' : 'MODIFIED',
     key: row.key,

@@ -42,14 +42,34 @@ describe('SqliteStore writes', () => {
     store.close();
   });
 
-  test('objects handed out are fresh: mutating them does not change the store', () => {
+  test('objects handed out are frozen: mutating them throws and does not change the store', () => {
     const store = SqliteStore.open(':memory:');
+    const seen: StoreEvent[] = [];
+    store.subscribe((event) => seen.push(event));
     const created = store.create(podKey('a'), pod('a', { spec: { containers: [{ name: 'c' }] } }));
-    created.object.spec.containers[0].name = 'changed';
+    assert.throws(() => {
+      created.object.spec.containers[0].name = 'changed';
+    }, TypeError);
     const got = store.get(podKey('a'))!;
     assert.equal(got.object.spec.containers[0].name, 'c');
-    got.object.metadata.labels = { x: 'y' };
+    assert.throws(() => {
+      got.object.metadata.labels = { x: 'y' };
+    }, TypeError);
+    assert.throws(() => {
+      seen[0]!.object.spec.containers.push({ name: 'd' });
+    }, TypeError);
     assert.equal(store.list('/core/pods/').items[0]!.object.metadata.labels, undefined);
+    const updated = store.update(podKey('a'), created.revision, pod('a', { spec: { n: 1 } }));
+    const deleted = store.delete(podKey('a'));
+    for (const object of [updated.object, deleted.object, seen[1]!.prevObject!, seen[2]!.object]) {
+      assert.throws(() => {
+        object.metadata.resourceVersion = '0';
+      }, TypeError);
+    }
+    assert.equal(deleted.object.metadata.resourceVersion, String(deleted.revision));
+    assert.equal(updated.object.metadata.resourceVersion, String(updated.revision));
+    for (const event of store.eventsSince('/core/pods/', 0))
+      assert.ok(Object.isFrozen(event.object.metadata));
     store.close();
   });
 
@@ -450,14 +470,16 @@ describe('SqliteStore subscribe', () => {
     store.close();
   });
 
-  test('event objects are not the objects returned to the writer', () => {
+  test('the writer cannot change what subscribers were given through the object returned to it', () => {
     const store = SqliteStore.open(':memory:');
     let event: StoreEvent | undefined;
     store.subscribe((e) => {
       event = e;
     });
     const created = store.create('/k/a', { spec: { v: 1 } });
-    created.object.spec.v = 2;
+    assert.throws(() => {
+      created.object.spec.v = 2;
+    }, TypeError);
     assert.equal(event!.object.spec.v, 1);
     store.close();
   });
