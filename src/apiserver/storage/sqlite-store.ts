@@ -24,6 +24,7 @@ import { deepFreeze } from './json-clone.ts';
 import { isPlainObject, serializeForStorage, stampResourceVersion } from './resource-version.ts';
 import { LogConflictError, type LogEventRow, type LogRow, RevisionLog } from './revision-log.ts';
 import { SortedKeys } from './sorted-keys.ts';
+import { markStored } from './stored-json.ts';
 import {
   type KubeObject,
   type ListOptions,
@@ -459,16 +460,18 @@ export class SqliteStore implements Store {
 
 /** A stored value as the store hands it out: parsed, stamped with its revision, deeply frozen. */
 function frozenObject(value: string, revision: number): KubeObject {
-  return deepFreeze(stampResourceVersion(JSON.parse(value), revision));
+  return markStored(deepFreeze(stampResourceVersion(JSON.parse(value), revision)));
 }
 
 /** A frozen object with another resourceVersion; everything below metadata is shared with it. */
 function restamped(object: KubeObject, revision: number): KubeObject {
   const metadata = isPlainObject(object.metadata) ? object.metadata : {};
-  return Object.freeze({
-    ...object,
-    metadata: Object.freeze({ ...metadata, resourceVersion: String(revision) }),
-  });
+  return markStored(
+    Object.freeze({
+      ...object,
+      metadata: Object.freeze({ ...metadata, resourceVersion: String(revision) }),
+    }),
+  );
 }
 
 function item(key: string, entry: LiveEntry): StoredItem {
