@@ -183,6 +183,15 @@ export class RevisionLog {
     return row?.value ?? 0;
   }
 
+  /** Every key the log holds a row of, with the id of its newest row (tombstones included). */
+  newestRows(): { key: string; revision: number }[] {
+    return this.#statements
+      .get<{ key: string; revision: number }>(
+        'SELECT name AS key, max(id) AS revision FROM log GROUP BY name',
+      )
+      .all();
+  }
+
   /** Id of the key's newest row, tombstones included; 0 when the log holds none. */
   newestRevisionOf(key: string): number {
     const row = this.#statements

@@ -71,6 +71,12 @@ interface LiveEntry {
 export class SqliteStore implements Store {
   readonly #log: RevisionLog;
   readonly #live = new Map<string, LiveEntry>();
+  /**
+   * Keys that are not live but whose history the log still holds, with their newest row (a tombstone):
+   * a create chains onto it (prev_revision) without asking SQLite. Compaction removes the tombstones at or
+   * below its point, with every older row of their keys, and so the entries here.
+   */
+  readonly #tombstones = new Map<string, number>();
   readonly #keys = new SortedKeys();
   readonly #dispatcher: EventDispatcher;
   readonly #retainRevisions: number;
@@ -110,6 +116,9 @@ export class SqliteStore implements Store {
         object: frozenObject(row.value, row.revision),
       });
       this.#keys.insert(row.key);
+    }
+    for (const row of log.newestRows()) {
+      if (!this.#live.has(row.key)) this.#tombstones.set(row.key, row.revision);
     }
   }
 
@@ -215,7 +224,7 @@ export class SqliteStore implements Store {
     if (this.#live.has(key)) throw new StoreExistsError(key);
     const value = this.#serialize(key, object);
     // Chain onto the key's tombstone if its history still holds one, so (name, prev_revision) stays unique.
-    const prevRevision = this.#log.newestRevisionOf(key);
+    const prevRevision = this.#tombstones.get(key) ?? 0;
     const revision = this.#append(key, {
       created: true,
       deleted: false,
@@ -223,6 +232,7 @@ export class SqliteStore implements Store {
       prevRevision,
       value,
     });
+    this.#tombstones.delete(key);
     const entry: LiveEntry = { revision, createRevision: revision, object: frozenObject(value, revision) };
     this.#live.set(key, entry);
     this.#keys.insert(key);
@@ -297,6 +307,7 @@ export class SqliteStore implements Store {
     });
     this.#live.delete(key);
     this.#keys.remove(key);
+    this.#tombstones.set(key, revision);
     // The last state, stamped with the deletion's revision.
     const gone = restamped(previous.object, revision);
     if (this.#dispatcher.hasListeners) {
@@ -328,6 +339,7 @@ export class SqliteStore implements Store {
     if (target <= this.#compacted) return this.#compacted;
     this.#log.compact(this.#compacted, target);
     this.#compacted = target;
+    for (const [key, tombstone] of this.#tombstones) if (tombstone <= target) this.#tombstones.delete(key);
     return target;
   }
 

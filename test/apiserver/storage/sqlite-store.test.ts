@@ -391,6 +391,27 @@ describe('SqliteStore compaction', () => {
     store.close();
   });
 
+  test('a key re-created after its tombstone was or was not compacted chains its history correctly', () => {
+    const store = SqliteStore.open(':memory:', { retainRevisions: 2 });
+    store.create('/k/early', {}); // 1
+    store.delete('/k/early'); // 2: compacted below
+    store.create('/k/late', {}); // 3
+    store.delete('/k/late'); // 4: kept
+    store.create('/k/other', {}); // 5
+    store.update('/k/other', 5, { n: 1 }); // 6
+    assert.equal(store.compact(), 4);
+    const early = store.create('/k/early', { again: true });
+    const late = store.create('/k/late', { again: true });
+    assert.deepEqual([early.revision, late.revision], [7, 8]);
+    assert.deepEqual(
+      store.eventsSince('/k/late', 4).map((event) => [event.type, event.revision, event.prevObject]),
+      [['ADDED', 8, undefined]],
+    );
+    store.delete('/k/late'); // 9
+    assert.equal(store.create('/k/late', {}).revision, 10, 'and again, over the new tombstone');
+    store.close();
+  });
+
   test('runs on its own when compactIntervalMs is set', async () => {
     const store = SqliteStore.open(':memory:', { retainRevisions: 1, compactIntervalMs: 10 });
     store.create('/k/a', {});
