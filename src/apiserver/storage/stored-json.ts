@@ -3,12 +3,16 @@
 // (a NodeConfigRevision watched by the 1,000 agents of its pool would be serialised 1,000 times), and so
 // do the lists and gets that follow. The texts of the objects serialised last are kept, up to a number of
 // characters: the store's objects are many and their texts as large as they are, while a write's object
-// is serialised again within milliseconds of the write, if at all.
+// is serialised again within milliseconds of the write, if at all. Texts are held weakly by their objects,
+// so an object the store has replaced is not kept alive for its text.
 
 /** Objects the store froze: only their text is known not to change. */
 const storeObjects = new WeakSet<object>();
-/** Kept texts, oldest first. */
-const recent = new Map<object, string>();
+/** Kept texts. Weak: a text never keeps an object the store has replaced alive. */
+const texts = new WeakMap<object, string>();
+/** The objects whose texts are kept, oldest first, with their lengths, to bound what is kept. */
+const kept: { object: WeakRef<object>; chars: number }[] = [];
+let keptFrom = 0;
 const KEPT_CHARS = 8 * 1024 * 1024;
 let keptChars = 0;
 
@@ -21,16 +25,22 @@ export function markStored<T extends object>(object: T): T {
 /** JSON.stringify(value), answered from the kept texts for an object of the store. */
 export function jsonText(value: unknown): string {
   if (typeof value !== 'object' || value === null || !storeObjects.has(value)) return JSON.stringify(value);
-  const known = recent.get(value);
+  const known = texts.get(value);
   if (known !== undefined) return known;
   const text = JSON.stringify(value);
   if (text.length <= KEPT_CHARS / 16) {
+    texts.set(value, text);
+    kept.push({ object: new WeakRef(value), chars: text.length });
     keptChars += text.length;
-    recent.set(value, text);
-    for (const [oldest, oldText] of recent) {
-      if (keptChars <= KEPT_CHARS) break;
-      recent.delete(oldest);
-      keptChars -= oldText.length;
+    while (keptChars > KEPT_CHARS) {
+      const oldest = kept[keptFrom++]!;
+      const object = oldest.object.deref();
+      if (object !== undefined) texts.delete(object);
+      keptChars -= oldest.chars;
+    }
+    if (keptFrom > 1024 && keptFrom * 2 > kept.length) {
+      kept.splice(0, keptFrom);
+      keptFrom = 0;
     }
   }
   return text;

@@ -41,3 +41,14 @@ test('a list text is the text of the list object', () => {
     assert.equal(listJsonText({ ...list, items: [] }), JSON.stringify({ ...list, items: [] }));
   }
 });
+
+test('texts past the kept amount are made again, the same', () => {
+  const big = (n: number) =>
+    markStored(Object.freeze({ n, data: Object.freeze({ text: 'x'.repeat(500_000) }) }));
+  const objects = Array.from({ length: 24 }, (_, n) => big(n));
+  const first = objects.map((object) => jsonText(object));
+  for (const [n, object] of objects.entries()) {
+    assert.equal(jsonText(object), first[n]);
+    assert.equal(first[n], JSON.stringify(object));
+  }
+});
