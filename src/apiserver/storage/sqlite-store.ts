@@ -17,8 +17,8 @@
 //
 // The fsync of a group does not block the event loop: COMMIT only writes the WAL, and the WAL is fsynced
 // on libuv's thread pool (revision-log.ts, syncInBackground) while requests go on being parsed and
-// applied. Writes made meanwhile gather in the next group, which commits when that fsync has returned: one
-// fsync at a time, each covering everything committed before it.
+// applied. Writes made meanwhile gather in the next group, which commits in the turn that fsync returns
+// in: one fsync at a time, each covering everything committed before it.
 import { EventDispatcher, type StoreListener } from './event-dispatcher.ts';
 import { deepFreeze } from './json-clone.ts';
 import { isPlainObject, serializeForStorage, stampResourceVersion } from './resource-version.ts';
@@ -362,7 +362,7 @@ export class SqliteStore implements Store {
       this.#group = Promise.withResolvers<void>();
       // The promise may have no waiter (in-process writes); a failure is reported through onBackgroundError.
       this.#group.promise.catch(() => {});
-      // While an fsync runs, the group commits when it returns (#synced).
+      // While an fsync runs, the group commits once it has returned (#synced).
       if (this.#syncing === undefined) setImmediate(() => this.#commitGroup());
     }
     let revision: number;
@@ -415,7 +415,8 @@ export class SqliteStore implements Store {
     this.#syncing = undefined;
     this.#durable = syncing.upTo;
     syncing.group.resolve();
-    if (this.#group !== undefined) this.#commitGroup();
+    // The writes made during the fsync commit after this turn, with those of the requests read in it.
+    if (this.#group !== undefined) setImmediate(() => this.#commitGroup());
   }
 
   #fail(cause: unknown): void {
