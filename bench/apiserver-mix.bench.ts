@@ -36,7 +36,7 @@ import { Connection, percentile, wallMs } from './support/https-client.ts';
 import { benchNumber } from './support/quick.ts';
 import { reportFigure } from './support/report.ts';
 import type { FleetCommand, FleetReply } from './support/watch-fleet.ts';
-import { SENT_AT } from './support/watch-fleet.ts';
+import { MESSAGE_ANNOTATION, SENT_AT, SENT_AT_MESSAGE_PREFIX } from './support/watch-fleet.ts';
 
 const NODES = benchNumber('BENCH_MIX_NODES', 1000, 200);
 const RATE = benchNumber('BENCH_MIX_RATE', 300, 200);
@@ -103,7 +103,10 @@ function make(kind: Kind, i: number): Request {
             annotations: {
               'nodeherd.io/state': i % 2 === 0 ? 'Applying' : 'Done',
               'nodeherd.io/state-revision': `rev-${i}`,
-              [SENT_AT]: String(wallMs()),
+              // The agent's identity may write only its protocol's annotations: the stamp rides in one.
+              ...(NODE_IDENTITIES
+                ? { [MESSAGE_ANNOTATION]: `${SENT_AT_MESSAGE_PREFIX}${wallMs()}` }
+                : { [SENT_AT]: String(wallMs()) }),
             },
           },
         },
@@ -268,6 +271,8 @@ async function paced(
       latencies.push(performance.now() - s);
     });
     queues.set(c, job);
+    // A failed request fails the run (Promise.all below), not the process before it can clean up.
+    job.catch(() => {});
     all.push(job);
   }
   await Promise.all(all);
@@ -292,7 +297,7 @@ async function closedLoop(
         const kind = mixKind(next++);
         // Each connection renews only its own nodes' Leases, so no two renewals of one Lease overlap.
         let n = nextOf(kind);
-        if (kind === 'update leases') while (n % clients.admin.length !== k) n = nextOf(kind);
+        if (kind === 'update leases') while ((n % NODES) % clients.admin.length !== k) n = nextOf(kind);
         const s = performance.now();
         await send(NODE_IDENTITIES ? connectionFor(clients, kind, n) : c, make(kind, n));
         latencies.push(performance.now() - s);
