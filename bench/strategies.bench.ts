@@ -526,6 +526,8 @@ interface StrategyResult {
   reconciles: ControllerCounters | undefined;
   /** RSS and peak RSS of the API server at the end, MB. */
   serverRssMb: number;
+  /** CPU seconds (user + system) the API server used during the good change. */
+  serverCpuS: number;
   serverPeakMb: number;
 }
 
@@ -577,6 +579,12 @@ function subtractCounters(
 }
 
 /** VmHWM of a process, MB (undefined once it exited). */
+/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat (ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function peakRssMb(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
@@ -760,9 +768,11 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
     loopDelay.enable();
     const requestsBefore = await server.requests();
     const reconcilesBefore = await controllerCounters(metricsPort);
+    const serverCpuBefore = cpuSeconds(server.pid);
     if (trace.enabled) trace.start();
     await change(specs[1]);
     const good = await allHealthy(view, t0);
+    const serverCpuS = cpuSeconds(server.pid) - serverCpuBefore;
     const agentSteps = trace.enabled ? trace.report(view) : [];
     const requests = requestsBetween(
       requestsBefore,
@@ -790,6 +800,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       agentSteps,
       reconciles,
       serverRssMb: serverMemory.rssMb,
+      serverCpuS,
       serverPeakMb: serverMemory.peakMb,
     };
   } finally {
@@ -919,6 +930,11 @@ async function main(): Promise<void> {
         .map(([kind, count]) => `${kind} ${count}`)
         .join(', ')}`,
     );
+    // The window the requests were counted over: the good change, until every node was healthy on it.
+    const goodS = r.requests.total / r.requests.perSecond;
+    console.log(
+      `  API server CPU during the good change: ${r.serverCpuS.toFixed(1)} s, ${((r.serverCpuS / goodS) * 100).toFixed(0)} % of a core, ${((r.serverCpuS * 1000) / Math.max(1, r.requests.total)).toFixed(2)} ms per request`,
+    );
     console.log(
       `  a node from its start to healthy: ${seconds(r.good.updateP50Ms)} (median); a place freed in the budget to the next start: ${seconds(r.good.handoffP50Ms)} (median)`,
     );
@@ -962,6 +978,13 @@ async function main(): Promise<void> {
         .slice(0, 3)
         .map(([kind, count]) => `${kind} (${((count / Math.max(1, r.requests.total)) * 100).toFixed(0)} %)`)
         .join(', ')}; ${note}`,
+    });
+    reportFigure({
+      bench: 'strategies',
+      name: `${r.strategy}: API server CPU during the good change`,
+      value: (r.serverCpuS / goodS) * 100,
+      unit: '% of a core',
+      note: `${r.serverCpuS.toFixed(1)} s, ${((r.serverCpuS * 1000) / Math.max(1, r.requests.total)).toFixed(2)} ms per request; ${note}`,
     });
     if (r.controllerPeakMb !== undefined)
       reportFigure({

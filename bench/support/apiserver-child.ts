@@ -3,7 +3,9 @@
 // RSS) after a full GC, so the benchmark can tell JavaScript objects from native (TLS, SQLite) memory.
 // Run with --expose-gc.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
 import { ApiServer } from '../../src/apiserver/api-server.ts';
@@ -50,7 +52,37 @@ server.onRequest((req) => {
 const gc = (globalThis as { gc?: () => void }).gc;
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
-process.on('message', (message: { cmd: 'memory'; gc: boolean } | { cmd: 'stop' } | { cmd: 'requests' }) => {
+let profiler: Session | undefined;
+
+/** A CPU profile of one phase of a benchmark (BENCH_CPU_PROF profiles the whole life with --cpu-prof). */
+async function profile(action: 'start' | 'stop', dir: string | undefined): Promise<string | undefined> {
+  if (action === 'start') {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+    return undefined;
+  }
+  if (!profiler) throw new Error('no profile was started');
+  const { profile: result } = await profiler.post('Profiler.stop');
+  profiler.disconnect();
+  profiler = undefined;
+  const path = join(dir ?? '.', `apiserver-${Date.now()}.cpuprofile`);
+  writeFileSync(path, JSON.stringify(result));
+  return path;
+}
+
+type Command =
+  | { cmd: 'memory'; gc: boolean }
+  | { cmd: 'stop' }
+  | { cmd: 'requests' }
+  | { cmd: 'profile'; action: 'start' | 'stop'; dir?: string };
+
+process.on('message', (message: Command) => {
+  if (message.cmd === 'profile') {
+    profile(message.action, message.dir).then((path) => process.send!({ profile: path }));
+    return;
+  }
   if (message.cmd === 'stop') {
     server.stop().then(() => process.exit(0));
     return;

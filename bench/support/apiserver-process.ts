@@ -21,6 +21,12 @@ export interface ApiServerProcess {
   memory(gc?: boolean): Promise<MemoryReport>;
   /** Requests the server received since it started, by "verb resource[/subresource]". */
   requests(): Promise<Record<string, number>>;
+  /**
+   * Starts a CPU profile of the server (node:inspector), or stops it and writes it into dir as a
+   * .cpuprofile file (whose path it returns): a profile of one phase of a benchmark, not the whole run.
+   */
+  profile(action: 'start'): Promise<void>;
+  profile(action: 'stop', dir: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -101,6 +107,12 @@ export async function startApiServerProcess(options: StartOptions): Promise<ApiS
       return new Promise((resolve) => {
         child.once('message', (report: { requests: Record<string, number> }) => resolve(report.requests));
         child.send({ cmd: 'requests' });
+      });
+    },
+    profile(action: 'start' | 'stop', dir?: string): Promise<any> {
+      return new Promise((resolve) => {
+        child.once('message', (reply: { profile?: string }) => resolve(reply.profile));
+        child.send({ cmd: 'profile', action, dir });
       });
     },
     async stop() {

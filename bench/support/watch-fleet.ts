@@ -6,6 +6,12 @@
 import { Agent, request } from 'node:https';
 
 export const SENT_AT = 'bench.nodeherd.io/sent-at';
+/**
+ * Where a writer that may not set SENT_AT (a node agent's own identity may write only the agent
+ * protocol's annotations) puts its stamp instead: the agent's message annotation, as `sent-at <ms>`.
+ */
+export const MESSAGE_ANNOTATION = 'nodeherd.io/message';
+export const SENT_AT_MESSAGE_PREFIX = 'sent-at ';
 
 export type FleetCommand =
   | { cmd: 'open'; url: string; token: string; caPem: string; paths: string[]; concurrency: number }
@@ -41,7 +47,13 @@ function onLine(line: string, last: { sentAt: string | undefined }): void {
   }
   events++;
   // Only a new stamp times a write: other writers (e.g. controllers) leave the old one in place.
-  const sentAt = event.object?.metadata?.annotations?.[SENT_AT];
+  const annotations = event.object?.metadata?.annotations;
+  const message: unknown = annotations?.[MESSAGE_ANNOTATION];
+  const sentAt =
+    annotations?.[SENT_AT] ??
+    (typeof message === 'string' && message.startsWith(SENT_AT_MESSAGE_PREFIX)
+      ? message.slice(SENT_AT_MESSAGE_PREFIX.length)
+      : undefined);
   if (sentAt !== undefined && sentAt !== last.sentAt) latencies.push(received - Number(sentAt));
   last.sentAt = sentAt;
 }

@@ -20,6 +20,10 @@ function ownerRefsOf(object: KubeObject): OwnerRef[] {
   return Array.isArray(refs) ? refs.filter((r: KubeObject) => typeof r?.uid === 'string') : [];
 }
 
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, i) => value === b[i]);
+}
+
 export class GarbageCollector {
   private readonly store: Store;
   private readonly registry: ResourceRegistry;
@@ -54,10 +58,19 @@ export class GarbageCollector {
   }
 
   private index(key: string, object: KubeObject): void {
-    this.unindex(key);
     const uid = object.metadata?.uid;
-    if (typeof uid === 'string') this.keyByUid.set(uid, key);
     const owners = ownerRefsOf(object).map((r) => r.uid);
+    // Most writes change neither the uid nor the owners (a status, a Lease renewal): nothing to redo.
+    const indexed = this.ownersByKey.get(key);
+    if (
+      indexed !== undefined &&
+      sameList(indexed, owners) &&
+      (typeof uid !== 'string' || this.keyByUid.get(uid) === key)
+    ) {
+      return;
+    }
+    this.unindex(key);
+    if (typeof uid === 'string') this.keyByUid.set(uid, key);
     this.ownersByKey.set(key, owners);
     for (const owner of owners) {
       let set = this.dependents.get(owner);

@@ -21,7 +21,7 @@ import { deletedStatus, returnsDeletedObject } from './delete-response.ts';
 import { queryBool, queryOptionalBool } from './query-params.ts';
 import type { ResourceRequestInfo } from './request-info.ts';
 import { listPrefix } from './request-info.ts';
-import { sendJson, warningHeaders } from './respond.ts';
+import { sendJson, sendJsonList, warningHeaders } from './respond.ts';
 import { WatchStream } from './watch-stream.ts';
 
 /** How the client wants objects rendered, decided from its Accept header and query. */
@@ -441,7 +441,8 @@ export class ResourceHandler {
       await this.send(res, 200, this.deps.present(def, page.items, rendering, listMeta, { single: false }));
       return;
     }
-    await this.send(res, 200, {
+    await this.deps.store.whenDurable();
+    sendJsonList(res, 200, {
       kind: listKindOf(def),
       apiVersion: apiVersionOf(def),
       metadata: listMeta,

@@ -2,6 +2,7 @@
 
 import type { ServerResponse } from 'node:http';
 import { ApiError } from '../errors.ts';
+import { jsonText, listJsonText } from '../storage/stored-json.ts';
 
 /** Responses whose request asked for indented JSON (kube's `pretty`, see query-params.ts). */
 const prettyResponses = new WeakSet<ServerResponse>();
@@ -17,9 +18,26 @@ export function sendJson(
   body: unknown,
   headers: Record<string, string | string[]> = {},
 ): void {
-  const payload = Buffer.from(
-    prettyResponses.has(res) ? JSON.stringify(body, null, 2) : JSON.stringify(body),
-  );
+  // An object of the store may have been serialised already (its watch events, an earlier answer).
+  send(res, status, prettyResponses.has(res) ? JSON.stringify(body, null, 2) : jsonText(body), headers);
+}
+
+/** A list answer: the items' texts as jsonText keeps them (see sendJson). */
+export function sendJsonList(
+  res: ServerResponse,
+  status: number,
+  list: { kind: string; apiVersion: string; metadata: unknown; items: unknown[] },
+): void {
+  send(res, status, prettyResponses.has(res) ? JSON.stringify(list, null, 2) : listJsonText(list), {});
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string | string[]>,
+): void {
+  const payload = Buffer.from(text);
   res.writeHead(status, {
     'Content-Type': 'application/json',
     'Content-Length': String(payload.length),

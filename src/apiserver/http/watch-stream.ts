@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { apiVersionOf } from '../registry/resource-definition.ts';
+import { jsonText } from '../storage/stored-json.ts';
 import type { DurabilityGate, KubeObject, StoreEvent } from '../storage/types.ts';
 import type { WatchDelivery, Watcher, WatchHub } from '../watch/watch-hub.ts';
 import { eventForWatcher } from '../watch/watch-hub.ts';
@@ -92,7 +93,8 @@ export class WatchStream {
     if (this.closed) return;
     const object = this.options.transform ? this.options.transform(event.object) : event.object;
     this.lastRevision = Math.max(this.lastRevision, event.revision);
-    this.write(`{"type":"${event.type}","object":${JSON.stringify(object)}}\n`);
+    // Every watcher of an event gets the store's one frozen object: its text is made once (jsonText).
+    this.write(`{"type":"${event.type}","object":${jsonText(object)}}\n`);
   }
 
   /** A BOOKMARK carries only the resourceVersion the client may resume from. */

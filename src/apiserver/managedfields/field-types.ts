@@ -30,9 +30,30 @@ export const untypedField: FieldType = {
   item: () => untypedField,
 };
 
+// Types are made once per schema or patch metadata object (both are never changed once built): every
+// write of a built-in kind walks its object through them (server-side apply's bookkeeping), and a type
+// made afresh at each step cost an object and two closures per field visited.
+const schemaTypes = new WeakMap<object, FieldType>();
+const patchMetaTypes = new WeakMap<object, FieldType>();
+const NO_PATCH_META: PatchMeta = Object.freeze({});
+
+function remembered(types: WeakMap<object, FieldType>, key: unknown, make: () => FieldType): FieldType {
+  if ((typeof key !== 'object' && typeof key !== 'function') || key === null) return make();
+  let type = types.get(key);
+  if (type === undefined) {
+    type = make();
+    types.set(key, type);
+  }
+  return type;
+}
+
 /** The type described by a structural schema (a CRD's openAPIV3Schema or part of it). */
 export function schemaFieldType(schema: JSONSchemaProps | undefined): FieldType {
   if (!schema) return untypedField;
+  return remembered(schemaTypes, schema, () => makeSchemaFieldType(schema));
+}
+
+function makeSchemaFieldType(schema: JSONSchemaProps): FieldType {
   const listType = schema['x-kubernetes-list-type'];
   const keys = schema['x-kubernetes-list-map-keys'] ?? [];
   const list: ListType =
@@ -57,17 +78,25 @@ export function schemaFieldType(schema: JSONSchemaProps | undefined): FieldType 
 /** The type described by strategic-merge metadata (built-in kinds). */
 export function patchMetaFieldType(meta: PatchMeta | undefined): FieldType {
   if (!meta) return untypedField;
+  return remembered(patchMetaTypes, meta, () => makePatchMetaFieldType(meta));
+}
+
+function makePatchMetaFieldType(meta: PatchMeta): FieldType {
   const list: ListType =
     meta.strategy === 'merge'
       ? meta.mergeKey
         ? { kind: 'map', keys: [meta.mergeKey] }
         : { kind: 'set' }
       : ATOMIC;
+  let item: FieldType | undefined;
   return {
     list,
     atomicMap: false,
-    field: (name) => patchMetaFieldType(meta.fields?.[name] ?? {}),
-    item: () => patchMetaFieldType(meta.fields ? { fields: meta.fields } : {}),
+    field: (name) => patchMetaFieldType(meta.fields?.[name] ?? NO_PATCH_META),
+    item: () => {
+      item ??= patchMetaFieldType(meta.fields ? { fields: meta.fields } : NO_PATCH_META);
+      return item;
+    },
   };
 }
 

@@ -26,11 +26,19 @@ import type { KubeObject } from '../storage/types.ts';
 export const DEFAULT_FIELD_MANAGER = 'nodeherd-apiserver';
 const MAX_FIELD_MANAGER_LENGTH = 128;
 
+const fieldTypes = new WeakMap<ResourceDefinition, FieldType>();
+
 /** How objects of a resource merge: built-ins by their patch metadata, custom resources by their schema. */
 export function fieldTypeOf(def: ResourceDefinition): FieldType {
-  const meta = builtinPatchMeta(def.kind);
-  if (def.builtin) return patchMetaFieldType(meta);
-  return objectFieldType(meta.fields?.metadata ?? {}, schemaFieldType(def.schema));
+  let type = fieldTypes.get(def);
+  if (type === undefined) {
+    const meta = builtinPatchMeta(def.kind);
+    type = def.builtin
+      ? patchMetaFieldType(meta)
+      : objectFieldType(meta.fields?.metadata ?? {}, schemaFieldType(def.schema));
+    fieldTypes.set(def, type);
+  }
+  return type;
 }
 
 export function writeScope(

@@ -33,6 +33,7 @@ import { mergeApplied, removeFields } from '../managedfields/structured-merge.ts
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { apiVersionOf } from '../registry/resource-definition.ts';
 import { validateAnnotations, validateLabels } from '../schema/names.ts';
+import { cloneJson } from '../storage/json-clone.ts';
 import {
   type KubeObject,
   type Store,
@@ -156,8 +157,9 @@ export function refOf(def: ResourceDefinition, name: string) {
   return { group: def.group, resource: def.resource, kind: def.kind, name };
 }
 
+/** A private copy of a JSON value (a request body, or a frozen object of the store) to change. */
 function clone<T>(value: T): T {
-  return structuredClone(value);
+  return cloneJson(value);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -233,14 +235,22 @@ export class ObjectService {
     return kubeTime(this.now().getTime());
   }
 
+  /**
+   * The object as the client of `def` sees it. Objects of the store are frozen and shared (types.ts):
+   * one that already reads as `def` is answered as it is, anything else is a new object.
+   */
   private present(def: ResourceDefinition, stored: KubeObject): KubeObject {
-    // A view over another resource's storage converts (once: an object already in the view's form stays).
-    const object =
-      def.storedAs && stored.apiVersion !== apiVersionOf(def) ? def.storedAs.fromStorage(stored) : stored;
+    const apiVersion = apiVersionOf(def);
+    if (def.storedAs && stored.apiVersion !== apiVersion) {
+      // A view over another resource's storage converts (once: an object already in the view's form stays).
+      const object = def.storedAs.fromStorage(stored);
+      object.apiVersion = apiVersion;
+      object.kind = def.kind;
+      return object;
+    }
+    if (stored.apiVersion === apiVersion && stored.kind === def.kind) return stored;
     // Served versions share storage without conversion: report the version the client asked for.
-    object.apiVersion = apiVersionOf(def);
-    object.kind = def.kind;
-    return object;
+    return { ...stored, apiVersion, kind: def.kind };
   }
 
   private readItem(def: ResourceDefinition, namespace: string | undefined, name: string): StoredItem {
@@ -854,7 +864,8 @@ export class ObjectService {
           throw err;
         }
       }
-      const live = current.object;
+      // The merge below shares parts of the live object with its result, which the write then changes.
+      const live = clone(current.object);
       const pinned = meta.resourceVersion;
       if (pinned !== undefined && pinned !== '' && String(pinned) !== String(current.revision)) {
         throw conflict(refOf(def, name));
@@ -912,8 +923,9 @@ export class ObjectService {
   ): WriteResult {
     for (let attempt = 0; ; attempt++) {
       const current = this.readItem(def, namespace, name);
-      // A view patches the object as its clients see it, then stores it in the storage's form.
-      const shown = def.storedAs ? this.present(def, clone(current.object)) : clone(current.object);
+      // A view patches the object as its clients see it, then stores it in the storage's form. Patches
+      // leave their input alone and answer a new object, so the stored one needs no copy.
+      const shown = this.present(def, current.object);
       const patched: KubeObject = this.patcher(contentType, shown, patch, def);
       if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) {
         throw badRequest('the patch did not produce a JSON object');

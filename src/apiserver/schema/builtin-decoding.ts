@@ -65,35 +65,52 @@ function jsonTypeName(value: unknown): string {
 
 class DecodeError extends Error {}
 
+/**
+ * Times already decoded, by kind and text: the same few strings come back on write after write (a node's
+ * conditions keep their transition times, heartbeats of one second are shared by every node that
+ * reported in it). Parsing is a pure function of the text, so a hit answers exactly what a parse would.
+ */
+const decodedTimes = new Map<string, string>();
+const DECODED_TIMES_KEPT = 8192;
+
 function normaliseTime(value: unknown, kind: TimeKind): string {
   if (typeof value !== 'string') {
     throw new DecodeError(`json: cannot unmarshal ${jsonTypeName(value)} into Go value of type string`);
   }
+  const cacheKey = kind === 'MicroTime' ? `m${value}` : `t${value}`;
+  const known = decodedTimes.get(cacheKey);
+  if (known !== undefined) return known;
+  let normalised: string;
   try {
     const instant = parseGoTime(value, kind === 'MicroTime');
-    return kind === 'MicroTime' ? formatMicroTime(instant) : formatTime(instant);
+    normalised = kind === 'MicroTime' ? formatMicroTime(instant) : formatTime(instant);
   } catch (err) {
     if (err instanceof GoTimeParseError) throw new DecodeError(err.message);
     throw err;
   }
+  if (decodedTimes.size >= DECODED_TIMES_KEPT) decodedTimes.clear();
+  decodedTimes.set(cacheKey, normalised);
+  return normalised;
 }
 
-function walkTimes(holder: unknown, path: string[], kind: TimeKind): void {
+function walkTimes(holder: unknown, path: string[], kind: TimeKind, at = 0): void {
   if (holder === null || typeof holder !== 'object') return;
-  const [head, ...rest] = path;
+  const head = path[at]!;
+  const last = at === path.length - 1;
   const container = holder as Record<string, unknown>;
-  const keys = head === '*' ? Object.keys(container) : [head!];
+  const keys = head === '*' ? Object.keys(container) : [head];
   for (const key of keys) {
     if (!Object.hasOwn(container, key)) continue;
     const value = container[key];
-    if (rest.length > 0) {
-      walkTimes(value, rest, kind);
+    if (!last) {
+      walkTimes(value, path, kind, at + 1);
     } else if (value === null) {
       // A null time is the zero time: kube omits it on output.
       if (Array.isArray(container)) continue;
       delete container[key];
     } else {
-      container[key] = normaliseTime(value, kind);
+      const normalised = normaliseTime(value, kind);
+      if (normalised !== value) container[key] = normalised;
     }
   }
 }
@@ -172,9 +189,8 @@ function decodeConfigData(def: ResourceDefinition, obj: KubeObject): void {
  */
 export function decodeBuiltinObject(def: ResourceDefinition, obj: KubeObject): void {
   try {
-    for (const [path, kind] of [...METADATA_TIMES, ...(TIME_FIELDS[`${def.group}/${def.resource}`] ?? [])]) {
-      walkTimes(obj, path, kind);
-    }
+    for (const [path, kind] of METADATA_TIMES) walkTimes(obj, path, kind);
+    for (const [path, kind] of TIME_FIELDS[`${def.group}/${def.resource}`] ?? []) walkTimes(obj, path, kind);
     decodeConfigData(def, obj);
   } catch (err) {
     if (!(err instanceof DecodeError)) throw err;

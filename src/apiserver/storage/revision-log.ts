@@ -2,7 +2,7 @@
 // one row (created / updated / tombstone); the newest row of a key is its state. AUTOINCREMENT (backed by
 // sqlite_sequence) never hands out an id twice, even after compaction deleted the newest rows, so the
 // revision counter never goes backwards across compaction and restarts.
-import { mkdirSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { compareKeys, prefixUpperBound } from './key-order.ts';
 import {
@@ -73,13 +73,28 @@ export class LogConflictError extends Error {
   }
 }
 
+export interface RevisionLogOptions {
+  /**
+   * Commit without waiting for the disk: COMMIT writes the transaction into the WAL (synchronous=NORMAL)
+   * and returns, and the caller makes it durable with syncWal(), which fsyncs the WAL on libuv's thread
+   * pool while the event loop goes on. Without it (default) every COMMIT fsyncs before it returns.
+   * Ignored for ':memory:'.
+   */
+  syncInBackground?: boolean;
+}
+
 export class RevisionLog {
   readonly #db: SqliteDatabase;
   readonly #statements: PreparedStatements;
   readonly #compactInTransaction: (from: number, to: number) => void;
+  /** Our own descriptor of the WAL file when commits are synced in the background, else undefined. */
+  #walFd: number | undefined;
+  #syncsInFlight = 0;
+  #closeWalWhenIdle = false;
 
-  private constructor(db: SqliteDatabase) {
+  private constructor(db: SqliteDatabase, walFd: number | undefined) {
     this.#db = db;
+    this.#walFd = walFd;
     this.#statements = new PreparedStatements(db);
     this.#compactInTransaction = db.transaction((from: number, to: number) => {
       // A row is superseded once a later row of the same key exists at or below the compaction point; the
@@ -98,10 +113,11 @@ export class RevisionLog {
    * exclusively for the life of the connection: the store keeps the live state in memory, so a second
    * writer would silently diverge from it.
    */
-  static open(path: string): RevisionLog {
+  static open(path: string, options: RevisionLogOptions = {}): RevisionLog {
     const inMemory = path === ':memory:';
     if (!inMemory) mkdirSync(dirname(path), { recursive: true });
     const db = openSqliteDatabase(path, { timeout: 2000 });
+    let walFd: number | undefined;
     try {
       db.pragma('locking_mode = EXCLUSIVE');
       const journalMode = db.pragma('journal_mode = WAL', { simple: true });
@@ -111,14 +127,26 @@ export class RevisionLog {
       // FULL: the WAL is fsynced at every commit, so a write is durable once the call returns.
       db.pragma('synchronous = FULL');
       RevisionLog.#migrate(db, path);
+      if (options.syncInBackground && !inMemory) {
+        // The migration's transaction created the WAL, and (synchronous=FULL) fsynced it and, as SQLite
+        // does for a journal it creates, its directory. From now on COMMIT only writes the WAL; syncWal()
+        // fsyncs it through a descriptor of our own: fsync flushes the file, whichever descriptor asks.
+        // SQLite still fsyncs the WAL's header when it restarts the WAL, and the WAL and the database
+        // around every checkpoint (what synchronous=NORMAL keeps), so a crash loses at most the commits
+        // not yet synced, and recovery replays exactly the commits whose frames reached the disk, a prefix
+        // of them (the frames' checksums chain).
+        walFd = openSync(`${path}-wal`, 'r');
+        db.pragma('synchronous = NORMAL');
+      }
     } catch (error) {
+      if (walFd !== undefined) closeSync(walFd);
       db.close();
       if (sqliteErrorCode(error) === 'SQLITE_BUSY') {
         throw new Error(`store ${path} is locked by another process (only one API server may use it)`);
       }
       throw error;
     }
-    return new RevisionLog(db);
+    return new RevisionLog(db, walFd);
   }
 
   static #migrate(db: SqliteDatabase, path: string): void {
@@ -155,6 +183,15 @@ export class RevisionLog {
     return row?.value ?? 0;
   }
 
+  /** Every key the log holds a row of, with the id of its newest row (tombstones included). */
+  newestRows(): { key: string; revision: number }[] {
+    return this.#statements
+      .get<{ key: string; revision: number }>(
+        'SELECT name AS key, max(id) AS revision FROM log GROUP BY name',
+      )
+      .all();
+  }
+
   /** Id of the key's newest row, tombstones included; 0 when the log holds none. */
   newestRevisionOf(key: string): number {
     const row = this.#statements
@@ -173,9 +210,40 @@ export class RevisionLog {
     this.#db.exec('BEGIN');
   }
 
-  /** Commits the open transaction; with synchronous=FULL the WAL is fsynced before this returns. */
+  /**
+   * Commits the open transaction. Durable when this returns, unless the log syncs in the background:
+   * then once a syncWal() called after it has succeeded.
+   */
   commit(): void {
     this.#db.exec('COMMIT');
+  }
+
+  /** True when commits become durable only through syncWal() (see RevisionLogOptions). */
+  get syncsInBackground(): boolean {
+    return this.#walFd !== undefined;
+  }
+
+  /**
+   * Makes every commit so far durable: fsyncs the WAL on the thread pool and calls back (with the error,
+   * if the disk refused) on the event loop. Without background syncing, calls back at once.
+   */
+  syncWal(callback: (error: Error | null) => void): void {
+    const fd = this.#walFd;
+    if (fd === undefined) {
+      queueMicrotask(() => callback(null));
+      return;
+    }
+    this.#syncsInFlight++;
+    fsync(fd, (error) => {
+      this.#syncsInFlight--;
+      if (this.#closeWalWhenIdle && this.#syncsInFlight === 0) this.#closeWal();
+      callback(error);
+    });
+  }
+
+  /** syncWal() on the calling thread: every commit so far is durable when this returns (throws if not). */
+  syncWalNow(): void {
+    if (this.#walFd !== undefined) fsyncSync(this.#walFd);
   }
 
   /** Abandons the open transaction, if SQLite has not already rolled it back itself. */
@@ -246,5 +314,15 @@ export class RevisionLog {
 
   close(): void {
     if (this.#db.open) this.#db.close();
+    // A sync still running on the thread pool keeps the descriptor until it returns: closing it now
+    // could let a file opened meanwhile reuse its number.
+    if (this.#syncsInFlight === 0) this.#closeWal();
+    else this.#closeWalWhenIdle = true;
+  }
+
+  #closeWal(): void {
+    if (this.#walFd === undefined) return;
+    closeSync(this.#walFd);
+    this.#walFd = undefined;
   }
 }

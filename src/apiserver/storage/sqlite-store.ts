@@ -2,19 +2,29 @@
 // (revision-log.ts) plus the live state of every key in memory, parsed once and frozen, so reads never
 // touch SQLite or JSON.parse. Historical reads (list at a revision, watch resume) go to the log.
 //
+// Objects are handed out as they are kept: deeply frozen, stamped with their resourceVersion, and
+// shared by every reader (the write's caller, each subscriber's event, later gets and lists), so a write
+// parses its object once and no read copies it. Whoever wants to change one copies it first (cloneJson).
+//
 // Group commit (option groupCommit): a write joins one SQLite transaction per event-loop turn, committed
-// (one fsync) in a setImmediate after the turn, instead of paying its own fsync. Within the process every
-// write is applied at once, in order, exactly as without group commit: reads, CAS checks, revisions and
-// subscribers all see the serial history, so preconditions behave as if the writes had committed one by
-// one. What is deferred is only release to the outside: whenDurable() resolves after the commit, and the
-// HTTP layer holds every response and watch event until then, so no client observes a write that could
-// still be lost. A failed commit leaves this process ahead of the disk, so the store then refuses all work
+// in a setImmediate after the turn, instead of paying its own fsync. Within the process every write is
+// applied at once, in order, exactly as without group commit: reads, CAS checks, revisions and subscribers
+// all see the serial history, so preconditions behave as if the writes had committed one by one. What is
+// deferred is only release to the outside: whenDurable() resolves once the commit is on disk, and the HTTP
+// layer holds every response and watch event until then, so no client observes a write that could still
+// be lost. A failed commit leaves this process ahead of the disk, so the store then refuses all work
 // (StoreFailedError) until it is reopened, which reloads the durable state.
+//
+// The fsync of a group does not block the event loop: COMMIT only writes the WAL, and the WAL is fsynced
+// on libuv's thread pool (revision-log.ts, syncInBackground) while requests go on being parsed and
+// applied. Writes made meanwhile gather in the next group, which commits in the turn that fsync returns
+// in: one fsync at a time, each covering everything committed before it.
 import { EventDispatcher, type StoreListener } from './event-dispatcher.ts';
-import { cloneJson, deepFreeze } from './json-clone.ts';
+import { deepFreeze } from './json-clone.ts';
 import { isPlainObject, serializeForStorage, stampResourceVersion } from './resource-version.ts';
 import { LogConflictError, type LogEventRow, type LogRow, RevisionLog } from './revision-log.ts';
 import { SortedKeys } from './sorted-keys.ts';
+import { markStored } from './stored-json.ts';
 import {
   type KubeObject,
   type ListOptions,
@@ -51,16 +61,22 @@ const DURABLE: Promise<void> = Promise.resolve();
 
 export const DEFAULT_RETAIN_REVISIONS = 10_000;
 
-/** The live state of one key. template is frozen and never handed out: callers get copies. */
+/** The live state of one key. object is frozen, stamped with revision, and handed out as it is. */
 interface LiveEntry {
   revision: number;
   createRevision: number;
-  template: KubeObject;
+  object: KubeObject;
 }
 
 export class SqliteStore implements Store {
   readonly #log: RevisionLog;
   readonly #live = new Map<string, LiveEntry>();
+  /**
+   * Keys that are not live but whose history the log still holds, with their newest row (a tombstone):
+   * a create chains onto it (prev_revision) without asking SQLite. Compaction removes the tombstones at or
+   * below its point, with every older row of their keys, and so the entries here.
+   */
+  readonly #tombstones = new Map<string, number>();
   readonly #keys = new SortedKeys();
   readonly #dispatcher: EventDispatcher;
   readonly #retainRevisions: number;
@@ -69,8 +85,10 @@ export class SqliteStore implements Store {
   readonly #maxObjectBytes: number;
   #revision: number;
   #durable: number;
-  /** Settles when the open group transaction commits; undefined when none is open. */
+  /** Settles when the open group transaction is durable; undefined when none is open. */
   #group: PromiseWithResolvers<void> | undefined;
+  /** The group committed and being fsynced, up to which revision; undefined when no fsync runs. */
+  #syncing: { group: PromiseWithResolvers<void>; upTo: number } | undefined;
   #failure: StoreFailedError | undefined;
   #compacted: number;
   #compactTimer: NodeJS.Timeout | undefined;
@@ -95,16 +113,19 @@ export class SqliteStore implements Store {
       this.#live.set(row.key, {
         revision: row.revision,
         createRevision: row.createRevision,
-        template: deepFreeze(JSON.parse(row.value)),
+        object: frozenObject(row.value, row.revision),
       });
       this.#keys.insert(row.key);
+    }
+    for (const row of log.newestRows()) {
+      if (!this.#live.has(row.key)) this.#tombstones.set(row.key, row.revision);
     }
   }
 
   /** Opens or creates the store at path (':memory:' for a throwaway one). */
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
     validateOptions(options);
-    const log = RevisionLog.open(path);
+    const log = RevisionLog.open(path, { syncInBackground: options.groupCommit === true });
     let store: SqliteStore;
     try {
       store = new SqliteStore(log, options);
@@ -131,21 +152,42 @@ export class SqliteStore implements Store {
   whenDurable(revision: number = this.#revision): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure);
     if (revision <= this.#durable) return DURABLE;
-    // Every revision above the durable one belongs to the open group.
-    if (this.#group === undefined) return Promise.reject(new Error(`revision ${revision} was never written`));
+    // Every revision above the durable one belongs to the group being synced or to the open group.
+    if (this.#syncing !== undefined && revision <= this.#syncing.upTo) return this.#syncing.group.promise;
+    if (this.#group === undefined || revision > this.#revision) {
+      return Promise.reject(new Error(`revision ${revision} was never written`));
+    }
     return this.#group.promise;
   }
 
-  /** Commits the open group now (no-op without one). Throws StoreFailedError if the commit fails. */
+  /**
+   * Commits the open group and makes every write durable before it returns (no-op when all are).
+   * Throws StoreFailedError if that fails.
+   */
   flush(): void {
-    this.#commitGroup();
     if (this.#failure) throw this.#failure;
+    if (this.#closed || (this.#group === undefined && this.#syncing === undefined)) return;
+    const syncing = this.#syncing;
+    const group = this.#group;
+    try {
+      if (group !== undefined) this.#log.commit();
+      this.#log.syncWalNow();
+    } catch (error) {
+      this.#fail(error);
+      throw this.#failure;
+    }
+    // The fsync still running for `syncing`, if any, finds itself overtaken and does nothing.
+    this.#syncing = undefined;
+    this.#group = undefined;
+    this.#durable = this.#revision;
+    syncing?.group.resolve();
+    group?.resolve();
   }
 
   get(key: string): StoredItem | undefined {
     this.#assertOpen();
     const entry = this.#live.get(key);
-    return entry === undefined ? undefined : item(key, entry, entry.revision);
+    return entry === undefined ? undefined : item(key, entry);
   }
 
   list(prefix: string, options: ListOptions = {}): ListResult {
@@ -182,7 +224,7 @@ export class SqliteStore implements Store {
     if (this.#live.has(key)) throw new StoreExistsError(key);
     const value = this.#serialize(key, object);
     // Chain onto the key's tombstone if its history still holds one, so (name, prev_revision) stays unique.
-    const prevRevision = this.#log.newestRevisionOf(key);
+    const prevRevision = this.#tombstones.get(key) ?? 0;
     const revision = this.#append(key, {
       created: true,
       deleted: false,
@@ -190,13 +232,14 @@ export class SqliteStore implements Store {
       prevRevision,
       value,
     });
-    const entry: LiveEntry = { revision, createRevision: revision, template: deepFreeze(JSON.parse(value)) };
+    this.#tombstones.delete(key);
+    const entry: LiveEntry = { revision, createRevision: revision, object: frozenObject(value, revision) };
     this.#live.set(key, entry);
     this.#keys.insert(key);
     if (this.#dispatcher.hasListeners) {
-      this.#dispatcher.publish({ type: 'ADDED', key, revision, object: fresh(entry.template, revision) });
+      this.#dispatcher.publish({ type: 'ADDED', key, revision, object: entry.object });
     }
-    return item(key, entry, revision);
+    return item(key, entry);
   }
 
   update(key: string, expectedRevision: number, object: KubeObject): StoredItem {
@@ -218,7 +261,7 @@ export class SqliteStore implements Store {
     const entry: LiveEntry = {
       revision,
       createRevision: previous.createRevision,
-      template: deepFreeze(JSON.parse(value)),
+      object: frozenObject(value, revision),
     };
     this.#live.set(key, entry);
     if (this.#dispatcher.hasListeners) {
@@ -226,11 +269,11 @@ export class SqliteStore implements Store {
         type: 'MODIFIED',
         key,
         revision,
-        object: fresh(entry.template, revision),
-        prevObject: fresh(previous.template, previous.revision),
+        object: entry.object,
+        prevObject: previous.object,
       });
     }
-    return item(key, entry, revision);
+    return item(key, entry);
   }
 
   // Like etcd, refuse an object above the size limit: it would fill memory (every live object is held
@@ -260,20 +303,17 @@ export class SqliteStore implements Store {
       deleted: true,
       createRevision: previous.createRevision,
       prevRevision: previous.revision,
-      value: JSON.stringify(previous.template),
+      value: serializeForStorage(key, previous.object),
     });
     this.#live.delete(key);
     this.#keys.remove(key);
+    this.#tombstones.set(key, revision);
+    // The last state, stamped with the deletion's revision.
+    const gone = restamped(previous.object, revision);
     if (this.#dispatcher.hasListeners) {
-      this.#dispatcher.publish({
-        type: 'DELETED',
-        key,
-        revision,
-        object: fresh(previous.template, revision),
-        prevObject: fresh(previous.template, previous.revision),
-      });
+      this.#dispatcher.publish({ type: 'DELETED', key, revision, object: gone, prevObject: previous.object });
     }
-    return item(key, previous, revision);
+    return { key, revision, createRevision: previous.createRevision, object: gone };
   }
 
   eventsSince(prefix: string, afterRevision: number): StoreEvent[] {
@@ -299,13 +339,18 @@ export class SqliteStore implements Store {
     if (target <= this.#compacted) return this.#compacted;
     this.#log.compact(this.#compacted, target);
     this.#compacted = target;
+    for (const [key, tombstone] of this.#tombstones) if (tombstone <= target) this.#tombstones.delete(key);
     return target;
   }
 
   /** Commits what is pending (writes acknowledged by whenDurable() were committed already) and closes. */
   close(): void {
     if (this.#closed) return;
-    this.#commitGroup();
+    try {
+      this.flush();
+    } catch {
+      // Reported through onBackgroundError; what was acknowledged is on disk already.
+    }
     this.#closed = true;
     clearInterval(this.#compactTimer);
     this.#log.close();
@@ -317,7 +362,8 @@ export class SqliteStore implements Store {
       this.#group = Promise.withResolvers<void>();
       // The promise may have no waiter (in-process writes); a failure is reported through onBackgroundError.
       this.#group.promise.catch(() => {});
-      setImmediate(() => this.#commitGroup());
+      // While an fsync runs, the group commits once it has returned (#synced).
+      if (this.#syncing === undefined) setImmediate(() => this.#commitGroup());
     }
     let revision: number;
     try {
@@ -338,9 +384,10 @@ export class SqliteStore implements Store {
     return revision;
   }
 
+  /** Commits the open group, then fsyncs it off the event loop; with an fsync running, #synced calls again. */
   #commitGroup(): void {
     const group = this.#group;
-    if (group === undefined || this.#failure || this.#closed) return;
+    if (group === undefined || this.#syncing !== undefined || this.#failure || this.#closed) return;
     try {
       this.#log.commit();
     } catch (error) {
@@ -348,8 +395,28 @@ export class SqliteStore implements Store {
       return;
     }
     this.#group = undefined;
-    this.#durable = this.#revision;
-    group.resolve();
+    if (!this.#log.syncsInBackground) {
+      this.#durable = this.#revision;
+      group.resolve();
+      return;
+    }
+    const syncing = { group, upTo: this.#revision };
+    this.#syncing = syncing;
+    this.#log.syncWal((error) => this.#synced(syncing, error));
+  }
+
+  #synced(syncing: { group: PromiseWithResolvers<void>; upTo: number }, error: Error | null): void {
+    // flush() made it durable meanwhile, or the store failed or closed.
+    if (this.#syncing !== syncing) return;
+    if (error) {
+      this.#fail(error);
+      return;
+    }
+    this.#syncing = undefined;
+    this.#durable = syncing.upTo;
+    syncing.group.resolve();
+    // The writes made during the fsync commit after this turn, with those of the requests read in it.
+    if (this.#group !== undefined) setImmediate(() => this.#commitGroup());
   }
 
   #fail(cause: unknown): void {
@@ -360,6 +427,10 @@ export class SqliteStore implements Store {
     } catch {
       // Already rolled back, or the connection is broken: either way nothing of the group is on disk.
     }
+    // A group committed but not yet fsynced was never acknowledged either: after a crash it may or may
+    // not be there, like any write whose answer never came.
+    this.#syncing?.group.reject(this.#failure);
+    this.#syncing = undefined;
     this.#group?.reject(this.#failure);
     this.#group = undefined;
     this.#onBackgroundError(cause, 'committing a group of writes');
@@ -373,8 +444,7 @@ export class SqliteStore implements Store {
         more = true;
         break;
       }
-      const entry = this.#live.get(key)!;
-      items.push(item(key, entry, entry.revision));
+      items.push(item(key, this.#live.get(key)!));
     }
     return { items, revision: this.#revision, more };
   }
@@ -401,12 +471,24 @@ export class SqliteStore implements Store {
   }
 }
 
-function fresh(template: KubeObject, revision: number): KubeObject {
-  return stampResourceVersion(cloneJson(template), revision);
+/** A stored value as the store hands it out: parsed, stamped with its revision, deeply frozen. */
+function frozenObject(value: string, revision: number): KubeObject {
+  return markStored(deepFreeze(stampResourceVersion(JSON.parse(value), revision)));
 }
 
-function item(key: string, entry: LiveEntry, revision: number): StoredItem {
-  return { key, revision, createRevision: entry.createRevision, object: fresh(entry.template, revision) };
+/** A frozen object with another resourceVersion; everything below metadata is shared with it. */
+function restamped(object: KubeObject, revision: number): KubeObject {
+  const metadata = isPlainObject(object.metadata) ? object.metadata : {};
+  return markStored(
+    Object.freeze({
+      ...object,
+      metadata: Object.freeze({ ...metadata, resourceVersion: String(revision) }),
+    }),
+  );
+}
+
+function item(key: string, entry: LiveEntry): StoredItem {
+  return { key, revision: entry.revision, createRevision: entry.createRevision, object: entry.object };
 }
 
 function itemFromRow(row: LogRow): StoredItem {
@@ -414,15 +496,14 @@ function itemFromRow(row: LogRow): StoredItem {
     key: row.key,
     revision: row.revision,
     createRevision: row.createRevision,
-    object: stampResourceVersion(JSON.parse(row.value), row.revision),
+    object: frozenObject(row.value, row.revision),
   };
 }
 
 function eventFromRow(row: LogEventRow): StoreEvent {
-  const object = stampResourceVersion(JSON.parse(row.value), row.revision);
+  const object = frozenObject(row.value, row.revision);
   if (row.created) return { type: 'ADDED', key: row.key, revision: row.revision, object };
-  const prevObject =
-    row.prevValue === null ? undefined : stampResourceVersion(JSON.parse(row.prevValue), row.prevRevision);
+  const prevObject = row.prevValue === null ? undefined : frozenObject(row.prevValue, row.prevRevision);
   return {
     type: row.deleted ? 'DELETED' : 'MODIFIED',
     key: row.key,

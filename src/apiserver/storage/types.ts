@@ -1,6 +1,9 @@
 // The contract between the HTTP layer and storage. Keys are `/<group or "core">/<resource>/<namespace or "">/<name>`;
 // values are plain JSON objects. The store owns metadata.resourceVersion: it strips it on write and sets it on
 // every object it returns, as the decimal string of the log revision that produced that state.
+//
+// Every object the store returns or publishes is deeply frozen and shared with every other reader of that
+// state: read it, serialise it, keep it, but copy it (cloneJson) before changing anything in it.
 
 export type KubeObject = Record<string, any>;
 

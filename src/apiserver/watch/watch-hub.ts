@@ -52,9 +52,12 @@ export function eventForWatcher(watcher: Watcher, event: StoreEvent): WatchDeliv
   if (now && before) return { type: 'MODIFIED', object: event.object, revision: event.revision };
   if (now) return { type: 'ADDED', object: event.object, revision: event.revision };
   if (before && event.prevObject) {
-    // Leaving the selection looks like a deletion of the previous state, stamped with this revision.
-    const gone = structuredClone(event.prevObject);
-    gone.metadata = { ...gone.metadata, resourceVersion: String(event.revision) };
+    // Leaving the selection looks like a deletion of the previous state, stamped with this revision
+    // (a new top level and metadata; the rest is the store's frozen object, shared).
+    const gone = {
+      ...event.prevObject,
+      metadata: { ...event.prevObject.metadata, resourceVersion: String(event.revision) },
+    };
     return { type: 'DELETED', object: gone, revision: event.revision };
   }
   return undefined;

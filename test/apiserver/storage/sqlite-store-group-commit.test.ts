@@ -117,6 +117,53 @@ describe('SqliteStore group commit', () => {
     store.close();
   });
 
+  test('a group is durable only once its fsync has returned, and writes made meanwhile wait for the next', async () => {
+    const path = freshPath();
+    const store = SqliteStore.open(path, { groupCommit: true });
+    const first = store.create(key('f1'), thing('f1'));
+    let firstDurable = false;
+    const waitFirst = store.whenDurable(first.revision).then(() => {
+      firstDurable = true;
+    });
+    // The group commits in a setImmediate of this turn; its fsync runs on the thread pool after that.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(store.durableRevision(), first.revision - 1, 'committed, but not durable before the fsync');
+    assert.equal(firstDurable, false);
+    // Written while the first group's fsync runs: a group of its own, committed after that fsync.
+    const second = store.create(key('f2'), thing('f2'));
+    const third = store.update(key('f2'), second.revision, thing('f2', { n: 1 }));
+    const order: string[] = [];
+    const waitSecond = store.whenDurable(third.revision).then(() => order.push('second'));
+    await waitFirst.then(() => order.push('first'));
+    assert.equal(store.durableRevision(), first.revision, 'the first fsync covers the first group only');
+    await waitSecond;
+    assert.deepEqual(order, ['first', 'second']);
+    assert.equal(store.durableRevision(), third.revision);
+    store.close();
+    const reopened = SqliteStore.open(path);
+    assert.equal(reopened.get(key('f2'))?.object.n, 1);
+    reopened.close();
+  });
+
+  test('flush makes every write durable before it returns, also while an fsync runs', async () => {
+    const store = SqliteStore.open(freshPath(), { groupCommit: true });
+    const first = store.create(key('g1'), thing('g1'));
+    const waitFirst = store.whenDurable(first.revision);
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = store.create(key('g2'), thing('g2'));
+    const waitSecond = store.whenDurable(second.revision);
+    store.flush();
+    assert.equal(store.durableRevision(), second.revision);
+    await Promise.all([waitFirst, waitSecond]);
+    // The fsync that was running returns to a store that moved on: nothing changes.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(store.durableRevision(), second.revision);
+    const third = store.create(key('g3'), thing('g3'));
+    await store.whenDurable(third.revision);
+    assert.equal(store.durableRevision(), third.revision);
+    store.close();
+  });
+
   test('close and compact commit what is pending first', async () => {
     const path = freshPath();
     const store = SqliteStore.open(path, { groupCommit: true, retainRevisions: 1 });

@@ -42,14 +42,34 @@ describe('SqliteStore writes', () => {
     store.close();
   });
 
-  test('objects handed out are fresh: mutating them does not change the store', () => {
+  test('objects handed out are frozen: mutating them throws and does not change the store', () => {
     const store = SqliteStore.open(':memory:');
+    const seen: StoreEvent[] = [];
+    store.subscribe((event) => seen.push(event));
     const created = store.create(podKey('a'), pod('a', { spec: { containers: [{ name: 'c' }] } }));
-    created.object.spec.containers[0].name = 'changed';
+    assert.throws(() => {
+      created.object.spec.containers[0].name = 'changed';
+    }, TypeError);
     const got = store.get(podKey('a'))!;
     assert.equal(got.object.spec.containers[0].name, 'c');
-    got.object.metadata.labels = { x: 'y' };
+    assert.throws(() => {
+      got.object.metadata.labels = { x: 'y' };
+    }, TypeError);
+    assert.throws(() => {
+      seen[0]!.object.spec.containers.push({ name: 'd' });
+    }, TypeError);
     assert.equal(store.list('/core/pods/').items[0]!.object.metadata.labels, undefined);
+    const updated = store.update(podKey('a'), created.revision, pod('a', { spec: { n: 1 } }));
+    const deleted = store.delete(podKey('a'));
+    for (const object of [updated.object, deleted.object, seen[1]!.prevObject!, seen[2]!.object]) {
+      assert.throws(() => {
+        object.metadata.resourceVersion = '0';
+      }, TypeError);
+    }
+    assert.equal(deleted.object.metadata.resourceVersion, String(deleted.revision));
+    assert.equal(updated.object.metadata.resourceVersion, String(updated.revision));
+    for (const event of store.eventsSince('/core/pods/', 0))
+      assert.ok(Object.isFrozen(event.object.metadata));
     store.close();
   });
 
@@ -371,6 +391,27 @@ describe('SqliteStore compaction', () => {
     store.close();
   });
 
+  test('a key re-created after its tombstone was or was not compacted chains its history correctly', () => {
+    const store = SqliteStore.open(':memory:', { retainRevisions: 2 });
+    store.create('/k/early', {}); // 1
+    store.delete('/k/early'); // 2: compacted below
+    store.create('/k/late', {}); // 3
+    store.delete('/k/late'); // 4: kept
+    store.create('/k/other', {}); // 5
+    store.update('/k/other', 5, { n: 1 }); // 6
+    assert.equal(store.compact(), 4);
+    const early = store.create('/k/early', { again: true });
+    const late = store.create('/k/late', { again: true });
+    assert.deepEqual([early.revision, late.revision], [7, 8]);
+    assert.deepEqual(
+      store.eventsSince('/k/late', 4).map((event) => [event.type, event.revision, event.prevObject]),
+      [['ADDED', 8, undefined]],
+    );
+    store.delete('/k/late'); // 9
+    assert.equal(store.create('/k/late', {}).revision, 10, 'and again, over the new tombstone');
+    store.close();
+  });
+
   test('runs on its own when compactIntervalMs is set', async () => {
     const store = SqliteStore.open(':memory:', { retainRevisions: 1, compactIntervalMs: 10 });
     store.create('/k/a', {});
@@ -450,14 +491,16 @@ describe('SqliteStore subscribe', () => {
     store.close();
   });
 
-  test('event objects are not the objects returned to the writer', () => {
+  test('the writer cannot change what subscribers were given through the object returned to it', () => {
     const store = SqliteStore.open(':memory:');
     let event: StoreEvent | undefined;
     store.subscribe((e) => {
       event = e;
     });
     const created = store.create('/k/a', { spec: { v: 1 } });
-    created.object.spec.v = 2;
+    assert.throws(() => {
+      created.object.spec.v = 2;
+    }, TypeError);
     assert.equal(event!.object.spec.v, 1);
     store.close();
   });
