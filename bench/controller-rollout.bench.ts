@@ -21,6 +21,7 @@
 //   CTRL_BENCH_LATENCY_SAMPLES=40    config changes on the small pool
 //   CTRL_BENCH_QUIET_MS=10000        pause after the bootstrap and between rollouts
 
+import './support/simulator-threads.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';

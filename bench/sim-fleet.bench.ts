@@ -13,6 +13,7 @@
 //   SIM_BENCH_WINDOW_S=60       steady-state measuring window
 //   SIM_BENCH_TIMERS=0          skip the timer comparison
 
+import './support/simulator-threads.ts';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

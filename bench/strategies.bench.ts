@@ -44,6 +44,7 @@
 //                                      over the runs are reported too (issue 17: Spread's peak ≤ the
 //                                      limit in ≥ 20 randomised runs)
 
+import './support/simulator-threads.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
