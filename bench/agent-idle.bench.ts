@@ -88,7 +88,7 @@ async function measure(
 let nodeIndex = 0;
 async function agentRun(
   entry: string,
-  nodeFlags: string[] = [],
+  nodeFlags: readonly string[] = [],
 ): Promise<{ child: AgentChild; port: number }> {
   const node = `idle-${nodeIndex++}`;
   await admin.create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: node } });

@@ -29,6 +29,20 @@ export const AGENT_FILE = 'nodeherd-agent.mjs';
 export const RUNTIME_FILE = 'node.gz';
 export const MANIFEST_FILE = 'manifest.json';
 
+/**
+ * Node's flags for the agent, before the bundle: nodeherd-init.sh's unit runs it with them (its
+ * ExecStart, held to this list by test/dist/agent-node-flags.test.ts), so does the agent image's
+ * entrypoint, and bench/agent-idle.bench.ts measures with them. Each saves idle RSS (issue 17;
+ * docs/real-nodes.md, "The agent's memory"): V8's lite mode (no optimising compiler, which an idle
+ * daemon has no use for), a 1 MB young generation, and the bytecode of functions not run since the
+ * last full GC (what an apply or the start left) dropped until they run again.
+ */
+export const AGENT_NODE_FLAGS: readonly string[] = [
+  '--lite-mode',
+  '--max-semi-space-size=1',
+  '--bytecode-old-age=1',
+];
+
 export interface BuildAgentOptions {
   /** Default <repo>/dist. */
   outDir?: string;
