@@ -46,6 +46,15 @@ export const AGENT_NODE_FLAGS: readonly string[] = [
   '--use-openssl-ca',
 ];
 
+/**
+ * The environment nodeherd-init.sh's unit gives Node itself, beside the agent's own NODEHERD_*
+ * settings (held to the unit by the same test); the idle bench runs the agent with it, the compile
+ * cache in a directory of its own.
+ */
+export const AGENT_NODE_ENV: Readonly<Record<string, string>> = {
+  NODE_COMPILE_CACHE: '/var/cache/nodeherd/compile-cache',
+};
+
 export interface BuildAgentOptions {
   /** Default <repo>/dist. */
   outDir?: string;

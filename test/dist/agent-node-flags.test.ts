@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { AGENT_NODE_FLAGS, bundleAgent, REPO_ROOT } from '../../src/dist/build-agent.ts';
+import { AGENT_NODE_ENV, AGENT_NODE_FLAGS, bundleAgent, REPO_ROOT } from '../../src/dist/build-agent.ts';
 import { imageSpecs } from '../../src/dist/images/build-images.ts';
 
 const execFileAsync = promisify(execFile);
@@ -20,6 +20,16 @@ test("nodeherd-init.sh's unit starts the agent with AGENT_NODE_FLAGS", async () 
   assert.deepEqual(execStarts, [
     `ExecStart=$PREFIX/node ${AGENT_NODE_FLAGS.join(' ')} $PREFIX/nodeherd-agent.mjs`,
   ]);
+});
+
+test("nodeherd-init.sh's unit gives Node AGENT_NODE_ENV", async () => {
+  const script = await readFile(join(REPO_ROOT, 'init/nodeherd-init.sh'), 'utf8');
+  const environment = script
+    .split('\n')
+    .filter((line) => line.startsWith('Environment='))
+    .flatMap((line) => line.slice('Environment='.length).split(' '));
+  for (const [name, value] of Object.entries(AGENT_NODE_ENV))
+    assert.ok(environment.includes(`${name}=${value}`), `${name}=${value} in ${environment.join(' ')}`);
 });
 
 test("the agent image's entrypoint uses the same flags", () => {
