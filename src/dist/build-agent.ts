@@ -35,15 +35,17 @@ export const MANIFEST_FILE = 'manifest.json';
  * entrypoint, and bench/agent-idle.bench.ts measures with them. Each saves idle RSS (issue 17;
  * docs/real-nodes.md, "The agent's memory"): V8's lite mode (no optimising compiler, which an idle
  * daemon has no use for), a 1 MB young generation, the bytecode of functions not run since the last
- * full GC (what an apply or the start left) dropped until they run again, and --use-openssl-ca, with
+ * full GC (what an apply or the start left) dropped until they run again, --use-openssl-ca, with
  * which loading node:tls does not parse Node's ~150 bundled root CAs on a thread of its own (the
- * agent trusts none of them: src/agent/tls-trust.ts).
+ * agent trusts none of them: src/agent/tls-trust.ts), and --single-threaded-gc: V8 collects on the
+ * main thread alone, without helper threads marking and sweeping beside it (1.0 MB).
  */
 export const AGENT_NODE_FLAGS: readonly string[] = [
   '--lite-mode',
   '--max-semi-space-size=1',
   '--bytecode-old-age=1',
   '--use-openssl-ca',
+  '--single-threaded-gc',
 ];
 
 /**
