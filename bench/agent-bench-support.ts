@@ -13,7 +13,7 @@ import {
 import { renderConfigs } from '../src/api/render.ts';
 import { buildRevision } from '../src/api/revision.ts';
 import type { NodeConfigRevision, NodeConfigSpec } from '../src/api/types.ts';
-import { bundleAgent } from '../src/dist/build-agent.ts';
+import { AGENT_NODE_ENV, AGENT_NODE_FLAGS, bundleAgent } from '../src/dist/build-agent.ts';
 import type { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../src/kube/light/types.ts';
 
@@ -30,8 +30,13 @@ export async function buildAgentBundle(outDir: string): Promise<string> {
   return outFile;
 }
 
-/** The Node flags the agent's unit runs it with (init/nodeherd-init.sh's ExecStart). */
-export const SHIPPED_NODE_FLAGS = ['--lite-mode', '--max-semi-space-size=1', '--bytecode-old-age=1'];
+/** The Node flags the agent's unit runs it with (init/nodeherd-init.sh's ExecStart, held to them by a test). */
+export const SHIPPED_NODE_FLAGS: readonly string[] = AGENT_NODE_FLAGS;
+
+/** The unit's environment for Node, with the compile cache under `dir` instead of /var/cache. */
+export function shippedNodeEnv(dir: string): Record<string, string> {
+  return { ...AGENT_NODE_ENV, NODE_COMPILE_CACHE: join(dir, 'compile-cache') };
+}
 
 export interface ProcStats {
   rssMb: number;
@@ -62,9 +67,15 @@ export interface AgentChild {
   stop(): Promise<void>;
 }
 
-export function spawnAgent(entry: string, args: string[], nodeFlags: string[] = []): AgentChild {
+export function spawnAgent(
+  entry: string,
+  args: string[],
+  nodeFlags: readonly string[] = [],
+  env: Record<string, string> = {},
+): AgentChild {
   const child = spawn(process.execPath, [...nodeFlags, entry, ...args], {
     stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, ...env },
   });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   return {

@@ -18,6 +18,7 @@ import { mountAgentLocalApis } from '../src/agent/http/agent-local-apis.ts';
 import { ensureOwnerToken } from '../src/agent/http/owner-token.ts';
 import { JsonLogger, type Logger } from '../src/agent/logger.ts';
 import { NodeAgent } from '../src/agent/node-agent.ts';
+import { trustOnlyNamedCas } from '../src/agent/tls-trust.ts';
 import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
 import { isoTime } from '../src/util/utc-time.ts';
 
@@ -40,6 +41,8 @@ function crashHooks(spec: string | undefined): ApplyHooks | undefined {
 }
 
 async function main(config: AgentConfig): Promise<void> {
+  // Before any TLS context: the agent's connections name their CA (src/agent/tls-trust.ts).
+  trustOnlyNamedCas();
   const logger = new JsonLogger({ level: config.logLevel });
   const tuning = { userAgent: `nodeherd-agent/${config.nodeName}` };
   const client = config.inCluster

@@ -29,6 +29,34 @@ export const AGENT_FILE = 'nodeherd-agent.mjs';
 export const RUNTIME_FILE = 'node.gz';
 export const MANIFEST_FILE = 'manifest.json';
 
+/**
+ * Node's flags for the agent, before the bundle: nodeherd-init.sh's unit runs it with them (its
+ * ExecStart, held to this list by test/dist/agent-node-flags.test.ts), so does the agent image's
+ * entrypoint, and bench/agent-idle.bench.ts measures with them. Each saves idle RSS (issue 17;
+ * docs/real-nodes.md, "The agent's memory"): V8's lite mode (no optimising compiler, which an idle
+ * daemon has no use for), a 1 MB young generation, the bytecode of functions not run since the last
+ * full GC (what an apply or the start left) dropped until they run again, --use-openssl-ca, with
+ * which loading node:tls does not parse Node's ~150 bundled root CAs on a thread of its own (the
+ * agent trusts none of them: src/agent/tls-trust.ts), and --single-threaded-gc: V8 collects on the
+ * main thread alone, without helper threads marking and sweeping beside it (1.0 MB).
+ */
+export const AGENT_NODE_FLAGS: readonly string[] = [
+  '--lite-mode',
+  '--max-semi-space-size=1',
+  '--bytecode-old-age=1',
+  '--use-openssl-ca',
+  '--single-threaded-gc',
+];
+
+/**
+ * The environment nodeherd-init.sh's unit gives Node itself, beside the agent's own NODEHERD_*
+ * settings (held to the unit by the same test); the idle bench runs the agent with it, the compile
+ * cache in a directory of its own.
+ */
+export const AGENT_NODE_ENV: Readonly<Record<string, string>> = {
+  NODE_COMPILE_CACHE: '/var/cache/nodeherd/compile-cache',
+};
+
 export interface BuildAgentOptions {
   /** Default <repo>/dist. */
   outDir?: string;

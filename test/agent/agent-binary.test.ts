@@ -3,10 +3,12 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { AGENT_NODE_FLAGS, bundleAgent } from '../../src/dist/build-agent.ts';
 import {
   type Cluster,
   createNode,
@@ -84,6 +86,46 @@ describe('nodeherd-agent process', () => {
       agent.lines.every((l) => !JSON.stringify(l).includes('hello')),
       'file contents never reach the log',
     );
+  });
+
+  it("as shipped (the bundle, with the unit's Node flags) applies over HTTPS, reports and serves", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'nodeherd-agent-bundle-'));
+    try {
+      const bundle = join(dir, 'nodeherd-agent.mjs');
+      await bundleAgent({
+        entry: join(import.meta.dirname, '../../bin/nodeherd-agent.ts'),
+        outFile: bundle,
+        version: '0.0.0-test',
+        minify: true,
+      });
+      await createNode(cluster, 'binary-3');
+      const paths = await agentPaths(cluster, 'binary-3');
+      const port = await freePort();
+      const revision = await createRevision(cluster, 'binary-shipped', {
+        files: [{ path: '/etc/shipped.conf', content: { inline: { data: 'as shipped\n' } } }],
+        units: [{ name: 'shipped.service', content: '[Service]\nExecStart=/bin/shipped\n' }],
+      });
+      await setDesired(cluster, 'binary-3', revision.metadata.name);
+      const agent = startAgentProcess(paths, {
+        entry: bundle,
+        nodeFlags: AGENT_NODE_FLAGS,
+        args: ['--metrics-address', `127.0.0.1:${port}`],
+      });
+      await waitForState(cluster, 'binary-3', 'Done');
+      assert.equal(await readFile(join(paths.root, 'etc/shipped.conf'), 'utf8'), 'as shipped\n');
+      const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { state: string };
+      assert.equal(health.state, 'Done');
+      assert.match(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), /nodeherd_agent_state/);
+      await agent.kill('SIGTERM');
+      assert.equal((await agent.exited).code, 0);
+      assert.deepEqual(
+        agent.lines.filter((l) => l.level === 'error' || l.level === 'raw'),
+        [],
+        'nothing on stderr but the log',
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps managing the node when its metrics port is taken, and says why', async () => {

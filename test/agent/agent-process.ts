@@ -54,12 +54,20 @@ export interface AgentProcess {
 
 export function startAgentProcess(
   paths: AgentProcessPaths,
-  options: { durations?: Record<string, number>; env?: Record<string, string>; args?: string[] } = {},
+  options: {
+    durations?: Record<string, number>;
+    env?: Record<string, string>;
+    args?: string[];
+    /** Another build of the agent (a bundle) instead of bin/nodeherd-agent.ts, run with nodeFlags. */
+    entry?: string;
+    nodeFlags?: readonly string[];
+  } = {},
 ): AgentProcess {
   const child = spawn(
     NODE,
     [
-      AGENT,
+      ...(options.nodeFlags ?? []),
+      options.entry ?? AGENT,
       '--kubeconfig',
       paths.kubeconfig,
       '--node-name',

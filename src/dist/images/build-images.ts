@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { CONTROLLER_IMAGE_PLACEHOLDER, controllerArgs } from '../../api/deploy-manifests.ts';
 import { onPath } from '../../nspawn/host.ts';
-import { bundleAgent, REPO_ROOT } from '../build-agent.ts';
+import { AGENT_NODE_FLAGS, bundleAgent, REPO_ROOT } from '../build-agent.ts';
 import { buildRootfs } from './rootfs.ts';
 
 const execFileAsync = promisify(execFile);
@@ -52,7 +52,7 @@ export interface ImageSpec {
   user: number;
   cmd: string[];
   /** Node's own flags, before the bundle in the entrypoint. */
-  nodeFlags: string[];
+  nodeFlags: readonly string[];
 }
 
 export function imageSpecs(): Record<ImageKind, ImageSpec> {
@@ -81,7 +81,8 @@ export function imageSpecs(): Record<ImageKind, ImageSpec> {
       user: 0,
       // No default arguments: the DaemonSet configures the agent through its environment.
       cmd: [],
-      nodeFlags: [],
+      // As nodeherd-init.sh's unit runs it: the pod idles on every node just the same.
+      nodeFlags: AGENT_NODE_FLAGS,
     },
   };
 }

@@ -1,8 +1,14 @@
 // The local endpoint over real HTTP: /healthz, /metrics, unknown paths and methods.
 
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { AgentHttpServer } from '../../../src/agent/http/agent-http-server.ts';
+
+const execFileAsync = promisify(execFile);
+const SERVER_MODULE = new URL('../../../src/agent/http/agent-http-server.ts', import.meta.url).href;
 
 describe('agent HTTP endpoint', () => {
   let healthy = true;
@@ -63,5 +69,46 @@ describe('agent HTTP endpoint', () => {
     assert.deepEqual(await ok.json(), { namespace: 'kube-system', name: 'a-b' });
     assert.equal((await fetch(`${base}/v1/namespaces/x/pods/upgrade`, { method: 'POST' })).status, 404);
     assert.equal((await fetch(`${base}/v1/namespaces/x/pods/y/upgrade`)).status, 405);
+  });
+});
+
+describe('agent HTTP endpoint: binding', () => {
+  it('binds an IP address without loading node:dns (issue 17: ~1 MB of idle RSS)', async () => {
+    const script = `
+      import { AgentHttpServer } from ${JSON.stringify(SERVER_MODULE)};
+      const server = new AgentHttpServer({ health: () => ({ healthy: true, body: {} }), renderMetrics: () => '' }, { port: 0 });
+      const address = await server.listen();
+      const answer = await fetch('http://127.0.0.1:' + address.port + '/healthz');
+      console.log(JSON.stringify({ address, status: answer.status, dns: process.moduleLoadList.includes('NativeModule dns') }));
+      await server.close();`;
+    const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script]);
+    const result = JSON.parse(stdout) as { address: { host: string }; status: number; dns: boolean };
+    assert.equal(result.address.host, '127.0.0.1');
+    assert.equal(result.status, 200);
+    assert.equal(result.dns, false);
+  });
+
+  it('still takes a host name, and says when the port is taken', async () => {
+    const named = new AgentHttpServer(
+      { health: () => ({ healthy: true, body: {} }), renderMetrics: () => '' },
+      { host: 'localhost', port: 0 },
+    );
+    const address = await named.listen();
+    assert.ok(['127.0.0.1', '::1'].includes(address.host), address.host);
+    await named.close();
+
+    const squatter = createServer();
+    const port = await new Promise<number>((resolve) =>
+      squatter.listen(0, '127.0.0.1', () => resolve((squatter.address() as { port: number }).port)),
+    );
+    try {
+      const busy = new AgentHttpServer(
+        { health: () => ({ healthy: true, body: {} }), renderMetrics: () => '' },
+        { port },
+      );
+      await assert.rejects(busy.listen(), /EADDRINUSE/);
+    } finally {
+      squatter.close();
+    }
   });
 });
