@@ -8,7 +8,7 @@ import type { DefaultedPoolSpec } from '../../api/pool-defaults.ts';
 import type { NodeConfigPool } from '../../api/types.ts';
 import type { Node } from '../../kube/types.ts';
 import type { ControllerContext } from '../controller-context.ts';
-import { snapshotNode } from '../node-snapshot.ts';
+import { type SnapshotContext, snapshotNode } from '../node-snapshot.ts';
 import { type PoolSelector, poolMembership } from '../pool-membership.ts';
 import type { FailureAction, NodeSnapshot, RevisionRef } from '../rollout/types.ts';
 import { rollingSettings, rollingUpdateOf } from '../strategies/rolling-settings.ts';
@@ -68,27 +68,35 @@ export class PoolObserver {
 
   /** The members as the rollout decision sees them, for a target (health, drain needs). */
   nodeSnapshots(target: string | undefined): NodeSnapshot[] {
+    return this.snapshotsOf(
+      this.members.map((n) => this.current(n)),
+      target,
+    );
+  }
+
+  private snapshotsOf(current: readonly Node[], target: string | undefined): NodeSnapshot[] {
     const { ctx } = this;
     const rolling = rollingUpdateOf(this.spec);
     const podSelector = rolling.healthGate?.podSelector;
-    return this.members.map((n) =>
-      snapshotNode(this.current(n), {
-        zoneLabel: rolling.zoneLabel,
-        target,
-        needsDrain: (from, to) => ctx.planner.needsDrain(from, to),
-        podsReady: (node) => (podSelector ? ctx.pods.allReady(node, podSelector) : true),
-        drainBlocked: (node) => ctx.drainer.blocked(node),
-        health: ctx.health,
-        now: this.now,
-        healthFromNodeOnly: podSelector === undefined,
-      }),
-    );
+    // One context for all members (snapshotNode keeps each unchanged node's snapshot: node-snapshot.ts).
+    const context: SnapshotContext = {
+      zoneLabel: rolling.zoneLabel,
+      target,
+      needsDrain: (from, to) => ctx.planner.needsDrain(from, to),
+      podsReady: podSelector ? (node) => ctx.pods.allReady(node, podSelector) : () => true,
+      drainBlocked: (node) => ctx.drainer.blocked(node),
+      health: ctx.health,
+      now: this.now,
+      healthFromNodeOnly: podSelector === undefined,
+    };
+    return current.map((n) => snapshotNode(n, context));
   }
 
   /** What the strategy decides from, for a state with a target. */
   observe(state: PoolState & { target: RevisionRef }, failureApplied?: FailureAction): StrategySnapshot {
     const { ctx } = this;
     const rolling = rollingUpdateOf(this.spec);
+    const current = this.members.map((n) => this.current(n));
     const leases = ctx.informers.leases
       .list()
       .filter((l) => l.metadata.labels?.[SERIAL_POOL_LABEL] === this.pool.metadata.name);
@@ -103,8 +111,8 @@ export class PoolObserver {
       paused: state.paused,
       ...(state.pausedByFailure ? { pausedByFailure: state.pausedByFailure } : {}),
       ...(failureApplied ? { failureApplied } : {}),
-      nodes: this.members.map((n) => readStrategyNode(this.current(n), rolling.zoneLabel)),
-      snapshots: this.nodeSnapshots(state.target.name),
+      nodes: current.map((n) => readStrategyNode(n, rolling.zoneLabel)),
+      snapshots: this.snapshotsOf(current, state.target.name),
       revisionNumbers: this.revisionNumbers,
       slots: serialSlots(
         leases,
