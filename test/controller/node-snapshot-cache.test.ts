@@ -1,13 +1,17 @@
-// The per-Node-object caches of a pool reconcile (issue 17): a node's snapshot is kept while nothing
-// it was made from changed. A kept one must be the one a fresh reading would make: the random
-// sequences below run the same events through a pipeline that keeps its Node objects (so the caches
-// answer) and one that reads fresh copies every time (so they never do), and compare the snapshots
-// and the rollout decisions after every step.
+// The per-Node-object caches of a pool reconcile (issue 17): a node's snapshot and the pools selecting
+// it are kept while nothing they were made from changed. A kept one must be the one a fresh reading
+// would make: the random sequences below run the same events through a pipeline that keeps its Node
+// objects (so the caches answer) and one that reads fresh copies every time (so they never do), and
+// compare the snapshots and the rollout decisions after every step; the pool members are compared
+// with poolMembership()'s after random label and selector changes.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { ControllerContext } from '../../src/controller/controller-context.ts';
 import { NodeHealthTracker } from '../../src/controller/node-health-tracker.ts';
 import { agentReport, type SnapshotContext, snapshotNode } from '../../src/controller/node-snapshot.ts';
+import { type PoolSelector, poolMembership } from '../../src/controller/pool-membership.ts';
+import { poolMembers } from '../../src/controller/pools/pool-observer.ts';
 import { decideRollout } from '../../src/controller/rollout/decide.ts';
 import type { NodeSnapshot, RollingUpdateSettings } from '../../src/controller/rollout/types.ts';
 import type { Node } from '../../src/kube/types.ts';
@@ -346,4 +350,72 @@ describe(`kept and fresh readings decide alike (seed ${SEED})`, () => {
   for (let run = 0; run < 30; run++) {
     test(`random sequence ${run}`, () => runSequence(SEED + run, 300));
   }
+});
+
+describe('pool members kept per Node object', () => {
+  function contextOf(nodes: Map<string, Node>, pools: PoolSelector[]): ControllerContext {
+    return {
+      informers: {
+        nodes: { list: () => [...nodes.values()], get: (name: string) => nodes.get(name) },
+        pools: {
+          list: () =>
+            pools.map((p) => ({ metadata: { name: p.name }, spec: { nodeSelector: p.nodeSelector } })),
+        },
+      },
+    } as unknown as ControllerContext;
+  }
+
+  test(`are poolMembership's after random label and selector changes (seed ${SEED})`, () => {
+    const rand = random(SEED);
+    const names = Array.from({ length: 12 }, (_, i) => `n${String(i).padStart(2, '0')}`);
+    const values = ['a', 'b', 'c'];
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
+    const nodes = new Map<string, Node>();
+    for (const name of [...names].reverse())
+      nodes.set(name, { metadata: { name, labels: { role: pick(values), tier: pick(values) } } });
+    const pools: PoolSelector[] = [
+      { name: 'p1', nodeSelector: { matchLabels: { role: 'a' } } },
+      { name: 'p2', nodeSelector: { matchLabels: { tier: 'b' } } },
+      {
+        name: 'p3',
+        nodeSelector: { matchExpressions: [{ key: 'role', operator: 'In', values: ['b', 'c'] }] },
+      },
+    ];
+    for (let step = 0; step < 300; step++) {
+      const r = rand();
+      if (r < 0.6) {
+        const name = pick(names);
+        const labels = nodes.get(name)?.metadata.labels ?? {};
+        nodes.set(name, {
+          metadata: { name, labels: { ...labels, [pick(['role', 'tier'])]: pick(values) } },
+        });
+      } else if (r < 0.7) {
+        const name = pick(names);
+        if (nodes.has(name)) nodes.delete(name);
+        else nodes.set(name, { metadata: { name, labels: { role: pick(values), tier: pick(values) } } });
+      } else if (r < 0.85) {
+        const pool = pick(pools);
+        pool.nodeSelector = { matchLabels: { [pick(['role', 'tier'])]: pick(values) } };
+      }
+      const ctx = contextOf(nodes, pools);
+      const expected = poolMembership(
+        [...nodes.values()].map((n) => ({ name: n.metadata.name, labels: n.metadata.labels })),
+        pools,
+      );
+      for (const pool of pools) {
+        const got = poolMembers(ctx, pool.name);
+        assert.deepEqual(
+          got.nodes.map((n) => n.metadata.name),
+          expected.members.get(pool.name),
+          `step ${step}, ${pool.name}`,
+        );
+        assert.deepEqual(
+          got.conflicts,
+          new Map([...expected.conflicts].filter(([, p]) => p.includes(pool.name))),
+          `step ${step}, ${pool.name}`,
+        );
+        for (const n of got.nodes) assert.equal(n, nodes.get(n.metadata.name));
+      }
+    }
+  });
 });
