@@ -10,7 +10,9 @@
 // - bootstrap: the pool created, its first revision rolled out to every node (peak during it);
 // - rollout: a NodeConfig change rolled out to every node (peak during it);
 // - after: settled after the rollout.
-// The API server's RSS and peak are reported too.
+// The API server's RSS and peak are reported too, and per phase the controller's pool reconciles (count,
+// ms each on average: nodeherd_reconcile_duration_seconds{kind="pool"}), its CPU seconds (/proc) and the
+// machine's load average.
 //
 // By default it runs what ships: the controller bundled as the image bundles it (src/dist/images: one
 // minified ES module, the image's Node flags, NODE_ENV=production, the Deployment's flags but a free
@@ -24,6 +26,7 @@
 //   CTRL_MEM_NODE_FLAGS="…"        Node flags instead of the image's (CONTROLLER_NODE_FLAGS); "" for none
 //   CTRL_MEM_HEAPSNAPSHOT=DIR      write heap snapshots of the controller (idle, end of rollout) into DIR
 //   CTRL_MEM_SETTLE_MS=5000        pause before a settled measurement
+//   CTRL_MEM_CPU_PROF_DIR=DIR      write a CPU profile of the controller into DIR (at its exit)
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -49,6 +52,7 @@ import { nodeObject, READY } from '../src/sim/node-object.ts';
 import { kubeTime } from '../src/util/kube-time.ts';
 import { startApiServerProcess } from './support/apiserver-process.ts';
 import { controllerBundle, SHIPPED_CONTROLLER_FLAGS } from './support/controller-bundle.ts';
+import { loadAverage, processCpuSeconds } from './support/proc.ts';
 import { benchNumber } from './support/quick.ts';
 import { reportFigure } from './support/report.ts';
 
@@ -64,6 +68,7 @@ const NODE_FLAGS = (process.env.CTRL_MEM_NODE_FLAGS ?? SHIPPED_CONTROLLER_FLAGS.
   .filter(Boolean);
 const SNAPSHOT_DIR = process.env.CTRL_MEM_HEAPSNAPSHOT;
 const SETTLE_MS = benchNumber('CTRL_MEM_SETTLE_MS', 5000, 2000);
+const CPU_PROF_DIR = process.env.CTRL_MEM_CPU_PROF_DIR;
 const WRITE_CONCURRENCY = 32;
 
 function spec(value: string): NodeConfigSpec {
@@ -97,6 +102,13 @@ async function metrics(url: string): Promise<Record<string, number>> {
   ]) {
     const match = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
     if (match) out[name] = Number(match[1]) / 1024 / 1024;
+  }
+  for (const name of [
+    'nodeherd_reconcile_duration_seconds_count',
+    'nodeherd_reconcile_duration_seconds_sum',
+  ]) {
+    const match = new RegExp(`^${name}\\{kind="pool"\\} (\\S+)$`, 'm').exec(text);
+    out[name] = match ? Number(match[1]) : 0;
   }
   return out;
 }
@@ -204,6 +216,11 @@ interface Sample {
   externalMb: number;
   serverRssMb: number;
   serverPeakMb: number;
+  /** During the phase: pool reconciles, their seconds, the controller's CPU seconds; load at its end. */
+  poolReconciles: number;
+  poolReconcileSeconds: number;
+  cpuSeconds: number;
+  load: number;
 }
 
 async function main(): Promise<void> {
@@ -266,7 +283,8 @@ async function main(): Promise<void> {
     const snapshotFlags = SNAPSHOT_DIR
       ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`]
       : [];
-    controller = spawn(process.execPath, [...NODE_FLAGS, ...snapshotFlags, entry, ...args], {
+    const profileFlags = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
+    controller = spawn(process.execPath, [...NODE_FLAGS, ...snapshotFlags, ...profileFlags, entry, ...args], {
       cwd: SNAPSHOT_DIR ?? ROOT,
       env: { ...process.env, NODE_ENV: 'production' },
       stdio: ['ignore', 'inherit', 'inherit'],
@@ -292,9 +310,15 @@ async function main(): Promise<void> {
         }
       }
     };
+    let counted = { reconciles: 0, seconds: 0, cpu: processCpuSeconds(pid) };
     const measure = async (phase: string) => {
       const status = procStatus(pid);
       const m = await metrics(metricsUrl);
+      const now = {
+        reconciles: m.nodeherd_reconcile_duration_seconds_count ?? 0,
+        seconds: m.nodeherd_reconcile_duration_seconds_sum ?? 0,
+        cpu: processCpuSeconds(pid),
+      };
       const srv = await server.memory(false);
       const sample: Sample = {
         phase,
@@ -305,13 +329,20 @@ async function main(): Promise<void> {
         externalMb: m.nodejs_external_memory_bytes ?? Number.NaN,
         serverRssMb: srv.rssMb,
         serverPeakMb: srv.peakMb,
+        poolReconciles: now.reconciles - counted.reconciles,
+        poolReconcileSeconds: now.seconds - counted.seconds,
+        cpuSeconds: now.cpu - counted.cpu,
+        load: loadAverage(),
       };
+      counted = now;
       samples.push(sample);
       phasePeak = 0;
       console.log(
         `${phase}: controller RSS ${sample.rssMb.toFixed(1)} MB (peak in phase ${sample.peakMb.toFixed(1)} MB), ` +
           `V8 heap used ${sample.heapUsedMb.toFixed(1)} of ${sample.heapTotalMb.toFixed(1)} MB, external ${sample.externalMb.toFixed(1)} MB; ` +
-          `API server RSS ${sample.serverRssMb.toFixed(0)} MB (peak ${sample.serverPeakMb.toFixed(0)} MB)`,
+          `API server RSS ${sample.serverRssMb.toFixed(0)} MB (peak ${sample.serverPeakMb.toFixed(0)} MB); ` +
+          `${sample.poolReconciles} pool reconciles${sample.poolReconciles ? `, ${((1000 * sample.poolReconcileSeconds) / sample.poolReconciles).toFixed(0)} ms each (${sample.poolReconcileSeconds.toFixed(1)} s)` : ''}, ` +
+          `controller CPU ${sample.cpuSeconds.toFixed(1)} s; load average ${sample.load.toFixed(1)}`,
       );
     };
     const waitFor = async (what: string, cond: () => Promise<boolean>, timeoutMs = 600_000) => {

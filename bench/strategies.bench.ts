@@ -78,6 +78,7 @@ import {
   controllerBundle,
   SHIPPED_CONTROLLER_FLAGS,
 } from './support/controller-bundle.ts';
+import { loadAverage, processCpuSeconds } from './support/proc.ts';
 import { benchNumber, benchSetting } from './support/quick.ts';
 import { reportFigure } from './support/report.ts';
 
@@ -525,6 +526,8 @@ interface StrategyResult {
   agentSteps: string[];
   /** The controller's pool reconciles during the good change (where a rollout's waits go). */
   reconciles: ControllerCounters | undefined;
+  /** The machine's 1-minute load average as the good change started and as it ended. */
+  load: [number, number];
   /** RSS and peak RSS of the API server at the end, MB. */
   serverRssMb: number;
   /** CPU seconds (user + system) the API server used during the good change. */
@@ -553,11 +556,16 @@ interface ControllerCounters {
   /** Seconds the rollout queue's items waited before a worker took them, summed. */
   queueWaitSeconds: number;
   queueWaits: number;
+  /** The controller process's CPU time (user + system), seconds. */
+  cpuSeconds: number;
 }
 
 /** The counters of the controller's /metrics that say where a rollout's time goes. */
-async function controllerCounters(port: number | undefined): Promise<ControllerCounters | undefined> {
-  if (port === undefined) return undefined;
+async function controllerCounters(
+  port: number | undefined,
+  pid: number | undefined,
+): Promise<ControllerCounters | undefined> {
+  if (port === undefined || pid === undefined) return undefined;
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const value = (pattern: string) =>
     Number(new RegExp(`^${pattern} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? 0);
@@ -567,6 +575,7 @@ async function controllerCounters(port: number | undefined): Promise<ControllerC
     poolReconcileErrors: value('nodeherd_reconcile_errors_total\\{kind="pool"\\}'),
     queueWaitSeconds: value('workqueue_queue_duration_seconds_sum\\{name="rollout"\\}'),
     queueWaits: value('workqueue_queue_duration_seconds_count\\{name="rollout"\\}'),
+    cpuSeconds: processCpuSeconds(pid),
   };
 }
 
@@ -580,12 +589,6 @@ function subtractCounters(
 }
 
 /** VmHWM of a process, MB (undefined once it exited). */
-/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat (ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 function peakRssMb(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
@@ -768,19 +771,24 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
     const requestsBefore = await server.requests();
-    const reconcilesBefore = await controllerCounters(metricsPort);
-    const serverCpuBefore = cpuSeconds(server.pid);
+    const reconcilesBefore = await controllerCounters(metricsPort, controller?.pid);
+    const loadBefore = loadAverage();
+    const serverCpuBefore = processCpuSeconds(server.pid);
     if (trace.enabled) trace.start();
     await change(specs[1]);
     const good = await allHealthy(view, t0);
-    const serverCpuS = cpuSeconds(server.pid) - serverCpuBefore;
+    const serverCpuS = processCpuSeconds(server.pid) - serverCpuBefore;
     const agentSteps = trace.enabled ? trace.report(view) : [];
     const requests = requestsBetween(
       requestsBefore,
       await server.requests(),
       good.finished ? good.totalMs : performance.now() - t0,
     );
-    const reconciles = subtractCounters(await controllerCounters(metricsPort), reconcilesBefore);
+    const reconciles = subtractCounters(
+      await controllerCounters(metricsPort, controller?.pid),
+      reconcilesBefore,
+    );
+    const load: [number, number] = [loadBefore, loadAverage()];
     loopDelay.disable();
     const simLoopDelayMs = { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
     await sleep(2_000);
@@ -800,6 +808,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       simLoopDelayMs,
       agentSteps,
       reconciles,
+      load,
       serverRssMb: serverMemory.rssMb,
       serverCpuS,
       serverPeakMb: serverMemory.peakMb,
@@ -950,7 +959,9 @@ async function main(): Promise<void> {
     if (c)
       console.log(
         `  controller during the good change: ${c.poolReconciles} pool reconciles, ${((c.poolReconcileSeconds / Math.max(1, c.poolReconciles)) * 1000).toFixed(0)} ms each on average ` +
-          `(${c.poolReconcileSeconds.toFixed(1)} s in all), ${c.poolReconcileErrors} failed and retried; queue wait ${((c.queueWaitSeconds / Math.max(1, c.queueWaits)) * 1000).toFixed(0)} ms on average`,
+          `(${c.poolReconcileSeconds.toFixed(1)} s in all), ${c.poolReconcileErrors} failed and retried; queue wait ${((c.queueWaitSeconds / Math.max(1, c.queueWaits)) * 1000).toFixed(0)} ms on average; ` +
+          `controller CPU ${c.cpuSeconds.toFixed(1)} s (${((100 * c.cpuSeconds) / (r.good.totalMs / 1000)).toFixed(0)} % of a core); ` +
+          `load average ${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)}`,
       );
     const note = `${NODES} nodes, scale 1:${SCALE}`;
     const boundByLimit = r.strategy === 'RollingUpdate' || r.strategy === 'Serial';

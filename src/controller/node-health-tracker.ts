@@ -98,6 +98,15 @@ export class NodeHealthTracker {
     };
   }
 
+  /**
+   * The record observe() keeps of the node: an opaque value that stays the same object until observe()
+   * or forget() changes what it holds (observe() with the update and health it holds changes nothing).
+   * A caller that kept what observe() answered may reuse it while this is the same.
+   */
+  lastSeen(node: string): unknown {
+    return this.seen.get(node);
+  }
+
   /** When this tracker (this controller process) first looked at any node. */
   private watchingSince: number | undefined;
   /** For updates started before we watched: when we first saw each node's update in flight. */

@@ -36,14 +36,27 @@ export interface NodeFacts
 // A pool reconcile reads every member, and at 1,000 nodes most of them have not changed since the
 // last one: the facts are kept per Node object (the caches replace an object when it changes, never
 // edit it), so an unchanged node costs a lookup. Callers must not modify what they get.
-const factsByNode = new WeakMap<Node, { zoneLabel: string; facts: NodeFacts }>();
+const factsByNode = new WeakMap<Node, KnownFacts>();
+
+interface KnownFacts {
+  zoneLabel: string;
+  facts: NodeFacts;
+  /** agentReport(node), once asked for. */
+  report?: string;
+  /** The last snapshot made of the node (snapshotNode). */
+  snapshot?: KnownSnapshot;
+}
+
+function knownFacts(node: Node, zoneLabel: string): KnownFacts {
+  const known = factsByNode.get(node);
+  if (known?.zoneLabel === zoneLabel) return known;
+  const fresh: KnownFacts = { zoneLabel, facts: readFreshNodeFacts(node, zoneLabel) };
+  factsByNode.set(node, fresh);
+  return fresh;
+}
 
 export function readNodeFacts(node: Node, zoneLabel: string): NodeFacts {
-  const known = factsByNode.get(node);
-  if (known?.zoneLabel === zoneLabel) return known.facts;
-  const facts = readFreshNodeFacts(node, zoneLabel);
-  factsByNode.set(node, { zoneLabel, facts });
-  return facts;
+  return knownFacts(node, zoneLabel).facts;
 }
 
 function readFreshNodeFacts(node: Node, zoneLabel: string): NodeFacts {
@@ -105,35 +118,79 @@ export function failedRevisionOf(message: string | undefined): string | undefine
   return message ? /\brevision (\S+) failed\b/.exec(message)?.[1] : undefined;
 }
 
+// The snapshot of an unchanged node is the one the last reconcile made, and at 1,000 nodes most are
+// unchanged: building one (its facts, the controller's own knowledge of the node, the health tracker's
+// record) for every member on every Node event made pool reconciles O(N) in allocations (issue 17). A
+// snapshot is kept with the Node object's facts, and with everything else it was built from: the zone label, the target,
+// the tracker, and the answers of the context (stale report, pods ready, drain needed, readiness seen,
+// drain blocked, deadline start) and the tracker's record of the node after it observed the node. Those
+// answers are asked again on every call, in the same order as a fresh build asks them (some record what
+// they see); the kept snapshot is returned only when every one is the same, and the tracker still holds
+// the record it made then: its observe() would then change nothing and answer the same. So a kept
+// snapshot is the one a fresh build would make. Nothing outlives its Node object; callers must not
+// modify what they get.
+interface KnownSnapshot {
+  health: NodeHealthTracker;
+  zoneLabel: string;
+  target: string | undefined;
+  stale: boolean;
+  podsReady: boolean;
+  needsDrain: boolean;
+  readinessSince: number | undefined;
+  drainBlocked: string | undefined;
+  deadlineFrom: number | undefined;
+  /** The tracker's record of the node after this snapshot's observe() (an immutable object). */
+  seen: unknown;
+  snapshot: NodeSnapshot;
+}
+
 export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
-  const facts = readNodeFacts(node, ctx.zoneLabel);
-  const { conditionsSince, ...rest } = facts;
+  const known = knownFacts(node, ctx.zoneLabel);
+  const { facts } = known;
+  const { name } = facts;
   // The agent's state is about the revision it last worked on. Right after the node is given a new
   // one, a Failed left from the old revision is not news about the new one: drop it until it changes.
   const failedAt = facts.agentState === 'Failed' ? failedRevisionOf(facts.agentMessage) : undefined;
   const staleFailure = failedAt !== undefined && failedAt !== facts.desiredRevision;
-  if (staleFailure || ctx.health.isStale(facts.name, facts.desiredRevision, agentReport(node))) {
-    delete rest.agentState;
-  }
-  const base: NodeSnapshot = {
-    ...rest,
-    podsReady: ctx.podsReady(facts.name),
-    wasHealthy: false,
-    needsDrain:
-      ctx.target !== undefined && facts.currentRevision !== undefined && facts.currentRevision !== ctx.target
-        ? ctx.needsDrain(facts.currentRevision, ctx.target)
-        : false,
-  };
+  known.report ??= agentReport(node);
+  const stale = staleFailure || ctx.health.isStale(name, facts.desiredRevision, known.report);
+  const podsReady = ctx.podsReady(name);
+  const needsDrain =
+    ctx.target !== undefined && facts.currentRevision !== undefined && facts.currentRevision !== ctx.target
+      ? ctx.needsDrain(facts.currentRevision, ctx.target)
+      : false;
   // How long a node has been (Not)Ready, by our clock when we saw the change, else by its condition.
-  const readinessSince = ctx.health.readinessSince(facts.name);
+  const readinessSince = ctx.health.readinessSince(name);
+  const drainBlocked = ctx.drainBlocked(name);
+  const deadlineFrom =
+    facts.updateStartedAt !== undefined
+      ? ctx.health.deadlineFrom(name, facts.updateStartedAt, ctx.now)
+      : undefined;
+  const kept = known.snapshot;
+  if (
+    kept !== undefined &&
+    kept.health === ctx.health &&
+    kept.zoneLabel === ctx.zoneLabel &&
+    kept.target === ctx.target &&
+    kept.stale === stale &&
+    kept.podsReady === podsReady &&
+    kept.needsDrain === needsDrain &&
+    kept.readinessSince === readinessSince &&
+    kept.drainBlocked === drainBlocked &&
+    kept.deadlineFrom === deadlineFrom &&
+    kept.seen === ctx.health.lastSeen(name)
+  )
+    return kept.snapshot;
+
+  const { conditionsSince, ...rest } = facts;
+  if (stale) delete rest.agentState;
+  const base: NodeSnapshot = { ...rest, podsReady, wasHealthy: false, needsDrain };
   if (readinessSince !== undefined) base.readyChangedAt = readinessSince;
-  const blocked = ctx.drainBlocked(facts.name);
-  if (blocked) base.drainBlocked = blocked;
-  if (facts.updateStartedAt !== undefined)
-    base.deadlineFrom = ctx.health.deadlineFrom(facts.name, facts.updateStartedAt, ctx.now);
+  if (drainBlocked) base.drainBlocked = drainBlocked;
+  if (deadlineFrom !== undefined) base.deadlineFrom = deadlineFrom;
   const healthy = isHealthy(base);
   const update = `${facts.desiredRevision ?? ''}@${facts.updateStartedAt ?? ''}`;
-  const seen = ctx.health.observe(facts.name, update, healthy, ctx.now, ctx.healthFromNodeOnly);
+  const seen = ctx.health.observe(name, update, healthy, ctx.now, ctx.healthFromNodeOnly);
   base.wasHealthy = seen.wasHealthy && facts.updateStartedAt !== undefined;
   // Seen turning healthy: that moment (never earlier than the truth: the watch only lags). Otherwise
   // (healthy when first seen, e.g. after a restart) the conditions' times, read conservatively.
@@ -141,5 +198,18 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
     const since = seen.since ?? conditionsSince;
     if (since !== undefined && Number.isFinite(since)) base.healthySince = since;
   }
+  known.snapshot = {
+    health: ctx.health,
+    zoneLabel: ctx.zoneLabel,
+    target: ctx.target,
+    stale,
+    podsReady,
+    needsDrain,
+    readinessSince,
+    drainBlocked,
+    deadlineFrom,
+    seen: ctx.health.lastSeen(name),
+    snapshot: base,
+  };
   return base;
 }

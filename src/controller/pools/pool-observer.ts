@@ -8,8 +8,8 @@ import type { DefaultedPoolSpec } from '../../api/pool-defaults.ts';
 import type { NodeConfigPool } from '../../api/types.ts';
 import type { Node } from '../../kube/types.ts';
 import type { ControllerContext } from '../controller-context.ts';
-import { snapshotNode } from '../node-snapshot.ts';
-import { type PoolSelector, poolMembership } from '../pool-membership.ts';
+import { type SnapshotContext, snapshotNode } from '../node-snapshot.ts';
+import { type PoolSelector, poolsSelecting } from '../pool-membership.ts';
 import type { FailureAction, NodeSnapshot, RevisionRef } from '../rollout/types.ts';
 import { rollingSettings, rollingUpdateOf } from '../strategies/rolling-settings.ts';
 import { serialSlots } from '../strategies/serial/serial-slots.ts';
@@ -23,19 +23,39 @@ export interface PoolMembers {
   conflicts: Map<string, string[]>;
 }
 
+// Which pools select a node, kept per Node object and the pools' selectors (their JSON): a reconcile
+// of a pool asks it of every Node in the cache, and between two reconciles few change (issue 17). The
+// selectors' JSON is kept once while it stays the same, so comparing it is a pointer comparison.
+const selectingByNode = new WeakMap<Node, { selectors: string; pools: string[] }>();
+let knownSelectors = '';
+
+function poolsSelectingNode(node: Node, selectors: string, pools: readonly PoolSelector[]): string[] {
+  const known = selectingByNode.get(node);
+  if (known?.selectors === selectors) return known.pools;
+  const selecting = poolsSelecting(node.metadata.labels, pools);
+  selectingByNode.set(node, { selectors, pools: selecting });
+  return selecting;
+}
+
+/** The pool's members (nodes it selects and no other pool does), by name, as poolMembership() says. */
 export function poolMembers(ctx: ControllerContext, name: string): PoolMembers {
   const selectors: PoolSelector[] = ctx.informers.pools
     .list()
     .filter((p) => !p.metadata.deletionTimestamp)
     .map((p) => ({ name: p.metadata.name, nodeSelector: p.spec.nodeSelector }));
-  const membership = poolMembership(
-    ctx.informers.nodes.list().map((n) => ({ name: n.metadata.name, labels: n.metadata.labels })),
-    selectors,
-  );
-  return {
-    nodes: (membership.members.get(name) ?? []).map((n) => ctx.informers.nodes.get(n)!).filter(Boolean),
-    conflicts: new Map([...membership.conflicts].filter(([, pools]) => pools.includes(name))),
-  };
+  const json = JSON.stringify(selectors);
+  if (json !== knownSelectors) knownSelectors = json;
+  const nodes: Node[] = [];
+  const conflicts = new Map<string, string[]>();
+  for (const node of ctx.informers.nodes.list()) {
+    const selecting = poolsSelectingNode(node, knownSelectors, selectors);
+    if (selecting.length === 1) {
+      if (selecting[0] === name) nodes.push(node);
+    } else if (selecting.length > 1 && selecting.includes(name)) conflicts.set(node.metadata.name, selecting);
+  }
+  // Sorted as poolMembership() sorts names (code units; names are unique).
+  nodes.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  return { nodes, conflicts };
 }
 
 export class PoolObserver {
@@ -68,27 +88,35 @@ export class PoolObserver {
 
   /** The members as the rollout decision sees them, for a target (health, drain needs). */
   nodeSnapshots(target: string | undefined): NodeSnapshot[] {
+    return this.snapshotsOf(
+      this.members.map((n) => this.current(n)),
+      target,
+    );
+  }
+
+  private snapshotsOf(current: readonly Node[], target: string | undefined): NodeSnapshot[] {
     const { ctx } = this;
     const rolling = rollingUpdateOf(this.spec);
     const podSelector = rolling.healthGate?.podSelector;
-    return this.members.map((n) =>
-      snapshotNode(this.current(n), {
-        zoneLabel: rolling.zoneLabel,
-        target,
-        needsDrain: (from, to) => ctx.planner.needsDrain(from, to),
-        podsReady: (node) => (podSelector ? ctx.pods.allReady(node, podSelector) : true),
-        drainBlocked: (node) => ctx.drainer.blocked(node),
-        health: ctx.health,
-        now: this.now,
-        healthFromNodeOnly: podSelector === undefined,
-      }),
-    );
+    // One context for all members (snapshotNode keeps each unchanged node's snapshot: node-snapshot.ts).
+    const context: SnapshotContext = {
+      zoneLabel: rolling.zoneLabel,
+      target,
+      needsDrain: (from, to) => ctx.planner.needsDrain(from, to),
+      podsReady: podSelector ? (node) => ctx.pods.allReady(node, podSelector) : () => true,
+      drainBlocked: (node) => ctx.drainer.blocked(node),
+      health: ctx.health,
+      now: this.now,
+      healthFromNodeOnly: podSelector === undefined,
+    };
+    return current.map((n) => snapshotNode(n, context));
   }
 
   /** What the strategy decides from, for a state with a target. */
   observe(state: PoolState & { target: RevisionRef }, failureApplied?: FailureAction): StrategySnapshot {
     const { ctx } = this;
     const rolling = rollingUpdateOf(this.spec);
+    const current = this.members.map((n) => this.current(n));
     const leases = ctx.informers.leases
       .list()
       .filter((l) => l.metadata.labels?.[SERIAL_POOL_LABEL] === this.pool.metadata.name);
@@ -103,8 +131,8 @@ export class PoolObserver {
       paused: state.paused,
       ...(state.pausedByFailure ? { pausedByFailure: state.pausedByFailure } : {}),
       ...(failureApplied ? { failureApplied } : {}),
-      nodes: this.members.map((n) => readStrategyNode(this.current(n), rolling.zoneLabel)),
-      snapshots: this.nodeSnapshots(state.target.name),
+      nodes: current.map((n) => readStrategyNode(n, rolling.zoneLabel)),
+      snapshots: this.snapshotsOf(current, state.target.name),
       revisionNumbers: this.revisionNumbers,
       slots: serialSlots(
         leases,

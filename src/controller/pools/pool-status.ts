@@ -64,6 +64,16 @@ function withWaveHold(conds: Cond[], wave: { reason: string; message: string }):
 
 type Cond = Omit<StatusCondition, 'lastTransitionTime' | 'observedGeneration'>;
 
+// Counted over every member on every reconcile: without an array of the matches.
+function count<T>(list: readonly T[], match: (item: T) => boolean): number {
+  let n = 0;
+  for (const item of list) if (match(item)) n++;
+  return n;
+}
+
+const IN_FLIGHT: ReadonlySet<string> = new Set(['Draining', 'Updating', 'Soaking', 'Busy']);
+const APPLYING: ReadonlySet<string> = new Set(['Draining', 'Updating', 'Busy', 'Bootstrapping']);
+
 function names(list: readonly string[], max = 5): string {
   return list.length > max
     ? `${list.slice(0, max).join(', ')} and ${list.length - max} more`
@@ -106,9 +116,7 @@ function rollingProgress(
 ): Cond[] {
   const verdicts = input.decision?.verdicts ?? [];
   const blocked = input.decision?.blocked;
-  const inFlight = verdicts.filter((v) =>
-    ['Draining', 'Updating', 'Soaking', 'Busy'].includes(v.phase),
-  ).length;
+  const inFlight = count(verdicts, (v) => IN_FLIGHT.has(v.phase));
   const progress = `${updated}/${input.nodes.length} nodes on ${T}, ${plural(inFlight, 'node')} in flight`;
   const drainNote = verdicts.find((v) => v.phase === 'Draining' && v.detail && v.detail !== 'draining');
   const stopping =
@@ -208,10 +216,10 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
   const verdicts = decision?.verdicts ?? [];
   const T = target?.name;
   const failedNames = verdicts.filter((v) => v.phase === 'Failed').map((v) => v.name);
-  const drifted = nodes.filter((n) => n.drifted === true).length;
-  const updated = T ? nodes.filter((n) => n.currentRevision === T).length : 0;
+  const drifted = count(nodes, (n) => n.drifted === true);
+  const updated = T ? count(nodes, (n) => n.currentRevision === T) : 0;
   const ready = T
-    ? nodes.filter((n) => n.currentRevision === T && n.desiredRevision === T && isHealthy(n)).length
+    ? count(nodes, (n) => n.currentRevision === T && n.desiredRevision === T && isHealthy(n))
     : 0;
   const status: NodeConfigPoolStatus = {
     observedGeneration: input.generation,
@@ -222,12 +230,10 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
     updated,
     ready,
     unavailable: decision
-      ? verdicts.filter((v) => !v.available).length
-      : nodes.filter((n) => !isHealthy(n) || n.cordoned).length,
+      ? count(verdicts, (v) => !v.available)
+      : count(nodes, (n) => !isHealthy(n) || n.cordoned),
     failed: input.strategy ? input.strategy.failed.length : failedNames.length,
-    applying: input.strategy
-      ? input.strategy.applying
-      : verdicts.filter((v) => ['Draining', 'Updating', 'Busy', 'Bootstrapping'].includes(v.phase)).length,
+    applying: input.strategy ? input.strategy.applying : count(verdicts, (v) => APPLYING.has(v.phase)),
     updateAvailable: input.strategy?.updateAvailable ?? 0,
     waiting: input.strategy?.waiting ?? 0,
     // Omitted when none, so pools that never drift keep the status they had.

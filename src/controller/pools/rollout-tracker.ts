@@ -34,7 +34,12 @@ export class RolloutTracker {
     if (started.length > 0) batches.push({ startedAt: now, nodes: new Set(started) });
     for (const name of started) starts.set(name, now);
 
-    const phase = new Map(decision.verdicts.map((v) => [v.name, v.phase]));
+    // The phases of the nodes followed only (those in flight), not of every member of the pool.
+    const followed = new Set(starts.keys());
+    for (const batch of batches) for (const name of batch.nodes) followed.add(name);
+    const phase = new Map<string, NodeVerdict['phase']>();
+    if (followed.size > 0)
+      for (const v of decision.verdicts) if (followed.has(v.name)) phase.set(v.name, v.phase);
     for (const [name, at] of starts) {
       const p = phase.get(name);
       if (p === 'Updated') this.metrics.nodeUpdateDuration.observe({ pool }, (now - at) / 1000);
@@ -52,7 +57,10 @@ export class RolloutTracker {
     }
 
     const known = this.failures.get(pool) ?? new Set<string>();
-    const startedAt = new Map(nodes.map((n) => [n.name, n.updateStartedAt ?? 0]));
+    const failed = new Set(decision.failures.map((f) => f.name));
+    const startedAt = new Map<string, number>();
+    if (failed.size > 0)
+      for (const n of nodes) if (failed.has(n.name)) startedAt.set(n.name, n.updateStartedAt ?? 0);
     const current = new Set<string>();
     const fresh: NodeVerdict[] = [];
     for (const failure of decision.failures) {

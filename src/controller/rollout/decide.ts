@@ -29,6 +29,7 @@ import { rolloutOrder } from './rollout-order.ts';
 import type {
   BlockReason,
   FailureAction,
+  NodeSnapshot,
   NodeStart,
   NodeVerdict,
   RolloutDecision,
@@ -78,41 +79,44 @@ function policyAction(input: RolloutInput, what: string): FailureAction {
   return { action: 'Pause', message: what };
 }
 
+/** A node of the input (the last of its name) with its verdict. */
+interface Judged {
+  name: string;
+  zone: string;
+  node: NodeSnapshot;
+  verdict: NodeVerdict;
+  actions: VerdictActions;
+}
+
 /**
  * Sets `decision.complete`, and returns when a NotReady node's wait ends (or +Infinity). A NotReady
  * node holds the rollout's completion back until it has been down (or, new, has not come up) for
  * progressDeadlineSeconds: a restart or a flap is waited for, a dead node is not.
  */
-function completeAndWake(
-  decision: RolloutDecision,
-  input: RolloutInput,
-  snapshots: ReadonlyMap<string, RolloutInput['nodes'][number]>,
-): number {
+function completeAndWake(decision: RolloutDecision, input: RolloutInput, judged: readonly Judged[]): number {
   const { settings, now } = input;
-  const ordered = decision.verdicts;
-  const downLongEnough = (v: NodeVerdict) => {
-    const node = snapshots.get(v.name)!;
+  const downLongEnough = ({ verdict: v, node }: Judged) => {
     const since = node.readyChangedAt ?? (v.phase === 'Bootstrapping' ? node.createdAt : undefined);
     return !node.ready && (since === undefined || now > since + settings.progressDeadlineSeconds * 1000);
   };
   // A health gate that holds or fails keeps a rollout that touched nodes open: its last soak has not
   // passed the gate. (Bootstrapped nodes are no batch: the gate does not keep them from completing.)
   decision.complete =
-    !(input.gate !== undefined && ordered.some((v) => v.touched)) &&
+    !(input.gate !== undefined && decision.verdicts.some((v) => v.touched)) &&
     decision.bootstrap.length === 0 &&
     decision.starts.length === 0 &&
     decision.uncordon.length === 0 &&
     decision.abortDrain.length === 0 &&
-    ordered.every(
-      (v) =>
-        v.phase === 'Updated' ||
-        v.phase === 'Unhealthy' ||
-        ((v.phase === 'Skipped' || v.phase === 'Bootstrapping') && downLongEnough(v)),
+    judged.every(
+      (j) =>
+        j.verdict.phase === 'Updated' ||
+        j.verdict.phase === 'Unhealthy' ||
+        ((j.verdict.phase === 'Skipped' || j.verdict.phase === 'Bootstrapping') && downLongEnough(j)),
     );
   let wakeAt = Number.POSITIVE_INFINITY;
-  for (const v of ordered) {
-    const node = snapshots.get(v.name)!;
-    if ((v.phase === 'Skipped' || v.phase === 'Bootstrapping') && !node.ready && !downLongEnough(v)) {
+  for (const j of judged) {
+    const { verdict: v, node } = j;
+    if ((v.phase === 'Skipped' || v.phase === 'Bootstrapping') && !node.ready && !downLongEnough(j)) {
       const since = node.readyChangedAt ?? node.createdAt;
       if (since !== undefined) wakeAt = Math.min(wakeAt, since + settings.progressDeadlineSeconds * 1000 + 1);
     }
@@ -121,8 +125,8 @@ function completeAndWake(
 }
 
 interface StartChoice {
-  free: readonly NodeVerdict[];
-  paid: readonly NodeVerdict[];
+  free: readonly Judged[];
+  paid: readonly Judged[];
   canaryRoom: number;
   canarySize: number;
   maxUnavailable: number;
@@ -131,7 +135,6 @@ interface StartChoice {
   zoneCounted: Map<string, number>;
   unavailable: number;
   input: RolloutInput;
-  snapshots: ReadonlyMap<string, RolloutInput['nodes'][number]>;
 }
 
 /**
@@ -149,7 +152,7 @@ function chooseStarts(c: StartChoice): {
   let { unavailable } = c;
   let zoneBlocked = false;
   let budgetBlocked = false;
-  for (const v of [...c.free, ...c.paid]) {
+  for (const { verdict: v, node } of [...c.free, ...c.paid]) {
     if (starts.length >= c.canaryRoom) {
       const size = plural(c.canarySize, 'node');
       return {
@@ -179,7 +182,7 @@ function chooseStarts(c: StartChoice): {
     starts.push({
       node: v.name,
       revision: c.input.target.name,
-      drain: c.snapshots.get(v.name)!.needsDrain,
+      drain: node.needsDrain,
       free: cost === 0,
     });
   }
@@ -189,10 +192,15 @@ function chooseStarts(c: StartChoice): {
 export function decideRollout(input: RolloutInput): RolloutDecision {
   const { settings, now } = input;
   const window = maintenanceWindowStatus(settings.maintenanceWindows, now);
-  const judged = new Map<string, { verdict: NodeVerdict; actions: VerdictActions }>();
-  for (const node of input.nodes) judged.set(node.name, judgeNode(node, input));
-  const snapshots = new Map(input.nodes.map((n) => [n.name, n]));
-  const ordered = rolloutOrder([...judged.values()].map((j) => j.verdict));
+  // By name: a name given twice is judged as its last node, in the place of its first.
+  const judged = new Map<string, Judged>();
+  for (const node of input.nodes) {
+    const { verdict, actions } = judgeNode(node, input);
+    judged.set(node.name, { name: node.name, zone: node.zone, node, verdict, actions });
+  }
+  // The verdict's name and zone are its node's: the same order as of the verdicts.
+  const inOrder = rolloutOrder([...judged.values()]);
+  const ordered = inOrder.map((j) => j.verdict);
 
   const decision: RolloutDecision = {
     verdicts: ordered,
@@ -207,8 +215,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     window,
   };
   let wakeAt = Number.POSITIVE_INFINITY;
-  for (const v of ordered) {
-    const { actions } = judged.get(v.name)!;
+  for (const { verdict: v, actions } of inOrder) {
     if (actions.bootstrap) decision.bootstrap.push(v.name);
     if (actions.uncordon) decision.uncordon.push({ node: v.name, reason: actions.uncordon });
     if (actions.abortDrain) decision.abortDrain.push(v.name);
@@ -252,11 +259,11 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
   if (failureAction) decision.failureAction = failureAction;
 
   const uncordoning = new Set(decision.uncordon.map((u) => u.node));
-  const candidates = ordered.filter(
-    (v) => (v.phase === 'Waiting' || v.phase === 'Pending') && !uncordoning.has(v.name),
+  const candidates = inOrder.filter(
+    ({ verdict: v }) => (v.phase === 'Waiting' || v.phase === 'Pending') && !uncordoning.has(v.name),
   );
-  const free = candidates.filter((v) => v.phase === 'Waiting');
-  const paid = candidates.filter((v) => v.phase === 'Pending');
+  const free = candidates.filter((j) => j.verdict.phase === 'Waiting');
+  const paid = candidates.filter((j) => j.verdict.phase === 'Pending');
 
   let blocked: BlockReason | undefined;
   let blockMessage = '';
@@ -289,7 +296,6 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
       zoneCounted,
       unavailable,
       input,
-      snapshots,
     });
     decision.starts = chosen.starts;
     unavailable = chosen.unavailable;
@@ -327,7 +333,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     };
   }
 
-  wakeAt = Math.min(wakeAt, completeAndWake(decision, input, snapshots));
+  wakeAt = Math.min(wakeAt, completeAndWake(decision, input, inOrder));
   // Windows wake the pool when one opens or closes, nodes waiting or not: status shows the next opening.
   if (window.nextOpening !== undefined) wakeAt = Math.min(wakeAt, window.nextOpening);
   if (window.open && window.closesAt !== undefined) wakeAt = Math.min(wakeAt, window.closesAt);

@@ -66,6 +66,7 @@ const MANAGED = [
   HOLD_ANNOTATION,
   AVAILABLE_REVISION_ANNOTATION,
 ] as const;
+const MANAGED_KEYS: ReadonlySet<string> = new Set(MANAGED);
 
 function currentValue(node: StrategyNode, key: string): string | undefined {
   switch (key) {
@@ -131,6 +132,23 @@ export function gatedHandout(
   return { annotations, kind, releaseDrain: true };
 }
 
+/** `changes` with the change of one annotation from what the node carries to `value`, if any. */
+function change(
+  changes: Record<string, string | null> | undefined,
+  node: StrategyNode,
+  key: string,
+  value: string | undefined,
+): Record<string, string | null> | undefined {
+  const now = currentValue(node, key);
+  let to: string | null;
+  if (value === undefined && now !== undefined && key !== DESIRED_REVISION_ANNOTATION) to = null;
+  else if (value !== undefined && value !== now) to = value;
+  else return changes;
+  const out = changes ?? {};
+  out[key] = to;
+  return out;
+}
+
 export function planNodeMarks(input: MarksInput, strategyMarks: StrategyMarks): NodeMarks[] {
   const T = input.target.name;
   const wantedOn = strategyMarks(input);
@@ -138,20 +156,17 @@ export function planNodeMarks(input: MarksInput, strategyMarks: StrategyMarks): 
 
   for (const node of input.nodes) {
     const wanted = wantedOn(node);
-    const want = new Map<string, string | undefined>(MANAGED.map((k) => [k, undefined]));
-    for (const [key, value] of Object.entries(wanted.annotations)) want.set(key, value);
     const onTarget = node.current === T;
 
-    const annotations: Record<string, string | null> = {};
-    for (const [key, value] of want) {
-      const now = currentValue(node, key);
-      if (value === undefined && now !== undefined && key !== DESIRED_REVISION_ANNOTATION)
-        annotations[key] = null;
-      else if (value !== undefined && value !== now) annotations[key] = value;
-    }
+    // The managed keys first (absent from what is wanted: removed), then the others wanted, in order.
+    // Called for every member on every reconcile: no allocation for a node that needs nothing.
+    let annotations: Record<string, string | null> | undefined;
+    for (const key of MANAGED) annotations = change(annotations, node, key, wanted.annotations[key]);
+    for (const key in wanted.annotations)
+      if (!MANAGED_KEYS.has(key)) annotations = change(annotations, node, key, wanted.annotations[key]);
     // Asked to upgrade and there: the request is done (whatever the strategy is now).
     if (node.upgradeRequested !== undefined && onTarget && node.desired === T)
-      annotations[UPGRADE_REQUESTED_ANNOTATION] = null;
+      annotations = { ...annotations, [UPGRADE_REQUESTED_ANNOTATION]: null };
 
     let taint: Taint | null | undefined;
     const wantTaint = wanted.taint;
@@ -164,10 +179,10 @@ export function planNodeMarks(input: MarksInput, strategyMarks: StrategyMarks): 
 
     const release =
       wanted.releaseDrain && (node.cordonedByUs || node.drainingFor !== undefined) ? true : undefined;
-    if (Object.keys(annotations).length > 0 || taint !== undefined || release) {
+    if (annotations !== undefined || taint !== undefined || release) {
       changes.push({
         node: node.name,
-        annotations,
+        annotations: annotations ?? {},
         ...(taint !== undefined ? { taint } : {}),
         ...(release ? { release } : {}),
         kind: wanted.kind ?? 'marks',
