@@ -1,12 +1,14 @@
-// Writes what the strategies decided: the node marks (annotations and our taint, one patch per node)
-// and the release of Serial slots whose holder Node is gone. Writes that fail are collected and the
-// pool is retried, like the rollout decision's writes.
+// Writes what the strategies decided: the node marks (annotations and our taint, one patch per node),
+// the release of Serial slots whose holder Node is gone, and Serial hand-overs (the Lease, then the
+// holder's Node). Writes that fail are collected and the pool is retried, like the rollout decision's
+// writes.
 
 import {
   OUTDATED_TAINT_KEY,
   SERIAL_HANDED_OVER_ANNOTATION,
   SERIAL_LEASE_NAMESPACE,
   SERIAL_POOL_LABEL,
+  SERIAL_SLOT_ANNOTATION,
 } from '../../api/node-protocol.ts';
 import { isKubeError } from '../../kube/kube-error.ts';
 import type { Lease } from '../../kube/types.ts';
@@ -15,6 +17,7 @@ import { type ControllerContext, nodeSubject, runLimited } from '../controller-c
 import type { DecisionExecutor } from '../decision-executor.ts';
 import { type NodePatch, uncordonPatch } from '../node-updates.ts';
 import type { NodeMarks } from './node-marks.ts';
+import { serialSlotValue } from './serial/serial-marks.ts';
 
 type TaintList = { key: string; value?: string; effect: string }[];
 
@@ -103,8 +106,10 @@ export class StrategyExecutor {
   /**
    * Gives slots to waiting nodes (slotHandovers): a free one, or one moved from its finished holder.
    * Compare-and-swap on the Lease as last seen, so a slot an agent took (or renewed, or released)
-   * meanwhile is judged again on the next reconcile. The node's agent sees itself as the holder and
-   * starts; the annotation tells the agents the controller hands slots out.
+   * meanwhile is judged again on the next reconcile. The Lease's mark tells agents the controller hands
+   * slots out; the node is then told on its Node (SERIAL_SLOT_ANNOTATION), which its agent watches
+   * anyway: it reads the Lease, finds itself the holder and starts. One Node event for the one agent
+   * concerned, where the Lease write alone had to reach every waiting agent through a watch.
    */
   async handOverSlots(
     pool: string,
@@ -149,6 +154,20 @@ export class StrategyExecutor {
         if (isKubeError(err, 409)) return;
         throw err;
       }
+      await this.tellHolder(node, name, now);
+    });
+  }
+
+  /**
+   * The node is the holder of `lease` by our write at `handedOverAt`: say so on its Node. If this write
+   * fails, the Serial marks write the same value on the pool's next reconcile (until then the agent
+   * finds the slot when it next lists the slot Leases).
+   */
+  private async tellHolder(node: string, lease: string, handedOverAt: string): Promise<void> {
+    await this.nodes.patchNode(node, {
+      metadata: {
+        annotations: { [SERIAL_SLOT_ANNOTATION]: serialSlotValue({ lease, handedOverAt }) },
+      },
     });
   }
 
@@ -184,5 +203,6 @@ export class StrategyExecutor {
       if (isKubeError(err, 409)) return;
       throw err;
     }
+    await this.tellHolder(node, name, now);
   }
 }
