@@ -52,6 +52,7 @@ import {
   DESIRED_REVISION_ANNOTATION,
   NODE_CONFIG_READY_CONDITION,
   NOT_BEFORE_ANNOTATION,
+  SERIAL_SLOT_ANNOTATION,
   STATE_ANNOTATION,
   STATE_REVISION_ANNOTATION,
 } from '../src/api/node-protocol.ts';
@@ -226,6 +227,8 @@ class NodeView {
   healthy = new Map<string, number>();
   /** Per node, when the watch first showed each step of its update to the target (stage breakdown). */
   desiredAt = new Map<string, number>();
+  /** Serial: when the controller's hand-over of a slot showed on the Node (nodeherd.io/serial-slot). */
+  slotAt = new Map<string, number>();
   notReadyAt = new Map<string, number>();
   readyAgainAt = new Map<string, number>();
   doneAt = new Map<string, number>();
@@ -244,6 +247,7 @@ class NodeView {
     this.failed = new Set();
     this.healthy = new Map();
     this.desiredAt = new Map();
+    this.slotAt = new Map();
     this.notReadyAt = new Map();
     this.readyAgainAt = new Map();
     this.doneAt = new Map();
@@ -273,6 +277,8 @@ class NodeView {
     const target = this.target;
     if (target === undefined || annotations[DESIRED_REVISION_ANNOTATION] !== target) return;
     if (!this.desiredAt.has(name)) this.desiredAt.set(name, at);
+    if (annotations[SERIAL_SLOT_ANNOTATION] !== undefined && !this.slotAt.has(name))
+      this.slotAt.set(name, at);
     if (this.started.has(name)) {
       if (ready !== 'True' && !this.notReadyAt.has(name)) this.notReadyAt.set(name, at);
       if (ready === 'True' && this.notReadyAt.has(name) && !this.readyAgainAt.has(name))
@@ -353,7 +359,8 @@ interface BrokenResult {
  * Medians of each step of a node's update, as the watch saw them: a freed place to the next node given
  * the target (the controller), given to applying (the agent), applying to NotReady (the apply up to the
  * kubelet restart), NotReady to Ready (the restart), Ready to Done (the agent's verification and
- * report), Done to NodeConfigReady, and the last of those to healthy.
+ * report), Done to NodeConfigReady, and the last of those to healthy. Serial gives every node the target
+ * at once: there the hand-over's own step is a slot handed (the Node's serial-slot) to applying.
  */
 function stagesOf(view: NodeView): [string, number][] {
   const between = (from: Map<string, number>, to: Map<string, number>) =>
@@ -366,6 +373,14 @@ function stagesOf(view: NodeView): [string, number][] {
   return [
     ['freed → next given the target', freedToDesired],
     ['given → applying', between(view.desiredAt, view.started)],
+    ...(view.slotAt.size > 0
+      ? [
+          [
+            `slot handed (Node annotation, ${view.slotAt.size} nodes) → applying`,
+            between(view.slotAt, view.started),
+          ] as [string, number],
+        ]
+      : []),
     ['applying → NotReady', between(view.started, view.notReadyAt)],
     ['NotReady → Ready', between(view.notReadyAt, view.readyAgainAt)],
     ['Ready → Done', between(view.readyAgainAt, view.doneAt)],
