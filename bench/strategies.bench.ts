@@ -22,7 +22,8 @@
 // updating (apart from nodes NotReady on their own), the API requests per second during the good change
 // and where they go (verb and resource), the controller's peak RSS and the API server's RSS, and for a
 // human: the controller's pool reconciles, the simulated nodes' event-loop delay, the median time from
-// a place freed in the budget to the next start, and Spread's own schedule density.
+// a place freed in the budget to the next start, the watch events the simulated nodes received by kind,
+// and Spread's own schedule density.
 //
 // Real time would take hours, so every duration runs SCALE (10) times faster: the kubelet restart
 // (30 s → 3 s NotReady), the window (300 s → 30 s), the agent's unit timeout (60 s → 6 s), the Serial
@@ -465,6 +466,11 @@ interface StrategyResult {
   controllerPeakMb: number | undefined;
   /** Event-loop delay of the process running the simulated nodes during the good change, ms. */
   simLoopDelayMs: { p99: number; max: number };
+  /**
+   * Watch events the simulated nodes (their agents, and the bench's own watch of every Node) received
+   * during the good change, by the kind of object: what the API server fanned out to them.
+   */
+  simWatchEvents: [string, number][];
   /** The controller's pool reconciles during the good change (where a rollout's waits go). */
   reconciles: ControllerCounters | undefined;
   /** RSS and peak RSS of the API server at the end, MB. */
@@ -695,6 +701,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
     const requestsBefore = await server.requests();
+    const eventsBefore = light.stats().watchEventsByKind;
     const reconcilesBefore = await controllerCounters(metricsPort);
     await change(specs[1]);
     const good = await allHealthy(view, t0);
@@ -704,6 +711,10 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       good.finished ? good.totalMs : performance.now() - t0,
     );
     const reconciles = subtractCounters(await controllerCounters(metricsPort), reconcilesBefore);
+    const simWatchEvents = Object.entries(light.stats().watchEventsByKind)
+      .map(([kind, count]): [string, number] => [kind, count - (eventsBefore[kind] ?? 0)])
+      .filter(([, count]) => count > 0)
+      .sort((a, b) => b[1] - a[1]);
     loopDelay.disable();
     const simLoopDelayMs = { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
     await sleep(2_000);
@@ -721,6 +732,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       requests,
       controllerPeakMb: peakRssMb(controller?.pid),
       simLoopDelayMs,
+      simWatchEvents,
       reconciles,
       serverRssMb: serverMemory.rssMb,
       serverPeakMb: serverMemory.peakMb,
@@ -860,6 +872,9 @@ async function main(): Promise<void> {
     );
     console.log(
       `  simulated nodes' event loop during the good change: delay p99 ${r.simLoopDelayMs.p99.toFixed(0)} ms, max ${r.simLoopDelayMs.max.toFixed(0)} ms (scaled clock)`,
+    );
+    console.log(
+      `  watch events the simulated nodes received during the good change: ${r.simWatchEvents.map(([kind, count]) => `${kind} ${count} (${(count / NODES).toFixed(1)} per node updated)`).join(', ')}`,
     );
     const c = r.reconciles;
     if (c)
