@@ -452,6 +452,8 @@ interface RequestFigures {
   perSecond: number;
   /** "verb resource" → requests, most first. */
   byKind: [string, number][];
+  /** Of those, the ones answered 409 (lost compare-and-swap or create races), by "verb resource". */
+  conflicts: [string, number][];
 }
 
 interface StrategyResult {
@@ -483,12 +485,16 @@ function requestsBetween(
   after: Record<string, number>,
   ms: number,
 ): RequestFigures {
-  const byKind = Object.entries(after)
+  const all = Object.entries(after)
     .map(([kind, count]): [string, number] => [kind, count - (before[kind] ?? 0)])
     .filter(([, count]) => count > 0)
     .sort((a, b) => b[1] - a[1]);
+  const byKind = all.filter(([kind]) => !kind.endsWith(' 409'));
+  const conflicts = all
+    .filter(([kind]) => kind.endsWith(' 409'))
+    .map(([kind, count]): [string, number] => [kind.slice(0, -4), count]);
   const total = byKind.reduce((sum, [, count]) => sum + count, 0);
-  return { total, perSecond: total / (ms / 1000), byKind };
+  return { total, perSecond: total / (ms / 1000), byKind, conflicts };
 }
 
 interface ControllerCounters {
@@ -862,7 +868,9 @@ async function main(): Promise<void> {
       `  requests during the good change: ${r.requests.total}, ${r.requests.byKind
         .slice(0, 8)
         .map(([kind, count]) => `${kind} ${count}`)
-        .join(', ')}`,
+        .join(
+          ', ',
+        )}; answered 409: ${r.requests.conflicts.map(([kind, count]) => `${kind} ${count}`).join(', ') || 'none'}`,
     );
     console.log(
       `  a node from its start to healthy: ${seconds(r.good.updateP50Ms)} (median); a place freed in the budget to the next start: ${seconds(r.good.handoffP50Ms)} (median)`,
