@@ -228,7 +228,11 @@ export class SerialSlots {
       if (adopted) return adopted;
       // Parked: nothing to read until the Node names a slot or the time to look again comes.
       const parked = this.parked;
-      if (parked?.pool === gate.pool && clock.now() < parked.until && this.mayPark(gate, node))
+      if (
+        parked?.pool === gate.pool &&
+        clock.now() < parked.until &&
+        this.mayPark(gate, node, parked.holders)
+      )
         return { held: false, holders: parked.holders, recheckAt: parked.until };
     }
     this.parked = undefined;
@@ -247,7 +251,8 @@ export class SerialSlots {
         graceMs,
       );
       if (decision.kind === 'wait') {
-        if (this.mayPark(gate, node)) return this.park(gate, decision.holders, decision.recheckAt);
+        if (this.mayPark(gate, node, decision.holders))
+          return this.park(gate, decision.holders, decision.recheckAt);
         return { held: false, holders: decision.holders, recheckAt: decision.recheckAt };
       }
       if (decision.kind === 'held') {
@@ -281,7 +286,7 @@ export class SerialSlots {
       }
     }
     const decision = decideSlot(gate, identity, this.slotsOf(gate.pool), clock.now(), this.syncedAt, graceMs);
-    if (decision.kind === 'wait' && this.mayPark(gate, node))
+    if (decision.kind === 'wait' && this.mayPark(gate, node, decision.holders))
       return this.park(gate, decision.holders, decision.recheckAt);
     return decision.kind === 'wait'
       ? { held: false, holders: decision.holders, recheckAt: decision.recheckAt }
@@ -344,16 +349,18 @@ export class SerialSlots {
 
   /**
    * A waiter may do without the watch while the controller hands slots out and would hand this node
-   * one: it is Ready (the controller passes NotReady nodes over; such a node takes a slot by itself).
+   * one (it is Ready: the controller passes NotReady nodes over, and such a node takes a slot by
+   * itself), and every slot is held (`holders`, live ones only). A free or expired slot is watched: if
+   * the controller does not hand it over within the grace, this node's turn on it comes. (A list again
+   * later would see a free slot for the first time and start its turn over, every time.)
    */
-  private mayPark(gate: SerialGate, node: NodeFacts): boolean {
-    return node.ready === true && this.controllerLive(gate);
+  private mayPark(gate: SerialGate, node: NodeFacts, holders: readonly string[]): boolean {
+    return node.ready === true && holders.length >= gate.slots && this.controllerLive(gate);
   }
 
   /**
-   * Every slot the list shows is held (or free but not this node's turn yet): stop watching until the
-   * Node names a slot handed over, or the earliest of the controller's liveness lapsing, a holder's
-   * expiry and this node's turn on a free slot (then list again).
+   * Every slot the list shows is held: stop watching until the Node names a slot handed over, or the
+   * earlier of the controller's liveness lapsing and the earliest holder's expiry (then list again).
    */
   private async park(
     gate: SerialGate,

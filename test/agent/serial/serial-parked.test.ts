@@ -149,6 +149,27 @@ describe('Serial waiters while the controller hands slots out', () => {
     assert.equal(node.agent.serialSlot.watching, false, 'a holder needs no watch either');
   });
 
+  it('a free slot the controller leaves alone is watched, and taken on this node’s turn after the grace', async () => {
+    const revision = await createRevision(cluster, 'free', demoServiceSpec('4'));
+    const gate = { pool: 'free', slots: 2, leaseDurationSeconds: 600 };
+    await cluster.admin.create(LEASES, handedLease('free', 0, 'busy', 600));
+    // Released by its holder: no holder, no mark.
+    await cluster.admin.create(LEASES, {
+      ...handedLease('free', 1, 'x', 600),
+      metadata: {
+        name: serialLeaseName('free', 1),
+        namespace: SERIAL_LEASE_NAMESPACE,
+        labels: { [SERIAL_POOL_LABEL]: 'free' },
+      },
+      spec: { leaseDurationSeconds: 600 },
+    });
+    const node = await startNode(cluster, 'free-a', { agent: { serialControllerGraceMs: 300 } });
+    await markReady(cluster, 'free-a');
+    await gateSerial(cluster, 'free-a', revision.metadata.name, gate);
+    await waitForState(cluster, 'free-a', 'Done', 30_000);
+    assert.equal(node.agent.serialSlot.held?.slot, 1, 'took the free slot itself');
+  });
+
   it('a waiter whose Node is not Ready keeps watching (the controller passes such nodes over)', async () => {
     const revision = await createRevision(cluster, 'unready', demoServiceSpec('2'));
     const gate = { pool: 'unready', slots: 1, leaseDurationSeconds: 600 };
