@@ -340,6 +340,13 @@ interface GoodResult {
   stages: [string, number][];
   /** Median time from a node's start to it being healthy on the target (scaled ms). */
   updateP50Ms: number;
+  /** From the change to the first node's start (scaled ms). */
+  firstStartMs: number;
+  /**
+   * Nodes updating (started, not yet healthy) on average from the first start to the last healthy
+   * node, ÷ the limit: how full the budget was kept (1: a place never stayed free).
+   */
+  occupancy: number;
   /** Spread: most not-before times within one kubelet restart time (the schedule's own density), and rewrites. */
   maxNotBeforePerRestart: number;
   notBeforeRewrites: number;
@@ -398,6 +405,12 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
     return median(healthy.slice(0, Math.max(0, starts.length - LIMIT)).map((h, k) => starts[k + LIMIT]! - h));
   };
   const updates = () => median([...view.healthy].map(([name, at]) => at - (view.started.get(name) ?? at)));
+  const occupancy = () => {
+    const spans = [...view.healthy].map(([name, at]) => [view.started.get(name) ?? at, at] as const);
+    const from = Math.min(...spans.map(([start]) => start));
+    const to = Math.max(...spans.map(([, end]) => end));
+    return spans.reduce((sum, [start, end]) => sum + (end - start), 0) / Math.max(1, to - from) / LIMIT;
+  };
   const result = (totalMs: number, finished: boolean): GoodResult => ({
     peakNotReady: view.peakNotReady,
     peakNotReadyUpdating: view.peakNotReadyUpdating,
@@ -411,6 +424,8 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
     handoffP50Ms: handoffs(),
     stages: stagesOf(view),
     updateP50Ms: updates(),
+    firstStartMs: view.started.size > 0 ? Math.min(...view.started.values()) - t0 : Number.NaN,
+    occupancy: occupancy(),
     totalMs,
     finished,
   });
@@ -873,7 +888,7 @@ async function main(): Promise<void> {
         )}; answered 409: ${r.requests.conflicts.map(([kind, count]) => `${kind} ${count}`).join(', ') || 'none'}`,
     );
     console.log(
-      `  a node from its start to healthy: ${seconds(r.good.updateP50Ms)} (median); a place freed in the budget to the next start: ${seconds(r.good.handoffP50Ms)} (median)`,
+      `  a node from its start to healthy: ${seconds(r.good.updateP50Ms)} (median); a place freed in the budget to the next start: ${seconds(r.good.handoffP50Ms)} (median); the first start ${seconds(r.good.firstStartMs)} after the change; from then on ${(r.good.occupancy * LIMIT).toFixed(0)} of ${LIMIT} places in use on average`,
     );
     console.log(
       `  steps, medians on the scaled clock: ${r.good.stages.map(([step, ms]) => `${step} ${ms.toFixed(0)} ms`).join(', ')}`,
