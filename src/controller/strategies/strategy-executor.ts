@@ -31,6 +31,8 @@ function describeHandout(annotations: Record<string, string | null>): string {
 export class StrategyExecutor {
   private readonly ctx: ControllerContext;
   private readonly nodes: DecisionExecutor;
+  /** Serial hand-overs being told to their node (node → SERIAL_SLOT_ANNOTATION value). */
+  private readonly telling = new Map<string, string>();
 
   constructor(ctx: ControllerContext, nodes: DecisionExecutor) {
     this.ctx = ctx;
@@ -42,14 +44,16 @@ export class StrategyExecutor {
     return runLimited(marks, ctx.writeConcurrency, async (mark) => {
       const node = ctx.informers.nodes.get(mark.node);
       if (!node) return;
+      const annotations = this.untold(mark, node.metadata.annotations?.[SERIAL_SLOT_ANNOTATION]);
+      if (Object.keys(annotations).length === 0 && mark.taint === undefined && !mark.release) return;
       let patch: {
         metadata: NodePatch['metadata'];
         spec?: { unschedulable?: boolean | null; taints?: TaintList };
-      } = { metadata: { annotations: { ...mark.annotations } } };
+      } = { metadata: { annotations: { ...annotations } } };
       if (mark.release) {
         ctx.drainer.stop(mark.node);
         const lift = uncordonPatch(node.metadata.annotations?.[CORDONED_BY_ANNOTATION] !== undefined, true);
-        patch = { ...lift, metadata: { annotations: { ...lift.metadata.annotations, ...mark.annotations } } };
+        patch = { ...lift, metadata: { annotations: { ...lift.metadata.annotations, ...annotations } } };
       }
       if (mark.taint !== undefined) {
         const others: TaintList = (node.spec?.taints ?? []).filter((t) => t.key !== OUTDATED_TAINT_KEY);
@@ -71,12 +75,24 @@ export class StrategyExecutor {
         ctx.recorder.normal(
           nodeSubject(updated),
           'RevisionHandedOut',
-          `pool ${pool}: desired revision ${target}${describeHandout(mark.annotations)}`,
+          `pool ${pool}: desired revision ${target}${describeHandout(annotations)}`,
         );
       }
       if (mark.release)
         ctx.recorder.normal(nodeSubject(updated), 'Uncordoned', 'the pool no longer drains: uncordoned');
     });
+  }
+
+  /**
+   * The mark's annotations, without a Serial slot hand-over that its hand-over has told (or is telling)
+   * the node since the decision's snapshot: the marks write it only when that write was lost.
+   */
+  private untold(mark: NodeMarks, onNode: string | undefined): Record<string, string | null> {
+    const slot = mark.annotations[SERIAL_SLOT_ANNOTATION];
+    if (typeof slot !== 'string' || (slot !== onNode && slot !== this.telling.get(mark.node)))
+      return mark.annotations;
+    const { [SERIAL_SLOT_ANNOTATION]: _told, ...rest } = mark.annotations;
+    return rest;
   }
 
   /** Frees slots whose holder Node is gone: compare-and-swap, so a slot taken meanwhile stays taken. */
@@ -164,11 +180,13 @@ export class StrategyExecutor {
    * finds the slot when it next lists the slot Leases).
    */
   private async tellHolder(node: string, lease: string, handedOverAt: string): Promise<void> {
-    await this.nodes.patchNode(node, {
-      metadata: {
-        annotations: { [SERIAL_SLOT_ANNOTATION]: serialSlotValue({ lease, handedOverAt }) },
-      },
-    });
+    const value = serialSlotValue({ lease, handedOverAt });
+    this.telling.set(node, value);
+    try {
+      await this.nodes.patchNode(node, { metadata: { annotations: { [SERIAL_SLOT_ANNOTATION]: value } } });
+    } finally {
+      if (this.telling.get(node) === value) this.telling.delete(node);
+    }
   }
 
   /** A slot no agent has created yet, created with `node` as its holder (409: an agent was first). */
