@@ -147,8 +147,8 @@ export class SerialSlots {
 
   /**
    * Gives the slot back (done, or nothing to apply) and stops watching. While the controller hands
-   * slots out, the slot is left to it for CONTROLLER_GRACE_MS (it moves it to the next node, and the
-   * watch tells) and released only if it is still ours then.
+   * slots out, the slot is left to it for CONTROLLER_GRACE_MS (it moves it to the next node: a read
+   * when the grace ends tells, or the watch if one is open) and released only if it is still ours then.
    */
   release(): Promise<void> {
     return this.serialize(async () => {
@@ -516,7 +516,7 @@ export class SerialSlots {
     );
   }
 
-  /** The watch shows our slot with another holder (or gone): moved on by the controller, or lost. */
+  /** Our slot as last seen has another holder (or is gone): moved on by the controller, or lost. */
   private slotMovedOn(): void {
     const holding = this.holding;
     if (!holding) return;
