@@ -22,7 +22,8 @@
 // updating (apart from nodes NotReady on their own), the API requests per second during the good change
 // and where they go (verb and resource), the controller's peak RSS and the API server's RSS, and for a
 // human: the controller's pool reconciles, the simulated nodes' event-loop delay, the median time from
-// a place freed in the budget to the next start, and Spread's own schedule density.
+// a place freed in the budget to the next start, the watch events the simulated nodes received by kind,
+// and Spread's own schedule density.
 //
 // Real time would take hours, so every duration runs SCALE (10 by default) times faster: the kubelet restart
 // (30 s → 3 s NotReady), the window (300 s → 30 s), the agent's unit timeout (60 s → 6 s), the Serial
@@ -57,6 +58,7 @@ import {
   DESIRED_REVISION_ANNOTATION,
   NODE_CONFIG_READY_CONDITION,
   NOT_BEFORE_ANNOTATION,
+  SERIAL_SLOT_ANNOTATION,
   STATE_ANNOTATION,
   STATE_REVISION_ANNOTATION,
 } from '../src/api/node-protocol.ts';
@@ -242,6 +244,8 @@ class NodeView {
   healthy = new Map<string, number>();
   /** Per node, when the watch first showed each step of its update to the target (stage breakdown). */
   desiredAt = new Map<string, number>();
+  /** Serial: when the controller's hand-over of a slot showed on the Node (nodeherd.io/serial-slot). */
+  slotAt = new Map<string, number>();
   notReadyAt = new Map<string, number>();
   readyAgainAt = new Map<string, number>();
   doneAt = new Map<string, number>();
@@ -260,6 +264,7 @@ class NodeView {
     this.failed = new Set();
     this.healthy = new Map();
     this.desiredAt = new Map();
+    this.slotAt = new Map();
     this.notReadyAt = new Map();
     this.readyAgainAt = new Map();
     this.doneAt = new Map();
@@ -289,6 +294,8 @@ class NodeView {
     const target = this.target;
     if (target === undefined || annotations[DESIRED_REVISION_ANNOTATION] !== target) return;
     if (!this.desiredAt.has(name)) this.desiredAt.set(name, at);
+    if (annotations[SERIAL_SLOT_ANNOTATION] !== undefined && !this.slotAt.has(name))
+      this.slotAt.set(name, at);
     if (this.started.has(name)) {
       if (ready !== 'True' && !this.notReadyAt.has(name)) this.notReadyAt.set(name, at);
       if (ready === 'True' && this.notReadyAt.has(name) && !this.readyAgainAt.has(name))
@@ -405,6 +412,13 @@ interface GoodResult {
   stages: [string, number][];
   /** Median time from a node's start to it being healthy on the target (scaled ms). */
   updateP50Ms: number;
+  /** From the change to the first node's start (scaled ms). */
+  firstStartMs: number;
+  /**
+   * Nodes updating (started, not yet healthy) on average from the first start to the last healthy
+   * node, ÷ the limit: how full the budget was kept (1: a place never stayed free).
+   */
+  occupancy: number;
   /** Spread: most not-before times within one kubelet restart time (the schedule's own density), and rewrites. */
   maxNotBeforePerRestart: number;
   notBeforeRewrites: number;
@@ -425,7 +439,8 @@ interface BrokenResult {
  * Medians of each step of a node's update, as the watch saw them: a freed place to the next node given
  * the target (the controller), given to applying (the agent), applying to NotReady (the apply up to the
  * kubelet restart), NotReady to Ready (the restart), Ready to Done (the agent's verification and
- * report), Done to NodeConfigReady, and the last of those to healthy.
+ * report), Done to NodeConfigReady, and the last of those to healthy. Serial gives every node the target
+ * at once: there the hand-over's own step is a slot handed (the Node's serial-slot) to applying.
  */
 function stagesOf(view: NodeView): [string, number][] {
   const between = (from: Map<string, number>, to: Map<string, number>) =>
@@ -438,6 +453,14 @@ function stagesOf(view: NodeView): [string, number][] {
   return [
     ['freed → next given the target', freedToDesired],
     ['given → applying', between(view.desiredAt, view.started)],
+    ...(view.slotAt.size > 0
+      ? [
+          [
+            `slot handed (Node annotation, ${view.slotAt.size} nodes) → applying`,
+            between(view.slotAt, view.started),
+          ] as [string, number],
+        ]
+      : []),
     ['applying → NotReady', between(view.started, view.notReadyAt)],
     ['NotReady → Ready', between(view.notReadyAt, view.readyAgainAt)],
     ['Ready → Done', between(view.readyAgainAt, view.doneAt)],
@@ -454,6 +477,12 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
     return median(healthy.slice(0, Math.max(0, starts.length - LIMIT)).map((h, k) => starts[k + LIMIT]! - h));
   };
   const updates = () => median([...view.healthy].map(([name, at]) => at - (view.started.get(name) ?? at)));
+  const occupancy = () => {
+    const spans = [...view.healthy].map(([name, at]) => [view.started.get(name) ?? at, at] as const);
+    const from = Math.min(...spans.map(([start]) => start));
+    const to = Math.max(...spans.map(([, end]) => end));
+    return spans.reduce((sum, [start, end]) => sum + (end - start), 0) / Math.max(1, to - from) / LIMIT;
+  };
   const result = (totalMs: number, finished: boolean): GoodResult => ({
     peakNotReady: view.peakNotReady,
     peakNotReadyUpdating: view.peakNotReadyUpdating,
@@ -467,6 +496,8 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
     handoffP50Ms: handoffs(),
     stages: stagesOf(view),
     updateP50Ms: updates(),
+    firstStartMs: view.started.size > 0 ? Math.min(...view.started.values()) - t0 : Number.NaN,
+    occupancy: occupancy(),
     totalMs,
     finished,
   });
@@ -508,6 +539,8 @@ interface RequestFigures {
   perSecond: number;
   /** "verb resource" → requests, most first. */
   byKind: [string, number][];
+  /** Of those, the ones answered 409 (lost compare-and-swap or create races), by "verb resource". */
+  conflicts: [string, number][];
 }
 
 interface StrategyResult {
@@ -524,6 +557,11 @@ interface StrategyResult {
   simLoopDelayMs: { p99: number; max: number };
   /** STRATEGY_BENCH_TRACE: the agents' steps during the good change (AgentTrace.report). */
   agentSteps: string[];
+  /**
+   * Watch events the simulated nodes (their agents, and the bench's own watch of every Node) received
+   * during the good change, by the kind of object: what the API server fanned out to them.
+   */
+  simWatchEvents: [string, number][];
   /** The controller's pool reconciles during the good change (where a rollout's waits go). */
   reconciles: ControllerCounters | undefined;
   /** The machine's 1-minute load average as the good change started and as it ended. */
@@ -540,12 +578,16 @@ function requestsBetween(
   after: Record<string, number>,
   ms: number,
 ): RequestFigures {
-  const byKind = Object.entries(after)
+  const all = Object.entries(after)
     .map(([kind, count]): [string, number] => [kind, count - (before[kind] ?? 0)])
     .filter(([, count]) => count > 0)
     .sort((a, b) => b[1] - a[1]);
+  const byKind = all.filter(([kind]) => !kind.endsWith(' 409'));
+  const conflicts = all
+    .filter(([kind]) => kind.endsWith(' 409'))
+    .map(([kind, count]): [string, number] => [kind.slice(0, -4), count]);
   const total = byKind.reduce((sum, [, count]) => sum + count, 0);
-  return { total, perSecond: total / (ms / 1000), byKind };
+  return { total, perSecond: total / (ms / 1000), byKind, conflicts };
 }
 
 interface ControllerCounters {
@@ -775,6 +817,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
     const loadBefore = loadAverage();
     const serverCpuBefore = processCpuSeconds(server.pid);
     if (trace.enabled) trace.start();
+    const eventsBefore = light.stats().watchEventsByKind;
     await change(specs[1]);
     const good = await allHealthy(view, t0);
     const serverCpuS = processCpuSeconds(server.pid) - serverCpuBefore;
@@ -789,6 +832,10 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       reconcilesBefore,
     );
     const load: [number, number] = [loadBefore, loadAverage()];
+    const simWatchEvents = Object.entries(light.stats().watchEventsByKind)
+      .map(([kind, count]): [string, number] => [kind, count - (eventsBefore[kind] ?? 0)])
+      .filter(([, count]) => count > 0)
+      .sort((a, b) => b[1] - a[1]);
     loopDelay.disable();
     const simLoopDelayMs = { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
     await sleep(2_000);
@@ -807,6 +854,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       controllerPeakMb: peakRssMb(controller?.pid),
       simLoopDelayMs,
       agentSteps,
+      simWatchEvents,
       reconciles,
       load,
       serverRssMb: serverMemory.rssMb,
@@ -938,7 +986,9 @@ async function main(): Promise<void> {
       `  requests during the good change: ${r.requests.total}, ${r.requests.byKind
         .slice(0, 8)
         .map(([kind, count]) => `${kind} ${count}`)
-        .join(', ')}`,
+        .join(
+          ', ',
+        )}; answered 409: ${r.requests.conflicts.map(([kind, count]) => `${kind} ${count}`).join(', ') || 'none'}`,
     );
     // The window the requests were counted over: the good change, until every node was healthy on it.
     const goodS = r.requests.total / r.requests.perSecond;
@@ -946,7 +996,7 @@ async function main(): Promise<void> {
       `  API server CPU during the good change: ${r.serverCpuS.toFixed(1)} s, ${((r.serverCpuS / goodS) * 100).toFixed(0)} % of a core, ${((r.serverCpuS * 1000) / Math.max(1, r.requests.total)).toFixed(2)} ms per request`,
     );
     console.log(
-      `  a node from its start to healthy: ${seconds(r.good.updateP50Ms)} (median); a place freed in the budget to the next start: ${seconds(r.good.handoffP50Ms)} (median)`,
+      `  a node from its start to healthy: ${seconds(r.good.updateP50Ms)} (median); a place freed in the budget to the next start: ${seconds(r.good.handoffP50Ms)} (median); the first start ${seconds(r.good.firstStartMs)} after the change; from then on ${(r.good.occupancy * LIMIT).toFixed(0)} of ${LIMIT} places in use on average`,
     );
     console.log(
       `  steps, medians on the scaled clock: ${r.good.stages.map(([step, ms]) => `${step} ${ms.toFixed(0)} ms`).join(', ')}`,
@@ -955,6 +1005,9 @@ async function main(): Promise<void> {
       `  simulated nodes' event loop during the good change: delay p99 ${r.simLoopDelayMs.p99.toFixed(0)} ms, max ${r.simLoopDelayMs.max.toFixed(0)} ms (scaled clock)`,
     );
     for (const step of r.agentSteps) console.log(`  from given the target, scaled clock: ${step}`);
+    console.log(
+      `  watch events the simulated nodes received during the good change: ${r.simWatchEvents.map(([kind, count]) => `${kind} ${count} (${(count / NODES).toFixed(1)} per node updated)`).join(', ')}`,
+    );
     const c = r.reconciles;
     if (c)
       console.log(

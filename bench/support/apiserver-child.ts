@@ -38,15 +38,25 @@ const server = await ApiServer.start({
 });
 process.stdout.write(`nodeherd API server listening on ${server.url}\n`);
 
-/** Requests received, by "verb resource[/subresource]" (kube-apiserver's verbs: watch, list, get, patch…). */
+/**
+ * Requests received, by "verb resource[/subresource]" (kube-apiserver's verbs: watch, list, get,
+ * patch…), Leases of kube-node-lease (the kubelets' heartbeats) as "leases (heartbeats)" apart from
+ * the others (Serial slots, leader election); those answered 409 (a lost compare-and-swap or create
+ * race) once more as "… 409".
+ */
 const requests = new Map<string, number>();
-server.onRequest((req) => {
+server.onRequest((req, res) => {
   const url = new URL(req.url ?? '/', 'https://server');
   const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
   const key = info.isResourceRequest
-    ? `${info.verb} ${info.resource}${info.subresource ? `/${info.subresource}` : ''}`
+    ? `${info.verb} ${info.resource}${info.subresource ? `/${info.subresource}` : ''}${
+        info.resource === 'leases' && info.namespace === 'kube-node-lease' ? ' (heartbeats)' : ''
+      }`
     : `${info.verb} ${info.path}`;
   requests.set(key, (requests.get(key) ?? 0) + 1);
+  res.once('finish', () => {
+    if (res.statusCode === 409) requests.set(`${key} 409`, (requests.get(`${key} 409`) ?? 0) + 1);
+  });
 });
 
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -59,6 +59,23 @@ export const SERIAL_POOL_LABEL = 'nodeherd.io/serial-pool';
  * drop it.
  */
 export const SERIAL_HANDED_OVER_ANNOTATION = 'nodeherd.io/serial-handed-over';
+/**
+ * Serial, on a Node: written by the controller right after it made the node the holder of a slot Lease
+ * (a move from a finished holder, a free slot, or a slot it created), JSON of SerialSlotHandover. The
+ * node's agent watches its Node anyway: it reads that one Lease and starts, so waiting agents need not
+ * watch the pool's slot Leases while the controller hands them out. `handedOverAt` is the Lease's
+ * SERIAL_HANDED_OVER_ANNOTATION, so the value differs at every hand-over (the same slot again later is
+ * news too). A controller annotation: agents may not write it; a forged one is harmless anyway, the agent
+ * starts only if the Lease names it as the holder. Removed once the node is on the pool's target (with
+ * the gate), and by every other strategy.
+ */
+export const SERIAL_SLOT_ANNOTATION = 'nodeherd.io/serial-slot';
+export interface SerialSlotHandover {
+  /** The slot Lease's name (namespace SERIAL_LEASE_NAMESPACE). */
+  lease: string;
+  /** The hand-over's time, as in the Lease's SERIAL_HANDED_OVER_ANNOTATION. */
+  handedOverAt: string;
+}
 export function serialLeaseName(pool: string, slot: number): string {
   return `nodeherd-serial-${pool}-${slot}`;
 }

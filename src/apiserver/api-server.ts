@@ -199,7 +199,7 @@ export class ApiServer {
   }
 
   /** Calls `listener` on every request as it arrives (benchmarks count them by verb and resource). */
-  onRequest(listener: (req: IncomingMessage) => void): void {
+  onRequest(listener: (req: IncomingMessage, res: ServerResponse) => void): void {
     this.server.prependListener('request', listener);
   }
 

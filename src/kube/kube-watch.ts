@@ -187,7 +187,7 @@ export class KubeWatch<T = KubeObject> implements WatchHandle {
       return;
     }
     this.events++;
-    this.counters.watchEvent(type);
+    this.counters.watchEvent(type, typeof object.kind === 'string' ? object.kind : undefined);
     if (type === 'ERROR') {
       const error: KubeError = isKubeStatus(object)
         ? kubeErrorFromStatus(object)

@@ -27,6 +27,8 @@ export interface RequestCountsSnapshot {
   transportFailures: number;
   /** Watch events delivered, by type (BOOKMARK included). */
   watchEvents: Record<string, number>;
+  /** Watch events delivered other than BOOKMARK, by the kind of their object (what a watch fan-out costs). */
+  watchEventsByKind: Record<string, number>;
   /** Response body bytes received. */
   bytesReceived: number;
 }
@@ -42,6 +44,7 @@ export class RequestCounters {
   private retries = 0;
   private transportFailures = 0;
   private readonly watchEvents = new Map<string, number>();
+  private readonly watchEventsByKind = new Map<string, number>();
   private bytesReceived = 0;
 
   request(verb: KubeVerb): void {
@@ -65,8 +68,10 @@ export class RequestCounters {
     this.transportFailures++;
   }
 
-  watchEvent(type: string): void {
+  watchEvent(type: string, kind?: string): void {
     this.watchEvents.set(type, (this.watchEvents.get(type) ?? 0) + 1);
+    if (type !== 'BOOKMARK' && kind !== undefined)
+      this.watchEventsByKind.set(kind, (this.watchEventsByKind.get(kind) ?? 0) + 1);
   }
 
   bytes(count: number): void {
@@ -82,6 +87,7 @@ export class RequestCounters {
       retries: this.retries,
       transportFailures: this.transportFailures,
       watchEvents: Object.fromEntries(this.watchEvents),
+      watchEventsByKind: Object.fromEntries(this.watchEventsByKind),
       bytesReceived: this.bytesReceived,
     };
   }

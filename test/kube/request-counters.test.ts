@@ -13,9 +13,9 @@ test('counts requests per verb, responses per status, failures, events and bytes
   counters.transportFailure();
   counters.connection();
   counters.retry();
+  counters.watchEvent('BOOKMARK', 'Lease');
   counters.watchEvent('BOOKMARK');
-  counters.watchEvent('BOOKMARK');
-  counters.watchEvent('ADDED');
+  counters.watchEvent('ADDED', 'Lease');
   counters.bytes(100);
   counters.bytes(23);
   const snapshot = counters.snapshot();
@@ -26,6 +26,7 @@ test('counts requests per verb, responses per status, failures, events and bytes
   assert.equal(snapshot.connections, 1);
   assert.equal(snapshot.retries, 1);
   assert.deepEqual(snapshot.watchEvents, { BOOKMARK: 2, ADDED: 1 });
+  assert.deepEqual(snapshot.watchEventsByKind, { Lease: 1 }, 'bookmarks are no fan-out');
   assert.equal(snapshot.bytesReceived, 123);
   // A snapshot is a copy.
   snapshot.byVerb.get = 99;

@@ -22,6 +22,7 @@ import {
   NOT_BEFORE_ANNOTATION,
   SERIAL_GATE_ANNOTATION,
   SERIAL_POOL_LABEL,
+  SERIAL_SLOT_ANNOTATION,
   STATE_ANNOTATION,
   serialLeaseName,
 } from '../../src/api/node-protocol.ts';
@@ -256,6 +257,20 @@ const attempts: Attempt[] = [
       `/api/v1/nodes/${NODE}`,
       annotate({
         [SERIAL_GATE_ANNOTATION]: JSON.stringify({ pool: 'pool-b', slots: 9, leaseDurationSeconds: 60 }),
+      }),
+    ),
+    embedded: FORBIDDEN,
+    cluster: 'denied',
+  },
+  {
+    name: 'tells itself it was handed a Serial slot (the controller’s serial-slot)',
+    prepare: put(
+      `/api/v1/nodes/${NODE}`,
+      annotate({
+        [SERIAL_SLOT_ANNOTATION]: JSON.stringify({
+          lease: serialLeaseName('pool-a', 0),
+          handedOverAt: '2020-01-01T00:00:00.000000Z',
+        }),
       }),
     ),
     embedded: FORBIDDEN,

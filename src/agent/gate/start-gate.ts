@@ -1,14 +1,15 @@
 // Whether the agent may START applying a new desired revision now: the Node's hold, Spread time and
-// Serial slot (start-gates.ts), the slot taken through SerialSlots. An apply that already began
+// Serial slot (start-gates.ts), the slot taken through SerialSlots (told the slot the controller
+// handed this node, from the Node's serial-slot, and whether the Node is Ready). An apply that already began
 // (journaled, interrupted, failed and retried) is never held back, but still takes or keeps a slot
 // when it can, so the slot count stays true. Done or nothing to apply releases the slot.
 
 import { SERIAL_GATE_ANNOTATION } from '../../api/node-protocol.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import { NAMED_HOLDERS_MAX_SLOTS, type SerialSlots } from '../serial/serial-slots.ts';
+import { NAMED_HOLDERS_MAX_SLOTS, type NodeFacts, type SerialSlots } from '../serial/serial-slots.ts';
 import type { NodeObject } from '../watch/kube-objects.ts';
-import { parseSerialGate, readStartGates } from './start-gates.ts';
+import { parseSerialGate, readSerialSlot, readStartGates } from './start-gates.ts';
 
 export type Admission = { open: true } | { open: false; message: string; retryAt?: number };
 
@@ -41,7 +42,7 @@ export class StartGate implements ApplyGate {
       const serial = serialText ? parseSerialGate(serialText) : undefined;
       if (serial && typeof serial !== 'string') {
         try {
-          await this.serial.acquire(serial);
+          await this.serial.acquire(serial, false, nodeFacts(node));
         } catch (error) {
           this.logger.warn(
             {
@@ -67,7 +68,7 @@ export class StartGate implements ApplyGate {
       case 'serial': {
         const { slots } = gates.serial;
         try {
-          const answer = await this.serial.acquire(gates.serial, true);
+          const answer = await this.serial.acquire(gates.serial, true, nodeFacts(node));
           if (answer.held) return { open: true };
           // Written to the Node on every change: naming the holders of a large pool would make every
           // waiter patch its Node at every hand-over (1,000 waiters × each take and release).
@@ -95,6 +96,12 @@ export class StartGate implements ApplyGate {
   settle(): Promise<void> {
     return this.serial.release();
   }
+}
+
+function nodeFacts(node: NodeObject): NodeFacts {
+  const handedOver = readSerialSlot(node.metadata?.annotations);
+  const ready = node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+  return { ready, ...(handedOver ? { handedOver } : {}) };
 }
 
 /** For agents that are never gated (tests of other behaviour). */

@@ -6,7 +6,9 @@ import {
   HOLD_ANNOTATION,
   NOT_BEFORE_ANNOTATION,
   SERIAL_GATE_ANNOTATION,
+  SERIAL_SLOT_ANNOTATION,
   type SerialGate,
+  type SerialSlotHandover,
 } from '../../api/node-protocol.ts';
 
 export type StartGates =
@@ -67,4 +69,24 @@ export function parseSerialGate(text: string): SerialGate | string {
   )
     return `leaseDurationSeconds must be an integer ≥ 1, got ${JSON.stringify(leaseDurationSeconds)}`;
   return { pool, slots, leaseDurationSeconds };
+}
+
+/**
+ * The slot hand-over the controller wrote on the Node (SERIAL_SLOT_ANNOTATION), or undefined: absent or
+ * unreadable. Only a hint (the Lease it names is read, and counts only if it names this node), so an
+ * unreadable one is ignored rather than gating the node.
+ */
+export function readSerialSlot(
+  annotations: Record<string, string> | undefined,
+): SerialSlotHandover | undefined {
+  const text = annotations?.[SERIAL_SLOT_ANNOTATION];
+  if (!text) return undefined;
+  try {
+    const { lease, handedOverAt } = JSON.parse(text) as Record<string, unknown>;
+    return typeof lease === 'string' && lease !== '' && typeof handedOverAt === 'string'
+      ? { lease, handedOverAt }
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

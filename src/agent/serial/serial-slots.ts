@@ -3,19 +3,26 @@
 // bad change stops after `slots` nodes), and releases it once done. Decisions are slot-semaphore.ts;
 // this part talks to the API server. Every take is a create (409: someone else won) or an update
 // checked against the resourceVersion seen (409: the Lease changed since), so a slot never has two
-// holders. The slot Leases are watched only while the agent has a Serial gate.
+// holders. The slot Leases are watched only while the agent has a Serial gate, and not while the
+// controller hands them out.
 //
-// While the controller hands slots out (this agent saw it write a holder within a lease duration), a
-// finished holder leaves its slot for the controller to move straight to the next node (one write per
-// turn instead of a release and a hand-over), and a waiter leaves a free slot to the controller for a
-// grace before taking turns on it: the agents do not race the controller. Without the controller, the
-// holder releases after the grace and the waiters take turns as before.
+// While the controller hands slots out (this agent saw it write a holder within a lease duration), it
+// tells each node it makes a holder on its Node (SERIAL_SLOT_ANNOTATION): the agent reads that one
+// Lease and starts. So a waiting agent that finds every slot held stops watching the slot Leases (they
+// change at every turn, and 1,000 watchers each got every change) and waits for its Node, or lists them
+// again when the controller's liveness would lapse or the earliest holder would expire (parked). A
+// holder needs no watch either: a renewal learns of a lost slot (409), and a finished holder leaves its
+// slot to the controller to move on for a grace and then releases it only if a read shows it still
+// its own. Without a hand-over seen (the controller down, agents alone), the agents watch, take turns
+// and release by themselves as before; a waiter whose Node is not Ready keeps watching too, as the
+// controller hands slots only to Ready nodes.
 
 import {
   SERIAL_HANDED_OVER_ANNOTATION,
   SERIAL_LEASE_NAMESPACE,
   SERIAL_POOL_LABEL,
   type SerialGate,
+  type SerialSlotHandover,
 } from '../../api/node-protocol.ts';
 import { isKubeError } from '../../kube/kube-error.ts';
 import { resourcePath } from '../../kube/light/api-paths.ts';
@@ -49,6 +56,14 @@ export interface SerialSlotsOptions {
   syncTimeoutMs?: number;
   /** How long slots are left to a live controller (default CONTROLLER_GRACE_MS). */
   controllerGraceMs?: number;
+}
+
+/** What the agent's Node says beside the gate. */
+export interface NodeFacts {
+  /** SERIAL_SLOT_ANNOTATION: the controller made this node the holder of that slot. */
+  handedOver?: SerialSlotHandover;
+  /** The Node is Ready (the controller hands slots to Ready nodes only). */
+  ready?: boolean;
 }
 
 export type SlotAnswer =
@@ -93,6 +108,15 @@ export class SerialSlots {
   /** When (this agent's clock) it last saw the controller hand a slot of `controllerPool` over. */
   private controllerSeenAt: number | undefined;
   private controllerPool: string | undefined;
+  /** The gate last asked about (whether the controller counts as live is judged against it). */
+  private lastGate: SerialGate | undefined;
+  /**
+   * Waiting without the watch while the controller hands slots out, until `until` (the controller's
+   * liveness lapses, or a slot would expire or come free for this node): the answer of the last list.
+   */
+  private parked: { pool: string; until: number; holders: string[] } | undefined;
+  /** The last SERIAL_SLOT_ANNOTATION acted on (lease@time): each hand-over is read once. */
+  private handOverRead: string | undefined;
   /** Takes, renewals and releases run one at a time. */
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -114,19 +138,21 @@ export class SerialSlots {
   /**
    * Holds a slot of the gate's pool: ours already (adopted after a restart, or handed over), a free
    * one, or an expired one. `starting`: for a new apply, so a slot still held from the last one is
-   * proven ours by a write first (the controller may have moved it on since).
+   * proven ours by a write first (the controller may have moved it on since). `node`: the hand-over the
+   * Node names, and whether it is Ready.
    */
-  acquire(gate: SerialGate, starting = false): Promise<SlotAnswer> {
-    return this.serialize(() => this.acquireNow(gate, starting));
+  acquire(gate: SerialGate, starting = false, node: NodeFacts = {}): Promise<SlotAnswer> {
+    return this.serialize(() => this.acquireNow(gate, starting, node));
   }
 
   /**
    * Gives the slot back (done, or nothing to apply) and stops watching. While the controller hands
-   * slots out, the slot is left to it for CONTROLLER_GRACE_MS (it moves it to the next node, and the
-   * watch tells) and released only if it is still ours then.
+   * slots out, the slot is left to it for CONTROLLER_GRACE_MS (it moves it to the next node: a read
+   * when the grace ends tells, or the watch if one is open) and released only if it is still ours then.
    */
   release(): Promise<void> {
     return this.serialize(async () => {
+      this.parked = undefined;
       const holding = this.holding;
       if (holding?.releasing) return;
       this.stopRenewing();
@@ -160,8 +186,13 @@ export class SerialSlots {
     return run;
   }
 
-  private async acquireNow(gate: SerialGate, starting: boolean): Promise<SlotAnswer> {
+  private async acquireNow(gate: SerialGate, starting: boolean, node: NodeFacts): Promise<SlotAnswer> {
     const { clock, identity, logger } = this.options;
+    this.lastGate = gate;
+    if (this.controllerPool !== gate.pool) {
+      this.controllerPool = gate.pool;
+      this.controllerSeenAt = undefined;
+    }
     if (this.holding && this.holding.gate.pool !== gate.pool) {
       // The node moved to another pool's rollout: the old slot is not needed any more.
       const previous = this.holding;
@@ -170,6 +201,7 @@ export class SerialSlots {
       this.stopReleaseTimer();
       await this.releaseNow(previous);
     }
+    await this.readHandOver(gate, node.handedOver);
     if (this.holding) {
       const holding = this.holding;
       holding.gate = gate;
@@ -189,6 +221,21 @@ export class SerialSlots {
         this.stopRenewing();
       }
     }
+    if (!this.watch) {
+      // Handed a slot, as the Node said: ours without the watch.
+      const handed = this.ownSlot(gate.pool);
+      const adopted = handed && (await this.adopt(gate, handed.slot, handed.lease));
+      if (adopted) return adopted;
+      // Parked: nothing to read until the Node names a slot or the time to look again comes.
+      const parked = this.parked;
+      if (
+        parked?.pool === gate.pool &&
+        clock.now() < parked.until &&
+        this.mayPark(gate, node, parked.holders)
+      )
+        return { held: false, holders: parked.holders, recheckAt: parked.until };
+    }
+    this.parked = undefined;
     this.watchedSlots = gate.slots;
     await this.watchPool(gate.pool);
     if (!this.synced)
@@ -203,30 +250,14 @@ export class SerialSlots {
         this.syncedAt,
         graceMs,
       );
-      if (decision.kind === 'wait')
+      if (decision.kind === 'wait') {
+        if (this.mayPark(gate, node, decision.holders))
+          return this.park(gate, decision.holders, decision.recheckAt);
         return { held: false, holders: decision.holders, recheckAt: decision.recheckAt };
+      }
       if (decision.kind === 'held') {
-        // Handed over by the controller just now (the watch told): its write is fresh, no need to renew.
-        const name = decision.lease.metadata?.name ?? '';
-        const seen = this.observer.get(name);
-        const renewEvery =
-          ((decision.lease.spec?.leaseDurationSeconds ?? gate.leaseDurationSeconds) * 1000) / 3;
-        if (
-          seen &&
-          decision.lease.metadata?.annotations?.[SERIAL_HANDED_OVER_ANNOTATION] !== undefined &&
-          clock.now() - seen.observedAt < renewEvery
-        ) {
-          this.hold({ gate, slot: decision.slot, lease: decision.lease });
-          logger.info({ pool: gate.pool, slot: decision.slot }, 'serial slot handed over by the controller');
-          return { held: true, slot: decision.slot };
-        }
-        // Ours from before a restart: renew at once, which also proves it still is.
-        const renewed = await this.write(decision.slot, renewedLease(decision.lease, clock.now()));
-        if (renewed && holderOf(renewed) === identity) {
-          this.hold({ gate, slot: decision.slot, lease: renewed });
-          logger.info({ pool: gate.pool, slot: decision.slot }, 'serial slot re-adopted');
-          return { held: true, slot: decision.slot };
-        }
+        const adopted = await this.adopt(gate, decision.slot, decision.lease);
+        if (adopted) return adopted;
         continue;
       }
       const body = takenLease(
@@ -242,7 +273,7 @@ export class SerialSlots {
         ? await this.write(decision.slot, body)
         : await this.create(decision.slot, body);
       if (taken && holderOf(taken) === identity) {
-        this.hold({ gate, slot: decision.slot, lease: taken });
+        await this.hold({ gate, slot: decision.slot, lease: taken });
         logger.info(
           {
             pool: gate.pool,
@@ -255,9 +286,92 @@ export class SerialSlots {
       }
     }
     const decision = decideSlot(gate, identity, this.slotsOf(gate.pool), clock.now(), this.syncedAt, graceMs);
+    if (decision.kind === 'wait' && this.mayPark(gate, node, decision.holders))
+      return this.park(gate, decision.holders, decision.recheckAt);
     return decision.kind === 'wait'
       ? { held: false, holders: decision.holders, recheckAt: decision.recheckAt }
       : { held: false, holders: [], recheckAt: clock.now() + 1000, reason: 'lost a race for a slot' };
+  }
+
+  /**
+   * The Node names a slot the controller made this node the holder of: read that Lease (once per
+   * hand-over), which the decisions then see as ours. Holding another slot already, the extra one goes
+   * back (releaseExtraSlots). A Lease of another pool, or one that names another holder by now, is
+   * only recorded.
+   */
+  private async readHandOver(gate: SerialGate, handedOver: SerialSlotHandover | undefined): Promise<void> {
+    if (!handedOver || slotIndex(gate.pool, handedOver.lease) === undefined) return;
+    const key = `${handedOver.lease}@${handedOver.handedOverAt}`;
+    if (key === this.handOverRead) return;
+    const mine =
+      this.holding?.lease.metadata?.name === handedOver.lease ||
+      holderOf(this.observer.get(handedOver.lease)?.lease) === this.options.identity;
+    // Not yet seen as ours (a watch, when open, may be slower than the Node): read it.
+    if (!mine) await this.refresh(handedOver.lease);
+    this.handOverRead = key;
+    if (this.holding) this.releaseExtraSlots();
+  }
+
+  /**
+   * Holds a slot Lease seen naming this node: handed over by the controller just now (the watch or the
+   * Node told), whose write is fresh, without a write; else (ours from before a restart) renewed first,
+   * which also proves it still is. Undefined: it is not ours any more.
+   */
+  private async adopt(gate: SerialGate, slot: number, lease: SlotLease): Promise<SlotAnswer | undefined> {
+    const { clock, identity, logger } = this.options;
+    const seen = this.observer.get(lease.metadata?.name ?? '');
+    const renewEvery = ((lease.spec?.leaseDurationSeconds ?? gate.leaseDurationSeconds) * 1000) / 3;
+    if (
+      seen &&
+      lease.metadata?.annotations?.[SERIAL_HANDED_OVER_ANNOTATION] !== undefined &&
+      clock.now() - seen.observedAt < renewEvery
+    ) {
+      await this.hold({ gate, slot, lease });
+      logger.info({ pool: gate.pool, slot }, 'serial slot handed over by the controller');
+      return { held: true, slot };
+    }
+    const renewed = await this.write(slot, renewedLease(lease, clock.now()));
+    if (!renewed || holderOf(renewed) !== identity) return undefined;
+    await this.hold({ gate, slot, lease: renewed });
+    logger.info({ pool: gate.pool, slot }, 'serial slot re-adopted');
+    return { held: true, slot };
+  }
+
+  /** A Lease of the pool that names this node as its holder, as last seen. */
+  private ownSlot(pool: string): { slot: number; lease: SlotLease } | undefined {
+    for (const [name, seen] of this.observer.slots) {
+      const slot = slotIndex(pool, name);
+      if (slot !== undefined && holderOf(seen.lease) === this.options.identity)
+        return { slot, lease: seen.lease };
+    }
+    return undefined;
+  }
+
+  /**
+   * A waiter may do without the watch while the controller hands slots out and would hand this node
+   * one (it is Ready: the controller passes NotReady nodes over, and such a node takes a slot by
+   * itself), and every slot is held (`holders`, live ones only). A free or expired slot is watched: if
+   * the controller does not hand it over within the grace, this node's turn on it comes. (A list again
+   * later would see a free slot for the first time and start its turn over, every time.)
+   */
+  private mayPark(gate: SerialGate, node: NodeFacts, holders: readonly string[]): boolean {
+    return node.ready === true && holders.length >= gate.slots && this.controllerLive(gate);
+  }
+
+  /**
+   * Every slot the list shows is held: stop watching until the Node names a slot handed over, or the
+   * earlier of the controller's liveness lapsing and the earliest holder's expiry (then list again).
+   */
+  private async park(
+    gate: SerialGate,
+    holders: string[],
+    recheckAt: number | undefined,
+  ): Promise<SlotAnswer> {
+    const lapse = (this.controllerSeenAt ?? 0) + gate.leaseDurationSeconds * 1000;
+    const until = Math.min(lapse, recheckAt ?? lapse);
+    this.parked = { pool: gate.pool, until, holders };
+    await this.stopWatch();
+    return { held: false, holders, recheckAt: until };
   }
 
   /** PUT with the resourceVersion of `body`: the updated Lease, or undefined when it changed meanwhile. */
@@ -306,10 +420,16 @@ export class SerialSlots {
     }
   }
 
-  private hold(holding: Holding): void {
+  /**
+   * Holds the slot. While the controller hands slots out the watch goes: a renewal learns of a lost
+   * slot, and the release reads the slot first (agents alone keep it, as before).
+   */
+  private async hold(holding: Holding): Promise<void> {
     this.holding = holding;
+    this.parked = undefined;
     this.scheduleRenewal();
     this.releaseExtraSlots();
+    if (this.controllerLive(holding.gate)) await this.stopWatch();
   }
 
   /**
@@ -325,7 +445,8 @@ export class SerialSlots {
       const index = slotIndex(holding.gate.pool, name);
       if (index === undefined) continue;
       void this.serialize(async () => {
-        const current = this.observer.get(name)?.lease;
+        // As seen then, if the watch has gone meanwhile (the release is a compare-and-swap anyway).
+        const current = this.observer.get(name)?.lease ?? slot.lease;
         if (this.holding?.lease.metadata?.name === name || holderOf(current) !== this.options.identity)
           return;
         await this.releaseNow({ gate: holding.gate, slot: index, lease: current! });
@@ -359,9 +480,28 @@ export class SerialSlots {
     this.releaseTimer = undefined;
   }
 
-  /** The grace of a finished holder ended and the controller did not move the slot on: release it. */
+  /**
+   * The grace of a finished holder ended: release the slot unless the controller moved it on. Without
+   * the watch a read tells (usually: moved on, nothing to write); a failed read leaves it to the
+   * release's compare-and-swap.
+   */
   private async releaseAfterGrace(holding: Holding): Promise<void> {
     if (this.holding !== holding || !holding.releasing) return;
+    if (!this.watch) {
+      const name = holding.lease.metadata?.name ?? '';
+      try {
+        await this.refresh(name);
+        const current = this.observer.get(name)?.lease;
+        if (this.holding !== holding) return;
+        if (holderOf(current) !== this.options.identity) {
+          this.slotMovedOn();
+          return;
+        }
+        holding.lease = current!;
+      } catch (error) {
+        this.options.logger.warn({ slot: holding.slot, error: error as Error }, 'serial slot read failed');
+      }
+    }
     this.holding = undefined;
     await this.releaseNow(holding);
     await this.stopWatch();
@@ -376,7 +516,7 @@ export class SerialSlots {
     );
   }
 
-  /** The watch shows our slot with another holder (or gone): moved on by the controller, or lost. */
+  /** Our slot as last seen has another holder (or is gone): moved on by the controller, or lost. */
   private slotMovedOn(): void {
     const holding = this.holding;
     if (!holding) return;
@@ -456,12 +596,10 @@ export class SerialSlots {
   }
 
   private async watchPool(pool: string): Promise<void> {
-    if (this.controllerPool !== pool) {
-      this.controllerPool = pool;
-      this.controllerSeenAt = undefined;
-    }
     if (this.watchedPool !== pool) {
       await this.stopWatch();
+      // What was read without the watch (a hand-over's Lease) is read again by the list.
+      this.observer.clear();
       this.watchedPool = pool;
       this.watch = new SlotLeaseWatch({
         client: this.options.client,
@@ -476,12 +614,19 @@ export class SerialSlots {
         onLease: (lease, deleted) => {
           const name = lease.metadata?.name ?? '';
           const before = holderOf(this.observer.get(name)?.lease);
+          const wasLive = this.lastGate !== undefined && this.controllerLive(this.lastGate);
           let news = deleted;
           if (deleted) this.observer.forget(name);
           else news = this.observe(lease as SlotLease);
           if (news && this.holding?.lease.metadata?.name === name) this.slotMovedOn();
           if (news && this.holding) this.releaseExtraSlots();
-          if (this.synced && news && this.wakes(before, deleted ? undefined : holderOf(lease as SlotLease)))
+          // The first hand-over seen is news to a waiter too: it may stop watching now.
+          const nowLive = !wasLive && this.lastGate !== undefined && this.controllerLive(this.lastGate);
+          if (
+            this.synced &&
+            ((news && this.wakes(before, deleted ? undefined : holderOf(lease as SlotLease))) ||
+              (nowLive && !this.holding))
+          )
             this.options.onChange();
         },
         onSynced: () => {
@@ -532,8 +677,8 @@ export class SerialSlots {
   /** Records a Lease as seen now (and a hand-over by the controller); whether its holder changed. */
   private observe(lease: SlotLease): boolean {
     const seen = this.observer.observe(lease, this.options.clock.now());
-    if (seen.handedAt !== undefined && lease.metadata?.name && this.watchedPool !== undefined)
-      if (slotIndex(this.watchedPool, lease.metadata.name) !== undefined)
+    if (seen.handedAt !== undefined && lease.metadata?.name && this.controllerPool !== undefined)
+      if (slotIndex(this.controllerPool, lease.metadata.name) !== undefined)
         this.controllerSeenAt = Math.max(this.controllerSeenAt ?? seen.handedAt, seen.handedAt);
     return seen.holderChanged;
   }

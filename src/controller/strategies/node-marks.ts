@@ -11,6 +11,7 @@ import {
   HOLD_ANNOTATION,
   NOT_BEFORE_ANNOTATION,
   SERIAL_GATE_ANNOTATION,
+  SERIAL_SLOT_ANNOTATION,
   type SerialGate,
   UPGRADE_REQUESTED_ANNOTATION,
 } from '../../api/node-protocol.ts';
@@ -45,6 +46,11 @@ export interface MarksInput {
   outdatedTaint: 'None' | 'NoSchedule' | 'PreferNoSchedule';
   /** Nodes holding a Serial slot. */
   slotHolders: ReadonlySet<string>;
+  /**
+   * Serial: nodes the controller made the holder of a slot (its mark on the Lease), with their
+   * SERIAL_SLOT_ANNOTATION value.
+   */
+  slotHandovers?: ReadonlyMap<string, string>;
   now: number;
 }
 
@@ -62,6 +68,7 @@ export interface NodeMarks {
 
 const MANAGED = [
   SERIAL_GATE_ANNOTATION,
+  SERIAL_SLOT_ANNOTATION,
   NOT_BEFORE_ANNOTATION,
   HOLD_ANNOTATION,
   AVAILABLE_REVISION_ANNOTATION,
@@ -72,6 +79,8 @@ function currentValue(node: StrategyNode, key: string): string | undefined {
   switch (key) {
     case SERIAL_GATE_ANNOTATION:
       return node.serialGate;
+    case SERIAL_SLOT_ANNOTATION:
+      return node.serialSlot;
     case NOT_BEFORE_ANNOTATION:
       return node.notBefore;
     case HOLD_ANNOTATION:
@@ -90,7 +99,7 @@ function currentValue(node: StrategyNode, key: string): string | undefined {
 /** What one strategy wants on one node, before it is compared with what the node carries. */
 export interface WantedMarks {
   /**
-   * The annotations the strategy wants, by key. Of the managed ones (gate, not-before, hold, offer)
+   * The annotations the strategy wants, by key. Of the managed ones (gate, slot, not-before, hold, offer)
    * those not named here are removed; desired-revision is only ever set, never removed.
    */
   annotations: Record<string, string | undefined>;

@@ -1,12 +1,14 @@
-// Writes what the strategies decided: the node marks (annotations and our taint, one patch per node)
-// and the release of Serial slots whose holder Node is gone. Writes that fail are collected and the
-// pool is retried, like the rollout decision's writes.
+// Writes what the strategies decided: the node marks (annotations and our taint, one patch per node),
+// the release of Serial slots whose holder Node is gone, and Serial hand-overs (the Lease, then the
+// holder's Node). Writes that fail are collected and the pool is retried, like the rollout decision's
+// writes.
 
 import {
   OUTDATED_TAINT_KEY,
   SERIAL_HANDED_OVER_ANNOTATION,
   SERIAL_LEASE_NAMESPACE,
   SERIAL_POOL_LABEL,
+  SERIAL_SLOT_ANNOTATION,
 } from '../../api/node-protocol.ts';
 import { isKubeError } from '../../kube/kube-error.ts';
 import type { Lease } from '../../kube/types.ts';
@@ -15,6 +17,7 @@ import { type ControllerContext, nodeSubject, runLimited } from '../controller-c
 import type { DecisionExecutor } from '../decision-executor.ts';
 import { type NodePatch, uncordonPatch } from '../node-updates.ts';
 import type { NodeMarks } from './node-marks.ts';
+import { serialSlotValue } from './serial/serial-marks.ts';
 
 type TaintList = { key: string; value?: string; effect: string }[];
 
@@ -28,6 +31,8 @@ function describeHandout(annotations: Record<string, string | null>): string {
 export class StrategyExecutor {
   private readonly ctx: ControllerContext;
   private readonly nodes: DecisionExecutor;
+  /** Serial hand-overs being told to their node (node → SERIAL_SLOT_ANNOTATION value). */
+  private readonly telling = new Map<string, string>();
 
   constructor(ctx: ControllerContext, nodes: DecisionExecutor) {
     this.ctx = ctx;
@@ -39,14 +44,16 @@ export class StrategyExecutor {
     return runLimited(marks, ctx.writeConcurrency, async (mark) => {
       const node = ctx.informers.nodes.get(mark.node);
       if (!node) return;
+      const annotations = this.untold(mark, node.metadata.annotations?.[SERIAL_SLOT_ANNOTATION]);
+      if (Object.keys(annotations).length === 0 && mark.taint === undefined && !mark.release) return;
       let patch: {
         metadata: NodePatch['metadata'];
         spec?: { unschedulable?: boolean | null; taints?: TaintList };
-      } = { metadata: { annotations: { ...mark.annotations } } };
+      } = { metadata: { annotations: { ...annotations } } };
       if (mark.release) {
         ctx.drainer.stop(mark.node);
         const lift = uncordonPatch(node.metadata.annotations?.[CORDONED_BY_ANNOTATION] !== undefined, true);
-        patch = { ...lift, metadata: { annotations: { ...lift.metadata.annotations, ...mark.annotations } } };
+        patch = { ...lift, metadata: { annotations: { ...lift.metadata.annotations, ...annotations } } };
       }
       if (mark.taint !== undefined) {
         const others: TaintList = (node.spec?.taints ?? []).filter((t) => t.key !== OUTDATED_TAINT_KEY);
@@ -68,12 +75,24 @@ export class StrategyExecutor {
         ctx.recorder.normal(
           nodeSubject(updated),
           'RevisionHandedOut',
-          `pool ${pool}: desired revision ${target}${describeHandout(mark.annotations)}`,
+          `pool ${pool}: desired revision ${target}${describeHandout(annotations)}`,
         );
       }
       if (mark.release)
         ctx.recorder.normal(nodeSubject(updated), 'Uncordoned', 'the pool no longer drains: uncordoned');
     });
+  }
+
+  /**
+   * The mark's annotations, without a Serial slot hand-over that its hand-over has told (or is telling)
+   * the node since the decision's snapshot: the marks write it only when that write was lost.
+   */
+  private untold(mark: NodeMarks, onNode: string | undefined): Record<string, string | null> {
+    const slot = mark.annotations[SERIAL_SLOT_ANNOTATION];
+    if (typeof slot !== 'string' || (slot !== onNode && slot !== this.telling.get(mark.node)))
+      return mark.annotations;
+    const { [SERIAL_SLOT_ANNOTATION]: _told, ...rest } = mark.annotations;
+    return rest;
   }
 
   /** Frees slots whose holder Node is gone: compare-and-swap, so a slot taken meanwhile stays taken. */
@@ -103,8 +122,10 @@ export class StrategyExecutor {
   /**
    * Gives slots to waiting nodes (slotHandovers): a free one, or one moved from its finished holder.
    * Compare-and-swap on the Lease as last seen, so a slot an agent took (or renewed, or released)
-   * meanwhile is judged again on the next reconcile. The node's agent sees itself as the holder and
-   * starts; the annotation tells the agents the controller hands slots out.
+   * meanwhile is judged again on the next reconcile. The Lease's mark tells agents the controller hands
+   * slots out; the node is then told on its Node (SERIAL_SLOT_ANNOTATION), which its agent watches
+   * anyway: it reads the Lease, finds itself the holder and starts. One Node event for the one agent
+   * concerned, where the Lease write alone had to reach every waiting agent through a watch.
    */
   async handOverSlots(
     pool: string,
@@ -149,7 +170,23 @@ export class StrategyExecutor {
         if (isKubeError(err, 409)) return;
         throw err;
       }
+      await this.tellHolder(node, name, now);
     });
+  }
+
+  /**
+   * The node is the holder of `lease` by our write at `handedOverAt`: say so on its Node. If this write
+   * fails, the Serial marks write the same value on the pool's next reconcile (until then the agent
+   * finds the slot when it next lists the slot Leases).
+   */
+  private async tellHolder(node: string, lease: string, handedOverAt: string): Promise<void> {
+    const value = serialSlotValue({ lease, handedOverAt });
+    this.telling.set(node, value);
+    try {
+      await this.nodes.patchNode(node, { metadata: { annotations: { [SERIAL_SLOT_ANNOTATION]: value } } });
+    } finally {
+      if (this.telling.get(node) === value) this.telling.delete(node);
+    }
   }
 
   /** A slot no agent has created yet, created with `node` as its holder (409: an agent was first). */
@@ -184,5 +221,6 @@ export class StrategyExecutor {
       if (isKubeError(err, 409)) return;
       throw err;
     }
+    await this.tellHolder(node, name, now);
   }
 }

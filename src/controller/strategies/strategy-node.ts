@@ -11,6 +11,7 @@ import {
   NOT_BEFORE_ANNOTATION,
   OUTDATED_TAINT_KEY,
   SERIAL_GATE_ANNOTATION,
+  SERIAL_SLOT_ANNOTATION,
   STATE_ANNOTATION,
   STATE_REVISION_ANNOTATION,
   UPGRADE_REQUESTED_ANNOTATION,
@@ -34,6 +35,8 @@ export interface StrategyNode {
   stateRevision?: string;
   message?: string;
   serialGate?: string;
+  /** Serial: the slot the controller last handed this node (SERIAL_SLOT_ANNOTATION, as written). */
+  serialSlot?: string;
   notBefore?: string;
   hold?: string;
   available?: string;
@@ -71,6 +74,7 @@ function readFreshStrategyNode(node: Node, zoneLabel: string): StrategyNode {
     stateRevision: a[STATE_REVISION_ANNOTATION] || undefined,
     message: a[MESSAGE_ANNOTATION] || undefined,
     serialGate: a[SERIAL_GATE_ANNOTATION],
+    serialSlot: a[SERIAL_SLOT_ANNOTATION],
     notBefore: a[NOT_BEFORE_ANNOTATION],
     hold: a[HOLD_ANNOTATION],
     available: a[AVAILABLE_REVISION_ANNOTATION],

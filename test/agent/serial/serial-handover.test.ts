@@ -140,8 +140,10 @@ describe('Serial slots handed over by the controller', () => {
     const revision = await createRevision(cluster, 'mark', demoServiceSpec('3'));
     const gate = { pool: 'mark', slots: 1, leaseDurationSeconds: 600 };
     await cluster.admin.create(LEASES, slotLease('mark', 0, 'busy'));
-    // A long grace: the test plays the controller, and a loaded machine must not make it late.
-    const node = await startNode(cluster, 'mark-a', { agent: { serialControllerGraceMs: 60_000 } });
+    // A long grace: the test plays the controller, and a loaded machine must not make it late. The
+    // holder keeps no watch while the controller hands slots out: it reads its slot when the grace ends.
+    const graceMs = 8000;
+    const node = await startNode(cluster, 'mark-a', { agent: { serialControllerGraceMs: graceMs } });
     await gateSerial(cluster, 'mark-a', revision.metadata.name, gate);
     await eventually('mark-a waiting', async () =>
       (
@@ -155,10 +157,14 @@ describe('Serial slots handed over by the controller', () => {
     const before = leaseWrites(node);
     await handOver(cluster, 'mark', 0, 'mark-a', true);
     await waitForState(cluster, 'mark-a', 'Done', 30_000);
-    // Done and Ready: the controller moves the slot straight on; the agent lets it (and stops watching).
+    assert.equal(node.agent.serialSlot.watching, false, 'a holder needs no watch while the controller runs');
+    // Done and Ready: the controller moves the slot straight on; the agent lets it at the grace's end.
     await handOver(cluster, 'mark', 0, 'next', true);
-    await eventually('mark-a lets the slot go', async () =>
-      node.agent.serialSlot.held === undefined && !node.agent.serialSlot.watching ? true : undefined,
+    await eventually(
+      'mark-a lets the slot go',
+      async () =>
+        node.agent.serialSlot.held === undefined && !node.agent.serialSlot.watching ? true : undefined,
+      graceMs + 20_000,
     );
     assert.equal(await holderOf(cluster, 'mark', 0), 'next');
     assert.equal(leaseWrites(node) - before, 0, 'the agent wrote no slot Lease');

@@ -5,7 +5,7 @@
 // again) to the next waiting node, or gives it a slot released by its holder: one write per turn, and
 // the slot does not sit free until a waiting agent's turn to try it comes (issue 17).
 
-import { serialLeaseName } from '../../../api/node-protocol.ts';
+import { SERIAL_HANDED_OVER_ANNOTATION, serialLeaseName } from '../../../api/node-protocol.ts';
 import type { Lease } from '../../../kube/types.ts';
 import { rolloutOrder } from '../../rollout/rollout-order.ts';
 import { type StrategyNode, startedOn } from '../strategy-node.ts';
@@ -23,8 +23,11 @@ export interface SlotView {
   release: { lease: string; node: string; resourceVersion?: string }[];
   /** Leases without a holder (released by theirs): name and resourceVersion, for a hand-over. */
   free: { lease: string; resourceVersion?: string }[];
-  /** Leases held by existing Nodes: name, holder and resourceVersion, for a move to the next node. */
-  held: { lease: string; node: string; resourceVersion?: string }[];
+  /**
+   * Leases held by existing Nodes: name, holder and resourceVersion, for a move to the next node; and
+   * when the controller made it the holder (SERIAL_HANDED_OVER_ANNOTATION), for the Node's serial-slot.
+   */
+  held: { lease: string; node: string; resourceVersion?: string; handedOverAt?: string }[];
 }
 
 export function serialSlots(
@@ -53,10 +56,12 @@ export function serialSlots(
       continue;
     }
     view.holders.push({ lease: lease.metadata.name, node: holder, state: nodeState(holder) ?? 'Unknown' });
+    const handedOverAt = lease.metadata.annotations?.[SERIAL_HANDED_OVER_ANNOTATION];
     view.held.push({
       lease: lease.metadata.name,
       node: holder,
       ...(lease.metadata.resourceVersion ? { resourceVersion: lease.metadata.resourceVersion } : {}),
+      ...(handedOverAt ? { handedOverAt } : {}),
     });
   }
   return view;

@@ -1,14 +1,15 @@
 // Serial: every node is given the target with the Serial gate; agents take one of the pool's slot
 // Leases before they apply, so at most `slots` nodes update at once, with or without the controller.
 // The controller frees slots whose holder Node is gone, moves a slot from a finished holder (Done on the
-// target, Ready again) or a released one straight to the next waiting node (slotHandovers), and
-// reports the holders.
+// target, Ready again) or a released one straight to the next waiting node (slotHandovers), tells
+// that node on its Node (nodeherd.io/serial-slot: waiting agents watch their Node, not the slot Leases,
+// while the controller hands slots out), and reports the holders.
 
 import { planNodeMarks } from '../node-marks.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategy.ts';
 import { holdReason, marksInput, reportInput } from '../strategy-inputs.ts';
 import { strategyReport } from '../strategy-status.ts';
-import { serialMarks } from './serial-marks.ts';
+import { serialMarks, serialSlotValue } from './serial-marks.ts';
 import { serialReport } from './serial-report.ts';
 import { finishedHolder, slotHandovers, waitingForSlots } from './serial-slots.ts';
 
@@ -23,10 +24,17 @@ export const serial: RolloutStrategy = {
 
   decide(s: StrategySnapshot): StrategyDecision {
     const hold = holdReason(s);
+    // Holders the controller handed their slot: told so on their Node (again, if that write was lost).
+    const handedSlots = new Map(
+      s.slots.held.flatMap((h) =>
+        h.handedOverAt ? [[h.node, serialSlotValue({ lease: h.lease, handedOverAt: h.handedOverAt })]] : [],
+      ),
+    );
     const marks = planNodeMarks(
       marksInput(s, {
         ...(hold ? { hold } : {}),
         slotHolders: new Set(liveHolders(s).map((h) => h.node)),
+        slotHandovers: handedSlots,
       }),
       serialMarks,
     );

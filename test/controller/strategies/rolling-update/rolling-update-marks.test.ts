@@ -7,6 +7,7 @@ import {
   HOLD_ANNOTATION,
   NOT_BEFORE_ANNOTATION,
   SERIAL_GATE_ANNOTATION,
+  SERIAL_SLOT_ANNOTATION,
   UPGRADE_REQUESTED_ANNOTATION,
 } from '../../../../src/api/node-protocol.ts';
 import type { StrategyNode } from '../../../../src/controller/strategies/strategy-node.ts';
@@ -25,6 +26,7 @@ describe('RollingUpdate marks', () => {
       nodes: [
         n('a', {
           serialGate: GATE,
+          serialSlot: '{"lease":"nodeherd-serial-p-0","handedOverAt":"t"}',
           notBefore: 'x',
           hold: 'y',
           available: 'r2',
@@ -35,6 +37,7 @@ describe('RollingUpdate marks', () => {
     });
     assert.deepEqual(m.get('a')?.annotations, {
       [SERIAL_GATE_ANNOTATION]: null,
+      [SERIAL_SLOT_ANNOTATION]: null,
       [NOT_BEFORE_ANNOTATION]: null,
       [HOLD_ANNOTATION]: null,
       [AVAILABLE_REVISION_ANNOTATION]: null,

@@ -1,4 +1,5 @@
-// Table tests of Serial's marks: the gate with the target, the hold, bootstrap, releasing a drain.
+// Table tests of Serial's marks: the gate with the target, the slot handed over, the hold, bootstrap,
+// releasing a drain.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -6,6 +7,7 @@ import {
   DESIRED_REVISION_ANNOTATION,
   HOLD_ANNOTATION,
   SERIAL_GATE_ANNOTATION,
+  SERIAL_SLOT_ANNOTATION,
 } from '../../../../src/api/node-protocol.ts';
 import type { StrategyNode } from '../../../../src/controller/strategies/strategy-node.ts';
 import { marks, strategyNode } from '../../../support/strategy-fixtures.ts';
@@ -31,6 +33,35 @@ describe('Serial marks', () => {
   test('the gate leaves a node that reached the target', () => {
     const m = marks({ nodes: [n('a', { current: 'r2', desired: 'r2', serialGate: GATE })] });
     assert.deepEqual(m.get('a')?.annotations, { [SERIAL_GATE_ANNOTATION]: null });
+  });
+
+  test('a node the controller handed a slot is told so, kept until it is on the target, then removed with the gate', () => {
+    const slot = (at: string) => JSON.stringify({ lease: 'nodeherd-serial-p-0', handedOverAt: at });
+    const m = marks({
+      slotHolders: new Set(['told', 'lost', 'mine']),
+      // Holders by the controller's hand-over (the Lease's mark); `mine` took its slot itself.
+      slotHandovers: new Map([
+        ['told', slot('t1')],
+        ['lost', slot('t2')],
+      ]),
+      nodes: [
+        n('told', { desired: 'r2', serialGate: GATE, serialSlot: slot('t1') }),
+        // The hand-over's own write to the Node was lost (the controller stopped between the two).
+        n('lost', { desired: 'r2', serialGate: GATE }),
+        n('mine', { desired: 'r2', serialGate: GATE }),
+        // Handed a slot earlier, holding none now: what it was told stays until it is on the target.
+        n('earlier', { desired: 'r2', serialGate: GATE, serialSlot: slot('t0') }),
+        n('done', { desired: 'r2', current: 'r2', serialGate: GATE, serialSlot: slot('t0') }),
+      ],
+    });
+    assert.equal(m.get('told'), undefined);
+    assert.deepEqual(m.get('lost')?.annotations, { [SERIAL_SLOT_ANNOTATION]: slot('t2') });
+    assert.equal(m.get('mine'), undefined);
+    assert.equal(m.get('earlier'), undefined);
+    assert.deepEqual(m.get('done')?.annotations, {
+      [SERIAL_GATE_ANNOTATION]: null,
+      [SERIAL_SLOT_ANNOTATION]: null,
+    });
   });
 
   test('more slots rewrite the gate of waiting nodes, not of the node in its slot', () => {

@@ -2,11 +2,16 @@
 // kubelet makes its node NotReady for a moment). A node that restarted its kubelet is back in the
 // pool only once it is Ready again, so it keeps its slot until then: with one slot, never two nodes
 // NotReady at once. Simulated nodes with the real agent and the controller, as `nodeherd up` runs. The
-// controller moves the slot straight from a finished node to the next (no release in between).
+// controller moves the slot straight from a finished node to the next (no release in between) and tells
+// the next on its Node (nodeherd.io/serial-slot), which goes again with the gate once it is done.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { CURRENT_REVISION_ANNOTATION, STATE_ANNOTATION } from '../../../../src/api/node-protocol.ts';
+import {
+  CURRENT_REVISION_ANNOTATION,
+  SERIAL_SLOT_ANNOTATION,
+  STATE_ANNOTATION,
+} from '../../../../src/api/node-protocol.ts';
 import type { WatchHandle } from '../../../../src/kube/kube-watch.ts';
 import type { KubeObject } from '../../../../src/kube/light/types.ts';
 import { LeaseHistory } from '../../../agent/serial-support.ts';
@@ -32,11 +37,12 @@ after(async () => {
   await h?.stop();
 });
 
-/** Every Ready change of the pool's Nodes, and the most NotReady at once. */
+/** Every Ready change of the pool's Nodes, and the most NotReady at once; the slots each was told of. */
 async function watchReadiness(names: string[]) {
   const ready = new Map<string, boolean>();
   let maxNotReady = 0;
   const seen: string[] = [];
+  const told = new Map<string, Set<string>>();
   const list = await h.light.list('/api/v1/nodes');
   const handle: WatchHandle = h.light.watch(
     '/api/v1/nodes',
@@ -45,6 +51,8 @@ async function watchReadiness(names: string[]) {
       onEvent: (event: { object: KubeObject }) => {
         const name = event.object.metadata?.name ?? '';
         if (!names.includes(name)) return;
+        const slot = event.object.metadata?.annotations?.[SERIAL_SLOT_ANNOTATION];
+        if (slot) told.set(name, new Set([...(told.get(name) ?? []), slot]));
         const conditions = (event.object.status as { conditions?: { type: string; status: string }[] })
           ?.conditions;
         const isReady = conditions?.find((c) => c.type === 'Ready')?.status === 'True';
@@ -60,6 +68,7 @@ async function watchReadiness(names: string[]) {
       return maxNotReady;
     },
     seen,
+    told,
     stop: () => handle.abort(),
   };
 }
@@ -115,9 +124,22 @@ test('Serial with one slot: a node keeps its slot until Ready again, so never tw
       `one slot, one node NotReady at a time: ${readiness.seen.join(', ')}`,
     );
     // A loaded machine may make the controller miss the agents' grace now and then, not every time.
+    const takeovers = leases.takeovers();
     assert.ok(
-      leases.takeovers().length >= 1,
+      takeovers.length >= 1,
       `the controller moved the slot from a finished node straight to the next: ${JSON.stringify(leases.versions)}`,
+    );
+    for (const { name, to } of takeovers)
+      assert.ok(
+        [...(readiness.told.get(to) ?? [])].some((text) => JSON.parse(text).lease === name),
+        `${to} was told on its Node that it holds ${name}: ${JSON.stringify([...readiness.told])}`,
+      );
+    await eventually('the slot hand-overs gone from the Nodes with the gate', async () =>
+      (await h.nodes(`pool=${pool}`)).every(
+        (n) => n.metadata.annotations?.[SERIAL_SLOT_ANNOTATION] === undefined,
+      )
+        ? true
+        : undefined,
     );
   } finally {
     readiness.stop();
