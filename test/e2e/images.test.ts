@@ -14,6 +14,7 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { CURRENT_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
 import { LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from '../../src/controller/controller-manager.ts';
+import { AGENT_NODE_FLAGS } from '../../src/dist/build-agent.ts';
 import {
   BUILDAH_STORAGE,
   type BuiltImage,
@@ -196,7 +197,11 @@ test('the agent image runs its entrypoint and carries nsenter for DaemonSet mode
     const bundle = join(work, 'agent-bundle');
     await execFileAsync('umoci', ['unpack', '--image', `${agent.ociLayout}:${TAG}`, bundle]);
     const config = JSON.parse(readFileSync(join(bundle, 'config.json'), 'utf8')) as ImageConfig;
-    assert.deepEqual(config.process.args, ['/usr/local/bin/node', '/opt/nodeherd/nodeherd-agent.mjs']);
+    assert.deepEqual(config.process.args, [
+      '/usr/local/bin/node',
+      ...AGENT_NODE_FLAGS,
+      '/opt/nodeherd/nodeherd-agent.mjs',
+    ]);
     assert.deepEqual(config.process.user, { uid: 0, gid: 0 });
     const rootfs = join(bundle, 'rootfs');
     const help = await execFileAsync('chroot', [rootfs, ...config.process.args, '--help']);
