@@ -507,8 +507,15 @@ export class ResourceHandler {
       sendInitialEvents === true || (sendInitialEvents === undefined && (rv === '' || rv === '0'));
     let backlog: StoreEvent[] | StoreExpiredError | undefined;
     if (!initial) {
+      // A watch of one object (an agent's of its own Node) reads that object's history only: reading
+      // every Node's since its resourceVersion made 5,000 agents' watches O(nodes²) (issue 17). The
+      // key is known unless the object may be in any namespace.
+      const key =
+        selection.name !== undefined && (!def.namespaced || namespace !== undefined)
+          ? `${prefix}${selection.name}`
+          : undefined;
       try {
-        backlog = store.eventsSince(prefix, Number(rv));
+        backlog = store.eventsSince(prefix, Number(rv), key);
       } catch (err) {
         if (!(err instanceof StoreExpiredError)) throw err;
         backlog = err;

@@ -307,6 +307,18 @@ export class RevisionLog {
     return this.#statements.get<LogEventRow>(sql).all(afterRevision, ...bounds);
   }
 
+  /**
+   * rowsAfter for one key, through the (name, id) index: a watch of one object resumed from a
+   * resourceVersion reads that object's rows, not those of every object under its prefix since then.
+   */
+  keyRowsAfter(key: string, afterRevision: number): LogEventRow[] {
+    const sql = `SELECT ${ROW_COLUMNS}, p.value AS prevValue FROM log l
+      LEFT JOIN log p ON p.id = l.prev_revision AND l.created = 0
+      WHERE l.name = ? AND l.id > ?
+      ORDER BY l.id`;
+    return this.#statements.get<LogEventRow>(sql).all(key, afterRevision);
+  }
+
   /** Removes history superseded at or before `to` (the previous compaction point was `from`), durably. */
   compact(from: number, to: number): void {
     this.#compactInTransaction(from, to);

@@ -316,15 +316,21 @@ export class SqliteStore implements Store {
     return { key, revision, createRevision: previous.createRevision, object: gone };
   }
 
-  eventsSince(prefix: string, afterRevision: number): StoreEvent[] {
+  eventsSince(prefix: string, afterRevision: number, key?: string): StoreEvent[] {
     this.#assertOpen();
     assertPrefix(prefix);
+    if (key !== undefined && !key.startsWith(prefix))
+      throw new TypeError(`key ${JSON.stringify(key)} is not under prefix ${JSON.stringify(prefix)}`);
     if (!Number.isSafeInteger(afterRevision) || afterRevision < 0) {
       throw new TypeError(`afterRevision must be a non-negative integer, got ${String(afterRevision)}`);
     }
     this.#assertNotCompacted(afterRevision);
     if (afterRevision >= this.#revision) return [];
-    return this.#log.rowsAfter(prefix, afterRevision).map(eventFromRow);
+    const rows =
+      key === undefined
+        ? this.#log.rowsAfter(prefix, afterRevision)
+        : this.#log.keyRowsAfter(key, afterRevision);
+    return rows.map(eventFromRow);
   }
 
   subscribe(listener: StoreListener): () => void {

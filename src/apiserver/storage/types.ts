@@ -138,8 +138,11 @@ export interface Store {
   update(key: string, expectedRevision: number, object: KubeObject): StoredItem;
   /** Deletes the key; with expectedRevision, only if it still matches. Returns the last state with the deletion revision. */
   delete(key: string, expectedRevision?: number): StoredItem;
-  /** Events for keys under prefix with revision > afterRevision, oldest first. Throws StoreExpiredError. */
-  eventsSince(prefix: string, afterRevision: number): StoreEvent[];
+  /**
+   * Events for keys under prefix with revision > afterRevision, oldest first; with `key`, for that one
+   * key (under prefix) only. Throws StoreExpiredError.
+   */
+  eventsSince(prefix: string, afterRevision: number, key?: string): StoreEvent[];
   /** Called synchronously after every write, in revision order. Returns an unsubscribe function. */
   subscribe(listener: (event: StoreEvent) => void): () => void;
   /** Drops history older than the retention window; returns the new compacted revision. */
