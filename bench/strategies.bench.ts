@@ -924,6 +924,124 @@ function hitTarget(strategy: Strategy): { target?: { op: '<='; value: number } }
 
 const seconds = (ms: number) => (Number.isFinite(ms) ? `${realS(ms).toFixed(0)} s` : 'not finished');
 
+/**
+ * A strategy's details and figures, printed as soon as its first run ends, so that a strategy that
+ * crashes later (Serial at 5,000 nodes ran the process out of heap) does not take them along.
+ */
+function reportStrategy(r: StrategyResult): void {
+  const limitS = Math.ceil(NODES / LIMIT) * REAL.kubeletRestartS;
+  const ratio = realS(r.good.totalMs) / limitS;
+  console.log(`${r.strategy}, the good change:`);
+  console.log(
+    `  requests during the good change: ${r.requests.total}, ${r.requests.byKind
+      .slice(0, 8)
+      .map(([kind, count]) => `${kind} ${count}`)
+      .join(
+        ', ',
+      )}; answered 409: ${r.requests.conflicts.map(([kind, count]) => `${kind} ${count}`).join(', ') || 'none'}`,
+  );
+  // The window the requests were counted over: the good change, until every node was healthy on it.
+  const goodS = r.requests.total / r.requests.perSecond;
+  console.log(
+    `  API server CPU during the good change: ${r.serverCpuS.toFixed(1)} s, ${((r.serverCpuS / goodS) * 100).toFixed(0)} % of a core, ${((r.serverCpuS * 1000) / Math.max(1, r.requests.total)).toFixed(2)} ms per request`,
+  );
+  console.log(
+    `  a node from its start to healthy: ${seconds(r.good.updateP50Ms)} (median); a place freed in the budget to the next start: ${seconds(r.good.handoffP50Ms)} (median); the first start ${seconds(r.good.firstStartMs)} after the change; from then on ${(r.good.occupancy * LIMIT).toFixed(0)} of ${LIMIT} places in use on average`,
+  );
+  console.log(
+    `  steps, medians on the scaled clock: ${r.good.stages.map(([step, ms]) => `${step} ${ms.toFixed(0)} ms`).join(', ')}`,
+  );
+  console.log(
+    `  simulated nodes' event loop during the good change: delay p99 ${r.simLoopDelayMs.p99.toFixed(0)} ms, max ${r.simLoopDelayMs.max.toFixed(0)} ms (scaled clock)`,
+  );
+  for (const step of r.agentSteps) console.log(`  from given the target, scaled clock: ${step}`);
+  console.log(
+    `  watch events the simulated nodes received during the good change: ${r.simWatchEvents.map(([kind, count]) => `${kind} ${count} (${(count / NODES).toFixed(1)} per node updated)`).join(', ')}`,
+  );
+  const c = r.reconciles;
+  if (c)
+    console.log(
+      `  controller during the good change: ${c.poolReconciles} pool reconciles, ${((c.poolReconcileSeconds / Math.max(1, c.poolReconciles)) * 1000).toFixed(0)} ms each on average ` +
+        `(${c.poolReconcileSeconds.toFixed(1)} s in all), ${c.poolReconcileErrors} failed and retried; queue wait ${((c.queueWaitSeconds / Math.max(1, c.queueWaits)) * 1000).toFixed(0)} ms on average; ` +
+        `controller CPU ${c.cpuSeconds.toFixed(1)} s (${((100 * c.cpuSeconds) / (r.good.totalMs / 1000)).toFixed(0)} % of a core); ` +
+        `load average ${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)}`,
+    );
+  const note = `${NODES} nodes, scale 1:${SCALE}`;
+  const boundByLimit = r.strategy === 'RollingUpdate' || r.strategy === 'Serial';
+  reportFigure({
+    bench: 'strategies',
+    name: `${r.strategy}: peak concurrently NotReady nodes that were updating`,
+    value: r.good.peakNotReadyUpdating,
+    unit: 'nodes',
+    target: { op: '<=', value: LIMIT },
+    note: `started on the change and not yet healthy on it (the peak above also counts nodes NotReady on their own); ${note}`,
+  });
+  reportFigure({
+    bench: 'strategies',
+    name: `${r.strategy}: total time ÷ physical limit`,
+    value: ratio,
+    unit: '×',
+    ...(boundByLimit ? { target: { op: '<=' as const, value: 1.1 } } : {}),
+    note: `limit ⌈${NODES}/${LIMIT}⌉ × ${REAL.kubeletRestartS} s NotReady = ${limitS} s; ${note}`,
+  });
+  reportFigure({
+    bench: 'strategies',
+    name: `${r.strategy}: API requests per second during the good change`,
+    value: r.requests.perSecond,
+    unit: 'requests/s',
+    note: `on the 1:${SCALE} clock; ${r.requests.total} requests, most to ${r.requests.byKind
+      .slice(0, 3)
+      .map(([kind, count]) => `${kind} (${((count / Math.max(1, r.requests.total)) * 100).toFixed(0)} %)`)
+      .join(', ')}; ${note}`,
+  });
+  reportFigure({
+    bench: 'strategies',
+    name: `${r.strategy}: API server CPU during the good change`,
+    value: (r.serverCpuS / goodS) * 100,
+    unit: '% of a core',
+    note: `${r.serverCpuS.toFixed(1)} s, ${((r.serverCpuS * 1000) / Math.max(1, r.requests.total)).toFixed(2)} ms per request; ${note}`,
+  });
+  if (r.controllerPeakMb !== undefined)
+    reportFigure({
+      bench: 'strategies',
+      name: `${r.strategy}: controller RSS, peak`,
+      value: r.controllerPeakMb,
+      unit: 'MB',
+      target: { op: '<=', value: 300 },
+      note,
+    });
+  reportFigure({
+    bench: 'strategies',
+    name: `${r.strategy}: API server RSS at the end`,
+    value: r.serverRssMb,
+    unit: 'MB',
+    note: `peak ${r.serverPeakMb.toFixed(0)} MB; ${note}`,
+  });
+  reportFigure({
+    bench: 'strategies',
+    name: `${r.strategy}: peak concurrently NotReady nodes`,
+    value: r.good.peakNotReady,
+    unit: 'nodes',
+    target: { op: '<=', value: LIMIT },
+    note: `limit of concurrent disruption ${LIMIT}; a node NotReady ${seconds(r.good.notReadyP50Ms)} (median); ${note}`,
+  });
+  reportFigure({
+    bench: 'strategies',
+    name: `${r.strategy}: total time (change → every node Ready and Done)`,
+    value: Number.isFinite(r.good.totalMs) ? realS(r.good.totalMs) : Number.NaN,
+    unit: 's',
+    note: `real seconds; ${note}`,
+  });
+  reportFigure({
+    bench: 'strategies',
+    name: `${r.strategy}: nodes hit by a change that breaks kubelet`,
+    value: r.broken.hit,
+    unit: 'nodes',
+    ...hitTarget(r.strategy),
+    note: `${r.broken.failed} reported Failed; last hit ${seconds(r.broken.lastHitMs)} after the change${r.broken.settled ? '' : '; not settled'}`,
+  });
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const bundleDir = mkdtempSync(join(tmpdir(), 'nodeherd-strategy-bench-controller-'));
@@ -939,7 +1057,10 @@ async function main(): Promise<void> {
   for (const strategy of SELECTED) {
     for (let run = 0; run < RUNS; run++) {
       const result = await runStrategy(strategy, run);
-      if (run === 0) results.push(result);
+      if (run === 0) {
+        results.push(result);
+        reportStrategy(result);
+      }
       const w = worst.get(strategy) ?? { peaks: [], hits: [] };
       w.peaks.push(result.good.peakNotReady);
       w.hits.push(result.broken.hit);
@@ -982,114 +1103,6 @@ async function main(): Promise<void> {
       `${r.strategy} | ${r.good.peakNotReady} | ${seconds(r.good.totalMs)} (${ratio.toFixed(2)} ×) | ${r.broken.hit} of ${NODES} | ` +
         `${r.requests.perSecond.toFixed(0)} | ${r.controllerPeakMb?.toFixed(0) ?? '-'} MB | ${r.serverRssMb.toFixed(0)} MB (peak ${r.serverPeakMb.toFixed(0)})`,
     );
-    console.log(
-      `  requests during the good change: ${r.requests.total}, ${r.requests.byKind
-        .slice(0, 8)
-        .map(([kind, count]) => `${kind} ${count}`)
-        .join(
-          ', ',
-        )}; answered 409: ${r.requests.conflicts.map(([kind, count]) => `${kind} ${count}`).join(', ') || 'none'}`,
-    );
-    // The window the requests were counted over: the good change, until every node was healthy on it.
-    const goodS = r.requests.total / r.requests.perSecond;
-    console.log(
-      `  API server CPU during the good change: ${r.serverCpuS.toFixed(1)} s, ${((r.serverCpuS / goodS) * 100).toFixed(0)} % of a core, ${((r.serverCpuS * 1000) / Math.max(1, r.requests.total)).toFixed(2)} ms per request`,
-    );
-    console.log(
-      `  a node from its start to healthy: ${seconds(r.good.updateP50Ms)} (median); a place freed in the budget to the next start: ${seconds(r.good.handoffP50Ms)} (median); the first start ${seconds(r.good.firstStartMs)} after the change; from then on ${(r.good.occupancy * LIMIT).toFixed(0)} of ${LIMIT} places in use on average`,
-    );
-    console.log(
-      `  steps, medians on the scaled clock: ${r.good.stages.map(([step, ms]) => `${step} ${ms.toFixed(0)} ms`).join(', ')}`,
-    );
-    console.log(
-      `  simulated nodes' event loop during the good change: delay p99 ${r.simLoopDelayMs.p99.toFixed(0)} ms, max ${r.simLoopDelayMs.max.toFixed(0)} ms (scaled clock)`,
-    );
-    for (const step of r.agentSteps) console.log(`  from given the target, scaled clock: ${step}`);
-    console.log(
-      `  watch events the simulated nodes received during the good change: ${r.simWatchEvents.map(([kind, count]) => `${kind} ${count} (${(count / NODES).toFixed(1)} per node updated)`).join(', ')}`,
-    );
-    const c = r.reconciles;
-    if (c)
-      console.log(
-        `  controller during the good change: ${c.poolReconciles} pool reconciles, ${((c.poolReconcileSeconds / Math.max(1, c.poolReconciles)) * 1000).toFixed(0)} ms each on average ` +
-          `(${c.poolReconcileSeconds.toFixed(1)} s in all), ${c.poolReconcileErrors} failed and retried; queue wait ${((c.queueWaitSeconds / Math.max(1, c.queueWaits)) * 1000).toFixed(0)} ms on average; ` +
-          `controller CPU ${c.cpuSeconds.toFixed(1)} s (${((100 * c.cpuSeconds) / (r.good.totalMs / 1000)).toFixed(0)} % of a core); ` +
-          `load average ${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)}`,
-      );
-    const note = `${NODES} nodes, scale 1:${SCALE}`;
-    const boundByLimit = r.strategy === 'RollingUpdate' || r.strategy === 'Serial';
-    reportFigure({
-      bench: 'strategies',
-      name: `${r.strategy}: peak concurrently NotReady nodes that were updating`,
-      value: r.good.peakNotReadyUpdating,
-      unit: 'nodes',
-      target: { op: '<=', value: LIMIT },
-      note: `started on the change and not yet healthy on it (the peak above also counts nodes NotReady on their own); ${note}`,
-    });
-    reportFigure({
-      bench: 'strategies',
-      name: `${r.strategy}: total time ÷ physical limit`,
-      value: ratio,
-      unit: '×',
-      ...(boundByLimit ? { target: { op: '<=' as const, value: 1.1 } } : {}),
-      note: `limit ⌈${NODES}/${LIMIT}⌉ × ${REAL.kubeletRestartS} s NotReady = ${limitS} s; ${note}`,
-    });
-    reportFigure({
-      bench: 'strategies',
-      name: `${r.strategy}: API requests per second during the good change`,
-      value: r.requests.perSecond,
-      unit: 'requests/s',
-      note: `on the 1:${SCALE} clock; ${r.requests.total} requests, most to ${r.requests.byKind
-        .slice(0, 3)
-        .map(([kind, count]) => `${kind} (${((count / Math.max(1, r.requests.total)) * 100).toFixed(0)} %)`)
-        .join(', ')}; ${note}`,
-    });
-    reportFigure({
-      bench: 'strategies',
-      name: `${r.strategy}: API server CPU during the good change`,
-      value: (r.serverCpuS / goodS) * 100,
-      unit: '% of a core',
-      note: `${r.serverCpuS.toFixed(1)} s, ${((r.serverCpuS * 1000) / Math.max(1, r.requests.total)).toFixed(2)} ms per request; ${note}`,
-    });
-    if (r.controllerPeakMb !== undefined)
-      reportFigure({
-        bench: 'strategies',
-        name: `${r.strategy}: controller RSS, peak`,
-        value: r.controllerPeakMb,
-        unit: 'MB',
-        target: { op: '<=', value: 300 },
-        note,
-      });
-    reportFigure({
-      bench: 'strategies',
-      name: `${r.strategy}: API server RSS at the end`,
-      value: r.serverRssMb,
-      unit: 'MB',
-      note: `peak ${r.serverPeakMb.toFixed(0)} MB; ${note}`,
-    });
-    reportFigure({
-      bench: 'strategies',
-      name: `${r.strategy}: peak concurrently NotReady nodes`,
-      value: r.good.peakNotReady,
-      unit: 'nodes',
-      target: { op: '<=', value: LIMIT },
-      note: `limit of concurrent disruption ${LIMIT}; a node NotReady ${seconds(r.good.notReadyP50Ms)} (median); ${note}`,
-    });
-    reportFigure({
-      bench: 'strategies',
-      name: `${r.strategy}: total time (change → every node Ready and Done)`,
-      value: Number.isFinite(r.good.totalMs) ? realS(r.good.totalMs) : Number.NaN,
-      unit: 's',
-      note: `real seconds; ${note}`,
-    });
-    reportFigure({
-      bench: 'strategies',
-      name: `${r.strategy}: nodes hit by a change that breaks kubelet`,
-      value: r.broken.hit,
-      unit: 'nodes',
-      ...hitTarget(r.strategy),
-      note: `${r.broken.failed} reported Failed; last hit ${seconds(r.broken.lastHitMs)} after the change${r.broken.settled ? '' : '; not settled'}`,
-    });
   }
   console.log(`total ${((performance.now() - started) / 1000).toFixed(0)} s of wall time`);
 }
