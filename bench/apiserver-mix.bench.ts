@@ -22,7 +22,6 @@
 // (send as each node's kubelet and agent instead of the admin: authorization and admission too),
 // BENCH_MIX_ONLY=mix (skip the kinds alone), BENCH_CPU_PROF=1 (CPU profile of the server, of the mix runs only, in bench/.out/profiles/).
 
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,12 +30,12 @@ import { buildRevision } from '../src/api/revision.ts';
 import { TokenStore } from '../src/apiserver/auth/tokens.ts';
 import { nodeherdIdentities } from '../src/profile/nodeherd-identities.ts';
 import { kubeMicroTime, nodeConditions, nodeObject, READY } from '../src/sim/node-object.ts';
-import { type ApiServerProcess, startApiServerProcess, withFileLimit } from './support/apiserver-process.ts';
+import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process.ts';
 import { Connection, percentile, wallMs } from './support/https-client.ts';
 import { benchNumber } from './support/quick.ts';
 import { reportFigure } from './support/report.ts';
-import type { FleetCommand, FleetReply } from './support/watch-fleet.ts';
 import { MESSAGE_ANNOTATION, SENT_AT, SENT_AT_MESSAGE_PREFIX } from './support/watch-fleet.ts';
+import { type Fleet, startFleet } from './support/watch-fleet-process.ts';
 
 const NODES = benchNumber('BENCH_MIX_NODES', 1000, 200);
 const RATE = benchNumber('BENCH_MIX_RATE', 300, 200);
@@ -306,31 +305,6 @@ async function closedLoop(
   );
   const elapsed = (performance.now() - t0) / 1000;
   return { count: latencies.length, seconds: elapsed, cpu: cpuSince(server.pid, cpu0), latencies };
-}
-
-interface Fleet {
-  child: ChildProcess;
-  ask(command: FleetCommand): Promise<FleetReply>;
-}
-
-function startFleet(): Fleet {
-  const child = spawn(
-    '/bin/sh',
-    withFileLimit([process.execPath, join(import.meta.dirname, 'support', 'watch-fleet.ts')]),
-    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
-  );
-  const waiting: ((r: FleetReply) => void)[] = [];
-  child.on('message', (r: FleetReply) => waiting.shift()?.(r));
-  return {
-    child,
-    ask(command) {
-      return new Promise((resolve) => {
-        if (command.cmd !== 'exit') waiting.push(resolve);
-        child.send(command);
-        if (command.cmd === 'exit') resolve({ type: 'opened', ok: 0, failed: 0, ms: 0 });
-      });
-    },
-  };
 }
 
 async function collectLatencies(fleets: Fleet[]): Promise<number[]> {

@@ -16,14 +16,13 @@
 // (show the server's output on stderr), BENCH_CPU_PROF=1 (CPU profile of the server in
 // bench/.out/profiles/).
 
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderConfigs } from '../src/api/render.ts';
 import { buildRevision } from '../src/api/revision.ts';
 import type { NodeConfigRevision } from '../src/api/types.ts';
-import { type ApiServerProcess, startApiServerProcess, withFileLimit } from './support/apiserver-process.ts';
+import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process.ts';
 import {
   type Connection,
   closedLoop,
@@ -35,7 +34,8 @@ import {
 } from './support/https-client.ts';
 import { benchNumber } from './support/quick.ts';
 import { type FigureTarget, reportFigure } from './support/report.ts';
-import { type FleetCommand, type FleetReply, SENT_AT } from './support/watch-fleet.ts';
+import { type FleetReply, SENT_AT } from './support/watch-fleet.ts';
+import { type Fleet, startFleet } from './support/watch-fleet-process.ts';
 
 const NODES = benchNumber('BENCH_NODES', 5000, 1000);
 const WATCH_PROCESSES = Number(process.env.BENCH_WATCH_PROCESSES ?? 4);
@@ -209,33 +209,6 @@ function revisionObject(pool: number): NodeConfigRevision {
     },
     1,
   );
-}
-
-interface Fleet {
-  child: ChildProcess;
-  ask(command: FleetCommand): Promise<FleetReply>;
-}
-
-function startFleet(): Fleet {
-  const child = spawn(
-    '/bin/sh',
-    withFileLimit([process.execPath, join(import.meta.dirname, 'support', 'watch-fleet.ts')]),
-    {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    },
-  );
-  const waiting: ((r: FleetReply) => void)[] = [];
-  child.on('message', (r: FleetReply) => waiting.shift()?.(r));
-  return {
-    child,
-    ask(command) {
-      return new Promise((resolve) => {
-        if (command.cmd !== 'exit') waiting.push(resolve);
-        child.send(command);
-        if (command.cmd === 'exit') resolve({ type: 'opened', ok: 0, failed: 0, ms: 0 });
-      });
-    },
-  };
 }
 
 async function collect(fleets: Fleet[]) {
