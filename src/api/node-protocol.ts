@@ -49,6 +49,14 @@ export interface SerialGate {
   pool: string;
   slots: number;
   leaseDurationSeconds: number;
+  /**
+   * When the controller gave the node this gate (RFC 3339, the controller's clock; kept while the gate's
+   * pool, slots and duration stay the same). The controller that writes it hands the pool's slots out
+   * itself, so for a lease duration from then a Ready waiter need not read the slot Leases at all: it
+   * waits for its Node to name the slot it was handed (SERIAL_SLOT_ANNOTATION). Absent (an older
+   * controller, or a test): the agent lists the slots to learn whether the controller is live.
+   */
+  handedOutAt?: string;
 }
 /** Serial slot Leases live in this namespace, carry SERIAL_POOL_LABEL and are named serialLeaseName(). */
 export const SERIAL_LEASE_NAMESPACE = NAMESPACE;

@@ -56,7 +56,7 @@ export function parseSerialGate(text: string): SerialGate | string {
     return `not JSON: ${JSON.stringify(text.slice(0, 200))}`;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be a JSON object';
-  const { pool, slots, leaseDurationSeconds } = value as Record<string, unknown>;
+  const { pool, slots, leaseDurationSeconds, handedOutAt } = value as Record<string, unknown>;
   // Lease names embed the pool: it must be a DNS-1123 label-ish name.
   if (typeof pool !== 'string' || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(pool))
     return `pool must be a lower-case DNS name, got ${JSON.stringify(pool)}`;
@@ -68,7 +68,10 @@ export function parseSerialGate(text: string): SerialGate | string {
     leaseDurationSeconds < 1
   )
     return `leaseDurationSeconds must be an integer ≥ 1, got ${JSON.stringify(leaseDurationSeconds)}`;
-  return { pool, slots, leaseDurationSeconds };
+  if (handedOutAt === undefined) return { pool, slots, leaseDurationSeconds };
+  if (typeof handedOutAt !== 'string' || !RFC3339.test(handedOutAt) || Number.isNaN(Date.parse(handedOutAt)))
+    return `handedOutAt must be an RFC 3339 time, got ${JSON.stringify(handedOutAt)}`;
+  return { pool, slots, leaseDurationSeconds, handedOutAt };
 }
 
 /**

@@ -11,6 +11,8 @@
 // Lease and starts. So a waiting agent that finds every slot held stops watching the slot Leases (they
 // change at every turn, and 1,000 watchers each got every change) and waits for its Node, or lists them
 // again when the controller's liveness would lapse or the earliest holder would expire (parked). A
+// Ready waiter whose gate the controller gave within a lease duration (the gate's handedOutAt) does not
+// even list them: that controller hands the slots out, so it waits for its Node from the start. A
 // holder needs no watch either: a renewal learns of a lost slot (409), and a finished holder leaves its
 // slot to the controller to move on for a grace and then releases it only if a read shows it still
 // its own. Without a hand-over seen (the controller down, agents alone), the agents watch, take turns
@@ -115,6 +117,8 @@ export class SerialSlots {
    * liveness lapses, or a slot would expire or come free for this node): the answer of the last list.
    */
   private parked: { pool: string; until: number; holders: string[] } | undefined;
+  /** The gate's handedOutAt last seen, and when (this agent's clock, capped at its own time) it was given. */
+  private gateGiven: { stamp: string; at: number } | undefined;
   /** The last SERIAL_SLOT_ANNOTATION acted on (lease@time): each hand-over is read once. */
   private handOverRead: string | undefined;
   /** Takes, renewals and releases run one at a time. */
@@ -201,6 +205,7 @@ export class SerialSlots {
       this.stopReleaseTimer();
       await this.releaseNow(previous);
     }
+    this.noteGateGiven(gate);
     await this.readHandOver(gate, node.handedOver);
     if (this.holding) {
       const holding = this.holding;
@@ -226,6 +231,18 @@ export class SerialSlots {
       const handed = this.ownSlot(gate.pool);
       const adopted = handed && (await this.adopt(gate, handed.slot, handed.lease));
       if (adopted) return adopted;
+      // Given the gate lately by the controller that hands the slots out: nothing to read until the Node
+      // names a slot or a lease duration from then (the message is the same as a parked waiter's).
+      const givenUntil = this.gateGiven && this.gateGiven.at + gate.leaseDurationSeconds * 1000;
+      if (
+        givenUntil !== undefined &&
+        clock.now() < givenUntil &&
+        node.ready === true &&
+        gate.slots > NAMED_HOLDERS_MAX_SLOTS
+      ) {
+        this.parked = undefined;
+        return { held: false, holders: [], recheckAt: givenUntil };
+      }
       // Parked: nothing to read until the Node names a slot or the time to look again comes.
       const parked = this.parked;
       if (
@@ -291,6 +308,24 @@ export class SerialSlots {
     return decision.kind === 'wait'
       ? { held: false, holders: decision.holders, recheckAt: decision.recheckAt }
       : { held: false, holders: [], recheckAt: clock.now() + 1000, reason: 'lost a race for a slot' };
+  }
+
+  /**
+   * The gate says when the controller gave it (handedOutAt): that controller hands the pool's slots out,
+   * so it counts as live from then, as a hand-over mark would. Taken at first sight, capped at this
+   * agent's clock (a controller clock ahead does not make the gate look fresh for longer).
+   */
+  private noteGateGiven(gate: SerialGate): void {
+    if (gate.handedOutAt === undefined) {
+      this.gateGiven = undefined;
+      return;
+    }
+    if (this.gateGiven?.stamp !== gate.handedOutAt) {
+      const at = Math.min(this.options.clock.now(), Date.parse(gate.handedOutAt));
+      this.gateGiven = { stamp: gate.handedOutAt, at };
+    }
+    const { at } = this.gateGiven;
+    this.controllerSeenAt = Math.max(this.controllerSeenAt ?? at, at);
   }
 
   /**

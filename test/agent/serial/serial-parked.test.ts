@@ -3,7 +3,9 @@
 // slot Leases, so their changes cost it nothing; the controller tells it on its Node
 // (nodeherd.io/serial-slot) when it made it a holder, and the agent reads that one Lease and starts. When
 // the controller's liveness lapses, the agent lists the slots again and, with no newer hand-over, takes
-// turns by itself. A waiter whose Node is not Ready (the controller passes it over) keeps watching.
+// turns by itself. A waiter whose Node is not Ready (the controller passes it over) keeps watching. A
+// Ready waiter whose gate says the controller gave it within a lease duration does not read the slot
+// Leases at all.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -147,6 +149,66 @@ describe('Serial waiters while the controller hands slots out', () => {
     assert.equal(after.get - turn.get, 1, 'one read: the Lease its Node names');
     assert.equal(node.agent.serialSlot.held?.slot, 0);
     assert.equal(node.agent.serialSlot.watching, false, 'a holder needs no watch either');
+  });
+
+  it('a Ready waiter given its gate lately by the controller reads no slot Lease until its Node names one', async () => {
+    const revision = await createRevision(cluster, 'given', demoServiceSpec('5'));
+    // More slots than the waiting message names: the start of a rollout, every slot still free.
+    const gate = {
+      pool: 'given',
+      slots: 4,
+      leaseDurationSeconds: 600,
+      handedOutAt: new Date().toISOString(),
+    };
+    await cluster.admin.create(LEASES, handedLease('given', 0, 'someone', 600));
+    const node = await startNode(cluster, 'given-a', { agent: { serialControllerGraceMs: 60_000 } });
+    await markReady(cluster, 'given-a');
+    await eventually('given-a Ready', async () =>
+      (await getNode(cluster, 'given-a')).status?.conditions?.some((c) => c.status === 'True')
+        ? true
+        : undefined,
+    );
+    const start = { ...requests(node).byVerb };
+    await gateSerial(cluster, 'given-a', revision.metadata.name, gate);
+    await waiting(cluster, 'given-a');
+    assert.equal(
+      (await getNode(cluster, 'given-a')).metadata?.annotations?.['nodeherd.io/message'],
+      'waiting for a Serial slot: none of 4 free for this node yet',
+    );
+    assert.equal(node.agent.serialSlot.watching, false, 'no slot Lease watch while waiting');
+
+    await handOver(cluster, 'given', 0, 'given-a');
+    await waitForState(cluster, 'given-a', 'Done', 30_000);
+    const end = requests(node).byVerb;
+    assert.equal(end.list - start.list, 0, 'no slot Lease list');
+    assert.equal(end.watch - start.watch, 0, 'no slot Lease watch opened');
+    assert.equal(requests(node).watchEventsByKind.Lease ?? 0, 0, 'no slot Lease change heard');
+    assert.equal(node.agent.serialSlot.held?.slot, 0);
+  });
+
+  it('a gate given more than a lease duration ago proves nothing: the waiter lists the slots', async () => {
+    const revision = await createRevision(cluster, 'stale', demoServiceSpec('6'));
+    const gate = {
+      pool: 'stale',
+      slots: 4,
+      leaseDurationSeconds: 10,
+      handedOutAt: new Date(Date.now() - 11_000).toISOString(),
+    };
+    const leases = await LeaseHistory.start(cluster.admin, 'stale');
+    try {
+      const node = await startNode(cluster, 'stale-a', { agent: { serialControllerGraceMs: 300 } });
+      await markReady(cluster, 'stale-a');
+      await gateSerial(cluster, 'stale-a', revision.metadata.name, gate);
+      // No hand-over seen in the list: the controller is not live, so the agent takes a slot itself.
+      await waitForState(cluster, 'stale-a', 'Done', 30_000);
+      assert.ok(requests(node).byVerb.list > 0, 'listed the slot Leases');
+      assert.ok(
+        leases.versions.some((v) => v.holder === 'stale-a'),
+        'took a slot by itself',
+      );
+    } finally {
+      leases.stop();
+    }
   });
 
   it('a free slot the controller leaves alone is watched, and taken on this node’s turn after the grace', async () => {

@@ -296,5 +296,21 @@ describe('start gates on the Node', () => {
     );
     const notJson = readStartGates({ [SERIAL_GATE_ANNOTATION]: 'web' }, T0);
     assert.match(notJson.kind === 'invalid' ? notJson.problem : '', /not JSON/);
+    const stampWrong = readStartGates(
+      { [SERIAL_GATE_ANNOTATION]: JSON.stringify({ ...GATE, handedOutAt: 'now' }) },
+      T0,
+    );
+    assert.match(
+      stampWrong.kind === 'invalid' ? stampWrong.problem : '',
+      /serial-gate: handedOutAt must be an RFC 3339 time, got "now"/,
+    );
+  });
+
+  it('reads when the controller gave the gate, if it says', () => {
+    const stamped = { ...GATE, handedOutAt: '2026-11-21T07:59:00.123Z' };
+    assert.deepEqual(readStartGates({ [SERIAL_GATE_ANNOTATION]: JSON.stringify(stamped) }, T0), {
+      kind: 'serial',
+      serial: stamped,
+    });
   });
 });

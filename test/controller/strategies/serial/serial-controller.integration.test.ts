@@ -86,8 +86,12 @@ describe('Serial (controller)', () => {
   test('a new revision goes to every node at once, with the gate', async () => {
     await h.applyConfig('ser-kubelet', brokenConfig('two'), { pool: 'ser' });
     await eventually('gates on every node', () => gates.size === 3, 60_000);
-    for (const gate of gates.values())
-      assert.deepEqual(JSON.parse(gate), { pool: 'ser', slots: 2, leaseDurationSeconds: 600 });
+    for (const gate of gates.values()) {
+      const { handedOutAt, ...rest } = JSON.parse(gate) as Record<string, unknown>;
+      assert.deepEqual(rest, { pool: 'ser', slots: 2, leaseDurationSeconds: 600 });
+      // When the controller gave it: agents trust it to hand the slots out for a lease duration from then.
+      assert.ok(Math.abs(Date.parse(String(handedOutAt)) - Date.now()) < 60_000, String(handedOutAt));
+    }
   });
 
   test('slot holders show in the status; a failed holder degrades the pool', async () => {

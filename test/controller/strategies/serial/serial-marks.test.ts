@@ -10,6 +10,7 @@ import {
   SERIAL_SLOT_ANNOTATION,
 } from '../../../../src/api/node-protocol.ts';
 import type { StrategyNode } from '../../../../src/controller/strategies/strategy-node.ts';
+import { NOW } from '../../../support/rollout-fixtures.ts';
 import { marks, strategyNode } from '../../../support/strategy-fixtures.ts';
 
 function n(name: string, over: Partial<StrategyNode> = {}): StrategyNode {
@@ -17,13 +18,15 @@ function n(name: string, over: Partial<StrategyNode> = {}): StrategyNode {
 }
 
 const GATE = JSON.stringify({ pool: 'p', slots: 1, leaseDurationSeconds: 600 });
+/** The gate as this reconcile gives it: with its time. */
+const given = (gate: object) => JSON.stringify({ ...gate, handedOutAt: new Date(NOW).toISOString() });
 
 describe('Serial marks', () => {
-  test('every node not on the target gets the target and the gate at once', () => {
+  test('every node not on the target gets the target and the gate at once, saying when', () => {
     const m = marks({ nodes: [n('a'), n('b'), n('c', { current: 'r2', desired: 'r2' })] });
     assert.deepEqual(m.get('a')?.annotations, {
       [DESIRED_REVISION_ANNOTATION]: 'r2',
-      [SERIAL_GATE_ANNOTATION]: GATE,
+      [SERIAL_GATE_ANNOTATION]: given({ pool: 'p', slots: 1, leaseDurationSeconds: 600 }),
     });
     assert.equal(m.get('a')?.kind, 'handout');
     assert.ok(m.get('b'));
@@ -75,7 +78,32 @@ describe('Serial marks', () => {
       ],
     });
     assert.equal(m.get('a'), undefined);
-    assert.deepEqual(m.get('b')?.annotations, { [SERIAL_GATE_ANNOTATION]: JSON.stringify(serial) });
+    assert.deepEqual(m.get('b')?.annotations, { [SERIAL_GATE_ANNOTATION]: given(serial) });
+  });
+
+  test('a gate carried with the same pool, slots and duration is kept with its time (no rewrite per reconcile)', () => {
+    const earlier = JSON.stringify({
+      pool: 'p',
+      slots: 1,
+      leaseDurationSeconds: 600,
+      handedOutAt: new Date(NOW - 60_000).toISOString(),
+    });
+    const m = marks({
+      nodes: [
+        n('earlier', { desired: 'r2', serialGate: earlier }),
+        // From a controller that did not say when: kept too (not every Node rewritten on an upgrade).
+        n('unsaid', { desired: 'r2', serialGate: GATE }),
+        n('other', {
+          desired: 'r2',
+          serialGate: JSON.stringify({ pool: 'p', slots: 1, leaseDurationSeconds: 60 }),
+        }),
+      ],
+    });
+    assert.equal(m.get('earlier'), undefined);
+    assert.equal(m.get('unsaid'), undefined);
+    assert.deepEqual(m.get('other')?.annotations, {
+      [SERIAL_GATE_ANNOTATION]: given({ pool: 'p', slots: 1, leaseDurationSeconds: 600 }),
+    });
   });
 
   test('paused: a hold on nodes that have not started; none on slot holders, applying or failed nodes', () => {
