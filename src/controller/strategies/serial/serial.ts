@@ -5,13 +5,40 @@
 // that node on its Node (nodeherd.io/serial-slot: waiting agents watch their Node, not the slot Leases,
 // while the controller hands slots out), and reports the holders.
 
-import { planNodeMarks } from '../node-marks.ts';
+import {
+  DESIRED_REVISION_ANNOTATION,
+  HOLD_ANNOTATION,
+  SERIAL_GATE_ANNOTATION,
+} from '../../../api/node-protocol.ts';
+import { type NodeMarks, planNodeMarks } from '../node-marks.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategy.ts';
 import { holdReason, marksInput, reportInput } from '../strategy-inputs.ts';
+import type { StrategyNode } from '../strategy-node.ts';
 import { strategyReport } from '../strategy-status.ts';
 import { serialMarks, serialSlotValue } from './serial-marks.ts';
 import { serialReport } from './serial-report.ts';
 import { finishedHolder, slotHandovers, waitingForSlots } from './serial-slots.ts';
+
+/** The nodes as they will be once `marks` are written (the annotations that decide who waits for a slot). */
+function withMarks(nodes: readonly StrategyNode[], marks: readonly NodeMarks[]): StrategyNode[] {
+  const byNode = new Map(marks.map((m) => [m.node, m.annotations]));
+  return nodes.map((n) => {
+    const a = byNode.get(n.name);
+    if (!a) return n;
+    const value = (key: string, was: string | undefined) =>
+      key in a ? (a[key] === null ? undefined : a[key]) : was;
+    const desired = value(DESIRED_REVISION_ANNOTATION, n.desired);
+    const serialGate = value(SERIAL_GATE_ANNOTATION, n.serialGate);
+    const hold = value(HOLD_ANNOTATION, n.hold);
+    const { desired: _d, serialGate: _g, hold: _h, ...rest } = n;
+    return {
+      ...rest,
+      ...(desired !== undefined ? { desired } : {}),
+      ...(serialGate !== undefined ? { serialGate } : {}),
+      ...(hold !== undefined ? { hold } : {}),
+    };
+  });
+}
 
 function liveHolders(s: StrategySnapshot) {
   return s.slots.holders.filter((h) => h.state !== 'Gone');
@@ -41,10 +68,14 @@ export const serial: RolloutStrategy = {
     const ready = new Set(s.snapshots.filter((n) => n.ready).map((n) => n.name));
     const byName = new Map(s.nodes.map((n) => [n.name, n]));
     const holders = new Set(liveHolders(s).map((h) => h.node));
+    // Nodes this decision's marks give the target with the gate wait for a slot too: at the start of a
+    // rollout the first `slots` of them are handed one now, and their marks are written first, instead
+    // of every node's marks (1,000 patches) and then a reconcile later the hand-overs (the first start
+    // came 3.5 s after the change at 1,000 nodes).
+    const marked = withMarks(s.nodes, marks);
     const waiting = hold
       ? []
-      : waitingForSlots({ target: s.target.name, nodes: s.nodes, holders, ready: (n) => ready.has(n) });
-    // Nodes given the gate by this decision's marks are handed a slot on the next reconcile.
+      : waitingForSlots({ target: s.target.name, nodes: marked, holders, ready: (n) => ready.has(n) });
     const handOverSlots = hold
       ? []
       : slotHandovers({
@@ -57,7 +88,7 @@ export const serial: RolloutStrategy = {
           ),
           existing: new Set([...s.slots.holders.map((h) => h.lease), ...s.slots.free.map((f) => f.lease)]),
           waiting,
-          nodes: s.nodes,
+          nodes: marked,
           holders,
           ready: (node) => ready.has(node),
         });
@@ -66,9 +97,10 @@ export const serial: RolloutStrategy = {
     const slotQueue = hold
       ? undefined
       : { target: s.target.name, nodes: waiting.slice(handOverSlots.length) };
+    const handedNow = new Set(handOverSlots.map((h) => h.node));
     return {
       ...(s.slots.release.length > 0 ? { releaseSlots: s.slots.release } : {}),
-      marks,
+      marks: [...marks.filter((m) => handedNow.has(m.node)), ...marks.filter((m) => !handedNow.has(m.node))],
       ...(handOverSlots.length > 0 ? { handOverSlots } : {}),
       ...(slotQueue ? { slotQueue } : {}),
     };

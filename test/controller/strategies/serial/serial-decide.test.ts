@@ -1,0 +1,90 @@
+// Serial's decision at the start of a rollout: the nodes its marks give the target with the gate are
+// handed the free slots in the same decision (created where no Lease exists yet), and their marks are
+// written first, so the first nodes start without waiting for every node's marks and another reconcile.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  DESIRED_REVISION_ANNOTATION,
+  HOLD_ANNOTATION,
+  SERIAL_GATE_ANNOTATION,
+  serialLeaseName,
+} from '../../../../src/api/node-protocol.ts';
+import type { NodeSnapshot } from '../../../../src/controller/rollout/types.ts';
+import { serial } from '../../../../src/controller/strategies/serial/serial.ts';
+import type { StrategySnapshot } from '../../../../src/controller/strategies/strategy.ts';
+import { NOW } from '../../../support/rollout-fixtures.ts';
+import { strategyNode } from '../../../support/strategy-fixtures.ts';
+
+const NAMES = ['a', 'b', 'c', 'd', 'e'];
+
+function snapshot(over: Partial<StrategySnapshot> = {}): StrategySnapshot {
+  const readyNode = (name: string) => ({ name, ready: true }) as NodeSnapshot;
+  return {
+    pool: { metadata: { name: 'p' } },
+    spec: { updateStrategy: { type: 'Serial', serial: { slots: 2, leaseDurationSeconds: 600 } } },
+    target: { name: 'r2', number: 2 },
+    history: [],
+    paused: false,
+    nodes: NAMES.map((name) => strategyNode(name)),
+    snapshots: NAMES.map(readyNode),
+    revisionNumbers: new Map([
+      ['r1', 1],
+      ['r2', 2],
+    ]),
+    slots: { holders: [], release: [], free: [], held: [] },
+    now: NOW,
+    ...over,
+  } as unknown as StrategySnapshot;
+}
+
+describe('Serial decision when a rollout begins', () => {
+  test('the first nodes given the gate are handed the slots at once, and their marks go first', () => {
+    const decision = serial.decide(snapshot());
+    const handed = decision.handOverSlots ?? [];
+    assert.deepEqual(
+      handed.map((h) => [h.lease, h.create]),
+      [
+        [serialLeaseName('p', 0), true],
+        [serialLeaseName('p', 1), true],
+      ],
+    );
+    const first = handed.map((h) => h.node).sort();
+    assert.equal(first.length, 2);
+    assert.deepEqual(
+      decision.marks
+        .slice(0, 2)
+        .map((m) => m.node)
+        .sort(),
+      first,
+      'the handed nodes’ marks are written first',
+    );
+    for (const m of decision.marks) {
+      assert.equal(m.annotations[DESIRED_REVISION_ANNOTATION], 'r2');
+      assert.ok(m.annotations[SERIAL_GATE_ANNOTATION]);
+    }
+    assert.deepEqual(
+      decision.slotQueue?.nodes.sort(),
+      NAMES.filter((n) => !first.includes(n)),
+      'the others wait in order',
+    );
+  });
+
+  test('a paused pool hands out no slot, and a node not Ready is passed over', () => {
+    assert.equal(serial.decide(snapshot({ paused: true })).handOverSlots, undefined);
+    const decision = serial.decide(
+      snapshot({
+        snapshots: NAMES.map((name) => ({ name, ready: name !== 'a' && name !== 'b' }) as NodeSnapshot),
+      }),
+    );
+    const handed = (decision.handOverSlots ?? []).map((h) => h.node);
+    assert.equal(handed.length, 2);
+    assert.ok(!handed.includes('a') && !handed.includes('b'), String(handed));
+  });
+
+  test('a node whose marks hold it is not handed a slot', () => {
+    const decision = serial.decide(snapshot({ paused: true }));
+    assert.ok(decision.marks.every((m) => m.annotations[HOLD_ANNOTATION] !== undefined));
+    assert.equal(decision.slotQueue, undefined);
+  });
+});
