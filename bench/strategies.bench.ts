@@ -39,6 +39,7 @@
 //   STRATEGY_BENCH_TRACE=1             also time the agents' own steps (their log lines: applying, each
 //                                      action, applied) from the moment the watch showed the node its target
 //   STRATEGY_BENCH_SEED=1              seed of the jitter's random offsets
+//   STRATEGY_BENCH_CONTROLLER_LOG=warn the controller's --log-level (its log goes to stderr)
 //   STRATEGY_BENCH_SPREAD_WINDOW_S=300 Spread's windowSeconds (real; default nodes × restart ÷ limit)
 //   STRATEGY_BENCH_RUNS=1              runs per strategy; from 2 on, each run places the nodes in 2–4
 //                                      zones at random (seed + run) and the worst peak and hit count
@@ -408,6 +409,8 @@ interface GoodResult {
    * freed place in the budget stayed unused before the next node took it.
    */
   handoffP50Ms: number;
+  /** The same, 90th percentile (scaled ms): a long tail here is places left free for seconds. */
+  handoffP90Ms: number;
   /** Where a hand-over's time goes: medians of each step of a node's update (scaled ms), see stagesOf. */
   stages: [string, number][];
   /** Median time from a node's start to it being healthy on the target (scaled ms). */
@@ -419,6 +422,13 @@ interface GoodResult {
    * node, ÷ the limit: how full the budget was kept (1: a place never stayed free).
    */
   occupancy: number;
+  /**
+   * Places in use on average in each tenth of the time from the first start to the last healthy node
+   * (÷ the limit): where a rollout left places free (at the start, along the way, or in its last turn).
+   */
+  occupancyByTenth: number[];
+  /** From the change to the last node's start (scaled ms). */
+  lastStartMs: number;
   /** Spread: most not-before times within one kubelet restart time (the schedule's own density), and rewrites. */
   maxNotBeforePerRestart: number;
   notBeforeRewrites: number;
@@ -471,10 +481,15 @@ function stagesOf(view: NodeView): [string, number][] {
 
 /** Waits until every node is healthy on the phase's target, or the deadline. */
 async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
-  const handoffs = () => {
+  const handoffGaps = () => {
     const healthy = [...view.healthy.values()].sort((a, b) => a - b);
     const starts = [...view.started.values()].sort((a, b) => a - b);
-    return median(healthy.slice(0, Math.max(0, starts.length - LIMIT)).map((h, k) => starts[k + LIMIT]! - h));
+    return healthy.slice(0, Math.max(0, starts.length - LIMIT)).map((h, k) => starts[k + LIMIT]! - h);
+  };
+  const handoffs = () => median(handoffGaps());
+  const handoffsP90 = () => {
+    const gaps = handoffGaps().sort((a, b) => a - b);
+    return gaps.length > 0 ? gaps[Math.min(gaps.length - 1, Math.floor(gaps.length * 0.9))]! : Number.NaN;
   };
   const updates = () => median([...view.healthy].map(([name, at]) => at - (view.started.get(name) ?? at)));
   const occupancy = () => {
@@ -482,6 +497,19 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
     const from = Math.min(...spans.map(([start]) => start));
     const to = Math.max(...spans.map(([, end]) => end));
     return spans.reduce((sum, [start, end]) => sum + (end - start), 0) / Math.max(1, to - from) / LIMIT;
+  };
+  const occupancyByTenth = () => {
+    const spans = [...view.healthy].map(([name, at]) => [view.started.get(name) ?? at, at] as const);
+    const from = Math.min(...spans.map(([start]) => start));
+    const step = Math.max(1, Math.max(...spans.map(([, end]) => end)) - from) / 10;
+    return Array.from({ length: 10 }, (_, i) => {
+      const [a, b] = [from + i * step, from + (i + 1) * step];
+      const busy = spans.reduce(
+        (sum, [start, end]) => sum + Math.max(0, Math.min(end, b) - Math.max(start, a)),
+        0,
+      );
+      return busy / step / LIMIT;
+    });
   };
   const result = (totalMs: number, finished: boolean): GoodResult => ({
     peakNotReady: view.peakNotReady,
@@ -494,10 +522,13 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
     ),
     notBeforeRewrites: view.notBeforeRewrites,
     handoffP50Ms: handoffs(),
+    handoffP90Ms: handoffsP90(),
     stages: stagesOf(view),
     updateP50Ms: updates(),
     firstStartMs: view.started.size > 0 ? Math.min(...view.started.values()) - t0 : Number.NaN,
     occupancy: occupancy(),
+    occupancyByTenth: view.healthy.size > 0 ? occupancyByTenth() : [],
+    lastStartMs: view.started.size > 0 ? Math.max(...view.started.values()) - t0 : Number.NaN,
     totalMs,
     finished,
   });
@@ -906,7 +937,7 @@ function startController(kubeconfig: string, metricsPort: number): ChildProcess 
       '--metrics-address',
       `127.0.0.1:${metricsPort}`,
       '--log-level',
-      'warn',
+      process.env.STRATEGY_BENCH_CONTROLLER_LOG ?? 'warn',
     ],
     { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
   );
@@ -946,7 +977,7 @@ function reportStrategy(r: StrategyResult): void {
     `  API server CPU during the good change: ${r.serverCpuS.toFixed(1)} s, ${((r.serverCpuS / goodS) * 100).toFixed(0)} % of a core, ${((r.serverCpuS * 1000) / Math.max(1, r.requests.total)).toFixed(2)} ms per request`,
   );
   console.log(
-    `  a node from its start to healthy: ${seconds(r.good.updateP50Ms)} (median); a place freed in the budget to the next start: ${seconds(r.good.handoffP50Ms)} (median); the first start ${seconds(r.good.firstStartMs)} after the change; from then on ${(r.good.occupancy * LIMIT).toFixed(0)} of ${LIMIT} places in use on average`,
+    `  a node from its start to healthy: ${seconds(r.good.updateP50Ms)} (median); a place freed in the budget to the next start: ${seconds(r.good.handoffP50Ms)} (median; p90 ${Number.isFinite(r.good.handoffP90Ms) ? realS(r.good.handoffP90Ms).toFixed(1) : '-'} s); the first start ${seconds(r.good.firstStartMs)} after the change; from then on ${(r.good.occupancy * LIMIT).toFixed(0)} of ${LIMIT} places in use on average (by tenth of that time: ${r.good.occupancyByTenth.map((o) => (o * LIMIT).toFixed(0)).join(', ')}); the last start ${seconds(r.good.lastStartMs)} after the change`,
   );
   console.log(
     `  steps, medians on the scaled clock: ${r.good.stages.map(([step, ms]) => `${step} ${ms.toFixed(0)} ms`).join(', ')}`,

@@ -83,7 +83,8 @@ export class SerialHandoff {
     while (queue.nodes.length > 0) {
       const candidate = queue.nodes.shift()!;
       const node = informers.nodes.get(candidate);
-      if (!node) continue;
+      // Being handed a slot by a reconcile right now: it is not waiting any more.
+      if (!node || this.marks.handingTo(candidate)) continue;
       if (waitsForSlot(readStrategyNode(node, ''), queue.target, holders, () => isReady(node)))
         return candidate;
     }

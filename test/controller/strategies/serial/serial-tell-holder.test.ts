@@ -36,6 +36,7 @@ function fixture(options: { conflict?: boolean; holdPatch?: Promise<void> } = {}
       nodes: { get: (name: string) => nodes.get(name), upsert: (n: Node) => nodes.set(n.metadata.name, n) },
       leases: {
         get: (name: string) => leases.get(name),
+        list: () => [...leases.values()],
         upsert: (l: Lease) => leases.set(l.metadata.name, l),
       },
     },
@@ -66,18 +67,22 @@ function fixture(options: { conflict?: boolean; holdPatch?: Promise<void> } = {}
       return updated;
     },
   } as unknown as DecisionExecutor;
-  leases.set(LEASE, {
-    apiVersion: 'coordination.k8s.io/v1',
-    kind: 'Lease',
-    metadata: {
-      name: LEASE,
-      namespace: SERIAL_LEASE_NAMESPACE,
-      labels: { [SERIAL_POOL_LABEL]: 'p' },
-      resourceVersion: '1',
-    },
-    spec: { holderIdentity: 'done', leaseDurationSeconds: 600 },
-  });
+  const heldBy = (name: string, holder: string) =>
+    leases.set(name, {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: {
+        name,
+        namespace: SERIAL_LEASE_NAMESPACE,
+        labels: { [SERIAL_POOL_LABEL]: 'p' },
+        resourceVersion: '1',
+      },
+      spec: { holderIdentity: holder, leaseDurationSeconds: 600 },
+    });
+  heldBy(LEASE, 'done');
+  heldBy(serialLeaseName('p', 1), 'done-too');
   node('done');
+  node('done-too');
   node('next');
   return { executor: new StrategyExecutor(ctx, decisions), patches, replaced, nodes, node };
 }
@@ -97,6 +102,35 @@ describe('Serial hand-over writes', () => {
     assert.equal(f.replaced[0]?.spec?.holderIdentity, 'next');
     assert.equal(f.replaced[0]?.metadata.annotations?.[SERIAL_HANDED_OVER_ANNOTATION], MARK);
     assert.deepEqual(f.patches, [{ node: 'next', annotations: { [SERIAL_SLOT_ANNOTATION]: told } }]);
+  });
+
+  test('a node is handed one slot, though a reconcile and the fast path both pick it at once', async () => {
+    let land: () => void = () => undefined;
+    const f = fixture({ holdPatch: new Promise((resolve) => (land = resolve)) });
+    const fast = f.executor.handOverSlots('p', [{ lease: LEASE, node: 'next', from: 'done' }], 600);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(f.executor.handingTo('next'), true, 'in flight: SerialHandoff passes it over');
+    // The reconcile's decision, from a snapshot taken before the fast path's write.
+    const reconcile = f.executor.handOverSlots(
+      'p',
+      [{ lease: serialLeaseName('p', 1), node: 'next', from: 'done-too' }],
+      600,
+    );
+    land();
+    await Promise.all([fast, reconcile]);
+    assert.deepEqual(
+      f.replaced.map((l) => [l.metadata.name, l.spec?.holderIdentity]),
+      [[LEASE, 'next']],
+      'the second slot stays with its finished holder, for the next waiting node',
+    );
+    // Once the first hand-over is written, the informer shows `next` a holder: not handed another.
+    await f.executor.handOverSlots(
+      'p',
+      [{ lease: serialLeaseName('p', 1), node: 'next', from: 'done-too' }],
+      600,
+    );
+    assert.equal(f.replaced.length, 1);
+    assert.equal(f.executor.handingTo('next'), false);
   });
 
   test('a lost race for the Lease tells no node', async () => {
