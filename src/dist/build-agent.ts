@@ -120,30 +120,54 @@ async function packageVersion(): Promise<string> {
 }
 
 /**
- * Turns every import of a Node built-in (`import { createHash } from 'node:crypto'`) into a
- * `require` of it, with the bundle's named imports read as properties when used. An ES module import
- * of a built-in builds its namespace from every export, which runs the lazy ones: `node:http` loads
- * undici (fetch, WebSocket) and `node:crypto` WebCrypto, ~6 MB of RSS an idle agent never uses
- * (issue 17; bench/agent-idle.bench.ts).
+ * Loads every Node built-in the bundle imports with `process.getBuiltinModule`, never with an ES module
+ * `import`: an ESM import of a built-in builds its namespace from every export, which runs the lazy
+ * ones (`node:http` loads undici, `node:crypto` WebCrypto: ~6 MB of RSS an idle agent never uses;
+ * issue 17, bench/agent-idle.bench.ts).
+ *
+ * An `import` of a built-in becomes a small ES module that reads each export the bundle uses from the
+ * module object, and nothing else: each export is a pure call, so esbuild drops the ones no importer
+ * uses. (A CommonJS module in its place would be wrapped in esbuild's `__toESM`, which copies every
+ * property with its descriptor, and reading the descriptor of a lazy export loads it: `node:fs`'s
+ * `Dir` loaded internal/fs/dir.) The exports are those of the built-in in the Node that builds, the
+ * runtime the bundle ships with. A `require` of one (a bundled CommonJS dependency) gets the module
+ * object itself.
  */
-const builtinsViaRequire: Plugin = {
-  name: 'builtins-via-require',
+const builtinsWithoutEsmImport: Plugin = {
+  name: 'builtins-without-esm-import',
   setup(build) {
-    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) =>
-      isBuiltin(args.path) && args.namespace !== 'node-builtin'
-        ? { path: args.path, namespace: 'node-builtin' }
-        : undefined,
-    );
-    build.onResolve({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
-      path: args.path,
-      external: true,
+    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      if (!isBuiltin(args.path) || args.namespace.startsWith('node-builtin')) return undefined;
+      const id = args.path.startsWith('node:') ? args.path : `node:${args.path}`;
+      return { path: id, namespace: args.kind === 'require-call' ? 'node-builtin-cjs' : 'node-builtin' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'node-builtin-cjs' }, (args) => ({
+      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`,
+      loader: 'js',
     }));
     build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      contents: builtinModuleShim(args.path),
       loader: 'js',
     }));
   },
 };
+
+function builtinModuleShim(id: string): string {
+  const exported = process.getBuiltinModule(id) as Record<string, unknown>;
+  // The exports are named `<name>$`, the shim's own locals `<name>$$`: they cannot collide.
+  const lines = [
+    `const builtin$$ = process.getBuiltinModule(${JSON.stringify(id)});`,
+    'const read$$ = (name) => builtin$$[name];',
+    'export default builtin$$;',
+  ];
+  for (const name of Object.keys(exported))
+    if (/^[A-Za-z_][\w]*$/.test(name) && name !== 'default')
+      lines.push(
+        `const ${name}$ = /* @__PURE__ */ read$$(${JSON.stringify(name)});`,
+        `export { ${name}$ as ${name} };`,
+      );
+  return lines.join('\n');
+}
 
 /** Bundles the agent into one ES module that needs nothing but the Node runtime. */
 export async function bundleAgent(options: {
@@ -159,6 +183,7 @@ export async function bundleAgent(options: {
   // Loaded here, not at the top: esbuild is a devDependency, and the installed CLI bundles this module
   // (for `up --nspawn`) without it.
   const { build } = await import('esbuild');
+  const banner = `// ${options.name ?? 'nodeherd-agent'} ${options.version}`;
   const result = await build({
     entryPoints: [options.entry],
     bundle: true,
@@ -171,17 +196,8 @@ export async function bundleAgent(options: {
     minifyWhitespace: options.minify,
     minifySyntax: options.minify,
     legalComments: 'none',
-    // The banner gives the bundle a `require`, which esbuild's ESM output has none of: for the
-    // CommonJS dependencies it bundles (the controller's pino, commander, prom-client) and for
-    // Node's own modules (builtinsViaRequire).
-    banner: {
-      js: [
-        `// ${options.name ?? 'nodeherd-agent'} ${options.version}`,
-        "import { createRequire } from 'node:module';",
-        'const require = createRequire(import.meta.url);',
-      ].join('\n'),
-    },
-    plugins: [builtinsViaRequire],
+    banner: { js: banner },
+    plugins: [builtinsWithoutEsmImport],
     // src/util/build-info.ts: the version the bundle reports, compiled in.
     define: { NODEHERD_BUILD_VERSION: JSON.stringify(options.version) },
     write: false,
@@ -189,7 +205,7 @@ export async function bundleAgent(options: {
   });
   const output = result.outputFiles[0];
   if (!output) throw new Error('esbuild produced no output');
-  const content = Buffer.from(output.contents);
+  const content = Buffer.from(withRequireIfUsed(output.text, banner));
   await writeAtomically(options.outFile, content, 0o755);
   return {
     file: AGENT_FILE,
@@ -197,6 +213,18 @@ export async function bundleAgent(options: {
     sha256: sha256Hex(content),
     size: content.length,
   };
+}
+
+/**
+ * Gives the bundle a `require` when it uses one (esbuild's `__require`, for a `require` it could not
+ * resolve in a bundled CommonJS dependency: the controller's), after the bundle's first line. ESM
+ * output has none of its own; the agent's bundle needs none, and without it does not load
+ * `node:module` (which loads the source-map support) and `import.meta`'s setup (issue 17).
+ */
+function withRequireIfUsed(text: string, banner: string): string {
+  if (!text.includes('__require')) return text;
+  const at = text.indexOf(`${banner}\n`) + banner.length + 1;
+  return `${text.slice(0, at)}import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n${text.slice(at)}`;
 }
 
 interface RuntimeCacheRecord {
