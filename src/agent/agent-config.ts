@@ -2,14 +2,13 @@
 // containers set env more easily than arguments). Parsed with node:util's parseArgs; commander
 // would cost ~5 MB of RSS (measured with node 24.21: 53.4 → 58.8 MB) for a dozen flags.
 
-import { hostname } from 'node:os';
 import { isLogLevel, type LogLevel } from './logger.ts';
 import { DEFAULT_SELF_UNIT } from './node-agent.ts';
 import { DEFAULT_STATE_DIR } from './state/state-directory.ts';
 
-// Through process.getBuiltinModule, not an import: the bundle's CommonJS interop for an import from
-// node:util reads every property descriptor of the module, which loads its lazy parts (util.diff,
-// worker_threads for setTraceSigInt, …): ~0.4 MB of the agent's idle RSS (issue 17).
+// Through process.getBuiltinModule, not an import: an import of node:util once loaded its lazy parts
+// (util.diff, worker_threads for setTraceSigInt, …) in the bundle, ~0.4 MB of the agent's idle RSS
+// (issue 17); src/dist/build-agent.ts's bundling no longer does, but the sources run unbundled too.
 const { parseArgs } = process.getBuiltinModule('node:util') as typeof import('node:util');
 
 /**
@@ -223,7 +222,11 @@ export function parseAgentConfig(
   return {
     kubeconfig,
     inCluster,
-    nodeName: get('node-name') ?? env.NODE_NAME ?? hostname(),
+    // node:os only when the host name is needed: a node's unit names the node (issue 17, idle RSS).
+    nodeName:
+      get('node-name') ??
+      env.NODE_NAME ??
+      (process.getBuiltinModule('node:os') as typeof import('node:os')).hostname(),
     stateDir,
     rootDir: hostRoot ?? get('root-dir') ?? '/',
     hostPid,

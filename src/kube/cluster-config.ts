@@ -7,7 +7,6 @@
 // loaded only then.
 
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeConfigOptions } from './kube-config.ts';
@@ -53,7 +52,9 @@ function kubeconfigPath(options: KubeConfigOptions, env: NodeJS.ProcessEnv): str
   if (options.kubeconfig) return options.kubeconfig;
   const fromEnv = env.KUBECONFIG;
   if (fromEnv) return fromEnv.includes(':') ? null : fromEnv;
-  const home = join(homedir(), '.kube', 'config');
+  // node:os only here: the agent names its kubeconfig and never loads it (issue 17, idle RSS).
+  const os = process.getBuiltinModule('node:os') as typeof import('node:os');
+  const home = join(os.homedir(), '.kube', 'config');
   return existsSync(home) ? home : undefined;
 }
 

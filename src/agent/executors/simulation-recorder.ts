@@ -3,8 +3,6 @@
 // rollouts interesting), and can be made to fail on purpose (a unit that never starts, a package
 // mirror that is down once).
 
-import { setTimeout as sleep } from 'node:timers/promises';
-
 export interface SimulatedCall<Op extends string> {
   /** 1, 2, 3... in call order. */
   seq: number;
@@ -125,4 +123,9 @@ export class SimulationRecorder<Op extends string> {
     rule.remaining -= 1;
     return rule.message;
   }
+}
+
+/** Not node:timers/promises: a module the bundled agent would load on every node for this (issue 17). */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
