@@ -22,7 +22,7 @@ export const AGENT_SOURCE = join(ROOT, 'bin/nodeherd-agent.ts');
 
 /**
  * The agent bundle as it ships: src/dist/build-agent.ts's ES module (whitespace and syntax minified), Node's built-ins
- * loaded with require (an ESM import of node:http alone loads undici, ~3 MB of idle RSS).
+ * loaded with process.getBuiltinModule (an ESM import of node:http alone loads undici, ~3 MB of idle RSS).
  */
 export async function buildAgentBundle(outDir: string): Promise<string> {
   const outFile = join(outDir, 'nodeherd-agent.mjs');
