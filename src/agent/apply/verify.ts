@@ -5,6 +5,7 @@
 import { isTemplateUnit } from '../../api/config-rules.ts';
 import type { RenderedConfig, RenderedUnit } from '../../api/types.ts';
 import { monotonicMs } from '../../util/monotonic.ts';
+import { sleep } from '../../util/sleep.ts';
 import type { SystemdExecutor } from '../executors/types.ts';
 import type { ProbeRunner } from './health-probe.ts';
 
@@ -63,8 +64,4 @@ async function probeUntilHealthy(unit: RenderedUnit, options: VerifyOptions): Pr
     }
     await sleep(options.intervalMs);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

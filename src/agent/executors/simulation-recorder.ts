@@ -3,6 +3,8 @@
 // rollouts interesting), and can be made to fail on purpose (a unit that never starts, a package
 // mirror that is down once).
 
+import { sleep } from '../../util/sleep.ts';
+
 export interface SimulatedCall<Op extends string> {
   /** 1, 2, 3... in call order. */
   seq: number;
@@ -123,9 +125,4 @@ export class SimulationRecorder<Op extends string> {
     rule.remaining -= 1;
     return rule.message;
   }
-}
-
-/** Not node:timers/promises: a module the bundled agent would load on every node for this (issue 17). */
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
