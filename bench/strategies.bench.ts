@@ -492,16 +492,19 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
     return gaps.length > 0 ? gaps[Math.min(gaps.length - 1, Math.floor(gaps.length * 0.9))]! : Number.NaN;
   };
   const updates = () => median([...view.healthy].map(([name, at]) => at - (view.started.get(name) ?? at)));
-  const occupancy = () => {
+  /** Each node's update, start to healthy, and the time from the first start to the last healthy. */
+  const updateSpans = () => {
     const spans = [...view.healthy].map(([name, at]) => [view.started.get(name) ?? at, at] as const);
     const from = Math.min(...spans.map(([start]) => start));
-    const to = Math.max(...spans.map(([, end]) => end));
+    return { spans, from, to: Math.max(...spans.map(([, end]) => end)) };
+  };
+  const occupancy = () => {
+    const { spans, from, to } = updateSpans();
     return spans.reduce((sum, [start, end]) => sum + (end - start), 0) / Math.max(1, to - from) / LIMIT;
   };
   const occupancyByTenth = () => {
-    const spans = [...view.healthy].map(([name, at]) => [view.started.get(name) ?? at, at] as const);
-    const from = Math.min(...spans.map(([start]) => start));
-    const step = Math.max(1, Math.max(...spans.map(([, end]) => end)) - from) / 10;
+    const { spans, from, to } = updateSpans();
+    const step = Math.max(1, to - from) / 10;
     return Array.from({ length: 10 }, (_, i) => {
       const [a, b] = [from + i * step, from + (i + 1) * step];
       const busy = spans.reduce(
@@ -954,6 +957,8 @@ function hitTarget(strategy: Strategy): { target?: { op: '<='; value: number } }
 }
 
 const seconds = (ms: number) => (Number.isFinite(ms) ? `${realS(ms).toFixed(0)} s` : 'not finished');
+/** To a tenth of a second, where whole seconds hide the difference (a hand-over's median and p90). */
+const tenths = (ms: number) => (Number.isFinite(ms) ? `${realS(ms).toFixed(1)} s` : '-');
 
 /**
  * A strategy's details and figures, printed as soon as its first run ends, so that a strategy that
@@ -977,7 +982,7 @@ function reportStrategy(r: StrategyResult): void {
     `  API server CPU during the good change: ${r.serverCpuS.toFixed(1)} s, ${((r.serverCpuS / goodS) * 100).toFixed(0)} % of a core, ${((r.serverCpuS * 1000) / Math.max(1, r.requests.total)).toFixed(2)} ms per request`,
   );
   console.log(
-    `  a node from its start to healthy: ${seconds(r.good.updateP50Ms)} (median); a place freed in the budget to the next start: ${seconds(r.good.handoffP50Ms)} (median; p90 ${Number.isFinite(r.good.handoffP90Ms) ? realS(r.good.handoffP90Ms).toFixed(1) : '-'} s); the first start ${seconds(r.good.firstStartMs)} after the change; from then on ${(r.good.occupancy * LIMIT).toFixed(0)} of ${LIMIT} places in use on average (by tenth of that time: ${r.good.occupancyByTenth.map((o) => (o * LIMIT).toFixed(0)).join(', ')}); the last start ${seconds(r.good.lastStartMs)} after the change`,
+    `  a node from its start to healthy: ${seconds(r.good.updateP50Ms)} (median); a place freed in the budget to the next start: ${tenths(r.good.handoffP50Ms)} (median; p90 ${tenths(r.good.handoffP90Ms)}); the first start ${seconds(r.good.firstStartMs)} after the change; from then on ${(r.good.occupancy * LIMIT).toFixed(0)} of ${LIMIT} places in use on average (by tenth of that time: ${r.good.occupancyByTenth.map((o) => (o * LIMIT).toFixed(0)).join(', ')}); the last start ${seconds(r.good.lastStartMs)} after the change`,
   );
   console.log(
     `  steps, medians on the scaled clock: ${r.good.stages.map(([step, ms]) => `${step} ${ms.toFixed(0)} ms`).join(', ')}`,
