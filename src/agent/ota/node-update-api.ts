@@ -72,6 +72,9 @@ interface PoolObject extends KubeObject {
   spec?: { nodeSelector?: LabelSelector };
 }
 
+/** Reads and writes of the desired revision before a Node that keeps changing is a 409 to the caller. */
+const CONFLICT_ATTEMPTS = 5;
+
 type Checked<T> = { ok: true; value: T } | { ok: false; answer: UpdateAnswer };
 
 export class NodeUpdateApi {
@@ -94,7 +97,8 @@ export class NodeUpdateApi {
 
   /**
    * POST /v1/update: applies the available revision by making it the node's desired revision, with
-   * the resourceVersion of the Node just read (a concurrent change makes it refuse, not overwrite).
+   * the resourceVersion of the Node just read: a concurrent change is read and checked again, never
+   * overwritten.
    * `expected`, when given, must be the revision the caller saw as available.
    */
   async apply(expected?: string): Promise<UpdateAnswer> {
@@ -102,6 +106,24 @@ export class NodeUpdateApi {
     if (!seen.ok) return seen.answer;
     const early = this.precheck(true, seen.value);
     if (!early.ok) return early.answer;
+    // The kubelet's status writes and the agent's own reports change the Node all the time, so a
+    // conflict is read again and judged again (as client-go's RetryOnConflict does): a change that
+    // matters (another revision offered, an apply begun) is refused by the checks, not overwritten.
+    let answer: UpdateAnswer | undefined;
+    for (let attempt = 0; attempt < CONFLICT_ATTEMPTS && answer === undefined; attempt++)
+      answer = await this.applyOnce(expected);
+    return (
+      answer ??
+      refusal(
+        409,
+        'Conflict',
+        `Node ${this.options.nodeName} changed ${CONFLICT_ATTEMPTS} times while the update was requested; try again`,
+      )
+    );
+  }
+
+  /** One read-check-write of the desired revision; undefined when the Node changed in between. */
+  private async applyOnce(expected: string | undefined): Promise<UpdateAnswer | undefined> {
     const live = await this.liveNode();
     if (!live.ok) return live.answer;
     const again = this.precheck(true, live.value);
@@ -120,8 +142,7 @@ export class NodeUpdateApi {
         },
       });
     } catch (error) {
-      if (isKubeError(error, 409))
-        return refusal(409, 'Conflict', `Node ${nodeName} changed while the update was requested; try again`);
+      if (isKubeError(error, 409)) return undefined;
       return refusal(
         503,
         'ApiServerUnreachable',
