@@ -604,6 +604,8 @@ interface StrategyResult {
   serverRssMb: number;
   /** CPU seconds (user + system) the API server used during the good change. */
   serverCpuS: number;
+  /** CPU of this process (the simulated nodes: agents, kubelets, the harness) during the good change. */
+  simCpuS: number;
   serverPeakMb: number;
 }
 
@@ -850,11 +852,13 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
     const reconcilesBefore = await controllerCounters(metricsPort, controller?.pid);
     const loadBefore = loadAverage();
     const serverCpuBefore = processCpuSeconds(server.pid);
+    const simCpuBefore = processCpuSeconds(process.pid);
     if (trace.enabled) trace.start();
     const eventsBefore = light.stats().watchEventsByKind;
     await change(specs[1]);
     const good = await allHealthy(view, t0);
     const serverCpuS = processCpuSeconds(server.pid) - serverCpuBefore;
+    const simCpuS = processCpuSeconds(process.pid) - simCpuBefore;
     const agentSteps = trace.enabled ? trace.report(view) : [];
     const requests = requestsBetween(
       requestsBefore,
@@ -893,6 +897,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       load,
       serverRssMb: serverMemory.rssMb,
       serverCpuS,
+      simCpuS,
       serverPeakMb: serverMemory.peakMb,
     };
   } finally {
@@ -986,6 +991,9 @@ function reportStrategy(r: StrategyResult): void {
   );
   console.log(
     `  steps, medians on the scaled clock: ${r.good.stages.map(([step, ms]) => `${step} ${ms.toFixed(0)} ms`).join(', ')}`,
+  );
+  console.log(
+    `  simulated nodes' CPU during the good change (agents, kubelets, harness): ${r.simCpuS.toFixed(1)} s, ${((r.simCpuS / goodS) * 100).toFixed(0)} % of a core`,
   );
   console.log(
     `  simulated nodes' event loop during the good change: delay p99 ${r.simLoopDelayMs.p99.toFixed(0)} ms, max ${r.simLoopDelayMs.max.toFixed(0)} ms (scaled clock)`,
