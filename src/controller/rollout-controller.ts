@@ -247,7 +247,11 @@ export class RolloutController {
       if (node) this.drainer.wake(node);
     });
     for (const reconciler of this.reconcilers.values())
-      reconciler.watch(this.informers, (name) => this.queue.add(`${reconciler.kind}/${name}`));
+      reconciler.watch(
+        this.informers,
+        (name) => this.queue.add(`${reconciler.kind}/${name}`),
+        (name, delayMs) => this.queue.addAfter(`${reconciler.kind}/${name}`, delayMs),
+      );
   }
 
   private async work(): Promise<void> {

@@ -2,21 +2,38 @@
 // reconcile of the pools selecting it (before and after a label change), a NodeConfig change reaches
 // the pools whose config selector matches it (before or after), a revision, a Serial slot Lease or a
 // Secret its rendering uses reaches its pool; a pool's change reaches the pools waiting for it (waves).
+// Node and slot Lease events may be paced (PoolReconciler.nodeEventDelayMs: Serial's fast path).
 
 import { matchesLabelSelector } from '../../api/label-selector.ts';
 import { SERIAL_POOL_LABEL } from '../../api/node-protocol.ts';
+import type { Node } from '../../kube/types.ts';
 import { jsonEqual } from '../../util/json-equal.ts';
 import type { Informers } from '../controller-context.ts';
 import { poolsOfNode } from '../reconciler.ts';
 import { waveFollowers, waveNode } from '../waves/wave-graph.ts';
 import type { PoolRenderer } from './pool-render.ts';
 
+export interface PoolWatchOptions {
+  enqueue: (pool: string) => void;
+  enqueueAfter: (pool: string, delayMs: number) => void;
+  forget: (pool: string) => void;
+  /**
+   * How long a Node or slot Lease event waits before it reconciles the pool (0: at once). Every other
+   * event (the pool, its configs, revisions, Pods, Secrets) reconciles at once.
+   */
+  nodeEventDelayMs: (pool: string, node?: Node) => number;
+}
+
 export function watchPools(
   informers: Informers,
   renderer: PoolRenderer,
-  enqueue: (pool: string) => void,
-  forget: (pool: string) => void,
+  { enqueue, enqueueAfter, forget, nodeEventDelayMs }: PoolWatchOptions,
 ): void {
+  const enqueueForNode = (pool: string, node?: Node) => {
+    const delayMs = nodeEventDelayMs(pool, node);
+    if (delayMs > 0) enqueueAfter(pool, delayMs);
+    else enqueue(pool);
+  };
   const { pools, configs, revisions, nodes, pods, secrets, leases } = informers;
   pools.on((type, pool, old) => {
     if (type === 'delete') forget(pool.metadata.name);
@@ -40,10 +57,15 @@ export function watchPools(
   revisions.on((_type, revision) => {
     if (revision.spec?.pool) enqueue(revision.spec.pool);
   });
-  nodes.on((_type, node, old) => {
-    const before =
-      old && !jsonEqual(old.metadata.labels, node.metadata.labels) ? poolsOfNode(informers, old) : [];
-    for (const pool of new Set([...poolsOfNode(informers, node), ...before])) enqueue(pool);
+  nodes.on((type, node, old) => {
+    const relabelled = old !== undefined && !jsonEqual(old.metadata.labels, node.metadata.labels);
+    const before = relabelled ? poolsOfNode(informers, old) : [];
+    const pools = new Set([...poolsOfNode(informers, node), ...before]);
+    // A node that joins, leaves or moves between pools changes membership: that reconciles at once.
+    for (const pool of pools) {
+      if (type === 'update' && !relabelled) enqueueForNode(pool, node);
+      else enqueue(pool);
+    }
   });
   pods.on((_type, pod, old) => {
     const node = pod.spec?.nodeName ?? old?.spec?.nodeName;
@@ -52,7 +74,7 @@ export function watchPools(
   // A Serial slot taken or released changes its pool's status.
   leases.on((_type, lease, old) => {
     const pool = lease.metadata.labels?.[SERIAL_POOL_LABEL] ?? old?.metadata.labels?.[SERIAL_POOL_LABEL];
-    if (pool) enqueue(pool);
+    if (pool) enqueueForNode(pool);
   });
   secrets.on((_type, secret) => {
     for (const pool of renderer.poolsUsingSecret(secret.metadata.namespace ?? '', secret.metadata.name))
