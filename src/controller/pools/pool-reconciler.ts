@@ -108,7 +108,10 @@ export class PoolReconciler implements Reconciler {
       enqueue,
       enqueueAfter,
       forget: (pool) => this.forget(pool),
-      nodeEventDelayMs: (pool) => this.nodeEventDelayMs(pool),
+      nodeEventDelayMs: (pool, node) => this.nodeEventDelayMs(pool, node),
+      // A reconcile that writes the status has just decided from the state it writes; the next one
+      // waits, so it takes at most a third of the controller's time (any pool, any strategy).
+      statusEventDelayMs: (pool) => 2 * (this.lastReconcileMs.get(pool) ?? 0),
     });
     // Serial: a finished slot holder's slot goes on at once, not after the pool's next reconcile.
     informers.nodes.on((type, node) => {

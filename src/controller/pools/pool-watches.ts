@@ -6,6 +6,7 @@
 
 import { matchesLabelSelector } from '../../api/label-selector.ts';
 import { SERIAL_POOL_LABEL } from '../../api/node-protocol.ts';
+import type { NodeConfigPool } from '../../api/types.ts';
 import type { Node } from '../../kube/types.ts';
 import { jsonEqual } from '../../util/json-equal.ts';
 import type { Informers } from '../controller-context.ts';
@@ -22,12 +23,23 @@ export interface PoolWatchOptions {
    * event (the pool, its configs, revisions, Pods, Secrets) reconciles at once.
    */
   nodeEventDelayMs: (pool: string, node?: Node) => number;
+  /** How long a change of only the pool's status waits before it reconciles the pool itself. */
+  statusEventDelayMs: (pool: string) => number;
+}
+
+/** Whether only the status (and the bookkeeping that comes with any write) differs. */
+export function onlyStatusChanged(old: NodeConfigPool, pool: NodeConfigPool): boolean {
+  const rest = ({ status: _status, metadata, ...object }: NodeConfigPool) => {
+    const { resourceVersion: _rv, managedFields: _mf, ...meta } = metadata;
+    return { ...object, metadata: meta };
+  };
+  return jsonEqual(rest(old), rest(pool));
 }
 
 export function watchPools(
   informers: Informers,
   renderer: PoolRenderer,
-  { enqueue, enqueueAfter, forget, nodeEventDelayMs }: PoolWatchOptions,
+  { enqueue, enqueueAfter, forget, nodeEventDelayMs, statusEventDelayMs }: PoolWatchOptions,
 ): void {
   const enqueueForNode = (pool: string, node?: Node) => {
     const delayMs = nodeEventDelayMs(pool, node);
@@ -40,7 +52,12 @@ export function watchPools(
     // A selector change may change the membership of every pool.
     const selectorChanged = type !== 'update' || !jsonEqual(old?.spec.nodeSelector, pool.spec.nodeSelector);
     if (selectorChanged) for (const p of pools.list()) enqueue(p.metadata.name);
-    enqueue(pool.metadata.name);
+    // Its own status write (every reconcile that changes the counts) would reconcile it again at once,
+    // back to back with itself; paced, a Node event that frees a place is not kept waiting behind it.
+    const statusDelayMs =
+      type === 'update' && old && onlyStatusChanged(old, pool) ? statusEventDelayMs(pool.metadata.name) : 0;
+    if (statusDelayMs > 0) enqueueAfter(pool.metadata.name, statusDelayMs);
+    else enqueue(pool.metadata.name);
     // Waves: the pools that wait for this one decide again when it moves (or appears, or goes).
     for (const follower of waveFollowers(pool.metadata.name, pools.list().map(waveNode))) enqueue(follower);
   });

@@ -14,7 +14,7 @@ import { Informer } from '../../../src/kube/informer.ts';
 import type { KubeClient } from '../../../src/kube/kube-client.ts';
 import type { KubeObject, Lease, Node } from '../../../src/kube/types.ts';
 
-function fixture(delays: Record<string, number>) {
+function fixture(delays: Record<string, number>, statusDelays: Record<string, number> = {}) {
   const informer = <T extends KubeObject>() => new Informer<T>({} as KubeClient, { path: '/unused' });
   const informers = {
     pools: informer(),
@@ -35,6 +35,7 @@ function fixture(delays: Record<string, number>) {
       asked.push({ pool, ...(node ? { node: node.metadata.name } : {}) });
       return delays[pool] ?? 0;
     },
+    statusEventDelayMs: (pool) => statusDelays[pool] ?? 0,
   });
   let rv = 0;
   const pool = (name: string, label: string): NodeConfigPool =>
@@ -122,4 +123,33 @@ test('a slot Lease change of a paced pool waits; pool, config and revision chang
     spec: { pool: 'serial' },
   } as unknown as NodeConfigRevision);
   assert.deepEqual(f.calls, ['now serial', 'now serial']);
+});
+
+test('a change of only a pool’s status reconciles it after its status delay; any other change at once', () => {
+  const f = fixture({}, { serial: 30 });
+  const first = f.pool('serial', 's');
+  f.informers.pools.upsert(first);
+  f.calls.length = 0;
+
+  const counted = {
+    ...first,
+    metadata: { ...first.metadata, resourceVersion: '100' },
+    status: { updatedNodes: 3 },
+  };
+  f.informers.pools.upsert(counted as NodeConfigPool);
+  assert.deepEqual(f.calls, ['after 30 serial'], 'status only');
+  f.calls.length = 0;
+
+  const paused = {
+    ...counted,
+    metadata: { ...counted.metadata, resourceVersion: '101' },
+    spec: { ...counted.spec, paused: true },
+  };
+  f.informers.pools.upsert(paused as NodeConfigPool);
+  const annotated = {
+    ...paused,
+    metadata: { ...paused.metadata, resourceVersion: '102', annotations: { 'nodeherd.io/rollback-to': '1' } },
+  };
+  f.informers.pools.upsert(annotated as NodeConfigPool);
+  assert.deepEqual(f.calls, ['now serial', 'now serial'], 'spec and annotations');
 });
