@@ -11,15 +11,8 @@ export interface Reconciler {
   readonly kind: string;
   /** Names to reconcile once the caches have synced. */
   initialKeys(informers: Informers): string[];
-  /**
-   * Subscribes to the informers it needs; `enqueue` queues one of its names, `enqueueAfter` queues it
-   * after a delay (an earlier pending delay for it wins).
-   */
-  watch(
-    informers: Informers,
-    enqueue: (name: string) => void,
-    enqueueAfter: (name: string, delayMs: number) => void,
-  ): void;
+  /** Subscribes to the informers it needs; `enqueue` queues one of its names. */
+  watch(informers: Informers, enqueue: (name: string) => void): void;
   /** Reconciles one name; may ask to be reconciled again after a while. */
   reconcile(name: string): Promise<{ requeueAfterMs?: number } | undefined>;
 }

@@ -247,11 +247,7 @@ export class RolloutController {
       if (node) this.drainer.wake(node);
     });
     for (const reconciler of this.reconcilers.values())
-      reconciler.watch(
-        this.informers,
-        (name) => this.queue.add(`${reconciler.kind}/${name}`),
-        (name, delayMs) => this.queue.addAfter(`${reconciler.kind}/${name}`, delayMs),
-      );
+      reconciler.watch(this.informers, (name) => this.queue.add(`${reconciler.kind}/${name}`));
   }
 
   private async work(): Promise<void> {

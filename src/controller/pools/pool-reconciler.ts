@@ -9,8 +9,6 @@
 import { defaultedPoolSpec } from '../../api/pool-defaults.ts';
 import type { NodeConfigPool } from '../../api/types.ts';
 import { kubeTime, type StatusCondition } from '../../kube/conditions.ts';
-import type { Node } from '../../kube/types.ts';
-import { monotonicMs } from '../../util/monotonic.ts';
 import { type ControllerContext, type Informers, nodeSubject, poolSubject } from '../controller-context.ts';
 import type { DecisionExecutor } from '../decision-executor.ts';
 import { HealthGates } from '../gates/evaluate-gates.ts';
@@ -24,7 +22,6 @@ import { rollingUpdateOf } from '../strategies/rolling-settings.ts';
 import { SerialHandoff } from '../strategies/serial/serial-handoff.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategies/strategy.ts';
 import type { StrategyExecutor } from '../strategies/strategy-executor.ts';
-import { readStrategyNode } from '../strategies/strategy-node.ts';
 import type { StrategyReport } from '../strategies/strategy-status.ts';
 import { WaveGate } from '../waves/wave-gate.ts';
 import { FailurePolicy, resumedAfterFailure } from './failure-policy.ts';
@@ -69,8 +66,6 @@ export class PoolReconciler implements Reconciler {
   private readonly failurePolicy: FailurePolicy;
   private readonly waves: WaveGate;
   private readonly gates: HealthGates;
-  /** How long each pool's last reconcile took (ms), to pace the reconciles Node events ask for. */
-  private readonly lastReconcileMs = new Map<string, number>();
 
   constructor(
     ctx: ControllerContext,
@@ -99,43 +94,15 @@ export class PoolReconciler implements Reconciler {
     return informers.pools.list().map((p) => p.metadata.name);
   }
 
-  watch(
-    informers: Informers,
-    enqueue: (name: string) => void,
-    enqueueAfter: (name: string, delayMs: number) => void,
-  ): void {
-    watchPools(informers, this.renderer, {
-      enqueue,
-      enqueueAfter,
-      forget: (pool) => this.forget(pool),
-      nodeEventDelayMs: (pool, node) => this.nodeEventDelayMs(pool, node),
-      // A reconcile that writes the status has just decided from the state it writes; the next one
-      // waits, so it takes at most a third of the controller's time (any pool, any strategy).
-      statusEventDelayMs: (pool) => 2 * (this.lastReconcileMs.get(pool) ?? 0),
-    });
+  watch(informers: Informers, enqueue: (name: string) => void): void {
+    watchPools(informers, this.renderer, enqueue, (pool) => this.forget(pool));
     // Serial: a finished slot holder's slot goes on at once, not after the pool's next reconcile.
     informers.nodes.on((type, node) => {
       if (type !== 'delete') this.handoff.onNode(node);
     });
   }
 
-  /**
-   * How long a Node or slot Lease event waits before it reconciles `pool`. At once, except while
-   * Serial's fast path carries the pool's turn (SerialHandoff holds nodes waiting for a slot): a
-   * finished holder's slot then moves on its Node event, without a reconcile, and reconciles run back to
-   * back on every Node event only keep the controller busy (1,247 of 235 ms each in a 343 s rollout of
-   * 5,000 nodes). Paced to twice the pool's last reconcile, they take at most a third of its time, and
-   * what they still do (marks, status) comes that much later. A node that reports Failed reconciles at
-   * once, so the failure policy stops the rollout as soon as before.
-   */
-  nodeEventDelayMs(pool: string, node?: Node): number {
-    if (!this.handoff.carries(pool)) return 0;
-    if (node && readStrategyNode(node, '').state === 'Failed') return 0;
-    return 2 * (this.lastReconcileMs.get(pool) ?? 0);
-  }
-
   forget(pool: string): void {
-    this.lastReconcileMs.delete(pool);
     this.handoff.remember(pool, undefined);
     this.renderer.forget(pool);
     this.tracker.forget(pool);
@@ -144,15 +111,6 @@ export class PoolReconciler implements Reconciler {
   }
 
   async reconcile(name: string): Promise<ReconcileOutcome> {
-    const started = monotonicMs();
-    try {
-      return await this.reconcilePool(name);
-    } finally {
-      if (this.ctx.informers.pools.get(name)) this.lastReconcileMs.set(name, monotonicMs() - started);
-    }
-  }
-
-  private async reconcilePool(name: string): Promise<ReconcileOutcome> {
     const { ctx } = this;
     const pool = ctx.informers.pools.get(name);
     if (!pool) {

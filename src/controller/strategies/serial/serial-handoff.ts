@@ -40,11 +40,6 @@ export class SerialHandoff {
     else this.queues.delete(pool);
   }
 
-  /** Whether the fast path carries the pool's turn: nodes wait for a slot, and it knows which come next. */
-  carries(pool: string): boolean {
-    return (this.queues.get(pool)?.nodes.length ?? 0) > 0;
-  }
-
   /** A Node changed: if it holds a slot and is finished with it, its slot goes to the next waiter now. */
   onNode(node: Node): void {
     if (this.queues.size === 0) return;
