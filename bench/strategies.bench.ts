@@ -219,6 +219,8 @@ function densest(times: number[], widthMs: number): number {
 
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+/** The n-th smallest (1-based) of values, or NaN when there are fewer. */
+const nth = (values: number[], n: number) => [...values].sort((a, b) => a - b)[n - 1] ?? Number.NaN;
 
 /**
  * What the server holds for every node, from the fleet's watch: NotReady count and its peak, and per
@@ -429,6 +431,12 @@ interface GoodResult {
   occupancyByTenth: number[];
   /** From the change to the last node's start (scaled ms). */
   lastStartMs: number;
+  /**
+   * The first turn: from the change to the limit-th node given the target and to the limit-th node
+   * applying (scaled ms). A first turn spread over seconds delays every later turn by as much.
+   */
+  firstTurnGivenMs: number;
+  firstTurnStartedMs: number;
   /** Spread: most not-before times within one kubelet restart time (the schedule's own density), and rewrites. */
   maxNotBeforePerRestart: number;
   notBeforeRewrites: number;
@@ -532,6 +540,8 @@ async function allHealthy(view: NodeView, t0: number): Promise<GoodResult> {
     occupancy: occupancy(),
     occupancyByTenth: view.healthy.size > 0 ? occupancyByTenth() : [],
     lastStartMs: view.started.size > 0 ? Math.max(...view.started.values()) - t0 : Number.NaN,
+    firstTurnGivenMs: nth([...view.desiredAt.values()], LIMIT) - t0,
+    firstTurnStartedMs: nth([...view.started.values()], LIMIT) - t0,
     totalMs,
     finished,
   });
@@ -987,7 +997,7 @@ function reportStrategy(r: StrategyResult): void {
     `  API server CPU during the good change: ${r.serverCpuS.toFixed(1)} s, ${((r.serverCpuS / goodS) * 100).toFixed(0)} % of a core, ${((r.serverCpuS * 1000) / Math.max(1, r.requests.total)).toFixed(2)} ms per request`,
   );
   console.log(
-    `  a node from its start to healthy: ${seconds(r.good.updateP50Ms)} (median); a place freed in the budget to the next start: ${tenths(r.good.handoffP50Ms)} (median; p90 ${tenths(r.good.handoffP90Ms)}); the first start ${seconds(r.good.firstStartMs)} after the change; from then on ${(r.good.occupancy * LIMIT).toFixed(0)} of ${LIMIT} places in use on average (by tenth of that time: ${r.good.occupancyByTenth.map((o) => (o * LIMIT).toFixed(0)).join(', ')}); the last start ${seconds(r.good.lastStartMs)} after the change`,
+    `  a node from its start to healthy: ${seconds(r.good.updateP50Ms)} (median); a place freed in the budget to the next start: ${tenths(r.good.handoffP50Ms)} (median; p90 ${tenths(r.good.handoffP90Ms)}); the first start ${seconds(r.good.firstStartMs)} after the change; from then on ${(r.good.occupancy * LIMIT).toFixed(0)} of ${LIMIT} places in use on average (by tenth of that time: ${r.good.occupancyByTenth.map((o) => (o * LIMIT).toFixed(0)).join(', ')}); the last start ${seconds(r.good.lastStartMs)} after the change; the ${LIMIT}th node given the target ${tenths(r.good.firstTurnGivenMs)}, applying ${tenths(r.good.firstTurnStartedMs)} after the change`,
   );
   console.log(
     `  steps, medians on the scaled clock: ${r.good.stages.map(([step, ms]) => `${step} ${ms.toFixed(0)} ms`).join(', ')}`,
