@@ -85,6 +85,11 @@ const NOT_READY_STARTING: ReadyState = {
   message: 'PLEG is not healthy: pleg has yet to be successful',
 };
 
+/** Status posts tried in a row before waiting for the next heartbeat (kubelet's nodeStatusUpdateRetry). */
+const NODE_STATUS_UPDATE_RETRY = 5;
+/** Lease renewals tried in a row before waiting for the next heartbeat (the lease controller's maxUpdateRetries). */
+const NODE_LEASE_UPDATE_RETRY = 5;
+
 export class SimulatedKubelet {
   readonly name: string;
   readonly description: NodeDescription;
@@ -387,15 +392,26 @@ export class SimulatedKubelet {
     this.statusDirty = current.ready !== ready.ready || current.reason !== ready.reason;
   }
 
+  /**
+   * Renews the Lease, trying again at once after a failure up to the kubelet's maxUpdateRetries (5 tries)
+   * and then on the next heartbeat: one failed request must not bring the node 10 s closer to the
+   * lifecycle controller's grace period (four in a row would have it marked Unknown).
+   */
   private async renewLease(): Promise<void> {
     if (this.leaseInFlight || !this.heartbeating) return;
     const epoch = this.epoch;
     this.leaseInFlight = true;
     try {
-      await this.lease.renew();
-      if (epoch === this.epoch) this.counters.leaseRenewals++;
-    } catch (err) {
-      if (epoch === this.epoch) this.report(err as Error, 'lease');
+      for (let tries = 1; this.heartbeating && epoch === this.epoch; tries++) {
+        try {
+          await this.lease.renew();
+          if (epoch === this.epoch) this.counters.leaseRenewals++;
+          return;
+        } catch (err) {
+          if (epoch === this.epoch) this.report(err as Error, 'lease');
+          if (tries >= NODE_LEASE_UPDATE_RETRY) return;
+        }
+      }
     } finally {
       this.leaseInFlight = false;
     }
@@ -410,11 +426,17 @@ export class SimulatedKubelet {
     if (this.heartbeating) void this.flushStatus();
   }
 
-  /** Posts the current conditions; one post at a time, repeated while changes arrive during it. */
+  /**
+   * Posts the current conditions; one post at a time, repeated while changes arrive during it. A failed
+   * post is tried again at once, up to the kubelet's nodeStatusUpdateRetry (5 tries) in all, and after
+   * that on the next heartbeat: a NotReady that waited for the heartbeat would let the node look Ready
+   * to the control plane for up to a heartbeat after its kubelet restarted.
+   */
   private flushStatus(): Promise<void> {
     if (this.statusInFlight) return this.statusInFlight;
     const epoch = this.epoch;
     const run = async () => {
+      let failures = 0;
       while (this.statusDirty && this.heartbeating && epoch === this.epoch) {
         this.statusDirty = false;
         const ready = this.ready;
@@ -431,10 +453,10 @@ export class SimulatedKubelet {
           this.lastStatusPostAt = now;
         } catch (err) {
           if (epoch !== this.epoch) return;
-          // Retried on the next heartbeat.
           this.statusDirty = true;
           this.report(err as Error, 'status');
-          return;
+          // After the kubelet's tries, left to the next heartbeat.
+          if (++failures >= NODE_STATUS_UPDATE_RETRY) return;
         }
       }
     };

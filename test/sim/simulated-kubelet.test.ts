@@ -147,6 +147,49 @@ describe('simulated kubelet against the embedded API server', () => {
     assert.equal(k.snapshot().counters.statusPosts, 2);
   });
 
+  test('failed status posts and Lease renewals are tried again at once, not a heartbeat later', async () => {
+    const client = await cluster.kubeletClients('retry-1');
+    clients.push(client);
+    // The restart's first two status posts and Lease renewals fail, as under an overloaded server; the
+    // rest go through.
+    let failing = { patch: 0, update: 0 };
+    const flaky = new Proxy(client, {
+      get(target, key, receiver) {
+        if (key !== 'patch' && key !== 'update') return Reflect.get(target, key, receiver);
+        return (path: string, ...rest: unknown[]) => {
+          if (failing[key] > 0 && (key === 'update' || path.endsWith('/status'))) {
+            failing[key]--;
+            return Promise.reject(new Error('simulated: connection reset'));
+          }
+          return (target[key] as (...args: unknown[]) => Promise<unknown>).call(target, path, ...rest);
+        };
+      },
+    });
+    const k = new SimulatedKubelet({
+      node: { name: 'retry-1', zone: 'zone-b', roles: ['worker'], labels: {} },
+      client: flaky,
+      leaseDurationSeconds: 2,
+      // Far longer than the test: a retry left to the next heartbeat would never come within it.
+      renewIntervalMs: 60_000,
+      startupNotReadyMs: 60_000,
+      onError: () => {},
+    });
+    kubelets.push(k);
+    await k.start();
+    const renewals = k.snapshot().counters.leaseRenewals;
+    failing = { patch: 2, update: 2 };
+    k.restarting();
+    await k.started();
+    assert.equal(failing.patch, 0);
+    const node = (await cluster.getNode('retry-1'))!;
+    assert.equal(readyStatus(node), 'False');
+    assert.equal(k.snapshot().postedReady, false);
+    // The renewal started with the restart: renewed on its third try, no heartbeat having come.
+    await eventually('the Lease renewed', () => k.snapshot().counters.leaseRenewals === renewals + 1);
+    assert.equal(failing.update, 0);
+    assert.equal(k.snapshot().counters.failures, 4);
+  });
+
   test('a kubelet that dies in startup leaves its unit failed and the Node goes Unknown', async () => {
     const k = await kubelet('fail-1');
     await k.start();
