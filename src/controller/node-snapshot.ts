@@ -87,6 +87,12 @@ function readFreshNodeFacts(node: Node, zoneLabel: string): NodeFacts {
     updateStartedAt: kubeTimestamp(annotations[UPDATE_STARTED_ANNOTATION]),
     createdAt: kubeTimestamp(node.metadata.creationTimestamp),
     readyChangedAt: kubeTimestamp(ready?.lastTransitionTime),
+    notReadyReason:
+      ready?.status === 'True'
+        ? undefined
+        : ready
+          ? ready.reason || `Ready=${ready.status}`
+          : 'no Ready condition',
     conditionsSince: times.length === 2 ? Math.max(...times) : undefined,
   };
   for (const [key, value] of Object.entries(optional))

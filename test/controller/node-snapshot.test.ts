@@ -88,6 +88,25 @@ describe('node snapshot', () => {
     });
   });
 
+  test("a node that is not Ready carries its Ready condition's reason; a Ready one none", () => {
+    const withReady = (ready: { status: 'True' | 'False' | 'Unknown'; reason?: string } | undefined) =>
+      node(done('p-1'), 'True', {
+        status: {
+          conditions: ready ? [{ type: 'Ready', ...ready, lastTransitionTime: '2030-01-01T00:10:00Z' }] : [],
+        },
+      });
+    assert.equal(
+      readNodeFacts(withReady({ status: 'True', reason: 'KubeletReady' }), 'z').notReadyReason,
+      undefined,
+    );
+    assert.equal(
+      readNodeFacts(withReady({ status: 'Unknown', reason: 'NodeStatusUnknown' }), 'z').notReadyReason,
+      'NodeStatusUnknown',
+    );
+    assert.equal(readNodeFacts(withReady({ status: 'False' }), 'z').notReadyReason, 'Ready=False');
+    assert.equal(readNodeFacts(withReady(undefined), 'z').notReadyReason, 'no Ready condition');
+  });
+
   test('a ConfigDrift condition that is True marks the node drifted; False or absent does not', () => {
     const withDrift = (status: 'True' | 'False') =>
       node(done('p-1'), 'True', {

@@ -11,6 +11,11 @@ export interface NodeSnapshot {
   zone: string;
   /** Node condition Ready is True. */
   ready: boolean;
+  /**
+   * Why Ready is not True, as the condition says (KubeletNotReady, NodeStatusUnknown: the kubelet
+   * stopped posting status), or 'no Ready condition'; absent while Ready.
+   */
+  notReadyReason?: string;
   /** The Node is being deleted. */
   deleting: boolean;
   /** spec.unschedulable, whoever set it. */

@@ -77,9 +77,20 @@ describe('maxUnavailable', () => {
     );
     assert.equal(phases(d).a, 'Failed');
     assert.equal(d.failures[0]?.failure?.reason, 'BecameUnhealthy');
+    assert.equal(d.failures[0]?.failure?.message, 'became unhealthy after its update: NotReady');
     assert.equal(d.failureAction?.action, 'Pause');
     assert.deepEqual(d.starts, []);
     assert.equal(d.blocked?.reason, 'FailurePolicy');
+  });
+
+  test("a failure names the Ready condition's reason: a kubelet that stopped posting is not a crash", () => {
+    const d = decideRollout(
+      input([updated('a', 60_000, { ready: false, notReadyReason: 'NodeStatusUnknown' }), node('b')]),
+    );
+    assert.equal(
+      d.failures[0]?.failure?.message,
+      'became unhealthy after its update: NotReady (NodeStatusUnknown)',
+    );
   });
 
   test('a NotReady node on the target not touched by this rollout is skipped, not a failure', () => {
