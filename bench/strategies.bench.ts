@@ -606,6 +606,12 @@ interface StrategyResult {
    * during the good change, by the kind of object: what the API server fanned out to them.
    */
   simWatchEvents: [string, number][];
+  /**
+   * The simulated nodes' failed requests during the good change, by what failed (lease, status, agent,
+   * watch), each with the first error's message: a node whose Lease renewals keep failing goes NotReady
+   * on its own after the grace period, which the rollout counts against the change.
+   */
+  simFailures: [string, number, string][];
   /** The controller's pool reconciles during the good change (where a rollout's waits go). */
   reconciles: ControllerCounters | undefined;
   /** The machine's 1-minute load average as the good change started and as it ended. */
@@ -737,7 +743,13 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
   const view = new NodeView();
   const trace = new AgentTrace();
   let kubeletDeaths = 0;
+  const simFailures = new Map<string, { count: number; first: string }>();
   const fleet = new Fleet({
+    onError: (_node, error, during) => {
+      const seen = simFailures.get(during);
+      if (seen) seen.count++;
+      else simFailures.set(during, { count: 1, first: error.message });
+    },
     clientFor: sharedClient(light),
     adminClient: light,
     startConcurrency: 64,
@@ -865,6 +877,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
     const simCpuBefore = processCpuSeconds(process.pid);
     if (trace.enabled) trace.start();
     const eventsBefore = light.stats().watchEventsByKind;
+    simFailures.clear();
     await change(specs[1]);
     const good = await allHealthy(view, t0);
     const serverCpuS = processCpuSeconds(server.pid) - serverCpuBefore;
@@ -880,6 +893,11 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       reconcilesBefore,
     );
     const load: [number, number] = [loadBefore, loadAverage()];
+    const goodFailures = [...simFailures].map(([during, { count, first }]): [string, number, string] => [
+      during,
+      count,
+      first,
+    ]);
     const simWatchEvents = Object.entries(light.stats().watchEventsByKind)
       .map(([kind, count]): [string, number] => [kind, count - (eventsBefore[kind] ?? 0)])
       .filter(([, count]) => count > 0)
@@ -903,6 +921,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       simLoopDelayMs,
       agentSteps,
       simWatchEvents,
+      simFailures: goodFailures,
       reconciles,
       load,
       serverRssMb: serverMemory.rssMb,
@@ -1011,6 +1030,9 @@ function reportStrategy(r: StrategyResult): void {
   for (const step of r.agentSteps) console.log(`  from given the target, scaled clock: ${step}`);
   console.log(
     `  watch events the simulated nodes received during the good change: ${r.simWatchEvents.map(([kind, count]) => `${kind} ${count} (${(count / NODES).toFixed(1)} per node updated)`).join(', ')}`,
+  );
+  console.log(
+    `  the simulated nodes' failed requests during the good change: ${r.simFailures.map(([during, count, first]) => `${during} ${count} (the first: ${first})`).join(', ') || 'none'}`,
   );
   const c = r.reconciles;
   if (c)
