@@ -3,9 +3,9 @@
 // controller) with the dashboard mounted where `up` mounts it. The page loads and shows the sample
 // pool, follows a rollout live (a node applying, then every node done on the new revision), and its
 // Pause button pauses the pool, read back through the API. The screenshots in docs/images/ come from
-// this test (docs/dashboard.md shows them).
+// this test (docs/dashboard.md shows them); `npm run screenshots` rewrites them, `npm test` does not.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -14,9 +14,9 @@ import { serveUpDashboard, type UpDashboard } from '../../../src/cli/dashboard/u
 import { nodeConfigPoolPath, PATHS } from '../../../src/controller/api-paths.ts';
 import { LocalCluster } from '../../../src/up/local-cluster.ts';
 import { type Chromium, chromiumPath, launchChromium, NO_CHROMIUM } from '../../support/chromium.ts';
+import { saveScreenshot } from '../../support/screenshots.ts';
 
 const chromium = chromiumPath();
-const IMAGES = new URL('../../../docs/images/', import.meta.url).pathname;
 const NODES = 4;
 
 let stateDir: string;
@@ -45,7 +45,7 @@ const POOL = 'section.pool[data-pool="workers"]';
 const COUNTS = `Object.fromEntries([...document.querySelectorAll('${POOL} .counts > span:not(.badge)')].map((s) => [s.firstChild.textContent.trim(), Number(s.querySelector('b').textContent)]))`;
 
 async function screenshot(name: string): Promise<void> {
-  writeFileSync(join(IMAGES, name), await browser!.page.screenshot());
+  saveScreenshot(name, await browser!.page.screenshot());
 }
 
 test('the dashboard of nodeherd up in Chromium: pools, a rollout followed live, the Pause button', {

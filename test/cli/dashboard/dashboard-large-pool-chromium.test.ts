@@ -1,10 +1,8 @@
 // The dashboard's timeline on a 1,000-node pool, in headless Chromium: the nodes (written to a real
 // API server as the controller and agents would have, mid-rollout, in four zones) are drawn as one row
 // per zone; a failed node shows in its zone's row; clicking the zone expands it into a row per node.
-// Writes docs/images/dashboard-1000-nodes.png.
+// Its screenshot is docs/images/dashboard-1000-nodes.png (`npm run screenshots` rewrites it).
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   CURRENT_REVISION_ANNOTATION,
@@ -16,10 +14,10 @@ import { Dashboard, DashboardServer } from '../../../src/cli/dashboard/dashboard
 import { UPDATE_STARTED_ANNOTATION } from '../../../src/controller/annotations.ts';
 import { nodePath, PATHS } from '../../../src/controller/api-paths.ts';
 import { type Chromium, chromiumPath, launchChromium, NO_CHROMIUM } from '../../support/chromium.ts';
+import { saveScreenshot } from '../../support/screenshots.ts';
 import { CliCluster, fileConfig } from '../support/cli-cluster.ts';
 
 const chromium = chromiumPath();
-const IMAGES = new URL('../../../docs/images/', import.meta.url).pathname;
 const NODES = 1000;
 const ZONES = ['zone-a', 'zone-b', 'zone-c', 'zone-d'];
 const FAILED = new Set([130, 470]);
@@ -168,7 +166,7 @@ test('a 1,000-node pool: a row per zone, failures visible, a zone expands into i
   // Drawn per run of equal-looking time buckets, not per node: bounded by the buckets (~350 a row) and
   // the states present, whatever the pool's size (2,450 measured for this pool).
   assert.ok(rects < 3000, `${rects} rects for four rows`);
-  writeFileSync(join(IMAGES, 'dashboard-1000-nodes.png'), await page.screenshot());
+  saveScreenshot('dashboard-1000-nodes.png', await page.screenshot());
 
   await page.evaluate(
     `document.querySelector('${POOL} svg text[data-group="zone:zone-c"]').dispatchEvent(new MouseEvent('click', { bubbles: true }))`,
