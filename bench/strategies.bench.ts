@@ -81,6 +81,7 @@ import {
   controllerBundle,
   SHIPPED_CONTROLLER_FLAGS,
 } from './support/controller-bundle.ts';
+import { diesWithParent } from './support/parent-death.ts';
 import { loadAverage, processCpuSeconds } from './support/proc.ts';
 import { benchNumber, benchSetting } from './support/quick.ts';
 import { reportFigure } from './support/report.ts';
@@ -963,8 +964,7 @@ const controllerFlags = process.env.STRATEGY_BENCH_CONTROLLER_SOURCE === '1' ? [
 
 function startController(kubeconfig: string, metricsPort: number): ChildProcess {
   return spawn(
-    process.execPath,
-    [
+    ...diesWithParent(process.execPath, [
       ...controllerFlags,
       ...profileFlags('controller'),
       controllerEntry,
@@ -975,7 +975,7 @@ function startController(kubeconfig: string, metricsPort: number): ChildProcess 
       `127.0.0.1:${metricsPort}`,
       '--log-level',
       process.env.STRATEGY_BENCH_CONTROLLER_LOG ?? 'warn',
-    ],
+    ]),
     { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
   );
 }

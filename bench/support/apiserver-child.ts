@@ -130,3 +130,8 @@ process.on('message', (message: Command) => {
 process.once('SIGTERM', () => {
   server.stop().then(() => process.exit(0));
 });
+// The benchmark died without stopping this server (killed, or an uncaught error): its IPC channel
+// closes with it. Stop rather than run on as an orphan that takes a core from the next benchmark.
+process.once('disconnect', () => {
+  server.stop().finally(() => process.exit(0));
+});
