@@ -1129,7 +1129,10 @@ async function main(): Promise<void> {
       `window ${REAL.windowS} s (Spread ${SPREAD_WINDOW_S} s, budget ${LIMIT}, canary ${SPREAD_CANARY}); time scale 1:${SCALE} (figures in real seconds); node ${process.version}`,
   );
   const results: StrategyResult[] = [];
-  const worst = new Map<Strategy, { peaks: number[]; hits: number[] }>();
+  // Per strategy and run: the peak of nodes NotReady while updating (what the budget limits), the peak
+  // of all NotReady nodes (nodes NotReady on their own too: on an overloaded machine their heartbeats
+  // lapse, which no strategy causes), and the nodes the breaking change reached.
+  const worst = new Map<Strategy, { peaks: number[]; allPeaks: number[]; hits: number[] }>();
   for (const strategy of SELECTED) {
     for (let run = 0; run < RUNS; run++) {
       const result = await runStrategy(strategy, run);
@@ -1137,8 +1140,9 @@ async function main(): Promise<void> {
         results.push(result);
         reportStrategy(result);
       }
-      const w = worst.get(strategy) ?? { peaks: [], hits: [] };
-      w.peaks.push(result.good.peakNotReady);
+      const w = worst.get(strategy) ?? { peaks: [], allPeaks: [], hits: [] };
+      w.peaks.push(result.good.peakNotReadyUpdating);
+      w.allPeaks.push(result.good.peakNotReady);
       w.hits.push(result.broken.hit);
       worst.set(strategy, w);
       console.log(
@@ -1150,10 +1154,10 @@ async function main(): Promise<void> {
     }
   }
   for (const [strategy, w] of RUNS > 1 ? worst : []) {
-    const note = `${RUNS} runs, nodes in 2–4 zones at random from the second; per run ${w.peaks.join(', ')}; ${NODES} nodes, scale 1:${SCALE}`;
+    const note = `${RUNS} runs, nodes in 2–4 zones at random from the second; per run ${w.peaks.join(', ')}; all NotReady nodes (also those NotReady on their own) per run ${w.allPeaks.join(', ')}; ${NODES} nodes, scale 1:${SCALE}`;
     reportFigure({
       bench: 'strategies',
-      name: `${strategy}: peak concurrently NotReady nodes, worst of ${RUNS} runs`,
+      name: `${strategy}: peak concurrently NotReady nodes that were updating, worst of ${RUNS} runs`,
       value: Math.max(...w.peaks),
       unit: 'nodes',
       target: { op: '<=', value: LIMIT },
