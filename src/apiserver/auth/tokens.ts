@@ -14,16 +14,21 @@
 // exclusively by the server; SQLite's WAL locking serialises the two processes' writers safely, which
 // the JSON file never did.
 //
-// Authentication looks the hash up by primary key on every request (a few microseconds), so a token
-// the CLI revokes stops working at once and one it issues works at once. The lookup is by hash, then
-// confirmed with timingSafeEqual: index timing can only reveal how the hash of a guess relates to a
-// stored hash, which does not help to find a token (preimage resistance).
+// Authentication looks the hash up by primary key, then confirms it with timingSafeEqual: index timing
+// can only reveal how the hash of a guess relates to a stored hash, which does not help to find a token
+// (preimage resistance). The identities found are kept by hash, as kube-apiserver's token cache keeps
+// them (never the plaintext), because the lookup was 4 % of the server's CPU under a fleet's heartbeats
+// (bench/apiserver-mix.bench.ts): a read transaction per request. They are forgotten when this store
+// writes, and when another connection (the CLI's `nodeherd token`) has written the file, which
+// `PRAGMA data_version` tells and which is asked at most every KNOWN_CHECK_MS: a token the CLI rotates
+// stops working within that, one it issues works at once (an unknown hash is always looked up).
 //
 // A tokens.json left by an older build is imported on open, in one transaction, and then removed.
 
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { monotonicMs } from '../../util/monotonic.ts';
 import {
   openSqliteDatabase,
   PreparedStatements,
@@ -43,6 +48,11 @@ const TOKEN_BYTES = 32;
 const MAX_TOKEN_LENGTH = 8192;
 // How long a writer waits for the other process's write transaction (they are one fsync long).
 const BUSY_TIMEOUT_MS = 10_000;
+// How often the identities kept by hash are checked against other processes' writes to the file.
+const KNOWN_CHECK_MS = 50;
+// Bound on the identities kept (only tokens that authenticated are kept: at most one per identity
+// between writes); past it they are all forgotten and found again.
+const KNOWN_LIMIT = 100_000;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS identities (
@@ -108,6 +118,11 @@ export class TokenStore {
   readonly path: string;
   readonly #db: SqliteDatabase;
   readonly #statements: PreparedStatements;
+  /** Identities of tokens that authenticated, by the token's hash (latin1), since #knownVersion. */
+  readonly #known = new Map<string, Identity>();
+  /** The file's data_version when #known was last checked, and when that was. */
+  #knownVersion: unknown;
+  #knownCheckedAt = -Infinity;
   /** What a stored kind and node stand for. */
   readonly identities: Identities;
 
@@ -167,11 +182,32 @@ export class TokenStore {
   authenticateToken(token: string): Identity | undefined {
     if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return undefined;
     const hash = sha256(token);
+    this.#checkKnown();
+    const key = hash.toString('latin1');
+    const known = this.#known.get(key);
+    if (known !== undefined) return known;
     const row = this.#statements
       .get<IdentityRow>('SELECT kind, node_name, token_sha256 FROM identities WHERE token_sha256 = ?')
       .get(hash);
     if (row === undefined || !timingSafeEqual(row.token_sha256, hash)) return undefined;
-    return this.#identityOf(row);
+    // Frozen: the same object answers every request with this token until the next write.
+    const identity = Object.freeze(this.#identityOf(row));
+    Object.freeze(identity.groups);
+    if (this.#known.size >= KNOWN_LIMIT) this.#known.clear();
+    this.#known.set(key, identity);
+    return identity;
+  }
+
+  // Forgets the kept identities if another connection has committed to the file since the last check.
+  #checkKnown(): void {
+    const now = monotonicMs();
+    if (now - this.#knownCheckedAt < KNOWN_CHECK_MS) return;
+    this.#knownCheckedAt = now;
+    const version = this.#db.pragma('data_version', { simple: true });
+    if (version !== this.#knownVersion) {
+      this.#known.clear();
+      this.#knownVersion = version;
+    }
   }
 
   /** Creates the identity if it is missing; the token is returned only when it was created. */
@@ -184,6 +220,7 @@ export class TokenStore {
        ON CONFLICT (key) DO NOTHING`,
       )
       .run(keyOf(kind, nodeName), kind, identity.nodeName ?? null, sha256(token), new Date().toISOString());
+    this.#known.clear();
     return inserted.changes === 1 ? { identity, token, created: true } : { identity, created: false };
   }
 
@@ -197,15 +234,16 @@ export class TokenStore {
        ON CONFLICT (key) DO UPDATE SET token_sha256 = excluded.token_sha256, created_at = excluded.created_at`,
       )
       .run(keyOf(kind, nodeName), kind, identity.nodeName ?? null, sha256(token), new Date().toISOString());
+    this.#known.clear();
     return { identity, token };
   }
 
   /** Removes the identity; returns whether it existed. */
   async revoke(kind: IdentityKind, nodeName?: string): Promise<boolean> {
     this.identities.identityFor(kind, nodeName);
-    return (
-      this.#statements.get('DELETE FROM identities WHERE key = ?').run(keyOf(kind, nodeName)).changes === 1
-    );
+    const deleted = this.#statements.get('DELETE FROM identities WHERE key = ?').run(keyOf(kind, nodeName));
+    this.#known.clear();
+    return deleted.changes === 1;
   }
 
   close(): void {

@@ -137,10 +137,35 @@ test('the store survives a restart and sees changes made by another process', as
   const agent = (await cli.ensureIdentity('node', 'late-node')).token ?? '';
   assert.equal(server.authenticateToken(agent)?.nodeName, 'late-node');
 
-  // The CLI revokes the admin token: the server stops accepting it within its recheck interval.
+  // The server has accepted the admin token, and keeps who holds it. The CLI revokes it: the server
+  // stops accepting it within its recheck interval (50 ms), and the CLI's rotation of a node's token
+  // likewise.
+  assert.equal(server.authenticateToken(admin)?.name, ADMIN_USER);
+  assert.equal(server.authenticateToken(agent)?.nodeName, 'late-node');
   await cli.revoke('admin');
-  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const rotated = await cli.rotate('node', 'late-node');
+  await new Promise((resolve) => setTimeout(resolve, 100));
   assert.equal(server.authenticateToken(admin), undefined);
+  assert.equal(server.authenticateToken(agent), undefined);
+  assert.equal(server.authenticateToken(rotated.token)?.nodeName, 'late-node');
+});
+
+test('an identity found once is kept, frozen, until the store or another process writes', async () => {
+  const dataDir = freshDataDir();
+  const server = TokenStore.open(dataDir, nodeherdIdentities);
+  const token = (await server.ensureIdentity('node', 'n1')).token ?? '';
+  const first = server.authenticateToken(token);
+  assert.ok(first && Object.isFrozen(first) && Object.isFrozen(first.groups));
+  assert.equal(server.authenticateToken(token), first, 'the second request is answered from what was kept');
+  // A write of this store forgets what was kept (the identity is found again, equal but new).
+  await server.ensureIdentity('node', 'n2');
+  const again = server.authenticateToken(token);
+  assert.notEqual(again, first);
+  assert.deepEqual(again, first);
+  // A write of another process, once the recheck interval has passed, too.
+  await TokenStore.open(dataDir, nodeherdIdentities).ensureIdentity('node', 'n3');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.notEqual(server.authenticateToken(token), again);
 });
 
 test('concurrent changes in one process are all kept', async () => {
