@@ -29,7 +29,24 @@ export function cloneJson<T>(value: T): T {
 
 /** Freezes a parsed JSON value in place so an accidental leak of a cached object fails loudly on write. */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null) return value;
-  for (const key in value) deepFreeze(value[key]);
-  return Object.freeze(value);
+  if (typeof value === 'object' && value !== null) freezeObject(value);
+  return value;
+}
+
+// Every write freezes its object (4 % of the API server's CPU under a fleet's heartbeats): arrays by
+// index, and no call for a string or number, which are most of an object's values. Three times as many
+// Node objects a second as a for-in with a call per value (bench/apiserver-store.bench.ts).
+function freezeObject(value: object): void {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === 'object' && item !== null) freezeObject(item);
+    }
+  } else {
+    for (const key in value) {
+      const item: unknown = (value as Record<string, unknown>)[key];
+      if (typeof item === 'object' && item !== null) freezeObject(item);
+    }
+  }
+  Object.freeze(value);
 }
