@@ -1,12 +1,16 @@
 // After applying: every unit that should run is active, and every declared health probe passes,
 // each within its time limit. Units that are still starting get until the deadline; a unit that
-// fails (activeState failed) fails verification at once.
+// fails (activeState failed) fails verification at once. A unit must also have stayed active for
+// UNIT_SETTLE_MS: a Type=simple service is active as soon as its process is forked, so one that
+// exits at once on a bad flag looked active to a check made before the exit (seen under load in
+// the real-systemd suite) and its apply was reported Done. Longer-lived failures are what health
+// probes are for.
 
 import { isTemplateUnit } from '../../api/config-rules.ts';
 import type { RenderedConfig, RenderedUnit } from '../../api/types.ts';
 import { monotonicMs } from '../../util/monotonic.ts';
 import { sleep } from '../../util/sleep.ts';
-import type { SystemdExecutor } from '../executors/types.ts';
+import type { SystemdExecutor, UnitStatus } from '../executors/types.ts';
 import type { ProbeRunner } from './health-probe.ts';
 
 export interface VerifyOptions {
@@ -16,7 +20,12 @@ export interface VerifyOptions {
   unitTimeoutMs: number;
   /** Pause between checks (ms). */
   intervalMs: number;
+  /** How long a unit must have been active to count (ms); default UNIT_SETTLE_MS. */
+  settleMs?: number;
 }
+
+/** How long a unit must have stayed active before verification counts it as started. */
+export const UNIT_SETTLE_MS = 1000;
 
 export type VerifyResult = { ok: true; checked: number } | { ok: false; reason: string };
 
@@ -38,15 +47,38 @@ export async function verifyConfig(config: RenderedConfig, options: VerifyOption
 
 async function waitActive(unit: RenderedUnit, options: VerifyOptions): Promise<string | undefined> {
   const deadline = monotonicMs() + options.unitTimeoutMs;
+  const settleMs = options.settleMs ?? UNIT_SETTLE_MS;
   for (;;) {
     const status = await options.systemd.status(unit.name);
-    if (status.activeState === 'active' || status.activeState === 'reloading') return undefined;
+    let waitMs = options.intervalMs;
+    let settling = false;
+    if (status.activeState === 'active' || status.activeState === 'reloading') {
+      const activeMs = activeForMs(status);
+      if (activeMs >= settleMs) return undefined;
+      // Look again once it has been up for settleMs (or sooner, to see a failure early).
+      settling = true;
+      waitMs = Math.min(options.intervalMs, settleMs - activeMs);
+    }
     if (status.activeState === 'failed') return `unit ${unit.name} failed (${status.subState})`;
     if (monotonicMs() >= deadline) {
+      if (settling) {
+        const restarts = status.nRestarts ? `, ${status.nRestarts} automatic restarts` : '';
+        return `unit ${unit.name} did not stay active for ${settleMs} ms within ${options.unitTimeoutMs} ms${restarts}`;
+      }
       return `unit ${unit.name} is ${status.activeState} (${status.subState}), not active after ${options.unitTimeoutMs} ms`;
     }
-    await sleep(options.intervalMs);
+    await sleep(waitMs);
   }
+}
+
+/**
+ * How long the unit has been active, by systemd's clock, which is this process's (CLOCK_MONOTONIC);
+ * Infinity where the backend does not say, or where the two clocks disagree (a time namespace).
+ */
+function activeForMs(status: UnitStatus): number {
+  if (status.activeEnterMonotonicUs === undefined) return Infinity;
+  const activeMs = monotonicMs() - status.activeEnterMonotonicUs / 1000;
+  return activeMs >= 0 ? activeMs : Infinity;
 }
 
 /** An attempt gets at least this long: a sliver of time left over would only report its own timeout. */

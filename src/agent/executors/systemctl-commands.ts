@@ -9,7 +9,14 @@ export type UnitVerb = 'enable' | 'disable' | 'start' | 'stop' | 'restart' | 're
 // Never wait for a password prompt: the agent has no terminal and must fail instead of hanging.
 const COMMON = ['--no-ask-password'];
 
-const SHOWN_PROPERTIES = ['ActiveState', 'SubState', 'NRestarts', 'InvocationID', 'UnitFileState'];
+const SHOWN_PROPERTIES = [
+  'ActiveState',
+  'SubState',
+  'NRestarts',
+  'InvocationID',
+  'UnitFileState',
+  'ActiveEnterTimestampMonotonic',
+];
 
 export function daemonReloadArgs(): string[] {
   return [...COMMON, 'daemon-reload'];
@@ -49,5 +56,8 @@ export function parseShowOutput(text: string): UnitStatus {
   if (invocationId) status.invocationId = invocationId;
   const unitFileState = values.get('UnitFileState');
   if (unitFileState) status.unitFileState = unitFileState;
+  // 0 when the unit has never been active; systemd's CLOCK_MONOTONIC, in microseconds.
+  const activeEnter = values.get('ActiveEnterTimestampMonotonic');
+  if (activeEnter && /^[1-9]\d*$/.test(activeEnter)) status.activeEnterMonotonicUs = Number(activeEnter);
   return status;
 }

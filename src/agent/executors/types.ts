@@ -60,6 +60,11 @@ export interface UnitStatus {
   invocationId?: string;
   /** enabled | disabled | static | masked | ... (UnitFileState) */
   unitFileState?: string;
+  /**
+   * When the unit last became active, on CLOCK_MONOTONIC in microseconds (ActiveEnterTimestampMonotonic),
+   * the clock of process.hrtime: how long it has stayed up. Absent where the backend does not know.
+   */
+  activeEnterMonotonicUs?: number;
 }
 
 export interface SystemdExecutor {

@@ -36,7 +36,7 @@ test('command lines never prompt and name one validated unit', () => {
   assert.deepEqual(showArgs('kubelet.service'), [
     '--no-ask-password',
     'show',
-    '--property=ActiveState,SubState,NRestarts,InvocationID,UnitFileState',
+    '--property=ActiveState,SubState,NRestarts,InvocationID,UnitFileState,ActiveEnterTimestampMonotonic',
     'kubelet.service',
   ]);
   assert.throws(() => unitVerbArgs('start', '--all'), /invalid systemd unit name/);
@@ -49,6 +49,7 @@ test('parses systemctl show output', () => {
     'NRestarts=2',
     'InvocationID=0123456789abcdef0123456789abcdef',
     'UnitFileState=enabled',
+    'ActiveEnterTimestampMonotonic=61234567890',
     '',
   ].join('\n');
   assert.deepEqual(parseShowOutput(output), {
@@ -57,11 +58,13 @@ test('parses systemctl show output', () => {
     nRestarts: 2,
     invocationId: '0123456789abcdef0123456789abcdef',
     unitFileState: 'enabled',
+    activeEnterMonotonicUs: 61234567890,
   });
 });
 
 test('a unit systemd does not know shows as inactive/dead with empty properties', () => {
-  const output = 'ActiveState=inactive\nSubState=dead\nNRestarts=0\nInvocationID=\nUnitFileState=\n';
+  const output =
+    'ActiveState=inactive\nSubState=dead\nNRestarts=0\nInvocationID=\nUnitFileState=\nActiveEnterTimestampMonotonic=0\n';
   assert.deepEqual(parseShowOutput(output), { activeState: 'inactive', subState: 'dead', nRestarts: 0 });
   assert.deepEqual(parseShowOutput(''), { activeState: 'unknown', subState: 'unknown' });
 });

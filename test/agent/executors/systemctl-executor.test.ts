@@ -127,9 +127,9 @@ test('allowed, it runs the configured systemctl with the pure command lines and 
     [
       '/bin/systemctl --no-ask-password daemon-reload',
       '/bin/systemctl --no-ask-password --no-reload enable a.service',
-      '/bin/systemctl --no-ask-password show --property=ActiveState,SubState,NRestarts,InvocationID,UnitFileState a.service',
-      '/bin/systemctl --no-ask-password show --property=ActiveState,SubState,NRestarts,InvocationID,UnitFileState a.service',
-      '/bin/systemctl --no-ask-password show --property=ActiveState,SubState,NRestarts,InvocationID,UnitFileState a.service',
+      '/bin/systemctl --no-ask-password show --property=ActiveState,SubState,NRestarts,InvocationID,UnitFileState,ActiveEnterTimestampMonotonic a.service',
+      '/bin/systemctl --no-ask-password show --property=ActiveState,SubState,NRestarts,InvocationID,UnitFileState,ActiveEnterTimestampMonotonic a.service',
+      '/bin/systemctl --no-ask-password show --property=ActiveState,SubState,NRestarts,InvocationID,UnitFileState,ActiveEnterTimestampMonotonic a.service',
       '/bin/systemctl --no-ask-password restart a.service',
     ],
   );
