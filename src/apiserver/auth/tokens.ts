@@ -220,8 +220,9 @@ export class TokenStore {
        ON CONFLICT (key) DO NOTHING`,
       )
       .run(keyOf(kind, nodeName), kind, identity.nodeName ?? null, sha256(token), new Date().toISOString());
+    if (inserted.changes === 0) return { identity, created: false };
     this.#known.clear();
-    return inserted.changes === 1 ? { identity, token, created: true } : { identity, created: false };
+    return { identity, token, created: true };
   }
 
   /** Issues a new token for the identity (creating it if needed); the old token stops working. */
