@@ -18,6 +18,7 @@
 
 import type { DefaultedPoolSpec } from '../../../api/pool-defaults.ts';
 import type { Node } from '../../../kube/types.ts';
+import { jsonEqual } from '../../../util/json-equal.ts';
 import type { ControllerContext } from '../../controller-context.ts';
 import type { DecisionExecutor } from '../../decision-executor.ts';
 import { snapshotNode } from '../../node-snapshot.ts';
@@ -141,7 +142,7 @@ export class RollingUpdateHandoff {
   onNode(type: 'add' | 'update' | 'delete', node: Node, old: Node | undefined): void {
     if (this.plans.size === 0) return;
     // Membership may change: every pool's size, so its budget, and who is waiting.
-    if (type !== 'update' || labelsChanged(node, old)) {
+    if (type !== 'update' || !jsonEqual(old?.metadata.labels, node.metadata.labels)) {
       this.forgetAll();
       return;
     }
@@ -283,12 +284,4 @@ export class RollingUpdateHandoff {
 function withoutNodes(input: RolloutInput): Omit<RolloutInput, 'nodes' | 'now'> {
   const { nodes: _nodes, now: _now, ...rest } = input;
   return rest;
-}
-
-function labelsChanged(node: Node, old: Node | undefined): boolean {
-  const a = node.metadata.labels ?? {};
-  const b = old?.metadata.labels ?? {};
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return true;
-  return keys.some((k) => a[k] !== b[k]);
 }
