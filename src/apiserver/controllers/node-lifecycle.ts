@@ -1,8 +1,12 @@
 // Marks nodes whose heartbeat stopped as NotReady, like kube-controller-manager's node lifecycle
-// controller: kubelets (and the simulated ones) renew a Lease in kube-node-lease; a node whose lease
-// is older than the grace period gets Ready=Unknown and the unreachable taint. Nodes bring themselves
-// back by posting Ready=True again, as kubelet does. What it needs of each node is indexed from the
-// store's events, so a periodic check costs nothing per healthy node (no list, no copies).
+// controller: kubelets (and the simulated ones) renew a Lease in kube-node-lease; a node not heard
+// from for longer than the grace period gets Ready=Unknown and the unreachable taint. Nodes bring
+// themselves back by posting Ready=True again, as kubelet does. What it needs of each node is indexed
+// from the store's events, so a periodic check costs nothing per healthy node (no list, no copies).
+//
+// "Heard from" is this server's clock when it saw the Lease's renewTime advance (or the Ready
+// heartbeat change), as kube-controller-manager's probeTimestamp is, never the time the kubelet wrote:
+// a node whose clock runs behind, or whose renewal waited in a queue, is alive all the same.
 
 import { kubeTime } from '../../util/kube-time.ts';
 import { ApiError } from '../errors.ts';
@@ -22,8 +26,17 @@ const LEASE_PREFIX = '/coordination.k8s.io/leases/kube-node-lease/';
 
 interface NodeHealth {
   ready: string | undefined;
-  readyHeartbeat: number;
+  /** The Ready condition's lastHeartbeatTime as written (compared, never read as a time). */
+  readyHeartbeat: unknown;
+  /** When this server saw readyHeartbeat change. */
+  heardAt: number;
   unreachableTaint: boolean;
+}
+
+interface LeaseRenewal {
+  renewTime: number;
+  /** When this server saw renewTime advance. */
+  heardAt: number;
 }
 
 function parseTime(value: unknown): number {
@@ -31,13 +44,20 @@ function parseTime(value: unknown): number {
   return Number.isNaN(ms) ? 0 : ms;
 }
 
-function healthOf(node: KubeObject): NodeHealth {
+function healthOf(node: KubeObject, before: NodeHealth | undefined, now: number): NodeHealth {
   const ready = (node.status?.conditions ?? []).find((c: KubeObject) => c.type === 'Ready');
+  const readyHeartbeat = ready?.lastHeartbeatTime;
   return {
     ready: ready?.status,
-    readyHeartbeat: parseTime(ready?.lastHeartbeatTime),
+    readyHeartbeat,
+    heardAt: before !== undefined && before.readyHeartbeat === readyHeartbeat ? before.heardAt : now,
     unreachableTaint: (node.spec?.taints ?? []).some((t: KubeObject) => t.key === UNREACHABLE_TAINT),
   };
+}
+
+function renewalOf(lease: KubeObject, before: LeaseRenewal | undefined, now: number): LeaseRenewal {
+  const renewTime = parseTime(lease.spec?.renewTime);
+  return before !== undefined && renewTime <= before.renewTime ? before : { renewTime, heardAt: now };
 }
 
 export class NodeLifecycleController {
@@ -48,7 +68,7 @@ export class NodeLifecycleController {
   private readonly now: () => number;
   private readonly startedAt: number;
   private readonly nodes = new Map<string, NodeHealth>();
-  private readonly leaseRenewals = new Map<string, number>();
+  private readonly leaseRenewals = new Map<string, LeaseRenewal>();
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
 
@@ -67,11 +87,11 @@ export class NodeLifecycleController {
   }
 
   start(): void {
+    // Whatever was written before this server started counts as heard now: the grace runs from here.
     for (const item of this.store.list(NODE_PREFIX).items)
-      this.nodes.set(item.object.metadata.name, healthOf(item.object));
-    for (const item of this.store.list(LEASE_PREFIX).items) {
-      this.leaseRenewals.set(item.object.metadata.name, parseTime(item.object.spec?.renewTime));
-    }
+      this.nodes.set(item.object.metadata.name, healthOf(item.object, undefined, this.startedAt));
+    for (const item of this.store.list(LEASE_PREFIX).items)
+      this.leaseRenewals.set(item.object.metadata.name, renewalOf(item.object, undefined, this.startedAt));
     this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
     const every = Math.max(250, Math.floor(this.gracePeriodMs / 4));
     this.timer = setInterval(() => this.check(), every);
@@ -82,16 +102,16 @@ export class NodeLifecycleController {
     const name: string = event.object.metadata?.name;
     if (event.key.startsWith(NODE_PREFIX)) {
       if (event.type === 'DELETED') this.nodes.delete(name);
-      else this.nodes.set(name, healthOf(event.object));
+      else this.nodes.set(name, healthOf(event.object, this.nodes.get(name), this.now()));
     } else if (event.key.startsWith(LEASE_PREFIX)) {
       if (event.type === 'DELETED') this.leaseRenewals.delete(name);
-      else this.leaseRenewals.set(name, parseTime(event.object.spec?.renewTime));
+      else this.leaseRenewals.set(name, renewalOf(event.object, this.leaseRenewals.get(name), this.now()));
     }
   }
 
-  /** The last sign of life: lease renewal or Ready heartbeat, but never before we started watching. */
-  private lastHeartbeat(name: string, health: NodeHealth): number {
-    return Math.max(this.startedAt, this.leaseRenewals.get(name) ?? 0, health.readyHeartbeat);
+  /** When this server last heard from the node: a lease renewal or a Ready heartbeat. */
+  private lastHeard(name: string, health: NodeHealth): number {
+    return Math.max(this.leaseRenewals.get(name)?.heardAt ?? 0, health.heardAt);
   }
 
   check(): void {
@@ -102,7 +122,7 @@ export class NodeLifecycleController {
         continue;
       }
       if (health.ready === undefined || health.ready === 'Unknown') continue;
-      if (now - this.lastHeartbeat(name, health) <= this.gracePeriodMs) continue;
+      if (now - this.lastHeard(name, health) <= this.gracePeriodMs) continue;
       this.markUnknown(name, now);
     }
   }

@@ -103,3 +103,45 @@ test('a node whose lease stops is marked Ready=Unknown and tainted; reporting Re
     return unreachable(fresh) ? undefined : fresh;
   });
 });
+
+test('a node whose clock runs an hour behind stays Ready while it renews: the grace runs on the server’s clock', async () => {
+  const skewMs = 3_600_000;
+  const behind = () => kubeMicroTime(Date.now() - skewMs) as never;
+  await core.createNode({
+    body: {
+      metadata: { name: 'behind' },
+      status: { conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: behind() }] },
+    },
+  });
+  await coordination.createNamespacedLease({
+    namespace: 'kube-node-lease',
+    body: { metadata: { name: 'behind' }, spec: { holderIdentity: 'behind', renewTime: behind() } },
+  });
+  let renewals = 0;
+  const renew = setInterval(async () => {
+    try {
+      const lease = await coordination.readNamespacedLease({ namespace: 'kube-node-lease', name: 'behind' });
+      lease.spec = { ...lease.spec, renewTime: behind() };
+      await coordination.replaceNamespacedLease({ namespace: 'kube-node-lease', name: 'behind', body: lease });
+      renewals++;
+    } catch {
+      // a conflict with the previous tick: the next one renews
+    }
+  }, 200);
+  try {
+    // Four grace periods (800 ms each) with renewTimes an hour old.
+    await sleep(3_200);
+    assert.ok(renewals >= 5, `the lease was renewed (${renewals} times)`);
+    const node = await core.readNode({ name: 'behind' });
+    assert.equal(ready(node), 'True');
+    assert.equal(unreachable(node), false);
+  } finally {
+    clearInterval(renew);
+  }
+  // Once it stops renewing it turns Unknown like any other node.
+  const gone = await until('behind to turn Unknown', async () => {
+    const node = await core.readNode({ name: 'behind' });
+    return ready(node) === 'Unknown' ? node : undefined;
+  });
+  assert.equal(gone.status?.conditions?.find((c) => c.type === 'Ready')?.reason, 'NodeStatusUnknown');
+});
