@@ -71,7 +71,7 @@ import { isKubeError } from '../src/kube/kube-error.ts';
 import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../src/kube/light/types.ts';
 import { Fleet } from '../src/sim/fleet.ts';
-import { sharedClient } from '../src/sim/node-clients.ts';
+import { KUBELET_REQUEST_TIMEOUT_MS, sharedClient } from '../src/sim/node-clients.ts';
 import { readyConditionOf } from '../src/sim/node-object.ts';
 import { simulatedNodeAgents } from '../src/sim/simulated-node-agents.ts';
 import type { LogFields, Logger } from '../src/util/logger.ts';
@@ -741,6 +741,12 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
   // as each node's own agent would. With the transport's default of 2 idle connections, every burst
   // of requests ended in new TLS connections (a third of the simulator's CPU at 1,000 nodes).
   const light = LightKubeClient.fromKubeconfig(kubeconfig, { maxFreeSockets: NODES });
+  // The kubelets' own pool, with kubelet's heartbeat timeout: a renewal that hangs is tried again
+  // after 10 s, not after the transport's 30 s (which with the retry reached the 40 s grace).
+  const kubeletLight = LightKubeClient.fromKubeconfig(kubeconfig, {
+    maxFreeSockets: NODES,
+    requestTimeoutMs: KUBELET_REQUEST_TIMEOUT_MS,
+  });
   const view = new NodeView();
   const trace = new AgentTrace();
   let kubeletDeaths = 0;
@@ -752,6 +758,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       else simFailures.set(during, { count: 1, first: error.message });
     },
     clientFor: sharedClient(light),
+    kubeletClientFor: sharedClient(kubeletLight),
     adminClient: light,
     startConcurrency: 64,
     leaseDurationSeconds: REAL.leaseS,
@@ -937,6 +944,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
     }
     await fleet.close();
     light.close();
+    kubeletLight.close();
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(stateRoot, { recursive: true, force: true });

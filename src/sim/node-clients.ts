@@ -23,6 +23,13 @@ export function embeddedNodeIdentities(
 }
 
 /**
+ * How long a simulated kubelet's request may take: kubelet's heartbeat client times out after
+ * nodeStatusUpdateFrequency (10 s), so a request that hangs costs one heartbeat. With the transport's
+ * 30 s, one hung renewal plus the retry reached the lifecycle controller's 40 s grace.
+ */
+export const KUBELET_REQUEST_TIMEOUT_MS = 10_000;
+
+/**
  * Issues each node's simulated kubelet its own identity (system:node:<node>), kept in
  * `directory/<node>.kubelet.kubeconfig`: it registers the Node and renews its Lease, which the agent's
  * identity may not do.
@@ -32,7 +39,10 @@ export function embeddedKubeletIdentities(
   directory: string,
   tuning: ClientTuning = {},
 ): ClientFactory {
-  return embeddedIdentities(server, 'kubelet', directory, '.kubelet', tuning);
+  return embeddedIdentities(server, 'kubelet', directory, '.kubelet', {
+    requestTimeoutMs: KUBELET_REQUEST_TIMEOUT_MS,
+    ...tuning,
+  });
 }
 
 function embeddedIdentities(
