@@ -58,19 +58,6 @@ export class DecisionExecutor {
     });
   }
 
-  /** Gives a node that needs no drain the target (a decision's start, or one made on a Node event). */
-  async start(poolName: string, target: RevisionRef, name: string, now: number): Promise<void> {
-    const node = this.ctx.informers.nodes.get(name);
-    if (!node) return;
-    this.ctx.health.noteStart(name, target.name, agentReport(node));
-    const updated = await this.patchNode(name, startPatch(target.name, now, now));
-    this.ctx.recorder.normal(
-      nodeSubject(updated),
-      'UpdateStarted',
-      `pool ${poolName}: applying ${target.name} (revision ${target.number})`,
-    );
-  }
-
   async execute(pool: NodeConfigPool, target: RevisionRef, decision: RolloutDecision): Promise<unknown[]> {
     const { ctx } = this;
     const now = ctx.now();
@@ -122,7 +109,13 @@ export class DecisionExecutor {
         const node = nodes.get(start.node);
         if (!node) return;
         if (!start.drain) {
-          await this.start(poolName, target, start.node, now);
+          ctx.health.noteStart(start.node, start.revision, agentReport(node));
+          const updated = await this.patchNode(start.node, startPatch(start.revision, now, now));
+          ctx.recorder.normal(
+            nodeSubject(updated),
+            'UpdateStarted',
+            `pool ${poolName}: applying ${start.revision} (revision ${target.number})`,
+          );
           return;
         }
         const alreadyCordoned = node.spec?.unschedulable === true;

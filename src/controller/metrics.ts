@@ -26,7 +26,6 @@ export class ControllerMetrics {
   readonly nodeFailures: Counter<'pool' | 'reason'>;
   readonly rollbacks: Counter<'pool' | 'reason'>;
   readonly rolloutsStarted: Counter<'pool'>;
-  readonly eventStarts: Counter<'pool'>;
   readonly reconcileDuration: Histogram<'kind'>;
   readonly reconcileErrors: Counter<'kind'>;
   readonly leader: Gauge;
@@ -107,12 +106,6 @@ export class ControllerMetrics {
     this.rolloutsStarted = new Counter({
       name: 'nodeherd_rollouts_started_total',
       help: 'Rollouts started.',
-      labelNames: ['pool'],
-      registers,
-    });
-    this.eventStarts = new Counter({
-      name: 'nodeherd_rollout_event_starts_total',
-      help: 'RollingUpdate nodes started on the Node event that freed a place, between two reconciles of their pool.',
       labelNames: ['pool'],
       registers,
     });

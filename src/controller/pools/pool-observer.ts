@@ -58,27 +58,6 @@ export function poolMembers(ctx: ControllerContext, name: string): PoolMembers {
   return { nodes, conflicts };
 }
 
-/** How a pool's members are seen by the rollout decision, at a moment. */
-export function snapshotContext(
-  ctx: ControllerContext,
-  spec: DefaultedPoolSpec,
-  target: string | undefined,
-  now: number,
-): SnapshotContext {
-  const rolling = rollingUpdateOf(spec);
-  const podSelector = rolling.healthGate?.podSelector;
-  return {
-    zoneLabel: rolling.zoneLabel,
-    target,
-    needsDrain: (from, to) => ctx.planner.needsDrain(from, to),
-    podsReady: podSelector ? (node) => ctx.pods.allReady(node, podSelector) : () => true,
-    drainBlocked: (node) => ctx.drainer.blocked(node),
-    health: ctx.health,
-    now,
-    healthFromNodeOnly: podSelector === undefined,
-  };
-}
-
 export class PoolObserver {
   private readonly ctx: ControllerContext;
   private readonly pool: NodeConfigPool;
@@ -86,8 +65,6 @@ export class PoolObserver {
   private readonly members: readonly Node[];
   readonly revisionNumbers: ReadonlyMap<string, number>;
   private readonly now: number;
-  /** The Node objects the last observe() read, in member order. */
-  observed: readonly Node[] = [];
 
   constructor(
     ctx: ControllerContext,
@@ -118,8 +95,20 @@ export class PoolObserver {
   }
 
   private snapshotsOf(current: readonly Node[], target: string | undefined): NodeSnapshot[] {
+    const { ctx } = this;
+    const rolling = rollingUpdateOf(this.spec);
+    const podSelector = rolling.healthGate?.podSelector;
     // One context for all members (snapshotNode keeps each unchanged node's snapshot: node-snapshot.ts).
-    const context = snapshotContext(this.ctx, this.spec, target, this.now);
+    const context: SnapshotContext = {
+      zoneLabel: rolling.zoneLabel,
+      target,
+      needsDrain: (from, to) => ctx.planner.needsDrain(from, to),
+      podsReady: podSelector ? (node) => ctx.pods.allReady(node, podSelector) : () => true,
+      drainBlocked: (node) => ctx.drainer.blocked(node),
+      health: ctx.health,
+      now: this.now,
+      healthFromNodeOnly: podSelector === undefined,
+    };
     return current.map((n) => snapshotNode(n, context));
   }
 
@@ -128,7 +117,6 @@ export class PoolObserver {
     const { ctx } = this;
     const rolling = rollingUpdateOf(this.spec);
     const current = this.members.map((n) => this.current(n));
-    this.observed = current;
     const leases = ctx.informers.leases
       .list()
       .filter((l) => l.metadata.labels?.[SERIAL_POOL_LABEL] === this.pool.metadata.name);

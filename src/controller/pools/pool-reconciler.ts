@@ -19,8 +19,6 @@ import { endRollout, isRolloutOpen, recordCanaryPassed } from '../revisions/roll
 import type { NodeSnapshot, RevisionRef, RolloutDecision } from '../rollout/types.ts';
 import { strategyFor } from '../strategies/registry.ts';
 import { rollingUpdateOf } from '../strategies/rolling-settings.ts';
-import { rolloutInputOf } from '../strategies/rolling-update/rolling-update.ts';
-import { RollingUpdateHandoff } from '../strategies/rolling-update/rolling-update-handoff.ts';
 import { SerialHandoff } from '../strategies/serial/serial-handoff.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategies/strategy.ts';
 import type { StrategyExecutor } from '../strategies/strategy-executor.ts';
@@ -64,7 +62,6 @@ export class PoolReconciler implements Reconciler {
   private readonly tracker: RolloutTracker;
   private readonly marks: StrategyExecutor;
   private readonly handoff: SerialHandoff;
-  private readonly rollingHandoff: RollingUpdateHandoff;
   private readonly writer: PoolWriter;
   private readonly failurePolicy: FailurePolicy;
   private readonly waves: WaveGate;
@@ -83,7 +80,6 @@ export class PoolReconciler implements Reconciler {
     this.tracker = tracker;
     this.marks = marks;
     this.handoff = new SerialHandoff(ctx, marks);
-    this.rollingHandoff = new RollingUpdateHandoff(ctx, executor);
     this.writer = new PoolWriter(ctx);
     this.failurePolicy = new FailurePolicy(ctx, this.writer, executor);
     this.waves = new WaveGate(ctx, renderer);
@@ -104,24 +100,10 @@ export class PoolReconciler implements Reconciler {
     informers.nodes.on((type, node) => {
       if (type !== 'delete') this.handoff.onNode(node);
     });
-    // RollingUpdate: a place freed goes to the next waiting node at once (rolling-update-handoff.ts);
-    // whatever else its decision rested on changing sends that back to the pool's reconcile.
-    const handoff = this.rollingHandoff;
-    informers.nodes.on((type, node, old) => handoff.onNode(type, node, old));
-    informers.pools.on((type, pool) => {
-      if (type === 'delete') handoff.forget(pool.metadata.name);
-      else handoff.onPool(pool.metadata.name, pool.metadata.generation, pool.metadata.annotations);
-    });
-    informers.configs.on(() => handoff.forgetAll());
-    informers.secrets.on(() => handoff.forgetAll());
-    informers.revisions.on((_type, revision) => {
-      if (revision.spec?.pool) handoff.forget(revision.spec.pool);
-    });
   }
 
   forget(pool: string): void {
     this.handoff.remember(pool, undefined);
-    this.rollingHandoff.forget(pool);
     this.renderer.forget(pool);
     this.tracker.forget(pool);
     this.gates.forget(pool);
@@ -129,14 +111,6 @@ export class PoolReconciler implements Reconciler {
   }
 
   async reconcile(name: string): Promise<ReconcileOutcome> {
-    try {
-      return await this.reconcileOnce(name);
-    } finally {
-      this.rollingHandoff.end(name);
-    }
-  }
-
-  private async reconcileOnce(name: string): Promise<ReconcileOutcome> {
     const { ctx } = this;
     const pool = ctx.informers.pools.get(name);
     if (!pool) {
@@ -238,9 +212,6 @@ export class PoolReconciler implements Reconciler {
     const errors: unknown[] = [];
     const resumed = resumedAfterFailure(pool, initial);
     let state = resumed ? this.failurePolicy.reopen(initial, now) : initial;
-    // RollingUpdate's fast path: its starts are answered (and in the node cache) before the nodes are
-    // read, and it makes none until this decision's starts are made (remember, below).
-    await this.rollingHandoff.begin(pool.metadata.name);
     let snapshot = observer.observe(state);
     let decision = strategy.decide(snapshot);
     if (resumed) {
@@ -287,17 +258,6 @@ export class PoolReconciler implements Reconciler {
         requeueAfterMs: Math.min(decision.requeueAfterMs ?? Number.POSITIVE_INFINITY, gated.requeueAfterMs),
       };
     errors.push(...(await this.execute(pool, state.target, decision)));
-    if (strategy.type === 'RollingUpdate' && decision.rollout)
-      this.rollingHandoff.remember({
-        pool: pool.metadata.name,
-        generation: pool.metadata.generation,
-        annotations: pool.metadata.annotations,
-        spec: snapshot.spec,
-        input: rolloutInputOf(snapshot),
-        decision: decision.rollout,
-        observed: observer.observed,
-        eligible: errors.length === 0 && state.wave === undefined && snapshot.failureApplied === undefined,
-      });
     if (decision.canaryPassedAt !== undefined)
       state = {
         ...state,

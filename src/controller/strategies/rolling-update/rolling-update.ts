@@ -3,35 +3,29 @@
 
 import { episodeStart } from '../../revisions/rollout-history.ts';
 import { decideRollout } from '../../rollout/decide.ts';
-import type { RolloutInput } from '../../rollout/types.ts';
 import { planNodeMarks } from '../node-marks.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategy.ts';
 import { marksInput } from '../strategy-inputs.ts';
 import { rollingUpdateMarks } from './rolling-update-marks.ts';
-
-/** What the rollout decision decides from, for a strategy snapshot. */
-export function rolloutInputOf(s: StrategySnapshot): RolloutInput {
-  const start = episodeStart(s.history);
-  return {
-    settings: s.settings,
-    // A pause the failure policy made in this reconcile keeps the decision that tripped it, so the
-    // status says why; the next reconcile sees spec.paused.
-    paused: s.failureApplied?.action === 'Pause' ? false : s.paused,
-    target: s.target,
-    ...(s.lastComplete ? { lastComplete: s.lastComplete } : {}),
-    ...(start !== undefined ? { episodeStart: start } : {}),
-    nodes: s.snapshots,
-    now: s.now,
-    ...(s.gate ? { gate: s.gate } : {}),
-  };
-}
 
 export const rollingUpdate: RolloutStrategy = {
   type: 'RollingUpdate',
   marks: rollingUpdateMarks,
 
   decide(s: StrategySnapshot): StrategyDecision {
-    const rollout = decideRollout(rolloutInputOf(s));
+    const start = episodeStart(s.history);
+    const rollout = decideRollout({
+      settings: s.settings,
+      // A pause the failure policy made in this reconcile keeps the decision that tripped it, so the
+      // status says why; the next reconcile sees spec.paused.
+      paused: s.failureApplied?.action === 'Pause' ? false : s.paused,
+      target: s.target,
+      ...(s.lastComplete ? { lastComplete: s.lastComplete } : {}),
+      ...(start !== undefined ? { episodeStart: start } : {}),
+      nodes: s.snapshots,
+      now: s.now,
+      ...(s.gate ? { gate: s.gate } : {}),
+    });
     return {
       marks: planNodeMarks(marksInput(s), rollingUpdateMarks),
       rollout,

@@ -6,7 +6,6 @@ import {
   CURRENT_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
 } from '../../../../src/api/node-protocol.ts';
-import type { RolloutController } from '../../../../src/controller/rollout-controller.ts';
 import { loadKubeConfig } from '../../../../src/kube/kube-config.ts';
 import {
   ClusterHarness,
@@ -22,7 +21,6 @@ import { NodeWatch } from '../../support/node-watch.ts';
 describe('rolling update', () => {
   let h: ClusterHarness;
   let watch: NodeWatch;
-  let controller: RolloutController;
 
   async function poolWhere(name: string, what: string, ok: (p: PoolObject) => boolean, ms = 30_000) {
     return eventually(
@@ -44,7 +42,7 @@ describe('rolling update', () => {
       configSelector: { matchLabels: { pool: 'basic' } },
       updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } },
     });
-    controller = await h.startController();
+    await h.startController();
     watch = new NodeWatch(loadKubeConfig({ kubeconfig: h.local.kubeconfigPath }));
     await watch.start();
   });
@@ -88,14 +86,6 @@ describe('rolling update', () => {
       events.some((e) => e.reason === 'NodesStarted'),
       JSON.stringify(events.map((e) => e.reason)),
     );
-    // Six nodes, two at a time: the first two are the reconcile's starts; a place freed after that
-    // goes to the next node on the Node event (rolling-update-handoff.ts), unless a reconcile of the
-    // pool is running at that moment.
-    const metrics = await controller.metrics.registry.metrics();
-    const fast = Number(
-      /^nodeherd_rollout_event_starts_total\{pool="basic"\} (\d+)$/m.exec(metrics)?.[1] ?? 0,
-    );
-    assert.ok(fast >= 1 && fast <= 4, `nodes started on a Node event: ${fast}`);
   });
 
   test('a rollback requested with spec.rollbackTo returns every node, and holds until the configs change', async () => {
