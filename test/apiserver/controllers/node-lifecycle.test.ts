@@ -122,7 +122,11 @@ test('a node whose clock runs an hour behind stays Ready while it renews: the gr
     try {
       const lease = await coordination.readNamespacedLease({ namespace: 'kube-node-lease', name: 'behind' });
       lease.spec = { ...lease.spec, renewTime: behind() };
-      await coordination.replaceNamespacedLease({ namespace: 'kube-node-lease', name: 'behind', body: lease });
+      await coordination.replaceNamespacedLease({
+        namespace: 'kube-node-lease',
+        name: 'behind',
+        body: lease,
+      });
       renewals++;
     } catch {
       // a conflict with the previous tick: the next one renews
