@@ -66,7 +66,6 @@ export class NodeLifecycleController {
   private readonly nodeDef: ResourceDefinition;
   private readonly gracePeriodMs: number;
   private readonly now: () => number;
-  private readonly startedAt: number;
   private readonly nodes = new Map<string, NodeHealth>();
   private readonly leaseRenewals = new Map<string, LeaseRenewal>();
   private timer: NodeJS.Timeout | undefined;
@@ -83,15 +82,15 @@ export class NodeLifecycleController {
     this.nodeDef = registry.get('', 'v1', 'nodes')!;
     this.gracePeriodMs = options.gracePeriodMs;
     this.now = options.now ?? Date.now;
-    this.startedAt = this.now();
   }
 
   start(): void {
     // Whatever was written before this server started counts as heard now: the grace runs from here.
+    const startedAt = this.now();
     for (const item of this.store.list(NODE_PREFIX).items)
-      this.nodes.set(item.object.metadata.name, healthOf(item.object, undefined, this.startedAt));
+      this.nodes.set(item.object.metadata.name, healthOf(item.object, undefined, startedAt));
     for (const item of this.store.list(LEASE_PREFIX).items)
-      this.leaseRenewals.set(item.object.metadata.name, renewalOf(item.object, undefined, this.startedAt));
+      this.leaseRenewals.set(item.object.metadata.name, renewalOf(item.object, undefined, startedAt));
     this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
     const every = Math.max(250, Math.floor(this.gracePeriodMs / 4));
     this.timer = setInterval(() => this.check(), every);
