@@ -203,8 +203,12 @@ export class Reconciler {
     this.retriedSinceStart = true;
     if (sameRevision(this.lastApplied, target) && this.inFlight.list().length === 0) {
       await this.reportUpToDate(desired, target);
-      // The Node's Ready change is a watch event: the next reconcile settles.
-      if (this.settleWhenReady && readiness(desired.node) === 'NotReady') return {};
+      // The Node's Ready change is a watch event: the next reconcile settles. Judged on the newest
+      // Node known, not the watch's alone: the watch may not yet show the NotReady of the kubelet this
+      // apply restarted, which the answer to the Done report already does; settling on the older copy
+      // gave a Serial slot back while the node was still NotReady, and the next node restarted its
+      // kubelet beside it (524 NotReady on 500 slots at 5,000 nodes, issue 17).
+      if (this.settleWhenReady && readiness(this.newestNode(desired.node)) === 'NotReady') return {};
       this.settleWhenReady = false;
       await this.gate.settle();
       return {};
@@ -221,7 +225,7 @@ export class Reconciler {
       });
       return admission.retryAt !== undefined ? { retryAt: admission.retryAt } : {};
     }
-    return this.apply(target, readiness(desired.node) !== 'NotReady');
+    return this.apply(target, readiness(this.newestNode(desired.node)) !== 'NotReady');
   }
 
   /** `startedReady`: the node was Ready (or reports no readiness) when the apply began. */
@@ -278,6 +282,15 @@ export class Reconciler {
     // A node NotReady before its turn never holds the others back.
     await this.gate.settle();
     return {};
+  }
+
+  /** The watch's Node, or the reporter's copy when that is newer (the answer to the agent's own write). */
+  private newestNode(watched: NodeObject | undefined): NodeObject | undefined {
+    const known = this.options.reporter.latestNode;
+    if (!watched || !known || known.metadata?.name !== watched.metadata?.name) return watched;
+    return Number(known.metadata?.resourceVersion ?? 0) > Number(watched.metadata?.resourceVersion ?? 0)
+      ? known
+      : watched;
   }
 
   /** The plan to `target` from what the node has: last-applied, unless unfinished applies muddied it. */

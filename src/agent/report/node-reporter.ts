@@ -95,6 +95,15 @@ export class NodeReporter {
     if (!this.node || !(next < seen)) this.node = node;
   }
 
+  /**
+   * The newest Node this agent knows: what its watch delivered or what the API server answered to its
+   * own last write, whichever is later. The answer can be ahead of the watch: a report written after
+   * the kubelet's NotReady status carries it, while the watch event with it may still be on its way.
+   */
+  get latestNode(): NodeObject | undefined {
+    return this.node;
+  }
+
   /** Whether something is waiting to be delivered. */
   get pending(): boolean {
     return !this.delivered || this.events.length > 0 || this.conditions.size > 0;
