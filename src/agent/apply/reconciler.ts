@@ -22,7 +22,7 @@ import type { NodeReporter, StatusReport } from '../report/node-reporter.ts';
 import { ApplyJournal } from '../state/apply-journal.ts';
 import { CorruptStateError, LastAppliedStore } from '../state/last-applied.ts';
 import type { DesiredSnapshot } from '../watch/desired-revision-watcher.ts';
-import type { NodeObject, RevisionObject } from '../watch/kube-objects.ts';
+import { laterNode, type NodeObject, type RevisionObject } from '../watch/kube-objects.ts';
 import type { ActionExecutors } from './action-executor.ts';
 import { type ApplyHooks, type ApplyRunResult, runPlan } from './apply-runner.ts';
 import { type FailureRecord, FailureStore } from './failure-record.ts';
@@ -288,9 +288,7 @@ export class Reconciler {
   private newestNode(watched: NodeObject | undefined): NodeObject | undefined {
     const known = this.options.reporter.latestNode;
     if (!watched || !known || known.metadata?.name !== watched.metadata?.name) return watched;
-    return Number(known.metadata?.resourceVersion ?? 0) > Number(watched.metadata?.resourceVersion ?? 0)
-      ? known
-      : watched;
+    return laterNode(watched, known);
   }
 
   /** The plan to `target` from what the node has: last-applied, unless unfinished applies muddied it. */

@@ -16,7 +16,12 @@ import { resourcePath } from '../../kube/light/api-paths.ts';
 import type { LightKubeClient } from '../../kube/light/light-kube-client.ts';
 import { type Clock, kubeTime } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import type { ConditionStatus, NodeCondition, NodeObject } from '../watch/kube-objects.ts';
+import {
+  type ConditionStatus,
+  laterNode,
+  type NodeCondition,
+  type NodeObject,
+} from '../watch/kube-objects.ts';
 import { buildNodeEvent, type EventType } from './node-event.ts';
 
 /** Annotation values stay readable in `kubectl describe`; the full story is in the agent's log. */
@@ -90,9 +95,7 @@ export class NodeReporter {
       return;
     }
     // A watch event may be older than the answer to our own patch; keep the newer.
-    const seen = Number(this.node?.metadata?.resourceVersion ?? 0);
-    const next = Number(node.metadata?.resourceVersion ?? 0);
-    if (!this.node || !(next < seen)) this.node = node;
+    this.node = this.node ? laterNode(this.node, node) : node;
   }
 
   /**

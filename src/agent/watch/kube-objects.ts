@@ -24,3 +24,12 @@ export type RevisionObject = KubeObject & NodeConfigRevision;
 export const NODES_PATH = '/api/v1/nodes';
 export const REVISIONS_PATH = NODE_CONFIG_REVISIONS_PATH;
 export { NODE_CONFIG_POOLS_PATH };
+
+/**
+ * The later of two copies of one Node by resourceVersion (the second on a tie): a watch event may be
+ * older than the answer to the agent's own write, and the answer older than the next event.
+ */
+export function laterNode(first: NodeObject, second: NodeObject): NodeObject {
+  const version = (node: NodeObject) => Number(node.metadata?.resourceVersion ?? 0);
+  return version(second) < version(first) ? first : second;
+}
