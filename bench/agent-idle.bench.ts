@@ -1,6 +1,8 @@
 // Idle cost of the node agent on its node: RSS and CPU of an agent process that has applied a
 // 50-file, 10-unit revision and now only watches (its Node, with bookmarks), next
-// to baselines: bare node, and node with node:https loaded (what any TLS client pays). Variants:
+// to baselines: bare node, node with node:https loaded (what any TLS client pays), and the floor: a
+// script with no agent code that only watches its Node over TLS as the agent does, with the unit's
+// flags (what any node daemon holding such a watch pays on this runtime). Variants:
 // run from TypeScript sources (type stripping), as the esbuild bundle it ships as (src/dist's ES
 // module), and that bundle as the unit runs it: its Node flags and environment (AGENT_NODE_FLAGS and
 // AGENT_NODE_ENV in src/dist/build-agent.ts, which a test holds nodeherd-init.sh's unit to).
@@ -9,9 +11,10 @@
 // Run: node bench/agent-idle.bench.ts   (AGENT_IDLE_MS: idle window, default 30000; target RSS ≤ 50 MB;
 // AGENT_IDLE_EXTRA_FLAGS='--flag …': one more row, the bundle with the shipped flags plus these)
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { LightKubeClient } from '../src/kube/light/light-kube-client.ts';
 import { startLocalApiServer } from '../test/support/local-apiserver.ts';
 import {
@@ -37,6 +40,7 @@ const EXTRA_FLAGS = (process.env.AGENT_IDLE_EXTRA_FLAGS ?? '').split(' ').filter
 const SETTLE_MS = 5000;
 // Named as before the unit had more flags than lite mode, so results.md's history keeps one row.
 const SHIPPED_ROW = 'agent, bundle, --lite-mode';
+const FLOOR_ROW = 'floor: TLS watch, no agent code';
 
 const work = mkdtempSync(join(tmpdir(), 'nodeherd-agent-idle-'));
 const api = await startLocalApiServer();
@@ -47,6 +51,20 @@ const bare = join(work, 'bare.cjs');
 writeFileSync(bare, 'setInterval(() => {}, 1 << 30);\n');
 const withHttps = join(work, 'https.cjs');
 writeFileSync(withHttps, "require('node:https');\nsetInterval(() => {}, 1 << 30);\n");
+// The floor under the agent: no agent code, only what any node daemon that watches its Node over TLS
+// must do, the way the agent does it (the default CA list emptied, the cluster's CA named, a bearer
+// token, a watch with bookmarks; a local HTTP server listening), run with the unit's flags.
+const watchOnly = join(work, 'watch.cjs');
+writeFileSync(
+  watchOnly,
+  `const https = require('node:https');
+require('node:tls').setDefaultCACertificates?.([]);
+const { server, ca, token, node } = JSON.parse(process.env.FLOOR_WATCH);
+const url = new URL('/api/v1/nodes?watch=true&allowWatchBookmarks=true&fieldSelector=' + encodeURIComponent('metadata.name=' + node), server);
+https.get(url, { ca, headers: { authorization: 'Bearer ' + token } }, (res) => res.on('data', () => {}));
+require('node:http').createServer().listen(0, '127.0.0.1');
+`,
+);
 
 interface Row {
   name: string;
@@ -119,9 +137,26 @@ async function agentRun(
   return { child, port };
 }
 
+/** The floor script as the unit would run it: the unit's flags, watching a Node of its own. */
+async function watchOnlyRun(): Promise<{ child: AgentChild }> {
+  const node = `idle-${nodeIndex++}`;
+  await admin.create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: node } });
+  const kubeconfig = join(work, `${node}.kubeconfig`);
+  const token = await api.server.issueCredential('node', node, kubeconfig);
+  const cluster = (parse(readFileSync(kubeconfig, 'utf8')) as KubeconfigClusters).clusters[0]!.cluster;
+  const ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8');
+  const floor = JSON.stringify({ server: cluster.server, ca, token, node });
+  return { child: spawnAgent(watchOnly, [], SHIPPED_NODE_FLAGS, { FLOOR_WATCH: floor }) };
+}
+
+interface KubeconfigClusters {
+  clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
+}
+
 const rows: Row[] = [];
 rows.push(await measure('baseline: bare node', async () => ({ child: spawnAgent(bare, []) })));
 rows.push(await measure('baseline: node + node:https', async () => ({ child: spawnAgent(withHttps, []) })));
+rows.push(await measure(FLOOR_ROW, () => watchOnlyRun()));
 rows.push(await measure('agent, TypeScript sources', () => agentRun(AGENT_SOURCE)));
 rows.push(await measure('agent, bundle', () => agentRun(bundle)));
 // What ships: the unit's flags and environment (src/dist/build-agent.ts).
