@@ -29,6 +29,32 @@ export async function gateSerial(cluster: Cluster, node: string, revision: strin
   });
 }
 
+/**
+ * The kubelet's part: the Node's Ready condition, True or False (a strategic merge by type, so the
+ * agent's own conditions stay). The controller hands slots to Ready nodes only.
+ */
+export async function setReady(cluster: Cluster, node: string, ready: boolean): Promise<void> {
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  await cluster.admin.patch(
+    `/api/v1/nodes/${node}/status`,
+    {
+      status: {
+        conditions: [
+          {
+            type: 'Ready',
+            status: ready ? 'True' : 'False',
+            reason: ready ? 'KubeletReady' : 'KubeletNotReady',
+            message: ready ? 'kubelet is posting ready status' : 'container runtime is starting',
+            lastHeartbeatTime: now,
+            lastTransitionTime: now,
+          },
+        ],
+      },
+    },
+    'strategic',
+  );
+}
+
 export interface LeaseVersion {
   name: string;
   resourceVersion: string;

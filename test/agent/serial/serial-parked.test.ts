@@ -28,7 +28,7 @@ import {
   type TestNode,
   waitForState,
 } from '../agent-harness.ts';
-import { gateSerial, LEASES, LeaseHistory } from '../serial-support.ts';
+import { gateSerial, LEASES, LeaseHistory, setReady } from '../serial-support.ts';
 
 const microTime = (ms = Date.now()) => new Date(ms).toISOString().replace('Z', '000Z');
 
@@ -71,25 +71,6 @@ async function handOver(cluster: Cluster, pool: string, slot: number, node: stri
     });
 }
 
-/** The kubelet's part: the Node Ready (the controller hands slots to Ready nodes only). */
-async function markReady(cluster: Cluster, node: string) {
-  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  await cluster.admin.patch(`/api/v1/nodes/${node}/status`, {
-    status: {
-      conditions: [
-        {
-          type: 'Ready',
-          status: 'True',
-          reason: 'KubeletReady',
-          message: 'test',
-          lastHeartbeatTime: now,
-          lastTransitionTime: now,
-        },
-      ],
-    },
-  });
-}
-
 const requests = (node: TestNode) => node.agent.stats().requests;
 const watchEvents = (node: TestNode) =>
   Object.values(requests(node).watchEvents).reduce((sum, count) => sum + count, 0);
@@ -120,7 +101,7 @@ describe('Serial waiters while the controller hands slots out', () => {
     await cluster.admin.create(LEASES, handedLease('park', 0, 'busy-0', 600));
     await cluster.admin.create(LEASES, handedLease('park', 1, 'busy-1', 600));
     const node = await startNode(cluster, 'park-a', { agent: { serialControllerGraceMs: 60_000 } });
-    await markReady(cluster, 'park-a');
+    await setReady(cluster, 'park-a', true);
     await gateSerial(cluster, 'park-a', revision.metadata.name, gate);
     await waiting(cluster, 'park-a');
     await eventually('park-a stops watching the slot Leases', () =>
@@ -162,7 +143,7 @@ describe('Serial waiters while the controller hands slots out', () => {
     };
     await cluster.admin.create(LEASES, handedLease('given', 0, 'someone', 600));
     const node = await startNode(cluster, 'given-a', { agent: { serialControllerGraceMs: 60_000 } });
-    await markReady(cluster, 'given-a');
+    await setReady(cluster, 'given-a', true);
     await eventually('given-a Ready', async () =>
       (await getNode(cluster, 'given-a')).status?.conditions?.some((c) => c.status === 'True')
         ? true
@@ -197,7 +178,7 @@ describe('Serial waiters while the controller hands slots out', () => {
     const leases = await LeaseHistory.start(cluster.admin, 'stale');
     try {
       const node = await startNode(cluster, 'stale-a', { agent: { serialControllerGraceMs: 300 } });
-      await markReady(cluster, 'stale-a');
+      await setReady(cluster, 'stale-a', true);
       await gateSerial(cluster, 'stale-a', revision.metadata.name, gate);
       // No hand-over seen in the list: the controller is not live, so the agent takes a slot itself.
       await waitForState(cluster, 'stale-a', 'Done', 30_000);
@@ -226,7 +207,7 @@ describe('Serial waiters while the controller hands slots out', () => {
       spec: { leaseDurationSeconds: 600 },
     });
     const node = await startNode(cluster, 'free-a', { agent: { serialControllerGraceMs: 300 } });
-    await markReady(cluster, 'free-a');
+    await setReady(cluster, 'free-a', true);
     await gateSerial(cluster, 'free-a', revision.metadata.name, gate);
     await waitForState(cluster, 'free-a', 'Done', 30_000);
     assert.equal(node.agent.serialSlot.held?.slot, 1, 'took the free slot itself');
@@ -252,7 +233,7 @@ describe('Serial waiters while the controller hands slots out', () => {
     await cluster.admin.create(LEASES, handedLease('lapse', 0, 'dead', 3));
     try {
       const node = await startNode(cluster, 'lapse-a', { agent: { serialControllerGraceMs: 500 } });
-      await markReady(cluster, 'lapse-a');
+      await setReady(cluster, 'lapse-a', true);
       await gateSerial(cluster, 'lapse-a', revision.metadata.name, gate);
       await eventually('lapse-a parked', () =>
         !node.agent.serialSlot.watching && node.agent.status.state === 'Waiting' ? true : undefined,

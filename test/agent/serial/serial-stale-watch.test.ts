@@ -19,7 +19,7 @@ import {
   startNode,
   waitForState,
 } from '../agent-harness.ts';
-import { gateSerial, LeaseHistory } from '../serial-support.ts';
+import { gateSerial, LeaseHistory, setReady } from '../serial-support.ts';
 
 /** How far behind the agent's watch of its Node runs. */
 const WATCH_DELAY_MS = 1500;
@@ -37,27 +37,6 @@ function withLateNodeWatch(client: LightKubeClient): LightKubeClient {
       options,
     );
   return late;
-}
-
-function setReady(cluster: Cluster, node: string, ready: boolean) {
-  return cluster.admin.patch(
-    `/api/v1/nodes/${node}/status`,
-    {
-      status: {
-        conditions: [
-          {
-            type: 'Ready',
-            status: ready ? 'True' : 'False',
-            reason: ready ? 'KubeletReady' : 'KubeletNotReady',
-            message: ready ? 'kubelet is posting ready status' : 'container runtime is starting',
-            lastHeartbeatTime: new Date().toISOString(),
-            lastTransitionTime: new Date().toISOString(),
-          },
-        ],
-      },
-    },
-    'strategic',
-  );
 }
 
 describe('a Serial holder whose Node watch runs behind', () => {
