@@ -56,6 +56,12 @@ export interface StreamedRequest {
 /** A response larger than this is refused rather than buffered (the agent reads single objects). */
 const MAX_BUFFERED_RESPONSE_BYTES = 128 * 1024 * 1024;
 const REDACTED = '[redacted]';
+/**
+ * How long an idle pooled connection is kept: below the 90 s after which kube-apiserver (its HTTP/1.1
+ * IdleTimeout) and the embedded server (keepAliveTimeout) close one. In a request it is only the
+ * socket's inactivity timer, which nothing here listens to: requests set their own timeout.
+ */
+export const IDLE_CONNECTION_TIMEOUT_MS = 60_000;
 const JSON_TYPE = 'application/json';
 
 export class HttpsTransport {
@@ -138,8 +144,10 @@ export class HttpsTransport {
 
   /**
    * Sends a request and reads the whole response body. An idempotent request that fails on a pooled
-   * connection before any answer is sent once more on a fresh one: the server may have closed the idle
-   * connection just as the request went out (Node's keep-alive race), so the request never arrived.
+   * connection before any answer is sent once more on a new connection of its own: the server may have
+   * closed the idle connection just as the request went out (Node's keep-alive race), so the request
+   * never arrived. Not on another pooled one: connections idle since the same moment were closed by
+   * the same timer, and a client whose event loop runs late has not yet read the server's close of any.
    */
   async send(
     method: string,
@@ -152,7 +160,7 @@ export class HttpsTransport {
     } catch (err) {
       if (!idempotent || !this.staleConnectionFailures.has(err as Error)) throw err;
       this.counters.retry();
-      return this.sendOnce(method, path, body);
+      return this.sendOnce(method, path, body, true);
     }
   }
 
@@ -160,9 +168,10 @@ export class HttpsTransport {
     method: string,
     path: string,
     body?: { contentType: string; data: string },
+    freshConnection = false,
   ): Promise<BufferedResponse> {
     const data = body === undefined ? undefined : Buffer.from(body.data, 'utf8');
-    const req = await this.open(method, path, body?.contentType, data?.length);
+    const req = await this.open(method, path, body?.contentType, data?.length, freshConnection);
     return new Promise<BufferedResponse>((resolve, reject) => {
       let answered = false;
       req.setTimeout(this.requestTimeoutMs, () => {
@@ -272,6 +281,7 @@ export class HttpsTransport {
     path: string,
     contentType?: string,
     contentLength?: number,
+    freshConnection = false,
   ): Promise<ClientRequest> {
     if (!path.startsWith('/')) throw new Error(`request path must start with '/': ${path}`);
     const credentials = await this.#credentials.current();
@@ -286,7 +296,13 @@ export class HttpsTransport {
     if (contentLength !== undefined) headers['Content-Length'] = String(contentLength);
     const secure = this.server.protocol === 'https:';
     const req = (secure ? httpsRequest : httpRequest)({
-      agent: credentials.agent ?? this.pooledAgent(credentials.tls),
+      // A fresh connection: a one-off agent (agent: false) with the pool's TLS material. A caller's
+      // agent (a proxy's) is used as it is.
+      ...(credentials.agent
+        ? { agent: credentials.agent }
+        : freshConnection
+          ? { agent: false, ...(secure ? secured(credentials.tls) : {}) }
+          : { agent: this.pooledAgent(credentials.tls) }),
       protocol: this.server.protocol,
       hostname: this.server.hostname.replace(/^\[|\]$/g, ''),
       port: this.server.port === '' ? (secure ? 443 : 80) : Number(this.server.port),
@@ -303,7 +319,10 @@ export class HttpsTransport {
 
   // One keep-alive agent while the TLS material stays the same (rotated certificates replace it).
   // One idle socket is enough for an agent that makes a request every few minutes; LIFO reuse keeps
-  // the warm one. Node closes idle sockets when the server's Keep-Alive timeout says so.
+  // the warm one. Idle sockets close after IDLE_CONNECTION_TIMEOUT_MS, or a second before the server's
+  // Keep-Alive timeout if it announces a shorter one: Node applies that hint only when the agent has a
+  // timeout of its own, and without one kept idle sockets until the server closed them, racing
+  // every request that picked one up at that moment.
   // The CA, certificate and key go into one SecureContext for the agent's lifetime: given as plain
   // options, every new connection (each watch is one) parses them into a context of its own again.
   private pooledAgent(tls: TlsMaterial): HttpAgent {
@@ -311,6 +330,7 @@ export class HttpsTransport {
     this.agent?.destroy();
     const common = {
       keepAlive: true,
+      timeout: IDLE_CONNECTION_TIMEOUT_MS,
       maxFreeSockets: this.tuning.maxFreeSockets ?? 2,
       scheduling: 'lifo' as const,
       ...(this.tuning.maxSockets !== undefined ? { maxSockets: this.tuning.maxSockets } : {}),

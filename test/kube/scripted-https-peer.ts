@@ -20,6 +20,7 @@ export interface ScriptedPeer {
 
 export async function startScriptedPeer(
   respond: (req: IncomingMessage, res: ServerResponse) => void,
+  options: { keepAliveTimeoutMs?: number } = {},
 ): Promise<ScriptedPeer> {
   const dir = mkdtempSync(join(tmpdir(), 'nodeherd-scripted-peer-'));
   const pki = await ensurePki(dir);
@@ -28,6 +29,7 @@ export async function startScriptedPeer(
     requests.push(req);
     respond(req, res);
   });
+  if (options.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = options.keepAliveTimeoutMs;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
