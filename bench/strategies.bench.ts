@@ -11,7 +11,7 @@
 //   needs, see REAL.spreadWindowS; a canary of 1 % of the nodes, after which the others' window opens), Serial (slots = the limit), RollingUpdate (maxUnavailable =
 //   the limit, minReadySeconds 0, failurePolicy Pause: the defaults).
 //
-// Per strategy, on a fresh cluster: every node bootstraps to revision v0; then a good change (a kubelet
+// Per strategy, on a fresh cluster and in a process of its own: every node bootstraps to revision v0; then a good change (a kubelet
 // drop-in: every node restarts kubelet and is NotReady for the restart time) and a change that breaks
 // kubelet (the simulated kubelet dies at start with that drop-in and never comes back: the agent reports
 // Failed and, under the default failurePolicy Pause, leaves the node for a human). Figures: the peak of concurrently NotReady nodes (Ready not True on the
@@ -48,10 +48,10 @@
 
 import './support/simulator-threads.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { revisionName } from '../src/api/hash.ts';
 import {
@@ -1126,6 +1126,52 @@ function reportStrategy(r: StrategyResult): void {
   });
 }
 
+/**
+ * Each strategy's run goes in a process of its own, as its API server and controller do: the simulated
+ * nodes of one run (5,000 agents' state, their garbage, a heap grown to hold them) must not slow the
+ * next one, or a strategy's figures would depend on the ones run before it.
+ */
+const CHILD_ENV = 'STRATEGY_BENCH_CHILD';
+const CHILD_OUT_ENV = 'STRATEGY_BENCH_CHILD_OUT';
+const CHILD_CONTROLLER_ENV = 'STRATEGY_BENCH_CONTROLLER_ENTRY';
+
+// JSON has no NaN or Infinity (a figure not reached is one); they travel as strings.
+const encodeNumbers = (_key: string, value: unknown) =>
+  typeof value === 'number' && !Number.isFinite(value) ? `#${value}` : value;
+const decodeNumbers = (_key: string, value: unknown) =>
+  value === '#NaN' || value === '#Infinity' || value === '#-Infinity' ? Number(value.slice(1)) : value;
+
+async function runInChild(strategy: Strategy, run: number): Promise<StrategyResult> {
+  const out = join(mkdtempSync(join(tmpdir(), 'nodeherd-strategy-bench-run-')), 'result.json');
+  try {
+    const child = spawn(...diesWithParent(process.execPath, [...process.execArgv, import.meta.filename]), {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: {
+        ...process.env,
+        [CHILD_ENV]: `${strategy}:${run}`,
+        [CHILD_OUT_ENV]: out,
+        [CHILD_CONTROLLER_ENV]: controllerEntry,
+      },
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (code !== 0) throw new Error(`${strategy} (run ${run + 1}): the run's process exited with ${code}`);
+    return JSON.parse(readFileSync(out, 'utf8'), decodeNumbers) as StrategyResult;
+  } finally {
+    rmSync(dirname(out), { recursive: true, force: true });
+  }
+}
+
+/** In the run's own process: one strategy's run, its result written where the parent reads it. */
+async function childMain(spec: string): Promise<void> {
+  const [strategy, run] = spec.split(':') as [Strategy, string];
+  controllerEntry = process.env[CHILD_CONTROLLER_ENV] ?? controllerEntry;
+  const result = await runStrategy(strategy, Number(run));
+  writeFileSync(process.env[CHILD_OUT_ENV]!, JSON.stringify(result, encodeNumbers));
+  // The fleet, server and controller are closed; a handle left behind must not keep the run going.
+  process.exit(0);
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const bundleDir = mkdtempSync(join(tmpdir(), 'nodeherd-strategy-bench-controller-'));
@@ -1143,7 +1189,7 @@ async function main(): Promise<void> {
   const worst = new Map<Strategy, { peaks: number[]; allPeaks: number[]; hits: number[] }>();
   for (const strategy of SELECTED) {
     for (let run = 0; run < RUNS; run++) {
-      const result = await runStrategy(strategy, run);
+      const result = await runInChild(strategy, run);
       if (run === 0) {
         results.push(result);
         reportStrategy(result);
@@ -1195,4 +1241,6 @@ async function main(): Promise<void> {
   console.log(`total ${((performance.now() - started) / 1000).toFixed(0)} s of wall time`);
 }
 
-await main();
+const childSpec = process.env[CHILD_ENV];
+if (childSpec) await childMain(childSpec);
+else await main();
