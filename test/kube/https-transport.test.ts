@@ -7,14 +7,16 @@ import { test } from 'node:test';
 import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
 import { startScriptedPeer } from './scripted-https-peer.ts';
 
-test('an idempotent request that meets a dropped kept-alive connection is sent once more; a create is not', async () => {
+/**
+ * A peer whose every connection serves one request, then dies when the next one arrives on it; each
+ * request is noted in `seen` as "<method> #<its number on its connection>".
+ */
+function oneRequestPerConnection(seen: string[] = []) {
   const requestsPerSocket = new Map<Socket, number>();
-  const seen: string[] = [];
-  const peer = await startScriptedPeer((req, res) => {
+  return startScriptedPeer((req, res) => {
     const count = (requestsPerSocket.get(req.socket) ?? 0) + 1;
     requestsPerSocket.set(req.socket, count);
     seen.push(`${req.method} #${count}`);
-    // Every connection serves one request, then dies when the next one arrives on it.
     if (count > 1) {
       req.socket.destroy();
       return;
@@ -22,6 +24,11 @@ test('an idempotent request that meets a dropped kept-alive connection is sent o
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify({ kind: 'Node', metadata: { name: 'n1' } }));
   });
+}
+
+test('an idempotent request that meets a dropped kept-alive connection is sent once more; a create is not', async () => {
+  const seen: string[] = [];
+  const peer = await oneRequestPerConnection(seen);
   const client = new LightKubeClient({ server: peer.url, caPem: peer.caPem, token: 'peer-token' });
   try {
     assert.equal((await client.get('/api/v1/nodes/n1')).metadata?.name, 'n1');
@@ -57,19 +64,8 @@ test('an idempotent request that meets a dropped kept-alive connection is sent o
 });
 
 test('the retry after a dropped kept-alive connection goes out on a new connection, not another pooled one', async () => {
-  const requestsPerSocket = new Map<Socket, number>();
-  const peer = await startScriptedPeer((req, res) => {
-    const count = (requestsPerSocket.get(req.socket) ?? 0) + 1;
-    requestsPerSocket.set(req.socket, count);
-    // Every connection serves one request, then dies when the next one arrives on it: both pooled
-    // connections are dead by the third request, as connections idle since the same moment are.
-    if (count > 1) {
-      req.socket.destroy();
-      return;
-    }
-    res.writeHead(200, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify({ kind: 'Node', metadata: { name: 'n1' } }));
-  });
+  // Both pooled connections are dead by the third request, as connections idle since the same moment are.
+  const peer = await oneRequestPerConnection();
   const client = new LightKubeClient({ server: peer.url, caPem: peer.caPem, token: 'peer-token' });
   try {
     // Two at once: two connections, both kept in the pool afterwards.
