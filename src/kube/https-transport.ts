@@ -75,6 +75,8 @@ export class HttpsTransport {
   private readonly staleConnectionFailures = new WeakSet<Error>();
   private agent: HttpAgent | undefined;
   private agentTls: TlsMaterial | undefined;
+  /** The pooled agent's TLS options (its SecureContext), which a one-off fresh connection uses too. */
+  private agentTlsOptions: ReturnType<typeof secured> | undefined;
 
   /** The light client's form: a CA and a token, token file or client certificate. */
   constructor(options: HttpsTransportOptions, counters: RequestCounters);
@@ -274,6 +276,7 @@ export class HttpsTransport {
     this.agent?.destroy();
     this.agent = undefined;
     this.agentTls = undefined;
+    this.agentTlsOptions = undefined;
   }
 
   private async open(
@@ -296,12 +299,12 @@ export class HttpsTransport {
     if (contentLength !== undefined) headers['Content-Length'] = String(contentLength);
     const secure = this.server.protocol === 'https:';
     const req = (secure ? httpsRequest : httpRequest)({
-      // A fresh connection: a one-off agent (agent: false) with the pool's TLS material. A caller's
+      // A fresh connection: a one-off agent (agent: false) with the pool's SecureContext. A caller's
       // agent (a proxy's) is used as it is.
       ...(credentials.agent
         ? { agent: credentials.agent }
         : freshConnection
-          ? { agent: false, ...(secure ? secured(credentials.tls) : {}) }
+          ? { agent: false, ...(secure ? this.pooledTlsOptions(credentials.tls) : {}) }
           : { agent: this.pooledAgent(credentials.tls) }),
       protocol: this.server.protocol,
       hostname: this.server.hostname.replace(/^\[|\]$/g, ''),
@@ -335,12 +338,17 @@ export class HttpsTransport {
       scheduling: 'lifo' as const,
       ...(this.tuning.maxSockets !== undefined ? { maxSockets: this.tuning.maxSockets } : {}),
     };
-    this.agent =
-      this.server.protocol === 'https:'
-        ? new HttpsAgent({ ...common, ...secured(tls) })
-        : new HttpAgent(common);
+    const secure = this.server.protocol === 'https:';
+    this.agentTlsOptions = secure ? secured(tls) : undefined;
+    this.agent = secure ? new HttpsAgent({ ...common, ...this.agentTlsOptions }) : new HttpAgent(common);
     this.agentTls = tls;
     return this.agent;
+  }
+
+  /** The TLS options of the pooled agent for this material (the agent made or replaced as needed). */
+  private pooledTlsOptions(tls: TlsMaterial): ReturnType<typeof secured> | undefined {
+    this.pooledAgent(tls);
+    return this.agentTlsOptions;
   }
 }
 
