@@ -44,6 +44,8 @@ export interface HttpsTransportOptions extends ConnectionTuning {
 export interface BufferedResponse {
   status: number;
   text: string;
+  /** The server's Retry-After in seconds, when it sent a valid one (with a 429 or a 5xx). */
+  retryAfterSeconds?: number;
 }
 
 export interface StreamedRequest {
@@ -63,6 +65,13 @@ const REDACTED = '[redacted]';
  */
 export const IDLE_CONNECTION_TIMEOUT_MS = 60_000;
 const JSON_TYPE = 'application/json';
+/**
+ * How often a request the server turned away with Retry-After is sent again, and the longest wait
+ * honoured, as client-go does (10 retries; its default Retry-After ceiling is far above a minute, but
+ * no caller here waits longer than its own request timeout for one answer).
+ */
+export const MAX_RETRY_AFTER_RETRIES = 10;
+const MAX_RETRY_AFTER_SECONDS = 60;
 
 export class HttpsTransport {
   readonly server: URL;
@@ -128,6 +137,13 @@ export class HttpsTransport {
     let response = await this.send(method, path, payload, idempotent);
     if (response.status === 401 && this.refreshToken()) {
       this.counters.retry();
+      response = await this.send(method, path, payload, idempotent);
+    }
+    for (let retries = 0; retries < MAX_RETRY_AFTER_RETRIES; retries++) {
+      const wait = retryAfterWait(response, idempotent);
+      if (wait === undefined) break;
+      this.counters.retry();
+      await new Promise((resolve) => setTimeout(resolve, wait));
       response = await this.send(method, path, payload, idempotent);
     }
     if (response.status < 200 || response.status > 299)
@@ -209,9 +225,11 @@ export class HttpsTransport {
           chunks.push(chunk);
         });
         res.on('end', () => {
+          const retryAfterSeconds = parseRetryAfter(res.headers['retry-after']);
           resolve({
             status: res.statusCode ?? 0,
             text: this.redact(Buffer.concat(chunks, size).toString('utf8')),
+            ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
           });
         });
         // A connection lost mid-body errors the response, not the request.
@@ -367,4 +385,24 @@ function sameTls(a: TlsMaterial, b: TlsMaterial | undefined): boolean {
   const text = (t: TlsMaterial) =>
     JSON.stringify(t, (_k, v) => (Buffer.isBuffer(v) ? v.toString('base64') : v));
   return text(a) === text(b);
+}
+
+/** Retry-After as whole seconds (the API server sends delta-seconds; an HTTP date is not used). */
+export function parseRetryAfter(header: string | undefined): number | undefined {
+  if (header === undefined || !/^\s*\d{1,9}\s*$/.test(header)) return undefined;
+  return Number(header.trim());
+}
+
+/**
+ * How long to wait before sending a refused request again, or undefined to give up. A 429 means the
+ * server did not act on the request (priority and fairness, a rate limit), so any verb is sent again;
+ * a 5xx with Retry-After (a server starting up or shedding load) may have acted, so only an idempotent
+ * request is. Both only when the server said when to come back, as client-go's checkWait does.
+ */
+export function retryAfterWait(response: BufferedResponse, idempotent: boolean): number | undefined {
+  const seconds = response.retryAfterSeconds;
+  if (seconds === undefined) return undefined;
+  if (response.status !== 429 && !(idempotent && response.status >= 500 && response.status <= 599))
+    return undefined;
+  return Math.min(Math.max(seconds, 0), MAX_RETRY_AFTER_SECONDS) * 1000;
 }
