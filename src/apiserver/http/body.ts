@@ -1,15 +1,13 @@
 // Reading and decoding request bodies with the limits and errors of a real API server.
 
 import type { IncomingMessage } from 'node:http';
-import { parse as parseYaml } from 'yaml';
-import { KUBE_YAML } from '../../util/kube-yaml.ts';
+import { parseBoundedYaml } from '../../util/bounded-yaml.ts';
 import { BodyTooLargeError, readLimitedBody } from '../../util/request-body.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import { assertJsonDepth } from '../json-depth.ts';
 import { decodeProtobufObject } from '../protobuf/decode.ts';
+import { MAX_BODY_BYTES } from '../request-limits.ts';
 
-/** kube-apiserver's default maximum request body (3 MiB). */
-export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   try {
@@ -38,7 +36,7 @@ export function decodeObject(body: Buffer, contentType: string | undefined): Rec
   let value: unknown;
   if (type === 'application/yaml' || type === 'application/x-yaml' || type === 'text/yaml') {
     try {
-      value = parseYaml(text, { maxAliasCount: 100, ...KUBE_YAML });
+      value = parseBoundedYaml(text, MAX_BODY_BYTES);
     } catch (err) {
       // A RangeError is the parser's own stack running out on deep nesting: still the body's fault.
       throw badRequest(`error decoding YAML: ${(err as Error).message.split('\n')[0]}`);

@@ -4,9 +4,9 @@
 // Server-side apply (application/apply-patch+yaml) needs field ownership, so the object service does
 // it (ObjectService.apply); this file only decodes its body.
 
-import { parse as parseYaml } from 'yaml';
-import { KUBE_YAML } from '../../util/kube-yaml.ts';
+import { parseBoundedYaml } from '../../util/bounded-yaml.ts';
 import { ApiError, badRequest } from '../errors.ts';
+import { MAX_BODY_BYTES } from '../request-limits.ts';
 import type { KubeObject } from '../storage/types.ts';
 import { builtinPatchMeta } from './builtin-patch-meta.ts';
 import { applyMergePatch } from './json-merge-patch.ts';
@@ -38,7 +38,7 @@ export function decodeApplyPatch(body: Buffer | string): KubeObject {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   let value: unknown;
   try {
-    value = parseYaml(text, { maxAliasCount: 100, ...KUBE_YAML });
+    value = parseBoundedYaml(text, MAX_BODY_BYTES);
   } catch (error) {
     throw badRequest(`error converting YAML to JSON: yaml: ${(error as Error).message.split('\n')[0]}`);
   }
