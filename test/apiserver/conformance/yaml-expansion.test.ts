@@ -57,6 +57,6 @@ describe('YAML alias expansion', () => {
       contentType: 'application/yaml',
       body: `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: aliased\ndata:\n  a: &small value\n${aliases}\n`,
     });
-    assert.equal(res.status, 201, res.body);
+    assert.equal(res.status, 201, res.text);
   });
 });
