@@ -1,6 +1,8 @@
 // Builds the installable command line: bin/nodeherd.ts as one ES module of JavaScript,
-// dist/bin/nodeherd.mjs, and beside it the kubectl plugin entry (kubectl-nodeherd.mjs) and kubectl's
-// completion helper for it (kubectl_complete-nodeherd.mjs). npm
+// dist/bin/nodeherd-bundle.mjs, behind a tiny entry, dist/bin/nodeherd.mjs, that checks the Node
+// version before any of the bundle's imports run (on an older Node they fail inside undici with a
+// stack trace, even for --help); beside them the kubectl plugin entry (kubectl-nodeherd.mjs) and
+// kubectl's completion helper for it (kubectl_complete-nodeherd.mjs). npm
 // pack runs it (the `prepack` script), because Node refuses to strip types of .ts files under
 // node_modules: a package whose bins are TypeScript works from a clone and nowhere else.
 //
@@ -19,7 +21,29 @@ import { REPO_ROOT } from './build-agent.ts';
 
 export const DEFAULT_CLI_OUT_DIR = join(REPO_ROOT, 'dist', 'bin');
 /** The oldest Node the built CLI runs on: undici 8 (under @kubernetes/client-node) needs 22.19. */
-export const CLI_NODE_TARGET = 'node22.19';
+export const CLI_NODE_MINIMUM = { major: 22, minor: 19 } as const;
+export const CLI_NODE_TARGET = `node${CLI_NODE_MINIMUM.major}.${CLI_NODE_MINIMUM.minor}`;
+
+/**
+ * The installed `nodeherd`: plain JavaScript with no static import, so it runs on any Node and says in
+ * one line what it needs before it loads the bundle.
+ */
+export function cliEntry(bundleFile: string): string {
+  const { major, minor } = CLI_NODE_MINIMUM;
+  return [
+    '#!/usr/bin/env node',
+    '// The nodeherd command: checks the Node version, then loads the bundle (whose imports need it).',
+    "const [major, minor] = process.versions.node.split('.').map(Number);",
+    `if (major < ${major} || (major === ${major} && minor < ${minor})) {`,
+    '  process.stderr.write(',
+    `    \`nodeherd: needs Node.js ${major}.${minor} or newer; \${process.execPath} is \${process.version}\\n\`,`,
+    '  );',
+    '  process.exit(1);',
+    '}',
+    `await import('./${bundleFile}');`,
+    '',
+  ].join('\n');
+}
 
 export interface CliBuild {
   nodeherd: string;
@@ -51,11 +75,12 @@ export async function buildCli(outDir = DEFAULT_CLI_OUT_DIR): Promise<CliBuild> 
   const out = resolve(outDir);
   await mkdir(out, { recursive: true });
   const nodeherd = join(out, 'nodeherd.mjs');
+  const bundle = join(out, 'nodeherd-bundle.mjs');
   const dashboardScript = await buildDashboardScript();
   const result = await build({
     plugins: [prebuiltDashboard(dashboardScript)],
     entryPoints: [join(REPO_ROOT, 'bin/nodeherd.ts')],
-    outfile: nodeherd,
+    outfile: bundle,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -74,6 +99,7 @@ export async function buildCli(outDir = DEFAULT_CLI_OUT_DIR): Promise<CliBuild> 
   const scripts = Object.keys(result.metafile.inputs).filter((input) => /(^|\/)src\/.*generate-/.test(input));
   if (scripts.length > 0)
     throw new Error(`the CLI bundle pulled in generator scripts: ${scripts.join(', ')}`);
+  await writeFile(nodeherd, cliEntry('nodeherd-bundle.mjs'), { mode: 0o755 });
   await chmod(nodeherd, 0o755);
   // kubectl finds plugins by file name on PATH; npm links the bin under the name package.json gives it.
   const kubectlPlugin = join(out, 'kubectl-nodeherd.mjs');
