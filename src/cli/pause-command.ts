@@ -2,6 +2,7 @@
 // update; nodes already in flight finish.
 
 import { Command } from 'commander';
+import { invokedCommand } from '../util/invoked-command.ts';
 import { addKubeOptions, type KubeOptions, withClient } from './kube-options.ts';
 import { setPoolPaused } from './pool-actions.ts';
 
@@ -18,7 +19,7 @@ function pausedCommand(name: 'pause' | 'resume', paused: boolean, description: s
       }
       process.stdout.write(
         paused
-          ? `pool ${poolName} paused: no node starts an update; nodes in flight finish (resume: nodeherd resume ${poolName})\n`
+          ? `pool ${poolName} paused: no node starts an update; nodes in flight finish (resume: ${invokedCommand()} resume ${poolName})\n`
           : `pool ${poolName} resumed: the rollout continues\n`,
       );
     }),

@@ -3,6 +3,7 @@
 // status.history, else the newest older NodeConfigRevision of the pool (pool-actions.ts).
 
 import { Command, InvalidArgumentError } from 'commander';
+import { invokedCommand } from '../util/invoked-command.ts';
 import { addKubeOptions, type KubeOptions, withClient } from './kube-options.ts';
 import { requestRollback } from './pool-actions.ts';
 
@@ -28,7 +29,7 @@ export function rollbackCommand(): Command {
     withClient(opts, async (client) => {
       const to = await requestRollback(client, poolName, opts.toRevision);
       process.stdout.write(
-        `pool ${poolName}: rollback to revision ${to.number} (${to.name}) requested; the controller rolls it out with the pool's strategy (watch: nodeherd status ${poolName} --watch)\n`,
+        `pool ${poolName}: rollback to revision ${to.number} (${to.name}) requested; the controller rolls it out with the pool's strategy (watch: ${invokedCommand()} status ${poolName} --watch)\n`,
       );
     }),
   );

@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { ContainerNodes } from '../nspawn/container-nodes.ts';
 import { LocalCluster } from '../up/local-cluster.ts';
 import { printIntroduction, printReady } from '../up/messages.ts';
+import { invokedCommand } from '../util/invoked-command.ts';
 import { serveUpDashboard } from './dashboard/up-dashboard.ts';
 import { showFleet } from './status/show-fleet.ts';
 
@@ -46,6 +47,7 @@ function nodeCount(max: number): (value: string) => number {
 }
 
 const DEFAULT_NODES = 5;
+const DEFAULT_PORT = 6443;
 /** The port a real agent serves its local API on, so `…/v1/update` reads the same here. */
 const DEFAULT_NODE_API_PORT = 9469;
 
@@ -65,7 +67,12 @@ export function upCommand(): Command {
       'where everything is kept between runs (a rerun resumes from it)',
       '.nodeherd',
     )
-    .option('--port <port>', 'HTTPS port of the API server on 127.0.0.1 (0 picks a free one)', port, 6443)
+    .option(
+      '--port <port>',
+      'HTTPS port of the API server on 127.0.0.1 (0 picks a free one)',
+      port,
+      DEFAULT_PORT,
+    )
     .option(
       '--node-api-port <port>',
       "HTTP port on 127.0.0.1 of the simulated nodes' agent APIs, under /nodes/<node>/ (0 picks a free one)",
@@ -136,7 +143,10 @@ function rerunCommand(options: UpOptions): string {
   const flags = [`--state-dir ${options.stateDir}`];
   if (options.nspawn !== undefined) flags.push(`--nspawn ${options.nspawn}`);
   else if (options.nodes !== DEFAULT_NODES) flags.push(`--nodes ${options.nodes}`);
-  return `nodeherd up ${flags.join(' ')}`;
+  // A rerun serves where the user's kubeconfig and tools already point.
+  if (options.port !== DEFAULT_PORT) flags.push(`--port ${options.port}`);
+  if (options.nodeApiPort !== DEFAULT_NODE_API_PORT) flags.push(`--node-api-port ${options.nodeApiPort}`);
+  return `${invokedCommand()} up ${flags.join(' ')}`;
 }
 
 /** First SIGINT/SIGTERM: stop cleanly. Second: exit at once. */

@@ -15,6 +15,7 @@ import { strategyDescription } from '../controller/strategies/descriptions.ts';
 import type { KubeClient } from '../kube/kube-client.ts';
 import { isKubeError } from '../kube/kube-error.ts';
 import type { Node } from '../kube/types.ts';
+import { invokedCommand } from '../util/invoked-command.ts';
 import { kubeTime } from '../util/kube-time.ts';
 import { CliError } from './cli-error.ts';
 import { addKubeOptions, type KubeOptions, withClient } from './kube-options.ts';
@@ -29,7 +30,7 @@ export function notOnDemand(pool: NodeConfigPool): string | undefined {
   if (description?.upgradesOnDemand) return undefined;
   return (
     description?.notOnDemand?.(name) ??
-    `pool ${name} uses the ${type} strategy, which updates every node to the target anyway; nodeherd upgrade is for OnDelete pools (see nodeherd status ${name})`
+    `pool ${name} uses the ${type} strategy, which updates every node to the target anyway; ${invokedCommand()} upgrade is for OnDelete pools (see ${invokedCommand()} status ${name})`
   );
 }
 

@@ -3,6 +3,7 @@
 // for it).
 
 import { relative } from 'node:path';
+import { invokedCommand } from '../util/invoked-command.ts';
 import type { LocalCluster } from './local-cluster.ts';
 
 export type NodeKind = 'simulated' | 'container';
@@ -11,11 +12,6 @@ export type NodeKind = 'simulated' | 'container';
 function shown(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel !== '' && !rel.startsWith('..') ? rel : path;
-}
-
-/** How the user runs the CLI: from a clone through npm (TypeScript entry), else the installed command. */
-function cliCommand(): string {
-  return process.argv[1]?.endsWith('.ts') ? 'npm run nodeherd --' : 'nodeherd';
 }
 
 export function printIntroduction(out: NodeJS.WritableStream, cluster: LocalCluster, kind: NodeKind): void {
@@ -51,7 +47,7 @@ export function printIntroduction(out: NodeJS.WritableStream, cluster: LocalClus
           '',
           'A first rollout: change the sample config (e.g. maxPods) and watch it reach one node after another:',
           `  kubectl edit nodeconfig ${config}`,
-          `  ${cliCommand()} status${pool ? ` ${pool}` : ''}`,
+          `  ${invokedCommand()} status${pool ? ` ${pool}` : ''}`,
         ]
       : []),
     ...(config && kind === 'simulated'

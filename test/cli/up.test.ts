@@ -227,10 +227,13 @@ test('up: the sample pool reaches 3 nodes, Ctrl-C stops cleanly, a rerun resumes
   client.close();
   assert.equal(await stopWithCtrlC(running), 0, running.output());
   // The hint to resume repeats --nodes: a rerun with the default count would change the fleet (and a
-  // smaller count deletes the extra nodes with their state).
+  // smaller count deletes the extra nodes with their state). It repeats the ports it was given, and
+  // names the command run from a checkout.
   assert.match(
     running.output(),
-    new RegExp(`stopped; \`nodeherd up --state-dir ${stateDir} --nodes 3\` resumes`),
+    new RegExp(
+      `stopped; \`npm run nodeherd -- up --state-dir ${stateDir} --nodes 3 --port 0 --node-api-port 0\` resumes`,
+    ),
   );
 
   const rerun = up(args);

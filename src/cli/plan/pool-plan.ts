@@ -18,6 +18,7 @@ import type {
 import type { Node } from '../../kube/types.ts';
 import { plan } from '../../plan/plan.ts';
 import type { Changes, Disruption } from '../../plan/types.ts';
+import { invokedCommand } from '../../util/invoked-command.ts';
 
 export type NodeAction = 'none' | 'reload' | 'restart' | 'drain' | 'reboot';
 
@@ -233,6 +234,6 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     result.batches = planned.batches;
     notes.push(...planned.notes);
   }
-  if (spec.paused) notes.push(`the pool is paused: nothing starts until nodeherd resume ${name}`);
+  if (spec.paused) notes.push(`the pool is paused: nothing starts until ${invokedCommand()} resume ${name}`);
   return result;
 }

@@ -5,6 +5,7 @@ import type { NodeConfigPool, NodeConfigRevision } from '../../api/types.ts';
 import { PATHS } from '../../controller/api-paths.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
 import type { Node } from '../../kube/types.ts';
+import { invokedCommand } from '../../util/invoked-command.ts';
 import { kubeTime } from '../../util/kube-time.ts';
 import { unknownPoolError } from '../pool-lookup.ts';
 import { bar, type Palette, palette, table, truncate } from '../text-table.ts';
@@ -141,7 +142,7 @@ function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[
       lines.push(`  ${p.yellow('drifted')} ${drifted.name}: ${drifted.message || 'no message'}`);
   } else if (pool.driftedNodes.length > 0) {
     lines.push(
-      `  ${p.yellow('drifted')} ${plural(pool.driftedNodes.length, 'node')} (nodeherd status ${pool.name} names them)`,
+      `  ${p.yellow('drifted')} ${plural(pool.driftedNodes.length, 'node')} (${invokedCommand()} status ${pool.name} names them)`,
     );
   }
   if (pool.conflictingNodes.length > 0) {

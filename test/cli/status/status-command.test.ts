@@ -76,7 +76,7 @@ test('status shows every pool: strategy, target, nodes per state and revision, c
   assert.match(out, /failed web-4: unit nginx.service failed its health probe/);
   assert.match(out, /1 node selected by no pool/);
   // The overview counts drifted nodes; the pool's own view names them.
-  assert.match(out, /drifted 1 node \(nodeherd status web names them\)/);
+  assert.match(out, /drifted 1 node \(npm run nodeherd -- status web names them\)/);
   assert.doesNotMatch(out, /drifted web-2/);
 });
 
