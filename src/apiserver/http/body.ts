@@ -8,7 +8,6 @@ import { assertJsonDepth } from '../json-depth.ts';
 import { decodeProtobufObject } from '../protobuf/decode.ts';
 import { MAX_BODY_BYTES } from '../request-limits.ts';
 
-
 export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   try {
     return await readLimitedBody(req, limit);
