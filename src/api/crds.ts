@@ -82,10 +82,11 @@ const KIND_DEFINITIONS: Record<Kind, KindDefinition> = {
         priority: 1,
       },
       {
-        name: 'Available',
+        // Not "Available": beside Ready and Updated that read as healthy nodes, and showed 0 on healthy pools.
+        name: 'OTA-Offered',
         type: 'integer',
         jsonPath: '.status.updateAvailable',
-        description: 'OTA: nodes with an update available.',
+        description: 'OTA: nodes with the target revision on offer, waiting for their owner to take it.',
         priority: 1,
       },
       {

@@ -119,7 +119,7 @@ describe('kubectl get nodeconfigpools', () => {
     );
     assert.deepEqual(
       Object.fromEntries(
-        Object.entries(wideRows).map(([name, r]) => [name, [r.PROGRESS, r.WAITING, r.AVAILABLE]]),
+        Object.entries(wideRows).map(([name, r]) => [name, [r.PROGRESS, r.WAITING, r['OTA-OFFERED']]]),
       ),
       {
         ota: ['WaitingForNodeOwners', '0', '2'],
