@@ -3,7 +3,7 @@
 
 import type { Command } from 'commander';
 import { KubeClient } from '../kube/kube-client.ts';
-import { loadKubeConfig } from '../kube/kube-config.ts';
+import { type ClusterConfig, isLightClusterConfig, loadClusterConfig } from '../kube/cluster-config.ts';
 import { type ApiContext, CliError, describeApiError } from './cli-error.ts';
 
 export interface KubeOptions {
@@ -22,10 +22,15 @@ export interface Connection {
   context: ApiContext;
 }
 
-export function connect(options: KubeOptions): Connection {
-  let config: ReturnType<typeof loadKubeConfig>;
+/**
+ * The client for the kubeconfig the options name. A kubeconfig the light reader understands (a token or
+ * a client certificate, as `nodeherd up` writes) never loads @kubernetes/client-node, whose import
+ * alone took most of a `nodeherd status`.
+ */
+export async function connect(options: KubeOptions): Promise<Connection> {
+  let config: ClusterConfig;
   try {
-    config = loadKubeConfig({
+    config = await loadClusterConfig({
       ...(options.kubeconfig ? { kubeconfig: options.kubeconfig } : {}),
       ...(options.context ? { context: options.context } : {}),
     });
@@ -36,8 +41,8 @@ export function connect(options: KubeOptions): Connection {
     throw new CliError(`cannot use the kubeconfig ${where}: ${why}`);
   }
   const client = new KubeClient(config, { userAgent: 'nodeherd-cli', requestTimeoutMs: 20_000 });
-  const user = config.getCurrentUser()?.name;
-  const contextName = config.getCurrentContext();
+  const user = isLightClusterConfig(config) ? config.userName : config.getCurrentUser()?.name;
+  const contextName = isLightClusterConfig(config) ? config.contextName : config.getCurrentContext();
   return {
     client,
     context: {
@@ -53,7 +58,7 @@ export async function withClient<T>(
   options: KubeOptions,
   work: (client: KubeClient) => Promise<T>,
 ): Promise<T> {
-  const { client, context } = connect(options);
+  const { client, context } = await connect(options);
   try {
     return await work(client);
   } catch (error) {

@@ -79,8 +79,14 @@ export async function buildCli(outDir = DEFAULT_CLI_OUT_DIR): Promise<CliBuild> 
   const dashboardScript = await buildDashboardScript();
   const result = await build({
     plugins: [prebuiltDashboard(dashboardScript)],
-    entryPoints: [join(REPO_ROOT, 'bin/nodeherd.ts')],
-    outfile: bundle,
+    entryPoints: { 'nodeherd-bundle': join(REPO_ROOT, 'bin/nodeherd.ts') },
+    outdir: out,
+    outExtension: { '.js': '.mjs' },
+    // Each command's modules in chunks of their own, loaded when it runs (cli/main.ts imports them on
+    // demand): in one file, every package any command uses is imported before any code runs.
+    splitting: true,
+    // Beside the entry, not below: sources find deploy/ and init/ from their own depth (see above).
+    chunkNames: '[name]-[hash]',
     bundle: true,
     platform: 'node',
     format: 'esm',

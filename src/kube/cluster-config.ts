@@ -24,6 +24,9 @@ export interface LightClusterConfig {
   readonly credentials: KubeconfigCredentials;
   /** The kubeconfig file, or `in-cluster`. */
   readonly source: string;
+  /** The current context's name and its user's, as a kubeconfig names them (for messages). */
+  readonly contextName?: string;
+  readonly userName?: string;
 }
 
 /** What KubeClient is built from: the official KubeConfig, or what the light reader read. */
@@ -73,15 +76,22 @@ function lightFromFile(path: string): LightClusterConfig | undefined {
   try {
     const credentials = credentialsFromKubeconfig(config, dirname(path));
     // The light transport speaks TLS only; a plain-HTTP test server goes through the official client.
-    return credentials?.server.startsWith('https://') ? { credentials, source: path } : undefined;
+    if (!credentials?.server.startsWith('https://')) return undefined;
+    const userName = current.context.user;
+    return {
+      credentials,
+      source: path,
+      contextName: current.contextName,
+      ...(typeof userName === 'string' ? { userName } : {}),
+    };
   } catch {
     return undefined; // a certificate file that cannot be read: the official client says why
   }
 }
 
 /**
- * Loads the controller's cluster configuration: the light reader's when it understands it, else the
- * official client's (loadKubeConfig, with its errors), loaded for the purpose.
+ * Loads the controller's and the CLI's cluster configuration: the light reader's when it understands
+ * it, else the official client's (loadKubeConfig, with its errors), loaded for the purpose.
  */
 export async function loadClusterConfig(
   options: KubeConfigOptions = {},

@@ -32,7 +32,7 @@ export function dashboardCommand(): Command {
     .option('-p, --port <port>', 'the port to listen on (0 picks a free one)', port, DEFAULT_DASHBOARD_PORT);
   addKubeOptions(command);
   return command.action(async (opts: DashboardCommandOptions) => {
-    const { client, context } = connect(opts);
+    const { client, context } = await connect(opts);
     // One read first, so a wrong kubeconfig or a cluster without nodeherd fails here, in words.
     try {
       await client.list(PATHS.nodeConfigPools);

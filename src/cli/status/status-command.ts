@@ -58,7 +58,7 @@ export function statusCommand(): Command {
     if (opts.timeline && opts.watch) {
       throw new CliError('--timeline and --watch: a live timeline is the dashboard (nodeherd dashboard)');
     }
-    const { client, context } = connect(opts);
+    const { client, context } = await connect(opts);
     if (opts.timeline) {
       try {
         const timelines = await fetchTimelines(client, pool);
