@@ -6,20 +6,34 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-export const ALICE = { name: 'alice', uid: 1000, gid: 1000 };
+export interface TestUser {
+  name: string;
+  uid: number;
+  gid: number;
+}
 
-export const PASSWD = 'root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000:Alice:/home/alice:/bin/sh\n';
-export const GROUP = 'root:x:0:\nalice:x:1000:\n';
+export const ALICE: TestUser = { name: 'alice', uid: 1000, gid: 1000 };
+export const BOB: TestUser = { name: 'bob', uid: 1001, gid: 1001 };
+
+export const PASSWD =
+  'root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000:Alice:/home/alice:/bin/sh\nbob:x:1001:1001:Bob:/home/bob:/bin/sh\n';
+export const GROUP = 'root:x:0:\nalice:x:1000:\nbob:x:1001:\n';
 
 /** Whether this process can act as another user (it runs as root). */
 export const canSwitchUser = process.getuid?.() === 0;
 
-/** Runs `command` as alice and fails the test on a non-zero exit. */
-export function asAlice(command: string, args: string[], cwd?: string): void {
-  const result = spawnSync(command, args, { uid: ALICE.uid, gid: ALICE.gid, cwd, encoding: 'utf8' });
+/** Runs `command` as `user` and fails the test on a non-zero exit. */
+export function asUser(user: TestUser, command: string, args: string[]): void {
+  const result = spawnSync(command, args, { uid: user.uid, gid: user.gid, encoding: 'utf8' });
   if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} as alice: ${result.error?.message ?? result.stderr}`);
+    throw new Error(
+      `${command} ${args.join(' ')} as ${user.name}: ${result.error?.message ?? result.stderr}`,
+    );
   }
+}
+
+export function asAlice(command: string, args: string[]): void {
+  asUser(ALICE, command, args);
 }
 
 /** A shell loop as alice, running until stopped (kill it by its pid: it is this test's own child). */

@@ -131,17 +131,22 @@ export class WalkedPath {
   }
 
   /** fsync of the directory: a rename, unlink or mkdir in it is durable after this. */
-  async syncDirectory(): Promise<void> {
-    try {
-      await this.handle.sync();
-    } catch (error) {
-      const code = errorCode(error);
-      if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM' && code !== 'ENOTSUP') throw error;
-    }
+  syncDirectory(): Promise<void> {
+    return syncDirectory(this.handle);
   }
 
   close(): Promise<void> {
     return this.handle.close();
+  }
+}
+
+/** fsync of an open directory; some filesystems cannot, and the change has happened anyway. */
+async function syncDirectory(handle: OpenFile): Promise<void> {
+  try {
+    await handle.sync();
+  } catch (error) {
+    const code = errorCode(error);
+    if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM' && code !== 'ENOTSUP') throw error;
   }
 }
 
@@ -175,6 +180,9 @@ export async function walkPath(
   /** Index in `stack` of the first directory of that tree (undefined: not in it yet). */
   let treeTop: number | undefined;
   let hops = 0;
+  /** The component this walk just created (made 0755 once opened). */
+  let created: string | undefined;
+  let creations = 0;
   const top = () => stack[stack.length - 1]!;
   const refuse = (component: string, owner: number, why: string) =>
     new UnsafePathError(path, component, owner, why);
@@ -244,23 +252,26 @@ export async function walkPath(
       } catch (error) {
         const code = errorCode(error);
         if (code === 'ENOENT' && options.create && pending.length > 0) {
-          // Confined or not, a new directory is created in the directory the walk holds.
+          if (confinedTo !== undefined && treeTop === undefined) {
+            throw refuse(
+              component,
+              confinedTo,
+              'would be created outside the tree of {owner}, whose symbolic link the path follows',
+            );
+          }
+          // Created in the directory the walk holds, then looked at again like any entry: whoever
+          // raced a link or a directory of their own in meanwhile is judged by the same rules.
+          if (++creations > MAX_SYMLINK_HOPS) {
+            throw new PathOutsideRootError(path, `${component} keeps vanishing while it is created`);
+          }
           try {
             await mkdir(entry, { mode: NEW_DIRECTORY_MODE });
+            created = component;
           } catch (mkdirError) {
-            if (errorCode(mkdirError) !== 'EEXIST') throw mkdirError; // created concurrently: fine
+            if (errorCode(mkdirError) !== 'EEXIST') throw mkdirError;
           }
-          handle = await open(entry, DIRECTORY_FLAGS);
-          await handle.chmod(NEW_DIRECTORY_MODE).catch(async (chmodError) => {
-            await handle?.close();
-            throw chmodError;
-          });
-          try {
-            await here.handle.sync();
-          } catch (syncError) {
-            const c = errorCode(syncError);
-            if (c !== 'EINVAL' && c !== 'EISDIR' && c !== 'EPERM' && c !== 'ENOTSUP') throw syncError;
-          }
+          pending.unshift(name);
+          continue;
         } else if (code === 'ELOOP' || code === 'ENOTDIR') {
           // A symlink (O_NOFOLLOW|O_DIRECTORY refuses one with either), or something else.
           const stats = await lstat(entry);
@@ -297,6 +308,13 @@ export async function walkPath(
       try {
         ids = await handle.stat();
         enter(controllerOf(here.ids, ids, false), component, 'directory');
+        if (created === component && ids.uid === process.geteuid?.()) {
+          // Ours: an exact 0755 (mkdir's mode went through the umask), made durable in its parent.
+          created = undefined;
+          await handle.chmod(NEW_DIRECTORY_MODE);
+          ids = await handle.stat();
+          await syncDirectory(here.handle);
+        }
       } catch (error) {
         await handle.close();
         throw error;
