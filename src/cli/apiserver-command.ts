@@ -42,6 +42,7 @@ export function apiserverCommand(): Command {
         bindAddress: string;
         tlsSan: string[];
         retainRevisions: number;
+        agentArtefacts?: string;
       }) => {
         const dataDir = resolve(opts.dataDir);
         const server = await ApiServer.start({
@@ -50,7 +51,10 @@ export function apiserverCommand(): Command {
           host: opts.bindAddress,
           extraSans: opts.tlsSan,
           retainRevisions: opts.retainRevisions,
-          profile: nodeherdProfile(),
+          // The artefacts are served before authentication (nodeherd-init has no credential yet).
+          profile: nodeherdProfile(
+            opts.agentArtefacts === undefined ? {} : { artefactDirectory: resolve(opts.agentArtefacts) },
+          ),
         });
         process.stdout.write(
           `nodeherd API server listening on ${server.url}\nadmin kubeconfig: ${adminKubeconfigPath(dataDir)}\n`,

@@ -158,8 +158,8 @@ test('up: the sample pool reaches 3 nodes, Ctrl-C stops cleanly, a rerun resumes
   assert.match(running.output(), /^ {2}node APIs {4}http:\/\/127\.0\.0\.1:[1-9]\d*\/nodes\/<node>\//m);
   assert.match(
     running.output(),
-    /^ {2}http:\/\/127\.0\.0\.1:[1-9]\d*\/dashboard\/$/m,
-    'the dashboard address',
+    /^ {2}http:\/\/127\.0\.0\.1:[1-9]\d*\/dashboard\/\?token=[\w-]{43}$/m,
+    'the dashboard address, with its secret',
   );
 
   let client = new KubeClient(loadKubeConfig({ kubeconfig }));

@@ -4,8 +4,9 @@
 // RESOLVE_IN_ROOT). So a symlink can never lead a write outside the root: a rootfs's own
 // `/etc/localtime -> /usr/share/...` or merged-usr `/lib -> usr/lib` resolve inside it.
 //
-// Limit: Node has no openat2, so this resolves by path and then acts by path. It guards against
-// symlinks that exist in the root, not against someone swapping directories while the agent writes.
+// This resolves by path: nothing may act by the path it returns (a link swapped in meanwhile would
+// be followed, and it trusts every user's links). The file executor walks and acts on descriptors
+// (safe-path.ts); this serves messages, tests and the simulated executor's path checks.
 
 import { join } from 'node:path';
 import { lstat, readlink } from '../../util/fs-async.ts';

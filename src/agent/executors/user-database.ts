@@ -3,7 +3,7 @@
 // lookup because installing a package may add users between two writes.
 
 import { readFile } from '../../util/fs-async.ts';
-import { resolveInRoot } from './root-path.ts';
+import { walkPath } from './safe-path.ts';
 import type { Ownership, Principal } from './types.ts';
 
 export class UnknownPrincipalError extends Error {
@@ -27,13 +27,30 @@ export function parseIdDatabase(text: string): Map<string, number> {
   return ids;
 }
 
-async function readDatabase(rootDir: string, file: string): Promise<Map<string, number>> {
+async function readDatabaseText(rootDir: string, file: string): Promise<string> {
   try {
-    return parseIdDatabase(await readFile(await resolveInRoot(rootDir, file, { followLast: true }), 'utf8'));
+    const walked = await walkPath(rootDir, file, { followLast: true });
+    try {
+      return await readFile(walked.entry, 'utf8');
+    } finally {
+      await walked.close();
+    }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
     throw error;
   }
+}
+
+async function readDatabase(rootDir: string, file: string): Promise<Map<string, number>> {
+  return parseIdDatabase(await readDatabaseText(rootDir, file));
+}
+
+/** The name of `uid` in the root's /etc/passwd (for messages), or undefined. */
+export async function userName(rootDir: string, uid: number): Promise<string | undefined> {
+  for (const [name, id] of parseIdDatabase(await readDatabaseText(rootDir, '/etc/passwd'))) {
+    if (id === uid) return name;
+  }
+  return undefined;
 }
 
 async function resolvePrincipal(rootDir: string, kind: 'user' | 'group', who: Principal | undefined) {

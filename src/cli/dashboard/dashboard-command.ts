@@ -1,6 +1,7 @@
 // `nodeherd dashboard [--address A] [--port P]`: the web view of every pool's rollout, against any
 // cluster, with the user's kubeconfig: it reads with those credentials and its buttons act with them.
-// It listens on 127.0.0.1 by default and answers only requests addressed to it (request-guard.ts).
+// It listens on 127.0.0.1 by default and answers only requests addressed to it that carry the secret
+// of the URL it prints (request-guard.ts).
 
 import { Command, InvalidArgumentError } from 'commander';
 import { PATHS } from '../../controller/api-paths.ts';
@@ -54,6 +55,7 @@ export function dashboardCommand(): Command {
           : `--address ${opts.address}: cannot listen there (${code ?? (error as Error).message})`,
       );
     }
+    // The URL carries the dashboard's secret: whoever has it acts with this kubeconfig's credentials.
     process.stdout.write(`dashboard of ${context.server}: ${server.url} (Ctrl-C stops)\n`);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', () => resolve());

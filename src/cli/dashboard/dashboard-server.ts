@@ -10,7 +10,6 @@
 //   GET  /api/pools/<pool>/plan       the plan of the pool's pending change
 //   POST /api/pools/<pool>/<action>   pause, resume, rollback ({"toRevision": n} optional)
 
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { refusalStatus } from '../../agent/http/local-request-guard.ts';
@@ -23,7 +22,7 @@ import { renderPoolPlan } from '../plan/plan-render.ts';
 import { requestRollback, setPoolPaused } from '../pool-actions.ts';
 import { DashboardModel, type DashboardSnapshot } from './dashboard-model.ts';
 import { dashboardPage } from './page.ts';
-import { dashboardRequestProblem } from './request-guard.ts';
+import { DashboardSecret, dashboardRequestProblem, SECRET_QUERY_PARAMETER } from './request-guard.ts';
 import { dashboardScript } from './web-assets.ts';
 
 /** SSE comment lines keep idle connections (and proxies) from timing out. */
@@ -40,8 +39,11 @@ export interface DashboardOptions {
 
 export class Dashboard {
   readonly model: DashboardModel;
-  /** Random per process: only the page served here carries it, and every POST must. */
-  readonly token = randomBytes(24).toString('hex');
+  /**
+   * Random per process: only in the URL given to whoever started the dashboard (urlFor), then in
+   * their browser's cookie; every request must carry it (request-guard.ts).
+   */
+  readonly secret = new DashboardSecret();
   private readonly client: KubeClient;
   private readonly context: ApiContext;
   private readonly streams = new Set<ServerResponse>();
@@ -60,17 +62,40 @@ export class Dashboard {
     await this.model.stop();
   }
 
+  /** The address to give the user: `base` (where the dashboard is served) with its secret. */
+  urlFor(base: string): string {
+    return this.secret.urlFor(base);
+  }
+
   /** Answers a request for `path` (relative to the mount point, starting with /). */
   handle(request: IncomingMessage, response: ServerResponse, path: string): void {
-    const problem = dashboardRequestProblem(request, this.token);
+    const method = request.method ?? 'GET';
+    const get = method === 'GET' || method === 'HEAD';
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const offered = url.searchParams.get(SECRET_QUERY_PARAMETER) ?? undefined;
+    const viaUrl = get && this.secret.matches(offered);
+    const problem = dashboardRequestProblem(request, this.secret, viaUrl);
     if (problem !== undefined) {
       json(response, problem.code, refusalStatus(problem));
       return;
     }
-    const method = request.method ?? 'GET';
-    const get = method === 'GET' || method === 'HEAD';
+    if (viaUrl) {
+      // The secret moves from the URL into a cookie, and the address bar (and history) loses it.
+      url.searchParams.delete(SECRET_QUERY_PARAMETER);
+      const mount = url.pathname.endsWith(path)
+        ? url.pathname.slice(0, url.pathname.length - path.length)
+        : '';
+      response.writeHead(303, {
+        ...SECURITY_HEADERS,
+        Location: `${url.pathname}${url.search}`,
+        'Set-Cookie': this.secret.cookie(mount === '' ? '/' : mount),
+        'Content-Length': 0,
+      });
+      response.end();
+      return;
+    }
     if (path === '/' && get) {
-      send(response, 200, 'text/html; charset=utf-8', dashboardPage(this.token));
+      send(response, 200, 'text/html; charset=utf-8', dashboardPage());
       return;
     }
     if (path === '/app.js' && get) {
@@ -228,12 +253,15 @@ export class DashboardServer {
   private readonly server: Server;
   readonly dashboard: Dashboard;
   /** http://<address>:<port>/ */
+  readonly address: string;
+  /** http://<address>:<port>/?token=<secret>: what the user opens; only they may be given it. */
   readonly url: string;
 
-  private constructor(server: Server, dashboard: Dashboard, url: string) {
+  private constructor(server: Server, dashboard: Dashboard, address: string) {
     this.server = server;
     this.dashboard = dashboard;
-    this.url = url;
+    this.address = address;
+    this.url = dashboard.urlFor(address);
   }
 
   static async listen(dashboard: Dashboard, address: string, port: number): Promise<DashboardServer> {

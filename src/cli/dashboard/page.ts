@@ -1,6 +1,6 @@
 // The dashboard's HTML page: a shell with its styles inline; web/app.ts (served as app.js beside it)
-// draws everything. Every URL is relative, so the page works wherever it is mounted. The token in the
-// meta tag is what the page's POSTs carry (request-guard.ts).
+// draws everything. Every URL is relative, so the page works wherever it is mounted. The page holds no
+// secret: its requests carry the dashboard's cookie (request-guard.ts).
 
 const STYLE = `
 :root { --waiting:#c9ced6; --applying:#f2b33d; --notready:#e8702a; --soaking:#7fb2e5; --done:#3fa66b;
@@ -42,13 +42,12 @@ pre.plan { background:var(--bg); border:1px solid var(--line); padding:.6em; max
 .muted { color:var(--muted); }
 `;
 
-export function dashboardPage(token: string): string {
+export function dashboardPage(): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="nodeherd-token" content="${token}">
 <link rel="icon" href="data:,">
 <title>nodeherd dashboard</title>
 <style>${STYLE}</style>

@@ -10,6 +10,7 @@ export const UP_DASHBOARD_PREFIX = '/dashboard';
 
 export interface UpDashboard {
   readonly dashboard: Dashboard;
+  /** The address with the dashboard's secret: printed for the user who ran `nodeherd up`, nobody else. */
   readonly url: string;
   stop(): Promise<void>;
 }
@@ -24,7 +25,11 @@ export async function serveUpDashboard(cluster: LocalCluster): Promise<UpDashboa
     nodeApi.mount(UP_DASHBOARD_PREFIX, (request, response, path) =>
       dashboard.handle(request, response, path),
     );
-    return { dashboard, url: nodeApi.mountUrl(UP_DASHBOARD_PREFIX), stop: () => dashboard.stop() };
+    return {
+      dashboard,
+      url: dashboard.urlFor(nodeApi.mountUrl(UP_DASHBOARD_PREFIX)),
+      stop: () => dashboard.stop(),
+    };
   }
   const server = await DashboardServer.listen(dashboard, '127.0.0.1', 0);
   return { dashboard, url: server.url, stop: () => server.close() };

@@ -54,8 +54,9 @@ test('the dashboard of nodeherd up in Chromium: pools, a rollout followed live, 
 }, async () => {
   const page = browser!.page;
   const admin = cluster!.admin;
+  // The URL `up` prints carries the dashboard's secret; the browser keeps it as a cookie from then on.
+  assert.match(dashboard!.url, /^http:\/\/127\.0\.0\.1:\d+\/dashboard\/\?token=[\w-]{43}$/);
   await page.send('Page.navigate', { url: dashboard!.url });
-  assert.match(dashboard!.url, /^http:\/\/127\.0\.0\.1:\d+\/dashboard\/$/);
 
   // The sample pool, every node on its first revision.
   const first = await page.waitFor<string>(

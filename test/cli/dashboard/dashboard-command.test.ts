@@ -34,16 +34,21 @@ test('nodeherd dashboard --port 0: prints its address, serves the cluster, stops
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   try {
     const deadline = performance.now() + 120_000;
-    const address = () => /: (http:\/\/127\.0\.0\.1:\d+\/) \(Ctrl-C stops\)/.exec(output)?.[1];
+    const address = () => /: (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+) \(Ctrl-C stops\)/.exec(output)?.[1];
     while (!address()) {
       assert.ok(performance.now() < deadline && child.exitCode === null, `no address printed:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const url = address()!;
     assert.match(output, new RegExp(`^dashboard of ${cluster.client.server.origin}: `, 'm'));
+    // Without the printed URL's secret nothing is answered; opening the URL hands it over as a cookie.
+    assert.equal((await fetch(new URL('api/snapshot', url))).status, 401);
+    const opened = await fetch(url, { redirect: 'manual' });
+    assert.equal(opened.status, 303);
+    const cookie = opened.headers.get('set-cookie')!.split(';')[0]!;
     let snapshot: DashboardSnapshot | undefined;
     while (!snapshot) {
-      const reply = await fetch(new URL('api/snapshot', url));
+      const reply = await fetch(new URL('api/snapshot', url), { headers: { Cookie: cookie } });
       if (reply.status === 200) snapshot = (await reply.json()) as DashboardSnapshot;
       else {
         assert.equal(reply.status, 503, 'reading the cluster');

@@ -1,7 +1,7 @@
 // The dashboard's HTTP side against a real embedded API server: the page and its script, the
 // server-sent events stream delivering a change, a button's POST pausing the pool (read back through
 // the API), the plan of a pending change, and the requests it must refuse (a rebinding Host, another
-// origin's POST, a POST without the page's token).
+// origin's POST, and any request, reads included, without the secret of the URL it printed).
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, test } from 'node:test';
@@ -14,6 +14,8 @@ import { CliCluster, fileConfig } from '../support/cli-cluster.ts';
 let cluster: CliCluster;
 let server: DashboardServer;
 let port: number;
+/** The dashboard's cookie, as the browser of the user who opened the printed URL sends it. */
+let cookie: string;
 let r1: string;
 let r2: string;
 
@@ -23,6 +25,7 @@ interface Reply {
   body: string;
 }
 
+/** A request with the dashboard's cookie, unless `headers` has a Cookie of its own ('' for none). */
 function call(
   method: string,
   path: string,
@@ -30,7 +33,8 @@ function call(
   body?: string,
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+    const all = { Cookie: cookie, ...headers };
+    const req = request({ host: '127.0.0.1', port, method, path, headers: all }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
@@ -49,26 +53,29 @@ function nextSnapshot(
   timeoutMs = 20_000,
 ): Promise<DashboardSnapshot> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/api/events' }, (res) => {
-      assert.equal(res.headers['content-type'], 'text/event-stream');
-      let buffer = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-          const message = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = /^event: snapshot\ndata: (.*)$/s.exec(message)?.[1];
-          if (!data) continue;
-          const snapshot = JSON.parse(data) as DashboardSnapshot;
-          if (wanted(snapshot)) {
-            clearTimeout(timer);
-            req.destroy();
-            resolve(snapshot);
+    const req = request(
+      { host: '127.0.0.1', port, path: '/api/events', headers: { Cookie: cookie } },
+      (res) => {
+        assert.equal(res.headers['content-type'], 'text/event-stream');
+        let buffer = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+            const message = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const data = /^event: snapshot\ndata: (.*)$/s.exec(message)?.[1];
+            if (!data) continue;
+            const snapshot = JSON.parse(data) as DashboardSnapshot;
+            if (wanted(snapshot)) {
+              clearTimeout(timer);
+              req.destroy();
+              resolve(snapshot);
+            }
           }
-        }
-      });
-    });
+        });
+      },
+    );
     const timer = setTimeout(() => {
       req.destroy();
       reject(new Error('no matching snapshot on the event stream in time'));
@@ -103,6 +110,7 @@ before(async () => {
   });
   server = await DashboardServer.listen(dashboard, '127.0.0.1', 0);
   port = Number(new URL(server.url).port);
+  cookie = `${dashboard.secret.cookieName}=${dashboard.secret.value}`;
   await dashboard.model.synced;
 });
 after(async () => {
@@ -110,11 +118,14 @@ after(async () => {
   await cluster?.stop();
 });
 
-test('the page carries its token and loads its script from the same server, no CDN', async () => {
+test('the page carries no secret and loads its script from the same server, no CDN', async () => {
   const page = await call('GET', '/');
   assert.equal(page.status, 200);
   assert.match(page.headers['content-type'] as string, /^text\/html/);
-  assert.match(page.body, /<meta name="nodeherd-token" content="[0-9a-f]{48}">/);
+  assert.ok(
+    !page.body.includes(server.dashboard.secret.value),
+    'the page hands no secret to whoever fetches it',
+  );
   assert.match(page.body, /<script type="module" src="app.js"><\/script>/);
   assert.doesNotMatch(page.body, /https?:\/\//, 'nothing is loaded from elsewhere');
   assert.match(page.headers['content-security-policy'] as string, /script-src 'self'/);
@@ -168,9 +179,7 @@ test('the event stream delivers a change: a node starts applying', async () => {
 });
 
 test("the Pause button's POST pauses the pool, Resume resumes it (read back through the API)", async () => {
-  const token = /content="([0-9a-f]+)"/.exec((await call('GET', '/')).body)![1]!;
   const headers = {
-    Authorization: `Bearer ${token}`,
     'Content-Type': 'application/json',
     Origin: `http://127.0.0.1:${port}`,
     'Sec-Fetch-Site': 'same-origin',
@@ -197,24 +206,32 @@ test("the Pause button's POST pauses the pool, Resume resumes it (read back thro
   assert.equal((await cluster.getPool('web')).spec.rollbackTo?.revision, 1);
 });
 
-test('refused: a rebinding Host (reads too), another origin, another site, no token', async () => {
-  const token = /content="([0-9a-f]+)"/.exec((await call('GET', '/')).body)![1]!;
+test('refused: a rebinding Host (reads too), another origin, another site, no secret', async () => {
   const rebinding = await call('GET', '/api/snapshot', { Host: 'evil.example:9470' });
   assert.equal(rebinding.status, 403);
   assert.match(rebinding.body, /only requests addressed to localhost or a loopback address/);
   assert.equal((await call('GET', '/', { Host: `evil.example:${port}` })).status, 403);
   assert.equal((await call('GET', '/', { Host: `localhost:${port}` })).status, 200);
 
-  const ok = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+  const ok = { 'Content-Type': 'application/json' };
   const crossOrigin = await call('POST', '/api/pools/web/pause', { ...ok, Origin: 'http://evil.example' });
   assert.equal(crossOrigin.status, 403);
   assert.match(crossOrigin.body, /from another origin/);
   const crossSite = await call('POST', '/api/pools/web/pause', { ...ok, 'Sec-Fetch-Site': 'cross-site' });
   assert.equal(crossSite.status, 403);
-  const noToken = await call('POST', '/api/pools/web/pause', { 'Content-Type': 'application/json' });
-  assert.equal(noToken.status, 401);
-  const wrongToken = await call('POST', '/api/pools/web/pause', { ...ok, Authorization: 'Bearer 00' });
-  assert.equal(wrongToken.status, 401);
+  const noSecret = await call('POST', '/api/pools/web/pause', { ...ok, Cookie: '' });
+  assert.equal(noSecret.status, 401);
+  const wrongSecret = await call('POST', '/api/pools/web/pause', {
+    ...ok,
+    Cookie: `${server.dashboard.secret.cookieName}=00`,
+  });
+  assert.equal(wrongSecret.status, 401);
+  const wrongBearer = await call('POST', '/api/pools/web/pause', {
+    ...ok,
+    Cookie: '',
+    Authorization: 'Bearer 00',
+  });
+  assert.equal(wrongBearer.status, 401);
   assert.notEqual((await cluster.getPool('web')).spec.paused, true, 'no refused request paused the pool');
 });
 
@@ -225,4 +242,47 @@ test('the plan of the pending change: the NodeConfigs on the server against the 
   assert.equal(plan.unchanged, false, 'web-base says "three": a revision 3 is pending');
   assert.match(plan.text, /pool web/);
   assert.match(plan.text, /\/etc\/web/);
+});
+
+test('another user on the machine gets nothing without the printed URL: no page, no reads, no secret, no pause', async () => {
+  const anonymous = { Cookie: '' };
+  const page = await call('GET', '/', anonymous);
+  assert.equal(page.status, 401, 'the page itself is refused');
+  assert.match(page.body, /open the URL it printed/);
+  for (const path of ['/app.js', '/api/snapshot', '/api/events', '/api/pools/web/plan', '/?token=guess']) {
+    assert.equal((await call('GET', path, anonymous)).status, 401, `GET ${path}`);
+  }
+  // Whatever the refused page contained, replayed as a credential, pauses nothing.
+  const handed = /content="([^"]+)"/.exec(page.body)?.[1] ?? '';
+  const pause = await call('POST', '/api/pools/web/pause', {
+    ...anonymous,
+    Authorization: `Bearer ${handed}`,
+    'Content-Type': 'application/json',
+    Origin: `http://127.0.0.1:${port}`,
+    'Sec-Fetch-Site': 'same-origin',
+  });
+  assert.equal(pause.status, 401);
+  assert.notEqual((await cluster.getPool('web')).spec.paused, true);
+});
+
+test('the printed URL carries the secret; opening it sets a SameSite=Strict, HttpOnly cookie and drops it from the address', async () => {
+  const printed = new URL(server.url);
+  const secret = printed.searchParams.get('token');
+  assert.equal(secret, server.dashboard.secret.value);
+  const opened = await call('GET', `${printed.pathname}${printed.search}`, { Cookie: '' });
+  assert.equal(opened.status, 303);
+  assert.equal(opened.headers.location, '/');
+  const [setCookie] = opened.headers['set-cookie'] as string[];
+  assert.match(setCookie!, new RegExp(`^${server.dashboard.secret.cookieName}=${secret}; `));
+  assert.match(setCookie!, /; HttpOnly/);
+  assert.match(setCookie!, /; SameSite=Strict/);
+  assert.match(setCookie!, /; Path=\//);
+  const page = await call('GET', '/', { Cookie: setCookie!.split(';')[0]! });
+  assert.equal(page.status, 200);
+  assert.ok(!page.body.includes(secret!));
+  // A script may send the secret as a bearer token instead.
+  assert.equal(
+    (await call('GET', '/api/snapshot', { Cookie: '', Authorization: `Bearer ${secret}` })).status,
+    200,
+  );
 });

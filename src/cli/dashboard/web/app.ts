@@ -37,7 +37,6 @@ const MAX_ROWS = 40;
 const BAR = ROW_HEIGHT - 4;
 const GROUP_BAR = GROUP_ROW_HEIGHT - 4;
 
-const token = document.querySelector<HTMLMetaElement>('meta[name="nodeherd-token"]')?.content ?? '';
 const ui = new Map<string, PoolUi>();
 let latest: DashboardSnapshot | undefined;
 
@@ -114,7 +113,8 @@ async function act(pool: string, action: string): Promise<void> {
   if (action === 'rollback' && !confirm(`Roll pool ${pool} back to the revision before its target?`)) return;
   const response = await fetch(`api/pools/${encodeURIComponent(pool)}/${action}`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    // The dashboard's cookie (SameSite=Strict, HttpOnly) is the credential; fetch sends it same-origin.
+    headers: { 'Content-Type': 'application/json' },
     body: '{}',
   });
   const body = (await response.json().catch(() => ({}))) as { message?: string; error?: string };
