@@ -42,6 +42,9 @@ export type SlotDecision =
   /** Every slot is held (holders sorted); look again at `recheckAt` (the earliest expiry) or when a Lease changes. */
   | { kind: 'wait'; holders: string[]; recheckAt: number | undefined };
 
+/** Up to this many slots a waiting node's message names the holders (it changes at every hand-over). */
+export const NAMED_HOLDERS_MAX_SLOTS = 3;
+
 /** The slot index of a Lease name of this pool, or undefined. */
 export function slotIndex(pool: string, name: string): number | undefined {
   const prefix = serialLeaseName(pool, 0).slice(0, -1);

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Clock } from '../../../src/agent/clock.ts';
 import type { Logger } from '../../../src/agent/logger.ts';
-import { type NodeFacts, SerialSlots, type SlotAnswer } from '../../../src/agent/serial/serial-slots.ts';
+import { type NodeFacts, type SlotAnswer, SlotKeeper } from '../../../src/agent/serial/slot-keeper.ts';
 import {
   SERIAL_HANDED_OVER_ANNOTATION,
   SERIAL_LEASE_NAMESPACE,
@@ -61,7 +61,7 @@ function recordingLogger(messages: string[]): Logger {
 
 /** One agent's slot semaphore, its Node's facts as the controller and kubelet set them, its writes. */
 class TestAgent {
-  slots!: SerialSlots;
+  slots!: SlotKeeper;
   /** Slot Lease creates and updates this agent sent (a hand-over is taken up without one). */
   writes = 0;
   ready = true;
@@ -96,7 +96,7 @@ class TestAgent {
         return value.bind(target);
       },
     });
-    this.slots = new SerialSlots({
+    this.slots = new SlotKeeper({
       client: counted,
       identity: this.name,
       clock: this.clock,
