@@ -7,8 +7,9 @@
 import { SERIAL_GATE_ANNOTATION } from '../../api/node-protocol.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import type { NodeFacts, SlotKeeper } from '../serial/slot-keeper.ts';
+import type { SlotKeeper } from '../serial/slot-keeper.ts';
 import { NAMED_HOLDERS_MAX_SLOTS } from '../serial/slot-semaphore.ts';
+import type { NodeFacts } from '../serial/slot-waiter.ts';
 import type { NodeObject } from '../watch/kube-objects.ts';
 import { parseSerialGate, readSerialSlot, readStartGates } from './start-gates.ts';
 

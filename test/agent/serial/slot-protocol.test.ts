@@ -16,7 +16,8 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Clock } from '../../../src/agent/clock.ts';
 import type { Logger } from '../../../src/agent/logger.ts';
-import { type NodeFacts, type SlotAnswer, SlotKeeper } from '../../../src/agent/serial/slot-keeper.ts';
+import { SlotKeeper } from '../../../src/agent/serial/slot-keeper.ts';
+import type { NodeFacts, SlotAnswer } from '../../../src/agent/serial/slot-waiter.ts';
 import {
   SERIAL_HANDED_OVER_ANNOTATION,
   SERIAL_LEASE_NAMESPACE,
