@@ -20,7 +20,7 @@ import type { Logger } from '../logger.ts';
 import { ControllerLiveness } from './controller-liveness.ts';
 import { PoolWatch } from './pool-watch.ts';
 import { SlotHolder } from './slot-holder.ts';
-import { SlotLeaseStore } from './slot-lease-store.ts';
+import { type HeldSlot, SlotLeaseStore } from './slot-lease-store.ts';
 import { holderOf, slotIndex } from './slot-semaphore.ts';
 import { type NodeFacts, type Parked, type SlotAnswer, SlotWaiter } from './slot-waiter.ts';
 import { WorkQueue } from './work-queue.ts';
@@ -87,7 +87,7 @@ export class SlotKeeper {
       onChange: () => options.onChange(),
     });
     const holder = new SlotHolder({ identity, logger, graceMs, store, liveness, watch, queue: this.queue });
-    const hold = async (held: Parameters<SlotHolder['hold']>[0]) => {
+    const hold = async (held: HeldSlot) => {
       this.parked = undefined;
       await holder.hold(held);
     };
