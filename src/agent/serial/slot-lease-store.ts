@@ -13,6 +13,7 @@ import type { LightKubeClient } from '../../kube/light/light-kube-client.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { LEASES_PATH } from './slot-lease-watch.ts';
+import { SlotObserver } from './slot-observer.ts';
 import {
   holderOf,
   type ObservedSlot,
@@ -20,7 +21,6 @@ import {
   renewedLease,
   type SlotDecision,
   type SlotLease,
-  SlotObserver,
   slotIndex,
   takenLease,
 } from './slot-semaphore.ts';
