@@ -21,7 +21,7 @@ import { type Logger, silentLogger } from './logger.ts';
 import { AgentMetrics } from './metrics/agent-metrics.ts';
 import { NodeUpdateApi } from './ota/node-update-api.ts';
 import { NodeReporter } from './report/node-reporter.ts';
-import { SerialSlots } from './serial/serial-slots.ts';
+import { SlotKeeper } from './serial/slot-keeper.ts';
 import { DesiredRevisionWatcher, type WatchTuning } from './watch/desired-revision-watcher.ts';
 
 export const DEFAULT_SELF_UNIT = 'nodeherd-agent.service';
@@ -93,7 +93,7 @@ export class NodeAgent {
   private readonly reporter: NodeReporter;
   private readonly reconciler: Reconciler;
   private readonly watcher: DesiredRevisionWatcher;
-  private readonly serialSlots: SerialSlots;
+  private readonly serialSlots: SlotKeeper;
   private readonly driftChecker: DriftChecker | undefined;
   private pathWatcher: ManagedPathWatcher | undefined;
   private driftTimer: NodeJS.Timeout | undefined;
@@ -126,7 +126,7 @@ export class NodeAgent {
       logger: this.logger,
       ...(options.eventNamespace !== undefined ? { eventNamespace: options.eventNamespace } : {}),
     });
-    this.serialSlots = new SerialSlots({
+    this.serialSlots = new SlotKeeper({
       client: options.client,
       identity: options.nodeName,
       clock: this.clock,

@@ -1,5 +1,5 @@
 // Whether the agent may START applying a new desired revision now: the Node's hold, Spread time and
-// Serial slot (start-gates.ts), the slot taken through SerialSlots (told the slot the controller
+// Serial slot (start-gates.ts), the slot taken through SlotKeeper (told the slot the controller
 // handed this node, from the Node's serial-slot, and whether the Node is Ready). An apply that already began
 // (journaled, interrupted, failed and retried) is never held back, but still takes or keeps a slot
 // when it can, so the slot count stays true. Done or nothing to apply releases the slot.
@@ -7,7 +7,9 @@
 import { SERIAL_GATE_ANNOTATION } from '../../api/node-protocol.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import { NAMED_HOLDERS_MAX_SLOTS, type NodeFacts, type SerialSlots } from '../serial/serial-slots.ts';
+import type { SlotKeeper } from '../serial/slot-keeper.ts';
+import { NAMED_HOLDERS_MAX_SLOTS } from '../serial/slot-semaphore.ts';
+import type { NodeFacts } from '../serial/slot-waiter.ts';
 import type { NodeObject } from '../watch/kube-objects.ts';
 import { parseSerialGate, readSerialSlot, readStartGates } from './start-gates.ts';
 
@@ -25,11 +27,11 @@ export interface ApplyGate {
 const SLOT_ERROR_RETRY_MS = 5000;
 
 export class StartGate implements ApplyGate {
-  private readonly serial: SerialSlots;
+  private readonly serial: SlotKeeper;
   private readonly clock: Clock;
   private readonly logger: Logger;
 
-  constructor(options: { serial: SerialSlots; clock: Clock; logger: Logger }) {
+  constructor(options: { serial: SlotKeeper; clock: Clock; logger: Logger }) {
     this.serial = options.serial;
     this.clock = options.clock;
     this.logger = options.logger;

@@ -3,9 +3,10 @@
 // restart), and when a held slot counts as abandoned.
 //
 // Expiry is judged like client-go's leader election: by this agent's own clock, from when it last saw
-// the slot's record change, so clock skew between nodes does not matter. Only at first sight, when
-// nothing was observed yet, the holder's renewTime stands in for the observation (capped at now), so
-// a slot abandoned long ago is not waited for a whole lease duration again. Two holders are never
+// the slot's record change (slot-observer.ts keeps when), so clock skew between nodes does not matter.
+// Only at first sight, when nothing was observed yet, the holder's renewTime stands in for the
+// observation (capped at now), so a slot abandoned long ago is not waited for a whole lease duration
+// again. Two holders are never
 // possible whatever is decided here: every take is a create or a resourceVersion-checked update.
 
 import { SERIAL_HANDED_OVER_ANNOTATION, type SerialGate, serialLeaseName } from '../../api/node-protocol.ts';
@@ -41,6 +42,9 @@ export type SlotDecision =
   | { kind: 'take'; slot: number; lease: SlotLease | undefined; expiredHolder?: string }
   /** Every slot is held (holders sorted); look again at `recheckAt` (the earliest expiry) or when a Lease changes. */
   | { kind: 'wait'; holders: string[]; recheckAt: number | undefined };
+
+/** Up to this many slots a waiting node's message names the holders (it changes at every hand-over). */
+export const NAMED_HOLDERS_MAX_SLOTS = 3;
 
 /** The slot index of a Lease name of this pool, or undefined. */
 export function slotIndex(pool: string, name: string): number | undefined {
@@ -157,85 +161,11 @@ function fnv1a(text: string): number {
   return hash >>> 0;
 }
 
-/**
- * Keeps, per slot Lease, when this agent saw its record change (client-go's observedTime). A record is
- * holder, times and duration: a label edit is no sign of life.
- */
-export class SlotObserver {
-  private readonly seen = new Map<string, { record: string; observed: ObservedSlot }>();
-
-  /**
-   * Records `lease` as seen at `now`; returns the observation, whether its holder changed, and when
-   * (this agent's clock) the controller handed it over, if this version is such a hand-over.
-   */
-  observe(lease: SlotLease, now: number): ObservedSlot & { holderChanged: boolean; handedAt?: number } {
-    const name = lease.metadata?.name ?? '';
-    const spec = lease.spec ?? {};
-    const record = JSON.stringify([
-      spec.holderIdentity ?? '',
-      spec.renewTime ?? '',
-      spec.acquireTime ?? '',
-      spec.leaseDurationSeconds ?? 0,
-    ]);
-    const previous = this.seen.get(name);
-    // A watch event older than the answer to our own write says nothing new.
-    if (previous && isOlder(lease, previous.observed.lease))
-      return { ...previous.observed, holderChanged: false };
-    let observedAt: number;
-    if (previous && previous.record === record) observedAt = previous.observed.observedAt;
-    else if (previous) observedAt = now;
-    else {
-      const renewed = spec.renewTime ? Date.parse(spec.renewTime) : Number.NaN;
-      observedAt = Number.isNaN(renewed) ? now : Math.min(now, renewed);
-    }
-    const observed = { lease, observedAt };
-    this.seen.set(name, { record, observed });
-    const holderChanged = !previous || holderOf(previous.observed.lease) !== holderOf(lease);
-    // Seen as it happens: now (clock skew does not matter); at first sight: the mark's time, capped.
-    const handed = holderChanged && holderOf(lease) !== undefined ? handedOverAt(lease, now) : undefined;
-    const handedAt = handed !== undefined && previous ? now : handed;
-    return { ...observed, holderChanged, ...(handedAt !== undefined ? { handedAt } : {}) };
-  }
-
-  forget(name: string): void {
-    this.seen.delete(name);
-  }
-
-  /** One slot as observed (without copying them all, as `slots` does). */
-  get(name: string): ObservedSlot | undefined {
-    return this.seen.get(name)?.observed;
-  }
-
-  clear(): void {
-    this.seen.clear();
-  }
-
-  get slots(): ReadonlyMap<string, ObservedSlot> {
-    return new Map([...this.seen].map(([name, s]) => [name, s.observed]));
-  }
-}
-
-/** When the controller wrote this holder (SERIAL_HANDED_OVER_ANNOTATION), capped at now; undefined: not it. */
-function handedOverAt(lease: SlotLease, now: number): number | undefined {
-  const text = lease.metadata?.annotations?.[SERIAL_HANDED_OVER_ANNOTATION];
-  if (text === undefined) return undefined;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? now : Math.min(now, at);
-}
-
 /** `metadata` without the controller's hand-over mark: an agent's own take or release is not one. */
 function withoutHandOver(metadata: SlotLease['metadata']): SlotLease['metadata'] {
   if (metadata?.annotations?.[SERIAL_HANDED_OVER_ANNOTATION] === undefined) return metadata;
   const { [SERIAL_HANDED_OVER_ANNOTATION]: _mark, ...annotations } = metadata.annotations;
   return { ...metadata, annotations };
-}
-
-/** Whether `a` is an older version than `b` (resourceVersions compared when both are integers). */
-function isOlder(a: SlotLease, b: SlotLease): boolean {
-  const x = a.metadata?.resourceVersion;
-  const y = b.metadata?.resourceVersion;
-  if (x === undefined || y === undefined || !/^\d+$/.test(x) || !/^\d+$/.test(y)) return false;
-  return BigInt(x) < BigInt(y);
 }
 
 /** The Lease body that makes `identity` the holder of `slot` (a new Lease, or `previous` taken over). */

@@ -4,13 +4,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readStartGates } from '../../../src/agent/gate/start-gates.ts';
+import { SlotObserver } from '../../../src/agent/serial/slot-observer.ts';
 import {
   decideSlot,
   type ObservedSlot,
   releasedLease,
   renewedLease,
   type SlotLease,
-  SlotObserver,
   slotIndex,
   slotTurns,
   takenLease,
