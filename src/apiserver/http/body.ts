@@ -7,9 +7,9 @@ import { BodyTooLargeError, readLimitedBody } from '../../util/request-body.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import { assertJsonDepth } from '../json-depth.ts';
 import { decodeProtobufObject } from '../protobuf/decode.ts';
+import { MAX_BODY_BYTES } from '../request-limits.ts';
 
-/** kube-apiserver's default maximum request body (3 MiB). */
-export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+export { MAX_BODY_BYTES } from '../request-limits.ts';
 
 export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   try {

@@ -16,7 +16,6 @@ import {
   objectTooLarge,
   type StatusCause,
 } from '../errors.ts';
-import { listPrefix, objectKey } from '../http/request-info.ts';
 import { assertJsonDepth } from '../json-depth.ts';
 import type { FieldSet } from '../managedfields/field-set.ts';
 import {
@@ -34,6 +33,7 @@ import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { apiVersionOf } from '../registry/resource-definition.ts';
 import { validateAnnotations, validateLabels } from '../schema/names.ts';
 import { cloneJson } from '../storage/json-clone.ts';
+import { listPrefix, objectKey } from '../storage/keys.ts';
 import {
   type KubeObject,
   type Store,

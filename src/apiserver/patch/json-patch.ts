@@ -4,7 +4,7 @@
 // operations is 413.
 
 import { ApiError, badRequest } from '../errors.ts';
-import { MAX_BODY_BYTES } from '../http/body.ts';
+import { MAX_BODY_BYTES } from '../request-limits.ts';
 import { parseArrayIndex, parseJsonPointer } from './json-pointer.ts';
 import {
   cloneJson,
