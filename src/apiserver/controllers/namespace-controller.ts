@@ -6,6 +6,7 @@ import type { ObjectService } from '../objects/object-service.ts';
 import type { KindStrategy } from '../objects/strategy.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
+import { cloneJson } from '../storage/json-clone.ts';
 import type { Store, StoreEvent } from '../storage/types.ts';
 import { DeferredQueue } from './keys.ts';
 
@@ -31,6 +32,20 @@ export const namespaceStrategy: KindStrategy = {
         obj.spec = { ...(obj.spec ?? {}), finalizers: old.spec?.finalizers ?? [] };
       if (ctx.subresource !== 'status') obj.status = old.status;
     }
+  },
+  // A namespace's /finalize writes spec.finalizers and nothing else.
+  subresourceWrite(subresource, old, incoming) {
+    if (subresource !== 'finalize') return undefined;
+    const obj = cloneJson(old);
+    obj.spec = { ...(obj.spec ?? {}), finalizers: incoming.spec?.finalizers ?? [] };
+    return obj;
+  },
+  // Namespaces carry their lifecycle finalizers in spec.finalizers; they block removal like metadata ones.
+  blocksRemoval(obj) {
+    return Array.isArray(obj.spec?.finalizers) && obj.spec.finalizers.length > 0;
+  },
+  markDeleting(obj) {
+    obj.status = { ...(obj.status ?? {}), phase: 'Terminating' };
   },
 };
 
