@@ -1,12 +1,11 @@
-// Namespace lifecycle: new namespaces are Active; a deleted namespace turns Terminating, refuses new
-// content, has everything in it deleted, and disappears once it is empty.
+// Namespace lifecycle: a deleted namespace refuses new content, has everything in it deleted, and is
+// finalized once it is empty. What a namespace's own writes do (Active on create, Terminating on delete,
+// kept by spec.finalizers until /finalize) is its kind's: kinds/core/namespace.ts.
 
 import { ApiError } from '../errors.ts';
 import type { ObjectService } from '../objects/object-service.ts';
-import type { KindStrategy } from '../objects/strategy.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
-import { cloneJson } from '../storage/json-clone.ts';
 import type { Store, StoreEvent } from '../storage/types.ts';
 import { DeferredQueue } from './keys.ts';
 
@@ -14,40 +13,6 @@ const NAMESPACE_PREFIX = '/core/namespaces/';
 const RETRY_MS = 500;
 /** The namespaces kube creates; the profile may add its own (ApiServerProfile.namespaces). */
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
-
-export const namespaceStrategy: KindStrategy = {
-  prepare(obj, old, ctx) {
-    if (ctx.operation === 'create') {
-      obj.spec = { ...(obj.spec ?? {}), finalizers: ['kubernetes'] };
-      obj.status = { phase: 'Active' };
-      obj.metadata.labels = {
-        ...(obj.metadata.labels ?? {}),
-        'kubernetes.io/metadata.name': obj.metadata.name,
-      };
-      return;
-    }
-    // spec.finalizers is only changed by the namespace controller (kube's /finalize); keep the stored one.
-    if (old) {
-      if (ctx.subresource !== 'finalize')
-        obj.spec = { ...(obj.spec ?? {}), finalizers: old.spec?.finalizers ?? [] };
-      if (ctx.subresource !== 'status') obj.status = old.status;
-    }
-  },
-  // A namespace's /finalize writes spec.finalizers and nothing else.
-  subresourceWrite(subresource, old, incoming) {
-    if (subresource !== 'finalize') return undefined;
-    const obj = cloneJson(old);
-    obj.spec = { ...(obj.spec ?? {}), finalizers: incoming.spec?.finalizers ?? [] };
-    return obj;
-  },
-  // Namespaces carry their lifecycle finalizers in spec.finalizers; they block removal like metadata ones.
-  blocksRemoval(obj) {
-    return Array.isArray(obj.spec?.finalizers) && obj.spec.finalizers.length > 0;
-  },
-  markDeleting(obj) {
-    obj.status = { ...(obj.status ?? {}), phase: 'Terminating' };
-  },
-};
 
 export class NamespaceController {
   private readonly store: Store;
