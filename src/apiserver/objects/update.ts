@@ -4,7 +4,7 @@
 // here too.
 
 import { jsonEqual } from '../../util/json-equal.ts';
-import { badRequest, conflict, invalid } from '../errors.ts';
+import { badRequest, conflict, invalid, type StatusCause } from '../errors.ts';
 import { LAST_APPLIED_ANNOTATION, recordApply } from '../managedfields/managers.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { apiVersionOf } from '../registry/resource-definition.ts';
@@ -30,6 +30,7 @@ import {
   setManagedFields,
   writeScope,
 } from './field-management.ts';
+import type { KindStrategy } from './strategy.ts';
 import type { ApplyOwnership, WriteOptions, WriteResult } from './types.ts';
 import { checkMetadata, checkTypeMeta, runStrategies, strategyContext } from './write-checks.ts';
 
@@ -81,44 +82,38 @@ export function update(
   return writeUpdate(ctx, def, current, clone(body), options);
 }
 
-/** Applies the new state on top of the stored one with every lifecycle rule, then compare-and-swaps. */
-export function writeUpdate(
-  ctx: ObjectContext,
+/**
+ * The state a write makes from the stored object: a /status write changes status only, a kind's own
+ * subresource (a Namespace's /finalize) what its strategy says, a main-resource write everything but a
+ * status kept by its subresource.
+ */
+function newState(
   def: ResourceDefinition,
-  current: StoredItem,
+  old: KubeObject,
   incoming: KubeObject,
-  options: WriteOptions,
-  apply?: ApplyOwnership,
-): WriteResult {
-  const old = current.object;
-  const requestedManagedFields = isPlainObject(incoming.metadata)
-    ? incoming.metadata.managedFields
-    : undefined;
-  const oldMeta: KubeObject = old.metadata;
-  const statusWrite = options.subresource === 'status';
-  const strategies = ctx.strategies(def);
-  // A kind's own subresource (a Namespace's /finalize) says what its writes change.
-  const kindWrite =
-    statusWrite || options.subresource === undefined
-      ? undefined
-      : subresourceWrite(strategies, options.subresource, old, incoming);
-  let obj: KubeObject;
-  if (statusWrite) {
-    obj = clone(old);
+  subresource: string | undefined,
+  strategies: readonly KindStrategy[],
+): KubeObject {
+  if (subresource === 'status') {
+    const obj = clone(old);
     if (incoming.status === undefined) delete obj.status;
     else obj.status = incoming.status;
-  } else if (kindWrite !== undefined) {
-    obj = kindWrite;
-  } else {
-    obj = incoming;
-    if (def.subresources.status) {
-      if (old.status === undefined) delete obj.status;
-      else obj.status = clone(old.status);
-    }
+    return obj;
   }
+  const kindWrite =
+    subresource === undefined ? undefined : subresourceWrite(strategies, subresource, old, incoming);
+  if (kindWrite !== undefined) return kindWrite;
+  if (def.subresources.status) {
+    if (old.status === undefined) delete incoming.status;
+    else incoming.status = clone(old.status);
+  }
+  return incoming;
+}
+
+/** Server-owned metadata cannot be changed by clients: it is taken from the stored object. */
+function keepServerMetadata(def: ResourceDefinition, obj: KubeObject, oldMeta: KubeObject): KubeObject {
   const meta: KubeObject = isPlainObject(obj.metadata) ? obj.metadata : {};
   obj.metadata = meta;
-  // Server-owned metadata cannot be changed by clients.
   meta.name = oldMeta.name;
   if (def.namespaced) meta.namespace = oldMeta.namespace;
   else delete meta.namespace;
@@ -139,21 +134,56 @@ export function writeUpdate(
   else delete meta.generation;
   obj.apiVersion = apiVersionOf(def);
   obj.kind = def.kind;
+  return meta;
+}
+
+/** An object being deleted takes no new finalizers (kube's ValidateObjectMetaUpdate). */
+function finalizersAddedWhileDeleting(oldMeta: KubeObject, meta: KubeObject): StatusCause[] {
+  if (oldMeta.deletionTimestamp === undefined) return [];
+  const before = new Set<string>(oldMeta.finalizers ?? []);
+  const added = (meta.finalizers ?? []).filter((f: string) => !before.has(f));
+  if (added.length === 0) return [];
+  return [
+    {
+      type: 'FieldValueForbidden',
+      field: 'metadata.finalizers',
+      message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+    },
+  ];
+}
+
+/** metadata.generation moves when anything but metadata (and a subresource's status) changed. */
+function bumpGeneration(def: ResourceDefinition, obj: KubeObject, old: KubeObject): void {
+  if (!def.tracksGeneration) return;
+  const ignored = def.subresources.status
+    ? ['metadata', 'status', 'apiVersion', 'kind']
+    : ['metadata', 'apiVersion', 'kind'];
+  if (!jsonEqual(withoutKeys(obj, ignored), withoutKeys(old, ignored)))
+    obj.metadata.generation = (old.metadata.generation ?? 1) + 1;
+}
+
+/** Applies the new state on top of the stored one with every lifecycle rule, then compare-and-swaps. */
+export function writeUpdate(
+  ctx: ObjectContext,
+  def: ResourceDefinition,
+  current: StoredItem,
+  incoming: KubeObject,
+  options: WriteOptions,
+  apply?: ApplyOwnership,
+): WriteResult {
+  const old = current.object;
+  const requestedManagedFields = isPlainObject(incoming.metadata)
+    ? incoming.metadata.managedFields
+    : undefined;
+  const oldMeta: KubeObject = old.metadata;
+  const strategies = ctx.strategies(def);
+  const obj = newState(def, old, incoming, options.subresource, strategies);
+  const meta = keepServerMetadata(def, obj, oldMeta);
 
   const kindCtx = strategyContext(def, 'update', options.subresource);
   const { causes, warnings } = runStrategies(strategies, obj, old, kindCtx, options.fieldValidation);
   causes.unshift(...checkMetadata(def, meta, ctx.nameValidator).filter((c) => c.field !== 'metadata.name'));
-  if (oldMeta.deletionTimestamp !== undefined) {
-    const before = new Set<string>(oldMeta.finalizers ?? []);
-    const added = (meta.finalizers ?? []).filter((f: string) => !before.has(f));
-    if (added.length > 0) {
-      causes.push({
-        type: 'FieldValueForbidden',
-        field: 'metadata.finalizers',
-        message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
-      });
-    }
-  }
+  causes.push(...finalizersAddedWhileDeleting(oldMeta, meta));
   if (causes.length > 0) throw invalid(refOf(def, oldMeta.name), causes);
   recordOwnership(ctx, def, old, requestedManagedFields, obj, options, apply);
   options.admit?.({
@@ -164,15 +194,27 @@ export function writeUpdate(
     object: obj,
     oldObject: old,
   });
+  bumpGeneration(def, obj, old);
+  return commitUpdate(ctx, def, current, obj, strategies, options.dryRun === true, warnings);
+}
 
-  if (def.tracksGeneration) {
-    const ignored = def.subresources.status
-      ? ['metadata', 'status', 'apiVersion', 'kind']
-      : ['metadata', 'apiVersion', 'kind'];
-    if (!jsonEqual(withoutKeys(obj, ignored), withoutKeys(old, ignored)))
-      meta.generation = (oldMeta.generation ?? 1) + 1;
-  }
-
+/**
+ * Stores the new state: a dry run answers it with the current resourceVersion, an object whose last
+ * finalizer went is removed, a no-op keeps the stored object (and its resourceVersion), anything else is a
+ * compare-and-swap on the revision read.
+ */
+function commitUpdate(
+  ctx: ObjectContext,
+  def: ResourceDefinition,
+  current: StoredItem,
+  obj: KubeObject,
+  strategies: readonly KindStrategy[],
+  dryRun: boolean,
+  warnings: string[],
+): WriteResult {
+  const old = current.object;
+  const oldMeta: KubeObject = old.metadata;
+  const meta: KubeObject = obj.metadata;
   // The stored object carries its resourceVersion; the new state never does, so compare without it.
   const unchanged = jsonEqual(withoutKeys(obj, ['apiVersion', 'kind']), {
     ...withoutKeys(old, ['apiVersion', 'kind']),
@@ -182,7 +224,7 @@ export function writeUpdate(
     oldMeta.deletionTimestamp !== undefined &&
     (meta.finalizers ?? []).length === 0 &&
     !removalBlocked(strategies, obj);
-  if (options.dryRun) {
+  if (dryRun) {
     // kube answers a dry-run update with the object's current resourceVersion (kubectl diff relies on it).
     meta.resourceVersion = String(current.revision);
     return { object: present(def, obj), warnings };
