@@ -1,6 +1,7 @@
 // Pod (core/v1): its definition with kubectl's pod columns (READY, STATUS and RESTARTS derived exactly as
 // kubectl's printer does), its field selectors, its time fields, the Pending phase it is created in, and
-// the protobuf messages of the pod and of its eviction subresource's body.
+// the protobuf messages of the pod and of its eviction subresource's body. Pods only gained generation
+// tracking in 1.33 (KEP-5067), after the version we report (1.32), so they do not track it here.
 
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import { Pod } from '../../protobuf/core-v1.ts';

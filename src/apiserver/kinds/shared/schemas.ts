@@ -3,6 +3,9 @@
 // leaving nested structures open (x-kubernetes-preserve-unknown-fields). kubectl computes strategic
 // merge patches for these kinds from its compiled-in types, never from these schemas
 // (see docs/kubectl-compatibility.md).
+//
+// metadata.generation (`tracksGeneration`): kube bumps it only for kinds with a spec/status split whose
+// strategy tracks it; of ours that is DaemonSet, PodDisruptionBudget and CustomResourceDefinition.
 
 import type { JSONSchemaProps, ResourceDefinition, Verb } from '../../registry/resource-definition.ts';
 
