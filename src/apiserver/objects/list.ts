@@ -4,7 +4,7 @@
 
 import { ApiError, badRequest } from '../errors.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
-import { listPrefix, objectKey } from '../storage/keys.ts';
+import { listPrefix } from '../storage/keys.ts';
 import { type KubeObject, StoreExpiredError } from '../storage/types.ts';
 import { keyOf, type ObjectContext, present, readItem, storageOf } from './context.ts';
 import { decodeContinue, encodeContinue } from './continue-token.ts';
@@ -30,40 +30,35 @@ export function tryGet(
   return item ? present(def, item.object) : undefined;
 }
 
+/** Where a list starts: the revision and key a continue token names, or an Exact resourceVersion. */
+function listStart(query: ListQuery): { atRevision?: number; afterKey?: string } {
+  if (query.continueToken) {
+    const token = decodeContinue(query.continueToken);
+    return { atRevision: token.rv, afterKey: token.key };
+  }
+  if (query.resourceVersion && query.resourceVersion !== '0' && query.resourceVersionMatch === 'Exact') {
+    if (!/^\d+$/.test(query.resourceVersion)) {
+      throw badRequest(
+        `resourceVersion: Invalid value: "${query.resourceVersion}": must be a non-negative integer`,
+      );
+    }
+    return { atRevision: Number(query.resourceVersion) };
+  }
+  return {};
+}
+
 export function list(
   ctx: ObjectContext,
   def: ResourceDefinition,
   namespace: string | undefined,
   query: ListQuery = {},
 ): ListPage {
-  const keyed = storageOf(def);
-  const prefix = listPrefix(keyed.group, keyed.resource, def.namespaced ? namespace : '');
-  const limit = query.limit && query.limit > 0 ? query.limit : undefined;
-  let atRevision: number | undefined;
-  let afterKey: string | undefined;
-  if (query.continueToken) {
-    const token = decodeContinue(query.continueToken);
-    atRevision = token.rv;
-    afterKey = token.key;
-  } else if (
-    query.resourceVersion &&
-    query.resourceVersion !== '0' &&
-    query.resourceVersionMatch === 'Exact'
-  ) {
-    if (!/^\d+$/.test(query.resourceVersion)) {
-      throw badRequest(
-        `resourceVersion: Invalid value: "${query.resourceVersion}": must be a non-negative integer`,
-      );
-    }
-    atRevision = Number(query.resourceVersion);
-  }
+  const { atRevision, afterKey } = listStart(query);
   // Every node agent lists its own Node by name: answer from one key, not a scan of all nodes.
   const oneKey =
     query.name !== undefined && atRevision === undefined && (!def.namespaced || namespace !== undefined);
   if (oneKey) {
-    const item = ctx.store.get(
-      objectKey(keyed.group, keyed.resource, def.namespaced ? namespace : undefined, query.name!),
-    );
+    const item = ctx.store.get(keyOf(def, namespace, query.name!));
     const shown = item ? present(def, item.object) : undefined;
     const items = shown && (!query.filter || query.filter(shown)) ? [shown] : [];
     return { items, resourceVersion: String(ctx.store.currentRevision()) };
@@ -78,41 +73,8 @@ export function list(
       },
     );
   }
-
-  const items: KubeObject[] = [];
-  let revision = atRevision ?? ctx.store.currentRevision();
-  let lastKey: string | undefined = afterKey;
-  let more = false;
   try {
-    // Filters apply after paging, as in kube: keep reading until the page is full or keys run out.
-    for (;;) {
-      const chunkSize = limit ? Math.max(limit - items.length, 1) * (query.filter ? 4 : 1) : undefined;
-      const page = ctx.store.list(prefix, {
-        ...(lastKey !== undefined ? { afterKey: lastKey } : {}),
-        ...(chunkSize !== undefined ? { limit: chunkSize } : {}),
-        atRevision: revision,
-      });
-      revision = page.revision;
-      let stoppedEarly = false;
-      for (const item of page.items) {
-        if (limit && items.length >= limit) {
-          stoppedEarly = true;
-          break;
-        }
-        lastKey = item.key;
-        const shown = present(def, item.object);
-        if (!query.filter || query.filter(shown)) items.push(shown);
-      }
-      if (stoppedEarly) {
-        more = true;
-        break;
-      }
-      if (!page.more) break;
-      if (limit && items.length >= limit) {
-        more = true;
-        break;
-      }
-    }
+    return readPages(ctx, def, namespace, query, atRevision ?? ctx.store.currentRevision(), afterKey);
   } catch (err) {
     if (err instanceof StoreExpiredError) {
       throw new ApiError(
@@ -122,6 +84,55 @@ export function list(
       );
     }
     throw err;
+  }
+}
+
+/**
+ * Reads one page at `revision` after `afterKey`. Filters apply after paging, as in kube: it keeps reading
+ * until the page is full or keys run out, and answers a continue token when more remain.
+ */
+function readPages(
+  ctx: ObjectContext,
+  def: ResourceDefinition,
+  namespace: string | undefined,
+  query: ListQuery,
+  atRevision: number,
+  afterKey: string | undefined,
+): ListPage {
+  const keyed = storageOf(def);
+  const prefix = listPrefix(keyed.group, keyed.resource, def.namespaced ? namespace : '');
+  const limit = query.limit && query.limit > 0 ? query.limit : undefined;
+  const items: KubeObject[] = [];
+  let revision = atRevision;
+  let lastKey: string | undefined = afterKey;
+  let more = false;
+  for (;;) {
+    const chunkSize = limit ? Math.max(limit - items.length, 1) * (query.filter ? 4 : 1) : undefined;
+    const page = ctx.store.list(prefix, {
+      ...(lastKey !== undefined ? { afterKey: lastKey } : {}),
+      ...(chunkSize !== undefined ? { limit: chunkSize } : {}),
+      atRevision: revision,
+    });
+    revision = page.revision;
+    let stoppedEarly = false;
+    for (const item of page.items) {
+      if (limit && items.length >= limit) {
+        stoppedEarly = true;
+        break;
+      }
+      lastKey = item.key;
+      const shown = present(def, item.object);
+      if (!query.filter || query.filter(shown)) items.push(shown);
+    }
+    if (stoppedEarly) {
+      more = true;
+      break;
+    }
+    if (!page.more) break;
+    if (limit && items.length >= limit) {
+      more = true;
+      break;
+    }
   }
   const result: ListPage = { items, resourceVersion: String(revision) };
   if (more && lastKey !== undefined) {
