@@ -241,6 +241,89 @@ function identical(versions: JsonObject[], field: string): boolean {
   return versions.length > 0 && versions.every((v) => jsonEqual(v[field], versions[0]![field]));
 }
 
+/** spec.group: required, a DNS subdomain with at least one dot. */
+function groupCauses(group: string, groupPath: FieldPath): StatusCause[] {
+  if (group === '') return [required(groupPath)];
+  const groupErrs = isDNS1123Subdomain(group);
+  if (groupErrs.length > 0) return [invalid(groupPath, group, groupErrs.join(','))];
+  if (group.split('.').length < 2)
+    return [invalid(groupPath, group, 'should be a domain with at least one dot')];
+  return [];
+}
+
+/** Which of a CRD's per-version fields are the same in every version, and so validated at the top. */
+interface Hoisted {
+  schemaHoisted: boolean;
+  subresourcesHoisted: boolean;
+  columnsHoisted: boolean;
+  topSchema: unknown;
+  topSubresources: unknown;
+}
+
+/**
+ * spec.versions: a schema for each, valid unique names, one storage version, and each version's own
+ * schema, subresources and printer columns where they are not the same in every version.
+ */
+function versionCauses(spec: JsonObject, versions: JsonObject[], hoisted: Hoisted): StatusCause[] {
+  const specPath = 'spec';
+  const { schemaHoisted, subresourcesHoisted, columnsHoisted, topSchema, topSubresources } = hoisted;
+  const causes: StatusCause[] = [];
+  // Every version needs a schema (v1 requires one).
+  if (!isJsonObject(obj(topSchema).openAPIV3Schema)) {
+    versions.forEach((v, i) => {
+      if (!isJsonObject(obj(v.schema).openAPIV3Schema)) {
+        causes.push(
+          required(
+            childPath(indexPath(childPath(specPath, 'versions'), i), 'schema', 'openAPIV3Schema'),
+            'schemas are required',
+          ),
+        );
+      }
+    });
+  }
+
+  let storageCount = 0;
+  const seen = new Set<string>();
+  let unique = true;
+  versions.forEach((v, i) => {
+    const vPath = indexPath(childPath(specPath, 'versions'), i);
+    if (v.storage === true) storageCount++;
+    const name = str(v.name);
+    if (seen.has(name)) unique = false;
+    seen.add(name);
+    const nameErrs = isDNS1035Label(name);
+    if (nameErrs.length > 0) causes.push(invalid(childPath(vPath, 'name'), name, nameErrs.join(',')));
+    for (const flag of ['served', 'storage']) {
+      if (v[flag] !== undefined && typeof v[flag] !== 'boolean')
+        causes.push(invalid(childPath(vPath, flag), v[flag], 'must be a boolean'));
+    }
+    causes.push(...deprecationWarning(v, vPath));
+    const statusEnabled = hasStatus(subresourcesHoisted ? topSubresources : v.subresources);
+    if (!schemaHoisted)
+      causes.push(...validateCrdSchema(v.schema, statusEnabled, childPath(vPath, 'schema')));
+    if (!subresourcesHoisted) causes.push(...subresources(v.subresources, childPath(vPath, 'subresources')));
+    if (!columnsHoisted) {
+      list(v.additionalPrinterColumns).forEach((col, j) => {
+        causes.push(...printerColumn(col, indexPath(childPath(vPath, 'additionalPrinterColumns'), j)));
+      });
+    }
+  });
+  if (!unique)
+    causes.push(
+      invalid(childPath(specPath, 'versions'), spec.versions ?? [], 'must contain unique version names'),
+    );
+  if (storageCount !== 1) {
+    causes.push(
+      invalid(
+        childPath(specPath, 'versions'),
+        spec.versions ?? [],
+        'must have exactly one version marked as storage version',
+      ),
+    );
+  }
+  return causes;
+}
+
 /**
  * All causes for a CustomResourceDefinition (apiextensions.k8s.io/v1) on create; apply
  * applyCustomResourceDefinitionDefaults first, as kube decodes with defaults.
@@ -267,14 +350,7 @@ export function validateCustomResourceDefinition(crd: unknown): StatusCause[] {
     }),
   );
 
-  const groupPath = childPath(specPath, 'group');
-  if (group === '') errs.push(required(groupPath));
-  else {
-    const groupErrs = isDNS1123Subdomain(group);
-    if (groupErrs.length > 0) errs.push(invalid(groupPath, group, groupErrs.join(',')));
-    else if (group.split('.').length < 2)
-      errs.push(invalid(groupPath, group, 'should be a domain with at least one dot'));
-  }
+  errs.push(...groupCauses(group, childPath(specPath, 'group')));
   errs.push(...enumString(childPath(specPath, 'scope'), str(spec.scope), ['Cluster', 'Namespaced']));
 
   const schemaHoisted = identical(versions, 'schema');
@@ -284,58 +360,15 @@ export function validateCustomResourceDefinition(crd: unknown): StatusCause[] {
   const topSubresources = subresourcesHoisted ? versions[0]?.subresources : undefined;
   const topColumns = columnsHoisted ? list(versions[0]?.additionalPrinterColumns) : [];
 
-  // Every version needs a schema (v1 requires one).
-  if (!isJsonObject(obj(topSchema).openAPIV3Schema)) {
-    versions.forEach((v, i) => {
-      if (!isJsonObject(obj(v.schema).openAPIV3Schema)) {
-        errs.push(
-          required(
-            childPath(indexPath(childPath(specPath, 'versions'), i), 'schema', 'openAPIV3Schema'),
-            'schemas are required',
-          ),
-        );
-      }
-    });
-  }
-
-  let storageCount = 0;
-  const seen = new Set<string>();
-  let unique = true;
-  versions.forEach((v, i) => {
-    const vPath = indexPath(childPath(specPath, 'versions'), i);
-    if (v.storage === true) storageCount++;
-    const name = str(v.name);
-    if (seen.has(name)) unique = false;
-    seen.add(name);
-    const nameErrs = isDNS1035Label(name);
-    if (nameErrs.length > 0) errs.push(invalid(childPath(vPath, 'name'), name, nameErrs.join(',')));
-    for (const flag of ['served', 'storage']) {
-      if (v[flag] !== undefined && typeof v[flag] !== 'boolean')
-        errs.push(invalid(childPath(vPath, flag), v[flag], 'must be a boolean'));
-    }
-    errs.push(...deprecationWarning(v, vPath));
-    const statusEnabled = hasStatus(subresourcesHoisted ? topSubresources : v.subresources);
-    if (!schemaHoisted) errs.push(...validateCrdSchema(v.schema, statusEnabled, childPath(vPath, 'schema')));
-    if (!subresourcesHoisted) errs.push(...subresources(v.subresources, childPath(vPath, 'subresources')));
-    if (!columnsHoisted) {
-      list(v.additionalPrinterColumns).forEach((col, j) => {
-        errs.push(...printerColumn(col, indexPath(childPath(vPath, 'additionalPrinterColumns'), j)));
-      });
-    }
-  });
-  if (!unique)
-    errs.push(
-      invalid(childPath(specPath, 'versions'), spec.versions ?? [], 'must contain unique version names'),
-    );
-  if (storageCount !== 1) {
-    errs.push(
-      invalid(
-        childPath(specPath, 'versions'),
-        spec.versions ?? [],
-        'must have exactly one version marked as storage version',
-      ),
-    );
-  }
+  errs.push(
+    ...versionCauses(spec, versions, {
+      schemaHoisted,
+      subresourcesHoisted,
+      columnsHoisted,
+      topSchema,
+      topSubresources,
+    }),
+  );
 
   for (const field of ['plural', 'singular', 'kind', 'listKind']) {
     if (str(crdNames[field]) === '') errs.push(required(childPath(specPath, 'names', field)));
