@@ -38,10 +38,10 @@ import {
   requestToken,
 } from './auth/token-request.ts';
 import { bearerToken, TokenStore } from './auth/tokens.ts';
-import { CrdController, crdStrategy } from './controllers/crd-controller.ts';
+import { CrdController } from './controllers/crd-controller.ts';
 import { DisruptionController } from './controllers/disruption.ts';
 import { GarbageCollector } from './controllers/garbage-collector.ts';
-import { NamespaceController, namespaceStrategy } from './controllers/namespace-controller.ts';
+import { NamespaceController } from './controllers/namespace-controller.ts';
 import { NodeLifecycleController } from './controllers/node-lifecycle.ts';
 import { ServiceAccountController } from './controllers/service-account-controller.ts';
 import { restrictDataDir, STATE_DB } from './data-dir-permissions.ts';
@@ -53,26 +53,21 @@ import { prettyPrintRequested } from './http/query-params.ts';
 import { parseRequestInfo, type ResourceRequestInfo } from './http/request-info.ts';
 import { ResourceHandler } from './http/resource-handler.ts';
 import { answerPretty, sendError, sendJson } from './http/respond.ts';
+import { eventsV1ToCore } from './kinds/events/event-conversion.ts';
+import { builtinResources } from './kinds/registration.ts';
 import { type Admit, ObjectService } from './objects/object-service.ts';
-import type { KindStrategy } from './objects/strategy.ts';
 import {
   applyPatchFor,
-  builtinDecodingStrategy,
-  builtinDefaultsStrategy,
-  builtinPruningStrategy,
   compileSelection,
-  crdValidationStrategy,
-  customResourceStrategy,
   fieldSelectorPins,
-  kindValidationStrategy,
   matchLabelSelectorObject,
   nameProblem,
   presentFor,
   renderingFor,
+  strategyLookup,
 } from './parts.ts';
 import { APPLY_PATCH, decodeApplyPatch } from './patch/apply-patch.ts';
 import type { ApiServerProfile } from './profile.ts';
-import { eventsV1ToCore } from './registry/event-conversion.ts';
 import type { ResourceDefinition } from './registry/resource-definition.ts';
 import { ResourceRegistry } from './registry/resource-registry.ts';
 import { SqliteStore } from './storage/sqlite-store.ts';
@@ -219,24 +214,11 @@ export class ApiServer {
       // One fsync per event-loop turn instead of per write; every answer waits for it (resource-handler.ts).
       groupCommit: true,
     });
-    const registry = new ResourceRegistry();
+    const registry = new ResourceRegistry(builtinResources());
     mergeEventsV1Store(store);
 
     const profile = options.profile;
-    const validateKinds = kindValidationStrategy(profile);
-    const strategiesByResource = new Map<string, KindStrategy[]>();
-    const strategies = (def: ResourceDefinition): KindStrategy[] => {
-      const specific = strategiesByResource.get(`${def.group}/${def.resource}`) ?? [];
-      return def.builtin
-        ? [
-            builtinPruningStrategy,
-            builtinDecodingStrategy,
-            builtinDefaultsStrategy,
-            ...specific,
-            validateKinds,
-          ]
-        : [customResourceStrategy, validateKinds, ...specific];
-    };
+    const strategies = strategyLookup(profile, { registry });
     const objects = new ObjectService({
       store,
       strategies,
@@ -244,11 +226,6 @@ export class ApiServer {
       validateName: nameProblem,
       admitNamespace: (ns) => namespaces.admit(ns),
     });
-    strategiesByResource.set('/namespaces', [namespaceStrategy]);
-    strategiesByResource.set('apiextensions.k8s.io/customresourcedefinitions', [
-      crdValidationStrategy,
-      crdStrategy(registry),
-    ]);
 
     const crds = new CrdController(store, registry, objects);
     crds.start();

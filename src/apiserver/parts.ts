@@ -4,17 +4,15 @@
 
 import type { StatusCause } from './errors.ts';
 import type { CompiledSelection, Rendering, RenderShape } from './http/resource-handler.ts';
-import type { KindStrategy } from './objects/strategy.ts';
+import type { KindServices } from './kinds/builtin-kind.ts';
+import { builtinKindOf, builtinStrategies } from './kinds/registration.ts';
+import type { KindStrategy, StrategyLookup } from './objects/strategy.ts';
 import { applyPatch } from './patch/apply-patch.ts';
 import type { ApiServerProfile } from './profile.ts';
 import type { ResourceDefinition } from './registry/resource-definition.ts';
-import { decodeBuiltinObject } from './schema/builtin-decoding.ts';
-import { validateConfigMap, validateSecret } from './schema/config-data-validation.ts';
-import { applyCustomResourceDefinitionDefaults } from './schema/crd-defaults.ts';
-import { validateCustomResourceDefinition } from './schema/crd-validation.ts';
 import { applyDefaults } from './schema/defaulting.ts';
 import { negotiateOutput, targetMismatch } from './schema/media-negotiation.ts';
-import { nameIsDNSLabel, nameIsDNSSubdomain, validatePathSegmentName } from './schema/names.ts';
+import { nameIsDNSSubdomain } from './schema/names.ts';
 import {
   type MetaGroupVersion,
   toPartialObjectMetadata,
@@ -37,7 +35,10 @@ export function applyPatchFor(
   patch: Buffer,
   def: ResourceDefinition,
 ): KubeObject {
-  return applyPatch(contentType, current, patch, def.kind, { builtin: def.builtin });
+  return applyPatch(contentType, current, patch, def.kind, {
+    builtin: def.builtin,
+    patchMeta: def.patchMeta,
+  });
 }
 
 /** Label and field selectors of a list or watch, compiled once per request. */
@@ -97,14 +98,9 @@ export function matchLabelSelectorObject(
   return labelSelectorFromObject(selector as LabelSelectorObject).matches(labels);
 }
 
-/** Namespaces and nodes follow their own naming rules; most kinds are DNS subdomains. */
+/** A built-in kind may have its own naming rule (a Namespace's is a DNS label); most are DNS subdomains. */
 export function nameProblem(def: ResourceDefinition, name: string): string | undefined {
-  const validator =
-    def.group === '' && def.resource === 'namespaces'
-      ? nameIsDNSLabel
-      : def.group === '' && (def.resource === 'serviceaccounts' || def.resource === 'events')
-        ? validatePathSegmentName
-        : nameIsDNSSubdomain;
+  const validator = builtinKindOf(def)?.validateName ?? nameIsDNSSubdomain;
   const problems = validator(name, false);
   return problems.length > 0 ? problems.join('; ') : undefined;
 }
@@ -194,39 +190,14 @@ export function kindValidationStrategy(profile: ApiServerProfile): KindStrategy 
   };
 }
 
-/** CRDs get kube's defaults (singular, listKind, conversion) and validation before they are served. */
-export const crdValidationStrategy: KindStrategy = {
-  prepare(obj) {
-    applyCustomResourceDefinitionDefaults(obj);
-  },
-  validate(obj) {
-    return validateCustomResourceDefinition(obj);
-  },
-};
-
 /**
- * What kube's decoder enforces on built-in kinds (times, ConfigMap/Secret value types, Secret stringData),
- * then kube's ConfigMap and Secret validation. A decoding failure is a 400, as in kube.
+ * The strategies of every resource's writes: a built-in kind's (kinds/registration.ts) between the
+ * pruning of unknown top-level fields and the profile's validation; a custom resource's structural
+ * schema handling, then the profile's validation.
  */
-export const builtinDecodingStrategy: KindStrategy = {
-  prepare(obj, _old, ctx) {
-    decodeBuiltinObject(ctx.def, obj);
-  },
-  validate(obj, old, ctx): StatusCause[] {
-    if (ctx.def.group !== '') return [];
-    if (ctx.def.resource === 'configmaps') return validateConfigMap(obj, old);
-    if (ctx.def.resource === 'secrets') return validateSecret(obj, old);
-    return [];
-  },
-};
-
-/** The few defaults of built-in kinds that clients rely on seeing (kube's SetDefaults_* for these kinds). */
-export const builtinDefaultsStrategy: KindStrategy = {
-  prepare(obj, _old, ctx) {
-    if (ctx.def.group !== '') return;
-    if (ctx.def.resource === 'secrets' && (obj.type === undefined || obj.type === '')) obj.type = 'Opaque';
-    if (ctx.def.resource === 'pods' && ctx.operation === 'create') {
-      obj.status = { phase: 'Pending', ...(obj.status ?? {}) };
-    }
-  },
-};
+export function strategyLookup(profile: ApiServerProfile, services: KindServices): StrategyLookup {
+  const validateKinds = kindValidationStrategy(profile);
+  const builtins = builtinStrategies(services, builtinPruningStrategy, [validateKinds]);
+  const custom = [customResourceStrategy, validateKinds];
+  return (def) => (def.builtin ? builtins(def) : custom);
+}

@@ -1,95 +1,16 @@
-// Serves CustomResourceDefinitions: accepts their names, marks them Established, keeps the registry
-// in step with the store, and on deletion removes every custom resource before the CRD goes away.
+// Serves CustomResourceDefinitions: keeps the registry in step with the store, and on deletion removes
+// every custom resource before the CRD goes away. A CRD's own rules (defaults, validation, accepted
+// names and conditions on every write) are its kind's: kinds/apiextensions/customresourcedefinition.ts.
 
-import { kubeTime } from '../../util/kube-time.ts';
 import { ApiError } from '../errors.ts';
+import { CRD_CLEANUP_FINALIZER } from '../kinds/apiextensions/customresourcedefinition.ts';
 import type { ObjectService } from '../objects/object-service.ts';
-import type { KindStrategy } from '../objects/strategy.ts';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
 import type { KubeObject, Store, StoreEvent } from '../storage/types.ts';
 import { DeferredQueue, definitionForKey } from './keys.ts';
 
-export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 const CRD_PREFIX = '/apiextensions.k8s.io/customresourcedefinitions/';
 const RETRY_MS = 500;
-
-function condition(type: string, status: string, reason: string, message: string, now: string): KubeObject {
-  return { type, status, reason, message, lastTransitionTime: now };
-}
-
-/** Keeps conditions' lastTransitionTime when their status did not change. */
-function mergeConditions(previous: KubeObject[] | undefined, next: KubeObject[]): KubeObject[] {
-  return next.map((c) => {
-    const before = previous?.find((p) => p.type === c.type);
-    return before && before.status === c.status ? { ...c, lastTransitionTime: before.lastTransitionTime } : c;
-  });
-}
-
-/**
- * Sets status on every write, synchronously, so a CRD is usable as soon as its create returns
- * (kubectl apply of a CRD followed by its resources works without waiting).
- */
-export function crdStrategy(registry: ResourceRegistry): KindStrategy {
-  return {
-    prepare(obj, old, ctx) {
-      if (ctx.operation === 'create') {
-        const finalizers: string[] = obj.metadata.finalizers ?? [];
-        if (!finalizers.includes(CRD_CLEANUP_FINALIZER))
-          obj.metadata.finalizers = [...finalizers, CRD_CLEANUP_FINALIZER];
-      }
-      if (ctx.subresource === 'status' && old) return;
-      const now = kubeTime();
-      const clash = registry.namesConflict(obj);
-      const names = obj.spec?.names ?? {};
-      const accepted = {
-        plural: names.plural,
-        singular: names.singular || String(names.kind ?? '').toLowerCase(),
-        kind: names.kind,
-        listKind: names.listKind || `${names.kind}List`,
-        ...(names.shortNames ? { shortNames: names.shortNames } : {}),
-        ...(names.categories ? { categories: names.categories } : {}),
-      };
-      const terminating = obj.metadata.deletionTimestamp !== undefined;
-      const conditions = clash
-        ? [
-            condition('NamesAccepted', 'False', 'MultipleNamesNotAllowed', clash, now),
-            condition('Established', 'False', 'NotAccepted', 'not all names are accepted', now),
-          ]
-        : [
-            condition('NamesAccepted', 'True', 'NoConflicts', 'no conflicts found', now),
-            condition(
-              'Established',
-              'True',
-              'InitialNamesAccepted',
-              'the initial names have been accepted',
-              now,
-            ),
-          ];
-      if (terminating) {
-        conditions.push(
-          condition(
-            'Terminating',
-            'True',
-            'InstanceDeletionInProgress',
-            'CustomResource deletion is in progress',
-            now,
-          ),
-        );
-      }
-      obj.status = {
-        ...(obj.status ?? {}),
-        conditions: mergeConditions(old?.status?.conditions, conditions),
-        acceptedNames: clash ? (old?.status?.acceptedNames ?? {}) : accepted,
-        storedVersions: [
-          ...new Set([
-            ...(old?.status?.storedVersions ?? []),
-            ...((obj.spec?.versions ?? []) as KubeObject[]).filter((v) => v.storage).map((v) => v.name),
-          ]),
-        ],
-      };
-    },
-  };
-}
 
 export class CrdController {
   private readonly store: Store;

@@ -2,26 +2,7 @@
 
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
-
-export interface ParsedKey {
-  group: string;
-  resource: string;
-  namespace: string | undefined;
-  name: string;
-}
-
-export function parseKey(key: string): ParsedKey | undefined {
-  const parts = key.split('/');
-  // ['', group, resource, namespace, name]
-  if (parts.length !== 5) return undefined;
-  const [, group, resource, namespace, name] = parts as [string, string, string, string, string];
-  return {
-    group: group === 'core' ? '' : group,
-    resource,
-    namespace: namespace === '' ? undefined : namespace,
-    name,
-  };
-}
+import { parseKey } from '../storage/keys.ts';
 
 /** The preferred served definition of the resource a key belongs to. */
 export function definitionForKey(registry: ResourceRegistry, key: string): ResourceDefinition | undefined {

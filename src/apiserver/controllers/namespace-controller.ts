@@ -1,9 +1,9 @@
-// Namespace lifecycle: new namespaces are Active; a deleted namespace turns Terminating, refuses new
-// content, has everything in it deleted, and disappears once it is empty.
+// Namespace lifecycle: a deleted namespace refuses new content, has everything in it deleted, and is
+// finalized once it is empty. What a namespace's own writes do (Active on create, Terminating on delete,
+// kept by spec.finalizers until /finalize) is its kind's: kinds/core/namespace.ts.
 
 import { ApiError } from '../errors.ts';
 import type { ObjectService } from '../objects/object-service.ts';
-import type { KindStrategy } from '../objects/strategy.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
 import type { Store, StoreEvent } from '../storage/types.ts';
@@ -13,26 +13,6 @@ const NAMESPACE_PREFIX = '/core/namespaces/';
 const RETRY_MS = 500;
 /** The namespaces kube creates; the profile may add its own (ApiServerProfile.namespaces). */
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
-
-export const namespaceStrategy: KindStrategy = {
-  prepare(obj, old, ctx) {
-    if (ctx.operation === 'create') {
-      obj.spec = { ...(obj.spec ?? {}), finalizers: ['kubernetes'] };
-      obj.status = { phase: 'Active' };
-      obj.metadata.labels = {
-        ...(obj.metadata.labels ?? {}),
-        'kubernetes.io/metadata.name': obj.metadata.name,
-      };
-      return;
-    }
-    // spec.finalizers is only changed by the namespace controller (kube's /finalize); keep the stored one.
-    if (old) {
-      if (ctx.subresource !== 'finalize')
-        obj.spec = { ...(obj.spec ?? {}), finalizers: old.spec?.finalizers ?? [] };
-      if (ctx.subresource !== 'status') obj.status = old.status;
-    }
-  },
-};
 
 export class NamespaceController {
   private readonly store: Store;

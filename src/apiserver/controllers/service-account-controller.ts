@@ -6,8 +6,9 @@ import { ApiError } from '../errors.ts';
 import type { ObjectService } from '../objects/object-service.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
+import { parseKey } from '../storage/keys.ts';
 import type { Store, StoreEvent } from '../storage/types.ts';
-import { DeferredQueue, parseKey } from './keys.ts';
+import { DeferredQueue } from './keys.ts';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 

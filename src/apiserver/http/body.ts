@@ -5,6 +5,7 @@ import { parseBoundedYaml } from '../../util/bounded-yaml.ts';
 import { BodyTooLargeError, readLimitedBody } from '../../util/request-body.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import { assertJsonDepth } from '../json-depth.ts';
+import { BUILTIN_PROTOBUF_MESSAGES } from '../kinds/registration.ts';
 import { decodeProtobufObject } from '../protobuf/decode.ts';
 import { MAX_BODY_BYTES } from '../request-limits.ts';
 
@@ -28,7 +29,7 @@ export function decodeObject(body: Buffer, contentType: string | undefined): Rec
   if (type === 'application/vnd.kubernetes.protobuf') {
     // kubectl's generators (create configmap, secret, namespace, ...) send typed objects as protobuf.
     if (body.length === 0) throw badRequest('the body of the request was empty');
-    return decodeProtobufObject(body) as Record<string, any>;
+    return decodeProtobufObject(body, BUILTIN_PROTOBUF_MESSAGES) as Record<string, any>;
   }
   const text = body.toString('utf8');
   if (text.trim() === '') throw badRequest('the body of the request was empty');

@@ -123,18 +123,5 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   return info;
 }
 
-/** The storage key of one object: `/<group or core>/<resource>/<namespace>/<name>`. */
-export function objectKey(
-  group: string,
-  resource: string,
-  namespace: string | undefined,
-  name: string,
-): string {
-  return `/${group || 'core'}/${resource}/${namespace ?? ''}/${name}`;
-}
-
-/** The key prefix of a list: all namespaces when namespace is undefined for a namespaced resource. */
-export function listPrefix(group: string, resource: string, namespace: string | undefined): string {
-  const base = `/${group || 'core'}/${resource}/`;
-  return namespace === undefined ? base : `${base}${namespace}/`;
-}
+// Storage keys live with storage; re-exported for the handlers that list by prefix.
+export { listPrefix, objectKey } from '../storage/keys.ts';

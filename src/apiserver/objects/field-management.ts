@@ -17,7 +17,7 @@ import {
   recordUpdate,
   type WriteScope,
 } from '../managedfields/managers.ts';
-import { builtinPatchMeta } from '../patch/builtin-patch-meta.ts';
+import { metadataOnly, objectMeta } from '../patch/builtin-patch-meta.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { apiVersionOf } from '../registry/resource-definition.ts';
 import type { KubeObject } from '../storage/types.ts';
@@ -32,10 +32,9 @@ const fieldTypes = new WeakMap<ResourceDefinition, FieldType>();
 export function fieldTypeOf(def: ResourceDefinition): FieldType {
   let type = fieldTypes.get(def);
   if (type === undefined) {
-    const meta = builtinPatchMeta(def.kind);
     type = def.builtin
-      ? patchMetaFieldType(meta)
-      : objectFieldType(meta.fields?.metadata ?? {}, schemaFieldType(def.schema));
+      ? patchMetaFieldType(def.patchMeta ?? metadataOnly)
+      : objectFieldType(objectMeta, schemaFieldType(def.schema));
     fieldTypes.set(def, type);
   }
   return type;

@@ -1,5 +1,7 @@
 // Per-kind behaviour plugged into the generic object lifecycle: defaulting, validation and the few
-// kind-specific rules (a namespace's phase, a CRD's conditions). Mirrors kube's RESTCreateStrategy idea.
+// kind-specific rules (a namespace's phase, a CRD's conditions), and the lifecycle hooks a kind may add
+// (what its own subresources write, what else keeps a deleted object). Mirrors kube's RESTCreateStrategy,
+// RESTUpdateStrategy and RESTDeleteStrategy: the generic object code calls these and names no kind.
 
 import type { StatusCause } from '../errors.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
@@ -19,6 +21,15 @@ export interface KindStrategy {
   validate?(obj: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): StatusCause[];
   /** Fields pruned as unknown (for fieldValidation Strict/Warn); may mutate obj. */
   prune?(obj: KubeObject, ctx: StrategyContext): string[];
+  /**
+   * The new state a write to one of the kind's own subresources makes from the stored object and the
+   * request's (a Namespace's /finalize writes spec.finalizers only); undefined when it is not the kind's.
+   */
+  subresourceWrite?(subresource: string, old: KubeObject, incoming: KubeObject): KubeObject | undefined;
+  /** Whether something besides metadata.finalizers keeps a deleted object (a Namespace's spec.finalizers). */
+  blocksRemoval?(obj: KubeObject): boolean;
+  /** Marks an object that deletion leaves waiting on its finalizers (a Namespace turns Terminating). */
+  markDeleting?(obj: KubeObject): void;
 }
 
 export type StrategyLookup = (def: ResourceDefinition) => KindStrategy[];

@@ -8,7 +8,7 @@ import { parseBoundedYaml } from '../../util/bounded-yaml.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import { MAX_BODY_BYTES } from '../request-limits.ts';
 import type { KubeObject } from '../storage/types.ts';
-import { builtinPatchMeta } from './builtin-patch-meta.ts';
+import { builtinPatchMeta, type PatchMeta } from './builtin-patch-meta.ts';
 import { applyMergePatch } from './json-merge-patch.ts';
 import { applyJsonPatch } from './json-patch.ts';
 import { isJsonObject, type JsonObject, type JsonValue, jsonTypeName } from './json-value.ts';
@@ -24,6 +24,8 @@ export const APPLY_PATCH = 'application/apply-patch+yaml';
 export interface ApplyPatchOptions {
   /** Built-in kinds accept strategic merge patch; custom resources do not (415). */
   builtin: boolean;
+  /** The kind's strategic-merge metadata; the table's entry for `kind` when not given. */
+  patchMeta?: PatchMeta | undefined;
 }
 
 /** The patch media types accepted for a resource, in the order the real server lists them. */
@@ -107,6 +109,10 @@ export function applyPatch(
     case APPLY_PATCH:
       throw new Error('server-side apply is done by ObjectService.apply, not as a patch');
     default:
-      return applyStrategicMergePatch(stored, parsePatchBody(patchBody, ''), builtinPatchMeta(kind));
+      return applyStrategicMergePatch(
+        stored,
+        parsePatchBody(patchBody, ''),
+        opts.patchMeta ?? builtinPatchMeta(kind),
+      );
   }
 }

@@ -1,7 +1,9 @@
 // Strategic merge patch metadata for the built-in kinds: which lists merge instead of being replaced,
 // and by which key. Transcribed from the `patchStrategy` / `patchMergeKey` struct tags of
 // k8s.io/api (core/v1, apps/v1, batch/v1, policy/v1, meta/v1). Fields not listed behave as in any
-// struct without tags: objects merge key by key, lists are replaced whole.
+// struct without tags: objects merge key by key, lists are replaced whole. This is table data by Go type;
+// each built-in kind (src/apiserver/kinds/) names its own in its definition's patchMeta, and a kind whose
+// type is not listed composes it from the pieces exported here.
 
 /** Patch metadata of one field; for lists, `fields` describes each item. */
 export interface PatchMeta {
@@ -13,29 +15,29 @@ export interface PatchMeta {
   fields?: Readonly<Record<string, PatchMeta>>;
 }
 
-function mergeList(mergeKey: string, fields?: Record<string, PatchMeta>): PatchMeta {
+export function mergeList(mergeKey: string, fields?: Record<string, PatchMeta>): PatchMeta {
   return fields ? { strategy: 'merge', mergeKey, fields } : { strategy: 'merge', mergeKey };
 }
 
 /** A list of scalars merged as a set (metadata.finalizers, spec.podCIDRs). */
-const mergedScalarList: PatchMeta = { strategy: 'merge' };
-const conditionsByType = mergeList('type');
+export const mergedScalarList: PatchMeta = { strategy: 'merge' };
+export const conditionsByType = mergeList('type');
 
-const objectMeta: PatchMeta = {
+export const objectMeta: PatchMeta = {
   fields: {
     finalizers: mergedScalarList,
     ownerReferences: mergeList('uid'),
   },
 };
 
-const container: Record<string, PatchMeta> = {
+export const container: Record<string, PatchMeta> = {
   ports: mergeList('containerPort'),
   env: mergeList('name'),
   volumeMounts: mergeList('mountPath'),
   volumeDevices: mergeList('devicePath'),
 };
 
-const podSpec: PatchMeta = {
+export const podSpec: PatchMeta = {
   fields: {
     volumes: { strategy: 'merge', mergeKey: 'name', retainKeys: true },
     initContainers: mergeList('name', container),
@@ -50,7 +52,7 @@ const podSpec: PatchMeta = {
   },
 };
 
-const podStatus: PatchMeta = {
+export const podStatus: PatchMeta = {
   fields: {
     conditions: conditionsByType,
     podIPs: mergeList('ip'),
@@ -60,12 +62,12 @@ const podStatus: PatchMeta = {
   },
 };
 
-const podTemplateSpec: PatchMeta = { fields: { metadata: objectMeta, spec: podSpec } };
+export const podTemplateSpec: PatchMeta = { fields: { metadata: objectMeta, spec: podSpec } };
 
-const statusWithConditions: PatchMeta = { fields: { conditions: conditionsByType } };
+export const statusWithConditions: PatchMeta = { fields: { conditions: conditionsByType } };
 
 /** A workload whose spec holds a pod template. */
-function workload(specFields: Record<string, PatchMeta> = {}): PatchMeta {
+export function workload(specFields: Record<string, PatchMeta> = {}): PatchMeta {
   return {
     fields: {
       metadata: objectMeta,
@@ -75,7 +77,7 @@ function workload(specFields: Record<string, PatchMeta> = {}): PatchMeta {
   };
 }
 
-const metadataOnly: PatchMeta = { fields: { metadata: objectMeta } };
+export const metadataOnly: PatchMeta = { fields: { metadata: objectMeta } };
 
 const byKind: Readonly<Record<string, PatchMeta>> = {
   Node: {

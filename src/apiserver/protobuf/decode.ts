@@ -4,20 +4,10 @@
 // The body is the 4-byte magic `k8s\0` and a runtime.Unknown envelope:
 //   typeMeta (1) {apiVersion (1), kind (2)}, raw (2): the typed message,
 //   contentEncoding (3), contentType (4).
-// The typed message is decoded by the field table registered for its apiVersion and kind.
+// The typed message is decoded by the field table its apiVersion and kind have in the table the caller
+// gives (each built-in kind names its messages: src/apiserver/kinds/).
 
 import { ApiError, badRequest } from '../errors.ts';
-import { ConfigMap, Event, Namespace, Pod, Secret, ServiceAccount } from './core-v1.ts';
-import {
-  Event as EventsV1Event,
-  Eviction,
-  Lease,
-  PodDisruptionBudget,
-  SelfSubjectAccessReview,
-  SelfSubjectReview,
-  SelfSubjectRulesReview,
-  TokenRequest,
-} from './groups.ts';
 import { decodeMessage, MalformedError, type MessageSpec, UnsupportedFieldError } from './message.ts';
 import { DeleteOptions } from './meta-v1.ts';
 import { readFields, WIRE_BYTES, WireError } from './wire.ts';
@@ -27,32 +17,15 @@ export const KUBERNETES_PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protob
 /** The prefix of every Kubernetes protobuf body: "k8s" and a zero byte. */
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
-const DECODERS = new Map<string, MessageSpec>([
-  ['v1/ConfigMap', ConfigMap],
-  ['v1/Secret', Secret],
-  ['v1/Namespace', Namespace],
-  ['v1/ServiceAccount', ServiceAccount],
-  ['v1/Event', Event],
-  ['v1/Pod', Pod],
-  ['policy/v1/Eviction', Eviction],
-  ['policy/v1beta1/Eviction', Eviction],
-  ['policy/v1/PodDisruptionBudget', PodDisruptionBudget],
-  ['coordination.k8s.io/v1/Lease', Lease],
-  ['coordination.k8s.io/v1beta1/Lease', Lease],
-  ['events.k8s.io/v1/Event', EventsV1Event],
-  ['authentication.k8s.io/v1/TokenRequest', TokenRequest],
-  ['authentication.k8s.io/v1/SelfSubjectReview', SelfSubjectReview],
-  ['authentication.k8s.io/v1beta1/SelfSubjectReview', SelfSubjectReview],
-  ['authorization.k8s.io/v1/SelfSubjectAccessReview', SelfSubjectAccessReview],
-  ['authorization.k8s.io/v1/SelfSubjectRulesReview', SelfSubjectRulesReview],
-]);
-
 /** Kinds registered in every group version (metav1.AddToGroupVersion), decoded whatever the apiVersion. */
 const ANY_VERSION_DECODERS = new Map<string, MessageSpec>([['DeleteOptions', DeleteOptions]]);
 
+/** Message specs by `<apiVersion>/<Kind>`. */
+export type ProtobufMessages = ReadonlyMap<string, MessageSpec>;
+
 /** The apiVersion/kind pairs with a decoder; DeleteOptions is accepted with any apiVersion. */
-export function protobufKinds(): Array<{ apiVersion: string; kind: string }> {
-  const kinds = [...DECODERS.keys()].map((key) => {
+export function protobufKinds(messages: ProtobufMessages): Array<{ apiVersion: string; kind: string }> {
+  const kinds = [...messages.keys()].map((key) => {
     const cut = key.lastIndexOf('/');
     return { apiVersion: key.slice(0, cut), kind: key.slice(cut + 1) };
   });
@@ -113,7 +86,7 @@ function useJson(what: string): ApiError {
  * BadRequest for a body that is not well-formed, and 415 UnsupportedMediaType for a kind, or a field
  * holding a value, that this server cannot decode.
  */
-export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
+export function decodeProtobufObject(body: Buffer, messages: ProtobufMessages): Record<string, unknown> {
   if (body.length < MAGIC.length || !body.subarray(0, MAGIC.length).equals(MAGIC)) {
     throw badRequest(
       `provided data does not appear to be a protobuf message, expected prefix [${[...MAGIC].join(' ')}]`,
@@ -129,7 +102,7 @@ export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
     );
   }
   const spec =
-    DECODERS.get(`${envelope.apiVersion}/${envelope.kind}`) ?? ANY_VERSION_DECODERS.get(envelope.kind);
+    messages.get(`${envelope.apiVersion}/${envelope.kind}`) ?? ANY_VERSION_DECODERS.get(envelope.kind);
   if (!spec) {
     throw useJson(
       `this server cannot decode protobuf bodies of kind "${envelope.kind}" (apiVersion "${envelope.apiVersion}")`,

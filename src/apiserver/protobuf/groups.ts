@@ -2,6 +2,7 @@
 // server: policy/v1 (Eviction, PodDisruptionBudget), coordination.k8s.io/v1 (Lease),
 // events.k8s.io/v1 (Event), authentication.k8s.io/v1 (TokenRequest, SelfSubjectReview) and
 // authorization.k8s.io/v1 (SelfSubjectAccessReview, SelfSubjectRulesReview).
+// Table data, reached through each kind's BuiltinKind.protobuf (src/apiserver/kinds/).
 
 import { EventSource, ObjectReference } from './core-v1.ts';
 import {

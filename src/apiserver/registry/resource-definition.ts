@@ -2,6 +2,7 @@
 // Discovery, OpenAPI, routing, validation and Table output are all derived from these definitions.
 
 import type { JSONSchemaProps, PrinterColumn } from '../../util/kube-api-types.ts';
+import type { PatchMeta } from '../patch/builtin-patch-meta.ts';
 import type { KubeObject } from '../storage/types.ts';
 
 export type { JSONSchemaProps, PrinterColumn };
@@ -31,6 +32,11 @@ export interface ResourceDefinition {
   selectableFields: Record<string, (object: KubeObject) => string | undefined>;
   /** Whether spec changes bump metadata.generation (kinds with a spec/status split). */
   tracksGeneration: boolean;
+  /**
+   * A built-in kind's strategic-merge metadata (its Go type's patchStrategy tags), which also types its
+   * fields for managedFields; ObjectMeta's alone when not given. Custom resources merge by their schema.
+   */
+  patchMeta?: PatchMeta;
   /**
    * Set on a view over another resource's storage, as kube serves events.k8s.io/v1 Events from the
    * core Event store: objects are kept as `def` keeps them and converted on the way in and out.

@@ -3,7 +3,6 @@
 // about every change so cached discovery documents can be dropped.
 
 import type { KubeObject } from '../storage/types.ts';
-import { builtinResources } from './builtin-resources.ts';
 import { crdStorageVersion, crdToDefinitions } from './crd-to-definition.ts';
 import type { ResourceDefinition } from './resource-definition.ts';
 
@@ -67,7 +66,7 @@ export class ResourceRegistry {
   #index = new Map<string, ResourceDefinition>();
   #generation = 0;
 
-  constructor(builtins: readonly ResourceDefinition[] = builtinResources()) {
+  constructor(builtins: readonly ResourceDefinition[]) {
     this.#builtins = [...builtins];
     this.#reindex();
   }

@@ -5,50 +5,39 @@
 // - ConfigMap data values are strings, ConfigMap binaryData and Secret data values base64 strings;
 // - Secret stringData is write-only: kube's conversion merges it into data (overriding) and drops it.
 // Custom resources are not decoded into Go types: their date-time fields are only validated (schema).
+// Which fields of a kind are times, and what its values must be, is the kind's (src/apiserver/kinds/);
+// this file is the decoder those rules run in.
 
 import { badRequest } from '../errors.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import type { KubeObject } from '../storage/types.ts';
 import { formatMicroTime, formatTime, GoTimeParseError, parseGoTime } from './go-time.ts';
 
-type TimeKind = 'Time' | 'MicroTime';
+export type TimeKind = 'Time' | 'MicroTime';
 /** A path through an object; '*' walks every element of a list or value of a map. */
-type TimeField = [path: string[], kind: TimeKind];
+export type TimeField = [path: string[], kind: TimeKind];
 
-const t = (path: string, kind: TimeKind = 'Time'): TimeField => [path.split('.'), kind];
+/** The time field at a dotted path ('*' for every element): `t('status.conditions.*.lastTransitionTime')`. */
+export const t = (path: string, kind: TimeKind = 'Time'): TimeField => [path.split('.'), kind];
 
-const CONDITIONS = [t('status.conditions.*.lastTransitionTime')];
+/** metav1.Condition's (and most kinds' condition types') time field. */
+export const CONDITION_TIMES: readonly TimeField[] = [t('status.conditions.*.lastTransitionTime')];
 
-const containerStatusTimes = (list: string): TimeField[] =>
+/** The times of a pod's container statuses in `list` (containerStatuses, initContainerStatuses, ...). */
+export const containerStatusTimes = (list: string): TimeField[] =>
   ['state', 'lastState'].flatMap((state) => [
     t(`status.${list}.*.${state}.running.startedAt`),
     t(`status.${list}.*.${state}.terminated.startedAt`),
     t(`status.${list}.*.${state}.terminated.finishedAt`),
   ]);
 
-/** The metav1.Time / MicroTime fields of each built-in kind (k8s.io/api types), by group/resource. */
-const TIME_FIELDS: Record<string, TimeField[]> = {
-  '/pods': [
-    t('status.conditions.*.lastProbeTime'),
-    ...CONDITIONS,
-    t('status.startTime'),
-    ...containerStatusTimes('containerStatuses'),
-    ...containerStatusTimes('initContainerStatuses'),
-    ...containerStatusTimes('ephemeralContainerStatuses'),
-  ],
-  '/nodes': [t('status.conditions.*.lastHeartbeatTime'), ...CONDITIONS, t('spec.taints.*.timeAdded')],
-  '/namespaces': CONDITIONS,
-  '/events': [
-    t('firstTimestamp'),
-    t('lastTimestamp'),
-    t('eventTime', 'MicroTime'),
-    t('series.lastObservedTime', 'MicroTime'),
-  ],
-  'apps/daemonsets': CONDITIONS,
-  'policy/poddisruptionbudgets': [...CONDITIONS, t('status.disruptedPods.*')],
-  'apiextensions.k8s.io/customresourcedefinitions': CONDITIONS,
-  'coordination.k8s.io/leases': [t('spec.acquireTime', 'MicroTime'), t('spec.renewTime', 'MicroTime')],
-};
+/** What kube's decoder enforces on one kind's Go type, beyond ObjectMeta's times. */
+export interface KindDecoding {
+  /** The kind's metav1.Time / MicroTime fields (k8s.io/api types). */
+  times?: readonly TimeField[];
+  /** Checks (throwing DecodeError) and converts values as the Go type's decoding does. */
+  values?(obj: KubeObject): void;
+}
 
 const METADATA_TIMES: TimeField[] = [
   t('metadata.creationTimestamp'),
@@ -63,7 +52,8 @@ function jsonTypeName(value: unknown): string {
   return typeof value === 'object' ? 'object' : typeof value === 'boolean' ? 'bool' : typeof value;
 }
 
-class DecodeError extends Error {}
+/** A value the kind's Go type cannot hold; answered as 400 with kube's decoder message. */
+export class DecodeError extends Error {}
 
 /**
  * Times already decoded, by kind and text: the same few strings come back on write after write (a node's
@@ -139,7 +129,8 @@ export function base64ErrorOffset(text: string): number {
   return -1;
 }
 
-function checkStringMap(obj: KubeObject, field: string, structName: string, base64: boolean): void {
+/** A map of strings (or of base64 strings, for []byte values) at `field`, as encoding/json checks it. */
+export function checkStringMap(obj: KubeObject, field: string, structName: string, base64: boolean): void {
   const value = obj[field];
   if (value === undefined || value === null) return;
   const goType = base64 ? 'map[string][]uint8' : 'map[string]string';
@@ -162,36 +153,19 @@ function checkStringMap(obj: KubeObject, field: string, structName: string, base
   }
 }
 
-function decodeConfigData(def: ResourceDefinition, obj: KubeObject): void {
-  if (def.group !== '') return;
-  if (def.resource === 'configmaps') {
-    checkStringMap(obj, 'data', 'ConfigMap', false);
-    checkStringMap(obj, 'binaryData', 'ConfigMap', true);
-  } else if (def.resource === 'secrets') {
-    checkStringMap(obj, 'data', 'Secret', true);
-    checkStringMap(obj, 'stringData', 'Secret', false);
-    if (obj.stringData !== undefined) {
-      const stringData: Record<string, string | null> = obj.stringData ?? {};
-      if (Object.keys(stringData).length > 0) {
-        obj.data = { ...(obj.data ?? {}) };
-        for (const [key, text] of Object.entries(stringData)) {
-          obj.data[key] = Buffer.from(text ?? '', 'utf8').toString('base64');
-        }
-      }
-      delete obj.stringData;
-    }
-  }
-}
-
 /**
  * Decodes a built-in object as kube's JSON decoder would: throws 400 BadRequest with kube's message on a
  * value the Go type cannot hold; normalises times and merges Secret stringData in place.
  */
-export function decodeBuiltinObject(def: ResourceDefinition, obj: KubeObject): void {
+export function decodeBuiltinObject(
+  def: ResourceDefinition,
+  obj: KubeObject,
+  decoding: KindDecoding = {},
+): void {
   try {
     for (const [path, kind] of METADATA_TIMES) walkTimes(obj, path, kind);
-    for (const [path, kind] of TIME_FIELDS[`${def.group}/${def.resource}`] ?? []) walkTimes(obj, path, kind);
-    decodeConfigData(def, obj);
+    for (const [path, kind] of decoding.times ?? []) walkTimes(obj, path, kind);
+    decoding.values?.(obj);
   } catch (err) {
     if (!(err instanceof DecodeError)) throw err;
     throw badRequest(

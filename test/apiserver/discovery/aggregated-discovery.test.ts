@@ -5,6 +5,7 @@ import {
   acceptsAggregatedDiscovery,
   aggregatedDiscovery,
 } from '../../../src/apiserver/discovery/aggregated-discovery.ts';
+import { builtinResources } from '../../../src/apiserver/kinds/registration.ts';
 import { ResourceRegistry } from '../../../src/apiserver/registry/resource-registry.ts';
 import { widgetCrd } from '../registry/crd-fixture.ts';
 
@@ -23,7 +24,7 @@ test('the Accept header kubectl 1.32 sends selects aggregated discovery; plain J
 });
 
 test('/api aggregated: the core group only, resources with scope, responseKind and subresources', () => {
-  const doc = aggregatedDiscovery(new ResourceRegistry(), 'api');
+  const doc = aggregatedDiscovery(new ResourceRegistry(builtinResources()), 'api');
   assert.equal(doc.kind, 'APIGroupDiscoveryList');
   assert.equal(doc.apiVersion, 'apidiscovery.k8s.io/v2');
   assert.equal(doc.items.length, 1);
@@ -58,7 +59,7 @@ test('/api aggregated: the core group only, resources with scope, responseKind a
 });
 
 test('/apis aggregated: named groups, versions by priority, CRDs included', () => {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(builtinResources());
   registry.applyCustomResourceDefinition(widgetCrd());
   const doc = aggregatedDiscovery(registry, 'apis');
   assert.ok(!doc.items.some((g) => g.metadata.name === undefined));

@@ -33,6 +33,7 @@ import {
 } from '../../../src/apiserver/discovery/openapi-v2.ts';
 import { openApiV3Document, openApiV3Root } from '../../../src/apiserver/discovery/openapi-v3.ts';
 import { versionInfo } from '../../../src/apiserver/discovery/version-info.ts';
+import { builtinResources } from '../../../src/apiserver/kinds/registration.ts';
 import { ResourceRegistry } from '../../../src/apiserver/registry/resource-registry.ts';
 import type { KubeObject } from '../../../src/apiserver/storage/types.ts';
 import { widgetCrd } from '../registry/crd-fixture.ts';
@@ -48,7 +49,7 @@ interface Recorded {
   body: string;
 }
 
-const registry = new ResourceRegistry();
+const registry = new ResourceRegistry(builtinResources());
 registry.applyCustomResourceDefinition(widgetCrd());
 const objects = new Map<string, KubeObject>();
 let requests: Recorded[] = [];

@@ -6,11 +6,12 @@ import {
   apiResourceList,
   apiVersions,
 } from '../../../src/apiserver/discovery/legacy-discovery.ts';
+import { builtinResources } from '../../../src/apiserver/kinds/registration.ts';
 import { ResourceRegistry } from '../../../src/apiserver/registry/resource-registry.ts';
 import { widgetCrd } from '../registry/crd-fixture.ts';
 
 test('/api lists the core version and where to reach the server', () => {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(builtinResources());
   assert.deepEqual(apiVersions(registry, '10.0.0.1:6443'), {
     kind: 'APIVersions',
     versions: ['v1'],
@@ -20,7 +21,7 @@ test('/api lists the core version and where to reach the server', () => {
 });
 
 test('/apis lists named groups with their preferred version, never the core group', () => {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(builtinResources());
   const list = apiGroupList(registry);
   assert.equal(list.kind, 'APIGroupList');
   assert.equal(list.apiVersion, 'v1');
@@ -33,7 +34,7 @@ test('/apis lists named groups with their preferred version, never the core grou
 });
 
 test('a CRD group appears in /apis and /apis/<group> once Established, preferring its highest-priority version', () => {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(builtinResources());
   assert.equal(apiGroup(registry, 'example.com'), undefined);
   registry.applyCustomResourceDefinition(widgetCrd());
   assert.deepEqual(apiGroup(registry, 'example.com'), {
@@ -53,7 +54,7 @@ test('a CRD group appears in /apis and /apis/<group> once Established, preferrin
 });
 
 test('/api/v1 lists resources with subresources; pods/eviction names policy/v1 Eviction', () => {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(builtinResources());
   const list = apiResourceList(registry, '', 'v1');
   assert.ok(list);
   assert.equal(list.kind, 'APIResourceList');
@@ -91,7 +92,7 @@ test('/api/v1 lists resources with subresources; pods/eviction names policy/v1 E
 });
 
 test('/apis/<group>/<version> for a CRD lists the resource and its status subresource', () => {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(builtinResources());
   registry.applyCustomResourceDefinition(widgetCrd());
   const v1 = apiResourceList(registry, 'example.com', 'v1');
   assert.deepEqual(

@@ -7,6 +7,7 @@ import {
   openApiV3Root,
   parseOpenApiV3Key,
 } from '../../../src/apiserver/discovery/openapi-v3.ts';
+import { builtinResources } from '../../../src/apiserver/kinds/registration.ts';
 import type { ResourceDefinition } from '../../../src/apiserver/registry/resource-definition.ts';
 import { ResourceRegistry } from '../../../src/apiserver/registry/resource-registry.ts';
 import { widgetCrd } from '../registry/crd-fixture.ts';
@@ -34,7 +35,7 @@ function patchOperationsOf(d: Doc, def: ResourceDefinition): Doc[] {
 }
 
 test('the root points at every served group-version, by the hash of its exact body', () => {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(builtinResources());
   registry.applyCustomResourceDefinition(widgetCrd());
   const root = openApiV3Root(registry);
   assert.deepEqual(Object.keys(root.paths).sort(), [
@@ -63,7 +64,7 @@ test('the root points at every served group-version, by the hash of its exact bo
 });
 
 test('every kind has PATCH operations that declare fieldValidation, so kubectl validates server-side', () => {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(builtinResources());
   registry.applyCustomResourceDefinition(widgetCrd());
   // The review kinds (SelfSubjectAccessReview, ...) are create-only, as in kube.
   for (const def of registry.definitions().filter((d) => d.verbs.includes('patch'))) {
@@ -84,7 +85,7 @@ test('every kind has PATCH operations that declare fieldValidation, so kubectl v
 });
 
 test('operations follow kube naming and carry the kind they act on', () => {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(builtinResources());
   const core = doc(registry, 'api/v1');
   const item = core.paths['/api/v1/namespaces/{namespace}/pods/{name}'];
   assert.equal(item.get.operationId, 'readCoreV1NamespacedPod');
@@ -123,7 +124,7 @@ test('operations follow kube naming and carry the kind they act on', () => {
 });
 
 test('components carry each kind and list with x-kubernetes-group-version-kind, metadata as ObjectMeta', () => {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(builtinResources());
   const apps = doc(registry, 'apis/apps/v1');
   const ds = apps.components.schemas['io.k8s.api.apps.v1.DaemonSet'];
   assert.deepEqual(ds['x-kubernetes-group-version-kind'], [
@@ -160,7 +161,7 @@ test('components carry each kind and list with x-kubernetes-group-version-kind, 
 });
 
 test("a custom resource's schema comes from its CRD version", () => {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(builtinResources());
   registry.applyCustomResourceDefinition(widgetCrd());
   const v1 = doc(registry, 'apis/example.com/v1').components.schemas['com.example.v1.Widget'];
   assert.equal(v1.description, 'A widget.');
@@ -177,8 +178,8 @@ test("a custom resource's schema comes from its CRD version", () => {
 });
 
 test('hashes are stable and change exactly for the documents a CRD change touches', () => {
-  const a = new ResourceRegistry();
-  const b = new ResourceRegistry();
+  const a = new ResourceRegistry(builtinResources());
+  const b = new ResourceRegistry(builtinResources());
   assert.deepEqual(openApiV3Root(a), openApiV3Root(b));
   const before = openApiV3Root(a).paths;
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { builtinResources } from '../../../src/apiserver/kinds/registration.ts';
 import { ObjectService } from '../../../src/apiserver/objects/object-service.ts';
-import { builtinResources } from '../../../src/apiserver/registry/builtin-resources.ts';
 import { SqliteStore } from '../../../src/apiserver/storage/sqlite-store.ts';
 import type { KubeObject, ListOptions, ListResult } from '../../../src/apiserver/storage/types.ts';
 

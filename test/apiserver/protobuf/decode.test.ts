@@ -5,8 +5,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '../../../src/apiserver/errors.ts';
-import { decodeProtobufObject, protobufKinds } from '../../../src/apiserver/protobuf/decode.ts';
+import { BUILTIN_PROTOBUF_MESSAGES } from '../../../src/apiserver/kinds/registration.ts';
+import {
+  decodeProtobufObject as decodeWith,
+  protobufKinds as kindsIn,
+} from '../../../src/apiserver/protobuf/decode.ts';
 import { bytes, entry, fixed32, int, kubeProtobuf, msg, packed, str, stringMap, time } from './pb-writer.ts';
+
+/** The decoder as the server runs it: with every built-in kind's messages. */
+const decodeProtobufObject = (body: Buffer) => decodeWith(body, BUILTIN_PROTOBUF_MESSAGES);
+const protobufKinds = () => kindsIn(BUILTIN_PROTOBUF_MESSAGES);
 
 /** ObjectMeta as gogo writes it: the non-pointer fields always, zero or not. */
 function objectMeta(number: number, fields: { name?: string; namespace?: string } = {}, ...extra: Buffer[]) {

@@ -19,6 +19,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { ensurePki, pkiPaths } from '../../../src/apiserver/auth/certificates.ts';
 import { ApiError } from '../../../src/apiserver/errors.ts';
+import { BUILTIN_PROTOBUF_MESSAGES } from '../../../src/apiserver/kinds/registration.ts';
 import { decodeProtobufObject } from '../../../src/apiserver/protobuf/decode.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
 
@@ -106,7 +107,7 @@ describe('kubectl create bodies decode to what --dry-run=client prints', { skip:
         body,
       });
       try {
-        const obj = decodeProtobufObject(body);
+        const obj = decodeProtobufObject(body, BUILTIN_PROTOBUF_MESSAGES);
         if (obj.kind === 'TokenRequest') obj.status = { token: 'issued-token', expirationTimestamp: null };
         res.writeHead(201, { 'content-type': 'application/json' });
         res.end(JSON.stringify(obj));
@@ -131,7 +132,7 @@ describe('kubectl create bodies decode to what --dry-run=client prints', { skip:
     assert.equal(request.contentType, 'application/vnd.kubernetes.protobuf');
     assert.match(request.accept, /application\/json/);
     assert.deepEqual([...request.body.subarray(0, 4)], [0x6b, 0x38, 0x73, 0x00]);
-    return decodeProtobufObject(request.body);
+    return decodeProtobufObject(request.body, BUILTIN_PROTOBUF_MESSAGES);
   }
 
   async function check(args: string[], path: string): Promise<Record<string, unknown>> {
@@ -306,7 +307,7 @@ describe('decoded kubectl bodies are accepted by the embedded API server', { ski
       delete headers.host;
       if (req.headers['content-type'] === 'application/vnd.kubernetes.protobuf') {
         try {
-          body = Buffer.from(JSON.stringify(decodeProtobufObject(body)));
+          body = Buffer.from(JSON.stringify(decodeProtobufObject(body, BUILTIN_PROTOBUF_MESSAGES)));
           headers['content-type'] = 'application/json';
         } catch (err) {
           const status = err as ApiError;

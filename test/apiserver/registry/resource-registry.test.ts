@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { builtinResources } from '../../../src/apiserver/kinds/registration.ts';
 import {
   compareVersionPriority,
   type RegistryChange,
@@ -28,7 +29,7 @@ test('versions sort by kube priority: GA, then beta, then alpha, then non-kube n
 });
 
 test('built-ins are served and found by resource, kind and short name', () => {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(builtinResources());
   assert.equal(registry.get('', 'v1', 'pods')?.kind, 'Pod');
   assert.equal(registry.get('apps', 'v1', 'daemonsets')?.kind, 'DaemonSet');
   assert.equal(registry.get('apps', 'v2', 'daemonsets'), undefined);
@@ -61,7 +62,7 @@ test('built-ins are served and found by resource, kind and short name', () => {
 });
 
 test('groups list the core group first, then built-in groups in kube order, then custom groups', () => {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(builtinResources());
   registry.applyCustomResourceDefinition(widgetCrd());
   assert.deepEqual(
     registry.groups().map((g) => g.group),
@@ -83,7 +84,7 @@ test('groups list the core group first, then built-in groups in kube order, then
 });
 
 test('an Established CRD is served in each served version, and withdrawn when deleted', () => {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(builtinResources());
   const changes: RegistryChange[] = [];
   const unsubscribe = registry.onChange((c) => changes.push(c));
 
@@ -121,7 +122,7 @@ test('an Established CRD is served in each served version, and withdrawn when de
 });
 
 test('re-applying an unchanged CRD changes nothing; a schema change or losing Established does', () => {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(builtinResources());
   let notified = 0;
   registry.onChange(() => notified++);
   registry.applyCustomResourceDefinition(widgetCrd());
@@ -145,7 +146,7 @@ test('re-applying an unchanged CRD changes nothing; a schema change or losing Es
 });
 
 test('a CRD cannot take over a built-in resource, and name clashes are reported', () => {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(builtinResources());
   const hijack = widgetCrd();
   hijack.metadata.name = 'daemonsets.apps';
   hijack.spec.group = 'apps';

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiError } from '../../../src/apiserver/errors.ts';
-import { builtinResources } from '../../../src/apiserver/registry/builtin-resources.ts';
-import { base64ErrorOffset, decodeBuiltinObject } from '../../../src/apiserver/schema/builtin-decoding.ts';
+import { builtinResources, decodeBuiltin } from '../../../src/apiserver/kinds/registration.ts';
+import { base64ErrorOffset } from '../../../src/apiserver/schema/builtin-decoding.ts';
 
 const defs = builtinResources();
 const def = (group: string, resource: string) =>
@@ -43,7 +43,7 @@ test('times of a Pod are normalised in place; a bad one is a 400 naming the kind
       conditions: [{ type: 'Ready', lastProbeTime: null, lastTransitionTime: '2026-11-25T12:00:00Z' }],
     },
   };
-  decodeBuiltinObject(def('', 'pods'), pod);
+  decodeBuiltin(def('', 'pods'), pod);
   assert.equal(pod.status.startTime, '2026-11-25T12:00:00Z');
   assert.equal('lastProbeTime' in pod.status.conditions[0]!, false);
   const bad = {
@@ -51,7 +51,7 @@ test('times of a Pod are normalised in place; a bad one is a 400 naming the kind
     spec: { taints: [{ key: 'k', effect: 'NoSchedule', timeAdded: 'yesterday' }] },
   };
   assert.throws(
-    () => decodeBuiltinObject(def('', 'nodes'), bad),
+    () => decodeBuiltin(def('', 'nodes'), bad),
     (err: unknown) =>
       err instanceof ApiError &&
       err.code === 400 &&
@@ -62,15 +62,15 @@ test('times of a Pod are normalised in place; a bad one is a 400 naming the kind
 
 test('Secret stringData wins over data and is dropped; an empty stringData is dropped too', () => {
   const secret: Record<string, any> = { data: { a: 'b2xk' }, stringData: { a: 'new' } };
-  decodeBuiltinObject(def('', 'secrets'), secret);
+  decodeBuiltin(def('', 'secrets'), secret);
   assert.deepEqual(secret, { data: { a: Buffer.from('new').toString('base64') } });
   const empty: Record<string, any> = { stringData: {} };
-  decodeBuiltinObject(def('', 'secrets'), empty);
+  decodeBuiltin(def('', 'secrets'), empty);
   assert.deepEqual(empty, {});
 });
 
 test('custom-resource-like kinds outside the table are left alone', () => {
   const cr = { metadata: { name: 'x' }, spec: { when: 'not a time' } };
-  decodeBuiltinObject(def('apps', 'controllerrevisions'), cr);
+  decodeBuiltin(def('apps', 'controllerrevisions'), cr);
   assert.equal(cr.spec.when, 'not a time');
 });

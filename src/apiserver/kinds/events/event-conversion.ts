@@ -3,7 +3,7 @@
 // with the same name pass through; the renamed ones map as below. Everything else (apiVersion, kind)
 // is set by the view.
 
-import type { KubeObject } from '../storage/types.ts';
+import type { KubeObject } from '../../storage/types.ts';
 
 /** events.k8s.io/v1 name → core/v1 name, for the fields kube renames. */
 const RENAMED: [v1: string, core: string][] = [

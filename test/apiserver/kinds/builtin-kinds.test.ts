@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  builtinResources,
-  humanDuration,
-  podSummary,
-} from '../../../src/apiserver/registry/builtin-resources.ts';
+import { podSummary } from '../../../src/apiserver/kinds/core/pod.ts';
+import { builtinResources } from '../../../src/apiserver/kinds/registration.ts';
+import { humanDuration } from '../../../src/apiserver/kinds/shared/printing.ts';
 import type { ResourceDefinition } from '../../../src/apiserver/registry/resource-definition.ts';
 import type { KubeObject } from '../../../src/apiserver/storage/types.ts';
 

@@ -1,0 +1,82 @@
+// Event (events.k8s.io/v1): served from the core Event store, as in kube (one key space, two views);
+// objects convert each way on the way in and out (event-conversion.ts). Writes run the core Event's
+// rules, since they are stored as core Events.
+
+import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
+import { Event } from '../../protobuf/groups.ts';
+import type { JSONSchemaProps, ResourceDefinition } from '../../registry/resource-definition.ts';
+import type { BuiltinKind } from '../builtin-kind.ts';
+import { eventColumns } from '../core/event.ts';
+import { at, text } from '../shared/readers.ts';
+import { ALL_VERBS, builtin, int, kindSchema, open, str } from '../shared/schemas.ts';
+import { coreToEventsV1, eventsV1ToCore } from './event-conversion.ts';
+
+const eventsV1Fields: Record<string, JSONSchemaProps> = {
+  action: str('action is what action was taken/failed regarding to the regarding object.'),
+  deprecatedCount: int(
+    'deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event type.',
+  ),
+  deprecatedFirstTimestamp: str(
+    'deprecatedFirstTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.',
+  ),
+  deprecatedLastTimestamp: str(
+    'deprecatedLastTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.',
+  ),
+  deprecatedSource: open(
+    'deprecatedSource is the deprecated field assuring backward compatibility with core.v1 Event type.',
+  ),
+  eventTime: str('eventTime is the time when this Event was first observed. It is required.'),
+  note: str('note is a human-readable description of the status of this operation.'),
+  reason: str('reason is why the action was taken. It is human-readable.'),
+  regarding: open('regarding contains the object this Event is about.'),
+  related: open('related is the optional secondary object for more complex actions.'),
+  reportingController: str(
+    'reportingController is the name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`.',
+  ),
+  reportingInstance: str('reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`.'),
+  series: open(
+    "series is data about the Event series this event represents or nil if it's a singleton Event.",
+  ),
+  type: str('type is the type of this event (Normal, Warning), new types could be added in the future.'),
+};
+
+// events.k8s.io/v1 accepts its own spellings (regarding.*, reportingController), mapped by kube onto
+// the core event's fields; it does not accept the core spellings.
+const eventsV1Selectors: ResourceDefinition['selectableFields'] = {
+  'regarding.kind': at('regarding', 'kind'),
+  'regarding.namespace': at('regarding', 'namespace'),
+  'regarding.name': at('regarding', 'name'),
+  'regarding.uid': at('regarding', 'uid'),
+  'regarding.apiVersion': at('regarding', 'apiVersion'),
+  'regarding.resourceVersion': at('regarding', 'resourceVersion'),
+  'regarding.fieldPath': at('regarding', 'fieldPath'),
+  reason: at('reason'),
+  reportingController: at('reportingController'),
+  source: (e) => text(e.deprecatedSource?.component) || text(e.reportingController),
+  type: at('type'),
+};
+
+export const eventsV1EventKind: BuiltinKind = {
+  definitions: () => [
+    builtin({
+      group: 'events.k8s.io',
+      version: 'v1',
+      resource: 'events',
+      singular: 'event',
+      kind: 'Event',
+      listKind: 'EventList',
+      namespaced: true,
+      shortNames: ['ev'],
+      categories: [],
+      verbs: [...ALL_VERBS],
+      subresources: {},
+      schema: kindSchema('Event is a report of an event somewhere in the cluster.', eventsV1Fields),
+      printerColumns: eventColumns('regarding', 'note'),
+      selectableFields: eventsV1Selectors,
+      patchMeta: builtinPatchMeta('Event'),
+      tracksGeneration: false,
+    }),
+  ],
+  storedAs: { group: '', resource: 'events', toStorage: eventsV1ToCore, fromStorage: coreToEventsV1 },
+  protobuf: { 'events.k8s.io/v1/Event': Event },
+};

@@ -1,0 +1,60 @@
+// PodDisruptionBudget (policy/v1): its definition with kubectl's columns, generation tracking, time
+// fields and protobuf message. Evictions it guards are answered by controllers/disruption.ts.
+
+import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
+import { PodDisruptionBudget } from '../../protobuf/groups.ts';
+import { CONDITION_TIMES, t } from '../../schema/builtin-decoding.ts';
+import type { BuiltinKind } from '../builtin-kind.ts';
+import { age, intOrStringOrNA } from '../shared/printing.ts';
+import { ALL_VERBS, builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+
+export const podDisruptionBudgetKind: BuiltinKind = {
+  definitions: () => [
+    builtin({
+      group: 'policy',
+      version: 'v1',
+      resource: 'poddisruptionbudgets',
+      singular: 'poddisruptionbudget',
+      kind: 'PodDisruptionBudget',
+      listKind: 'PodDisruptionBudgetList',
+      namespaced: true,
+      shortNames: ['pdb'],
+      categories: [],
+      verbs: [...ALL_VERBS],
+      subresources: { status: true },
+      schema: kindSchema(
+        'PodDisruptionBudget is an object to define the max disruption that can be caused to a collection of pods',
+        specStatus('PodDisruptionBudget'),
+      ),
+      printerColumns: [
+        {
+          name: 'Min Available',
+          type: 'string',
+          jsonPath: '.spec.minAvailable',
+          description: 'Minimum available pods.',
+          compute: (p) => intOrStringOrNA(p.spec?.minAvailable),
+        },
+        {
+          name: 'Max Unavailable',
+          type: 'string',
+          jsonPath: '.spec.maxUnavailable',
+          description: 'Maximum unavailable pods.',
+          compute: (p) => intOrStringOrNA(p.spec?.maxUnavailable),
+        },
+        {
+          name: 'Allowed Disruptions',
+          type: 'integer',
+          jsonPath: '.status.disruptionsAllowed',
+          description: 'Pod disruptions currently allowed.',
+          compute: (p) => p.status?.disruptionsAllowed ?? 0,
+        },
+        age,
+      ],
+      selectableFields: {},
+      patchMeta: builtinPatchMeta('PodDisruptionBudget'),
+      tracksGeneration: true,
+    }),
+  ],
+  decoding: { times: [...CONDITION_TIMES, t('status.disruptedPods.*')] },
+  protobuf: { 'policy/v1/PodDisruptionBudget': PodDisruptionBudget },
+};
