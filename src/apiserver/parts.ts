@@ -183,6 +183,7 @@ export const builtinPruningStrategy: KindStrategy = {
 /** Validation of the profile's kinds beyond their schemas (field paths, limits, conflicts). */
 export function kindValidationStrategy(profile: ApiServerProfile): KindStrategy {
   return {
+    supersedesEarlierCauses: true,
     validate(obj, old, ctx): StatusCause[] {
       if (ctx.subresource === 'status' || !profile.validate) return [];
       return profile.validate(ctx.def, obj, old);

@@ -19,6 +19,12 @@ export interface KindStrategy {
   prepare?(obj: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): void;
   /** Field causes for a 422 Invalid; empty when the object is acceptable. */
   validate?(obj: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): StatusCause[];
+  /**
+   * This strategy's causes say better what earlier ones said of the same field (the profile's
+   * validators beside the schema's generic messages): those earlier causes are dropped, so a field's
+   * problem is reported once.
+   */
+  supersedesEarlierCauses?: boolean;
   /** Fields pruned as unknown (for fieldValidation Strict/Warn); may mutate obj. */
   prune?(obj: KubeObject, ctx: StrategyContext): string[];
   /**

@@ -38,9 +38,27 @@ export function runStrategies(
     }
   }
   for (const s of strategies) s.prepare?.(obj, old, ctx);
-  const causes: StatusCause[] = [];
-  for (const s of strategies) causes.push(...(s.validate?.(obj, old, ctx) ?? []));
+  let causes: StatusCause[] = [];
+  for (const s of strategies) {
+    const found = s.validate?.(obj, old, ctx) ?? [];
+    if (s.supersedesEarlierCauses && found.length > 0) causes = withoutFieldsOf(causes, found);
+    causes.push(...found);
+  }
   return { causes, warnings };
+}
+
+/**
+ * `earlier` without the causes about a field `later` reports on: the same field, or a composite
+ * schema cause (oneOf, anyOf: reported with no field, the field quoted in its message).
+ */
+function withoutFieldsOf(earlier: StatusCause[], later: StatusCause[]): StatusCause[] {
+  const fields = new Set(later.flatMap((c) => (c.field ? [c.field] : [])));
+  return earlier.filter((c) => {
+    // '<nil>' is the field of a cause about no one field, as kube prints it.
+    if (c.field && c.field !== '<nil>') return !fields.has(c.field);
+    const quoted = /"([^"]+)" must (?:not )?validate/.exec(c.message ?? '')?.[1];
+    return quoted === undefined || !fields.has(quoted);
+  });
 }
 
 export function checkTypeMeta(def: ResourceDefinition, body: KubeObject): void {

@@ -1,0 +1,39 @@
+// A field's problem is reported once: the profile's validators say better what the CRD schema's
+// generic checks say of the same field, so kubectl shows each bad field one time, not twice.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
+
+let local: LocalApiServer;
+before(async () => {
+  local = await startLocalApiServer();
+});
+after(async () => {
+  await local.stop();
+});
+
+test('kubectl shows each invalid NodeConfig field once, with the validator’s message', async () => {
+  const result = await local.kubectl(['apply', '-f', '-'], {
+    input: [
+      'apiVersion: nodeherd.io/v1alpha1',
+      'kind: NodeConfig',
+      'metadata: {name: bad}',
+      'spec:',
+      '  files:',
+      '  - path: relative/path',
+      '    content: x',
+      '    mode: 99999',
+      '',
+    ].join('\n'),
+  });
+  assert.equal(result.code, 1);
+  const lines = result.stderr.split('\n').filter((line) => line.startsWith('* '));
+  assert.deepEqual(lines, [
+    '* spec.files[0].path: Invalid value: "relative/path": must be an absolute path',
+    '* spec.files[0].mode: Invalid value: 99999: must be between 0 and 4095',
+    '* spec.files[0].content: Invalid value: "x": must be an object',
+  ]);
+  const get = await local.kubectl(['get', 'nodeconfig', 'bad']);
+  assert.notEqual(get.code, 0, 'nothing was stored');
+});
