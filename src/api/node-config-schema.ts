@@ -2,6 +2,7 @@
 // This schema is the single source of truth for the CRD, the TypeScript types and the API reference.
 
 import { MAX_CONTENT_BYTES_PER_OBJECT, MAX_PATH_LENGTH, MAX_UNIT_NAME_LENGTH } from './limits.ts';
+import { DEFAULT_PACKAGE_MANAGER, PACKAGE_MANAGER_NAMES } from './packages/registry.ts';
 import {
   ABSOLUTE_PATH,
   ARCHITECTURE,
@@ -38,6 +39,8 @@ const unitName = (description: string) =>
   string(description, { pattern: UNIT_NAME, maxLength: MAX_UNIT_NAME_LENGTH });
 const disruptionAction = (description: string) => stringEnum(DISRUPTION_ACTIONS, description);
 const packageName = (description: string) => string(description, { pattern: PACKAGE_NAME });
+const packageManager = (description: string) =>
+  optional(stringEnum(PACKAGE_MANAGER_NAMES, `${description} Unset: ${DEFAULT_PACKAGE_MANAGER}.`));
 const content = (description: string) => string(description, { maxLength: MAX_CONTENT_BYTES_PER_OBJECT });
 
 export const inlineContentSchema = object(
@@ -193,6 +196,7 @@ export const signingKeySchema = object(
 export const repositorySchema = object(
   {
     name: string('Name; also names the files under /etc/apt.', { pattern: REPOSITORY_NAME, maxLength: 63 }),
+    manager: packageManager('The package manager the repository is for.'),
     uri: string('Base URI of the repository.', { pattern: REPOSITORY_URI }),
     suites: array(
       string('A suite.', { pattern: WORD }),
@@ -213,6 +217,7 @@ export const repositorySchema = object(
 export const packageSchema = object(
   {
     name: packageName('Package name, optionally with :architecture.'),
+    manager: packageManager('The package manager that installs the package.'),
     version: optional(
       string('Exact version (apt `=` syntax, `*` allowed). Unset: any installed version is fine.', {
         pattern: PACKAGE_VERSION,
