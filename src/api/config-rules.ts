@@ -133,7 +133,7 @@ export function startsWithPublicKeyPacket(bytes: Uint8Array): boolean {
 
 /**
  * What is wrong with a repository's signing key, as the agent would find when writing its keyring
- * (src/agent/executors/apt-sources.ts), or undefined.
+ * (src/agent/executors/apt/apt-sources.ts), or undefined.
  */
 export function signingKeyProblem(data: string, encoding: 'armored' | 'base64'): string | undefined {
   if (encoding === 'armored') {

@@ -4,8 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { keyringFile, renderSources } from '../../src/agent/executors/apt-sources.ts';
-import type { AptRepository } from '../../src/agent/executors/types.ts';
+import { type AptRepository, keyringFile, renderSources } from '../../src/agent/executors/apt/apt-sources.ts';
 import { REPOSITORY_URI, WORD } from '../../src/api/patterns.ts';
 import { validateNodeConfig } from '../../src/api/validation.ts';
 import { compileGoRegexp } from '../../src/apiserver/schema/go-regexp.ts';

@@ -778,3 +778,26 @@ describe('changes', () => {
     });
   });
 });
+
+describe('package managers', () => {
+  test('a package or repository naming the default manager plans as an unnamed one, and says its manager', () => {
+    const result = run({
+      prev: { repositories: [{ name: 'old', manager: 'apt', uri: 'http://a', suites: ['./'] }] },
+      next: {
+        packages: [
+          { name: 'htop', manager: 'apt', version: '1' },
+          { name: 'nano', state: 'absent' },
+        ],
+      },
+    });
+    assert.deepEqual(
+      result.actions.map((a) => a.id),
+      ['remove-repository:old', 'apt-update', 'remove-package:nano', 'install-package:htop'],
+    );
+    assert.deepEqual(
+      result.actions.map((a) => ('manager' in a ? a.manager : undefined)),
+      ['apt', undefined, undefined, 'apt'],
+      'the manager is carried only where the config named it, so existing plans are unchanged',
+    );
+  });
+});

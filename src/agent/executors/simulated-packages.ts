@@ -3,10 +3,11 @@
 // validated exactly as the real backend renders them, so a config the simulator accepts is one
 // apt would accept.
 
-import { assertPackageName, assertPackageVersion } from './apt-commands.ts';
-import { keyringFile, renderSources } from './apt-sources.ts';
+import type { RenderedRepository } from '../../api/types.ts';
+import { assertPackageName, assertPackageVersion } from './apt/apt-commands.ts';
+import { aptRepository, keyringFile, renderSources } from './apt/apt-sources.ts';
 import { type FailureInjection, SimulationRecorder, type SimulationTiming } from './simulation-recorder.ts';
-import type { AptRepository, PackageExecutor } from './types.ts';
+import type { PackageExecutor } from './types.ts';
 
 export type PackageOperation =
   | 'addRepository'
@@ -29,11 +30,12 @@ export interface SimulatedPackagesOptions extends SimulationTiming<PackageOperat
 }
 
 export class SimulatedPackages implements PackageExecutor {
+  readonly manager = 'apt';
   readonly recorder: SimulationRecorder<PackageOperation>;
   private readonly installedPackages: Map<string, string>;
   private readonly baseCatalogue: PackageCatalogue;
   private readonly repositoryPackages: Record<string, PackageCatalogue>;
-  private readonly addedRepositories = new Map<string, AptRepository>();
+  private readonly addedRepositories = new Map<string, RenderedRepository>();
   /** Repositories as of the last update(): apt only knows those lists. */
   private indexedRepositories: string[] = [];
 
@@ -56,12 +58,13 @@ export class SimulatedPackages implements PackageExecutor {
     return Object.fromEntries([...this.installedPackages].sort(([a], [b]) => a.localeCompare(b)));
   }
 
-  repositories(): AptRepository[] {
+  repositories(): RenderedRepository[] {
     return [...this.addedRepositories.values()];
   }
 
-  async addRepository(repository: AptRepository): Promise<void> {
-    renderSources(repository, keyringFile(repository).path); // same validation as the real backend
+  async addRepository(repository: RenderedRepository): Promise<void> {
+    const apt = aptRepository(repository);
+    renderSources(apt, keyringFile(apt).path); // same validation as the real backend
     return this.recorder.run('addRepository', repository.name, () => {
       this.addedRepositories.set(repository.name, structuredClone(repository));
     });

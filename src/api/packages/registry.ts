@@ -34,6 +34,11 @@ export function packageManagerRules(name: PackageManagerName): PackageManagerRul
   return PACKAGE_MANAGERS[name];
 }
 
+/** The plan action kind (and id) that refreshes the manager's index. */
+export function indexRefreshOf(name: PackageManagerName): IndexRefreshKind {
+  return PACKAGE_MANAGERS[name].indexRefresh;
+}
+
 /** The manager whose index refresh a plan action kind is, if it is one. */
 export function indexRefreshManager(kind: string): PackageManagerName | undefined {
   return PACKAGE_MANAGER_NAMES.find((name) => PACKAGE_MANAGERS[name].indexRefresh === kind);

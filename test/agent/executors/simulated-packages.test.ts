@@ -2,14 +2,17 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SimulatedPackages } from '../../../src/agent/executors/simulated-packages.ts';
 import { InjectedFailureError } from '../../../src/agent/executors/simulation-recorder.ts';
-import type { AptRepository } from '../../../src/agent/executors/types.ts';
+import type { RenderedRepository } from '../../../src/api/types.ts';
 
-const docker: AptRepository = {
+const docker: RenderedRepository = {
   name: 'docker',
   uri: 'https://download.docker.com/linux/debian',
   suites: ['bookworm'],
   components: ['stable'],
-  signingKey: '-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBGN\n-----END PGP PUBLIC KEY BLOCK-----',
+  signingKey: {
+    data: '-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBGN\n-----END PGP PUBLIC KEY BLOCK-----',
+    encoding: 'armored',
+  },
 };
 
 test('installs the newest available version, or the pinned one, and removes', async () => {
@@ -51,7 +54,10 @@ test("a repository's packages are installable only after add and update", async 
 
 test('repositories are validated like the real backend renders them', async () => {
   const apt = new SimulatedPackages();
-  await assert.rejects(apt.addRepository({ ...docker, signingKey: 'garbage' }), /signing key/);
+  await assert.rejects(
+    apt.addRepository({ ...docker, signingKey: { data: 'garbage', encoding: 'armored' } }),
+    /signing key/,
+  );
   await assert.rejects(apt.addRepository({ ...docker, name: 'Bad Name' }), /invalid repository name/);
   assert.deepEqual(apt.repositories(), []);
   assert.equal(apt.calls.length, 0);

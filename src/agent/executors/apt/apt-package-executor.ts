@@ -3,6 +3,11 @@
 // (see live-system-guard.ts for why they are refused when the root is not '/').
 
 import { resolve } from 'node:path';
+import type { RenderedRepository } from '../../../api/types.ts';
+import { CommandError, type CommandRunner, execFileRunner } from '../command-runner.ts';
+import { assertLiveCommandsAllowed } from '../live-system-guard.ts';
+import { LocalFileExecutor } from '../local-file-executor.ts';
+import type { FileExecutor, PackageExecutor } from '../types.ts';
 import {
   aptEnvironment,
   aptInstallArgs,
@@ -13,11 +18,7 @@ import {
   LOCK_WAIT_SECONDS,
   parseDpkgQueryOutput,
 } from './apt-commands.ts';
-import { keyringFile, keyringPaths, renderSources, sourcesPath } from './apt-sources.ts';
-import { CommandError, type CommandRunner, execFileRunner } from './command-runner.ts';
-import { assertLiveCommandsAllowed } from './live-system-guard.ts';
-import { LocalFileExecutor } from './local-file-executor.ts';
-import type { AptRepository, FileExecutor, PackageExecutor } from './types.ts';
+import { aptRepository, keyringFile, keyringPaths, renderSources, sourcesPath } from './apt-sources.ts';
 
 const PUBLIC_FILE_MODE = 0o644; // apt drops privileges to _apt, which must read both files
 const DEFAULT_TIMEOUT_MS = 30 * 60_000; // a big install on a slow mirror
@@ -42,6 +43,7 @@ export interface AptPackageExecutorOptions {
 }
 
 export class AptPackageExecutor implements PackageExecutor {
+  readonly manager = 'apt';
   private readonly rootDir: string;
   private readonly files: FileExecutor;
   private readonly runner: CommandRunner;
@@ -67,7 +69,8 @@ export class AptPackageExecutor implements PackageExecutor {
   }
 
   /** Writes the keyring first, so the .sources file never names a key that is not there yet. */
-  async addRepository(repository: AptRepository): Promise<void> {
+  async addRepository(rendered: RenderedRepository): Promise<void> {
+    const repository = aptRepository(rendered);
     const keyring = keyringFile(repository);
     const sources = renderSources(repository, keyring.path);
     const paths = keyringPaths(repository.name);

@@ -2,9 +2,38 @@
 // Signed-By names the repository's own keyring, so its key is trusted for that repository only
 // (never dropped into trusted.gpg.d, where it would vouch for every repository). Pure functions.
 
-import { ARMORED_KEY_BEGIN, ARMORED_KEY_END, startsWithPublicKeyPacket } from '../../api/config-rules.ts';
-import { REPOSITORY_NAME, regex, WORD } from '../../api/patterns.ts';
-import type { AptRepository } from './types.ts';
+import { ARMORED_KEY_BEGIN, ARMORED_KEY_END, startsWithPublicKeyPacket } from '../../../api/config-rules.ts';
+import { REPOSITORY_NAME, regex, WORD } from '../../../api/patterns.ts';
+import type { RenderedRepository } from '../../../api/types.ts';
+
+export interface AptRepository {
+  /** Short name: the files are nodeherd-<name>.sources and nodeherd-<name>.{asc,gpg}. */
+  name: string;
+  uri: string;
+  /** A suite ending in '/' is a flat repository path; components must then be empty. */
+  suites: string[];
+  components: string[];
+  /** ASCII-armored OpenPGP public key (written as .asc) or a base64 binary keyring (written as .gpg). */
+  signingKey: string;
+  architectures?: string[];
+}
+
+/** A rendered repository as the apt backend writes it. */
+export function aptRepository(repository: RenderedRepository): AptRepository {
+  if (!repository.signingKey) {
+    // The apt backend trusts each repository through its own keyring (Signed-By) and needs the key.
+    throw new Error(`repository ${repository.name} has no signingKey; the apt executor requires one`);
+  }
+  const result: AptRepository = {
+    name: repository.name,
+    uri: repository.uri,
+    suites: repository.suites,
+    components: repository.components,
+    signingKey: repository.signingKey.data,
+  };
+  if (repository.architectures) result.architectures = repository.architectures;
+  return result;
+}
 
 export const SOURCES_DIR = '/etc/apt/sources.list.d';
 export const KEYRINGS_DIR = '/etc/apt/keyrings';

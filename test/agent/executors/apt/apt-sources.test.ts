@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  type AptRepository,
   keyringFile,
   keyringPaths,
   renderSources,
   sourcesPath,
-} from '../../../src/agent/executors/apt-sources.ts';
-import type { AptRepository } from '../../../src/agent/executors/types.ts';
+} from '../../../../src/agent/executors/apt/apt-sources.ts';
 
 const ARMORED =
   '-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQINBGNbase64body\n=abcd\n-----END PGP PUBLIC KEY BLOCK-----';

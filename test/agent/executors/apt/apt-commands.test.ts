@@ -8,7 +8,7 @@ import {
   dpkgQueryArgs,
   isAptLockContention,
   parseDpkgQueryOutput,
-} from '../../../src/agent/executors/apt-commands.ts';
+} from '../../../../src/agent/executors/apt/apt-commands.ts';
 
 test('install is non-interactive about conffiles, waits for the dpkg lock, pins with name=version', () => {
   assert.deepEqual(aptInstallArgs('containerd', '1.7.24-1'), [

@@ -6,20 +6,20 @@ import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
-import { AptPackageExecutor } from '../../../src/agent/executors/apt-package-executor.ts';
-import type { CommandRunner } from '../../../src/agent/executors/command-runner.ts';
-import { LiveSystemRefusedError } from '../../../src/agent/executors/live-system-guard.ts';
-import type { AptRepository } from '../../../src/agent/executors/types.ts';
+import { AptPackageExecutor } from '../../../../src/agent/executors/apt/apt-package-executor.ts';
+import type { CommandRunner } from '../../../../src/agent/executors/command-runner.ts';
+import { LiveSystemRefusedError } from '../../../../src/agent/executors/live-system-guard.ts';
+import type { RenderedRepository } from '../../../../src/api/types.ts';
 
 const ARMORED = '-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQINBGN\n-----END PGP PUBLIC KEY BLOCK-----';
 const BINARY = Buffer.from([0x99, 0x01, 0x0d]).toString('base64');
 
-const repository: AptRepository = {
+const repository: RenderedRepository = {
   name: 'docker',
   uri: 'https://download.docker.com/linux/debian',
   suites: ['bookworm'],
   components: ['stable'],
-  signingKey: ARMORED,
+  signingKey: { data: ARMORED, encoding: 'armored' },
 };
 
 let root: string;
@@ -46,7 +46,7 @@ test('addRepository writes the keyring and a .sources file naming it, both world
 test('switching the key format leaves exactly one keyring', async () => {
   const apt = new AptPackageExecutor({ rootDir: root });
   await apt.addRepository(repository);
-  await apt.addRepository({ ...repository, signingKey: BINARY });
+  await apt.addRepository({ ...repository, signingKey: { data: BINARY, encoding: 'base64' } });
   assert.deepEqual(await readdir(join(root, 'etc/apt/keyrings')), ['nodeherd-docker.gpg']);
   assert.match(
     await readFile(join(root, 'etc/apt/sources.list.d/nodeherd-docker.sources'), 'utf8'),
@@ -56,7 +56,10 @@ test('switching the key format leaves exactly one keyring', async () => {
 
 test('an invalid repository writes nothing', async () => {
   const apt = new AptPackageExecutor({ rootDir: root });
-  await assert.rejects(apt.addRepository({ ...repository, signingKey: 'nonsense!' }), /signing key/);
+  await assert.rejects(
+    apt.addRepository({ ...repository, signingKey: { data: 'nonsense!', encoding: 'armored' } }),
+    /signing key/,
+  );
   await assert.rejects(apt.addRepository({ ...repository, components: [] }), /components are required/);
   assert.deepEqual(await readdir(root), []);
 });
