@@ -190,7 +190,8 @@ export const signingKeySchema = object(
       'armored',
     ),
   },
-  'The OpenPGP key the repository is signed with (written to a keyring referenced by Signed-By).',
+  'The OpenPGP key the repository is signed with, trusted for this repository only (written to a keyring ' +
+    'referenced by Signed-By).',
 );
 
 export const repositorySchema = object(
@@ -211,7 +212,8 @@ export const repositorySchema = object(
     ),
     signingKey: optional(signingKeySchema),
   },
-  'An apt repository (deb822 sources file). Without signingKey apt verifies with the system keyrings.',
+  'An apt repository (deb822 sources file). Without signingKey apt verifies it with the system keyrings ' +
+    '(/etc/apt/trusted.gpg.d): meant for mirrors of the distribution, whose key the nodes already trust.',
 );
 
 export const packageSchema = object(

@@ -61,6 +61,22 @@ Node gets the agent's \`ConfigDrift\` condition (\`True\` while drift stays in p
 \`DriftRepaired\`; no condition on a node that never drifted) and Events (\`DriftDetected\`, \`DriftRepaired\`, \`DriftRepairFailed\`); the pool's
 \`status.drifted\` counts the nodes whose condition is \`True\`. Details: [operations.md](operations.md#drift).
 
+## Repositories and packages
+
+Each repository and package belongs to a package manager, named by \`manager\` (unset: apt, so configs
+written before managers were named keep their meaning and their revision hash). A node has one package
+manager: it refuses a revision whose repositories or packages are another manager's.
+
+An apt repository is a deb822 \`.sources\` file, \`/etc/apt/sources.list.d/nodeherd-<name>.sources\`. With
+\`signingKey\`, the key is written to \`/etc/apt/keyrings/nodeherd-<name>.asc\` (or \`.gpg\`) and named by
+\`Signed-By\`, so it is trusted for that repository only. Without \`signingKey\`, the file has no
+\`Signed-By\` and apt verifies the repository with the system keyrings (\`/etc/apt/trusted.gpg.d\`, the
+distribution's keyring package): the way to point nodes at a mirror of their own distribution, whose key
+they already trust. An unsigned repository is never accepted either way (apt refuses it). Give every
+other repository its own key: a repository verified with the system keyrings is trusted to be signed by
+any key the node trusts. (The field stays optional rather than required because configs and revisions
+without it exist, and because the distribution's own keyring is the right trust for its mirrors.)
+
 ## Validation and limits
 
 The embedded API server refuses invalid objects with 422 and exact field paths; on a real cluster the CRD

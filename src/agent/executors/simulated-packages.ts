@@ -64,7 +64,7 @@ export class SimulatedPackages implements PackageExecutor {
 
   async addRepository(repository: RenderedRepository): Promise<void> {
     const apt = aptRepository(repository);
-    renderSources(apt, keyringFile(apt).path); // same validation as the real backend
+    renderSources(apt, keyringFile(apt)?.path); // same validation as the real backend
     return this.recorder.run('addRepository', repository.name, () => {
       this.addedRepositories.set(repository.name, structuredClone(repository));
     });

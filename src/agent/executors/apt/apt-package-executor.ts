@@ -68,16 +68,22 @@ export class AptPackageExecutor implements PackageExecutor {
     this.lockRetryIntervalMs = options.lockRetryIntervalMs ?? 2000;
   }
 
-  /** Writes the keyring first, so the .sources file never names a key that is not there yet. */
+  /**
+   * Writes the keyring first, so the .sources file never names a key that is not there yet. A
+   * repository without a key gets a .sources file without Signed-By (apt then verifies it with the
+   * system keyrings), and any keyring nodeherd wrote for it before goes once nothing names it.
+   */
   async addRepository(rendered: RenderedRepository): Promise<void> {
     const repository = aptRepository(rendered);
     const keyring = keyringFile(repository);
-    const sources = renderSources(repository, keyring.path);
+    const sources = renderSources(repository, keyring?.path);
     const paths = keyringPaths(repository.name);
-    await this.files.write(keyring.path, keyring.content, { mode: PUBLIC_FILE_MODE });
+    if (keyring) await this.files.write(keyring.path, keyring.content, { mode: PUBLIC_FILE_MODE });
     await this.files.write(sourcesPath(repository.name), Buffer.from(sources), { mode: PUBLIC_FILE_MODE });
-    // The key changed format: drop the other file so only one key is ever trusted for the repository.
-    await this.files.remove(keyring.path === paths.armored ? paths.binary : paths.armored);
+    // The key changed format or went: drop the other files so at most one key is trusted for it.
+    for (const path of [paths.armored, paths.binary]) {
+      if (path !== keyring?.path) await this.files.remove(path);
+    }
   }
 
   /** Removes the .sources file before the keyring: the reverse of addRepository. */
