@@ -8,7 +8,8 @@
 //   2. repositories: remove, then add or rewrite
 //   3. refresh a package manager's index, if its repositories changed or one of its packages
 //      is to be installed (a stale index fails installs)
-//   4. packages: remove, then install (so our files written next win over packages' defaults)
+//   4. packages: release holds whose pin went, remove, then install (so our files written next win over
+//      packages' defaults); a pinned install holds the package
 //   5. files: write
 //   6. unit files and drop-ins: write, remove; remove unit files of removed units
 //   7. daemon-reload, once, if any unit file or drop-in changed (or a policy asks for it)
@@ -125,6 +126,11 @@ function fileDifferences(a: RenderedFile, b: RenderedFile): string[] {
   if (!sameContent) differences.push('content');
   for (const field of ['mode', 'owner', 'group'] as const) if (a[field] !== b[field]) differences.push(field);
   return differences;
+}
+
+/** Packages a config pins to a version are held, so nothing but nodeherd moves them. */
+function isHeld(pkg: RenderedPackage): boolean {
+  return pkg.state === 'present' && pkg.version !== undefined;
 }
 
 function dropInMap(unit: RenderedUnit | undefined): Map<string, string> {
@@ -285,9 +291,23 @@ class PlanBuilder {
   private packages(): void {
     const prev = byKey(this.prev?.packages ?? [], (p) => p.name);
     const next = byKey(this.next.packages, (p) => p.name);
-    for (const name of prev.keys()) if (!next.has(name)) this.changes.packages.removed.push(name);
+    const releases: Action[] = [];
     const removals: Action[] = [];
     const installs: Action[] = [];
+    // A pinned package is held; its hold goes with the pin (the package stays as it is).
+    const release = (pkg: RenderedPackage, reason: string) =>
+      releases.push({
+        kind: 'release-package',
+        id: `release-package:${pkg.name}`,
+        name: pkg.name,
+        ...(pkg.manager !== undefined ? { manager: pkg.manager } : {}),
+        reason,
+      });
+    for (const [name, old] of prev) {
+      if (next.has(name)) continue;
+      this.changes.packages.removed.push(name);
+      if (isHeld(old)) release(old, 'no longer managed');
+    }
     for (const [name, pkg] of next) {
       const old: RenderedPackage | undefined = prev.get(name);
       if (pkg.state === 'absent') {
@@ -304,6 +324,7 @@ class PlanBuilder {
         // An unpinned package that is installed stays as it is: unpinning is no reason to touch it.
         if (old?.state === 'present' && !versionChanged) {
           if (canonicalJson(old) !== canonicalJson(pkg)) this.changes.packages.changed.push(name);
+          if (isHeld(old) && !isHeld(pkg)) release(pkg, 'version unpinned');
           continue;
         }
         const reason = !old
@@ -324,7 +345,7 @@ class PlanBuilder {
       (old ? this.changes.packages.changed : this.changes.packages.added).push(name);
       this.changedPackages.push(name);
     }
-    for (const action of [...removals, ...installs]) this.push('packages', action);
+    for (const action of [...releases, ...removals, ...installs]) this.push('packages', action);
   }
 
   /** Writes and removals; returns changed paths (added, changed, removed) with a reason each. */

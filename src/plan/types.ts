@@ -42,6 +42,15 @@ export interface RemovePackageAction extends ActionBase {
   name: string;
   manager?: PackageManagerName;
 }
+/**
+ * Releases the hold on a package whose pin went (apt-mark unhold), so the manager may upgrade it again;
+ * the package itself is left as it is. (A pinned install holds the package; a removal releases it.)
+ */
+export interface ReleasePackageAction extends ActionBase {
+  kind: 'release-package';
+  name: string;
+  manager?: PackageManagerName;
+}
 export interface WriteFileAction extends ActionBase {
   kind: 'write-file';
   file: RenderedFile;
@@ -113,6 +122,7 @@ export type Action =
   | IndexRefreshAction
   | InstallPackageAction
   | RemovePackageAction
+  | ReleasePackageAction
   | WriteFileAction
   | RemoveFileAction
   | WriteUnitAction

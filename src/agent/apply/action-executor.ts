@@ -78,11 +78,18 @@ export async function executeAction(action: Action, executors: ActionExecutors):
     case 'remove-repository':
       await packagesOf(packages, managerOf(action)).removeRepository(action.name);
       return undefined;
-    case 'install-package':
-      await packagesOf(packages, managerOf(action)).install(action.name, action.version);
+    case 'install-package': {
+      const manager = packagesOf(packages, managerOf(action));
+      await manager.install(action.name, action.version);
+      // A pinned package is held, so nothing but nodeherd moves it (unattended upgrades included).
+      if (action.version !== undefined) await manager.hold(action.name);
       return undefined;
+    }
     case 'remove-package':
       await packagesOf(packages, managerOf(action)).remove(action.name);
+      return undefined;
+    case 'release-package':
+      await packagesOf(packages, managerOf(action)).release(action.name);
       return undefined;
     case 'reboot':
       throw new Error('reboot is executed by the apply runner, not as an ordinary action');

@@ -164,9 +164,11 @@ async function observePackage(
   }
   if (pkg.version === undefined || packageManagerRules(managerOf(pkg)).versionMatches(pkg.version, installed))
     return pkg;
+  // A pinned package is held: one that moved anyway was moved by hand, past the hold.
+  const held = (await packages.isHeld(pkg.name)) ? ' (held, and moved anyway)' : '';
   notes.set(
     `install-package:${pkg.name}`,
-    `package ${pkg.name}: ${installed} installed, expected ${pkg.version}`,
+    `package ${pkg.name}: ${installed} installed, expected ${pkg.version}${held}`,
   );
   return { ...pkg, version: installed };
 }

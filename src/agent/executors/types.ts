@@ -112,10 +112,19 @@ export interface PackageExecutor {
   removeRepository(name: string): Promise<void>;
   /** Refreshes the package index (apt-get update). */
   update(): Promise<void>;
-  /** Installs the package, pinned to `version` when given (downgrades allowed: rollback needs them). */
+  /**
+   * Installs the package, pinned to `version` when given (downgrades allowed: rollback needs them),
+   * moving it even when it is held: nodeherd's own install is what the hold is for.
+   */
   install(name: string, version?: string): Promise<void>;
-  /** Removes the package but keeps its configuration files (apt-get remove, not purge). */
+  /** Removes the package but keeps its configuration files (apt-get remove, not purge), held or not. */
   remove(name: string): Promise<void>;
   /** The installed version, or undefined when the package is not installed. */
   installedVersion(name: string): Promise<string | undefined>;
+  /** Holds the package at its version: the manager's upgrades leave it alone (apt-mark hold). */
+  hold(name: string): Promise<void>;
+  /** Releases a hold (apt-mark unhold); a package that is not held, or not there, is not an error. */
+  release(name: string): Promise<void>;
+  /** Whether the package is held. */
+  isHeld(name: string): Promise<boolean>;
 }

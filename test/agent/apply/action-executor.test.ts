@@ -46,3 +46,35 @@ test("a node refuses another manager's package actions, naming both", async () =
   }
   assert.deepEqual(packages.calls, []);
 });
+
+test('a pinned install holds the package; a release and a removal let it go', async () => {
+  const packages = new SimulatedPackages({ available: { htop: ['3.2', '3.3'], jq: ['1.7'] } });
+  const run = (action: Parameters<typeof executeAction>[0]) => executeAction(action, executors(packages));
+  await run({
+    kind: 'install-package',
+    id: 'install-package:htop',
+    name: 'htop',
+    version: '3.2',
+    reason: 'added',
+  });
+  await run({ kind: 'install-package', id: 'install-package:jq', name: 'jq', reason: 'added' });
+  assert.deepEqual(packages.held(), ['htop'], 'only the pinned one');
+  await run({
+    kind: 'release-package',
+    id: 'release-package:htop',
+    name: 'htop',
+    reason: 'version unpinned',
+  });
+  assert.deepEqual(packages.held(), []);
+  assert.deepEqual(packages.installed(), { htop: '3.2', jq: '1.7' }, 'a release leaves the package as it is');
+  await run({
+    kind: 'install-package',
+    id: 'install-package:htop',
+    name: 'htop',
+    version: '3.3',
+    reason: 'version',
+  });
+  await run({ kind: 'remove-package', id: 'remove-package:htop', name: 'htop', reason: 'state absent' });
+  assert.deepEqual(packages.held(), []);
+  assert.deepEqual(packages.installed(), { jq: '1.7' });
+});

@@ -155,6 +155,7 @@ describe('drift as a plan', () => {
   });
 
   test('package versions: a pinned package downgraded, an absent one installed; apt-update first and the dependent unit restarts', async () => {
+    await node.packages.release('htop'); // as apt wants before it moves a held package
     await node.packages.install('htop', '3.2.1');
     await node.packages.install('curl');
     const found = await check();
@@ -168,6 +169,21 @@ describe('drift as a plan', () => {
       'install-package:htop',
       'restart-unit:app.service',
     ]);
+  });
+
+  test('holds: the pinned package is held by the apply; one that moved anyway is reported so, and the repair holds it again', async () => {
+    assert.deepEqual(node.packages.held(), ['htop']);
+    assert.deepEqual(node.packages.upgradeUnheld(), [], 'unattended upgrades leave it alone');
+    await node.packages.install('htop', '3.2.1'); // dpkg -i, or apt told to change held packages
+    const found = await check();
+    assert.deepEqual(
+      found.items.map((i) => i.detail),
+      ['package htop: 3.2.1 installed, expected 3.2.2 (held, and moved anyway)'],
+    );
+    for (const action of found.repair.actions) await executeAction(action, node);
+    assert.equal(await node.packages.installedVersion('htop'), '3.2.2');
+    assert.deepEqual(node.packages.held(), ['htop']);
+    assert.deepEqual((await check()).items, []);
   });
 
   test('a drain or reboot policy makes the repair one the agent does not do on its own', async () => {

@@ -86,6 +86,8 @@ test('with a root other than / apt-get and dpkg-query are refused before running
   await assert.rejects(apt.install('jq', '1.6-2.1'), LiveSystemRefusedError);
   await assert.rejects(apt.remove('jq'), LiveSystemRefusedError);
   await assert.rejects(apt.installedVersion('jq'), LiveSystemRefusedError);
+  await assert.rejects(apt.hold('jq'), LiveSystemRefusedError);
+  await assert.rejects(apt.release('jq'), LiveSystemRefusedError);
   assert.deepEqual(ran, []);
 });
 
@@ -117,6 +119,42 @@ test('allowed, it passes the pure command lines and the non-interactive environm
     DEBIAN_FRONTEND: 'noninteractive',
     NEEDRESTART_MODE: 'l',
   });
+});
+
+test('holds: apt-mark hold; release and remove unhold only a held package, removal after the release', async () => {
+  const held = new Set(['kubelet']);
+  const ran: string[] = [];
+  const runner: CommandRunner = {
+    async run(file, args) {
+      const name = args.at(-1)!;
+      ran.push(`${file} ${args.filter((a) => !a.startsWith('-') && !a.includes('=')).join(' ')}`);
+      if (file === 'dpkg-query') {
+        if (name === 'absent') return { code: 1, stdout: '', stderr: 'no packages found' };
+        return { code: 0, stdout: `${held.has(name) ? 'hold' : 'install'} ok installed 1.0`, stderr: '' };
+      }
+      if (file === 'apt-mark' && args.includes('unhold')) held.delete(name);
+      else if (file === 'apt-mark') held.add(name);
+      return { code: 0, stdout: '', stderr: '' };
+    },
+  };
+  const apt = new AptPackageExecutor({ rootDir: root, runner, allowLiveCommands: true });
+  assert.equal(await apt.isHeld('kubelet'), true);
+  assert.equal(await apt.isHeld('jq'), false);
+  assert.equal(await apt.isHeld('absent'), false);
+  ran.length = 0;
+  await apt.release('jq'); // not held: nothing to do
+  await apt.release('absent');
+  await apt.hold('jq');
+  await apt.remove('kubelet');
+  assert.deepEqual(ran, [
+    'dpkg-query jq',
+    'dpkg-query absent',
+    'apt-mark hold jq',
+    'dpkg-query kubelet',
+    'apt-mark unhold kubelet',
+    'apt-get remove kubelet',
+  ]);
+  assert.deepEqual([...held], ['jq']);
 });
 
 // apt-get's own words when another apt holds the lists lock (seen on apt 2.6 in the e2e containers).
