@@ -11,7 +11,15 @@ import {
   MAX_POOL_NAME_LENGTH,
   MAX_UNIT_NAME_LENGTH,
 } from './limits.ts';
+import { PACKAGE_MANAGER_NAMES, PACKAGE_MANAGERS } from './packages/registry.ts';
 import { REFUSED_PATH_PREFIXES } from './paths.ts';
+
+/** "`a`", "`a` and `b`", "`a`, `b` and `c`". */
+function listed(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+const REPOSITORY_DIRS = PACKAGE_MANAGER_NAMES.flatMap((name) => PACKAGE_MANAGERS[name].repositoryDirs);
 
 const PREAMBLE = `# nodeherd.io/v1alpha1 API reference
 
@@ -85,7 +93,7 @@ schemas check the basics and the controller runs the same validation when it ren
 - Paths are absolute and normalised (no \`.\`/\`..\` segments, no \`//\`, no trailing \`/\`), at most
   ${MAX_PATH_LENGTH} characters. Files may not be written under ${REFUSED_PATH_PREFIXES.map((p) => `\`${p}\``).join(', ')},
   nor as unit files or drop-ins in systemd's unit directories (declare those in \`units\`, so changes reload
-  systemd), nor as \`nodeherd-*\` files in \`/etc/apt/sources.list.d\` and \`/etc/apt/keyrings\`.
+  systemd), nor as \`nodeherd-*\` files in ${listed(REPOSITORY_DIRS.map((dir) => `\`${dir}\``))}.
 - Unit names are systemd unit names (at most ${MAX_UNIT_NAME_LENGTH} characters); drop-ins end in \`.conf\`.
 - A file holds at most ${MAX_FILE_BYTES} bytes decoded (the Kubernetes Secret limit, so inline and
   \`secretRef\` files share one bound). The content of all files, units and drop-ins of one object

@@ -23,7 +23,12 @@ import {
 import { MAX_CONTENT_BYTES_PER_OBJECT, MAX_FILE_BYTES, MAX_PROBE_TIMEOUT_SECONDS } from './limits.ts';
 import { DISRUPTION_ACTIONS } from './node-config-schema.ts';
 import type { PackageManagerRules } from './packages/package-manager.ts';
-import { DEFAULT_PACKAGE_MANAGER, PACKAGE_MANAGER_NAMES, packageManagerRules } from './packages/registry.ts';
+import {
+  DEFAULT_PACKAGE_MANAGER,
+  PACKAGE_MANAGER_NAMES,
+  packageManagerRules,
+  repositoryFileProblem,
+} from './packages/registry.ts';
 import {
   DNS1123_LABEL,
   DNS1123_SUBDOMAIN,
@@ -115,7 +120,7 @@ class ConfigValidator {
     if (path === undefined || path === '') {
       if (value.path === undefined || value.path === '') e.required(`${at}.path`);
     } else {
-      const problem = filePathProblem(path);
+      const problem = filePathProblem(path) ?? repositoryFileProblem(path);
       if (problem?.kind === 'invalid') e.invalid(`${at}.path`, path, problem.detail);
       else if (problem?.kind === 'forbidden') e.forbidden(`${at}.path`, problem.detail);
       else unique(e, paths, `${at}.path`, path);

@@ -150,6 +150,11 @@ describe('validateNodeConfig refuses, with exact field paths', () => {
       [['spec.files[0].path', 'FieldValueForbidden']],
     ],
     [
+      'a reserved apt keyring',
+      { files: [file('/etc/apt/keyrings/nodeherd-x.asc')] },
+      [['spec.files[0].path', 'FieldValueForbidden']],
+    ],
+    [
       'a duplicate path',
       { files: [file('/etc/a'), file('/etc/b'), file('/etc/a')] },
       [['spec.files[2].path', 'FieldValueDuplicate']],

@@ -5,6 +5,7 @@
 // this file and one line in registry.ts.
 
 import type { FieldErrors } from '../field-errors.ts';
+import type { AnySchema } from '../schema-builder.ts';
 
 export interface ValidPackage {
   name?: string | undefined;
@@ -19,6 +20,13 @@ export interface PackageManagerRules {
    * planned when one of its repositories changed or one of its packages is to be installed.
    */
   readonly indexRefresh: string;
+  /** Its repositories' fields in the NodeConfig schema, besides `name` and `manager`. */
+  readonly repositoryFields: Readonly<Record<string, AnySchema>>;
+  /**
+   * Where the agent writes its repositories' files, as `nodeherd-<name>...`: a file in spec.files may not
+   * be written there.
+   */
+  readonly repositoryDirs: readonly string[];
   /** Checks a repository of this manager (an object; `name` and `manager` are checked by the caller). */
   validateRepository(errors: FieldErrors, at: string, repository: Record<string, unknown>): void;
   /** Checks a package's name and version; returns those that are valid. */

@@ -13,8 +13,37 @@ import {
   requiredPatterned,
   stringAt,
 } from '../../field-errors.ts';
+import { APT_KEYRING_DIR, APT_SOURCES_DIR } from '../../paths.ts';
 import { ARCHITECTURE, PACKAGE_NAME, PACKAGE_VERSION, REPOSITORY_URI, regex, WORD } from '../../patterns.ts';
+import { array, defaulted, object, optional, string, stringEnum } from '../../schema-builder.ts';
 import type { PackageManagerRules, ValidPackage } from '../package-manager.ts';
+
+const signingKeySchema = object(
+  {
+    data: string('The public key.', { maxLength: 65536 }),
+    encoding: defaulted(
+      stringEnum(['armored', 'base64'], '`armored` (ASCII-armored OpenPGP) or `base64` of a binary keyring.'),
+      'armored',
+    ),
+  },
+  'The OpenPGP key the repository is signed with, trusted for this repository only (written to a keyring ' +
+    'referenced by Signed-By).',
+);
+
+/** An apt repository's fields in the NodeConfig schema (besides name and manager). */
+const repositoryFields = {
+  uri: string('Base URI of the repository.', { pattern: REPOSITORY_URI }),
+  suites: array(
+    string('A suite.', { pattern: WORD }),
+    'Suites, e.g. bookworm or stable; a flat repository: ./',
+  ),
+  components: defaulted(
+    array(string('A component.', { pattern: WORD }), 'Components, e.g. main; empty for a flat repository.'),
+    [],
+  ),
+  architectures: optional(array(string('An architecture.', { pattern: ARCHITECTURE }), 'Restrict to these.')),
+  signingKey: optional(signingKeySchema),
+};
 
 const A_WORD = 'a single word (no whitespace, control characters or #)';
 
@@ -75,6 +104,8 @@ export function aptVersionMatches(pattern: string, installed: string): boolean {
 export const aptRules = {
   name: 'apt',
   indexRefresh: 'apt-update',
+  repositoryFields,
+  repositoryDirs: [APT_SOURCES_DIR, APT_KEYRING_DIR],
   validateRepository,
   validatePackage,
   versionMatches: aptVersionMatches,
