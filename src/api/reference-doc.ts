@@ -85,6 +85,12 @@ other repository its own key: a repository verified with the system keyrings is 
 any key the node trusts. (The field stays optional rather than required because configs and revisions
 without it exist, and because the distribution's own keyring is the right trust for its mirrors.)
 
+A package pinned to a \`version\` is held (\`apt-mark hold\`): the node's own upgrades, unattended-upgrades
+included, leave it at that version, while the agent's installs move it (rollbacks too). The hold is
+released when the pin goes: the package unpinned, left out of the config, or set \`absent\` (removed). A
+held package that moved anyway (say, \`dpkg -i\`) is drift like any other version change, and its drift
+detail says it was held.
+
 ## Validation and limits
 
 The embedded API server refuses invalid objects with 422 and exact field paths; on a real cluster the CRD
