@@ -67,8 +67,8 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
           probes: new NodeProbeRunner({ commandPrefix: hostCommandPrefix(options.hostPid) }),
         };
       }
-      // With a root other than '/' the executors refuse systemctl and the package manager, which would act on
-      // the live system rather than on the files under the root (live-system-guard.ts).
+      // With a root other than '/' the executors refuse systemctl and the package manager, which would
+      // act on the live system rather than on the files under the root (live-system-guard.ts).
       return {
         files,
         systemd: new SystemctlExecutor({ rootDir: options.rootDir, files }),

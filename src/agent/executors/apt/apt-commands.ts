@@ -1,5 +1,5 @@
-// The apt-get, apt-mark and dpkg-query command lines the real package backend runs, their environment, and
-// the parsing of dpkg-query's answer. Pure functions, tested without apt.
+// The apt-get, apt-mark and dpkg-query command lines the real package backend runs, their
+// environment, and the parsing of dpkg-query's answer. Pure functions, tested without apt.
 
 // Wait up to 5 minutes for another dpkg/apt (unattended-upgrades, cloud-init) instead of failing
 // at once on the lock. apt only waits like this for dpkg's locks: see isAptLockContention.

@@ -1,6 +1,6 @@
 // The real PackageExecutor: repository files are written under the root through a FileExecutor;
-// packages are installed with apt-get, held with apt-mark and queried with dpkg-query, which act on the live system
-// (see live-system-guard.ts for why they are refused when the root is not '/').
+// packages are installed with apt-get, held with apt-mark and queried with dpkg-query, which act on
+// the live system (see live-system-guard.ts for why they are refused when the root is not '/').
 
 import { resolve } from 'node:path';
 import type { RenderedRepository } from '../../../api/types.ts';
@@ -34,7 +34,7 @@ export interface AptPackageExecutorOptions {
   aptGetPath?: string;
   aptMarkPath?: string;
   dpkgQueryPath?: string;
-  /** Run apt-get/dpkg-query even though rootDir is not '/'. */
+  /** Run apt-get, apt-mark and dpkg-query even though rootDir is not '/'. */
   allowLiveCommands?: boolean;
   /** Base environment (default process.env); DEBIAN_FRONTEND and NEEDRESTART_MODE are added. */
   env?: Record<string, string | undefined>;
