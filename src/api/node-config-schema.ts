@@ -14,7 +14,6 @@ import {
   REPOSITORY_NAME,
   SECRET_KEY,
   UNIT_NAME,
-  WORD,
 } from './patterns.ts';
 import {
   array,
