@@ -43,7 +43,7 @@ export interface RemovePackageAction extends ActionBase {
   manager?: PackageManagerName;
 }
 /**
- * Releases the hold on a package whose pin went , so the package manager may upgrade it again;
+ * Releases the hold on a package whose pin went, so the package manager may upgrade it again;
  * the package itself is left as it is. (A pinned install holds the package; a removal releases it.)
  */
 export interface ReleasePackageAction extends ActionBase {
