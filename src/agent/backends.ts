@@ -37,13 +37,18 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
   const durations = options.simulatedDurations;
   switch (options.backend) {
     case 'real': {
-      const [{ LocalFileExecutor }, { SystemctlExecutor }, { AptPackageExecutor }, { SystemdHost }] =
-        await Promise.all([
-          import('./executors/local-file-executor.ts'),
-          import('./executors/systemctl-executor.ts'),
-          import('./executors/apt-package-executor.ts'),
-          import('./host/systemd-host.ts'),
-        ]);
+      const [
+        { LocalFileExecutor },
+        { SystemctlExecutor },
+        { REAL_PACKAGE_EXECUTORS, nodePackageManager },
+        { SystemdHost },
+      ] = await Promise.all([
+        import('./executors/local-file-executor.ts'),
+        import('./executors/systemctl-executor.ts'),
+        import('./executors/package-managers.ts'),
+        import('./host/systemd-host.ts'),
+      ]);
+      const packages = REAL_PACKAGE_EXECUTORS[nodePackageManager()];
       const files = new LocalFileExecutor(options.rootDir);
       if (options.hostPid !== undefined) {
         // Host-root mode: the files under rootDir and the commands' namespaces are the same node.
@@ -56,18 +61,18 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
         return {
           files,
           systemd: new SystemctlExecutor(live),
-          packages: new AptPackageExecutor(live),
+          packages: await packages(live),
           host: new SystemdHost({ runner }),
           realHost: true,
           probes: new NodeProbeRunner({ commandPrefix: hostCommandPrefix(options.hostPid) }),
         };
       }
-      // With a root other than '/' the executors refuse systemctl and apt-get, which would act on
-      // the live system rather than on the files under the root (live-system-guard.ts).
+      // With a root other than '/' the executors refuse systemctl and the package manager, which would
+      // act on the live system rather than on the files under the root (live-system-guard.ts).
       return {
         files,
         systemd: new SystemctlExecutor({ rootDir: options.rootDir, files }),
-        packages: new AptPackageExecutor({ rootDir: options.rootDir, files }),
+        packages: await packages({ rootDir: options.rootDir, files }),
         host: new SystemdHost(),
         realHost: true,
       };

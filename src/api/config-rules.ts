@@ -1,14 +1,7 @@
 // Pure rules about paths, unit names and encoded content, shared by validation, rendering and the plan.
 
 import { MAX_PATH_LENGTH, MAX_UNIT_NAME_LENGTH } from './limits.ts';
-import {
-  APT_KEYRING_DIR,
-  APT_SOURCES_DIR,
-  isAtOrUnder,
-  REFUSED_PATH_PREFIXES,
-  REPOSITORY_FILE_PREFIX,
-  SYSTEMD_UNIT_DIRS,
-} from './paths.ts';
+import { isAtOrUnder, REFUSED_PATH_PREFIXES, SYSTEMD_UNIT_DIRS } from './paths.ts';
 import { UNIT_NAME } from './patterns.ts';
 
 export interface PathProblem {
@@ -64,11 +57,7 @@ export function filePathProblem(path: string): PathProblem | undefined {
   if (refused) return { kind: 'forbidden', detail: `nodeherd does not write under ${refused}` };
   const unitFile = systemdUnitFileProblem(path);
   if (unitFile) return { kind: 'forbidden', detail: unitFile };
-  for (const dir of [APT_SOURCES_DIR, APT_KEYRING_DIR]) {
-    if (path.startsWith(`${dir}/${REPOSITORY_FILE_PREFIX}`)) {
-      return { kind: 'forbidden', detail: `${dir}/${REPOSITORY_FILE_PREFIX}* is reserved for repositories` };
-    }
-  }
+  // Package managers' repository files: packages/registry.ts, repositoryFileProblem.
   return undefined;
 }
 
@@ -133,7 +122,7 @@ export function startsWithPublicKeyPacket(bytes: Uint8Array): boolean {
 
 /**
  * What is wrong with a repository's signing key, as the agent would find when writing its keyring
- * (src/agent/executors/apt-sources.ts), or undefined.
+ * (src/agent/executors/apt/apt-sources.ts), or undefined.
  */
 export function signingKeyProblem(data: string, encoding: 'armored' | 'base64'): string | undefined {
   if (encoding === 'armored') {

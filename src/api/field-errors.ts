@@ -122,3 +122,41 @@ export function enumAt<const V extends readonly string[]>(
   }
   return value;
 }
+
+/** Checks a string against a pattern; returns the string when present and valid. */
+export function patterned(
+  errors: FieldErrors,
+  field: string,
+  value: unknown,
+  pattern: string,
+  what: string,
+  maxLength = Number.MAX_SAFE_INTEGER,
+): string | undefined {
+  const text = stringAt(errors, field, value);
+  if (text === undefined) return undefined;
+  if (text.length > maxLength) {
+    errors.invalid(field, text, `must be at most ${maxLength} characters`);
+    return undefined;
+  }
+  if (!new RegExp(pattern).test(text)) {
+    errors.invalid(field, text, `must be ${what}`);
+    return undefined;
+  }
+  return text;
+}
+
+/** Like patterned, and reports a missing value. */
+export function requiredPatterned(
+  errors: FieldErrors,
+  field: string,
+  value: unknown,
+  pattern: string,
+  what: string,
+  maxLength?: number,
+): string | undefined {
+  if (value === undefined || value === null || value === '') {
+    errors.required(field);
+    return undefined;
+  }
+  return patterned(errors, field, value, pattern, what, maxLength);
+}

@@ -2,9 +2,9 @@
 // This schema is the single source of truth for the CRD, the TypeScript types and the API reference.
 
 import { MAX_CONTENT_BYTES_PER_OBJECT, MAX_PATH_LENGTH, MAX_UNIT_NAME_LENGTH } from './limits.ts';
+import { DEFAULT_PACKAGE_MANAGER, PACKAGE_MANAGER_NAMES, REPOSITORY_FIELDS } from './packages/registry.ts';
 import {
   ABSOLUTE_PATH,
-  ARCHITECTURE,
   DNS1123_LABEL,
   DNS1123_SUBDOMAIN,
   DROP_IN_NAME,
@@ -12,10 +12,8 @@ import {
   PACKAGE_NAME,
   PACKAGE_VERSION,
   REPOSITORY_NAME,
-  REPOSITORY_URI,
   SECRET_KEY,
   UNIT_NAME,
-  WORD,
 } from './patterns.ts';
 import {
   array,
@@ -38,6 +36,8 @@ const unitName = (description: string) =>
   string(description, { pattern: UNIT_NAME, maxLength: MAX_UNIT_NAME_LENGTH });
 const disruptionAction = (description: string) => stringEnum(DISRUPTION_ACTIONS, description);
 const packageName = (description: string) => string(description, { pattern: PACKAGE_NAME });
+const packageManager = (description: string) =>
+  optional(stringEnum(PACKAGE_MANAGER_NAMES, `${description} Unset: ${DEFAULT_PACKAGE_MANAGER}.`));
 const content = (description: string) => string(description, { maxLength: MAX_CONTENT_BYTES_PER_OBJECT });
 
 export const inlineContentSchema = object(
@@ -179,40 +179,21 @@ export const unitSchema = object(
   'A systemd unit.',
 );
 
-export const signingKeySchema = object(
-  {
-    data: string('The public key.', { maxLength: 65536 }),
-    encoding: defaulted(
-      stringEnum(['armored', 'base64'], '`armored` (ASCII-armored OpenPGP) or `base64` of a binary keyring.'),
-      'armored',
-    ),
-  },
-  'The OpenPGP key the repository is signed with (written to a keyring referenced by Signed-By).',
-);
-
 export const repositorySchema = object(
   {
     name: string('Name; also names the files under /etc/apt.', { pattern: REPOSITORY_NAME, maxLength: 63 }),
-    uri: string('Base URI of the repository.', { pattern: REPOSITORY_URI }),
-    suites: array(
-      string('A suite.', { pattern: WORD }),
-      'Suites, e.g. bookworm or stable; a flat repository: ./',
-    ),
-    components: defaulted(
-      array(string('A component.', { pattern: WORD }), 'Components, e.g. main; empty for a flat repository.'),
-      [],
-    ),
-    architectures: optional(
-      array(string('An architecture.', { pattern: ARCHITECTURE }), 'Restrict to these.'),
-    ),
-    signingKey: optional(signingKeySchema),
+    manager: packageManager('The package manager the repository is for.'),
+    // The fields of every manager's repositories (src/api/packages/registry.ts).
+    ...REPOSITORY_FIELDS,
   },
-  'An apt repository (deb822 sources file). Without signingKey apt verifies with the system keyrings.',
+  'An apt repository (deb822 sources file). Without signingKey apt verifies it with the system keyrings ' +
+    '(/etc/apt/trusted.gpg.d): meant for mirrors of the distribution, whose key the nodes already trust.',
 );
 
 export const packageSchema = object(
   {
     name: packageName('Package name, optionally with :architecture.'),
+    manager: packageManager('The package manager that installs the package.'),
     version: optional(
       string('Exact version (apt `=` syntax, `*` allowed). Unset: any installed version is fine.', {
         pattern: PACKAGE_VERSION,

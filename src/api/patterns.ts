@@ -27,7 +27,7 @@ export const OWNER = String.raw`^([a-z_][a-z0-9_-]*\$?|[0-9]+)$`;
 
 /**
  * apt suites and components are single deb822 words: no whitespace, no control character, no '#'
- * (a comment). The agent writes them with this same rule (src/agent/executors/apt-sources.ts).
+ * (a comment). The agent writes them with this same rule (src/agent/executors/apt/apt-sources.ts).
  */
 export const WORD = String.raw`^[^\x00-\x20\x7f#]+$`;
 

@@ -11,7 +11,15 @@ import {
   MAX_POOL_NAME_LENGTH,
   MAX_UNIT_NAME_LENGTH,
 } from './limits.ts';
+import { PACKAGE_MANAGER_NAMES, PACKAGE_MANAGERS } from './packages/registry.ts';
 import { REFUSED_PATH_PREFIXES } from './paths.ts';
+
+/** "`a`", "`a` and `b`", "`a`, `b` and `c`". */
+function listed(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+const REPOSITORY_DIRS = PACKAGE_MANAGER_NAMES.flatMap((name) => PACKAGE_MANAGERS[name].repositoryDirs);
 
 const PREAMBLE = `# nodeherd.io/v1alpha1 API reference
 
@@ -61,6 +69,28 @@ Node gets the agent's \`ConfigDrift\` condition (\`True\` while drift stays in p
 \`DriftRepaired\`; no condition on a node that never drifted) and Events (\`DriftDetected\`, \`DriftRepaired\`, \`DriftRepairFailed\`); the pool's
 \`status.drifted\` counts the nodes whose condition is \`True\`. Details: [operations.md](operations.md#drift).
 
+## Repositories and packages
+
+Each repository and package belongs to a package manager, named by \`manager\` (unset: apt, so configs
+written before managers were named keep their meaning and their revision hash). A node has one package
+manager: it refuses a revision whose repositories or packages are another manager's.
+
+An apt repository is a deb822 \`.sources\` file, \`/etc/apt/sources.list.d/nodeherd-<name>.sources\`. With
+\`signingKey\`, the key is written to \`/etc/apt/keyrings/nodeherd-<name>.asc\` (or \`.gpg\`) and named by
+\`Signed-By\`, so it is trusted for that repository only. Without \`signingKey\`, the file has no
+\`Signed-By\` and apt verifies the repository with the system keyrings (\`/etc/apt/trusted.gpg.d\`, the
+distribution's keyring package): the way to point nodes at a mirror of their own distribution, whose key
+they already trust. An unsigned repository is never accepted either way (apt refuses it). Give every
+other repository its own key: a repository verified with the system keyrings is trusted to be signed by
+any key the node trusts. (The field stays optional rather than required because configs and revisions
+without it exist, and because the distribution's own keyring is the right trust for its mirrors.)
+
+A package pinned to a \`version\` is held (\`apt-mark hold\`): the node's own upgrades, unattended-upgrades
+included, leave it at that version, while the agent's installs move it (rollbacks too). The hold is
+released when the pin goes: the package unpinned, left out of the config, or set \`absent\` (removed). A
+held package that moved anyway (say, \`dpkg -i\`) is drift like any other version change, and its drift
+detail says it was held.
+
 ## Validation and limits
 
 The embedded API server refuses invalid objects with 422 and exact field paths; on a real cluster the CRD
@@ -69,7 +99,7 @@ schemas check the basics and the controller runs the same validation when it ren
 - Paths are absolute and normalised (no \`.\`/\`..\` segments, no \`//\`, no trailing \`/\`), at most
   ${MAX_PATH_LENGTH} characters. Files may not be written under ${REFUSED_PATH_PREFIXES.map((p) => `\`${p}\``).join(', ')},
   nor as unit files or drop-ins in systemd's unit directories (declare those in \`units\`, so changes reload
-  systemd), nor as \`nodeherd-*\` files in \`/etc/apt/sources.list.d\` and \`/etc/apt/keyrings\`.
+  systemd), nor as \`nodeherd-*\` files in ${listed(REPOSITORY_DIRS.map((dir) => `\`${dir}\``))}.
 - Unit names are systemd unit names (at most ${MAX_UNIT_NAME_LENGTH} characters); drop-ins end in \`.conf\`.
 - A file holds at most ${MAX_FILE_BYTES} bytes decoded (the Kubernetes Secret limit, so inline and
   \`secretRef\` files share one bound). The content of all files, units and drop-ins of one object

@@ -17,6 +17,7 @@ import { CURRENT_HASH_ALGORITHM, hashConfig } from './hash.ts';
 import { matchesLabelSelector } from './label-selector.ts';
 import { MAX_CONTENT_BYTES_PER_OBJECT, MAX_FILE_BYTES } from './limits.ts';
 import { nodeConfigSpecSchema } from './node-config-schema.ts';
+import { managerOf } from './packages/registry.ts';
 import { applyDefaults, pruneUnknown } from './structural.ts';
 import type {
   NodeConfig,
@@ -134,11 +135,14 @@ class Merger {
       for (const field of ['uri', 'suites', 'components', 'architectures', 'signingKey'] as const) {
         claim('repository', repo.name, field, repo[field], source);
       }
+      // Unset and the default manager named agree.
+      claim('repository', repo.name, 'manager', managerOf(repo), source);
       if (!this.repositories.has(repo.name)) this.repositories.set(repo.name, repo);
     }
     for (const pkg of spec.packages) {
       claim('package', pkg.name, 'state', pkg.state, source);
       claim('package', pkg.name, 'version', pkg.version, source);
+      claim('package', pkg.name, 'manager', managerOf(pkg), source);
       const merged = this.packages.get(pkg.name);
       // An unversioned package and a versioned one agree: the version is the stricter requirement.
       if (!merged) this.packages.set(pkg.name, { ...pkg });

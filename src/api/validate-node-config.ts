@@ -7,25 +7,36 @@ import {
   isTemplateUnit,
   normalisedPathProblem,
   policyPathProblem,
-  signingKeyProblem,
   unitNameProblem,
 } from './config-rules.ts';
-import { arrayAt, enumAt, FieldErrors, integerAt, isObject, objectAt, stringAt } from './field-errors.ts';
+import {
+  arrayAt,
+  enumAt,
+  FieldErrors,
+  integerAt,
+  isObject,
+  objectAt,
+  patterned,
+  requiredPatterned,
+  stringAt,
+} from './field-errors.ts';
 import { MAX_CONTENT_BYTES_PER_OBJECT, MAX_FILE_BYTES, MAX_PROBE_TIMEOUT_SECONDS } from './limits.ts';
 import { DISRUPTION_ACTIONS } from './node-config-schema.ts';
+import type { PackageManagerRules } from './packages/package-manager.ts';
 import {
-  ARCHITECTURE,
+  DEFAULT_PACKAGE_MANAGER,
+  PACKAGE_MANAGER_NAMES,
+  packageManagerRules,
+  repositoryFileProblem,
+} from './packages/registry.ts';
+import {
   DNS1123_LABEL,
   DNS1123_SUBDOMAIN,
   DROP_IN_NAME,
   OWNER,
   PACKAGE_NAME,
-  PACKAGE_VERSION,
   REPOSITORY_NAME,
-  REPOSITORY_URI,
-  regex,
   SECRET_KEY,
-  WORD,
 } from './patterns.ts';
 
 export interface ConfigValidationOptions {
@@ -34,43 +45,6 @@ export interface ConfigValidationOptions {
 }
 
 const DEFAULT_POLICY_ACTIONS = ['None', 'DaemonReload', 'Drain', 'Reboot'] as const;
-
-/** Checks a string against a pattern; returns the string when present and valid. */
-function patterned(
-  errors: FieldErrors,
-  field: string,
-  value: unknown,
-  pattern: string,
-  what: string,
-  maxLength = Number.MAX_SAFE_INTEGER,
-): string | undefined {
-  const text = stringAt(errors, field, value);
-  if (text === undefined) return undefined;
-  if (text.length > maxLength) {
-    errors.invalid(field, text, `must be at most ${maxLength} characters`);
-    return undefined;
-  }
-  if (!new RegExp(pattern).test(text)) {
-    errors.invalid(field, text, `must be ${what}`);
-    return undefined;
-  }
-  return text;
-}
-
-function requiredPatterned(
-  errors: FieldErrors,
-  field: string,
-  value: unknown,
-  pattern: string,
-  what: string,
-  maxLength?: number,
-): string | undefined {
-  if (value === undefined || value === null || value === '') {
-    errors.required(field);
-    return undefined;
-  }
-  return patterned(errors, field, value, pattern, what, maxLength);
-}
 
 /** Reports a duplicate key; returns false for a duplicate. */
 function unique(errors: FieldErrors, seen: Set<string>, field: string, key: string | undefined): boolean {
@@ -146,7 +120,7 @@ class ConfigValidator {
     if (path === undefined || path === '') {
       if (value.path === undefined || value.path === '') e.required(`${at}.path`);
     } else {
-      const problem = filePathProblem(path);
+      const problem = filePathProblem(path) ?? repositoryFileProblem(path);
       if (problem?.kind === 'invalid') e.invalid(`${at}.path`, path, problem.detail);
       else if (problem?.kind === 'forbidden') e.forbidden(`${at}.path`, problem.detail);
       else unique(e, paths, `${at}.path`, path);
@@ -303,53 +277,7 @@ class ConfigValidator {
       63,
     );
     unique(e, names, `${at}.name`, name);
-    const uri = stringAt(e, `${at}.uri`, value.uri);
-    if (uri === undefined) e.required(`${at}.uri`);
-    else if (!URL.canParse(uri) || !['http:', 'https:', 'file:'].includes(new URL(uri).protocol)) {
-      e.invalid(`${at}.uri`, uri, 'must be an http://, https:// or file:// URI');
-    } else if (!regex(REPOSITORY_URI).test(uri)) {
-      // The URL parser drops tabs and newlines; apt (and the agent) would not.
-      e.invalid(`${at}.uri`, uri, 'must not contain whitespace, control characters or #');
-    }
-    const suites = arrayAt(e, `${at}.suites`, value.suites);
-    if (suites.length === 0) e.required(`${at}.suites`);
-    for (const [i, s] of suites.entries())
-      requiredPatterned(
-        e,
-        `${at}.suites[${i}]`,
-        s,
-        WORD,
-        'a single word (no whitespace, control characters or #)',
-      );
-    const components = arrayAt(e, `${at}.components`, value.components);
-    for (const [i, c] of components.entries()) {
-      requiredPatterned(
-        e,
-        `${at}.components[${i}]`,
-        c,
-        WORD,
-        'a single word (no whitespace, control characters or #)',
-      );
-    }
-    const flat = suites.some((s) => typeof s === 'string' && s.endsWith('/'));
-    if (flat && components.length > 0) {
-      e.forbidden(`${at}.components`, 'a flat repository (suite ending in /) has no components');
-    } else if (!flat && suites.length > 0 && components.length === 0) {
-      e.required(`${at}.components`, 'at least one component unless the suite ends in / (flat repository)');
-    }
-    arrayAt(e, `${at}.architectures`, value.architectures).forEach((a, i) => {
-      requiredPatterned(e, `${at}.architectures[${i}]`, a, ARCHITECTURE, 'a Debian architecture');
-    });
-    const key = objectAt(e, `${at}.signingKey`, value.signingKey);
-    if (key) {
-      const encoding = enumAt(e, `${at}.signingKey.encoding`, key.encoding, ['armored', 'base64'] as const);
-      const data = stringAt(e, `${at}.signingKey.data`, key.data);
-      if (data === undefined || data === '') e.required(`${at}.signingKey.data`);
-      else {
-        const problem = signingKeyProblem(data, encoding === 'base64' ? 'base64' : 'armored');
-        if (problem !== undefined) e.invalid(`${at}.signingKey.data`, data, problem);
-      }
-    }
+    this.manager(at, value)?.validateRepository(e, at, value);
   }
 
   private package(at: string, value: unknown, names: Set<string>): void {
@@ -358,13 +286,19 @@ class ConfigValidator {
       e.typeInvalid(at, value, 'an object');
       return;
     }
-    const name = requiredPatterned(e, `${at}.name`, value.name, PACKAGE_NAME, 'a Debian package name');
+    const { name, version } = this.manager(at, value)?.validatePackage(e, at, value) ?? {};
     unique(e, names, `${at}.name`, name);
-    const version = patterned(e, `${at}.version`, value.version, PACKAGE_VERSION, 'a Debian version');
     const state = enumAt(e, `${at}.state`, value.state, ['present', 'absent'] as const);
     if (version !== undefined && state === 'absent') {
       e.forbidden(`${at}.version`, 'a package to be removed has no version');
     }
+  }
+
+  /** The rules of a repository's or package's manager (unset: the default), or undefined if unknown. */
+  private manager(at: string, value: Record<string, unknown>): PackageManagerRules | undefined {
+    const name = enumAt(this.errors, `${at}.manager`, value.manager, PACKAGE_MANAGER_NAMES);
+    if (name === undefined && value.manager !== undefined && value.manager !== null) return undefined;
+    return packageManagerRules(name ?? DEFAULT_PACKAGE_MANAGER);
   }
 
   private policies(at: string, value: unknown): void {

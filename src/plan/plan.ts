@@ -6,8 +6,10 @@
 //   1. stop, then disable units nodeherd created that leave the config (before anything they use changes;
 //      disabling needs the unit file, which is removed in step 6)
 //   2. repositories: remove, then add or rewrite
-//   3. apt-update, if repositories changed or a package is to be installed (a stale index fails installs)
-//   4. packages: remove, then install (so our files written next win over packages' defaults)
+//   3. refresh a package manager's index, if its repositories changed or one of its packages
+//      is to be installed (a stale index fails installs)
+//   4. packages: release holds whose pin went, remove, then install (so our files written next win over
+//      packages' defaults); a pinned install holds the package
 //   5. files: write
 //   6. unit files and drop-ins: write, remove; remove unit files of removed units
 //   7. daemon-reload, once, if any unit file or drop-in changed (or a policy asks for it)
@@ -28,6 +30,12 @@
 // drop-ins, files or packages from the config (they existed before and may run without them).
 
 import { isTemplateUnit, templateOf } from '../api/config-rules.ts';
+import {
+  indexRefreshOf,
+  managerOf,
+  PACKAGE_MANAGER_NAMES,
+  type PackageManagerName,
+} from '../api/packages/registry.ts';
 import type {
   DisruptionAction,
   RenderedConfig,
@@ -65,7 +73,7 @@ const PHASES = [
   'retire-stop',
   'retire-disable',
   'repositories',
-  'apt-update',
+  'index-refresh',
   'packages',
   'files',
   'units',
@@ -120,6 +128,11 @@ function fileDifferences(a: RenderedFile, b: RenderedFile): string[] {
   return differences;
 }
 
+/** Packages a config pins to a version are held, so nothing but nodeherd moves them. */
+function isHeld(pkg: RenderedPackage): boolean {
+  return pkg.state === 'present' && pkg.version !== undefined;
+}
+
 function dropInMap(unit: RenderedUnit | undefined): Map<string, string> {
   return new Map((unit?.dropIns ?? []).map((d) => [d.name, d.content]));
 }
@@ -145,6 +158,9 @@ class PlanBuilder {
   /** Units whose file or drop-ins changed (they need the daemon-reload and, if running, a restart). */
   private readonly definitionChanged = new Map<string, string[]>();
   private changedPackages: string[] = [];
+  /** Package managers whose repositories changed, and those with packages to install. */
+  private readonly changedRepositoryManagers = new Set<PackageManagerName>();
+  private readonly installingManagers = new Set<PackageManagerName>();
   private daemonReloadReasons: string[] = [];
   private drainReasons: string[] = [];
   private rebootReasons: string[] = [];
@@ -178,15 +194,9 @@ class PlanBuilder {
 
   build(): Plan {
     if (this.initial) this.notes.push('no last-applied revision: everything counts as new');
-    const reposChanged = this.repositories();
+    this.repositories();
     this.packages();
-    if (reposChanged || this.phases.get('packages')!.some((a) => a.kind === 'install-package')) {
-      this.push('apt-update', {
-        kind: 'apt-update',
-        id: 'apt-update',
-        reason: reposChanged ? 'repositories changed' : 'packages to install',
-      });
-    }
+    this.indexRefreshes();
     const changedFiles = this.files();
     this.units();
     this.fileTriggers(changedFiles);
@@ -233,23 +243,41 @@ class PlanBuilder {
     return level;
   }
 
-  /** Returns whether any repository changed. */
-  private repositories(): boolean {
+  /** One refresh per package manager whose repositories changed or whose packages are to be installed. */
+  private indexRefreshes(): void {
+    for (const manager of PACKAGE_MANAGER_NAMES) {
+      const reposChanged = this.changedRepositoryManagers.has(manager);
+      if (!reposChanged && !this.installingManagers.has(manager)) continue;
+      const kind = indexRefreshOf(manager);
+      this.push('index-refresh', {
+        kind,
+        id: kind,
+        reason: reposChanged ? 'repositories changed' : 'packages to install',
+      });
+    }
+  }
+
+  private repositories(): void {
     const prev = byKey(this.prev?.repositories ?? [], (r) => r.name);
     const next = byKey(this.next.repositories, (r) => r.name);
-    for (const name of prev.keys()) {
+    for (const [name, old] of prev) {
       if (next.has(name)) continue;
+      this.changedRepositoryManagers.add(managerOf(old));
       this.changes.repositories.removed.push(name);
       this.push('repositories', {
         kind: 'remove-repository',
         id: `remove-repository:${name}`,
         name,
+        ...(old.manager !== undefined ? { manager: old.manager } : {}),
         reason: 'removed',
       });
     }
     for (const [name, repo] of next) {
       const old: RenderedRepository | undefined = prev.get(name);
       if (old && canonicalJson(old) === canonicalJson(repo)) continue;
+      this.changedRepositoryManagers.add(managerOf(repo));
+      // A repository moved to another manager leaves the old one's sources too.
+      if (old) this.changedRepositoryManagers.add(managerOf(old));
       (old ? this.changes.repositories.changed : this.changes.repositories.added).push(name);
       this.push('repositories', {
         kind: 'add-repository',
@@ -258,15 +286,28 @@ class PlanBuilder {
         reason: old ? 'changed' : 'added',
       });
     }
-    return this.phases.get('repositories')!.length > 0;
   }
 
   private packages(): void {
     const prev = byKey(this.prev?.packages ?? [], (p) => p.name);
     const next = byKey(this.next.packages, (p) => p.name);
-    for (const name of prev.keys()) if (!next.has(name)) this.changes.packages.removed.push(name);
+    const releases: Action[] = [];
     const removals: Action[] = [];
     const installs: Action[] = [];
+    // A pinned package is held; its hold goes with the pin (the package stays as it is).
+    const release = (pkg: RenderedPackage, reason: string) =>
+      releases.push({
+        kind: 'release-package',
+        id: `release-package:${pkg.name}`,
+        name: pkg.name,
+        ...(pkg.manager !== undefined ? { manager: pkg.manager } : {}),
+        reason,
+      });
+    for (const [name, old] of prev) {
+      if (next.has(name)) continue;
+      this.changes.packages.removed.push(name);
+      if (isHeld(old)) release(old, 'no longer managed');
+    }
     for (const [name, pkg] of next) {
       const old: RenderedPackage | undefined = prev.get(name);
       if (pkg.state === 'absent') {
@@ -275,6 +316,7 @@ class PlanBuilder {
           kind: 'remove-package',
           id: `remove-package:${name}`,
           name,
+          ...(pkg.manager !== undefined ? { manager: pkg.manager } : {}),
           reason: old ? 'state absent' : 'added as absent',
         });
       } else {
@@ -282,6 +324,7 @@ class PlanBuilder {
         // An unpinned package that is installed stays as it is: unpinning is no reason to touch it.
         if (old?.state === 'present' && !versionChanged) {
           if (canonicalJson(old) !== canonicalJson(pkg)) this.changes.packages.changed.push(name);
+          if (isHeld(old) && !isHeld(pkg)) release(pkg, 'version unpinned');
           continue;
         }
         const reason = !old
@@ -289,18 +332,20 @@ class PlanBuilder {
           : old.state === 'absent'
             ? 'state present'
             : `version ${old.version ?? 'any'} → ${pkg.version}`;
+        this.installingManagers.add(managerOf(pkg));
         installs.push({
           kind: 'install-package',
           id: `install-package:${name}`,
           name,
           ...(pkg.version !== undefined ? { version: pkg.version } : {}),
+          ...(pkg.manager !== undefined ? { manager: pkg.manager } : {}),
           reason,
         });
       }
       (old ? this.changes.packages.changed : this.changes.packages.added).push(name);
       this.changedPackages.push(name);
     }
-    for (const action of [...removals, ...installs]) this.push('packages', action);
+    for (const action of [...releases, ...removals, ...installs]) this.push('packages', action);
   }
 
   /** Writes and removals; returns changed paths (added, changed, removed) with a reason each. */

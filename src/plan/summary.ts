@@ -42,6 +42,7 @@ export function summarize(changes: Changes, actions: Action[], disruption: Disru
   const packageOps: [ActionKind, string][] = [
     ['install-package', 'installed'],
     ['remove-package', 'removed'],
+    ['release-package', 'released'],
   ];
   for (const [kind, verb] of packageOps) {
     const names = namesOf(actions, kind);

@@ -2,6 +2,7 @@
 // value, so the agent can execute and journal it, the controller can read its disruption, and the
 // CLI can print it.
 
+import type { IndexRefreshKind, PackageManagerName } from '../api/packages/registry.ts';
 import type { RenderedFile, RenderedRepository } from '../api/types.ts';
 
 /** How disruptive a plan is, least to most. Drain and Reboot mean: drain the node first. */
@@ -22,18 +23,33 @@ export interface AddRepositoryAction extends ActionBase {
 export interface RemoveRepositoryAction extends ActionBase {
   kind: 'remove-repository';
   name: string;
+  /** The repository's manager when it named one (unset: the default manager). */
+  manager?: PackageManagerName;
 }
-export interface AptUpdateAction extends ActionBase {
-  kind: 'apt-update';
+/** Refreshes one package manager's index; its kind and id name the manager's refresh (see src/api/packages). */
+export interface IndexRefreshAction extends ActionBase {
+  kind: IndexRefreshKind;
 }
 export interface InstallPackageAction extends ActionBase {
   kind: 'install-package';
   name: string;
   version?: string;
+  /** The package's manager when it named one (unset: the default manager). */
+  manager?: PackageManagerName;
 }
 export interface RemovePackageAction extends ActionBase {
   kind: 'remove-package';
   name: string;
+  manager?: PackageManagerName;
+}
+/**
+ * Releases the hold on a package whose pin went, so the package manager may upgrade it again;
+ * the package itself is left as it is. (A pinned install holds the package; a removal releases it.)
+ */
+export interface ReleasePackageAction extends ActionBase {
+  kind: 'release-package';
+  name: string;
+  manager?: PackageManagerName;
 }
 export interface WriteFileAction extends ActionBase {
   kind: 'write-file';
@@ -103,9 +119,10 @@ export interface RebootAction extends ActionBase {
 export type Action =
   | AddRepositoryAction
   | RemoveRepositoryAction
-  | AptUpdateAction
+  | IndexRefreshAction
   | InstallPackageAction
   | RemovePackageAction
+  | ReleasePackageAction
   | WriteFileAction
   | RemoveFileAction
   | WriteUnitAction

@@ -79,6 +79,7 @@ describe('node agent applies revisions', () => {
       assert.equal(node.systemd.restarts(unit), 0, `${unit} is started, not restarted, when new`);
     }
     assert.deepEqual(node.packages.installed(), { htop: '3.2.1' });
+    assert.deepEqual(node.packages.held(), ['htop'], 'a pinned package is held');
 
     const annotations = done.metadata?.annotations ?? {};
     assert.equal(annotations['nodeherd.io/current-revision'], revision.metadata.name);

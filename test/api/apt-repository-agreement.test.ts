@@ -1,12 +1,20 @@
 // The API and the agent agree on apt repositories: every value the agent's apt executor would refuse
 // when writing the .sources file and keyring is refused by API validation, with its field path, so a
-// bad config fails at `kubectl apply` and not later on every node.
+// bad config fails at `kubectl apply` and not later on every node; and what the API accepts (a
+// repository without signingKey included) the agent writes.
 
 import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { keyringFile, renderSources } from '../../src/agent/executors/apt-sources.ts';
-import type { AptRepository } from '../../src/agent/executors/types.ts';
+import { executeAction } from '../../src/agent/apply/action-executor.ts';
+import { AptPackageExecutor } from '../../src/agent/executors/apt/apt-package-executor.ts';
+import { aptRepository, keyringFile, renderSources } from '../../src/agent/executors/apt/apt-sources.ts';
+import { LocalFileExecutor } from '../../src/agent/executors/local-file-executor.ts';
+import { SimulatedSystemd } from '../../src/agent/executors/simulated-systemd.ts';
 import { REPOSITORY_URI, WORD } from '../../src/api/patterns.ts';
+import type { RenderedRepository } from '../../src/api/types.ts';
 import { validateNodeConfig } from '../../src/api/validation.ts';
 import { compileGoRegexp } from '../../src/apiserver/schema/go-regexp.ts';
 
@@ -19,7 +27,7 @@ interface Repo {
   uri: string;
   suites: string[];
   components: string[];
-  signingKey: { data: string; encoding?: 'armored' | 'base64' };
+  signingKey?: { data: string; encoding?: 'armored' | 'base64' };
 }
 
 const good: Repo = {
@@ -40,10 +48,16 @@ function apiCauses(repo: Repo): string[] {
   return validateNodeConfig(config).map((cause) => cause.field);
 }
 
+/** The repository as a revision carries it (defaulted). */
+function renderedRepository(repo: Repo): RenderedRepository {
+  const { signingKey, ...rest } = repo;
+  return signingKey ? { ...rest, signingKey: { encoding: 'armored', ...signingKey } } : rest;
+}
+
 function agentRefuses(repo: Repo): boolean {
-  const apt: AptRepository = { ...repo, signingKey: repo.signingKey.data };
+  const apt = aptRepository(renderedRepository(repo));
   try {
-    renderSources(apt, keyringFile(apt).path);
+    renderSources(apt, keyringFile(apt)?.path);
     return false;
   } catch {
     return true;
@@ -94,6 +108,48 @@ test('what the API accepts, the agent writes', () => {
     const repo = { ...good, ...change };
     assert.deepEqual(apiCauses(repo), [], JSON.stringify(change));
     assert.equal(agentRefuses(repo), false, JSON.stringify(change));
+  }
+});
+
+test('a repository without signingKey: the API accepts it and the agent applies it, verified with the system keyrings', async () => {
+  const { signingKey: _, ...withoutKey } = good;
+  assert.deepEqual(apiCauses(withoutKey), []);
+  assert.equal(agentRefuses(withoutKey), false);
+  // Through the apply path a node runs (it refused such a repository before), on files under a root.
+  const root = await mkdtemp(join(tmpdir(), 'nodeherd-agreement-'));
+  try {
+    const files = new LocalFileExecutor(root);
+    const executors = {
+      files,
+      systemd: new SimulatedSystemd(),
+      packages: new AptPackageExecutor({ rootDir: root, files }),
+    };
+    const add = (repo: Repo) =>
+      executeAction(
+        {
+          kind: 'add-repository',
+          id: `add-repository:${repo.name}`,
+          repository: renderedRepository(repo),
+          reason: 'added',
+        },
+        executors,
+      );
+    await add(good);
+    assert.deepEqual(await readdir(join(root, 'etc/apt/keyrings')), ['nodeherd-vendor_tools.asc']);
+    await add(withoutKey);
+    const sources = await readFile(
+      join(root, 'etc/apt/sources.list.d/nodeherd-vendor_tools.sources'),
+      'utf8',
+    );
+    assert.doesNotMatch(sources, /Signed-By/);
+    assert.match(sources, /^URIs: https:\/\/apt\.example\.com\/debian$/m);
+    assert.deepEqual(
+      await readdir(join(root, 'etc/apt/keyrings')),
+      [],
+      'the key it had before is no longer trusted',
+    );
+  } finally {
+    await rm(root, { recursive: true, force: true });
   }
 });
 

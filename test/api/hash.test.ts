@@ -65,6 +65,30 @@ describe('hashConfig', () => {
     assert.equal(CURRENT_HASH_ALGORITHM, 'v1');
   });
 
+  test('a config with repositories and packages hashes as before package managers were named', () => {
+    // Computed at 79b8bb5, before `manager` existed: a config that names none keeps its revision.
+    const config = rendered({
+      repositories: [
+        {
+          name: 'k8s',
+          uri: 'https://pkgs.k8s.io/core:/stable:/v1.31/deb/',
+          suites: ['/'],
+          signingKey: { data: '-----BEGIN PGP PUBLIC KEY BLOCK-----\nx\n-----END PGP PUBLIC KEY BLOCK-----' },
+        },
+        { name: 'debian', uri: 'http://deb.debian.org/debian', suites: ['bookworm'], components: ['main'] },
+      ],
+      packages: [
+        { name: 'kubelet', version: '1.31.2-1.1' },
+        { name: 'htop' },
+        { name: 'nano', state: 'absent' },
+      ],
+    });
+    assert.equal(
+      hashConfig(config, 'v1'),
+      '28e91de0a0ca0c7847f3d79ccd71194fd4675c268c6b5fb184625c1064690067',
+    );
+  });
+
   test('refuses an unknown algorithm', () => {
     assert.throws(() => hashConfig(config, 'v9'), /unknown hash algorithm "v9"/);
     assert.throws(() => hashConfig(config, 'toString'), /unknown hash algorithm/);

@@ -77,6 +77,20 @@ describe('merging in name order', () => {
     assert.equal(result.config!.disruptionPolicies.files.length, 1);
   });
 
+  test('a package or repository of the default manager, named or not, is one definition (unset stays unset)', () => {
+    const repository = { name: 'r', uri: 'http://a', suites: ['./'] };
+    const result = renderConfigs([
+      nodeConfig('a', { repositories: [repository], packages: [{ name: 'htop' }] }),
+      nodeConfig('b', {
+        repositories: [{ ...repository, manager: 'apt' }],
+        packages: [{ name: 'htop', manager: 'apt' }],
+      }),
+    ]);
+    assert.deepEqual(result.conflicts, []);
+    assert.deepEqual(result.config!.packages, [{ name: 'htop', state: 'present' }]);
+    assert.equal('manager' in result.config!.repositories[0]!, false);
+  });
+
   test('a version from a later config pins an unversioned package', () => {
     const result = renderConfigs([
       nodeConfig('a', { packages: [{ name: 'htop' }] }),

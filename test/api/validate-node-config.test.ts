@@ -73,6 +73,7 @@ describe('validateNodeConfig accepts', () => {
           { name: 'kubelet', version: '1.31.2-1.1' },
           { name: 'nano', state: 'absent' },
           { name: 'libc6:amd64', version: '2:2.36-*' },
+          { name: 'curl', manager: 'apt' },
         ],
         disruptionPolicies: {
           files: [
@@ -146,6 +147,11 @@ describe('validateNodeConfig refuses, with exact field paths', () => {
     [
       'a reserved apt file',
       { files: [file('/etc/apt/sources.list.d/nodeherd-x.sources')] },
+      [['spec.files[0].path', 'FieldValueForbidden']],
+    ],
+    [
+      'a reserved apt keyring',
+      { files: [file('/etc/apt/keyrings/nodeherd-x.asc')] },
       [['spec.files[0].path', 'FieldValueForbidden']],
     ],
     [
@@ -411,6 +417,17 @@ describe('validateNodeConfig refuses, with exact field paths', () => {
         ],
       },
       [['spec.repositories[1].name', 'FieldValueDuplicate']],
+    ],
+    [
+      'a repository and a package for a package manager nodeherd does not know',
+      {
+        repositories: [{ name: 'd', manager: 'pacman', uri: 'http://x', suites: ['./'] }],
+        packages: [{ name: 'htop', manager: 'pacman' }],
+      },
+      [
+        ['spec.repositories[0].manager', 'FieldValueNotSupported'],
+        ['spec.packages[0].manager', 'FieldValueNotSupported'],
+      ],
     ],
     [
       'a package with a bad name',

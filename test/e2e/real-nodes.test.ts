@@ -235,7 +235,7 @@ describe('real nodes: nodeherd-init, then the agent on systemd and apt', { skip,
     }
   });
 
-  test('apt: a repository with its own keyring (its update waiting for a busy lock), a pinned package installed and removed', async () => {
+  test('apt: a repository with its own keyring (its update waiting for a busy lock), a pinned package installed, held, released and removed; the repository on the system keyrings', async () => {
     const key = await readFile(`${rootfs.path}/usr/share/keyrings/debian-archive-bookworm-automatic.gpg`);
     const withApt = (packages: NodeConfigSpec['packages']): NodeConfigSpec => ({
       ...baseSpec('v2\n', 'u2\n', { other: false }),
@@ -286,6 +286,27 @@ describe('real nodes: nodeherd-init, then the agent on systemd and apt', { skip,
     );
     assert.equal((await b.execChecked(['hello'])).trim(), 'Hello, world!');
 
+    // Pinned means held: apt itself refuses to move it (unattended-upgrades neither would).
+    const showhold = async () => (await b.execChecked(['apt-mark', 'showhold'])).trim();
+    assert.equal(await showhold(), 'hello', 'the pinned package is held');
+    const refused = await b.exec(['apt-get', '-q', '-y', 'remove', 'hello']);
+    assert.notEqual(refused.code, 0, 'apt refuses to remove a held package');
+    assert.match(refused.stdout + refused.stderr, /held/i);
+
+    // Unpinned: the hold goes, and nothing is fetched or installed.
+    const unpinning = await journalCursor(b);
+    await apply([b], withApt([{ name: 'hello' }]), 180_000);
+    assert.equal(await showhold(), '', 'the hold went with the pin');
+    const unpinActions = agentActions(await journalSince(b, unpinning, { unit: AGENT_UNIT }));
+    assert.ok(unpinActions.includes('release-package:hello'), `${unpinActions}`);
+    assert.ok(
+      !unpinActions.some((a) => a === 'apt-update' || a.startsWith('install-package')),
+      `${unpinActions}`,
+    );
+    // Pinned again (held again), then removed while held: the agent's removal releases it.
+    await apply([b], withApt([{ name: 'hello', version }]), 180_000);
+    assert.equal(await showhold(), 'hello');
+
     const removal = await journalCursor(b);
     await apply([b], withApt([{ name: 'hello', state: 'absent' }]), 180_000);
     // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${Field} syntax
@@ -295,6 +316,21 @@ describe('real nodes: nodeherd-init, then the agent on systemd and apt', { skip,
     const removalActions = agentActions(await journalSince(b, removal, { unit: AGENT_UNIT }));
     assert.ok(removalActions.includes('remove-package:hello'), `${removalActions}`);
     assert.ok(!removalActions.includes('apt-update'), 'no apt-get update when no source changed');
+    assert.equal(await showhold(), '', 'a removed package is not left held');
+
+    // Without signingKey the mirror is verified with the system keyrings (debian-archive-keyring's in
+    // /etc/apt/trusted.gpg.d): no Signed-By, the repository's own keyring gone, and apt-get update,
+    // which fails on a repository it cannot verify (Error-Mode=any), succeeds.
+    const systemKeyrings = await journalCursor(b);
+    const [debian] = withApt([]).repositories ?? [];
+    const { signingKey: _, ...unkeyed } = debian!;
+    await apply([b], { ...withApt([]), repositories: [unkeyed] }, 180_000);
+    const keyless = await readFile(b.hostPath('/etc/apt/sources.list.d/nodeherd-debian.sources'), 'utf8');
+    assert.doesNotMatch(keyless, /Signed-By/);
+    await assert.rejects(stat(b.hostPath('/etc/apt/keyrings/nodeherd-debian.gpg')), { code: 'ENOENT' });
+    const keylessActions = agentActions(await journalSince(b, systemKeyrings, { unit: AGENT_UNIT }));
+    assert.ok(keylessActions.includes('apt-update'), `${keylessActions}`);
+    assert.match(await b.execChecked(['apt-cache', 'policy', 'hello']), /Candidate: \d/);
   });
 
   test('a unit whose disruption is Reload is reloaded, not restarted, when its file changes', async () => {

@@ -74,10 +74,11 @@ table('unchanged things cause nothing', [
     disruption: 'None',
   },
   {
+    // Its hold goes with the pin (issue 35): released, not reinstalled, nothing restarted.
     name: 'an unpinned package stays as installed',
     prev: { packages: [{ name: 'htop', version: '3.0' }] },
     next: { packages: [{ name: 'htop' }] },
-    actions: [],
+    actions: ['release-package:htop'],
     disruption: 'None',
   },
   {
@@ -776,5 +777,70 @@ describe('changes', () => {
       packages: { added: ['curl'], changed: ['htop'], removed: ['nano'] },
       repositories: { added: ['r2'], changed: [], removed: ['r1'] },
     });
+  });
+});
+
+table('holds: a pinned package is held by its install; the hold goes with the pin', [
+  {
+    name: 'a pinned package leaving the config is released, and left installed',
+    prev: { packages: [{ name: 'htop', version: '3.0' }, { name: 'jq' }] },
+    next: {},
+    actions: ['release-package:htop'],
+    disruption: 'None',
+  },
+  {
+    name: 'a pinned package set absent is removed (the removal releases it), no separate release',
+    prev: { packages: [{ name: 'htop', version: '3.0' }] },
+    next: { packages: [{ name: 'htop', state: 'absent' }] },
+    actions: ['remove-package:htop'],
+    disruption: 'None',
+  },
+  {
+    name: 'a release restarts nothing: the package did not change',
+    prev: {
+      units: [created('a.service', 'x', { packages: ['htop'] })],
+      packages: [{ name: 'htop', version: '3.0' }],
+    },
+    next: { units: [created('a.service', 'x', { packages: ['htop'] })], packages: [{ name: 'htop' }] },
+    actions: ['release-package:htop'],
+    disruption: 'None',
+  },
+  {
+    name: 'releases come before removals and installs (after the index refresh)',
+    prev: { packages: [{ name: 'jq', version: '1' }, { name: 'nano' }] },
+    next: { packages: [{ name: 'jq' }, { name: 'nano', state: 'absent' }, { name: 'curl', version: '2' }] },
+    actions: ['apt-update', 'release-package:jq', 'remove-package:nano', 'install-package:curl'],
+    disruption: 'None',
+  },
+]);
+
+test('a release is summarised', () => {
+  const result = run({
+    prev: { packages: [{ name: 'htop', version: '3.0' }] },
+    next: { packages: [{ name: 'htop' }] },
+  });
+  assert.equal(result.summary, '1 package released (htop) — disruption: None');
+});
+
+describe('package managers', () => {
+  test('a package or repository naming the default manager plans as an unnamed one, and says its manager', () => {
+    const result = run({
+      prev: { repositories: [{ name: 'old', manager: 'apt', uri: 'http://a', suites: ['./'] }] },
+      next: {
+        packages: [
+          { name: 'htop', manager: 'apt', version: '1' },
+          { name: 'nano', state: 'absent' },
+        ],
+      },
+    });
+    assert.deepEqual(
+      result.actions.map((a) => a.id),
+      ['remove-repository:old', 'apt-update', 'remove-package:nano', 'install-package:htop'],
+    );
+    assert.deepEqual(
+      result.actions.map((a) => ('manager' in a ? a.manager : undefined)),
+      ['apt', undefined, undefined, 'apt'],
+      'the manager is carried only where the config named it, so existing plans are unchanged',
+    );
   });
 });

@@ -3,9 +3,9 @@
 // a crash in between runs it once more, never skips it. Reboot and the agent's own restart are not
 // here: they end the process and are handled by the apply runner.
 
-import type { RenderedRepository } from '../../api/types.ts';
+import { indexRefreshManager, managerOf, type PackageManagerName } from '../../api/packages/registry.ts';
 import type { Action } from '../../plan/types.ts';
-import type { AptRepository, FileExecutor, PackageExecutor, SystemdExecutor } from '../executors/types.ts';
+import type { FileExecutor, PackageExecutor, SystemdExecutor } from '../executors/types.ts';
 import type { AgentMetrics } from '../metrics/agent-metrics.ts';
 import { fileContent, type SecretSource } from './file-content.ts';
 
@@ -73,39 +73,42 @@ export async function executeAction(action: Action, executors: ActionExecutors):
       await systemd.reload(action.name);
       return 'reloaded';
     case 'add-repository':
-      await packages.addRepository(aptRepository(action.repository));
+      await packagesOf(packages, managerOf(action.repository)).addRepository(action.repository);
       return undefined;
     case 'remove-repository':
-      await packages.removeRepository(action.name);
+      await packagesOf(packages, managerOf(action)).removeRepository(action.name);
       return undefined;
-    case 'apt-update':
-      await packages.update();
+    case 'install-package': {
+      const manager = packagesOf(packages, managerOf(action));
+      await manager.install(action.name, action.version);
+      // A pinned package is held, so nothing but nodeherd moves it (unattended upgrades included).
+      if (action.version !== undefined) await manager.hold(action.name);
       return undefined;
-    case 'install-package':
-      await packages.install(action.name, action.version);
-      return undefined;
+    }
     case 'remove-package':
-      await packages.remove(action.name);
+      await packagesOf(packages, managerOf(action)).remove(action.name);
+      return undefined;
+    case 'release-package':
+      await packagesOf(packages, managerOf(action)).release(action.name);
       return undefined;
     case 'reboot':
       throw new Error('reboot is executed by the apply runner, not as an ordinary action');
+    default: {
+      // What is left is a package manager's index refresh.
+      const manager = indexRefreshManager(action.kind);
+      if (manager === undefined) throw new Error(`unknown action ${JSON.stringify(action.kind)}`);
+      await packagesOf(packages, manager).update();
+      return undefined;
+    }
   }
 }
 
-function aptRepository(repository: RenderedRepository): AptRepository {
-  if (!repository.signingKey) {
-    // The apt backend trusts each repository through its own keyring (Signed-By) and needs the key.
-    throw new Error(`repository ${repository.name} has no signingKey; the apt executor requires one`);
+/** The node's package executor, if it is the manager the config names (a node has one manager). */
+function packagesOf(packages: PackageExecutor, manager: PackageManagerName): PackageExecutor {
+  if (packages.manager !== manager) {
+    throw new Error(`this node's package manager is ${packages.manager}; the config asks for ${manager}`);
   }
-  const result: AptRepository = {
-    name: repository.name,
-    uri: repository.uri,
-    suites: repository.suites,
-    components: repository.components,
-    signingKey: repository.signingKey.data,
-  };
-  if (repository.architectures) result.architectures = repository.architectures;
-  return result;
+  return packages;
 }
 
 /** executeAction, counted in the agent's metrics (actions by result, unit restarts and reloads). */

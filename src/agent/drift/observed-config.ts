@@ -3,9 +3,11 @@
 // package's version). plan(observed, desired) then yields exactly the actions that repair the drift,
 // with the restarts the normal apply would do: the planner is the one comparison (drift-plan.ts).
 // Things found as desired are the desired objects themselves, so the planner sees no change in them.
-// Repositories are not observed (their files are checked by apt on the next update, not here).
+// Repositories are not observed (their files are checked by the package manager on the next index
+// refresh, not here).
 
 import { isTemplateUnit } from '../../api/config-rules.ts';
+import { managerOf, packageManagerRules } from '../../api/packages/registry.ts';
 import type { RenderedConfig, RenderedFile, RenderedPackage, RenderedUnit } from '../../api/types.ts';
 import { expectedDigest } from '../apply/file-content.ts';
 import type { FileExecutor, PackageExecutor, SystemdExecutor } from '../executors/types.ts';
@@ -160,20 +162,13 @@ async function observePackage(
     notes.set(`install-package:${pkg.name}`, `package ${pkg.name}: not installed`);
     return { ...pkg, state: 'absent' };
   }
-  if (pkg.version === undefined || versionMatches(pkg.version, installed)) return pkg;
+  if (pkg.version === undefined || packageManagerRules(managerOf(pkg)).versionMatches(pkg.version, installed))
+    return pkg;
+  // A pinned package is held: one that moved anyway was moved by hand, past the hold.
+  const held = (await packages.isHeld(pkg.name)) ? ' (held, and moved anyway)' : '';
   notes.set(
     `install-package:${pkg.name}`,
-    `package ${pkg.name}: ${installed} installed, expected ${pkg.version}`,
+    `package ${pkg.name}: ${installed} installed, expected ${pkg.version}${held}`,
   );
   return { ...pkg, version: installed };
-}
-
-/** apt's `=` version syntax: exact, with `*` matching anything (e.g. 1.28.*). */
-export function versionMatches(pattern: string, installed: string): boolean {
-  if (!pattern.includes('*')) return pattern === installed;
-  const regex = pattern
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${regex}$`).test(installed);
 }

@@ -3,10 +3,11 @@
 // validated exactly as the real backend renders them, so a config the simulator accepts is one
 // apt would accept.
 
-import { assertPackageName, assertPackageVersion } from './apt-commands.ts';
-import { keyringFile, renderSources } from './apt-sources.ts';
+import type { RenderedRepository } from '../../api/types.ts';
+import { assertPackageName, assertPackageVersion } from './apt/apt-commands.ts';
+import { aptRepository, keyringFile, renderSources } from './apt/apt-sources.ts';
 import { type FailureInjection, SimulationRecorder, type SimulationTiming } from './simulation-recorder.ts';
-import type { AptRepository, PackageExecutor } from './types.ts';
+import type { PackageExecutor } from './types.ts';
 
 export type PackageOperation =
   | 'addRepository'
@@ -14,7 +15,10 @@ export type PackageOperation =
   | 'update'
   | 'install'
   | 'remove'
-  | 'installedVersion';
+  | 'installedVersion'
+  | 'hold'
+  | 'release'
+  | 'isHeld';
 
 /** Versions are listed oldest first; installing without a version takes the last one. */
 export type PackageCatalogue = Record<string, string[]>;
@@ -29,11 +33,13 @@ export interface SimulatedPackagesOptions extends SimulationTiming<PackageOperat
 }
 
 export class SimulatedPackages implements PackageExecutor {
+  readonly manager = 'apt';
   readonly recorder: SimulationRecorder<PackageOperation>;
   private readonly installedPackages: Map<string, string>;
+  private readonly heldPackages = new Set<string>();
   private readonly baseCatalogue: PackageCatalogue;
   private readonly repositoryPackages: Record<string, PackageCatalogue>;
-  private readonly addedRepositories = new Map<string, AptRepository>();
+  private readonly addedRepositories = new Map<string, RenderedRepository>();
   /** Repositories as of the last update(): apt only knows those lists. */
   private indexedRepositories: string[] = [];
 
@@ -56,12 +62,13 @@ export class SimulatedPackages implements PackageExecutor {
     return Object.fromEntries([...this.installedPackages].sort(([a], [b]) => a.localeCompare(b)));
   }
 
-  repositories(): AptRepository[] {
+  repositories(): RenderedRepository[] {
     return [...this.addedRepositories.values()];
   }
 
-  async addRepository(repository: AptRepository): Promise<void> {
-    renderSources(repository, keyringFile(repository).path); // same validation as the real backend
+  async addRepository(repository: RenderedRepository): Promise<void> {
+    const apt = aptRepository(repository);
+    renderSources(apt, keyringFile(apt)?.path); // same validation as the real backend
     return this.recorder.run('addRepository', repository.name, () => {
       this.addedRepositories.set(repository.name, structuredClone(repository));
     });
@@ -95,7 +102,50 @@ export class SimulatedPackages implements PackageExecutor {
     assertPackageName(name);
     return this.recorder.run('remove', name, () => {
       this.installedPackages.delete(name); // removing an absent package is not an error in apt either
+      this.heldPackages.delete(name);
     });
+  }
+
+  async hold(name: string): Promise<void> {
+    assertPackageName(name);
+    return this.recorder.run('hold', name, () => {
+      if (!this.installedPackages.has(name) && this.versionsOf(name).length === 0) {
+        throw new Error(`E: Unable to locate package ${name}`);
+      }
+      this.heldPackages.add(name);
+    });
+  }
+
+  async release(name: string): Promise<void> {
+    assertPackageName(name);
+    return this.recorder.run('release', name, () => {
+      this.heldPackages.delete(name);
+    });
+  }
+
+  async isHeld(name: string): Promise<boolean> {
+    assertPackageName(name);
+    return this.recorder.run('isHeld', name, () => this.heldPackages.has(name));
+  }
+
+  /** Held packages, by name. */
+  held(): string[] {
+    return [...this.heldPackages].sort();
+  }
+
+  /**
+   * What unattended-upgrades does behind the agent's back: every installed package that is not held
+   * moves to the newest version known; returns those that moved. Not an operation the agent calls.
+   */
+  upgradeUnheld(): string[] {
+    const moved: string[] = [];
+    for (const [name, version] of this.installedPackages) {
+      const newest = this.versionsOf(name).at(-1);
+      if (this.heldPackages.has(name) || newest === undefined || newest === version) continue;
+      this.installedPackages.set(name, newest);
+      moved.push(name);
+    }
+    return moved.sort();
   }
 
   async installedVersion(name: string): Promise<string | undefined> {

@@ -1,7 +1,10 @@
-// The executors are the only way the agent touches the node: files, systemd units, apt. Each concern
-// has a real backend (acts on a root filesystem and runs systemctl/apt-get) and a simulated one
-// (in memory, for simulated nodes and tests). The interfaces use plain values only, so they do not
-// depend on the API types: the reconciler translates plan actions into these calls.
+// The executors are the only way the agent touches the node: files, systemd units, packages. Each
+// concern has a real backend (acts on a root filesystem and runs systemctl or the package manager) and
+// a simulated one (in memory, for simulated nodes and tests). The interfaces use plain values only;
+// packages take repositories as the config renders them (each manager has its own fields).
+
+import type { PackageManagerName } from '../../api/packages/registry.ts';
+import type { RenderedRepository } from '../../api/types.ts';
 
 /** What is at a path right now. `kind` is not 'file' when something else sits where a file belongs. */
 export interface FileState {
@@ -97,27 +100,31 @@ export interface SystemdExecutor {
   unitFileState(name: string): Promise<string>;
 }
 
-export interface AptRepository {
-  /** Short name: the files are nodeherd-<name>.sources and nodeherd-<name>.{asc,gpg}. */
-  name: string;
-  uri: string;
-  /** A suite ending in '/' is a flat repository path; components must then be empty. */
-  suites: string[];
-  components: string[];
-  /** ASCII-armored OpenPGP public key (written as .asc) or a base64 binary keyring (written as .gpg). */
-  signingKey: string;
-  architectures?: string[];
-}
-
+/**
+ * One package manager on the node (apt, ...): the real backend of each lives in its folder beside this
+ * file (apt/), registered in package-managers.ts. Repositories come as the config renders them; the
+ * backend turns them into its own files and refuses what its manager could not be given safely.
+ */
 export interface PackageExecutor {
-  addRepository(repository: AptRepository): Promise<void>;
+  /** Which manager this is: a plan action or repository for another one is refused. */
+  readonly manager: PackageManagerName;
+  addRepository(repository: RenderedRepository): Promise<void>;
   removeRepository(name: string): Promise<void>;
-  /** Refreshes the package lists (apt-get update). */
+  /** Refreshes the package index (apt-get update). */
   update(): Promise<void>;
-  /** Installs the package, pinned to `version` when given (downgrades allowed: rollback needs them). */
+  /**
+   * Installs the package, pinned to `version` when given (downgrades allowed: rollback needs them),
+   * moving it even when it is held: nodeherd's own install is what the hold is for.
+   */
   install(name: string, version?: string): Promise<void>;
-  /** Removes the package but keeps its configuration files (apt-get remove, not purge). */
+  /** Removes the package but keeps its configuration files (apt-get remove, not purge), held or not. */
   remove(name: string): Promise<void>;
   /** The installed version, or undefined when the package is not installed. */
   installedVersion(name: string): Promise<string | undefined>;
+  /** Holds the package at its version: the manager's upgrades leave it alone (apt-mark hold). */
+  hold(name: string): Promise<void>;
+  /** Releases a hold (apt-mark unhold); a package that is not held, or not there, is not an error. */
+  release(name: string): Promise<void>;
+  /** Whether the package is held. */
+  isHeld(name: string): Promise<boolean>;
 }

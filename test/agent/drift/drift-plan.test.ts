@@ -5,10 +5,11 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
 import { type ActionExecutors, executeAction } from '../../../src/agent/apply/action-executor.ts';
 import { driftPlan, repairNeeds } from '../../../src/agent/drift/drift-plan.ts';
-import { observeConfig, versionMatches } from '../../../src/agent/drift/observed-config.ts';
+import { observeConfig } from '../../../src/agent/drift/observed-config.ts';
 import { MemoryFileExecutor } from '../../../src/agent/executors/memory-file-executor.ts';
 import { SimulatedPackages } from '../../../src/agent/executors/simulated-packages.ts';
 import { SimulatedSystemd } from '../../../src/agent/executors/simulated-systemd.ts';
+import { aptVersionMatches as versionMatches } from '../../../src/api/packages/apt/apt-rules.ts';
 import type { NodeConfigSpec } from '../../../src/api/types.ts';
 import { plan } from '../../../src/plan/plan.ts';
 import { rendered } from '../../support/nodeherd-objects.ts';
@@ -154,6 +155,7 @@ describe('drift as a plan', () => {
   });
 
   test('package versions: a pinned package downgraded, an absent one installed; apt-update first and the dependent unit restarts', async () => {
+    await node.packages.release('htop'); // as apt wants before it moves a held package
     await node.packages.install('htop', '3.2.1');
     await node.packages.install('curl');
     const found = await check();
@@ -167,6 +169,21 @@ describe('drift as a plan', () => {
       'install-package:htop',
       'restart-unit:app.service',
     ]);
+  });
+
+  test('holds: the pinned package is held by the apply; one that moved anyway is reported so, and the repair holds it again', async () => {
+    assert.deepEqual(node.packages.held(), ['htop']);
+    assert.deepEqual(node.packages.upgradeUnheld(), [], 'unattended upgrades leave it alone');
+    await node.packages.install('htop', '3.2.1'); // dpkg -i, or apt told to change held packages
+    const found = await check();
+    assert.deepEqual(
+      found.items.map((i) => i.detail),
+      ['package htop: 3.2.1 installed, expected 3.2.2 (held, and moved anyway)'],
+    );
+    for (const action of found.repair.actions) await executeAction(action, node);
+    assert.equal(await node.packages.installedVersion('htop'), '3.2.2');
+    assert.deepEqual(node.packages.held(), ['htop']);
+    assert.deepEqual((await check()).items, []);
   });
 
   test('a drain or reboot policy makes the repair one the agent does not do on its own', async () => {

@@ -2,14 +2,17 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SimulatedPackages } from '../../../src/agent/executors/simulated-packages.ts';
 import { InjectedFailureError } from '../../../src/agent/executors/simulation-recorder.ts';
-import type { AptRepository } from '../../../src/agent/executors/types.ts';
+import type { RenderedRepository } from '../../../src/api/types.ts';
 
-const docker: AptRepository = {
+const docker: RenderedRepository = {
   name: 'docker',
   uri: 'https://download.docker.com/linux/debian',
   suites: ['bookworm'],
   components: ['stable'],
-  signingKey: '-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBGN\n-----END PGP PUBLIC KEY BLOCK-----',
+  signingKey: {
+    data: '-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBGN\n-----END PGP PUBLIC KEY BLOCK-----',
+    encoding: 'armored',
+  },
 };
 
 test('installs the newest available version, or the pinned one, and removes', async () => {
@@ -49,9 +52,31 @@ test("a repository's packages are installable only after add and update", async 
   );
 });
 
+test('holds keep unattended upgrades off a package; the agent itself still moves it; removal releases', async () => {
+  const apt = new SimulatedPackages({ available: { jq: ['1.6-2', '1.7.1-3'], curl: ['7.88', '8.0'] } });
+  await apt.install('jq', '1.6-2');
+  await apt.install('curl', '7.88');
+  await apt.hold('jq');
+  assert.equal(await apt.isHeld('jq'), true);
+  assert.deepEqual(apt.upgradeUnheld(), ['curl']);
+  assert.deepEqual(apt.installed(), { curl: '8.0', jq: '1.6-2' });
+  await apt.install('jq', '1.7.1-3'); // the agent's own install moves a held package
+  assert.equal(await apt.installedVersion('jq'), '1.7.1-3');
+  await apt.release('jq');
+  await apt.release('jq'); // releasing what is not held is no error
+  assert.deepEqual(apt.held(), []);
+  await apt.hold('jq');
+  await apt.remove('jq');
+  assert.deepEqual(apt.held(), [], 'a removed package is not held');
+  await assert.rejects(apt.hold('nope'), /Unable to locate package nope/);
+});
+
 test('repositories are validated like the real backend renders them', async () => {
   const apt = new SimulatedPackages();
-  await assert.rejects(apt.addRepository({ ...docker, signingKey: 'garbage' }), /signing key/);
+  await assert.rejects(
+    apt.addRepository({ ...docker, signingKey: { data: 'garbage', encoding: 'armored' } }),
+    /signing key/,
+  );
   await assert.rejects(apt.addRepository({ ...docker, name: 'Bad Name' }), /invalid repository name/);
   assert.deepEqual(apt.repositories(), []);
   assert.equal(apt.calls.length, 0);

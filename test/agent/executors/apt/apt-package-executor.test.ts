@@ -6,20 +6,20 @@ import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
-import { AptPackageExecutor } from '../../../src/agent/executors/apt-package-executor.ts';
-import type { CommandRunner } from '../../../src/agent/executors/command-runner.ts';
-import { LiveSystemRefusedError } from '../../../src/agent/executors/live-system-guard.ts';
-import type { AptRepository } from '../../../src/agent/executors/types.ts';
+import { AptPackageExecutor } from '../../../../src/agent/executors/apt/apt-package-executor.ts';
+import type { CommandRunner } from '../../../../src/agent/executors/command-runner.ts';
+import { LiveSystemRefusedError } from '../../../../src/agent/executors/live-system-guard.ts';
+import type { RenderedRepository } from '../../../../src/api/types.ts';
 
 const ARMORED = '-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQINBGN\n-----END PGP PUBLIC KEY BLOCK-----';
 const BINARY = Buffer.from([0x99, 0x01, 0x0d]).toString('base64');
 
-const repository: AptRepository = {
+const repository: RenderedRepository = {
   name: 'docker',
   uri: 'https://download.docker.com/linux/debian',
   suites: ['bookworm'],
   components: ['stable'],
-  signingKey: ARMORED,
+  signingKey: { data: ARMORED, encoding: 'armored' },
 };
 
 let root: string;
@@ -46,7 +46,7 @@ test('addRepository writes the keyring and a .sources file naming it, both world
 test('switching the key format leaves exactly one keyring', async () => {
   const apt = new AptPackageExecutor({ rootDir: root });
   await apt.addRepository(repository);
-  await apt.addRepository({ ...repository, signingKey: BINARY });
+  await apt.addRepository({ ...repository, signingKey: { data: BINARY, encoding: 'base64' } });
   assert.deepEqual(await readdir(join(root, 'etc/apt/keyrings')), ['nodeherd-docker.gpg']);
   assert.match(
     await readFile(join(root, 'etc/apt/sources.list.d/nodeherd-docker.sources'), 'utf8'),
@@ -56,7 +56,10 @@ test('switching the key format leaves exactly one keyring', async () => {
 
 test('an invalid repository writes nothing', async () => {
   const apt = new AptPackageExecutor({ rootDir: root });
-  await assert.rejects(apt.addRepository({ ...repository, signingKey: 'nonsense!' }), /signing key/);
+  await assert.rejects(
+    apt.addRepository({ ...repository, signingKey: { data: 'nonsense!', encoding: 'armored' } }),
+    /signing key/,
+  );
   await assert.rejects(apt.addRepository({ ...repository, components: [] }), /components are required/);
   assert.deepEqual(await readdir(root), []);
 });
@@ -83,6 +86,8 @@ test('with a root other than / apt-get and dpkg-query are refused before running
   await assert.rejects(apt.install('jq', '1.6-2.1'), LiveSystemRefusedError);
   await assert.rejects(apt.remove('jq'), LiveSystemRefusedError);
   await assert.rejects(apt.installedVersion('jq'), LiveSystemRefusedError);
+  await assert.rejects(apt.hold('jq'), LiveSystemRefusedError);
+  await assert.rejects(apt.release('jq'), LiveSystemRefusedError);
   assert.deepEqual(ran, []);
 });
 
@@ -114,6 +119,42 @@ test('allowed, it passes the pure command lines and the non-interactive environm
     DEBIAN_FRONTEND: 'noninteractive',
     NEEDRESTART_MODE: 'l',
   });
+});
+
+test('holds: apt-mark hold; release and remove unhold only a held package, removal after the release', async () => {
+  const held = new Set(['kubelet']);
+  const ran: string[] = [];
+  const runner: CommandRunner = {
+    async run(file, args) {
+      const name = args.at(-1)!;
+      ran.push(`${file} ${args.filter((a) => !a.startsWith('-') && !a.includes('=')).join(' ')}`);
+      if (file === 'dpkg-query') {
+        if (name === 'absent') return { code: 1, stdout: '', stderr: 'no packages found' };
+        return { code: 0, stdout: `${held.has(name) ? 'hold' : 'install'} ok installed 1.0`, stderr: '' };
+      }
+      if (file === 'apt-mark' && args.includes('unhold')) held.delete(name);
+      else if (file === 'apt-mark') held.add(name);
+      return { code: 0, stdout: '', stderr: '' };
+    },
+  };
+  const apt = new AptPackageExecutor({ rootDir: root, runner, allowLiveCommands: true });
+  assert.equal(await apt.isHeld('kubelet'), true);
+  assert.equal(await apt.isHeld('jq'), false);
+  assert.equal(await apt.isHeld('absent'), false);
+  ran.length = 0;
+  await apt.release('jq'); // not held: nothing to do
+  await apt.release('absent');
+  await apt.hold('jq');
+  await apt.remove('kubelet');
+  assert.deepEqual(ran, [
+    'dpkg-query jq',
+    'dpkg-query absent',
+    'apt-mark hold jq',
+    'dpkg-query kubelet',
+    'apt-mark unhold kubelet',
+    'apt-get remove kubelet',
+  ]);
+  assert.deepEqual([...held], ['jq']);
 });
 
 // apt-get's own words when another apt holds the lists lock (seen on apt 2.6 in the e2e containers).

@@ -1,5 +1,5 @@
-// The apt-get and dpkg-query command lines the real package backend runs, their environment, and
-// the parsing of dpkg-query's answer. Pure functions, tested without apt.
+// The apt-get, apt-mark and dpkg-query command lines the real package backend runs, their
+// environment, and the parsing of dpkg-query's answer. Pure functions, tested without apt.
 
 // Wait up to 5 minutes for another dpkg/apt (unattended-upgrades, cloud-init) instead of failing
 // at once on the lock. apt only waits like this for dpkg's locks: see isAptLockContention.
@@ -40,9 +40,13 @@ export function aptUpdateArgs(): string[] {
   return ['-q', ...LOCK_WAIT, '-o', 'APT::Update::Error-Mode=any', 'update'];
 }
 
+// The agent holds the packages a config pins (apt-mark hold); its own install and removal are what
+// may move them, so apt must not refuse them for being held.
+const MOVE_HELD = '--allow-change-held-packages';
+
 /**
  * Installs one package, `name=version` when pinned. Downgrades are allowed because rolling back a
- * revision means installing the older pinned version again.
+ * revision means installing the older pinned version again; held packages may move (see MOVE_HELD).
  */
 export function aptInstallArgs(name: string, version?: string): string[] {
   assertPackageName(name);
@@ -52,6 +56,7 @@ export function aptInstallArgs(name: string, version?: string): string[] {
     '-y',
     '--no-install-recommends',
     '--allow-downgrades',
+    MOVE_HELD,
     ...LOCK_WAIT,
     ...CONFFILE_POLICY,
     'install',
@@ -65,7 +70,13 @@ export function aptInstallArgs(name: string, version?: string): string[] {
  */
 export function aptRemoveArgs(name: string): string[] {
   assertPackageName(name);
-  return ['-q', '-y', ...LOCK_WAIT, 'remove', name];
+  return ['-q', '-y', MOVE_HELD, ...LOCK_WAIT, 'remove', name];
+}
+
+/** `apt-mark hold name` or `apt-mark unhold name`. */
+export function aptMarkArgs(mark: 'hold' | 'unhold', name: string): string[] {
+  assertPackageName(name);
+  return [...LOCK_WAIT, mark, name];
 }
 
 export function dpkgQueryArgs(name: string): string[] {
@@ -83,6 +94,14 @@ export function parseDpkgQueryOutput(stdout: string): string | undefined {
   const [, , status, version] = stdout.trim().split(/\s+/);
   if (status !== 'installed' || !version) return undefined;
   return version;
+}
+
+/**
+ * Whether dpkg holds the package (its selection is `hold`) from the same `${Status} ${Version}` answer:
+ * "hold ok installed 1.2-3".
+ */
+export function parseDpkgQueryHeld(stdout: string): boolean {
+  return stdout.trim().split(/\s+/)[0] === 'hold';
 }
 
 /**

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  type AptRepository,
   keyringFile,
   keyringPaths,
   renderSources,
   sourcesPath,
-} from '../../../src/agent/executors/apt-sources.ts';
-import type { AptRepository } from '../../../src/agent/executors/types.ts';
+} from '../../../../src/agent/executors/apt/apt-sources.ts';
 
 const ARMORED =
   '-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQINBGNbase64body\n=abcd\n-----END PGP PUBLIC KEY BLOCK-----';
@@ -78,12 +78,33 @@ test('refuses fields that would break or inject into the deb822 stanza', () => {
 });
 
 test('an armored key becomes .asc, a base64 binary keyring becomes .gpg', () => {
-  const armored = keyringFile(kubernetes);
+  const armored = keyringFile(kubernetes)!;
   assert.equal(armored.path, '/etc/apt/keyrings/nodeherd-kubernetes.asc');
   assert.equal(armored.content.toString(), `${ARMORED}\n`);
-  const binary = keyringFile(docker);
+  const binary = keyringFile(docker)!;
   assert.equal(binary.path, '/etc/apt/keyrings/nodeherd-docker.gpg');
   assert.deepEqual([...binary.content], [0x99, 0x02, 0x0d, 0x04, 0x63, 0x5b]);
+});
+
+test('a repository without a key has no keyring and no Signed-By: apt verifies it with the system keyrings', () => {
+  const debian: AptRepository = {
+    name: 'debian',
+    uri: 'http://deb.debian.org/debian',
+    suites: ['bookworm'],
+    components: ['main'],
+  };
+  assert.equal(keyringFile(debian), undefined);
+  assert.equal(
+    renderSources(debian, undefined),
+    [
+      '# Managed by nodeherd: changes are overwritten.',
+      'Types: deb',
+      'URIs: http://deb.debian.org/debian',
+      'Suites: bookworm',
+      'Components: main',
+      '',
+    ].join('\n'),
+  );
 });
 
 test('refuses a key that is neither', () => {

@@ -1,23 +1,26 @@
 // The real PackageExecutor: repository files are written under the root through a FileExecutor;
-// packages are installed with apt-get and queried with dpkg-query, which act on the live system
-// (see live-system-guard.ts for why they are refused when the root is not '/').
+// packages are installed with apt-get, held with apt-mark and queried with dpkg-query, which act on
+// the live system (see live-system-guard.ts for why they are refused when the root is not '/').
 
 import { resolve } from 'node:path';
+import type { RenderedRepository } from '../../../api/types.ts';
+import { CommandError, type CommandRunner, execFileRunner } from '../command-runner.ts';
+import { assertLiveCommandsAllowed } from '../live-system-guard.ts';
+import { LocalFileExecutor } from '../local-file-executor.ts';
+import type { FileExecutor, PackageExecutor } from '../types.ts';
 import {
   aptEnvironment,
   aptInstallArgs,
+  aptMarkArgs,
   aptRemoveArgs,
   aptUpdateArgs,
   dpkgQueryArgs,
   isAptLockContention,
   LOCK_WAIT_SECONDS,
+  parseDpkgQueryHeld,
   parseDpkgQueryOutput,
 } from './apt-commands.ts';
-import { keyringFile, keyringPaths, renderSources, sourcesPath } from './apt-sources.ts';
-import { CommandError, type CommandRunner, execFileRunner } from './command-runner.ts';
-import { assertLiveCommandsAllowed } from './live-system-guard.ts';
-import { LocalFileExecutor } from './local-file-executor.ts';
-import type { AptRepository, FileExecutor, PackageExecutor } from './types.ts';
+import { aptRepository, keyringFile, keyringPaths, renderSources, sourcesPath } from './apt-sources.ts';
 
 const PUBLIC_FILE_MODE = 0o644; // apt drops privileges to _apt, which must read both files
 const DEFAULT_TIMEOUT_MS = 30 * 60_000; // a big install on a slow mirror
@@ -29,8 +32,9 @@ export interface AptPackageExecutorOptions {
   files?: FileExecutor;
   runner?: CommandRunner;
   aptGetPath?: string;
+  aptMarkPath?: string;
   dpkgQueryPath?: string;
-  /** Run apt-get/dpkg-query even though rootDir is not '/'. */
+  /** Run apt-get, apt-mark and dpkg-query even though rootDir is not '/'. */
   allowLiveCommands?: boolean;
   /** Base environment (default process.env); DEBIAN_FRONTEND and NEEDRESTART_MODE are added. */
   env?: Record<string, string | undefined>;
@@ -42,10 +46,12 @@ export interface AptPackageExecutorOptions {
 }
 
 export class AptPackageExecutor implements PackageExecutor {
+  readonly manager = 'apt';
   private readonly rootDir: string;
   private readonly files: FileExecutor;
   private readonly runner: CommandRunner;
   private readonly aptGetPath: string;
+  private readonly aptMarkPath: string;
   private readonly dpkgQueryPath: string;
   private readonly allowLiveCommands: boolean;
   private readonly env: Record<string, string | undefined>;
@@ -58,6 +64,7 @@ export class AptPackageExecutor implements PackageExecutor {
     this.files = options.files ?? new LocalFileExecutor(this.rootDir);
     this.runner = options.runner ?? execFileRunner;
     this.aptGetPath = options.aptGetPath ?? 'apt-get';
+    this.aptMarkPath = options.aptMarkPath ?? 'apt-mark';
     this.dpkgQueryPath = options.dpkgQueryPath ?? 'dpkg-query';
     this.allowLiveCommands = options.allowLiveCommands ?? false;
     this.env = aptEnvironment(options.env ?? process.env);
@@ -66,15 +73,22 @@ export class AptPackageExecutor implements PackageExecutor {
     this.lockRetryIntervalMs = options.lockRetryIntervalMs ?? 2000;
   }
 
-  /** Writes the keyring first, so the .sources file never names a key that is not there yet. */
-  async addRepository(repository: AptRepository): Promise<void> {
+  /**
+   * Writes the keyring first, so the .sources file never names a key that is not there yet. A
+   * repository without a key gets a .sources file without Signed-By (apt then verifies it with the
+   * system keyrings), and any keyring nodeherd wrote for it before goes once nothing names it.
+   */
+  async addRepository(rendered: RenderedRepository): Promise<void> {
+    const repository = aptRepository(rendered);
     const keyring = keyringFile(repository);
-    const sources = renderSources(repository, keyring.path);
+    const sources = renderSources(repository, keyring?.path);
     const paths = keyringPaths(repository.name);
-    await this.files.write(keyring.path, keyring.content, { mode: PUBLIC_FILE_MODE });
+    if (keyring) await this.files.write(keyring.path, keyring.content, { mode: PUBLIC_FILE_MODE });
     await this.files.write(sourcesPath(repository.name), Buffer.from(sources), { mode: PUBLIC_FILE_MODE });
-    // The key changed format: drop the other file so only one key is ever trusted for the repository.
-    await this.files.remove(keyring.path === paths.armored ? paths.binary : paths.armored);
+    // The key changed format or went: drop the other files so at most one key is trusted for it.
+    for (const path of [paths.armored, paths.binary]) {
+      if (path !== keyring?.path) await this.files.remove(path);
+    }
   }
 
   /** Removes the .sources file before the keyring: the reverse of addRepository. */
@@ -93,31 +107,60 @@ export class AptPackageExecutor implements PackageExecutor {
     await this.aptGet(aptInstallArgs(name, version));
   }
 
+  /** Releases a hold first: a removed package left `hold` would stay held when installed again. */
   async remove(name: string): Promise<void> {
+    await this.release(name);
     await this.aptGet(aptRemoveArgs(name));
   }
 
   async installedVersion(name: string): Promise<string | undefined> {
+    const stdout = await this.dpkgQuery(name);
+    return stdout === undefined ? undefined : parseDpkgQueryOutput(stdout);
+  }
+
+  async hold(name: string): Promise<void> {
+    await this.apt(this.aptMarkPath, aptMarkArgs('hold', name));
+  }
+
+  async release(name: string): Promise<void> {
+    if (await this.isHeld(name)) await this.apt(this.aptMarkPath, aptMarkArgs('unhold', name));
+  }
+
+  async isHeld(name: string): Promise<boolean> {
+    const stdout = await this.dpkgQuery(name);
+    return stdout !== undefined && parseDpkgQueryHeld(stdout);
+  }
+
+  /** dpkg-query's `${Status} ${Version}` for the package, or undefined when dpkg knows no such package. */
+  private async dpkgQuery(name: string): Promise<string | undefined> {
     const args = dpkgQueryArgs(name);
     assertLiveCommandsAllowed('dpkg-query', this.rootDir, this.allowLiveCommands);
     const result = await this.runner.run(this.dpkgQueryPath, args, { env: this.env });
     if (result.code === 1) return undefined; // dpkg knows no such package
     if (result.code !== 0) throw new CommandError(this.dpkgQueryPath, args, result);
-    return parseDpkgQueryOutput(result.stdout);
+    return result.stdout;
   }
 
-  /** Runs apt-get; while another apt holds a lock apt-get does not wait for, tries again. */
   private async aptGet(args: string[]): Promise<void> {
-    assertLiveCommandsAllowed('apt-get', this.rootDir, this.allowLiveCommands);
+    await this.apt(this.aptGetPath, args);
+  }
+
+  /** Runs apt-get or apt-mark; while another apt holds a lock it does not wait for, tries again. */
+  private async apt(file: string, args: string[]): Promise<void> {
+    assertLiveCommandsAllowed(
+      file === this.aptMarkPath ? 'apt-mark' : 'apt-get',
+      this.rootDir,
+      this.allowLiveCommands,
+    );
     const deadline = Date.now() + this.lockWaitMs;
     for (;;) {
-      const result = await this.runner.run(this.aptGetPath, args, {
+      const result = await this.runner.run(file, args, {
         env: this.env,
         timeoutMs: this.timeoutMs,
       });
       if (result.code === 0) return;
       if (!isAptLockContention(result.stderr) || Date.now() >= deadline) {
-        throw new CommandError(this.aptGetPath, args, result);
+        throw new CommandError(file, args, result);
       }
       await new Promise((resolve) => setTimeout(resolve, this.lockRetryIntervalMs));
     }

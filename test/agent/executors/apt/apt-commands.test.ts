@@ -3,19 +3,22 @@ import { test } from 'node:test';
 import {
   aptEnvironment,
   aptInstallArgs,
+  aptMarkArgs,
   aptRemoveArgs,
   aptUpdateArgs,
   dpkgQueryArgs,
   isAptLockContention,
+  parseDpkgQueryHeld,
   parseDpkgQueryOutput,
-} from '../../../src/agent/executors/apt-commands.ts';
+} from '../../../../src/agent/executors/apt/apt-commands.ts';
 
-test('install is non-interactive about conffiles, waits for the dpkg lock, pins with name=version', () => {
+test('install is non-interactive about conffiles, waits for the dpkg lock, pins with name=version, moves a held package', () => {
   assert.deepEqual(aptInstallArgs('containerd', '1.7.24-1'), [
     '-q',
     '-y',
     '--no-install-recommends',
     '--allow-downgrades',
+    '--allow-change-held-packages',
     '-o',
     'DPkg::Lock::Timeout=300',
     '-o',
@@ -29,7 +32,7 @@ test('install is non-interactive about conffiles, waits for the dpkg lock, pins 
   assert.equal(aptInstallArgs('libc6:amd64', '1:2.36-9').at(-1), 'libc6:amd64=1:2.36-9');
 });
 
-test('update fails on unreachable repositories; remove keeps conffiles', () => {
+test('update fails on unreachable repositories; remove keeps conffiles and removes a held package', () => {
   assert.deepEqual(aptUpdateArgs(), [
     '-q',
     '-o',
@@ -38,7 +41,25 @@ test('update fails on unreachable repositories; remove keeps conffiles', () => {
     'APT::Update::Error-Mode=any',
     'update',
   ]);
-  assert.deepEqual(aptRemoveArgs('jq'), ['-q', '-y', '-o', 'DPkg::Lock::Timeout=300', 'remove', 'jq']);
+  assert.deepEqual(aptRemoveArgs('jq'), [
+    '-q',
+    '-y',
+    '--allow-change-held-packages',
+    '-o',
+    'DPkg::Lock::Timeout=300',
+    'remove',
+    'jq',
+  ]);
+});
+
+test('holds: apt-mark hold and unhold, waiting for the dpkg lock; held is the selection dpkg-query reports', () => {
+  assert.deepEqual(aptMarkArgs('hold', 'kubelet'), ['-o', 'DPkg::Lock::Timeout=300', 'hold', 'kubelet']);
+  assert.deepEqual(aptMarkArgs('unhold', 'kubelet'), ['-o', 'DPkg::Lock::Timeout=300', 'unhold', 'kubelet']);
+  assert.throws(() => aptMarkArgs('hold', '--all'), /invalid package name/);
+  assert.equal(parseDpkgQueryHeld('hold ok installed 1.31.2-1.1'), true);
+  assert.equal(parseDpkgQueryHeld('install ok installed 1.31.2-1.1'), false);
+  assert.equal(parseDpkgQueryHeld('hold ok config-files 1.31.2-1.1'), true);
+  assert.equal(parseDpkgQueryHeld('unknown ok not-installed '), false);
 });
 
 test('names and versions that could be read as options or shell are refused', () => {

@@ -2,9 +2,38 @@
 // Signed-By names the repository's own keyring, so its key is trusted for that repository only
 // (never dropped into trusted.gpg.d, where it would vouch for every repository). Pure functions.
 
-import { ARMORED_KEY_BEGIN, ARMORED_KEY_END, startsWithPublicKeyPacket } from '../../api/config-rules.ts';
-import { REPOSITORY_NAME, regex, WORD } from '../../api/patterns.ts';
-import type { AptRepository } from './types.ts';
+import { ARMORED_KEY_BEGIN, ARMORED_KEY_END, startsWithPublicKeyPacket } from '../../../api/config-rules.ts';
+import { REPOSITORY_NAME, regex, WORD } from '../../../api/patterns.ts';
+import type { RenderedRepository } from '../../../api/types.ts';
+
+export interface AptRepository {
+  /** Short name: the files are nodeherd-<name>.sources and nodeherd-<name>.{asc,gpg}. */
+  name: string;
+  uri: string;
+  /** A suite ending in '/' is a flat repository path; components must then be empty. */
+  suites: string[];
+  components: string[];
+  /**
+   * ASCII-armored OpenPGP public key (written as .asc) or a base64 binary keyring (written as .gpg),
+   * trusted for this repository only (Signed-By). Absent: apt verifies the repository with the system
+   * keyrings (/etc/apt/trusted.gpg.d), as it does the distribution's own, e.g. a Debian mirror.
+   */
+  signingKey?: string;
+  architectures?: string[];
+}
+
+/** A rendered repository as the apt backend writes it. */
+export function aptRepository(repository: RenderedRepository): AptRepository {
+  const result: AptRepository = {
+    name: repository.name,
+    uri: repository.uri,
+    suites: repository.suites,
+    components: repository.components,
+  };
+  if (repository.signingKey) result.signingKey = repository.signingKey.data;
+  if (repository.architectures) result.architectures = repository.architectures;
+  return result;
+}
 
 export const SOURCES_DIR = '/etc/apt/sources.list.d';
 export const KEYRINGS_DIR = '/etc/apt/keyrings';
@@ -36,9 +65,13 @@ export function keyringPaths(name: string): { armored: string; binary: string } 
   return { armored: `${base}.asc`, binary: `${base}.gpg` };
 }
 
-/** The keyring file for a repository: .asc for an armored key, .gpg for a base64 binary one. */
-export function keyringFile(repository: AptRepository): { path: string; content: Buffer } {
+/**
+ * The keyring file for a repository: .asc for an armored key, .gpg for a base64 binary one; undefined
+ * for a repository without a key (verified with the system keyrings).
+ */
+export function keyringFile(repository: AptRepository): { path: string; content: Buffer } | undefined {
   const paths = keyringPaths(repository.name);
+  if (repository.signingKey === undefined) return undefined;
   const key = repository.signingKey.trim();
   if (key.startsWith(ARMORED_KEY_BEGIN)) {
     if (!key.includes(ARMORED_KEY_END)) {
@@ -65,8 +98,11 @@ function words(repository: AptRepository, field: string, values: readonly string
   return values.join(' ');
 }
 
-/** The deb822 .sources file for `repository`, trusting only the keyring at `keyringPath`. */
-export function renderSources(repository: AptRepository, keyringPath: string): string {
+/**
+ * The deb822 .sources file for `repository`, trusting only the keyring at `keyringPath`; without one
+ * (a repository without a key) apt verifies it with the system keyrings.
+ */
+export function renderSources(repository: AptRepository, keyringPath: string | undefined): string {
   assertRepositoryName(repository.name);
   if (repository.suites.length === 0) throw new Error(`repository ${repository.name}: no suites`);
   const flat = repository.suites.some((suite) => suite.endsWith('/'));
@@ -89,6 +125,6 @@ export function renderSources(repository: AptRepository, keyringPath: string): s
   if (repository.architectures && repository.architectures.length > 0) {
     lines.push(`Architectures: ${words(repository, 'architectures', repository.architectures)}`);
   }
-  lines.push(`Signed-By: ${keyringPath}`);
+  if (keyringPath !== undefined) lines.push(`Signed-By: ${keyringPath}`);
   return `${lines.join('\n')}\n`;
 }

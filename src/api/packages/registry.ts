@@ -1,0 +1,69 @@
+// The package managers nodeherd knows: one line each. A repository or package without `manager` is the
+// default manager's, so configs written before managers were named keep their meaning (and their hash:
+// `manager` is never defaulted into a rendered config).
+
+import type { PathProblem } from '../config-rules.ts';
+import { REPOSITORY_FILE_PREFIX } from '../paths.ts';
+import { aptRules } from './apt/apt-rules.ts';
+import type { PackageManagerRules } from './package-manager.ts';
+
+export const PACKAGE_MANAGERS = {
+  apt: aptRules,
+} as const satisfies Record<string, PackageManagerRules>;
+
+export type PackageManagerName = keyof typeof PACKAGE_MANAGERS;
+
+/**
+ * The repository fields of every manager, in one schema (a CRD has no unions): a manager's validation
+ * checks its own fields. A second manager spreads its fields here too; those only one manager requires
+ * become optional in the schema, and that manager's validation requires them.
+ */
+export const REPOSITORY_FIELDS = { ...aptRules.repositoryFields };
+export const PACKAGE_MANAGER_NAMES = Object.keys(PACKAGE_MANAGERS) as [
+  PackageManagerName,
+  ...PackageManagerName[],
+];
+export const DEFAULT_PACKAGE_MANAGER: PackageManagerName = 'apt';
+
+/** The plan action kinds that refresh a manager's index (`apt-update`, ...). */
+export type IndexRefreshKind = (typeof PACKAGE_MANAGERS)[PackageManagerName]['indexRefresh'];
+
+export function isPackageManagerName(name: string): name is PackageManagerName {
+  return Object.hasOwn(PACKAGE_MANAGERS, name);
+}
+
+/** The manager a repository or package belongs to: its `manager`, or the default. */
+export function managerOf(item: { manager?: string | undefined }): PackageManagerName {
+  const name = item.manager ?? DEFAULT_PACKAGE_MANAGER;
+  if (!isPackageManagerName(name)) throw new Error(`unknown package manager ${JSON.stringify(name)}`);
+  return name;
+}
+
+export function packageManagerRules(name: PackageManagerName): PackageManagerRules {
+  return PACKAGE_MANAGERS[name];
+}
+
+/** The plan action kind (and id) that refreshes the manager's index. */
+export function indexRefreshOf(name: PackageManagerName): IndexRefreshKind {
+  return PACKAGE_MANAGERS[name].indexRefresh;
+}
+
+/** Why a file may not be written at `path`: a package manager's repository files live there. */
+export function repositoryFileProblem(path: string): PathProblem | undefined {
+  for (const name of PACKAGE_MANAGER_NAMES) {
+    for (const dir of PACKAGE_MANAGERS[name].repositoryDirs) {
+      if (path.startsWith(`${dir}/${REPOSITORY_FILE_PREFIX}`)) {
+        return {
+          kind: 'forbidden',
+          detail: `${dir}/${REPOSITORY_FILE_PREFIX}* is reserved for repositories`,
+        };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The manager whose index refresh a plan action kind is, if it is one. */
+export function indexRefreshManager(kind: string): PackageManagerName | undefined {
+  return PACKAGE_MANAGER_NAMES.find((name) => PACKAGE_MANAGERS[name].indexRefresh === kind);
+}
