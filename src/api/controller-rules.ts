@@ -7,7 +7,7 @@
 // into RBAC for a real cluster.
 
 import type { PolicyRule, RequestVerb } from '../util/kube-api-types.ts';
-import { GROUP, NAMESPACE } from './group.ts';
+import { GROUP, NAMESPACE, SECRETS_NAMESPACE } from './group.ts';
 
 const READ: readonly RequestVerb[] = ['get', 'list', 'watch'];
 const WRITE_ONE: readonly RequestVerb[] = ['create', 'update', 'patch', 'delete'];
@@ -19,7 +19,8 @@ export const CONTROLLER_RULES: readonly PolicyRule[] = [
   { groups: [''], resources: ['pods/eviction'], verbs: ['create'] },
   { groups: [''], resources: ['pods/status'], verbs: ['get', 'update', 'patch'] },
   { groups: ['', 'events.k8s.io'], resources: ['events'], verbs: [...READ, 'create', 'update', 'patch'] },
-  { groups: [''], resources: ['secrets', 'configmaps', 'namespaces'], verbs: READ },
+  // Secrets only in SECRETS_NAMESPACE (a Role): every Secret reference must name it (issue 31).
+  { groups: [''], resources: ['secrets'], verbs: READ, namespaces: [SECRETS_NAMESPACE] },
   { groups: ['apps'], resources: ['daemonsets'], verbs: [...READ, 'update', 'patch'] },
   { groups: ['apps'], resources: ['daemonsets/status', 'controllerrevisions'], verbs: READ },
   { groups: ['coordination.k8s.io'], resources: ['leases'], verbs: READ },
