@@ -19,6 +19,7 @@ export interface ControllerFlags {
   artefactsAddress: string;
   artefactsTlsCertFile?: string;
   artefactsTlsKeyFile?: string;
+  daemonsetUpdates: boolean;
 }
 
 export function controllerCommand(): Command {
@@ -45,7 +46,15 @@ export function controllerCommand(): Command {
     .option('--artefacts-dir <dir>', 'serve the agent artefacts in this directory to nodeherd-init (HTTPS)')
     .option('--artefacts-address <host:port>', 'HTTPS listener of the artefacts', ':8443')
     .option('--artefacts-tls-cert-file <path>', 'serving certificate of the artefacts listener (PEM)')
-    .option('--artefacts-tls-key-file <path>', 'its private key (PEM)');
+    .option('--artefacts-tls-key-file <path>', 'its private key (PEM)')
+    .addOption(
+      new Option(
+        '--daemonset-updates [bool]',
+        "nodeherd's update strategies for annotated OnDelete DaemonSets (needs the RBAC of deploy/components/daemonset-updates)",
+      )
+        .default(false)
+        .argParser((v) => v !== 'false'),
+    );
 }
 
 /** The artefacts endpoint the flags ask for; throws naming the flag that is missing. */
@@ -95,7 +104,7 @@ export async function runController(argv: readonly string[]): Promise<void> {
     retryPeriodMs: Math.round(leaseMs / 7.5),
     metricsAddress: flags.metricsAddress,
     ...(artefacts ? { artefacts } : {}),
-    controller: { workers: flags.workers },
+    controller: { workers: flags.workers, daemonSetUpdates: flags.daemonsetUpdates },
   });
   let stopping = false;
   const stop = async (code: number) => {

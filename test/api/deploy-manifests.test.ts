@@ -510,7 +510,12 @@ async function kustomize(directory: string): Promise<Doc[]> {
 // The base holds everything but the samples and the agent DaemonSet (a kustomization an overlay adds).
 const baseDocs = () =>
   loadDeploy()
-    .filter(({ file }) => !file.includes('/deploy/samples/') && !file.includes('/deploy/agent-daemonset/'))
+    .filter(
+      ({ file }) =>
+        !file.includes('/deploy/samples/') &&
+        !file.includes('/deploy/agent-daemonset/') &&
+        !file.includes('/deploy/components/'),
+    )
     .map(({ doc }) => doc);
 
 test('kubectl kustomize deploy/ renders exactly the CRDs, controller and agent manifests, unchanged, and no samples', async () => {
