@@ -6,7 +6,9 @@
 // - Events: create and patch (the recorder aggregates repeats);
 // - Secrets only in SECRETS_NAMESPACE, read only (NodeConfig secretRef rendering, health gates'
 //   Prometheus credentials): a Role there, never a ClusterRole;
-// - Leases in its own namespace (leader election, Serial slots): read, create, update.
+// - Leases in its own namespace (leader election, Serial slots): read, create, update;
+// - TokenReviews and SubjectAccessReviews (kube's system:auth-delegator): /metrics authenticates and
+//   authorizes its scrapers through the API server.
 // It cannot create or delete Nodes or Namespaces, nor touch RBAC or CRDs, nor read Secrets elsewhere.
 // What only the opt-in DaemonSet update strategies need (DAEMONSET_UPDATE_RULES) comes with that feature:
 // the kustomize component deploy/components/daemonset-updates, which also turns the feature on.
@@ -34,6 +36,8 @@ export const CONTROLLER_RULES: readonly PolicyRule[] = [
     verbs: [...READ, 'create', 'update'],
     namespaces: [NAMESPACE],
   },
+  { groups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+  { groups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
   // Secrets only in SECRETS_NAMESPACE (a Role): every Secret reference must name it.
   { groups: [''], resources: ['secrets'], verbs: READ, namespaces: [SECRETS_NAMESPACE] },
 ];

@@ -97,6 +97,8 @@ function roleObjects(
 export function controllerArgs(): string[] {
   return [
     `--metrics-address=0.0.0.0:${METRICS_PORT}`,
+    // TokenReview + SubjectAccessReview for every scrape: a token bound to nodeherd-metrics-reader.
+    '--metrics-auth=true',
     '--leader-elect=true',
     `--leader-election-namespace=${CONTROLLER_NAMESPACE}`,
     '--lease-duration=15',
@@ -180,6 +182,43 @@ function controllerDeployment(version: string): Manifest {
   };
 }
 
+/** The ClusterRole a /metrics scraper needs, and a ServiceAccount bound to it with a token for Prometheus. */
+export const METRICS_READER = 'nodeherd-metrics-reader';
+
+function metricsReaderObjects(component: string): Manifest[] {
+  return [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: METRICS_READER, labels: labels(component) },
+      rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }],
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: METRICS_READER, namespace: CONTROLLER_NAMESPACE, labels: labels(component) },
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: METRICS_READER, labels: labels(component) },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: METRICS_READER },
+      subjects: [{ kind: 'ServiceAccount', name: METRICS_READER, namespace: CONTROLLER_NAMESPACE }],
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'kubernetes.io/service-account-token',
+      metadata: {
+        name: `${METRICS_READER}-token`,
+        namespace: CONTROLLER_NAMESPACE,
+        labels: labels(component),
+        annotations: { 'kubernetes.io/service-account.name': METRICS_READER },
+      },
+    },
+  ];
+}
+
 function controllerFiles(version: string): ManifestFile[] {
   const component = CONTROLLER_NAME;
   const serviceAccount: Manifest = {
@@ -239,6 +278,15 @@ function controllerFiles(version: string): ManifestFile[] {
           },
         },
       ],
+    },
+    {
+      path: 'deploy/controller/35-metrics-reader.yaml',
+      comment:
+        `/metrics answers only bearer tokens the API server authenticates and authorizes for get on /metrics\n` +
+        `(--metrics-auth): bind ${METRICS_READER} to your Prometheus's ServiceAccount, or scrape with the token\n` +
+        `of the ${METRICS_READER} ServiceAccount below (the Secret ${METRICS_READER}-token holds it; a\n` +
+        'ServiceMonitor names it in authorization.credentials). The endpoint is plain HTTP inside the cluster.',
+      documents: metricsReaderObjects(component),
     },
     {
       path: 'deploy/controller/40-pod-disruption-budget.yaml',

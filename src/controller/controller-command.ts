@@ -9,7 +9,8 @@ import { type ControllerArtefactsOptions, ControllerManager } from './controller
 export interface ControllerFlags {
   kubeconfig?: string;
   context?: string;
-  metricsAddress: string;
+  metricsAddress?: string;
+  metricsAuth: boolean;
   leaderElect: boolean;
   leaderElectionNamespace: string;
   leaseDuration: number;
@@ -27,7 +28,18 @@ export function controllerCommand(): Command {
     .description('Renders NodeConfigPools into revisions and rolls them out across their nodes.')
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
     .option('--context <name>', 'kubeconfig context to use')
-    .option('--metrics-address <host:port>', 'serve /metrics, /healthz and /readyz here', ':8080')
+    .option(
+      '--metrics-address <host:port>',
+      'serve /metrics, /healthz and /readyz here (default: :8080 with --metrics-auth, else 127.0.0.1:8080)',
+    )
+    .addOption(
+      new Option(
+        '--metrics-auth [bool]',
+        '/metrics only for bearer tokens the API server authenticates (TokenReview) and authorizes (SubjectAccessReview: get /metrics)',
+      )
+        .default(true)
+        .argParser((v) => v !== 'false'),
+    )
     .addOption(
       new Option('--leader-elect [bool]', 'run only while holding the leader Lease')
         .default(true)
@@ -55,6 +67,11 @@ export function controllerCommand(): Command {
         .default(false)
         .argParser((v) => v !== 'false'),
     );
+}
+
+/** Unauthenticated metrics are served on every interface only when asked for explicitly. */
+export function metricsListenAddress(flags: Pick<ControllerFlags, 'metricsAddress' | 'metricsAuth'>): string {
+  return flags.metricsAddress ?? (flags.metricsAuth ? ':8080' : '127.0.0.1:8080');
 }
 
 /** The artefacts endpoint the flags ask for; throws naming the flag that is missing. */
@@ -102,7 +119,8 @@ export async function runController(argv: readonly string[]): Promise<void> {
     leaseDurationMs: leaseMs,
     renewDeadlineMs: Math.round((leaseMs * 2) / 3),
     retryPeriodMs: Math.round(leaseMs / 7.5),
-    metricsAddress: flags.metricsAddress,
+    metricsAddress: metricsListenAddress(flags),
+    metricsAuth: flags.metricsAuth,
     ...(artefacts ? { artefacts } : {}),
     controller: { workers: flags.workers, daemonSetUpdates: flags.daemonsetUpdates },
   });

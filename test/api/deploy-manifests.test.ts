@@ -402,7 +402,7 @@ function checkShape(value: unknown, type: string, at: string, problems: string[]
 }
 
 const KNOWN_API_VERSIONS: Record<string, string[]> = {
-  v1: ['Namespace', 'ServiceAccount', 'Service'],
+  v1: ['Namespace', 'ServiceAccount', 'Service', 'Secret'],
   'apps/v1': ['Deployment', 'DaemonSet'],
   'policy/v1': ['PodDisruptionBudget'],
   'rbac.authorization.k8s.io/v1': ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'],

@@ -930,6 +930,22 @@ function catalogue(): ResourceDefinition[] {
       'SelfSubjectReview',
       'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request.',
     ),
+    // Delegated authentication and authorization (system:auth-delegator): a component asks who holds a
+    // token and what a user may do, as controller-runtime's metrics filters do.
+    review(
+      'authentication.k8s.io',
+      'v1',
+      'tokenreviews',
+      'TokenReview',
+      'TokenReview attempts to authenticate a token to a known user.',
+    ),
+    review(
+      'authorization.k8s.io',
+      'v1',
+      'subjectaccessreviews',
+      'SubjectAccessReview',
+      'SubjectAccessReview checks whether or not a user or group can perform an action.',
+    ),
     review(
       'authorization.k8s.io',
       'v1',

@@ -521,7 +521,8 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
   {
     describe: 'subjectaccessreview (about others)',
     attrs: { verb: 'create', group: 'authorization.k8s.io', resource: 'subjectaccessreviews' },
-    controller: false,
+    // The controller's /metrics authorizes its scrapers (system:auth-delegator's rights in kube).
+    controller: true,
     agent: false,
   },
   {
