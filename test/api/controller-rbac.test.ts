@@ -101,3 +101,21 @@ test('the daemonset-updates component brings the rules only that feature needs, 
   assert.equal(allows(withUpdates, { verb: 'update', group: 'apps', resource: 'daemonsets' }), false);
   assert.ok(controllerArgs(withUpdates).includes('--daemonset-updates=true'));
 });
+
+test('Prometheus can scrape /metrics: a metrics-reader ClusterRole, bound to a ServiceAccount with a token', async () => {
+  const base = await kustomize(join(repositoryRoot, 'deploy'));
+  const role = base.find((d) => d.kind === 'ClusterRole' && d.metadata.name === 'nodeherd-metrics-reader');
+  assert.deepEqual(role?.rules, [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
+  const binding = base.find(
+    (d) => d.kind === 'ClusterRoleBinding' && d.roleRef?.name === 'nodeherd-metrics-reader',
+  );
+  assert.deepEqual(binding?.subjects, [
+    { kind: 'ServiceAccount', name: 'nodeherd-metrics-reader', namespace: 'nodeherd' },
+  ]);
+  const token = base.find((d) => d.kind === 'Secret' && d.type === 'kubernetes.io/service-account-token');
+  assert.equal(token?.metadata.annotations['kubernetes.io/service-account.name'], 'nodeherd-metrics-reader');
+  assert.ok(controllerArgs(base).includes('--metrics-auth=true'));
+  // The Service still points at the metrics port the controller serves.
+  const service = base.find((d) => d.kind === 'Service' && d.metadata.name === 'nodeherd-controller-metrics');
+  assert.equal(service?.spec.ports[0].targetPort, 'metrics');
+});
