@@ -10,6 +10,7 @@ import { KubeSecretSource } from './apply/kube-secret-source.ts';
 import { poolRollbackPolicy, type RollbackPolicy } from './apply/pool-rollback-policy.ts';
 import { type AgentStatus, Reconciler, type RestartDecision } from './apply/reconciler.ts';
 import { configOf, type RevisionRef } from './apply/revision-ref.ts';
+import { SecretDigests } from './apply/secret-digests.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { DriftChecker } from './drift/drift-checker.ts';
 import { ManagedPathWatcher } from './drift/managed-path-watcher.ts';
@@ -112,10 +113,13 @@ export class NodeAgent {
   private reportFailures = 0;
   private lastError: string | undefined;
   private readonly idleWaiters: (() => void)[] = [];
+  /** Digests of the Secret values written, in the root-only state directory (drift checks them). */
+  private readonly secretDigests: SecretDigests;
 
   constructor(options: NodeAgentOptions) {
     this.options = options;
     this.nodeName = options.nodeName;
+    this.secretDigests = options.executors.secretDigests ?? new SecretDigests(options.stateDir);
     this.logger = (options.logger ?? silentLogger).child({ node: options.nodeName });
     this.clock = options.clock ?? systemClock;
     this.metrics = options.metrics ?? new AgentMetrics();
@@ -145,6 +149,7 @@ export class NodeAgent {
       executors: {
         ...options.executors,
         secrets: options.executors.secrets ?? new KubeSecretSource(options.client),
+        secretDigests: this.secretDigests,
       },
       host: options.host,
       probes: options.probes ?? new NodeProbeRunner(),
@@ -165,6 +170,7 @@ export class NodeAgent {
         executors: {
           ...options.executors,
           secrets: options.executors.secrets ?? new KubeSecretSource(options.client),
+          secretDigests: this.secretDigests,
         },
         reporter: this.reporter,
         metrics: this.metrics,
@@ -195,6 +201,7 @@ export class NodeAgent {
   async start(): Promise<void> {
     if (this.started) throw new Error('an agent starts once');
     this.started = true;
+    await this.secretDigests.load();
     await this.reconciler.load();
     if (this.driftChecker) {
       // Before the first reconcile, and without the API server if need be: what a crash or a hand

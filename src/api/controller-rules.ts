@@ -1,34 +1,53 @@
-// What the nodeherd controller may do, least privilege for what it does: its own API group; reading
-// and annotating/cordoning Nodes; deleting and evicting Pods (drain, DaemonSet updates) and writing pod
-// status (OTA condition); reading Secrets (NodeConfig secretRef rendering, health gates' Prometheus
-// credentials) but never writing them;
-// Events; Leases (leader election, Serial semaphores). It cannot create or delete Nodes or Namespaces,
-// nor touch RBAC or CRDs. The embedded API server enforces these rules; deploy-manifests.ts turns them
-// into RBAC for a real cluster.
+// What the nodeherd controller may do: exactly the requests it makes, no more (issue 31).
+// - its own API group: read pools, configs and revisions; patch pools (their annotations) and the status
+//   of pools and configs; create and delete revisions;
+// - Nodes: read, patch (annotations, cordon) and patch their status (the NodeInMultiplePools condition);
+// - Pods: read (drain, pods by node) and evict (drain);
+// - Events: create and patch (the recorder aggregates repeats);
+// - Secrets only in SECRETS_NAMESPACE, read only (NodeConfig secretRef rendering, health gates'
+//   Prometheus credentials): a Role there, never a ClusterRole;
+// - Leases in its own namespace (leader election, Serial slots): read, create, update;
+// - TokenReviews and SubjectAccessReviews (kube's system:auth-delegator): /metrics authenticates and
+//   authorizes its scrapers through the API server.
+// It cannot create or delete Nodes or Namespaces, nor touch RBAC or CRDs, nor read Secrets elsewhere.
+// What only the opt-in DaemonSet update strategies need (DAEMONSET_UPDATE_RULES) comes with that feature:
+// the kustomize component deploy/components/daemonset-updates, which also turns the feature on.
+// The embedded API server enforces both (its controller runs every feature); deploy-manifests.ts turns
+// them into RBAC for a real cluster.
 
 import type { PolicyRule, RequestVerb } from '../util/kube-api-types.ts';
-import { GROUP, NAMESPACE } from './group.ts';
+import { GROUP, NAMESPACE, SECRETS_NAMESPACE } from './group.ts';
 
 const READ: readonly RequestVerb[] = ['get', 'list', 'watch'];
-const WRITE_ONE: readonly RequestVerb[] = ['create', 'update', 'patch', 'delete'];
 
 export const CONTROLLER_RULES: readonly PolicyRule[] = [
-  { groups: [GROUP], resources: ['*'], verbs: ['*'] },
-  { groups: [''], resources: ['nodes', 'nodes/status'], verbs: [...READ, 'update', 'patch'] },
-  { groups: [''], resources: ['pods'], verbs: [...READ, 'delete'] },
+  { groups: [GROUP], resources: ['nodeconfigpools', 'nodeconfigs', 'nodeconfigrevisions'], verbs: READ },
+  { groups: [GROUP], resources: ['nodeconfigpools'], verbs: ['patch'] },
+  { groups: [GROUP], resources: ['nodeconfigpools/status', 'nodeconfigs/status'], verbs: ['patch'] },
+  { groups: [GROUP], resources: ['nodeconfigrevisions'], verbs: ['create', 'delete'] },
+  { groups: [''], resources: ['nodes'], verbs: [...READ, 'patch'] },
+  { groups: [''], resources: ['nodes/status'], verbs: ['patch'] },
+  { groups: [''], resources: ['pods'], verbs: READ },
   { groups: [''], resources: ['pods/eviction'], verbs: ['create'] },
-  { groups: [''], resources: ['pods/status'], verbs: ['get', 'update', 'patch'] },
-  { groups: ['', 'events.k8s.io'], resources: ['events'], verbs: [...READ, 'create', 'update', 'patch'] },
-  { groups: [''], resources: ['secrets', 'configmaps', 'namespaces'], verbs: READ },
-  { groups: ['apps'], resources: ['daemonsets'], verbs: [...READ, 'update', 'patch'] },
-  { groups: ['apps'], resources: ['daemonsets/status', 'controllerrevisions'], verbs: READ },
-  { groups: ['coordination.k8s.io'], resources: ['leases'], verbs: READ },
+  { groups: [''], resources: ['events'], verbs: ['create', 'patch'] },
   {
     groups: ['coordination.k8s.io'],
     resources: ['leases'],
-    verbs: [...READ, ...WRITE_ONE],
+    verbs: [...READ, 'create', 'update'],
     namespaces: [NAMESPACE],
   },
-  { groups: ['policy'], resources: ['poddisruptionbudgets'], verbs: READ },
-  { groups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: READ },
+  { groups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+  { groups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+  // Secrets only in SECRETS_NAMESPACE (a Role): every Secret reference must name it.
+  { groups: [''], resources: ['secrets'], verbs: READ, namespaces: [SECRETS_NAMESPACE] },
+];
+
+/**
+ * The DaemonSet update strategies (src/controller/daemonsets, `--daemonset-updates`): watch DaemonSets
+ * and their ControllerRevisions, delete outdated daemon pods, write their UpdateAvailable condition.
+ */
+export const DAEMONSET_UPDATE_RULES: readonly PolicyRule[] = [
+  { groups: ['apps'], resources: ['daemonsets', 'controllerrevisions'], verbs: READ },
+  { groups: [''], resources: ['pods'], verbs: ['delete'] },
+  { groups: [''], resources: ['pods/status'], verbs: ['patch'] },
 ];

@@ -10,7 +10,7 @@ import {
   AGENT_SERVICE_ACCOUNT_GROUP,
   AGENT_SERVICE_ACCOUNT_NAMESPACE,
 } from './agent-cluster-rules.ts';
-import { CONTROLLER_RULES } from './controller-rules.ts';
+import { CONTROLLER_RULES, DAEMONSET_UPDATE_RULES } from './controller-rules.ts';
 import { NAMESPACE } from './group.ts';
 import { clusterWideRules, namespacedRules } from './rbac-rules.ts';
 import {
@@ -97,6 +97,8 @@ function roleObjects(
 export function controllerArgs(): string[] {
   return [
     `--metrics-address=0.0.0.0:${METRICS_PORT}`,
+    // TokenReview + SubjectAccessReview for every scrape: a token bound to nodeherd-metrics-reader.
+    '--metrics-auth=true',
     '--leader-elect=true',
     `--leader-election-namespace=${CONTROLLER_NAMESPACE}`,
     '--lease-duration=15',
@@ -180,6 +182,43 @@ function controllerDeployment(version: string): Manifest {
   };
 }
 
+/** The ClusterRole a /metrics scraper needs, and a ServiceAccount bound to it with a token for Prometheus. */
+export const METRICS_READER = 'nodeherd-metrics-reader';
+
+function metricsReaderObjects(component: string): Manifest[] {
+  return [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: METRICS_READER, labels: labels(component) },
+      rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }],
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: METRICS_READER, namespace: CONTROLLER_NAMESPACE, labels: labels(component) },
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: METRICS_READER, labels: labels(component) },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: METRICS_READER },
+      subjects: [{ kind: 'ServiceAccount', name: METRICS_READER, namespace: CONTROLLER_NAMESPACE }],
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'kubernetes.io/service-account-token',
+      metadata: {
+        name: `${METRICS_READER}-token`,
+        namespace: CONTROLLER_NAMESPACE,
+        labels: labels(component),
+        annotations: { 'kubernetes.io/service-account.name': METRICS_READER },
+      },
+    },
+  ];
+}
+
 function controllerFiles(version: string): ManifestFile[] {
   const component = CONTROLLER_NAME;
   const serviceAccount: Manifest = {
@@ -239,6 +278,15 @@ function controllerFiles(version: string): ManifestFile[] {
           },
         },
       ],
+    },
+    {
+      path: 'deploy/controller/35-metrics-reader.yaml',
+      comment:
+        `/metrics answers only bearer tokens the API server authenticates and authorizes for get on /metrics\n` +
+        `(--metrics-auth): bind ${METRICS_READER} to your Prometheus's ServiceAccount, or scrape with the token\n` +
+        `of the ${METRICS_READER} ServiceAccount below (the Secret ${METRICS_READER}-token holds it; a\n` +
+        'ServiceMonitor names it in authorization.credentials). The endpoint is plain HTTP inside the cluster.',
+      documents: metricsReaderObjects(component),
     },
     {
       path: 'deploy/controller/40-pod-disruption-budget.yaml',
@@ -418,7 +466,75 @@ function agentDaemonSetFiles(version: string): ManifestFile[] {
   ];
 }
 
-/** Every manifest file of deploy/controller, deploy/agent and deploy/agent-daemonset. */
+/** The kustomize component that turns on the DaemonSet update strategies, with the RBAC only they need. */
+export const DAEMONSET_UPDATES_COMPONENT = 'deploy/components/daemonset-updates';
+
+function daemonSetUpdatesFiles(): ManifestFile[] {
+  const component = CONTROLLER_NAME;
+  const name = `${CONTROLLER_NAME}-daemonset-updates`;
+  const subject = {
+    kind: 'ServiceAccount',
+    name: CONTROLLER_SERVICE_ACCOUNT,
+    namespace: CONTROLLER_NAMESPACE,
+  };
+  if (namespacedRules(DAEMONSET_UPDATE_RULES).size > 0) {
+    throw new Error('DAEMONSET_UPDATE_RULES are cluster-wide: the component has no Role');
+  }
+  return [
+    {
+      path: `${DAEMONSET_UPDATES_COMPONENT}/kustomization.yaml`,
+      comment:
+        "nodeherd's update strategies for DaemonSets (OnDelete DaemonSets annotated nodeherd.io/update-strategy),\n" +
+        'opt-in: add this component to an overlay of deploy/ (`components: [<path>/deploy/components/daemonset-updates]`).\n' +
+        'It grants the controller what only that feature needs (DAEMONSET_UPDATE_RULES, src/api/controller-rules.ts:\n' +
+        'watch DaemonSets and ControllerRevisions, delete daemon pods, write their status) and turns it on\n' +
+        '(--daemonset-updates=true). Without it the controller never touches DaemonSets or deletes a pod.',
+      documents: [
+        {
+          apiVersion: 'kustomize.config.k8s.io/v1alpha1',
+          kind: 'Component',
+          resources: ['rbac.yaml'],
+          patches: [
+            {
+              target: { group: 'apps', version: 'v1', kind: 'Deployment', name: CONTROLLER_NAME },
+              patch: stringifyPatch([
+                {
+                  op: 'add',
+                  path: '/spec/template/spec/containers/0/args/-',
+                  value: '--daemonset-updates=true',
+                },
+              ]),
+            },
+          ],
+        },
+      ],
+    },
+    {
+      path: `${DAEMONSET_UPDATES_COMPONENT}/rbac.yaml`,
+      comment: 'RBAC rules: DAEMONSET_UPDATE_RULES (src/api/controller-rules.ts), for the controller.',
+      documents: roleObjects(name, DAEMONSET_UPDATE_RULES, [subject], component),
+    },
+  ];
+}
+
+/** A JSON 6902 patch as kustomize reads it inline (a YAML list in a string). */
+function stringifyPatch(operations: Record<string, unknown>[]): string {
+  return operations
+    .map(
+      (op) =>
+        `- ${Object.entries(op)
+          .map(([key, value]) => `${key}: ${JSON.stringify(value)}`)
+          .join('\n  ')}`,
+    )
+    .join('\n');
+}
+
+/** Every manifest file of deploy/controller, deploy/agent, deploy/agent-daemonset and deploy/components. */
 export function deployManifestFiles(version: string): ManifestFile[] {
-  return [...controllerFiles(version), ...agentFiles(), ...agentDaemonSetFiles(version)];
+  return [
+    ...controllerFiles(version),
+    ...agentFiles(),
+    ...agentDaemonSetFiles(version),
+    ...daemonSetUpdatesFiles(),
+  ];
 }

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { deployManifestFiles } from './deploy-manifests.ts';
+import { DAEMONSET_UPDATES_COMPONENT, deployManifestFiles } from './deploy-manifests.ts';
 import { generatedFiles as generatedCrdFiles } from './generate-crds.ts';
 import { repositoryRoot, updateGeneratedFiles } from './generated-files.ts';
 
@@ -51,13 +51,22 @@ export function generatedDeployFiles(version = packageVersion()): Record<string,
     files[file.path] = HEADER + comment + documents.join('---\n');
   }
   files[KUSTOMIZATION_PATH] = kustomization(
-    manifests.map((file) => file.path).filter((path) => !path.startsWith('deploy/agent-daemonset/')),
+    manifests
+      .map((file) => file.path)
+      .filter(
+        (path) => !path.startsWith('deploy/agent-daemonset/') && !path.startsWith('deploy/components/'),
+      ),
   );
   return files;
 }
 
 /** Directories whose every file the generator owns. */
-export const GENERATED_DEPLOY_DIRECTORIES = ['deploy/controller', 'deploy/agent', 'deploy/agent-daemonset'];
+export const GENERATED_DEPLOY_DIRECTORIES = [
+  'deploy/controller',
+  'deploy/agent',
+  'deploy/agent-daemonset',
+  DAEMONSET_UPDATES_COMPONENT,
+];
 
 /** Files in the generated directories that the generator does not write (left over, or hand-made). */
 export function unexpectedDeployFiles(files: Record<string, string> = generatedDeployFiles()): string[] {

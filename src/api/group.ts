@@ -5,6 +5,13 @@ export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 /** The namespace nodeherd's own namespaced objects live in: the controller, Serial slot and leader Leases. */
 export const NAMESPACE = 'nodeherd';
+/**
+ * The only namespace whose Secrets nodeherd reads (NodeConfig files' secretRef, health gates'
+ * credentialsSecretRef, any reference added later). Fixed when the CRDs and manifests are generated, so
+ * the CRD schema itself refuses a reference elsewhere and the controller's Role covers only it: whoever
+ * may write a NodeConfig or a pool reaches no Secret outside it (issue 31, docs/security.md).
+ */
+export const SECRETS_NAMESPACE = NAMESPACE;
 
 export const KINDS = ['NodeConfig', 'NodeConfigPool', 'NodeConfigRevision'] as const;
 export type Kind = (typeof KINDS)[number];

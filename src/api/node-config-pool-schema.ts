@@ -2,6 +2,7 @@
 
 import { conditionsSchema, labelSelectorSchema } from './common-schemas.ts';
 import { MAX_POOL_NAME_LENGTH } from './limits.ts';
+import { secretNamespaceSchema } from './node-config-schema.ts';
 import { DRIFT_POLICIES } from './node-protocol.ts';
 import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from './patterns.ts';
 import {
@@ -44,7 +45,7 @@ export const prometheusServerSchema = object(
     credentialsSecretRef: optional(
       object(
         {
-          namespace: string('Namespace of the Secret.', { pattern: DNS1123_LABEL, maxLength: 63 }),
+          namespace: secretNamespaceSchema,
           name: string('Name of the Secret.', { pattern: DNS1123_SUBDOMAIN, maxLength: 253 }),
         },
         'Secret with `token` (bearer token) or `username` and `password` (basic auth), and optionally `ca.crt` (PEM CA bundle for https).',

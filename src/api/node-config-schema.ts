@@ -1,11 +1,11 @@
 // NodeConfig: the files, systemd units, apt repositories and packages a set of nodes should have.
 // This schema is the single source of truth for the CRD, the TypeScript types and the API reference.
 
+import { SECRETS_NAMESPACE } from './group.ts';
 import { MAX_CONTENT_BYTES_PER_OBJECT, MAX_PATH_LENGTH, MAX_UNIT_NAME_LENGTH } from './limits.ts';
 import { DEFAULT_PACKAGE_MANAGER, PACKAGE_MANAGER_NAMES, REPOSITORY_FIELDS } from './packages/registry.ts';
 import {
   ABSOLUTE_PATH,
-  DNS1123_LABEL,
   DNS1123_SUBDOMAIN,
   DROP_IN_NAME,
   OWNER,
@@ -51,19 +51,36 @@ export const inlineContentSchema = object(
   'Content stored in the NodeConfig itself.',
 );
 
+/**
+ * A Secret reference's namespace: only SECRETS_NAMESPACE, as an enum so a real cluster's
+ * kube-apiserver refuses any other from the CRD alone.
+ */
+export const secretNamespaceSchema = stringEnum(
+  [SECRETS_NAMESPACE],
+  `Namespace of the Secret: always ${SECRETS_NAMESPACE}, the only namespace whose Secrets nodeherd reads.`,
+);
+
 export const secretRefSchema = object(
   {
-    namespace: string('Namespace of the Secret.', { pattern: DNS1123_LABEL, maxLength: 63 }),
+    namespace: secretNamespaceSchema,
     name: string('Name of the Secret.', { pattern: DNS1123_SUBDOMAIN, maxLength: 253 }),
     key: string('Key in the Secret whose value is the file content.', {
       pattern: SECRET_KEY,
       maxLength: 253,
     }),
-    sha256: optional(
+    uid: optional(
       string(
-        'Set by the renderer in NodeConfigRevisions only: hex SHA-256 of the value at render time, so a ' +
-          'changed Secret yields a new revision and the agent can verify what it fetched. Never set it in a NodeConfig.',
-        { pattern: '^[0-9a-f]{64}$' },
+        'Set by the renderer in NodeConfigRevisions only: the uid of the Secret rendered, so the agent ' +
+          'refuses a Secret deleted and created again. Never set it in a NodeConfig.',
+        { maxLength: 128 },
+      ),
+    ),
+    resourceVersion: optional(
+      string(
+        'Set by the renderer in NodeConfigRevisions only: the resourceVersion of the Secret rendered, so a ' +
+          'changed Secret yields a new revision and the agent refuses a value it was not rendered with. ' +
+          'Never set it in a NodeConfig.',
+        { maxLength: 128 },
       ),
     ),
   },

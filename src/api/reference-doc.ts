@@ -3,7 +3,7 @@
 
 import type { JSONSchemaProps } from '../util/kube-api-types.ts';
 import { customResourceDefinition } from './crds.ts';
-import { API_VERSION, KINDS } from './group.ts';
+import { API_VERSION, KINDS, SECRETS_NAMESPACE } from './group.ts';
 import {
   MAX_CONTENT_BYTES_PER_OBJECT,
   MAX_FILE_BYTES,
@@ -48,10 +48,21 @@ reordering lists changes nothing. Its hash is SHA-256 over canonical JSON (sorte
 revision stores \`hashAlgorithm: v1\` next to the hash, and comparisons recompute with the stored version,
 so a future change of the algorithm is never mistaken for a configuration change.
 
-Files with \`secretRef\` are never copied into revisions in clear: the revision keeps the reference plus
-\`sha256\` of the value at render time. A changed Secret therefore yields a new revision, and the agent
-verifies what it fetches. (The digest of a low-entropy secret could be guessed offline by whoever may read
-revisions: reference high-entropy values.)
+Files with \`secretRef\` are never copied into revisions, neither in clear nor as a digest: the revision
+keeps the reference plus the \`uid\` and \`resourceVersion\` of the Secret at render time. A changed Secret
+therefore yields a new revision, and the agent refuses a Secret other than the one rendered. The agent keeps
+the SHA-256 of what it wrote only in its root-only state directory, for drift detection.
+
+**Secrets live in namespace \`${SECRETS_NAMESPACE}\`.** Every reference to a Secret (a file's
+\`secretRef\`, a health gate's \`prometheus.credentialsSecretRef\`) must name namespace
+\`${SECRETS_NAMESPACE}\`: the CRDs' schema allows no other value (an enum), so both the embedded API server
+and a real cluster's kube-apiserver refuse any other namespace with a field error
+(\`Unsupported value: "kube-system": supported values: "${SECRETS_NAMESPACE}"\`). An object stored before
+this rule that points elsewhere is not rendered (the pool's \`RenderDegraded\` condition names the field),
+and its gate reads nothing (the \`HealthGate\` condition says why). The controller may read Secrets only in
+\`${SECRETS_NAMESPACE}\` (a Role, not a ClusterRole), so whoever may write a NodeConfig or a pool reaches
+no other Secret through nodeherd. Put the Secrets nodeherd should use there, and grant write access to that
+namespace only to whoever may hand secrets to every node of a pool (docs/security.md).
 
 Units nodeherd creates (with \`content\`) default to \`enabled: true\` and \`state: running\`, except
 templates (\`name@.service\`), which cannot run. Units without \`content\` are units nodeherd did not create

@@ -3,13 +3,13 @@
 // version for a package); two configs that define the same thing differently are a conflict, listed
 // with both sources, and then nothing is rendered: a conflicting config never reaches a node.
 //
-// Secret contents are never copied into the revision: a secretRef file keeps its reference plus the
-// SHA-256 of the value at render time. A changed Secret therefore yields a new revision (and a
-// rollout), and the agent verifies that what it fetches is what was rendered. The digest of a
-// low-entropy secret (a short password) could be guessed offline by whoever can read revisions:
-// prefer high-entropy values (keys, tokens) in Secrets referenced by files.
+// Secret contents are never copied into the revision, nor any digest of them: a secretRef file keeps
+// its reference plus the uid and resourceVersion of the Secret at render time. A changed Secret
+// therefore yields a new revision (and a rollout), and the agent refuses a Secret other than the one
+// rendered. Revisions are readable by every node; an unkeyed digest there would be an offline guessing
+// oracle for low-entropy values, so the agent keeps the digest of what it wrote in its root-only state.
+// References to Secrets outside SECRETS_NAMESPACE fail validation and are never rendered.
 
-import { createHash } from 'node:crypto';
 import { canonicalJson } from '../util/canonical-json.ts';
 import { isTemplateUnit } from './config-rules.ts';
 import { FieldErrors } from './field-errors.ts';
@@ -33,13 +33,19 @@ import type {
 } from './types.ts';
 import { validateNodeConfigSpec } from './validate-node-config.ts';
 
-/** Hex SHA-256 of a Secret value, as stored in a revision's secretRef.sha256 (the agent checks it). */
-export function secretValueDigest(value: Uint8Array): string {
-  return createHash('sha256').update(value).digest('hex');
+/** A Secret's value (decoded bytes of one key) and the version of the Secret it was read from. */
+export interface SecretSnapshot {
+  value: Uint8Array;
+  uid: string;
+  resourceVersion: string;
 }
 
-/** Returns a Secret's value (decoded bytes) or undefined when the Secret or key does not exist. */
-export type SecretLookup = (ref: { namespace: string; name: string; key: string }) => Uint8Array | undefined;
+/** Returns a Secret key's value and the Secret's version, or undefined when the Secret or key does not exist. */
+export type SecretLookup = (ref: {
+  namespace: string;
+  name: string;
+  key: string;
+}) => SecretSnapshot | undefined;
 
 export interface RenderProblem {
   /** The NodeConfig at fault, when there is one. */
@@ -270,10 +276,11 @@ export function renderConfigs(configs: readonly NodeConfig[], options: RenderOpt
       files.push(file);
       continue;
     }
-    const { sha256: _ignored, ...plainRef } = ref;
+    const plainRef = { namespace: ref.namespace, name: ref.name, key: ref.key };
     result.secretRefs.push(plainRef);
     const field = `spec.files[${origin.index}].content.secretRef`;
-    const value = options.secrets?.(plainRef);
+    const snapshot = options.secrets?.(plainRef);
+    const value = snapshot?.value;
     if (!options.secrets) {
       result.errors.push({
         source: origin.source,
@@ -293,7 +300,8 @@ export function renderConfigs(configs: readonly NodeConfig[], options: RenderOpt
         message: `Secret ${describeRef(ref)} holds ${value.byteLength} bytes, more than ${MAX_FILE_BYTES}`,
       });
     } else {
-      files.push({ ...file, content: { secretRef: { ...plainRef, sha256: secretValueDigest(value) } } });
+      const { uid, resourceVersion } = snapshot!;
+      files.push({ ...file, content: { secretRef: { ...plainRef, uid, resourceVersion } } });
     }
   }
 

@@ -14,6 +14,7 @@ import {
 } from './node-config-pool-schema.ts';
 import { DRIFT_POLICIES } from './node-protocol.ts';
 import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from './patterns.ts';
+import { secretNamespace } from './validate-node-config.ts';
 
 const PERCENT = /^([0-9]+)%$/;
 
@@ -90,15 +91,11 @@ function validatePrometheus(errors: FieldErrors, at: string, value: unknown): vo
   }
   const ref = objectAt(errors, `${at}.credentialsSecretRef`, prom.credentialsSecretRef);
   if (ref) {
-    for (const [field, pattern, what] of [
-      ['namespace', DNS1123_LABEL, 'a DNS-1123 label'],
-      ['name', DNS1123_SUBDOMAIN, 'a DNS-1123 subdomain'],
-    ] as const) {
-      const v = stringAt(errors, `${at}.credentialsSecretRef.${field}`, ref[field]);
-      if (v === undefined) errors.required(`${at}.credentialsSecretRef.${field}`);
-      else if (!new RegExp(pattern).test(v))
-        errors.invalid(`${at}.credentialsSecretRef.${field}`, v, `must be ${what}`);
-    }
+    secretNamespace(errors, `${at}.credentialsSecretRef.namespace`, ref.namespace);
+    const name = stringAt(errors, `${at}.credentialsSecretRef.name`, ref.name);
+    if (name === undefined) errors.required(`${at}.credentialsSecretRef.name`);
+    else if (!new RegExp(DNS1123_SUBDOMAIN).test(name))
+      errors.invalid(`${at}.credentialsSecretRef.name`, name, 'must be a DNS-1123 subdomain');
   }
   integerAt(errors, `${at}.timeoutSeconds`, prom.timeoutSeconds, 1, 60);
   integerAt(errors, `${at}.intervalSeconds`, prom.intervalSeconds, 1, 3600);

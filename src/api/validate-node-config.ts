@@ -20,6 +20,7 @@ import {
   requiredPatterned,
   stringAt,
 } from './field-errors.ts';
+import { SECRETS_NAMESPACE } from './group.ts';
 import { MAX_CONTENT_BYTES_PER_OBJECT, MAX_FILE_BYTES, MAX_PROBE_TIMEOUT_SECONDS } from './limits.ts';
 import { DISRUPTION_ACTIONS } from './node-config-schema.ts';
 import type { PackageManagerRules } from './packages/package-manager.ts';
@@ -30,7 +31,6 @@ import {
   repositoryFileProblem,
 } from './packages/registry.ts';
 import {
-  DNS1123_LABEL,
   DNS1123_SUBDOMAIN,
   DROP_IN_NAME,
   OWNER,
@@ -40,11 +40,20 @@ import {
 } from './patterns.ts';
 
 export interface ConfigValidationOptions {
-  /** Inside a NodeConfigRevision secretRef.sha256 is required; in a NodeConfig it is forbidden. */
+  /** Inside a NodeConfigRevision secretRef.uid and .resourceVersion are required; in a NodeConfig forbidden. */
   inRevision?: boolean;
 }
 
 const DEFAULT_POLICY_ACTIONS = ['None', 'DaemonReload', 'Drain', 'Reboot'] as const;
+
+/**
+ * A Secret reference's namespace: required, and only SECRETS_NAMESPACE (the CRD's enum says the same).
+ * Exported for every other reference to a Secret (health gates' credentialsSecretRef).
+ */
+export function secretNamespace(errors: FieldErrors, field: string, value: unknown): void {
+  if (value === undefined || value === null || value === '') errors.required(field);
+  else if (value !== SECRETS_NAMESPACE) errors.notSupported(field, value, [SECRETS_NAMESPACE]);
+}
 
 /** Reports a duplicate key; returns false for a duplicate. */
 function unique(errors: FieldErrors, seen: Set<string>, field: string, key: string | undefined): boolean {
@@ -164,13 +173,15 @@ class ConfigValidator {
     }
     const ref = objectAt(e, `${at}.secretRef`, value.secretRef);
     if (!ref) return;
-    requiredPatterned(e, `${at}.secretRef.namespace`, ref.namespace, DNS1123_LABEL, 'a namespace name', 63);
+    secretNamespace(e, `${at}.secretRef.namespace`, ref.namespace);
     requiredPatterned(e, `${at}.secretRef.name`, ref.name, DNS1123_SUBDOMAIN, 'a Secret name', 253);
     requiredPatterned(e, `${at}.secretRef.key`, ref.key, SECRET_KEY, 'a Secret key', 253);
-    if (this.options.inRevision) {
-      requiredPatterned(e, `${at}.secretRef.sha256`, ref.sha256, '^[0-9a-f]{64}$', 'a hex SHA-256 digest');
-    } else if (ref.sha256 !== undefined) {
-      e.forbidden(`${at}.secretRef.sha256`, 'set by the renderer in NodeConfigRevisions only');
+    for (const field of ['uid', 'resourceVersion'] as const) {
+      if (this.options.inRevision) {
+        requiredPatterned(e, `${at}.secretRef.${field}`, ref[field], '^[^\\s]+$', 'a non-empty string', 128);
+      } else if (ref[field] !== undefined) {
+        e.forbidden(`${at}.secretRef.${field}`, 'set by the renderer in NodeConfigRevisions only');
+      }
     }
   }
 

@@ -30,6 +30,8 @@ import {
   selfSubjectAccessReview,
   selfSubjectReview,
   selfSubjectRulesReview,
+  subjectAccessReview,
+  tokenReview,
 } from './auth/self-reviews.ts';
 import { looksLikeJwt, ServiceAccountTokenIssuer } from './auth/service-account-tokens.ts';
 import {
@@ -547,11 +549,15 @@ export class ApiServer {
     const review = decodeObject(preread ?? (await readBody(req)), req.headers['content-type']);
     const apiVersion = `${def.group}/${def.version}`;
     const answer =
-      def.resource === 'selfsubjectaccessreviews'
-        ? selfSubjectAccessReview(identity, { ...review, apiVersion }, this.rules)
-        : def.resource === 'selfsubjectrulesreviews'
-          ? selfSubjectRulesReview(identity, { ...review, apiVersion }, this.rules)
-          : selfSubjectReview(identity, apiVersion);
+      def.resource === 'tokenreviews'
+        ? tokenReview(review, apiVersion, (token) => this.authenticate(`Bearer ${token}`))
+        : def.resource === 'subjectaccessreviews'
+          ? subjectAccessReview(review, apiVersion, this.tokens.identities, this.rules)
+          : def.resource === 'selfsubjectaccessreviews'
+            ? selfSubjectAccessReview(identity, { ...review, apiVersion }, this.rules)
+            : def.resource === 'selfsubjectrulesreviews'
+              ? selfSubjectRulesReview(identity, { ...review, apiVersion }, this.rules)
+              : selfSubjectReview(identity, apiVersion);
     sendJson(res, 201, answer);
   }
 

@@ -1,5 +1,6 @@
 // REST paths of the objects the controller reads and writes.
 
+import { SECRETS_NAMESPACE } from '../api/group.ts';
 import { NODE_CONFIG_POOLS_PATH, NODE_CONFIG_REVISIONS_PATH, NODE_CONFIGS_PATH } from '../api/rest-paths.ts';
 
 export const PATHS = {
@@ -8,7 +9,8 @@ export const PATHS = {
   revisions: NODE_CONFIG_REVISIONS_PATH,
   nodes: '/api/v1/nodes',
   pods: '/api/v1/pods',
-  secrets: '/api/v1/secrets',
+  /** Only nodeherd's own namespace: the controller's Role covers no other, and its cache holds no other. */
+  secrets: `/api/v1/namespaces/${SECRETS_NAMESPACE}/secrets`,
 } as const;
 
 export function nodeConfigPoolPath(name: string, subresource?: 'status'): string {

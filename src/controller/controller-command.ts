@@ -9,7 +9,8 @@ import { type ControllerArtefactsOptions, ControllerManager } from './controller
 export interface ControllerFlags {
   kubeconfig?: string;
   context?: string;
-  metricsAddress: string;
+  metricsAddress?: string;
+  metricsAuth: boolean;
   leaderElect: boolean;
   leaderElectionNamespace: string;
   leaseDuration: number;
@@ -19,6 +20,7 @@ export interface ControllerFlags {
   artefactsAddress: string;
   artefactsTlsCertFile?: string;
   artefactsTlsKeyFile?: string;
+  daemonsetUpdates: boolean;
 }
 
 export function controllerCommand(): Command {
@@ -26,7 +28,18 @@ export function controllerCommand(): Command {
     .description('Renders NodeConfigPools into revisions and rolls them out across their nodes.')
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
     .option('--context <name>', 'kubeconfig context to use')
-    .option('--metrics-address <host:port>', 'serve /metrics, /healthz and /readyz here', ':8080')
+    .option(
+      '--metrics-address <host:port>',
+      'serve /metrics, /healthz and /readyz here (default: :8080 with --metrics-auth, else 127.0.0.1:8080)',
+    )
+    .addOption(
+      new Option(
+        '--metrics-auth [bool]',
+        '/metrics only for bearer tokens the API server authenticates (TokenReview) and authorizes (SubjectAccessReview: get /metrics)',
+      )
+        .default(true)
+        .argParser((v) => v !== 'false'),
+    )
     .addOption(
       new Option('--leader-elect [bool]', 'run only while holding the leader Lease')
         .default(true)
@@ -45,7 +58,20 @@ export function controllerCommand(): Command {
     .option('--artefacts-dir <dir>', 'serve the agent artefacts in this directory to nodeherd-init (HTTPS)')
     .option('--artefacts-address <host:port>', 'HTTPS listener of the artefacts', ':8443')
     .option('--artefacts-tls-cert-file <path>', 'serving certificate of the artefacts listener (PEM)')
-    .option('--artefacts-tls-key-file <path>', 'its private key (PEM)');
+    .option('--artefacts-tls-key-file <path>', 'its private key (PEM)')
+    .addOption(
+      new Option(
+        '--daemonset-updates [bool]',
+        "nodeherd's update strategies for annotated OnDelete DaemonSets (needs the RBAC of deploy/components/daemonset-updates)",
+      )
+        .default(false)
+        .argParser((v) => v !== 'false'),
+    );
+}
+
+/** Unauthenticated metrics are served on every interface only when asked for explicitly. */
+export function metricsListenAddress(flags: Pick<ControllerFlags, 'metricsAddress' | 'metricsAuth'>): string {
+  return flags.metricsAddress ?? (flags.metricsAuth ? ':8080' : '127.0.0.1:8080');
 }
 
 /** The artefacts endpoint the flags ask for; throws naming the flag that is missing. */
@@ -93,9 +119,10 @@ export async function runController(argv: readonly string[]): Promise<void> {
     leaseDurationMs: leaseMs,
     renewDeadlineMs: Math.round((leaseMs * 2) / 3),
     retryPeriodMs: Math.round(leaseMs / 7.5),
-    metricsAddress: flags.metricsAddress,
+    metricsAddress: metricsListenAddress(flags),
+    metricsAuth: flags.metricsAuth,
     ...(artefacts ? { artefacts } : {}),
-    controller: { workers: flags.workers },
+    controller: { workers: flags.workers, daemonSetUpdates: flags.daemonsetUpdates },
   });
   let stopping = false;
   const stop = async (code: number) => {

@@ -11,6 +11,7 @@ import type { ClusterConfig } from '../kube/cluster-config.ts';
 import { KubeClient } from '../kube/kube-client.ts';
 import { LeaderElector } from '../kube/leader-election.ts';
 import { ControllerMetrics } from './metrics.ts';
+import { DelegatingMetricsAuthorizer } from './metrics-auth.ts';
 import { MetricsServer, parseListenAddress } from './metrics-server.ts';
 import { RolloutController, type RolloutControllerOptions } from './rollout-controller.ts';
 
@@ -28,6 +29,12 @@ export interface ControllerManagerOptions {
   retryPeriodMs?: number;
   /** host:port for /metrics, /healthz, /readyz; undefined: no endpoint. */
   metricsAddress?: string;
+  /**
+   * /metrics only for bearer tokens the API server authenticates (TokenReview) and authorizes
+   * (SubjectAccessReview, get on /metrics): nodeherd-controller's default. Off, anyone who can connect
+   * reads the metrics, so bind a loopback address.
+   */
+  metricsAuth?: boolean;
   /**
    * Serve the agent's artefacts (npm run build:agent's directory) over HTTPS for nodeherd-init, on
    * every replica (leader or not: the files are static). See docs/real-cluster.md.
@@ -54,6 +61,7 @@ export class ControllerManager {
   private readonly elector: LeaderElector | undefined;
   private readonly electionClient: KubeClient | undefined;
   private metricsServer: MetricsServer | undefined;
+  private metricsClient: KubeClient | undefined;
   private artefactServer: ArtefactServer | undefined;
   private controller: RolloutController | undefined;
   metricsUrl: string | undefined;
@@ -93,8 +101,16 @@ export class ControllerManager {
 
   async start(): Promise<void> {
     if (this.options.metricsAddress !== undefined) {
+      if (this.options.metricsAuth) this.metricsClient = new KubeClient(this.options.kubeConfig);
+      else if (!isLoopback(parseListenAddress(this.options.metricsAddress).host)) {
+        this.logger.warn(
+          { address: this.options.metricsAddress },
+          '/metrics answers anyone who connects: serve it on a loopback address or with authentication',
+        );
+      }
       this.metricsServer = new MetricsServer({
         address: this.options.metricsAddress,
+        ...(this.metricsClient ? { auth: new DelegatingMetricsAuthorizer(this.metricsClient) } : {}),
         registry: this.metrics.registry,
         // A standby is ready (it is waiting, as it should); a leader once its caches are synced.
         ready: () => (this.controller ? this.controller.ready : true),
@@ -125,6 +141,7 @@ export class ControllerManager {
     await this.stopController();
     this.electionClient?.close();
     await this.metricsServer?.close();
+    this.metricsClient?.close();
     await this.artefactServer?.close();
   }
 
@@ -155,4 +172,8 @@ export class ControllerManager {
     this.metrics.leader.set(0);
     await controller.stop();
   }
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }

@@ -1,15 +1,20 @@
 // The controller's HTTP endpoint: /metrics (Prometheus), /healthz (the process runs), /readyz (it leads
-// and its caches are synced, or it is a healthy standby).
+// and its caches are synced, or it is a healthy standby). With an authorizer, /metrics answers only a
+// bearer token the API server authenticates and authorizes (metrics-auth.ts); the probes stay open, as
+// the kubelet calls them without credentials and they say nothing but ok.
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import type { MetricsAuthorizer, MetricsDecision } from './metrics-auth.ts';
 
 export interface MetricsServerOptions {
   /** host:port, e.g. 0.0.0.0:8080 or :8080; port 0 picks a free one. */
   address: string;
   registry: Registry;
   ready(): boolean;
+  /** Authentication and authorization of /metrics; without it /metrics answers anyone who connects. */
+  auth?: MetricsAuthorizer;
 }
 
 export function parseListenAddress(address: string): { host: string; port: number } {
@@ -28,15 +33,26 @@ export class MetricsServer {
     this.server = createServer((req, res) => {
       const path = (req.url ?? '/').split('?')[0];
       if (path === '/metrics') {
-        options.registry
-          .metrics()
-          .then((text) => {
-            res.writeHead(200, { 'Content-Type': options.registry.contentType });
-            res.end(text);
+        const auth = options.auth;
+        (auth
+          ? auth.check(req.headers.authorization, '/metrics')
+          : Promise.resolve<MetricsDecision>({ allowed: true })
+        )
+          .then((decision) => {
+            if (!decision.allowed) {
+              res.writeHead(decision.status, { 'Content-Type': 'text/plain' });
+              res.end(`${decision.message}\n`);
+              return undefined;
+            }
+            return options.registry.metrics().then((text) => {
+              res.writeHead(200, { 'Content-Type': options.registry.contentType });
+              res.end(text);
+            });
           })
-          .catch((err: Error) => {
-            res.writeHead(500);
-            res.end(err.message);
+          .catch(() => {
+            // The API server could not review the request, or the registry failed: say nothing more.
+            if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
+            res.end('internal error\n');
           });
         return;
       }

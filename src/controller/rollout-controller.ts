@@ -41,6 +41,12 @@ export interface RolloutControllerOptions {
   /** Names this replica in Events. */
   identity?: string;
   now?: () => number;
+  /**
+   * nodeherd's update strategies for DaemonSets (daemonsets/); default on. Off, the controller never
+   * lists DaemonSets or ControllerRevisions nor deletes daemon pods: the rules only that needs come with
+   * the feature (DAEMONSET_UPDATE_RULES, the kustomize component deploy/components/daemonset-updates).
+   */
+  daemonSetUpdates?: boolean;
   /** Drain retry delays (tests shorten them). */
   drainBackoff?: { initialMs: number; maxMs: number };
 }
@@ -57,7 +63,7 @@ export class RolloutController {
   /** The reconcilers by the kind of their keys on the shared queue. */
   private readonly reconcilers: Map<string, Reconciler>;
   private readonly health = new NodeHealthTracker();
-  private readonly daemonSets: DaemonSetUpdater;
+  private readonly daemonSets: DaemonSetUpdater | undefined;
   private readonly now: () => number;
   private workers: Promise<void>[] = [];
   private running = false;
@@ -152,15 +158,18 @@ export class RolloutController {
     this.wire(podIndex);
     // DaemonSet update strategies (daemonsets/): their own queue and workers, the Node and Pod caches shared.
     const { nodes, pods } = this.informers;
-    this.daemonSets = new DaemonSetUpdater({
-      client: this.client,
-      recorder: this.recorder,
-      nodes,
-      pods,
-      logger: this.logger,
-      now: this.now,
-      queueMetrics: this.metrics.workQueue('daemonset'),
-    });
+    this.daemonSets =
+      options.daemonSetUpdates === false
+        ? undefined
+        : new DaemonSetUpdater({
+            client: this.client,
+            recorder: this.recorder,
+            nodes,
+            pods,
+            logger: this.logger,
+            now: this.now,
+            queueMetrics: this.metrics.workQueue('daemonset'),
+          });
   }
 
   /** Caches synced and workers running. */
@@ -197,7 +206,7 @@ export class RolloutController {
     const all = Object.values(this.informers) as Informer<never>[];
     for (const informer of all) informer.start();
     this.daemonSets
-      .start()
+      ?.start()
       .catch((err) => this.logger.debug({ err }, 'DaemonSet updater stopped before it started'));
     await Promise.all(all.map((i) => i.waitForSync()));
     if (!this.running) return;
@@ -211,7 +220,7 @@ export class RolloutController {
 
   /** Stops taking work, lets reconciles in flight finish, stops drains and watches. */
   async stop(): Promise<void> {
-    await this.daemonSets.stop();
+    await this.daemonSets?.stop();
     if (!this.running && !this.synced) {
       await Promise.all((Object.values(this.informers) as Informer<never>[]).map((i) => i.stop()));
       return;

@@ -1,7 +1,7 @@
 // nodeherd's authorization rules for the embedded API server, and the authorizer bound to them (what
 // the server decides for nodeherd's identities; the tests and deploy-manifests.ts compare against it).
 
-import { CONTROLLER_RULES } from '../api/controller-rules.ts';
+import { CONTROLLER_RULES, DAEMONSET_UPDATE_RULES } from '../api/controller-rules.ts';
 import {
   type AuthorizationRules,
   authorize as authorizeWith,
@@ -13,7 +13,8 @@ import { authorizeAgent } from './agent-authorization.ts';
 
 export const NODEHERD_AUTHORIZATION: AuthorizationRules = {
   controllerRole: 'nodeherd controller',
-  controller: CONTROLLER_RULES,
+  // Every feature of the controller runs against the embedded server, the DaemonSet updates included.
+  controller: [...CONTROLLER_RULES, ...DAEMONSET_UPDATE_RULES],
   agent: authorizeAgent,
   agentRulesIncomplete:
     "a node agent's permissions depend on the object (its own Node and Leases, Events about its Node, the Secrets its revisions reference) and are not expressible as rules",

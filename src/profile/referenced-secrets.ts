@@ -1,5 +1,6 @@
 // Like kube's Node authorizer for Secrets mounted by a node's pods: an agent may read a Secret only
-// while a revision assigned to its Node references that Secret from a file's content.secretRef.
+// while a revision assigned to its Node references that Secret from a file's content.secretRef, and
+// only in SECRETS_NAMESPACE.
 // Assigned means decided by the controller or an administrator, never by the agent itself:
 // - desired-revision: written by the controller (an agent may only copy available-revision into it,
 //   node-restriction.ts);
@@ -7,6 +8,7 @@
 // - current-revision, written by the agent (needed to restore the last applied revision locally):
 //   only while that revision's pool selects the Node by its labels, which the agent cannot change.
 
+import { SECRETS_NAMESPACE } from '../api/group.ts';
 import { matchesLabelSelector } from '../api/label-selector.ts';
 import {
   AVAILABLE_REVISION_ANNOTATION,
@@ -48,6 +50,8 @@ export function revisionsReferenceSecret(
   namespace: string,
   name: string,
 ): boolean {
+  // Only nodeherd's Secrets namespace, whatever a revision stored before that rule says (issue 31).
+  if (namespace !== SECRETS_NAMESPACE) return false;
   return revisions.some((revision) =>
     (revision?.spec?.config?.files ?? []).some((file: KubeObject) => {
       const ref = file?.content?.secretRef;

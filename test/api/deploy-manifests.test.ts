@@ -402,7 +402,7 @@ function checkShape(value: unknown, type: string, at: string, problems: string[]
 }
 
 const KNOWN_API_VERSIONS: Record<string, string[]> = {
-  v1: ['Namespace', 'ServiceAccount', 'Service'],
+  v1: ['Namespace', 'ServiceAccount', 'Service', 'Secret'],
   'apps/v1': ['Deployment', 'DaemonSet'],
   'policy/v1': ['PodDisruptionBudget'],
   'rbac.authorization.k8s.io/v1': ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'],
@@ -510,7 +510,12 @@ async function kustomize(directory: string): Promise<Doc[]> {
 // The base holds everything but the samples and the agent DaemonSet (a kustomization an overlay adds).
 const baseDocs = () =>
   loadDeploy()
-    .filter(({ file }) => !file.includes('/deploy/samples/') && !file.includes('/deploy/agent-daemonset/'))
+    .filter(
+      ({ file }) =>
+        !file.includes('/deploy/samples/') &&
+        !file.includes('/deploy/agent-daemonset/') &&
+        !file.includes('/deploy/components/'),
+    )
     .map(({ doc }) => doc);
 
 test('kubectl kustomize deploy/ renders exactly the CRDs, controller and agent manifests, unchanged, and no samples', async () => {

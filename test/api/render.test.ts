@@ -282,45 +282,68 @@ describe('secretRef files', () => {
       {
         path: '/etc/token',
         mode: 0o600,
-        content: { secretRef: { namespace: 'ops', name: 'node', key: 'token' } },
+        content: { secretRef: { namespace: 'nodeherd', name: 'node', key: 'token' } },
       },
     ],
   };
   const value = new TextEncoder().encode('token-v1');
 
-  test('the revision keeps the reference and the digest, never the value', () => {
+  const snapshot = (bytes: Uint8Array, resourceVersion = '7') => ({
+    value: bytes,
+    uid: 'uid-s',
+    resourceVersion,
+  });
+
+  test('the revision keeps the reference and the Secret version, never the value nor its digest', () => {
     const seen: unknown[] = [];
     const result = renderConfigs([nodeConfig('a', spec)], {
       secrets: (ref) => {
         seen.push(ref);
-        return value;
+        return snapshot(value);
       },
     });
-    assert.deepEqual(seen, [{ namespace: 'ops', name: 'node', key: 'token' }]);
+    assert.deepEqual(seen, [{ namespace: 'nodeherd', name: 'node', key: 'token' }]);
     assert.deepEqual(result.config!.files[0]!.content, {
-      secretRef: {
-        namespace: 'ops',
-        name: 'node',
-        key: 'token',
-        sha256: createHash('sha256').update(value).digest('hex'),
-      },
+      secretRef: { namespace: 'nodeherd', name: 'node', key: 'token', uid: 'uid-s', resourceVersion: '7' },
     });
     assert.doesNotMatch(JSON.stringify(result), /token-v1/);
-    assert.deepEqual(result.secretRefs, [{ namespace: 'ops', name: 'node', key: 'token' }]);
+    assert.doesNotMatch(JSON.stringify(result), new RegExp(createHash('sha256').update(value).digest('hex')));
+    assert.deepEqual(result.secretRefs, [{ namespace: 'nodeherd', name: 'node', key: 'token' }]);
   });
 
   test('a changed Secret changes the hash', () => {
-    const one = renderConfigs([nodeConfig('a', spec)], { secrets: () => value });
+    const one = renderConfigs([nodeConfig('a', spec)], { secrets: () => snapshot(value) });
     const two = renderConfigs([nodeConfig('a', spec)], {
-      secrets: () => new TextEncoder().encode('token-v2'),
+      secrets: () => snapshot(new TextEncoder().encode('token-v2'), '8'),
     });
     assert.notEqual(one.hash, two.hash);
   });
 
+  test('a stored reference to another namespace is not rendered, and its Secret not read', () => {
+    const seen: unknown[] = [];
+    const elsewhere = structuredClone(spec) as any;
+    elsewhere.files[0].content.secretRef.namespace = 'kube-system';
+    const result = renderConfigs([nodeConfig('a', elsewhere)], {
+      secrets: (ref) => {
+        seen.push(ref);
+        return snapshot(value);
+      },
+    });
+    assert.equal(result.config, undefined);
+    assert.deepEqual(seen, []);
+    assert.equal(result.errors[0]?.source, 'a');
+    assert.equal(result.errors[0]?.field, 'spec.files[0].content.secretRef.namespace');
+    assert.match(result.errors[0]?.message ?? '', /supported values: "nodeherd"/);
+  });
+
   const failures: [string, Parameters<typeof renderConfigs>[1], RegExp][] = [
     ['no lookup given', {}, /no Secret lookup was given/],
-    ['a missing Secret', { secrets: () => undefined }, /Secret ops\/node key token does not exist/],
-    ['a Secret above 1 MiB', { secrets: () => new Uint8Array(1024 * 1024 + 1) }, /more than 1048576/],
+    ['a missing Secret', { secrets: () => undefined }, /Secret nodeherd\/node key token does not exist/],
+    [
+      'a Secret above 1 MiB',
+      { secrets: () => snapshot(new Uint8Array(1024 * 1024 + 1)) },
+      /more than 1048576/,
+    ],
   ];
   for (const [name, options, message] of failures) {
     test(`${name} is an error at the file's field`, () => {

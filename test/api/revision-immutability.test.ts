@@ -8,7 +8,7 @@ import { applyCustomResourceDefinitionDefaults } from '../../src/apiserver/schem
 import { validateCustomResourceDefinition } from '../../src/apiserver/schema/crd-validation.ts';
 import { raw } from '../apiserver/conformance/support.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
-import { revisionOf } from '../support/nodeherd-objects.ts';
+import { revisionOf, secretSnapshot } from '../support/nodeherd-objects.ts';
 
 const PATH = '/apis/nodeherd.io/v1alpha1/nodeconfigrevisions';
 let local: LocalApiServer;
@@ -27,7 +27,7 @@ test("nodeherd's CRDs, rules included, are valid CRDs", () => {
 });
 
 test("a revision's pool, revision, hash and hashAlgorithm cannot change", async () => {
-  const revision = revisionOf('p', {}, 1, { configName: 'c', secrets: () => Buffer.from('') });
+  const revision = revisionOf('p', {}, 1, { configName: 'c', secrets: () => secretSnapshot('') });
   const created = await raw(local, { method: 'POST', path: PATH, body: JSON.stringify(revision) });
   assert.equal(created.status, 201, created.text);
   const changed = structuredClone(created.json);

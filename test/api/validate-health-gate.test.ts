@@ -28,7 +28,7 @@ describe('health gate validation', () => {
         blockingPodSelector: { matchLabels: { 'nodeherd.io/blocks-updates': 'true' } },
         prometheus: {
           url: 'https://prometheus.monitoring:9090/prom',
-          credentialsSecretRef: { namespace: 'monitoring', name: 'prometheus-reader' },
+          credentialsSecretRef: { namespace: 'nodeherd', name: 'prometheus-reader' },
           timeoutSeconds: 3,
           intervalSeconds: 15,
         },
@@ -81,7 +81,7 @@ describe('health gate validation', () => {
     ],
     [
       'a secret ref without name',
-      { prometheus: { ...prometheus, credentialsSecretRef: { namespace: 'm' } }, alerts: [{}] },
+      { prometheus: { ...prometheus, credentialsSecretRef: { namespace: 'nodeherd' } }, alerts: [{}] },
       `${at}.prometheus.credentialsSecretRef.name`,
       'FieldValueRequired',
       /Required/,

@@ -30,7 +30,7 @@ describe('validateNodeConfig accepts', () => {
           { path: '/etc/bin.dat', content: { inline: { data: 'AAEC\nAw==', encoding: 'base64' } } },
           {
             path: '/etc/secret',
-            content: { secretRef: { namespace: 'kube-system', name: 'tls', key: 'tls.key' } },
+            content: { secretRef: { namespace: 'nodeherd', name: 'tls', key: 'tls.key' } },
           },
         ],
         units: [
@@ -191,7 +191,7 @@ describe('validateNodeConfig refuses, with exact field paths', () => {
         files: [
           {
             path: '/etc/a',
-            content: { inline: { data: '' }, secretRef: { namespace: 'a', name: 'b', key: 'c' } },
+            content: { inline: { data: '' }, secretRef: { namespace: 'nodeherd', name: 'b', key: 'c' } },
           },
         ],
       },
@@ -224,21 +224,21 @@ describe('validateNodeConfig refuses, with exact field paths', () => {
       'a secretRef with a bad namespace and a missing key',
       { files: [{ path: '/etc/a', content: { secretRef: { namespace: 'Kube_System', name: 'tls' } } }] },
       [
-        ['spec.files[0].content.secretRef.namespace', 'FieldValueInvalid'],
+        ['spec.files[0].content.secretRef.namespace', 'FieldValueNotSupported'],
         ['spec.files[0].content.secretRef.key', 'FieldValueRequired'],
       ],
     ],
     [
-      'a sha256 written by a user',
+      'a Secret version written by a user',
       {
         files: [
           {
             path: '/etc/a',
-            content: { secretRef: { namespace: 'a', name: 'b', key: 'c', sha256: '0'.repeat(64) } },
+            content: { secretRef: { namespace: 'nodeherd', name: 'b', key: 'c', resourceVersion: '5' } },
           },
         ],
       },
-      [['spec.files[0].content.secretRef.sha256', 'FieldValueForbidden']],
+      [['spec.files[0].content.secretRef.resourceVersion', 'FieldValueForbidden']],
     ],
     ['a unit without a name', { units: [{ content: '' }] }, [['spec.units[0].name', 'FieldValueRequired']]],
     [

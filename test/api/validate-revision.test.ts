@@ -4,7 +4,7 @@ import { hashConfig } from '../../src/api/hash.ts';
 import { renderConfigs } from '../../src/api/render.ts';
 import { buildRevision } from '../../src/api/revision.ts';
 import { validateNodeConfigRevision, validators } from '../../src/api/validation.ts';
-import { nodeConfig, nodeConfigPool } from '../support/nodeherd-objects.ts';
+import { nodeConfig, nodeConfigPool, secretSnapshot } from '../support/nodeherd-objects.ts';
 
 const secret = new TextEncoder().encode('s3cr3t-token');
 
@@ -14,7 +14,10 @@ function revision() {
       nodeConfig('base', {
         files: [
           { path: '/etc/motd', content: { inline: { data: 'hello' } } },
-          { path: '/etc/token', content: { secretRef: { namespace: 'ops', name: 'tokens', key: 'node' } } },
+          {
+            path: '/etc/token',
+            content: { secretRef: { namespace: 'nodeherd', name: 'tokens', key: 'node' } },
+          },
         ],
         units: [
           {
@@ -25,7 +28,7 @@ function revision() {
         ],
       }),
     ],
-    { secrets: () => secret },
+    { secrets: () => secretSnapshot(secret) },
   );
   const { config, hash, hashAlgorithm, sources } = result;
   return buildRevision(
@@ -60,12 +63,14 @@ test('a revision named other than <pool>-<hash10> is refused', () => {
   assert.deepEqual(fields(rev), [['metadata.name', 'FieldValueInvalid']]);
 });
 
-test('inside a revision a secretRef must carry its digest', () => {
+test('inside a revision a secretRef must carry the version of its Secret', () => {
   const rev = revision();
-  delete rev.spec.config.files[1]!.content.secretRef!.sha256;
+  delete rev.spec.config.files[1]!.content.secretRef!.resourceVersion;
   rev.spec.hash = hashConfig(rev.spec.config);
   rev.metadata.name = `workers-${rev.spec.hash.slice(0, 10)}`;
-  assert.deepEqual(fields(rev), [['spec.config.files[1].content.secretRef.sha256', 'FieldValueRequired']]);
+  assert.deepEqual(fields(rev), [
+    ['spec.config.files[1].content.secretRef.resourceVersion', 'FieldValueRequired'],
+  ]);
 });
 
 test('missing and malformed fields are reported', () => {

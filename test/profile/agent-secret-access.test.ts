@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { DESIRED_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
 import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
-import { revisionOf } from '../support/nodeherd-objects.ts';
+import { revisionOf, secretSnapshot } from '../support/nodeherd-objects.ts';
 
 let local: LocalApiServer;
 let admin: LightKubeClient;
@@ -29,7 +29,7 @@ async function agentFor(node: string): Promise<LightKubeClient> {
 
 test('an agent reads exactly the Secrets its own revisions reference, and no other', async () => {
   for (const name of ['tls-key', 'unrelated']) {
-    await admin.create('/api/v1/namespaces/default/secrets', {
+    await admin.create('/api/v1/namespaces/nodeherd/secrets', {
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { name },
@@ -42,12 +42,12 @@ test('an agent reads exactly the Secrets its own revisions reference, and no oth
       files: [
         {
           path: '/etc/tls/key.pem',
-          content: { secretRef: { namespace: 'default', name: 'tls-key', key: 'key' } },
+          content: { secretRef: { namespace: 'nodeherd', name: 'tls-key', key: 'key' } },
         },
       ],
     },
     1,
-    { configName: 'with-secret', secrets: (ref) => Buffer.from(`secret-${ref.name}`) },
+    { configName: 'with-secret', secrets: (ref) => secretSnapshot(`secret-${ref.name}`) },
   );
   await admin.create('/apis/nodeherd.io/v1alpha1/nodeconfigrevisions', revision);
   for (const node of ['told', 'other']) {
@@ -55,7 +55,7 @@ test('an agent reads exactly the Secrets its own revisions reference, and no oth
   }
   const told = await agentFor('told');
   const other = await agentFor('other');
-  const secretPath = '/api/v1/namespaces/default/secrets/tls-key';
+  const secretPath = '/api/v1/namespaces/nodeherd/secrets/tls-key';
   const forbidden = (err: { status?: number }) => err.status === 403;
 
   // Before the node is pointed at the revision, the Secret is out of reach.
@@ -65,7 +65,7 @@ test('an agent reads exactly the Secrets its own revisions reference, and no oth
   });
   const secret = await told.get<{ data: { key: string } }>(secretPath);
   assert.equal(Buffer.from(secret.data.key, 'base64').toString(), 'secret-tls-key');
-  await assert.rejects(told.get('/api/v1/namespaces/default/secrets/unrelated'), forbidden);
-  await assert.rejects(told.list('/api/v1/namespaces/default/secrets'), forbidden);
+  await assert.rejects(told.get('/api/v1/namespaces/nodeherd/secrets/unrelated'), forbidden);
+  await assert.rejects(told.list('/api/v1/namespaces/nodeherd/secrets'), forbidden);
   await assert.rejects(other.get(secretPath), forbidden);
 });

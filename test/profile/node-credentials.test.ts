@@ -32,7 +32,7 @@ import { parseRequestInfo } from '../../src/apiserver/http/request-info.ts';
 import { LEADER_LEASE_NAME } from '../../src/controller/controller-manager.ts';
 import { type RawRequest, type RawResponse, raw } from '../apiserver/conformance/support.ts';
 import { type LocalApiServer, startLocalApiServer } from '../support/local-apiserver.ts';
-import { revisionOf } from '../support/nodeherd-objects.ts';
+import { revisionOf, secretSnapshot } from '../support/nodeherd-objects.ts';
 
 type Json = Record<string, any>;
 
@@ -827,7 +827,7 @@ async function seed(): Promise<void> {
         ],
       },
       number,
-      { secrets: (ref) => Buffer.from(ref.name) },
+      { secrets: (ref) => secretSnapshot(ref.name) },
     );
     await admin({
       method: 'POST',

@@ -1,7 +1,7 @@
 // Builders for nodeherd.io objects in tests (real objects, rendered by the real renderer): configs,
 // pools, rendered configs and revisions.
 
-import { renderConfigs, type SecretLookup } from '../../src/api/render.ts';
+import { renderConfigs, type SecretLookup, type SecretSnapshot } from '../../src/api/render.ts';
 import { buildRevision } from '../../src/api/revision.ts';
 import type {
   NodeConfig,
@@ -31,6 +31,15 @@ export function nodeConfigPool(
     metadata: { name, ...(uid ? { uid } : {}) },
     spec: { nodeSelector: {}, configSelector: {}, ...spec },
   };
+}
+
+/** A SecretLookup answer: the value and a version (the renderer puts the version in the revision). */
+export function secretSnapshot(
+  value: string | Uint8Array,
+  uid = 'uid-secret',
+  resourceVersion = '1',
+): SecretSnapshot {
+  return { value: typeof value === 'string' ? Buffer.from(value) : value, uid, resourceVersion };
 }
 
 /** The rendered config of one NodeConfig spec; throws when rendering fails. */

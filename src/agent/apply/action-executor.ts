@@ -8,12 +8,15 @@ import type { Action } from '../../plan/types.ts';
 import type { FileExecutor, PackageExecutor, SystemdExecutor } from '../executors/types.ts';
 import type { AgentMetrics } from '../metrics/agent-metrics.ts';
 import { fileContent, type SecretSource } from './file-content.ts';
+import type { SecretDigests } from './secret-digests.ts';
 
 export interface ActionExecutors {
   files: FileExecutor;
   systemd: SystemdExecutor;
   packages: PackageExecutor;
   secrets?: SecretSource;
+  /** Digests of the Secret values written, in the agent's root-only state (drift compares against them). */
+  secretDigests?: SecretDigests;
 }
 
 /** What an executed action did that metrics count. */
@@ -23,7 +26,7 @@ export async function executeAction(action: Action, executors: ActionExecutors):
   const { files, systemd, packages } = executors;
   switch (action.kind) {
     case 'write-file': {
-      const content = await fileContent(action.file, executors.secrets);
+      const content = await fileContent(action.file, executors.secrets, executors.secretDigests);
       await files.write(action.file.path, content, {
         mode: action.file.mode,
         owner: action.file.owner,

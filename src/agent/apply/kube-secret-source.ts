@@ -3,7 +3,7 @@
 import { resourcePath } from '../../kube/light/api-paths.ts';
 import type { LightKubeClient } from '../../kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../kube/light/types.ts';
-import type { SecretSource } from './file-content.ts';
+import type { SecretSource, SecretValue } from './file-content.ts';
 
 interface Secret extends KubeObject {
   data?: Record<string, string>;
@@ -16,7 +16,7 @@ export class KubeSecretSource implements SecretSource {
     this.client = client;
   }
 
-  async read(ref: { namespace: string; name: string; key: string }): Promise<Buffer> {
+  async read(ref: { namespace: string; name: string; key: string }): Promise<SecretValue> {
     const path = resourcePath({
       apiVersion: 'v1',
       resource: 'secrets',
@@ -26,6 +26,12 @@ export class KubeSecretSource implements SecretSource {
     const secret = await this.client.get<Secret>(path);
     const value = secret.data?.[ref.key];
     if (value === undefined) throw new Error(`Secret ${ref.namespace}/${ref.name} has no key ${ref.key}`);
-    return Buffer.from(value, 'base64');
+    return {
+      value: Buffer.from(value, 'base64'),
+      ...(secret.metadata?.uid !== undefined ? { uid: secret.metadata.uid } : {}),
+      ...(secret.metadata?.resourceVersion !== undefined
+        ? { resourceVersion: secret.metadata.resourceVersion }
+        : {}),
+    };
   }
 }

@@ -10,6 +10,7 @@ import { isTemplateUnit } from '../../api/config-rules.ts';
 import { managerOf, packageManagerRules } from '../../api/packages/registry.ts';
 import type { RenderedConfig, RenderedFile, RenderedPackage, RenderedUnit } from '../../api/types.ts';
 import { expectedDigest } from '../apply/file-content.ts';
+import type { SecretDigests } from '../apply/secret-digests.ts';
 import type { FileExecutor, PackageExecutor, SystemdExecutor } from '../executors/types.ts';
 import { detectDrift } from '../state/drift.ts';
 
@@ -17,6 +18,8 @@ export interface NodeObservers {
   files: FileExecutor;
   systemd: SystemdExecutor;
   packages: PackageExecutor;
+  /** What the agent remembers of the Secret values it wrote: without it, secretRef contents go unchecked. */
+  secretDigests?: SecretDigests;
 }
 
 /** Why an action of the drift plan is needed, by the plan action id it explains (e.g. write-file:/etc/x). */
@@ -37,7 +40,7 @@ const RUNNING_STATES = new Set(['active', 'activating', 'reloading']);
 
 export async function observeConfig(desired: RenderedConfig, node: NodeObservers): Promise<Observation> {
   const notes: DriftNotes = new Map();
-  const files = await observeFiles(desired.files, node.files, notes);
+  const files = await observeFiles(desired.files, node.files, notes, node.secretDigests);
   const units: RenderedUnit[] = [];
   for (const unit of desired.units) units.push(await observeUnit(unit, node.systemd, notes));
   const packages: RenderedPackage[] = [];
@@ -49,10 +52,11 @@ async function observeFiles(
   desired: readonly RenderedFile[],
   files: FileExecutor,
   notes: DriftNotes,
+  secretDigests: SecretDigests | undefined,
 ): Promise<RenderedFile[]> {
   const drifted = await detectDrift(
     desired.map((file) => {
-      const digest = expectedDigest(file);
+      const digest = expectedDigest(file, secretDigests);
       return {
         path: file.path,
         mode: file.mode,

@@ -1,6 +1,9 @@
 // The reviews a client asks about itself, answered from the embedded authorizer for the requesting
 // identity (nothing is stored): `kubectl auth can-i` (SelfSubjectAccessReview, and with --list
-// SelfSubjectRulesReview) and `kubectl auth whoami` (SelfSubjectReview).
+// SelfSubjectRulesReview) and `kubectl auth whoami` (SelfSubjectReview). And the two a component asks
+// about others, for delegated authentication and authorization (TokenReview, SubjectAccessReview; who
+// may ask is the authorizer's rules' business, as system:auth-delegator's in kube): the controller's
+// /metrics asks them as controller-runtime's metrics filters do.
 
 import { invalid as invalidError, type StatusCause } from '../errors.ts';
 import type { KubeObject } from '../storage/types.ts';
@@ -12,9 +15,18 @@ import {
   type RequestVerb,
   SELF_REVIEW_RULES,
 } from './authorizer.ts';
-import type { Identity } from './identities.ts';
+import {
+  type Identities,
+  type Identity,
+  isValidNodeName,
+  KUBELET_USER_PREFIX,
+  KUBELETS_GROUP,
+  MASTERS_GROUP,
+} from './identities.ts';
 
 export const REVIEW_RESOURCES = [
+  { group: 'authentication.k8s.io', resource: 'tokenreviews' },
+  { group: 'authorization.k8s.io', resource: 'subjectaccessreviews' },
   { group: 'authorization.k8s.io', resource: 'selfsubjectaccessreviews' },
   { group: 'authorization.k8s.io', resource: 'selfsubjectrulesreviews' },
   { group: 'authentication.k8s.io', resource: 'selfsubjectreviews' },
@@ -156,5 +168,102 @@ export function selfSubjectReview(identity: Identity, apiVersion: string): KubeO
     apiVersion,
     metadata: { creationTimestamp: null },
     status: { userInfo: { username: identity.name, groups: [...identity.groups] } },
+  };
+}
+
+/** TokenReview: who holds spec.token (the token is never echoed back). */
+export function tokenReview(
+  review: KubeObject,
+  apiVersion: string,
+  authenticate: (token: string) => Identity | undefined,
+): KubeObject {
+  const token = text(review.spec?.token);
+  if (token === '') {
+    throw invalidError({ group: 'authentication.k8s.io', resource: '', kind: 'TokenReview', name: '' }, [
+      { type: 'FieldValueRequired', field: 'spec.token', message: 'Required value' },
+    ]);
+  }
+  const identity = authenticate(token);
+  const audiences = Array.isArray(review.spec?.audiences) ? review.spec.audiences : undefined;
+  return {
+    kind: 'TokenReview',
+    apiVersion,
+    metadata: { creationTimestamp: null },
+    spec: audiences ? { audiences } : {},
+    status: identity
+      ? {
+          authenticated: true,
+          user: { username: identity.name, groups: [...identity.groups] },
+          ...(audiences ? { audiences } : {}),
+        }
+      : { authenticated: false, error: 'invalid bearer token' },
+  };
+}
+
+/**
+ * The identity the authorizer knows for a user and groups, as a SubjectAccessReview names them; undefined
+ * for a user the embedded server has no rules for (denied, as by kube's RBAC without bindings).
+ */
+function identityOfUser(
+  identities: Identities,
+  user: string,
+  groups: readonly string[],
+): Identity | undefined {
+  if (groups.includes(MASTERS_GROUP)) return identities.identityFor('admin');
+  const names = identities.names;
+  if (names !== undefined && user === identities.controllerUser) return identities.identityFor('controller');
+  if (
+    names !== undefined &&
+    user.startsWith(names.agents.userPrefix) &&
+    groups.includes(names.agents.group)
+  ) {
+    const node = user.slice(names.agents.userPrefix.length);
+    if (isValidNodeName(node)) return identities.identityFor('node', node);
+  }
+  if (user.startsWith(KUBELET_USER_PREFIX) && groups.includes(KUBELETS_GROUP)) {
+    const node = user.slice(KUBELET_USER_PREFIX.length);
+    if (isValidNodeName(node)) return identities.identityFor('kubelet', node);
+  }
+  return undefined;
+}
+
+/** SubjectAccessReview: the authorizer's decision for spec.user and spec.groups on the attributes asked about. */
+export function subjectAccessReview(
+  review: KubeObject,
+  apiVersion: string,
+  identities: Identities,
+  rules: AuthorizationRules,
+): KubeObject {
+  const spec: KubeObject = review.spec ?? {};
+  const user = text(spec.user);
+  const groups: string[] = Array.isArray(spec.groups)
+    ? spec.groups.filter((g: unknown) => typeof g === 'string')
+    : [];
+  if (user === '' && groups.length === 0) {
+    invalidReview('SubjectAccessReview', [
+      {
+        type: 'FieldValueRequired',
+        field: 'spec.user',
+        message: 'Required value: at least one of user or group must be specified',
+      },
+    ]);
+  }
+  // The decision for the attributes, by the same code as a SelfSubjectAccessReview's (which checks them).
+  const identity = identityOfUser(identities, user, groups);
+  const attributes = {
+    ...(spec.resourceAttributes != null ? { resourceAttributes: spec.resourceAttributes } : {}),
+    ...(spec.nonResourceAttributes != null ? { nonResourceAttributes: spec.nonResourceAttributes } : {}),
+  };
+  const asked = selfSubjectAccessReview(
+    identity ?? identities.identityFor('admin'),
+    { ...review, apiVersion, spec: attributes },
+    rules,
+  );
+  return {
+    kind: 'SubjectAccessReview',
+    apiVersion,
+    metadata: { creationTimestamp: null },
+    spec,
+    status: { allowed: identity !== undefined && asked.status.allowed === true },
   };
 }

@@ -11,8 +11,10 @@ import { customResourceDefinitionKind } from './apiextensions/customresourcedefi
 import { controllerRevisionKind } from './apps/controllerrevision.ts';
 import { daemonSetKind } from './apps/daemonset.ts';
 import { selfSubjectReviewKind } from './authentication/selfsubjectreview.ts';
+import { tokenReviewKind } from './authentication/tokenreview.ts';
 import { selfSubjectAccessReviewKind } from './authorization/selfsubjectaccessreview.ts';
 import { selfSubjectRulesReviewKind } from './authorization/selfsubjectrulesreview.ts';
+import { subjectAccessReviewKind } from './authorization/subjectaccessreview.ts';
 import type { BuiltinKind, KindServices } from './builtin-kind.ts';
 import { leaseKind } from './coordination/lease.ts';
 import { configMapKind } from './core/configmap.ts';
@@ -41,6 +43,8 @@ export const BUILTIN_KINDS: readonly BuiltinKind[] = [
   eventsV1EventKind,
   // authentication.k8s.io, authorization.k8s.io
   selfSubjectReviewKind,
+  tokenReviewKind,
+  subjectAccessReviewKind,
   selfSubjectAccessReviewKind,
   selfSubjectRulesReviewKind,
   // policy/v1

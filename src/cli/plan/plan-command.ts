@@ -2,6 +2,7 @@
 // pool and node by node, before anything is applied. It only reads from the API server.
 
 import { Command } from 'commander';
+import { SECRETS_NAMESPACE } from '../../api/group.ts';
 import { matchesLabelSelector } from '../../api/label-selector.ts';
 import type { SecretLookup } from '../../api/render.ts';
 import { selectConfigs } from '../../api/render.ts';
@@ -34,7 +35,9 @@ function secretRefsOf(configs: readonly NodeConfig[]): SecretRefKey[] {
   for (const config of configs) {
     for (const file of config.spec.files ?? []) {
       const ref = file.content?.secretRef;
-      if (ref) refs.push({ namespace: ref.namespace, name: ref.name, key: ref.key });
+      // Another namespace is refused by the renderer; never read there (issue 31).
+      if (ref && ref.namespace === SECRETS_NAMESPACE)
+        refs.push({ namespace: ref.namespace, name: ref.name, key: ref.key });
     }
   }
   return refs;
@@ -59,10 +62,16 @@ async function secretLookup(client: KubeClient, configs: readonly NodeConfig[]):
     }
   }
   return (ref) => {
-    const data = (
-      secrets.get(`${ref.namespace}/${ref.name}`) as { data?: Record<string, string> } | undefined
-    )?.data?.[ref.key];
-    return data === undefined ? undefined : Buffer.from(data, 'base64');
+    const secret = secrets.get(`${ref.namespace}/${ref.name}`) as
+      | (Secret & { data?: Record<string, string> })
+      | undefined;
+    const data = secret?.data?.[ref.key];
+    if (data === undefined) return undefined;
+    return {
+      value: Buffer.from(data, 'base64'),
+      uid: secret?.metadata.uid ?? '',
+      resourceVersion: secret?.metadata.resourceVersion ?? '',
+    };
   };
 }
 

@@ -3,6 +3,7 @@
 // would take. The reconciler hands in the pool's gate and what the batch would do, and gets back
 // pass, hold(reason) or fail(reason). Credentials come from a Secret and stay in the request header.
 
+import { SECRETS_NAMESPACE } from '../../api/group.ts';
 import type { Pod, Secret } from '../../kube/types.ts';
 import type { RollingUpdateSpec } from '../strategies/rolling-settings.ts';
 import { evaluateAlertGates } from './alert-gate.ts';
@@ -72,6 +73,12 @@ export function prometheusAccess(server: PrometheusServerSpec, sources: Pick<Gat
   const ref = server.credentialsSecretRef;
   if (!ref) return { ok: true, credentials: { kind: 'none' }, version: '' };
   const where = `Secret ${ref.namespace}/${ref.name} (prometheus.credentialsSecretRef)`;
+  // issue 31: only SECRETS_NAMESPACE, whatever a pool stored before the API refused other namespaces.
+  if ((ref.namespace as string) !== SECRETS_NAMESPACE)
+    return {
+      ok: false,
+      message: `${where} is not read: Secrets are read only in namespace ${SECRETS_NAMESPACE}`,
+    };
   const secret = sources.secret(ref.namespace, ref.name);
   if (!secret) return { ok: false, message: `${where} not found` };
   const token = decode(secret, 'token');

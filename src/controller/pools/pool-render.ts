@@ -132,8 +132,14 @@ export class PoolRenderer {
     }
     const result = renderPool(pool, selected, {
       secrets: (ref) => {
-        const data = secrets.get(ref.name, ref.namespace)?.data?.[ref.key];
-        return data === undefined ? undefined : new Uint8Array(Buffer.from(data, 'base64'));
+        const secret = secrets.get(ref.name, ref.namespace);
+        const data = secret?.data?.[ref.key];
+        if (data === undefined) return undefined;
+        return {
+          value: new Uint8Array(Buffer.from(data, 'base64')),
+          uid: secret!.metadata.uid ?? '',
+          resourceVersion: secret!.metadata.resourceVersion ?? '',
+        };
       },
     });
     this.cache.set(pool.metadata.name, { base, secrets: versions(result.secretRefs), result });

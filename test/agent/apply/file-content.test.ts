@@ -1,5 +1,5 @@
-// File contents: inline text and base64 decode to bytes; a Secret's value is used only if it still
-// has the digest the revision was rendered with. And revisions whose config is not what their hash
+// File contents: inline text and base64 decode to bytes; a Secret's value is used only if the Secret
+// is still the version the revision was rendered with, and its digest is remembered only by the agent. And revisions whose config is not what their hash
 // says are refused.
 
 import assert from 'node:assert/strict';
@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { expectedDigest, fileContent, type SecretSource } from '../../../src/agent/apply/file-content.ts';
 import { revisionProblem } from '../../../src/agent/apply/reconciler.ts';
+import { SecretDigests } from '../../../src/agent/apply/secret-digests.ts';
 import type { RevisionObject } from '../../../src/agent/watch/kube-objects.ts';
 import { hashConfig } from '../../../src/api/hash.ts';
 import type { RenderedFile } from '../../../src/api/types.ts';
@@ -16,7 +17,7 @@ const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const secrets: SecretSource = {
   async read(ref) {
     if (ref.name !== 'creds') throw new Error(`secrets "${ref.name}" not found`);
-    return Buffer.from('s3cr3t');
+    return { value: Buffer.from('s3cr3t'), uid: 'u1', resourceVersion: '5' };
   },
 };
 const file = (content: RenderedFile['content']): RenderedFile => ({
@@ -40,19 +41,27 @@ describe('file content', () => {
     assert.equal(expectedDigest(file({ inline: { data: 'plain', encoding: 'plain' } })), sha('plain'));
   });
 
-  it('reads a Secret and checks its digest', async () => {
-    const ref = { namespace: 'kube-system', name: 'creds', key: 'token' };
+  it('reads a Secret, checks its version and remembers its digest', async () => {
+    const ref = { namespace: 'nodeherd' as const, name: 'creds', key: 'token' };
+    const digests = new SecretDigests();
+    const current = { ...ref, uid: 'u1', resourceVersion: '5' };
+    assert.equal(expectedDigest(file({ secretRef: current }), digests), undefined);
+    assert.equal((await fileContent(file({ secretRef: current }), secrets, digests)).toString(), 's3cr3t');
+    assert.equal(expectedDigest(file({ secretRef: current }), digests), sha('s3cr3t'));
     assert.equal(
-      (await fileContent(file({ secretRef: { ...ref, sha256: sha('s3cr3t') } }), secrets)).toString(),
-      's3cr3t',
+      expectedDigest(file({ secretRef: { ...current, resourceVersion: '6' } }), digests),
+      undefined,
     );
     await assert.rejects(
-      fileContent(file({ secretRef: { ...ref, sha256: sha('older') } }), secrets),
+      fileContent(file({ secretRef: { ...current, resourceVersion: '4' } }), secrets),
+      /changed since the revision was rendered/,
+    );
+    await assert.rejects(
+      fileContent(file({ secretRef: { ...current, uid: 'u0' } }), secrets),
       /changed since the revision was rendered/,
     );
     await assert.rejects(fileContent(file({ secretRef: { ...ref, name: 'gone' } }), secrets), /not found/);
     await assert.rejects(fileContent(file({ secretRef: ref }), undefined), /no Secret source/);
-    assert.equal(expectedDigest(file({ secretRef: { ...ref, sha256: sha('s3cr3t') } })), sha('s3cr3t'));
   });
 });
 

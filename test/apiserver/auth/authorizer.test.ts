@@ -140,9 +140,9 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
     agent: false,
   },
   { describe: 'patch node n1', attrs: nodeAttrs('patch', { name: 'n1' }), controller: true, agent: true },
-  { describe: 'update node n1', attrs: nodeAttrs('update', { name: 'n1' }), controller: true, agent: true },
+  { describe: 'update node n1', attrs: nodeAttrs('update', { name: 'n1' }), controller: false, agent: true },
   { describe: 'patch node n2', attrs: nodeAttrs('patch', { name: 'n2' }), controller: true, agent: false },
-  { describe: 'update node n2', attrs: nodeAttrs('update', { name: 'n2' }), controller: true, agent: false },
+  { describe: 'update node n2', attrs: nodeAttrs('update', { name: 'n2' }), controller: false, agent: false },
   {
     describe: 'patch nodes/status n1',
     attrs: nodeAttrs('patch', { name: 'n1', subresource: 'status' }),
@@ -152,7 +152,7 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
   {
     describe: 'update nodes/status n1',
     attrs: nodeAttrs('update', { name: 'n1', subresource: 'status' }),
-    controller: true,
+    controller: false,
     agent: true,
   },
   {
@@ -201,7 +201,7 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
   {
     describe: 'update revision status',
     attrs: { ...revisions('update'), name: 'r', subresource: 'status' },
-    controller: true,
+    controller: false,
     agent: false,
   },
   {
@@ -268,13 +268,13 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
   {
     describe: 'events.k8s.io event about n1',
     attrs: eventsV1({ kind: 'Node', name: 'n1' }),
-    controller: true,
+    controller: false,
     agent: true,
   },
   {
     describe: 'events.k8s.io event about n2',
     attrs: eventsV1({ kind: 'Node', name: 'n2' }),
-    controller: true,
+    controller: false,
     agent: false,
   },
   {
@@ -286,7 +286,7 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
   {
     describe: 'list events',
     attrs: { verb: 'list', group: '', resource: 'events', namespace: 'default' },
-    controller: true,
+    controller: false,
     agent: false,
   },
   {
@@ -303,7 +303,8 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
       'nodeherd',
       verb === 'list' || verb === 'watch' || verb === 'create' ? undefined : 'serial-pool-a',
     ),
-    controller: true,
+    // The controller gets, creates and replaces its Leases (leader election, Serial slots), no more.
+    controller: verb !== 'patch' && verb !== 'delete',
     agent: true,
   })),
   {
@@ -315,7 +316,7 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
   {
     describe: 'get own node lease',
     attrs: lease('get', 'kube-node-lease', 'n1'),
-    controller: true,
+    controller: false,
     agent: false,
   },
   {
@@ -348,11 +349,11 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
     controller: false,
     agent: false,
   },
-  { describe: 'list node leases', attrs: lease('list', 'kube-node-lease'), controller: true, agent: false },
+  { describe: 'list node leases', attrs: lease('list', 'kube-node-lease'), controller: false, agent: false },
   {
     describe: 'get lease in kube-system',
     attrs: lease('get', 'kube-system', 'x'),
-    controller: true,
+    controller: false,
     agent: false,
   },
   {
@@ -361,7 +362,7 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
     controller: false,
     agent: false,
   },
-  { describe: 'list leases cluster-wide', attrs: lease('list', undefined), controller: true, agent: false },
+  { describe: 'list leases cluster-wide', attrs: lease('list', undefined), controller: false, agent: false },
   // pods
   {
     describe: 'list pods on n1',
@@ -448,7 +449,7 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
   {
     describe: 'list namespaces',
     attrs: { verb: 'list', group: '', resource: 'namespaces' },
-    controller: true,
+    controller: false,
     agent: false,
   },
   {
@@ -466,7 +467,7 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
   {
     describe: 'patch daemonset',
     attrs: { verb: 'patch', group: 'apps', resource: 'daemonsets', namespace: 'kube-system', name: 'ds' },
-    controller: true,
+    controller: false,
     agent: false,
   },
   {
@@ -490,13 +491,13 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
   {
     describe: 'list pdbs',
     attrs: { verb: 'list', group: 'policy', resource: 'poddisruptionbudgets' },
-    controller: true,
+    controller: false,
     agent: false,
   },
   {
     describe: 'get crd',
     attrs: { verb: 'get', group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', name: 'x' },
-    controller: true,
+    controller: false,
     agent: false,
   },
   {
@@ -520,7 +521,8 @@ const matrix: { attrs: RequestAttributes; describe: string; controller: boolean;
   {
     describe: 'subjectaccessreview (about others)',
     attrs: { verb: 'create', group: 'authorization.k8s.io', resource: 'subjectaccessreviews' },
-    controller: false,
+    // The controller's /metrics authorizes its scrapers (system:auth-delegator's rights in kube).
+    controller: true,
     agent: false,
   },
   {

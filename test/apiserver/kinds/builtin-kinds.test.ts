@@ -39,6 +39,8 @@ test('the catalogue: names, short names, scope and subresources as kube serves t
     ['events.k8s.io/v1/events', 'Event', true, 'ev', ''],
     ['authentication.k8s.io/v1/selfsubjectreviews', 'SelfSubjectReview', false, '', ''],
     ['authentication.k8s.io/v1beta1/selfsubjectreviews', 'SelfSubjectReview', false, '', ''],
+    ['authentication.k8s.io/v1/tokenreviews', 'TokenReview', false, '', ''],
+    ['authorization.k8s.io/v1/subjectaccessreviews', 'SubjectAccessReview', false, '', ''],
     ['authorization.k8s.io/v1/selfsubjectaccessreviews', 'SelfSubjectAccessReview', false, '', ''],
     ['authorization.k8s.io/v1/selfsubjectrulesreviews', 'SelfSubjectRulesReview', false, '', ''],
     ['policy/v1/poddisruptionbudgets', 'PodDisruptionBudget', true, 'pdb', 'status'],

@@ -208,10 +208,10 @@ test('plan --pool with an unknown pool lists the known pools; with a pool that d
 });
 
 test('plan reads referenced Secrets for the revision hash; a missing Secret stops the plan with exit code 1', async () => {
-  await cluster.client.create('/api/v1/namespaces/default/secrets', {
+  await cluster.client.create('/api/v1/namespaces/nodeherd/secrets', {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: 'tls', namespace: 'default' },
+    metadata: { name: 'tls', namespace: 'nodeherd' },
     data: { key: Buffer.from('secret key material').toString('base64') },
   });
   const withSecret = (name: string) =>
@@ -220,7 +220,7 @@ test('plan reads referenced Secrets for the revision hash; a missing Secret stop
         {
           path: '/etc/tls/key.pem',
           mode: 0o600,
-          content: { secretRef: { namespace: 'default', name, key: 'key' } },
+          content: { secretRef: { namespace: 'nodeherd', name, key: 'key' } },
         },
       ],
     });
@@ -233,7 +233,7 @@ test('plan reads referenced Secrets for the revision hash; a missing Secret stop
   assert.equal(missing.code, 1);
   assert.match(
     missing.stdout,
-    /NodeConfig web-tls: spec\.files\[0\]\.content\.secretRef: Secret default\/absent key key does not exist/,
+    /NodeConfig web-tls: spec\.files\[0\]\.content\.secretRef: Secret nodeherd\/absent key key does not exist/,
   );
   assert.equal(missing.stderr, 'error: the NodeConfigs would not render for pool web (see above)\n');
 });

@@ -164,7 +164,7 @@ describe('blocking pods', () => {
 
 describe('credentials from the Secret', () => {
   const server = { url: 'http://p:9090', timeoutSeconds: 5, intervalSeconds: 10 };
-  const ref = { credentialsSecretRef: { namespace: 'monitoring', name: 'reader' } };
+  const ref = { credentialsSecretRef: { namespace: 'nodeherd' as const, name: 'reader' } };
   const b64 = (s: string) => Buffer.from(s).toString('base64');
   const secretWith = (data: Record<string, string>) => ({
     secret: () =>
@@ -193,11 +193,24 @@ describe('credentials from the Secret', () => {
     assert.deepEqual(access.credentials, { kind: 'basic', username: 'u', password: 'p' });
     assert.equal(access.caPem, 'PEM');
   });
+  test('a Secret outside nodeherd’s namespace, stored before the API refused it, is never read', () => {
+    let read = 0;
+    const elsewhere = { credentialsSecretRef: { namespace: 'kube-system', name: 'reader' } } as never;
+    const access = prometheusAccess({ ...server, ...(elsewhere as object) } as never, {
+      secret: () => {
+        read++;
+        return undefined;
+      },
+    });
+    assert.equal(access.ok, false);
+    assert.equal(read, 0);
+    assert.match((access as { message: string }).message, /read only in namespace nodeherd/);
+  });
   test('problems say which Secret, never its values', () => {
     const missing = prometheusAccess({ ...server, ...ref }, { secret: () => undefined });
     assert.deepEqual(missing, {
       ok: false,
-      message: 'Secret monitoring/reader (prometheus.credentialsSecretRef) not found',
+      message: 'Secret nodeherd/reader (prometheus.credentialsSecretRef) not found',
     });
     const both = prometheusAccess({ ...server, ...ref }, secretWith({ token: 'tok3n', username: 'u' }));
     assert.equal(both.ok, false);

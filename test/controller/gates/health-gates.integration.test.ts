@@ -220,7 +220,7 @@ describe('health gates with a real Prometheus', { skip: prometheusMissing }, () 
   });
 
   test('a firing alert holds the batch; credentials come from a Secret', async () => {
-    await h.admin.create('/api/v1/namespaces/default/secrets', {
+    await h.admin.create('/api/v1/namespaces/nodeherd/secrets', {
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { name: 'prometheus-reader' },
@@ -239,7 +239,7 @@ describe('health gates with a real Prometheus', { skip: prometheusMissing }, () 
             prometheus: {
               url: prometheus.url,
               intervalSeconds: 1,
-              credentialsSecretRef: { namespace: 'default', name: 'prometheus-reader' },
+              credentialsSecretRef: { namespace: 'nodeherd', name: 'prometheus-reader' },
             },
             alerts: [{ alertname: 'GateTest.*', matchLabels: { severity: 'critical' } }],
           },
