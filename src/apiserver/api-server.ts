@@ -443,7 +443,17 @@ export class ApiServer {
       await this.answerSelfReview(req, res, info, def, identity, body);
       return;
     }
-    await handler.handle(req, res, info, def, url.searchParams, body, this.admissionFor(identity));
+    const preread = body;
+    let read: Promise<Buffer> | undefined;
+    await handler.handle({
+      req,
+      res,
+      info,
+      def,
+      query: url.searchParams,
+      body: () => (preread ? Promise.resolve(preread) : (read ??= readBody(req))),
+      admit: this.admissionFor(identity),
+    });
   }
 
   /** What a node identity's writes may change, seen with the stored objects (node-restriction.ts). */

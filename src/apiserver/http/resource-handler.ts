@@ -3,24 +3,18 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest, expired } from '../errors.ts';
-import { optionsInvalid, validateFieldManager } from '../objects/field-management.ts';
-import type {
-  Admit,
-  DeleteOptions,
-  ObjectFilter,
-  ObjectService,
-  WriteOptions,
-} from '../objects/object-service.ts';
+import type { Admit, ObjectFilter, ObjectService } from '../objects/object-service.ts';
 import { APPLY_PATCH, decodeApplyPatch } from '../patch/apply-patch.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { apiVersionOf } from '../registry/resource-definition.ts';
 import { type KubeObject, type Store, type StoreEvent, StoreExpiredError } from '../storage/types.ts';
 import type { WatchHub } from '../watch/watch-hub.ts';
-import { decodeObject, mediaType, readBody } from './body.ts';
+import { decodeObject, mediaType } from './body.ts';
 import { deletedStatus, returnsDeletedObject } from './delete-response.ts';
 import { queryBool, queryOptionalBool } from './query-params.ts';
 import type { ResourceRequestInfo } from './request-info.ts';
 import { listPrefix } from './request-info.ts';
+import { deleteOptions, parseNonNegativeInt, patchOptions, writeOptions } from './request-options.ts';
 import { sendJson, sendJsonList, warningHeaders } from './respond.ts';
 import { WatchStream } from './watch-stream.ts';
 
@@ -69,87 +63,58 @@ export interface ResourceHandlerDeps {
   watchTimeoutMs: [number, number];
 }
 
-function parseDryRun(query: URLSearchParams): boolean {
-  const values = query.getAll('dryRun');
-  for (const v of values) {
-    if (v !== 'All') throw badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`);
-  }
-  return values.length > 0;
+function listKindOf(def: ResourceDefinition): string {
+  return def.listKind || `${def.kind}List`;
 }
 
-function parseFieldValidation(query: URLSearchParams): WriteOptions['fieldValidation'] {
-  const raw = query.get('fieldValidation');
-  if (raw === null || raw === '') return 'Ignore';
-  const normal = raw.charAt(0).toUpperCase() + raw.slice(1).toLowerCase();
-  if (normal === 'Strict' || normal === 'Warn' || normal === 'Ignore') return normal;
-  throw badRequest(
-    `fieldValidation: Unsupported value: "${raw}": supported values: "Ignore", "Strict", "Warn"`,
-  );
+/** One resource request as the handler serves it, with what the request chain found out about it. */
+export interface ResourceCall {
+  req: IncomingMessage;
+  res: ServerResponse;
+  info: ResourceRequestInfo;
+  def: ResourceDefinition;
+  query: URLSearchParams;
+  /** The body, read once whoever asks first (authorization may have read it already). */
+  body(): Promise<Buffer>;
+  /** What admission checks on every write, seeing the stored and the resulting object. */
+  admit?: Admit | undefined;
 }
 
-function parseNonNegativeInt(query: URLSearchParams, name: string): number | undefined {
-  const raw = query.get(name);
-  if (raw === null || raw === '') return undefined;
-  if (!/^\d+$/.test(raw))
-    throw badRequest(`${name}: Invalid value: "${raw}": must be a non-negative integer`);
-  return Number(raw);
+function notFound(): ApiError {
+  return new ApiError(404, 'NotFound', 'the server could not find the requested resource');
 }
 
 /**
- * Write options from the query. `optionsKind` (CreateOptions, UpdateOptions, PatchOptions) names the
- * options in errors. Without ?fieldManager= the manager is the client's User-Agent up to its first
- * "/", as kube records it.
+ * Refuses a URL this resource does not serve, as kube does: an unknown subresource (finalize is the
+ * Namespace's only, for writes), a namespaced resource's object without its namespace or a cluster-scoped
+ * one with a namespace (404), a verb the resource does not support (405).
  */
-function writeOptions(
-  req: IncomingMessage,
-  query: URLSearchParams,
-  optionsKind: string,
-  admit: Admit | undefined,
-  subresource?: string,
-): WriteOptions {
-  const explicit = query.get('fieldManager');
-  validateFieldManager(optionsKind, explicit ?? undefined);
-  const fromAgent = (req.headers['user-agent'] ?? '').split('/')[0]!.slice(0, 128);
-  return {
-    dryRun: parseDryRun(query),
-    fieldValidation: parseFieldValidation(query),
-    subresource,
-    fieldManager: explicit ?? fromAgent,
-    ...(admit ? { admit } : {}),
-  };
-}
-
-/** PatchOptions of a PATCH: an apply needs a named field manager; force belongs to apply only. */
-function patchOptions(
-  req: IncomingMessage,
-  query: URLSearchParams,
-  apply: boolean,
-  admit: Admit | undefined,
-  subresource?: string,
-): WriteOptions {
-  const options = writeOptions(req, query, 'PatchOptions', admit, subresource);
-  const force = queryOptionalBool(query, 'force');
-  if (apply) {
-    if (!query.get('fieldManager')) {
-      throw optionsInvalid('PatchOptions', [
-        { field: 'fieldManager', message: 'Required value: is required for apply patch' },
-      ]);
-    }
-    options.force = force === true;
-  } else if (force !== undefined) {
-    throw optionsInvalid('PatchOptions', [
-      {
-        field: 'force',
-        message: 'Forbidden: may not be specified for non-apply patch',
-        type: 'FieldValueForbidden',
-      },
-    ]);
+function checkRoute(info: ResourceRequestInfo, def: ResourceDefinition): void {
+  const sub = info.subresource;
+  if (
+    sub !== undefined &&
+    !(sub === 'status' && def.subresources.status) &&
+    !(sub === 'eviction' && def.subresources.eviction) &&
+    !(sub === 'token' && def.subresources.token && info.verb === 'create') &&
+    !(
+      sub === 'finalize' &&
+      def.group === '' &&
+      def.resource === 'namespaces' &&
+      (info.verb === 'update' || info.verb === 'patch')
+    )
+  ) {
+    throw notFound();
   }
-  return options;
-}
-
-function listKindOf(def: ResourceDefinition): string {
-  return def.listKind || `${def.kind}List`;
+  if (def.namespaced && info.namespace === undefined && info.name !== undefined) throw notFound();
+  // Cluster-scoped resources have no namespaced URLs (kube has no such route).
+  if (!def.namespaced && info.namespace !== undefined) throw notFound();
+  if (!def.verbs.includes(info.verb) && !(sub !== undefined)) {
+    throw new ApiError(
+      405,
+      'MethodNotAllowed',
+      `the server does not allow this method on the requested resource`,
+    );
+  }
 }
 
 export class ResourceHandler {
@@ -159,196 +124,140 @@ export class ResourceHandler {
     this.deps = deps;
   }
 
-  async handle(
-    req: IncomingMessage,
-    res: ServerResponse,
-    info: ResourceRequestInfo,
-    def: ResourceDefinition,
-    query: URLSearchParams,
-    preread?: Buffer,
-    admit?: Admit,
-  ): Promise<void> {
-    const { objects } = this.deps;
-    const body = async () => preread ?? (await readBody(req));
-    const namespace = def.namespaced ? info.namespace : undefined;
-    const sub = info.subresource;
-    if (
-      sub !== undefined &&
-      !(sub === 'status' && def.subresources.status) &&
-      !(sub === 'eviction' && def.subresources.eviction) &&
-      !(sub === 'token' && def.subresources.token && info.verb === 'create') &&
-      !(
-        sub === 'finalize' &&
-        def.group === '' &&
-        def.resource === 'namespaces' &&
-        (info.verb === 'update' || info.verb === 'patch')
-      )
-    ) {
-      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
-    }
-    if (def.namespaced && namespace === undefined && info.name !== undefined) {
-      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
-    }
-    // Cluster-scoped resources have no namespaced URLs (kube has no such route).
-    if (!def.namespaced && info.namespace !== undefined) {
-      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
-    }
-    if (!def.verbs.includes(info.verb) && !(sub !== undefined)) {
-      throw new ApiError(
-        405,
-        'MethodNotAllowed',
-        `the server does not allow this method on the requested resource`,
-      );
-    }
-
+  /** Serves one request of a resource the URL names, by its verb. */
+  async handle(call: ResourceCall): Promise<void> {
+    checkRoute(call.info, call.def);
+    const namespace = call.def.namespaced ? call.info.namespace : undefined;
+    const { req, res, def, info, query } = call;
     switch (info.verb) {
-      case 'get': {
-        const object = objects.get(def, namespace, info.name!);
-        await this.sendObject(req, res, def, 200, object, query);
-        return;
-      }
+      case 'get':
+        return this.get(call, namespace);
       case 'list':
-        await this.list(req, res, def, namespace, query);
-        return;
+        return this.list(req, res, def, namespace, query);
       case 'watch':
-        this.watch(req, res, def, namespace, info.name, query);
-        return;
-      case 'create': {
-        const raw = await body();
-        if (sub === 'eviction') {
-          const status = this.deps.evict(
-            def,
-            namespace!,
-            info.name!,
-            decodeObject(raw, req.headers['content-type']),
-          );
-          await this.send(res, 201, status);
-          return;
-        }
-        if (sub === 'token') {
-          const request = this.deps.requestToken(
-            namespace!,
-            info.name!,
-            decodeObject(raw, req.headers['content-type']),
-          );
-          await this.send(res, 201, request);
-          return;
-        }
-        if (info.name !== undefined)
-          throw new ApiError(
-            405,
-            'MethodNotAllowed',
-            'the server does not allow this method on the requested resource',
-          );
-        const result = objects.create(
-          def,
-          namespace,
-          decodeObject(raw, req.headers['content-type']),
-          writeOptions(req, query, 'CreateOptions', admit),
-        );
-        await this.sendObject(req, res, def, 201, result.object, query, result.warnings);
-        return;
-      }
-      case 'update': {
-        const raw = await body();
-        const result = objects.update(
-          def,
-          namespace,
-          info.name!,
-          decodeObject(raw, req.headers['content-type']),
-          writeOptions(req, query, 'UpdateOptions', admit, sub),
-        );
-        await this.sendObject(req, res, def, 200, result.object, query, result.warnings);
-        return;
-      }
-      case 'patch': {
-        const raw = await body();
-        const type = mediaType(req.headers['content-type']);
-        if (type === APPLY_PATCH) {
-          const options = patchOptions(req, query, true, admit, sub);
-          const result = objects.apply(def, namespace, info.name!, decodeApplyPatch(raw), options);
-          await this.sendObject(
-            req,
-            res,
-            def,
-            result.created ? 201 : 200,
-            result.object,
-            query,
-            result.warnings,
-          );
-          return;
-        }
-        const result = objects.patch(
-          def,
-          namespace,
-          info.name!,
-          type,
-          raw,
-          patchOptions(req, query, false, admit, sub),
-        );
-        await this.sendObject(req, res, def, 200, result.object, query, result.warnings);
-        return;
-      }
-      case 'delete': {
-        const { orphanDependentsFalse, ...options } = await this.deleteOptions(req, query);
-        if (admit) options.admit = admit;
-        const result = objects.delete(def, namespace, info.name!, options);
-        // kube answers 202 only for a deletion left pending when the client set orphanDependents=false.
-        const status = !result.deleted && orphanDependentsFalse ? 202 : 200;
-        if (result.deleted && !returnsDeletedObject(def)) {
-          await this.send(res, status, deletedStatus(def, result.object));
-          return;
-        }
-        await this.sendObject(req, res, def, status, result.object, query);
-        return;
-      }
-      case 'deletecollection': {
-        const options = await this.deleteOptions(req, query);
-        if (admit) options.admit = admit;
-        const selection = this.deps.select(def, query.get('labelSelector'), query.get('fieldSelector'));
-        const deleted = objects.deleteCollection(def, namespace, selection.filter, options);
-        await this.send(res, 200, {
-          kind: listKindOf(def),
-          apiVersion: apiVersionOf(def),
-          metadata: { resourceVersion: String(this.deps.store.currentRevision()) },
-          items: deleted,
-        });
-        return;
-      }
+        return this.watch(req, res, def, namespace, info.name, query);
+      case 'create':
+        return this.create(call, namespace);
+      case 'update':
+        return this.update(call, namespace);
+      case 'patch':
+        return this.patch(call, namespace);
+      case 'delete':
+        return this.delete(call, namespace);
+      case 'deletecollection':
+        return this.deleteCollection(call, namespace);
     }
   }
 
-  private async deleteOptions(
-    req: IncomingMessage,
-    query: URLSearchParams,
-  ): Promise<DeleteOptions & { orphanDependentsFalse?: boolean }> {
-    const body = await readBody(req);
-    const fromBody: KubeObject =
-      body.length > 0 && body.toString('utf8').trim() !== ''
-        ? decodeObject(body, req.headers['content-type'])
-        : {};
-    const requested: { orphanDependentsFalse?: boolean } = {};
-    const options: DeleteOptions = {
-      dryRun: parseDryRun(query) || (Array.isArray(fromBody.dryRun) && fromBody.dryRun.includes('All')),
-    };
-    const policy = query.get('propagationPolicy') ?? fromBody.propagationPolicy;
-    if (policy !== undefined && policy !== null && policy !== '') {
-      if (policy !== 'Orphan' && policy !== 'Background' && policy !== 'Foreground') {
-        throw badRequest(
-          `propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
-        );
-      }
-      options.propagationPolicy = policy;
-    } else {
-      // The query wins over the body, as kube's parameter decoding overwrites the decoded body.
-      const orphan = queryOptionalBool(query, 'orphanDependents') ?? fromBody.orphanDependents;
-      if (orphan === true) options.propagationPolicy = 'Orphan';
-      if (orphan === false) requested.orphanDependentsFalse = true;
+  private async get(call: ResourceCall, namespace: string | undefined): Promise<void> {
+    const object = this.deps.objects.get(call.def, namespace, call.info.name!);
+    await this.sendObject(call.req, call.res, call.def, 200, object, call.query);
+  }
+
+  /** POST of a new object, or of the eviction and token subresources (which store nothing themselves). */
+  private async create(call: ResourceCall, namespace: string | undefined): Promise<void> {
+    const { req, res, def, info, query } = call;
+    const raw = await call.body();
+    if (info.subresource === 'eviction') {
+      const status = this.deps.evict(
+        def,
+        namespace!,
+        info.name!,
+        decodeObject(raw, req.headers['content-type']),
+      );
+      await this.send(res, 201, status);
+      return;
     }
-    if (fromBody.preconditions) options.preconditions = fromBody.preconditions;
-    const grace = parseNonNegativeInt(query, 'gracePeriodSeconds') ?? fromBody.gracePeriodSeconds;
-    if (typeof grace === 'number') options.gracePeriodSeconds = grace;
-    return { ...options, ...requested };
+    if (info.subresource === 'token') {
+      const request = this.deps.requestToken(
+        namespace!,
+        info.name!,
+        decodeObject(raw, req.headers['content-type']),
+      );
+      await this.send(res, 201, request);
+      return;
+    }
+    if (info.name !== undefined)
+      throw new ApiError(
+        405,
+        'MethodNotAllowed',
+        'the server does not allow this method on the requested resource',
+      );
+    const result = this.deps.objects.create(
+      def,
+      namespace,
+      decodeObject(raw, req.headers['content-type']),
+      writeOptions(req, query, 'CreateOptions', call.admit),
+    );
+    await this.sendObject(req, res, def, 201, result.object, query, result.warnings);
+  }
+
+  private async update(call: ResourceCall, namespace: string | undefined): Promise<void> {
+    const { req, res, def, info, query } = call;
+    const raw = await call.body();
+    const result = this.deps.objects.update(
+      def,
+      namespace,
+      info.name!,
+      decodeObject(raw, req.headers['content-type']),
+      writeOptions(req, query, 'UpdateOptions', call.admit, info.subresource),
+    );
+    await this.sendObject(req, res, def, 200, result.object, query, result.warnings);
+  }
+
+  /** A server-side apply (which may create the object), or a JSON, merge or strategic merge patch. */
+  private async patch(call: ResourceCall, namespace: string | undefined): Promise<void> {
+    const { req, res, def, info, query } = call;
+    const raw = await call.body();
+    const type = mediaType(req.headers['content-type']);
+    if (type === APPLY_PATCH) {
+      const options = patchOptions(req, query, true, call.admit, info.subresource);
+      const result = this.deps.objects.apply(def, namespace, info.name!, decodeApplyPatch(raw), options);
+      const status = result.created ? 201 : 200;
+      await this.sendObject(req, res, def, status, result.object, query, result.warnings);
+      return;
+    }
+    const result = this.deps.objects.patch(
+      def,
+      namespace,
+      info.name!,
+      type,
+      raw,
+      patchOptions(req, query, false, call.admit, info.subresource),
+    );
+    await this.sendObject(req, res, def, 200, result.object, query, result.warnings);
+  }
+
+  private async delete(call: ResourceCall, namespace: string | undefined): Promise<void> {
+    const { req, res, def, info, query } = call;
+    const { orphanDependentsFalse, ...options } = deleteOptions(
+      await call.body(),
+      req.headers['content-type'],
+      query,
+    );
+    if (call.admit) options.admit = call.admit;
+    const result = this.deps.objects.delete(def, namespace, info.name!, options);
+    // kube answers 202 only for a deletion left pending when the client set orphanDependents=false.
+    const status = !result.deleted && orphanDependentsFalse ? 202 : 200;
+    if (result.deleted && !returnsDeletedObject(def)) {
+      await this.send(res, status, deletedStatus(def, result.object));
+      return;
+    }
+    await this.sendObject(req, res, def, status, result.object, query);
+  }
+
+  private async deleteCollection(call: ResourceCall, namespace: string | undefined): Promise<void> {
+    const { req, res, def, query } = call;
+    const options = deleteOptions(await call.body(), req.headers['content-type'], query);
+    if (call.admit) options.admit = call.admit;
+    const selection = this.deps.select(def, query.get('labelSelector'), query.get('fieldSelector'));
+    const deleted = this.deps.objects.deleteCollection(def, namespace, selection.filter, options);
+    await this.send(res, 200, {
+      kind: listKindOf(def),
+      apiVersion: apiVersionOf(def),
+      metadata: { resourceVersion: String(this.deps.store.currentRevision()) },
+      items: deleted,
+    });
   }
 
   /**
