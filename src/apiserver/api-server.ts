@@ -443,15 +443,14 @@ export class ApiServer {
       await this.answerSelfReview(req, res, info, def, identity, body);
       return;
     }
-    const preread = body;
-    let read: Promise<Buffer> | undefined;
+    const read = body ? Promise.resolve(body) : undefined;
     await handler.handle({
       req,
       res,
       info,
       def,
       query: url.searchParams,
-      body: () => (preread ? Promise.resolve(preread) : (read ??= readBody(req))),
+      body: () => read ?? readBody(req),
       admit: this.admissionFor(identity),
     });
   }
