@@ -1,8 +1,9 @@
-// What the embedded API server is made of, and how its parts are put together, in the order they are
-// made: the data dir and its credentials, the store, the resources and the object service over them,
-// the controllers, and the serving side ending in the request chain, the named stages every request
-// goes through (docs/apiserver.md). Every name is declared before it is used, except the one cycle
-// (namespaces), which says so. ApiServer (api-server.ts) is given these parts; it listens and stops.
+// What the embedded API server is made of, and how its parts are put together. composeApiServer reads
+// top to bottom in the order the parts are made: the data dir and its credentials, the store and the
+// object service over it, the controllers, the resource handler and discovery, the HTTPS server, and
+// the request chain, the named stages every request goes through (docs/apiserver.md), one line each.
+// Each part is made from parts made before it; the one cycle (namespaces) is closed in openObjects and
+// says so. ApiServer (api-server.ts) is given these parts; it listens, issues credentials and stops.
 
 import { createServer, type Server } from 'node:https';
 import { join } from 'node:path';
@@ -106,131 +107,28 @@ export interface ApiServerParts {
 const DEFAULT_BOOKMARK_MS = 15_000;
 const DEFAULT_WATCH_TIMEOUT_MS: [number, number] = [30 * 60_000, 60 * 60_000];
 
-/** The server's URL on `port`. */
-export function serverUrl(host: string, port: number): string {
-  return `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
-}
-
-/**
- * Data dirs written before events.k8s.io Events became a view over the core Event store kept them under
- * their own keys: move them into the core store once, so both APIs see them.
- */
-function mergeEventsV1Store(store: Store): void {
-  for (const item of store.list('/events.k8s.io/events/').items) {
-    const coreKey = `/core/events/${item.key.slice('/events.k8s.io/events/'.length)}`;
-    if (!store.get(coreKey)) {
-      const core = eventsV1ToCore(item.object);
-      delete core.metadata.resourceVersion;
-      store.create(coreKey, core);
-    }
-    store.delete(item.key, item.revision);
-  }
-}
-
-/**
- * The strategies each write of a kind goes through: built-in kinds are pruned, decoded and defaulted
- * before their own rules, custom resources checked against their CRD's schema; the profile's
- * validators last (built-in) or right after the schema (custom).
- */
-function kindStrategies(
-  profile: ApiServerProfile,
-  registry: ResourceRegistry,
-): (def: ResourceDefinition) => KindStrategy[] {
-  const validateKinds = kindValidationStrategy(profile);
-  const byResource = new Map<string, KindStrategy[]>([
-    ['/namespaces', [namespaceStrategy]],
-    ['apiextensions.k8s.io/customresourcedefinitions', [crdValidationStrategy, crdStrategy(registry)]],
-  ]);
-  return (def) => {
-    const specific = byResource.get(`${def.group}/${def.resource}`) ?? [];
-    return def.builtin
-      ? [builtinPruningStrategy, builtinDecodingStrategy, builtinDefaultsStrategy, ...specific, validateKinds]
-      : [customResourceStrategy, validateKinds, ...specific];
-  };
-}
-
-/** Reads a stored object by its resource's coordinates, as authorization and tokens need. */
-function storedObjects(registry: ResourceRegistry, objects: ObjectService): StoredObjectLookup {
-  return (group, version, resource, namespace, name) => {
-    const def = registry.get(group, version, resource);
-    return def ? objects.tryGet(def, namespace, name) : undefined;
-  };
-}
-
-/** Creates the CRDs, or updates them when this build's schemas differ from the stored ones. */
-function installCustomResourceDefinitions(
-  objects: ObjectService,
-  registry: ResourceRegistry,
-  crds: KubeObject[],
-): void {
-  const def = registry.get('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
-  for (const crd of crds) {
-    const existing = objects.tryGet(def, undefined, crd.metadata.name);
-    if (!existing) {
-      objects.create(def, undefined, crd);
-    } else if (JSON.stringify(existing.spec) !== JSON.stringify(crd.spec)) {
-      objects.update(def, undefined, crd.metadata.name, { ...existing, spec: crd.spec });
-    }
-  }
-}
-
 export async function composeApiServer(options: ApiServerOptions): Promise<ApiServerParts> {
   const { dataDir, profile } = options;
   const log = options.logger ?? pino({ level: process.env.NODEHERD_LOG_LEVEL ?? 'info', name: 'apiserver' });
   const host = options.host ?? '127.0.0.1';
 
-  // The data dir, its certificates and credentials.
+  // The data dir and its credentials; the store, the objects in it, and the controllers over them.
   restrictDataDir(dataDir);
   const pki = await ensurePki(dataDir, { extraSans: options.extraSans ?? [] });
   const tokens = TokenStore.open(dataDir, new Identities(profile.identities));
   const serviceAccountTokens = ServiceAccountTokenIssuer.open(dataDir);
-
-  // The store, and the objects in it: the resources served, each kind's strategies, the object service.
-  const store: Store = SqliteStore.open(join(dataDir, STATE_DB), {
-    ...(options.retainRevisions !== undefined ? { retainRevisions: options.retainRevisions } : {}),
-    compactIntervalMs: options.compactIntervalMs ?? 5 * 60_000,
-    onBackgroundError: (err, context) => log.error({ err, context }, 'storage background failure'),
-    // One fsync per event-loop turn instead of per write; every answer waits for it (resource-handler.ts).
-    groupCommit: true,
-  });
-  mergeEventsV1Store(store);
-  const registry = new ResourceRegistry();
-  // A namespaced write needs a live namespace, which the namespace controller judges through the object
-  // service: the one cycle here, closed when the controller is made below.
-  let namespaces: NamespaceController | undefined;
-  const objects = new ObjectService({
-    store,
-    strategies: kindStrategies(profile, registry),
-    applyPatch: applyPatchFor,
-    validateName: nameProblem,
-    admitNamespace: (namespace) => namespaces!.admit(namespace),
-  });
+  const { store, registry, objects, namespaces } = openObjects(options, log);
   const lookup = storedObjects(registry, objects);
   const boundObjects: BoundObjectLookup = {
     serviceAccount: (namespace, name) => lookup('', 'v1', 'serviceaccounts', namespace, name),
     pod: (namespace, name) => lookup('', 'v1', 'pods', namespace, name),
     node: (name) => lookup('', 'v1', 'nodes', undefined, name),
   };
-
-  // The controllers a bare API server relies on; the CRDs first, so the registry serves them.
-  const crds = new CrdController(store, registry, objects);
-  crds.start();
-  namespaces = new NamespaceController(store, registry, objects, profile.namespaces);
-  namespaces.start();
-  const gc = new GarbageCollector(store, registry, objects);
-  gc.start();
-  const disruption = new DisruptionController(store, registry, objects, matchLabelSelectorObject);
-  disruption.start();
-  const serviceAccounts = new ServiceAccountController(store, registry, objects);
-  serviceAccounts.start();
-  const nodeLifecycle = new NodeLifecycleController(store, registry, objects, {
-    gracePeriodMs: options.nodeMonitorGracePeriodMs ?? 40_000,
-  });
-  nodeLifecycle.start();
+  const { controllers, disruption } = startControllers(options, store, registry, objects, namespaces);
   if (options.installCrds !== false)
     installCustomResourceDefinitions(objects, registry, profile.customResourceDefinitions());
 
-  // Serving: watches, the resource handler, discovery, and the HTTPS server.
+  // Serving: watches and the resource handler, discovery, the HTTPS server.
   const hub = new WatchHub(store);
   const handler = new ResourceHandler({
     objects,
@@ -246,12 +144,7 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
     watchTimeoutMs: options.watchTimeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS,
   });
   const discovery = new DiscoveryService(registry);
-  const server = createServer({ cert: pki.certPem, key: pki.keyPem, minVersion: 'TLSv1.2' });
-  // Watches are long-lived; Node's default request timeouts would cut them.
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
-  server.keepAliveTimeout = 90_000;
-  server.maxHeadersCount = 200;
+  const server = httpsServer(pki);
   const listeningUrl = () => {
     const address = server.address();
     return serverUrl(host, typeof address === 'object' && address ? address.port : 0);
@@ -278,7 +171,6 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
     resources(handler),
   ]);
   server.on('request', (req, res) => void chain.run(req, res));
-  server.on('clientError', (_err, socket) => socket.destroy());
 
   return {
     dataDir,
@@ -292,16 +184,142 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
     objects,
     boundObjects,
     hub,
-    controllers: [
-      serviceAccounts,
-      nodeLifecycle,
-      disruption,
-      gc,
-      namespaces,
-      crds,
-      { stop: () => hub.close() },
-    ],
+    controllers: [...controllers, { stop: () => hub.close() }],
     chain,
     server,
   };
+}
+
+/**
+ * The store, the resources it serves and the object service over them, with each kind's strategies.
+ * A namespaced write needs a live namespace, which the namespace controller judges through the object
+ * service: the one cycle of the composition, closed here by making that controller with the service.
+ */
+function openObjects(
+  options: ApiServerOptions,
+  log: Logger,
+): { store: Store; registry: ResourceRegistry; objects: ObjectService; namespaces: NamespaceController } {
+  const store: Store = SqliteStore.open(join(options.dataDir, STATE_DB), {
+    ...(options.retainRevisions !== undefined ? { retainRevisions: options.retainRevisions } : {}),
+    compactIntervalMs: options.compactIntervalMs ?? 5 * 60_000,
+    onBackgroundError: (err, context) => log.error({ err, context }, 'storage background failure'),
+    // One fsync per event-loop turn instead of per write; every answer waits for it (resource-handler.ts).
+    groupCommit: true,
+  });
+  mergeEventsV1Store(store);
+  const registry = new ResourceRegistry();
+  let namespaces: NamespaceController | undefined;
+  const objects = new ObjectService({
+    store,
+    strategies: kindStrategies(options.profile, registry),
+    applyPatch: applyPatchFor,
+    validateName: nameProblem,
+    admitNamespace: (namespace) => namespaces!.admit(namespace),
+  });
+  namespaces = new NamespaceController(store, registry, objects, options.profile.namespaces);
+  return { store, registry, objects, namespaces };
+}
+
+/**
+ * The strategies each write of a kind goes through: built-in kinds are pruned, decoded and defaulted
+ * before their own rules, custom resources checked against their CRD's schema; the profile's
+ * validators last (built-in) or right after the schema (custom).
+ */
+function kindStrategies(
+  profile: ApiServerProfile,
+  registry: ResourceRegistry,
+): (def: ResourceDefinition) => KindStrategy[] {
+  const validateKinds = kindValidationStrategy(profile);
+  const byResource = new Map<string, KindStrategy[]>([
+    ['/namespaces', [namespaceStrategy]],
+    ['apiextensions.k8s.io/customresourcedefinitions', [crdValidationStrategy, crdStrategy(registry)]],
+  ]);
+  return (def) => {
+    const specific = byResource.get(`${def.group}/${def.resource}`) ?? [];
+    return def.builtin
+      ? [builtinPruningStrategy, builtinDecodingStrategy, builtinDefaultsStrategy, ...specific, validateKinds]
+      : [customResourceStrategy, validateKinds, ...specific];
+  };
+}
+
+/**
+ * Data dirs written before events.k8s.io Events became a view over the core Event store kept them under
+ * their own keys: move them into the core store once, so both APIs see them.
+ */
+function mergeEventsV1Store(store: Store): void {
+  for (const item of store.list('/events.k8s.io/events/').items) {
+    const coreKey = `/core/events/${item.key.slice('/events.k8s.io/events/'.length)}`;
+    if (!store.get(coreKey)) {
+      const core = eventsV1ToCore(item.object);
+      delete core.metadata.resourceVersion;
+      store.create(coreKey, core);
+    }
+    store.delete(item.key, item.revision);
+  }
+}
+
+/** Reads a stored object by its resource's coordinates, as authorization and tokens need. */
+function storedObjects(registry: ResourceRegistry, objects: ObjectService): StoredObjectLookup {
+  return (group, version, resource, namespace, name) => {
+    const def = registry.get(group, version, resource);
+    return def ? objects.tryGet(def, namespace, name) : undefined;
+  };
+}
+
+/** Starts the controllers a bare API server relies on, the CRDs' first (the registry then serves them). */
+function startControllers(
+  options: ApiServerOptions,
+  store: Store,
+  registry: ResourceRegistry,
+  objects: ObjectService,
+  namespaces: NamespaceController,
+): { controllers: { stop(): void }[]; disruption: DisruptionController } {
+  const crds = new CrdController(store, registry, objects);
+  crds.start();
+  namespaces.start();
+  const gc = new GarbageCollector(store, registry, objects);
+  gc.start();
+  const disruption = new DisruptionController(store, registry, objects, matchLabelSelectorObject);
+  disruption.start();
+  const serviceAccounts = new ServiceAccountController(store, registry, objects);
+  serviceAccounts.start();
+  const nodeLifecycle = new NodeLifecycleController(store, registry, objects, {
+    gracePeriodMs: options.nodeMonitorGracePeriodMs ?? 40_000,
+  });
+  nodeLifecycle.start();
+  return { controllers: [serviceAccounts, nodeLifecycle, disruption, gc, namespaces, crds], disruption };
+}
+
+/** Creates the CRDs, or updates them when this build's schemas differ from the stored ones. */
+function installCustomResourceDefinitions(
+  objects: ObjectService,
+  registry: ResourceRegistry,
+  crds: KubeObject[],
+): void {
+  const def = registry.get('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
+  for (const crd of crds) {
+    const existing = objects.tryGet(def, undefined, crd.metadata.name);
+    if (!existing) {
+      objects.create(def, undefined, crd);
+    } else if (JSON.stringify(existing.spec) !== JSON.stringify(crd.spec)) {
+      objects.update(def, undefined, crd.metadata.name, { ...existing, spec: crd.spec });
+    }
+  }
+}
+
+/** The HTTPS server, with the timeouts watches need; it serves nothing until given a listener. */
+function httpsServer(pki: { certPem: string; keyPem: string }): Server {
+  const server = createServer({ cert: pki.certPem, key: pki.keyPem, minVersion: 'TLSv1.2' });
+  // Watches are long-lived; Node's default request timeouts would cut them.
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.keepAliveTimeout = 90_000;
+  server.maxHeadersCount = 200;
+  server.on('clientError', (_err, socket) => socket.destroy());
+  return server;
+}
+
+/** The server's URL on `port`. */
+export function serverUrl(host: string, port: number): string {
+  return `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
