@@ -262,7 +262,7 @@ export class ResourceHandler {
 
   /**
    * Sends an answer once every write it may reflect is durable: with a group-committing store a read can
-   * see, and a write can produce, state whose commit is still pending. Errors wait too (api-server.ts).
+   * see, and a write can produce, state whose commit is still pending. Errors wait too (chain/audit-ids.ts).
    */
   private async send(
     res: ServerResponse,
