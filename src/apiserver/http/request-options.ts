@@ -9,7 +9,7 @@ import { optionsInvalid, validateFieldManager } from '../objects/field-managemen
 import type { Admit, DeleteOptions, WriteOptions } from '../objects/object-service.ts';
 import type { KubeObject } from '../storage/types.ts';
 import { decodeObject } from './body.ts';
-import { queryOptionalBool } from './query-params.ts';
+import { queryBool, queryOptionalBool } from './query-params.ts';
 
 export function parseDryRun(query: URLSearchParams): boolean {
   const values = query.getAll('dryRun');
@@ -123,4 +123,42 @@ export function deleteOptions(
   const grace = parseNonNegativeInt(query, 'gracePeriodSeconds') ?? fromBody.gracePeriodSeconds;
   if (typeof grace === 'number') options.gracePeriodSeconds = grace;
   return { ...options, ...requested };
+}
+
+export interface WatchOptions {
+  /** '' when absent. */
+  resourceVersion: string;
+  bookmarks: boolean;
+  sendInitialEvents: boolean | undefined;
+  timeoutMs: number;
+}
+
+/**
+ * A watch's options: sendInitialEvents only with resourceVersionMatch=NotOlderThan and bookmarks, as
+ * kube requires; without timeoutSeconds a timeout drawn from `defaultTimeoutMs`, to spread reconnects.
+ */
+export function watchOptions(query: URLSearchParams, defaultTimeoutMs: [number, number]): WatchOptions {
+  const rv = query.get('resourceVersion') ?? '';
+  const bookmarks = queryBool(query, 'allowWatchBookmarks');
+  const sendInitialEvents = queryOptionalBool(query, 'sendInitialEvents');
+  if (sendInitialEvents !== undefined) {
+    if (query.get('resourceVersionMatch') !== 'NotOlderThan') {
+      throw badRequest(
+        'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+      );
+    }
+    if (!bookmarks)
+      throw badRequest(
+        'allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true',
+      );
+  }
+  if (rv !== '' && !/^\d+$/.test(rv))
+    throw badRequest(`resourceVersion: Invalid value: "${rv}": must be a non-negative integer`);
+  const timeoutSeconds = parseNonNegativeInt(query, 'timeoutSeconds');
+  const [lo, hi] = defaultTimeoutMs;
+  const timeoutMs =
+    timeoutSeconds !== undefined && timeoutSeconds > 0
+      ? timeoutSeconds * 1000
+      : lo + Math.random() * (hi - lo);
+  return { resourceVersion: rv, bookmarks, sendInitialEvents, timeoutMs };
 }

@@ -11,10 +11,15 @@ import { type KubeObject, type Store, type StoreEvent, StoreExpiredError } from 
 import type { WatchHub } from '../watch/watch-hub.ts';
 import { decodeObject, mediaType } from './body.ts';
 import { deletedStatus, returnsDeletedObject } from './delete-response.ts';
-import { queryBool, queryOptionalBool } from './query-params.ts';
 import type { ResourceRequestInfo } from './request-info.ts';
 import { listPrefix } from './request-info.ts';
-import { deleteOptions, parseNonNegativeInt, patchOptions, writeOptions } from './request-options.ts';
+import {
+  deleteOptions,
+  parseNonNegativeInt,
+  patchOptions,
+  watchOptions,
+  writeOptions,
+} from './request-options.ts';
 import { sendJson, sendJsonList, warningHeaders } from './respond.ts';
 import { WatchStream } from './watch-stream.ts';
 
@@ -373,72 +378,26 @@ export class ResourceHandler {
     if (name !== undefined)
       fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${name}` : `metadata.name=${name}`;
     const selection = this.deps.select(def, query.get('labelSelector'), fieldSelector);
-    const rv = query.get('resourceVersion') ?? '';
-    const bookmarks = queryBool(query, 'allowWatchBookmarks');
-    const sendInitialEvents = queryOptionalBool(query, 'sendInitialEvents');
-    if (sendInitialEvents !== undefined) {
-      if (query.get('resourceVersionMatch') !== 'NotOlderThan') {
-        throw badRequest(
-          'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
-        );
-      }
-      if (!bookmarks)
-        throw badRequest(
-          'allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true',
-        );
-    }
-    if (rv !== '' && !/^\d+$/.test(rv))
-      throw badRequest(`resourceVersion: Invalid value: "${rv}": must be a non-negative integer`);
-
-    const timeoutSeconds = parseNonNegativeInt(query, 'timeoutSeconds');
-    const [lo, hi] = this.deps.watchTimeoutMs;
-    const timeoutMs =
-      timeoutSeconds !== undefined && timeoutSeconds > 0
-        ? timeoutSeconds * 1000
-        : lo + Math.random() * (hi - lo);
+    const options = watchOptions(query, this.deps.watchTimeoutMs);
     const rendering = this.deps.render(req.headers.accept, query, { list: false, watch: true });
     const keyed = def.storedAs?.def ?? def;
     const prefix = listPrefix(keyed.group, keyed.resource, def.namespaced ? namespace : '');
-    // A view over another resource's storage (events.k8s.io Events) converts before filtering and sending.
-    const view = def.storedAs;
-    const shown = (o: KubeObject): KubeObject =>
-      view && o.apiVersion !== apiVersionOf(def) ? view.fromStorage(o) : o;
-    const userFilter = selection.filter;
-    const filter = userFilter && view ? (o: KubeObject) => userFilter(shown(o)) : userFilter;
-    const tableTransform = rendering.kind !== 'json' ? this.watchTransform(def, rendering) : undefined;
-    const transform =
-      view || tableTransform
-        ? (o: KubeObject) => (tableTransform ? tableTransform(shown(o)) : shown(o))
-        : undefined;
+    const { filter, transform } = this.watchView(def, rendering, selection.filter);
 
     // Check history before answering 200, so a too-old resourceVersion can still be a plain 410.
+    const { resourceVersion: rv, sendInitialEvents } = options;
     const initial =
       sendInitialEvents === true || (sendInitialEvents === undefined && (rv === '' || rv === '0'));
-    let backlog: StoreEvent[] | StoreExpiredError | undefined;
-    if (!initial) {
-      // A watch of one object (an agent's of its own Node) reads that object's history only: reading
-      // every Node's since its resourceVersion made 5,000 agents' watches O(nodes²) (issue 17). The
-      // key is known unless the object may be in any namespace.
-      const key =
-        selection.name !== undefined && (!def.namespaced || namespace !== undefined)
-          ? `${prefix}${selection.name}`
-          : undefined;
-      try {
-        backlog = store.eventsSince(prefix, Number(rv), key);
-      } catch (err) {
-        if (!(err instanceof StoreExpiredError)) throw err;
-        backlog = err;
-      }
-    }
+    const backlog = initial ? undefined : this.backlog(def, namespace, prefix, selection.name, rv);
 
     const stream = new WatchStream(req, res, {
       def,
       prefix,
       ...(selection.name !== undefined ? { name: selection.name } : {}),
       ...(filter ? { filter } : {}),
-      bookmarks,
+      bookmarks: options.bookmarks,
       bookmarkIntervalMs: this.deps.bookmarkIntervalMs,
-      timeoutMs,
+      timeoutMs: options.timeoutMs,
       currentRevision: () => store.currentRevision(),
       gate: store,
       ...(transform ? { transform } : {}),
@@ -462,5 +421,49 @@ export class ResourceHandler {
       stream.replay(backlog);
     }
     stream.attach(hub);
+  }
+
+  /**
+   * The events a watch from resourceVersion `rv` replays, or the expiry it reports. A watch of one object
+   * (an agent's of its own Node) reads that object's history only: reading every Node's since its
+   * resourceVersion made 5,000 agents' watches O(nodes²) (issue 17). The key is known unless the object
+   * may be in any namespace.
+   */
+  private backlog(
+    def: ResourceDefinition,
+    namespace: string | undefined,
+    prefix: string,
+    name: string | undefined,
+    rv: string,
+  ): StoreEvent[] | StoreExpiredError {
+    const key =
+      name !== undefined && (!def.namespaced || namespace !== undefined) ? `${prefix}${name}` : undefined;
+    try {
+      return this.deps.store.eventsSince(prefix, Number(rv), key);
+    } catch (err) {
+      if (!(err instanceof StoreExpiredError)) throw err;
+      return err;
+    }
+  }
+
+  /**
+   * How a watch shows stored objects: a view over another resource's storage (events.k8s.io Events)
+   * converts them before filtering and sending; a Table watch renders each event.
+   */
+  private watchView(
+    def: ResourceDefinition,
+    rendering: Rendering,
+    userFilter: ObjectFilter | undefined,
+  ): { filter: ObjectFilter | undefined; transform: ((o: KubeObject) => KubeObject) | undefined } {
+    const view = def.storedAs;
+    const shown = (o: KubeObject): KubeObject =>
+      view && o.apiVersion !== apiVersionOf(def) ? view.fromStorage(o) : o;
+    const filter = userFilter && view ? (o: KubeObject) => userFilter(shown(o)) : userFilter;
+    const tableTransform = rendering.kind !== 'json' ? this.watchTransform(def, rendering) : undefined;
+    const transform =
+      view || tableTransform
+        ? (o: KubeObject) => (tableTransform ? tableTransform(shown(o)) : shown(o))
+        : undefined;
+    return { filter, transform };
   }
 }
