@@ -14,7 +14,7 @@ import type { ResourceDefinition } from '../registry/resource-definition.ts';
 
 /** One stage of the request path. */
 export interface RequestStage {
-  /** How docs and errors name the stage, e.g. "authentication". */
+  /** How docs/apiserver.md names the stage, e.g. "authentication" (a test holds the page to it). */
   readonly name: string;
   /** Answers the request, throws to refuse it, or calls next() to pass it on (at most once). */
   handle(request: ApiRequest, next: () => Promise<void>): Promise<void>;
