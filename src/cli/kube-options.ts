@@ -2,8 +2,8 @@
 // subcommand, as kubectl and `kubectl nodeherd` users write them), and the client they lead to.
 
 import type { Command } from 'commander';
-import { KubeClient } from '../kube/kube-client.ts';
 import { type ClusterConfig, isLightClusterConfig, loadClusterConfig } from '../kube/cluster-config.ts';
+import { KubeClient } from '../kube/kube-client.ts';
 import { type ApiContext, CliError, describeApiError } from './cli-error.ts';
 
 export interface KubeOptions {

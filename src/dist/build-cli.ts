@@ -75,7 +75,6 @@ export async function buildCli(outDir = DEFAULT_CLI_OUT_DIR): Promise<CliBuild> 
   const out = resolve(outDir);
   await mkdir(out, { recursive: true });
   const nodeherd = join(out, 'nodeherd.mjs');
-  const bundle = join(out, 'nodeherd-bundle.mjs');
   const dashboardScript = await buildDashboardScript();
   const result = await build({
     plugins: [prebuiltDashboard(dashboardScript)],

@@ -9,8 +9,8 @@
 // /openid/v1/jwks, so any OIDC verifier can check the tokens.
 //
 // This module checks what the token itself says (signature, issuer, audience, lifetime); whether the
-// objects it is bound to still exist is the caller's check (api-server.ts), because only it has the
-// store: kube refuses a token whose pod was deleted or replaced (another uid).
+// objects it is bound to still exist is the caller's check (chain/authentication.ts), because only the
+// caller reads the store: kube refuses a token whose pod was deleted or replaced (another uid).
 
 import {
   createHash,

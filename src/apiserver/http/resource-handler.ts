@@ -3,24 +3,23 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest, expired } from '../errors.ts';
-import { optionsInvalid, validateFieldManager } from '../objects/field-management.ts';
-import type {
-  Admit,
-  DeleteOptions,
-  ObjectFilter,
-  ObjectService,
-  WriteOptions,
-} from '../objects/object-service.ts';
+import type { Admit, ObjectFilter, ObjectService } from '../objects/object-service.ts';
 import { APPLY_PATCH, decodeApplyPatch } from '../patch/apply-patch.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { apiVersionOf } from '../registry/resource-definition.ts';
 import { type KubeObject, type Store, type StoreEvent, StoreExpiredError } from '../storage/types.ts';
 import type { WatchHub } from '../watch/watch-hub.ts';
-import { decodeObject, mediaType, readBody } from './body.ts';
+import { decodeObject, mediaType } from './body.ts';
 import { deletedStatus, returnsDeletedObject } from './delete-response.ts';
-import { queryBool, queryOptionalBool } from './query-params.ts';
 import type { ResourceRequestInfo } from './request-info.ts';
 import { listPrefix } from './request-info.ts';
+import {
+  deleteOptions,
+  parseNonNegativeInt,
+  patchOptions,
+  watchOptions,
+  writeOptions,
+} from './request-options.ts';
 import { sendJson, sendJsonList, warningHeaders } from './respond.ts';
 import { WatchStream } from './watch-stream.ts';
 
@@ -69,87 +68,58 @@ export interface ResourceHandlerDeps {
   watchTimeoutMs: [number, number];
 }
 
-function parseDryRun(query: URLSearchParams): boolean {
-  const values = query.getAll('dryRun');
-  for (const v of values) {
-    if (v !== 'All') throw badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`);
-  }
-  return values.length > 0;
+function listKindOf(def: ResourceDefinition): string {
+  return def.listKind || `${def.kind}List`;
 }
 
-function parseFieldValidation(query: URLSearchParams): WriteOptions['fieldValidation'] {
-  const raw = query.get('fieldValidation');
-  if (raw === null || raw === '') return 'Ignore';
-  const normal = raw.charAt(0).toUpperCase() + raw.slice(1).toLowerCase();
-  if (normal === 'Strict' || normal === 'Warn' || normal === 'Ignore') return normal;
-  throw badRequest(
-    `fieldValidation: Unsupported value: "${raw}": supported values: "Ignore", "Strict", "Warn"`,
-  );
+/** One resource request as the handler serves it, with what the request chain found out about it. */
+export interface ResourceCall {
+  req: IncomingMessage;
+  res: ServerResponse;
+  info: ResourceRequestInfo;
+  def: ResourceDefinition;
+  query: URLSearchParams;
+  /** The body, read once whoever asks first (authorization may have read it already). */
+  body(): Promise<Buffer>;
+  /** What admission checks on every write, seeing the stored and the resulting object. */
+  admit?: Admit | undefined;
 }
 
-function parseNonNegativeInt(query: URLSearchParams, name: string): number | undefined {
-  const raw = query.get(name);
-  if (raw === null || raw === '') return undefined;
-  if (!/^\d+$/.test(raw))
-    throw badRequest(`${name}: Invalid value: "${raw}": must be a non-negative integer`);
-  return Number(raw);
+function notFound(): ApiError {
+  return new ApiError(404, 'NotFound', 'the server could not find the requested resource');
 }
 
 /**
- * Write options from the query. `optionsKind` (CreateOptions, UpdateOptions, PatchOptions) names the
- * options in errors. Without ?fieldManager= the manager is the client's User-Agent up to its first
- * "/", as kube records it.
+ * Refuses a URL this resource does not serve, as kube does: an unknown subresource (finalize is the
+ * Namespace's only, for writes), a namespaced resource's object without its namespace or a cluster-scoped
+ * one with a namespace (404), a verb the resource does not support (405).
  */
-function writeOptions(
-  req: IncomingMessage,
-  query: URLSearchParams,
-  optionsKind: string,
-  admit: Admit | undefined,
-  subresource?: string,
-): WriteOptions {
-  const explicit = query.get('fieldManager');
-  validateFieldManager(optionsKind, explicit ?? undefined);
-  const fromAgent = (req.headers['user-agent'] ?? '').split('/')[0]!.slice(0, 128);
-  return {
-    dryRun: parseDryRun(query),
-    fieldValidation: parseFieldValidation(query),
-    subresource,
-    fieldManager: explicit ?? fromAgent,
-    ...(admit ? { admit } : {}),
-  };
-}
-
-/** PatchOptions of a PATCH: an apply needs a named field manager; force belongs to apply only. */
-function patchOptions(
-  req: IncomingMessage,
-  query: URLSearchParams,
-  apply: boolean,
-  admit: Admit | undefined,
-  subresource?: string,
-): WriteOptions {
-  const options = writeOptions(req, query, 'PatchOptions', admit, subresource);
-  const force = queryOptionalBool(query, 'force');
-  if (apply) {
-    if (!query.get('fieldManager')) {
-      throw optionsInvalid('PatchOptions', [
-        { field: 'fieldManager', message: 'Required value: is required for apply patch' },
-      ]);
-    }
-    options.force = force === true;
-  } else if (force !== undefined) {
-    throw optionsInvalid('PatchOptions', [
-      {
-        field: 'force',
-        message: 'Forbidden: may not be specified for non-apply patch',
-        type: 'FieldValueForbidden',
-      },
-    ]);
+function checkRoute(info: ResourceRequestInfo, def: ResourceDefinition): void {
+  const sub = info.subresource;
+  if (
+    sub !== undefined &&
+    !(sub === 'status' && def.subresources.status) &&
+    !(sub === 'eviction' && def.subresources.eviction) &&
+    !(sub === 'token' && def.subresources.token && info.verb === 'create') &&
+    !(
+      sub === 'finalize' &&
+      def.group === '' &&
+      def.resource === 'namespaces' &&
+      (info.verb === 'update' || info.verb === 'patch')
+    )
+  ) {
+    throw notFound();
   }
-  return options;
-}
-
-function listKindOf(def: ResourceDefinition): string {
-  return def.listKind || `${def.kind}List`;
+  if (def.namespaced && info.namespace === undefined && info.name !== undefined) throw notFound();
+  // Cluster-scoped resources have no namespaced URLs (kube has no such route).
+  if (!def.namespaced && info.namespace !== undefined) throw notFound();
+  if (!def.verbs.includes(info.verb) && !(sub !== undefined)) {
+    throw new ApiError(
+      405,
+      'MethodNotAllowed',
+      `the server does not allow this method on the requested resource`,
+    );
+  }
 }
 
 export class ResourceHandler {
@@ -159,201 +129,145 @@ export class ResourceHandler {
     this.deps = deps;
   }
 
-  async handle(
-    req: IncomingMessage,
-    res: ServerResponse,
-    info: ResourceRequestInfo,
-    def: ResourceDefinition,
-    query: URLSearchParams,
-    preread?: Buffer,
-    admit?: Admit,
-  ): Promise<void> {
-    const { objects } = this.deps;
-    const body = async () => preread ?? (await readBody(req));
-    const namespace = def.namespaced ? info.namespace : undefined;
-    const sub = info.subresource;
-    if (
-      sub !== undefined &&
-      !(sub === 'status' && def.subresources.status) &&
-      !(sub === 'eviction' && def.subresources.eviction) &&
-      !(sub === 'token' && def.subresources.token && info.verb === 'create') &&
-      !(
-        sub === 'finalize' &&
-        def.group === '' &&
-        def.resource === 'namespaces' &&
-        (info.verb === 'update' || info.verb === 'patch')
-      )
-    ) {
-      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
-    }
-    if (def.namespaced && namespace === undefined && info.name !== undefined) {
-      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
-    }
-    // Cluster-scoped resources have no namespaced URLs (kube has no such route).
-    if (!def.namespaced && info.namespace !== undefined) {
-      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
-    }
-    if (!def.verbs.includes(info.verb) && !(sub !== undefined)) {
-      throw new ApiError(
-        405,
-        'MethodNotAllowed',
-        `the server does not allow this method on the requested resource`,
-      );
-    }
-
+  /** Serves one request of a resource the URL names, by its verb. */
+  async handle(call: ResourceCall): Promise<void> {
+    checkRoute(call.info, call.def);
+    const namespace = call.def.namespaced ? call.info.namespace : undefined;
+    const { req, res, def, info, query } = call;
     switch (info.verb) {
-      case 'get': {
-        const object = objects.get(def, namespace, info.name!);
-        await this.sendObject(req, res, def, 200, object, query);
-        return;
-      }
+      case 'get':
+        return this.get(call, namespace);
       case 'list':
-        await this.list(req, res, def, namespace, query);
-        return;
+        return this.list(req, res, def, namespace, query);
       case 'watch':
-        this.watch(req, res, def, namespace, info.name, query);
-        return;
-      case 'create': {
-        const raw = await body();
-        if (sub === 'eviction') {
-          const status = this.deps.evict(
-            def,
-            namespace!,
-            info.name!,
-            decodeObject(raw, req.headers['content-type']),
-          );
-          await this.send(res, 201, status);
-          return;
-        }
-        if (sub === 'token') {
-          const request = this.deps.requestToken(
-            namespace!,
-            info.name!,
-            decodeObject(raw, req.headers['content-type']),
-          );
-          await this.send(res, 201, request);
-          return;
-        }
-        if (info.name !== undefined)
-          throw new ApiError(
-            405,
-            'MethodNotAllowed',
-            'the server does not allow this method on the requested resource',
-          );
-        const result = objects.create(
-          def,
-          namespace,
-          decodeObject(raw, req.headers['content-type']),
-          writeOptions(req, query, 'CreateOptions', admit),
-        );
-        await this.sendObject(req, res, def, 201, result.object, query, result.warnings);
-        return;
-      }
-      case 'update': {
-        const raw = await body();
-        const result = objects.update(
-          def,
-          namespace,
-          info.name!,
-          decodeObject(raw, req.headers['content-type']),
-          writeOptions(req, query, 'UpdateOptions', admit, sub),
-        );
-        await this.sendObject(req, res, def, 200, result.object, query, result.warnings);
-        return;
-      }
-      case 'patch': {
-        const raw = await body();
-        const type = mediaType(req.headers['content-type']);
-        if (type === APPLY_PATCH) {
-          const options = patchOptions(req, query, true, admit, sub);
-          const result = objects.apply(def, namespace, info.name!, decodeApplyPatch(raw), options);
-          await this.sendObject(
-            req,
-            res,
-            def,
-            result.created ? 201 : 200,
-            result.object,
-            query,
-            result.warnings,
-          );
-          return;
-        }
-        const result = objects.patch(
-          def,
-          namespace,
-          info.name!,
-          type,
-          raw,
-          patchOptions(req, query, false, admit, sub),
-        );
-        await this.sendObject(req, res, def, 200, result.object, query, result.warnings);
-        return;
-      }
-      case 'delete': {
-        const { orphanDependentsFalse, ...options } = await this.deleteOptions(req, query);
-        if (admit) options.admit = admit;
-        const result = objects.delete(def, namespace, info.name!, options);
-        // kube answers 202 only for a deletion left pending when the client set orphanDependents=false.
-        const status = !result.deleted && orphanDependentsFalse ? 202 : 200;
-        if (result.deleted && !returnsDeletedObject(def)) {
-          await this.send(res, status, deletedStatus(def, result.object));
-          return;
-        }
-        await this.sendObject(req, res, def, status, result.object, query);
-        return;
-      }
-      case 'deletecollection': {
-        const options = await this.deleteOptions(req, query);
-        if (admit) options.admit = admit;
-        const selection = this.deps.select(def, query.get('labelSelector'), query.get('fieldSelector'));
-        const deleted = objects.deleteCollection(def, namespace, selection.filter, options);
-        await this.send(res, 200, {
-          kind: listKindOf(def),
-          apiVersion: apiVersionOf(def),
-          metadata: { resourceVersion: String(this.deps.store.currentRevision()) },
-          items: deleted,
-        });
-        return;
-      }
+        return this.watch(req, res, def, namespace, info.name, query);
+      case 'create':
+        return this.create(call, namespace);
+      case 'update':
+        return this.update(call, namespace);
+      case 'patch':
+        return this.patch(call, namespace);
+      case 'delete':
+        return this.delete(call, namespace);
+      case 'deletecollection':
+        return this.deleteCollection(call, namespace);
     }
   }
 
-  private async deleteOptions(
-    req: IncomingMessage,
-    query: URLSearchParams,
-  ): Promise<DeleteOptions & { orphanDependentsFalse?: boolean }> {
-    const body = await readBody(req);
-    const fromBody: KubeObject =
-      body.length > 0 && body.toString('utf8').trim() !== ''
-        ? decodeObject(body, req.headers['content-type'])
-        : {};
-    const requested: { orphanDependentsFalse?: boolean } = {};
-    const options: DeleteOptions = {
-      dryRun: parseDryRun(query) || (Array.isArray(fromBody.dryRun) && fromBody.dryRun.includes('All')),
-    };
-    const policy = query.get('propagationPolicy') ?? fromBody.propagationPolicy;
-    if (policy !== undefined && policy !== null && policy !== '') {
-      if (policy !== 'Orphan' && policy !== 'Background' && policy !== 'Foreground') {
-        throw badRequest(
-          `propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
-        );
-      }
-      options.propagationPolicy = policy;
-    } else {
-      // The query wins over the body, as kube's parameter decoding overwrites the decoded body.
-      const orphan = queryOptionalBool(query, 'orphanDependents') ?? fromBody.orphanDependents;
-      if (orphan === true) options.propagationPolicy = 'Orphan';
-      if (orphan === false) requested.orphanDependentsFalse = true;
+  private async get(call: ResourceCall, namespace: string | undefined): Promise<void> {
+    const object = this.deps.objects.get(call.def, namespace, call.info.name!);
+    await this.sendObject(call.req, call.res, call.def, 200, object, call.query);
+  }
+
+  /** POST of a new object, or of the eviction and token subresources (which store nothing themselves). */
+  private async create(call: ResourceCall, namespace: string | undefined): Promise<void> {
+    const { req, res, def, info, query } = call;
+    const raw = await call.body();
+    if (info.subresource === 'eviction') {
+      const status = this.deps.evict(
+        def,
+        namespace!,
+        info.name!,
+        decodeObject(raw, req.headers['content-type']),
+      );
+      await this.send(res, 201, status);
+      return;
     }
-    if (fromBody.preconditions) options.preconditions = fromBody.preconditions;
-    const grace = parseNonNegativeInt(query, 'gracePeriodSeconds') ?? fromBody.gracePeriodSeconds;
-    if (typeof grace === 'number') options.gracePeriodSeconds = grace;
-    return { ...options, ...requested };
+    if (info.subresource === 'token') {
+      const request = this.deps.requestToken(
+        namespace!,
+        info.name!,
+        decodeObject(raw, req.headers['content-type']),
+      );
+      await this.send(res, 201, request);
+      return;
+    }
+    if (info.name !== undefined)
+      throw new ApiError(
+        405,
+        'MethodNotAllowed',
+        'the server does not allow this method on the requested resource',
+      );
+    const result = this.deps.objects.create(
+      def,
+      namespace,
+      decodeObject(raw, req.headers['content-type']),
+      writeOptions(req, query, 'CreateOptions', call.admit),
+    );
+    await this.sendObject(req, res, def, 201, result.object, query, result.warnings);
+  }
+
+  private async update(call: ResourceCall, namespace: string | undefined): Promise<void> {
+    const { req, res, def, info, query } = call;
+    const raw = await call.body();
+    const result = this.deps.objects.update(
+      def,
+      namespace,
+      info.name!,
+      decodeObject(raw, req.headers['content-type']),
+      writeOptions(req, query, 'UpdateOptions', call.admit, info.subresource),
+    );
+    await this.sendObject(req, res, def, 200, result.object, query, result.warnings);
+  }
+
+  /** A server-side apply (which may create the object), or a JSON, merge or strategic merge patch. */
+  private async patch(call: ResourceCall, namespace: string | undefined): Promise<void> {
+    const { req, res, def, info, query } = call;
+    const raw = await call.body();
+    const type = mediaType(req.headers['content-type']);
+    if (type === APPLY_PATCH) {
+      const options = patchOptions(req, query, true, call.admit, info.subresource);
+      const result = this.deps.objects.apply(def, namespace, info.name!, decodeApplyPatch(raw), options);
+      const status = result.created ? 201 : 200;
+      await this.sendObject(req, res, def, status, result.object, query, result.warnings);
+      return;
+    }
+    const result = this.deps.objects.patch(
+      def,
+      namespace,
+      info.name!,
+      type,
+      raw,
+      patchOptions(req, query, false, call.admit, info.subresource),
+    );
+    await this.sendObject(req, res, def, 200, result.object, query, result.warnings);
+  }
+
+  private async delete(call: ResourceCall, namespace: string | undefined): Promise<void> {
+    const { req, res, def, info, query } = call;
+    const { orphanDependentsFalse, ...options } = deleteOptions(
+      await call.body(),
+      req.headers['content-type'],
+      query,
+    );
+    if (call.admit) options.admit = call.admit;
+    const result = this.deps.objects.delete(def, namespace, info.name!, options);
+    // kube answers 202 only for a deletion left pending when the client set orphanDependents=false.
+    const status = !result.deleted && orphanDependentsFalse ? 202 : 200;
+    if (result.deleted && !returnsDeletedObject(def)) {
+      await this.send(res, status, deletedStatus(def, result.object));
+      return;
+    }
+    await this.sendObject(req, res, def, status, result.object, query);
+  }
+
+  private async deleteCollection(call: ResourceCall, namespace: string | undefined): Promise<void> {
+    const { req, res, def, query } = call;
+    const options = deleteOptions(await call.body(), req.headers['content-type'], query);
+    if (call.admit) options.admit = call.admit;
+    const selection = this.deps.select(def, query.get('labelSelector'), query.get('fieldSelector'));
+    const deleted = this.deps.objects.deleteCollection(def, namespace, selection.filter, options);
+    await this.send(res, 200, {
+      kind: listKindOf(def),
+      apiVersion: apiVersionOf(def),
+      metadata: { resourceVersion: String(this.deps.store.currentRevision()) },
+      items: deleted,
+    });
   }
 
   /**
    * Sends an answer once every write it may reflect is durable: with a group-committing store a read can
-   * see, and a write can produce, state whose commit is still pending. Errors wait too (api-server.ts).
+   * see, and a write can produce, state whose commit is still pending. Errors wait too (chain/audit-ids.ts).
    */
   private async send(
     res: ServerResponse,
@@ -464,72 +378,26 @@ export class ResourceHandler {
     if (name !== undefined)
       fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${name}` : `metadata.name=${name}`;
     const selection = this.deps.select(def, query.get('labelSelector'), fieldSelector);
-    const rv = query.get('resourceVersion') ?? '';
-    const bookmarks = queryBool(query, 'allowWatchBookmarks');
-    const sendInitialEvents = queryOptionalBool(query, 'sendInitialEvents');
-    if (sendInitialEvents !== undefined) {
-      if (query.get('resourceVersionMatch') !== 'NotOlderThan') {
-        throw badRequest(
-          'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
-        );
-      }
-      if (!bookmarks)
-        throw badRequest(
-          'allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true',
-        );
-    }
-    if (rv !== '' && !/^\d+$/.test(rv))
-      throw badRequest(`resourceVersion: Invalid value: "${rv}": must be a non-negative integer`);
-
-    const timeoutSeconds = parseNonNegativeInt(query, 'timeoutSeconds');
-    const [lo, hi] = this.deps.watchTimeoutMs;
-    const timeoutMs =
-      timeoutSeconds !== undefined && timeoutSeconds > 0
-        ? timeoutSeconds * 1000
-        : lo + Math.random() * (hi - lo);
+    const options = watchOptions(query, this.deps.watchTimeoutMs);
     const rendering = this.deps.render(req.headers.accept, query, { list: false, watch: true });
     const keyed = def.storedAs?.def ?? def;
     const prefix = listPrefix(keyed.group, keyed.resource, def.namespaced ? namespace : '');
-    // A view over another resource's storage (events.k8s.io Events) converts before filtering and sending.
-    const view = def.storedAs;
-    const shown = (o: KubeObject): KubeObject =>
-      view && o.apiVersion !== apiVersionOf(def) ? view.fromStorage(o) : o;
-    const userFilter = selection.filter;
-    const filter = userFilter && view ? (o: KubeObject) => userFilter(shown(o)) : userFilter;
-    const tableTransform = rendering.kind !== 'json' ? this.watchTransform(def, rendering) : undefined;
-    const transform =
-      view || tableTransform
-        ? (o: KubeObject) => (tableTransform ? tableTransform(shown(o)) : shown(o))
-        : undefined;
+    const { filter, transform } = this.watchView(def, rendering, selection.filter);
 
     // Check history before answering 200, so a too-old resourceVersion can still be a plain 410.
+    const { resourceVersion: rv, sendInitialEvents } = options;
     const initial =
       sendInitialEvents === true || (sendInitialEvents === undefined && (rv === '' || rv === '0'));
-    let backlog: StoreEvent[] | StoreExpiredError | undefined;
-    if (!initial) {
-      // A watch of one object (an agent's of its own Node) reads that object's history only: reading
-      // every Node's since its resourceVersion made 5,000 agents' watches O(nodes²) (issue 17). The
-      // key is known unless the object may be in any namespace.
-      const key =
-        selection.name !== undefined && (!def.namespaced || namespace !== undefined)
-          ? `${prefix}${selection.name}`
-          : undefined;
-      try {
-        backlog = store.eventsSince(prefix, Number(rv), key);
-      } catch (err) {
-        if (!(err instanceof StoreExpiredError)) throw err;
-        backlog = err;
-      }
-    }
+    const backlog = initial ? undefined : this.backlog(def, namespace, prefix, selection.name, rv);
 
     const stream = new WatchStream(req, res, {
       def,
       prefix,
       ...(selection.name !== undefined ? { name: selection.name } : {}),
       ...(filter ? { filter } : {}),
-      bookmarks,
+      bookmarks: options.bookmarks,
       bookmarkIntervalMs: this.deps.bookmarkIntervalMs,
-      timeoutMs,
+      timeoutMs: options.timeoutMs,
       currentRevision: () => store.currentRevision(),
       gate: store,
       ...(transform ? { transform } : {}),
@@ -553,5 +421,49 @@ export class ResourceHandler {
       stream.replay(backlog);
     }
     stream.attach(hub);
+  }
+
+  /**
+   * The events a watch from resourceVersion `rv` replays, or the expiry it reports. A watch of one object
+   * (an agent's of its own Node) reads that object's history only: reading every Node's since its
+   * resourceVersion made 5,000 agents' watches O(nodes²) (issue 17). The key is known unless the object
+   * may be in any namespace.
+   */
+  private backlog(
+    def: ResourceDefinition,
+    namespace: string | undefined,
+    prefix: string,
+    name: string | undefined,
+    rv: string,
+  ): StoreEvent[] | StoreExpiredError {
+    const key =
+      name !== undefined && (!def.namespaced || namespace !== undefined) ? `${prefix}${name}` : undefined;
+    try {
+      return this.deps.store.eventsSince(prefix, Number(rv), key);
+    } catch (err) {
+      if (!(err instanceof StoreExpiredError)) throw err;
+      return err;
+    }
+  }
+
+  /**
+   * How a watch shows stored objects: a view over another resource's storage (events.k8s.io Events)
+   * converts them before filtering and sending; a Table watch renders each event.
+   */
+  private watchView(
+    def: ResourceDefinition,
+    rendering: Rendering,
+    userFilter: ObjectFilter | undefined,
+  ): { filter: ObjectFilter | undefined; transform: ((o: KubeObject) => KubeObject) | undefined } {
+    const view = def.storedAs;
+    const shown = (o: KubeObject): KubeObject =>
+      view && o.apiVersion !== apiVersionOf(def) ? view.fromStorage(o) : o;
+    const filter = userFilter && view ? (o: KubeObject) => userFilter(shown(o)) : userFilter;
+    const tableTransform = rendering.kind !== 'json' ? this.watchTransform(def, rendering) : undefined;
+    const transform =
+      view || tableTransform
+        ? (o: KubeObject) => (tableTransform ? tableTransform(shown(o)) : shown(o))
+        : undefined;
+    return { filter, transform };
   }
 }

@@ -1,0 +1,55 @@
+// Admission for node identities, like kube's NodeRestriction: what an agent's or kubelet's writes may
+// change, judged with the stored and the resulting object (after patches), inside the write
+// (node-restriction.ts in auth/ has the rules; the profile adds its own for agents). An admission stage
+// adds a check to the request; the object service runs every check on each write the request makes.
+
+import { admissionDenied } from '../auth/denials.ts';
+import {
+  type AdmissionAttributes,
+  admitNodeIdentity,
+  NO_NODE_ADMISSION_RULES,
+  type NodeAdmissionRules,
+} from '../auth/node-restriction.ts';
+import type { StoredObjectLookup } from '../profile.ts';
+import type { RequestStage } from './request-chain.ts';
+
+export function nodeRestriction(
+  rules: NodeAdmissionRules | undefined,
+  lookup: StoredObjectLookup,
+): RequestStage {
+  return {
+    name: 'node restriction',
+    async handle(request, next) {
+      const identity = request.authenticated;
+      if ((identity.kind !== 'node' && identity.kind !== 'kubelet') || identity.nodeName === undefined) {
+        return next();
+      }
+      const nodeName = identity.nodeName;
+      request.admission.push((write) => {
+        const attrs: AdmissionAttributes = {
+          operation: write.operation,
+          group: write.def.group,
+          resource: write.def.resource,
+          subresource: write.subresource,
+          namespace: write.namespace,
+          object: write.object,
+          oldObject: write.oldObject,
+        };
+        const decision = admitNodeIdentity(
+          identity,
+          attrs,
+          () => lookup('', 'v1', 'nodes', undefined, nodeName),
+          rules ?? NO_NODE_ADMISSION_RULES,
+        );
+        if (!decision.allowed) {
+          const name = (write.object ?? write.oldObject)?.metadata?.name;
+          throw admissionDenied(
+            { group: write.def.group, resource: write.def.resource, name },
+            decision.reason,
+          );
+        }
+      });
+      return next();
+    },
+  };
+}
