@@ -87,7 +87,13 @@ describe('kubectl auth', { skip: binaries.length === 0 ? 'no kubectl on this mac
         const list = await run(path, controller, ['auth', 'can-i', '--list', '-n', 'nodeherd']);
         assert.equal(list.code, 0, list.stderr);
         assert.match(list.stdout, /leases\.coordination\.k8s\.io\s+\[\]\s+\[\]\s+\[.*create/);
-        assert.match(list.stdout, /\*\.nodeherd\.io\s+\[\]\s+\[\]\s+\[\*\]/);
+        // Only what it uses of its own group (issue 31): revisions it writes, pools it patches.
+        assert.match(
+          list.stdout,
+          /nodeconfigrevisions\.nodeherd\.io\s+\[\]\s+\[\]\s+\[get list watch create delete\]/,
+        );
+        assert.match(list.stdout, /nodeconfigpools\.nodeherd\.io\s+\[\]\s+\[\]\s+\[get list watch patch\]/);
+        assert.doesNotMatch(list.stdout, /\*\.nodeherd\.io/);
       });
       test('auth whoami names the identity and its groups', async () => {
         const admin = await run(path, local.kubeconfigPath, ['auth', 'whoami', '-o', 'json']);

@@ -294,7 +294,7 @@ describe('server-side apply', () => {
     );
     assert.equal(first.status, 201, first.text);
     assert.deepEqual(first.json.spec.files[0].content, { inline: { data: 'x', encoding: 'plain' } });
-    const secretRef = { namespace: 'default', name: 's', key: 'k' };
+    const secretRef = { namespace: 'nodeherd', name: 's', key: 'k' };
     const second = await apply(`${NODECONFIGS}/switch`, nodeConfig({ secretRef }), 'fieldManager=ops');
     assert.equal(second.status, 200, second.text);
     assert.deepEqual(second.json.spec.files[0].content, { secretRef });
