@@ -17,6 +17,7 @@ import {
 import { KubeClient } from '../../src/kube/kube-client.ts';
 import { loadKubeConfig } from '../../src/kube/kube-config.ts';
 import { eventually as pollUntil } from '../support/eventually.ts';
+import { kubectl } from '../support/local-apiserver.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const NODE = join(REPO, 'node_modules/.bin/node');
@@ -164,6 +165,15 @@ test('up: the sample pool reaches 3 nodes, Ctrl-C stops cleanly, a rerun resumes
 
   let client = new KubeClient(loadKubeConfig({ kubeconfig }));
   const first = await sampleRolledOut(client, 3);
+  // GitOps tools wait on kstatus's Ready (docs/gitops.md); kubectl wait reads the same condition.
+  const waited = await kubectl(kubeconfig, [
+    'wait',
+    '--for=condition=Ready',
+    'nodeconfigpool/workers',
+    '--timeout=120s',
+  ]);
+  assert.equal(waited.code, 0, waited.stderr);
+  assert.match(waited.stdout, /nodeconfigpool.nodeherd.io\/workers condition met/);
   // DaemonSets work on the simulated nodes: one pod per node, Ready (kube's DaemonSet controller and
   // the kubelets are simulated too).
   await client.create('/apis/apps/v1/namespaces/default/daemonsets', {

@@ -189,7 +189,7 @@ function poolView(
     nodes: members.length,
     counts: countStates(members, targetName),
     revisions: revisionCounts,
-    conditions: (pool.status?.conditions ?? []).map((c) => ({
+    conditions: (pool.status?.conditions ?? []).filter(shownCondition).map((c) => ({
       type: c.type,
       status: c.status,
       ...(c.reason ? { reason: c.reason } : {}),
@@ -235,4 +235,13 @@ export function buildFleetStatus(
     ),
     unpooledNodes: poolName === undefined ? unpooled : 0,
   };
+}
+
+/**
+ * Ready and Reconciling repeat Complete and Progressing for GitOps tools (kstatus); people see those.
+ * Stalled is shown when True: it says that only a person moves the rollout on.
+ */
+function shownCondition(c: { type: string; status: string }): boolean {
+  if (c.type === 'Ready' || c.type === 'Reconciling') return false;
+  return c.type !== 'Stalled' || c.status === 'True';
 }

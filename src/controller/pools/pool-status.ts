@@ -1,5 +1,6 @@
 // The NodeConfigPool status the controller writes: counts per state and per revision, the conditions
-// (Progressing, Complete, Paused, Degraded, RolledBack, RenderDegraded, HealthGate), observedGeneration and the
+// (Progressing, Complete, Paused, Degraded, RolledBack, RenderDegraded, HealthGate, and kstatus's Ready,
+// Reconciling and Stalled derived from them), observedGeneration and the
 // rollout history. Pure: from the decision and what the reconciler learned, so it is table-testable, and
 // an unchanged world yields an identical status (and no write).
 
@@ -11,6 +12,7 @@ import type { RolloutPin } from '../revisions/rollout-target.ts';
 import { isHealthy } from '../rollout/node-verdict.ts';
 import type { NodeSnapshot, RevisionRef, RolloutDecision } from '../rollout/types.ts';
 import type { StrategyReport } from '../strategies/strategy-status.ts';
+import { KSTATUS_CONDITION_TYPES, kstatusConditions } from './kstatus-conditions.ts';
 
 export interface RenderOutcome {
   /** Why the latest NodeConfigs could not become a revision. */
@@ -269,6 +271,7 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
     const { passed, reason, message } = input.healthGate;
     conds.push({ type: 'HealthGate', status: passed ? 'True' : 'False', reason, message });
   }
+  conds.push(...kstatusConditions(conds));
   let conditions = (input.previous?.conditions ?? []) as StatusCondition[];
   if (input.healthGate === null) conditions = conditions.filter((c) => c.type !== 'HealthGate');
   for (const c of conds)
@@ -286,6 +289,7 @@ export interface ConditionChange {
 }
 
 const WARN_WHEN_TRUE = new Set(['Degraded', 'RenderDegraded', 'RolledBack']);
+const DERIVED: ReadonlySet<string> = new Set(KSTATUS_CONDITION_TYPES);
 
 /** Conditions whose status or reason changed: each becomes an Event on the pool. */
 export function conditionChanges(
@@ -294,6 +298,8 @@ export function conditionChanges(
 ): ConditionChange[] {
   const changes: ConditionChange[] = [];
   for (const c of after ?? []) {
+    // Derived for GitOps tools from the others, whose changes already make Events.
+    if (DERIVED.has(c.type)) continue;
     const old = findCondition(before, c.type);
     if (old && old.status === c.status && old.reason === c.reason) continue;
     if (!old && c.status !== 'True' && c.type !== 'HealthGate') continue;
