@@ -454,7 +454,7 @@ export class Reconciler {
       await this.report(this.failedReport(failedRecord));
       return {};
     }
-    await await this.commit(last);
+    await this.commit(last);
     const done: FailureRecord = { ...record, rollback: 'done', rolledBackTo: last.name };
     await this.failures.write(done);
     metrics.rollbacks.inc();
