@@ -28,7 +28,6 @@ import { PoolRenderer } from './pools/pool-render.ts';
 import { RolloutTracker } from './pools/rollout-tracker.ts';
 import { poolsOfNode, type Reconciler } from './reconciler.ts';
 import { RevisionWriter } from './revisions/revision-writer.ts';
-import { StrategyExecutor } from './strategies/strategy-executor.ts';
 
 export interface RolloutControllerOptions {
   kubeConfig: ClusterConfig;
@@ -141,10 +140,9 @@ export class RolloutController {
       writeConcurrency: options.writeConcurrency ?? 32,
     };
     executor = new DecisionExecutor(ctx);
-    const marks = new StrategyExecutor(ctx, executor);
     const tracker = new RolloutTracker(this.metrics);
     const reconcilers: Reconciler[] = [
-      new PoolReconciler(ctx, new PoolRenderer(ctx), executor, tracker, marks),
+      new PoolReconciler(ctx, new PoolRenderer(ctx), executor, tracker),
       new NodeReconciler(ctx, executor),
       new ConfigReconciler(ctx),
     ];

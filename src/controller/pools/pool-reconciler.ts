@@ -17,11 +17,16 @@ import type { Reconciler } from '../reconciler.ts';
 import { revisionsOfPool } from '../revisions/revision-writer.ts';
 import { endRollout, isRolloutOpen, recordCanaryPassed } from '../revisions/rollout-history.ts';
 import type { NodeSnapshot, RevisionRef, RolloutDecision } from '../rollout/types.ts';
-import { strategyFor } from '../strategies/registry.ts';
+import { MarksWriter } from '../strategies/marks-writer.ts';
+import { strategyFor, strategyRuntimes } from '../strategies/registry.ts';
 import { rollingUpdateOf } from '../strategies/rolling-settings.ts';
-import { SerialHandoff } from '../strategies/serial/serial-handoff.ts';
-import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategies/strategy.ts';
-import type { StrategyExecutor } from '../strategies/strategy-executor.ts';
+import type {
+  RolloutStrategy,
+  StrategyDecision,
+  StrategyRuntime,
+  StrategySnapshot,
+  StrategyType,
+} from '../strategies/strategy.ts';
 import type { StrategyReport } from '../strategies/strategy-status.ts';
 import { WaveGate } from '../waves/wave-gate.ts';
 import { FailurePolicy, resumedAfterFailure } from './failure-policy.ts';
@@ -60,8 +65,9 @@ export class PoolReconciler implements Reconciler {
   private readonly renderer: PoolRenderer;
   private readonly executor: DecisionExecutor;
   private readonly tracker: RolloutTracker;
-  private readonly marks: StrategyExecutor;
-  private readonly handoff: SerialHandoff;
+  private readonly marks: MarksWriter;
+  /** The strategies' runtimes (their own reads, writes and watches), by strategy. */
+  private readonly runtimes: ReadonlyMap<StrategyType, StrategyRuntime>;
   private readonly writer: PoolWriter;
   private readonly failurePolicy: FailurePolicy;
   private readonly waves: WaveGate;
@@ -72,14 +78,13 @@ export class PoolReconciler implements Reconciler {
     renderer: PoolRenderer,
     executor: DecisionExecutor,
     tracker: RolloutTracker,
-    marks: StrategyExecutor,
   ) {
     this.ctx = ctx;
     this.renderer = renderer;
     this.executor = executor;
     this.tracker = tracker;
-    this.marks = marks;
-    this.handoff = new SerialHandoff(ctx, marks);
+    this.marks = new MarksWriter(ctx, executor);
+    this.runtimes = strategyRuntimes({ ctx, patchNode: (node, patch) => executor.patchNode(node, patch) });
     this.writer = new PoolWriter(ctx);
     this.failurePolicy = new FailurePolicy(ctx, this.writer, executor);
     this.waves = new WaveGate(ctx, renderer);
@@ -96,14 +101,11 @@ export class PoolReconciler implements Reconciler {
 
   watch(informers: Informers, enqueue: (name: string) => void): void {
     watchPools(informers, this.renderer, enqueue, (pool) => this.forget(pool));
-    // Serial: a finished slot holder's slot goes on at once, not after the pool's next reconcile.
-    informers.nodes.on((type, node) => {
-      if (type !== 'delete') this.handoff.onNode(node);
-    });
+    for (const runtime of this.runtimes.values()) runtime.watch?.(informers, enqueue);
   }
 
   forget(pool: string): void {
-    this.handoff.remember(pool, undefined);
+    for (const runtime of this.runtimes.values()) runtime.forget?.(pool);
     this.renderer.forget(pool);
     this.tracker.forget(pool);
     this.gates.forget(pool);
@@ -121,6 +123,7 @@ export class PoolReconciler implements Reconciler {
     const now = ctx.now();
     const spec = defaultedPoolSpec(pool.spec);
     const strategy = strategyFor(spec.updateStrategy.type);
+    const runtime = this.runtimes.get(strategy.type);
 
     // Observe: members, rendering, target.
     const members = poolMembers(ctx, name);
@@ -130,7 +133,7 @@ export class PoolReconciler implements Reconciler {
       number: r.spec.revision,
     }));
     const initial = await resolveTarget(ctx, this.writer, pool, spec, rendering, revisions, now, this.waves);
-    const observer = new PoolObserver(ctx, pool, spec, members.nodes, revisions, now);
+    const observer = new PoolObserver(ctx, pool, spec, members.nodes, revisions, now, runtime);
 
     // Decide and execute (nothing to roll out before the first revision renders).
     const rollout: Rollout = initial.target
@@ -257,7 +260,7 @@ export class PoolReconciler implements Reconciler {
         ...decision,
         requeueAfterMs: Math.min(decision.requeueAfterMs ?? Number.POSITIVE_INFINITY, gated.requeueAfterMs),
       };
-    errors.push(...(await this.execute(pool, state.target, decision)));
+    errors.push(...(await this.execute(pool, strategy.type, state.target, decision)));
     if (decision.canaryPassedAt !== undefined)
       state = {
         ...state,
@@ -308,6 +311,7 @@ export class PoolReconciler implements Reconciler {
   /** The decision's writes, in order; returns the writes that failed. */
   private async execute(
     pool: NodeConfigPool,
+    type: StrategyType,
     target: RevisionRef,
     decision: StrategyDecision,
   ): Promise<unknown[]> {
@@ -315,29 +319,15 @@ export class PoolReconciler implements Reconciler {
     const name = pool.metadata.name;
     const subject = poolSubject(pool);
     const errors: unknown[] = [];
-    if (decision.releaseSlots) {
-      errors.push(...(await this.marks.releaseSlots(name, decision.releaseSlots)));
-      for (const r of decision.releaseSlots)
-        ctx.recorder.normal(
-          subject,
-          'SlotReleased',
-          `released Serial slot ${r.lease}: its holder ${r.node} no longer exists`,
-        );
-    }
     for (const w of decision.warnings ?? []) ctx.recorder.warning(subject, w.reason, w.message);
     if (decision.poolPatch !== undefined) await this.writer.patchPool(name, decision.poolPatch);
-    // Serial hand-overs first: they go to nodes that already carry the gate, and a slot waiting behind
-    // a round of marks (hundreds of patches when a rollout begins) is a slot idle.
-    if (decision.handOverSlots)
-      errors.push(
-        ...(await this.marks.handOverSlots(
-          name,
-          decision.handOverSlots,
-          pool.spec.updateStrategy?.serial?.leaseDurationSeconds ?? 600,
-        )),
-      );
-    this.handoff.remember(name, decision.slotQueue);
-    errors.push(...(await this.marks.applyMarks(name, target.name, decision.marks)));
+    // The strategy's own writes (Serial's slots) before the marks; a runtime of a strategy the pool
+    // does not use forgets it.
+    const runtime = this.runtimes.get(type);
+    for (const [other, r] of this.runtimes) if (other !== type) r.forget?.(name);
+    if (runtime?.execute) errors.push(...(await runtime.execute(pool, decision)));
+    const toWrite = runtime?.annotationsToWrite?.bind(runtime);
+    errors.push(...(await this.marks.applyMarks(name, target.name, decision.marks, toWrite)));
     const starts = decision.rollout ?? decision.upgrades;
     if (starts) errors.push(...(await this.executor.execute(pool, target, starts)));
     if (decision.rollout && decision.rollout.starts.length > 0) {

@@ -13,13 +13,16 @@ import { onDeleteMarks } from './on-delete-marks.ts';
 import { onDeleteReport } from './on-delete-report.ts';
 import { planUpgrades } from './on-delete-upgrades.ts';
 
-export const onDelete: RolloutStrategy = {
+/** OnDelete's decision: the nodes asked to upgrade, for the report. */
+export interface OnDeleteDecision extends StrategyDecision {
+  requested: string[];
+}
+
+export const onDelete: RolloutStrategy<OnDeleteDecision> = {
   type: 'OnDelete',
-  marks: onDeleteMarks,
-  reportNotes: onDeleteReport,
   keepsOnlyRevisionsInUse: true,
 
-  decide(s: StrategySnapshot): StrategyDecision {
+  decide(s: StrategySnapshot): OnDeleteDecision {
     const start = episodeStart(s.history);
     const request = s.pool.metadata.annotations?.[UPGRADE_REVISION_ANNOTATION];
     const plan = planUpgrades({
@@ -53,7 +56,10 @@ export const onDelete: RolloutStrategy = {
       ...(plan.clearRevisionRequest
         ? { poolPatch: { metadata: { annotations: { [UPGRADE_REVISION_ANNOTATION]: null } } } }
         : {}),
-      marks: planNodeMarks(marksInput(s), onDeleteMarks),
+      marks: planNodeMarks(
+        { ...marksInput(s), outdatedTaint: s.spec.updateStrategy.onDelete?.outdatedTaint ?? 'None' },
+        onDeleteMarks,
+      ),
       requested: plan.requested,
       ...(upgrades ? { upgrades } : {}),
       ...(upgrades?.failureAction && !s.failureApplied ? { failureAction: upgrades.failureAction } : {}),
@@ -61,11 +67,11 @@ export const onDelete: RolloutStrategy = {
     };
   },
 
-  report(after: StrategySnapshot, decision: StrategyDecision) {
+  report(after: StrategySnapshot, decision: OnDeleteDecision) {
     const upgrade = {
-      requested: decision.requested ?? [],
+      requested: decision.requested,
       ...(decision.upgrades ? { decision: decision.upgrades } : {}),
     };
-    return strategyReport(reportInput(after, 'OnDelete', { upgrade }), onDeleteReport);
+    return strategyReport({ ...reportInput(after, 'OnDelete'), upgrade }, onDeleteReport);
   },
 };

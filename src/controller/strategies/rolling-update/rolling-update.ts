@@ -10,7 +10,6 @@ import { rollingUpdateMarks } from './rolling-update-marks.ts';
 
 export const rollingUpdate: RolloutStrategy = {
   type: 'RollingUpdate',
-  marks: rollingUpdateMarks,
 
   decide(s: StrategySnapshot): StrategyDecision {
     const start = episodeStart(s.history);

@@ -95,8 +95,6 @@ function waitNotes(plan: SpreadHandout | undefined): string[] {
 
 export const spread: RolloutStrategy = {
   type: 'Spread',
-  marks: spreadMarks,
-  reportNotes: spreadReport,
 
   decide(s: StrategySnapshot): StrategyDecision {
     const failureAction = s.failureApplied ? undefined : spreadFailure(s);
@@ -107,7 +105,8 @@ export const spread: RolloutStrategy = {
     const waitReason = waitNotes(plan)[0] ?? 'waiting for its turn in the Spread schedule';
     const decision: StrategyDecision = {
       marks: planNodeMarks(
-        marksInput(s, {
+        {
+          ...marksInput(s),
           ...(hold ? { hold } : {}),
           spread: plan
             ? {
@@ -118,7 +117,7 @@ export const spread: RolloutStrategy = {
                 waitReason,
               }
             : window,
-        }),
+        },
         spreadMarks,
       ),
     };
@@ -139,6 +138,9 @@ export const spread: RolloutStrategy = {
         node.desired === after.target.name && node.notBefore ? Date.parse(node.notBefore) : Number.NaN;
       if (!Number.isNaN(written)) schedule.set(node.name, written);
     }
-    return strategyReport(reportInput(after, 'Spread', { schedule, notes: waitNotes(plan) }), spreadReport);
+    return strategyReport(
+      { ...reportInput(after, 'Spread'), schedule, notes: waitNotes(plan) },
+      spreadReport,
+    );
   },
 };
