@@ -26,7 +26,7 @@ import { PodIndex } from './pod-index.ts';
 import { PoolReconciler } from './pools/pool-reconciler.ts';
 import { PoolRenderer } from './pools/pool-render.ts';
 import { RolloutTracker } from './pools/rollout-tracker.ts';
-import { poolsOfNode, type Reconciler } from './reconciler.ts';
+import { type KeyReconciler, poolsOfNode } from './reconciler.ts';
 import { RevisionWriter } from './revisions/revision-writer.ts';
 
 export interface RolloutControllerOptions {
@@ -54,7 +54,7 @@ export class RolloutController {
   private readonly recorder: EventRecorder;
   private readonly drainer: NodeDrainer;
   /** The reconcilers by the kind of their keys on the shared queue. */
-  private readonly reconcilers: Map<string, Reconciler>;
+  private readonly reconcilers: Map<string, KeyReconciler>;
   private readonly health = new NodeHealthTracker();
   private readonly daemonSets: DaemonSetUpdater;
   private readonly now: () => number;
@@ -141,7 +141,7 @@ export class RolloutController {
     };
     executor = new DecisionExecutor(ctx);
     const tracker = new RolloutTracker(this.metrics);
-    const reconcilers: Reconciler[] = [
+    const reconcilers: KeyReconciler[] = [
       new PoolReconciler(ctx, new PoolRenderer(ctx), executor, tracker),
       new NodeReconciler(ctx, executor),
       new ConfigReconciler(ctx),

@@ -1,7 +1,7 @@
 // The executors are the only way the agent touches the node: files, systemd units, apt. Each concern
 // has a real backend (acts on a root filesystem and runs systemctl/apt-get) and a simulated one
 // (in memory, for simulated nodes and tests). The interfaces use plain values only, so they do not
-// depend on the API types: the reconciler translates plan actions into these calls.
+// depend on the API types: apply/action-executor.ts translates plan actions into these calls.
 
 /** What is at a path right now. `kind` is not 'file' when something else sits where a file belongs. */
 export interface FileState {

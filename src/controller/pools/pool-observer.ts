@@ -9,7 +9,7 @@ import type { Node } from '../../kube/types.ts';
 import type { ControllerContext } from '../controller-context.ts';
 import { type SnapshotContext, snapshotNode } from '../node-snapshot.ts';
 import { type PoolSelector, poolsSelecting } from '../pool-membership.ts';
-import type { FailureAction, NodeSnapshot, RevisionRef } from '../rollout/types.ts';
+import type { FailureAction, NodeSnapshot, NumberedRevision } from '../rollout/types.ts';
 import { rollingSettings, rollingUpdateOf } from '../strategies/rolling-settings.ts';
 import type { StrategyRuntime, StrategySnapshot } from '../strategies/strategy.ts';
 import { readStrategyNode } from '../strategies/strategy-node.ts';
@@ -70,7 +70,7 @@ export class PoolObserver {
     pool: NodeConfigPool,
     spec: DefaultedPoolSpec,
     members: readonly Node[],
-    revisions: readonly RevisionRef[],
+    revisions: readonly NumberedRevision[],
     now: number,
     runtime?: StrategyRuntime,
   ) {
@@ -114,7 +114,7 @@ export class PoolObserver {
   }
 
   /** What the strategy decides from, for a state with a target. */
-  observe(state: PoolState & { target: RevisionRef }, failureApplied?: FailureAction): StrategySnapshot {
+  observe(state: PoolState & { target: NumberedRevision }, failureApplied?: FailureAction): StrategySnapshot {
     const rolling = rollingUpdateOf(this.spec);
     const current = this.members.map((n) => this.current(n));
     return {

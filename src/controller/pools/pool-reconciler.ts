@@ -13,10 +13,10 @@ import { type ControllerContext, type Informers, nodeSubject, poolSubject } from
 import type { DecisionExecutor } from '../decision-executor.ts';
 import { HealthGates } from '../gates/evaluate-gates.ts';
 import { type GateStep, gateStep } from '../gates/gate-step.ts';
-import type { Reconciler } from '../reconciler.ts';
+import type { KeyReconciler } from '../reconciler.ts';
 import { revisionsOfPool } from '../revisions/revision-writer.ts';
 import { endRollout, isRolloutOpen, recordCanaryPassed } from '../revisions/rollout-history.ts';
-import type { NodeSnapshot, RevisionRef, RolloutDecision } from '../rollout/types.ts';
+import type { NodeSnapshot, NumberedRevision, RolloutDecision } from '../rollout/types.ts';
 import { MarksWriter } from '../strategies/marks-writer.ts';
 import { strategyFor, strategyRuntimes } from '../strategies/registry.ts';
 import { rollingUpdateOf } from '../strategies/rolling-settings.ts';
@@ -45,7 +45,7 @@ export interface ReconcileOutcome {
   requeueAfterMs?: number;
 }
 
-type Targeted = PoolState & { target: RevisionRef };
+type Targeted = PoolState & { target: NumberedRevision };
 
 /** What the decide and execute steps leave for the status step. */
 interface Rollout {
@@ -59,7 +59,7 @@ interface Rollout {
   healthGate?: GateStep['condition'];
 }
 
-export class PoolReconciler implements Reconciler {
+export class PoolReconciler implements KeyReconciler {
   readonly kind = 'pool';
   private readonly ctx: ControllerContext;
   private readonly renderer: PoolRenderer;
@@ -128,7 +128,7 @@ export class PoolReconciler implements Reconciler {
     // Observe: members, rendering, target.
     const members = poolMembers(ctx, name);
     const rendering = await this.render(pool);
-    const revisions: RevisionRef[] = revisionsOfPool(ctx.informers.revisions, name).map((r) => ({
+    const revisions: NumberedRevision[] = revisionsOfPool(ctx.informers.revisions, name).map((r) => ({
       name: r.metadata.name,
       number: r.spec.revision,
     }));
@@ -287,7 +287,7 @@ export class PoolReconciler implements Reconciler {
   /** New failures of the pool's rollout: a metric and an Event on each node. */
   private reportFailures(
     pool: NodeConfigPool,
-    target: RevisionRef,
+    target: NumberedRevision,
     decision: RolloutDecision,
     snapshot: StrategySnapshot,
   ): void {
@@ -312,7 +312,7 @@ export class PoolReconciler implements Reconciler {
   private async execute(
     pool: NodeConfigPool,
     type: StrategyType,
-    target: RevisionRef,
+    target: NumberedRevision,
     decision: StrategyDecision,
   ): Promise<unknown[]> {
     const { ctx } = this;
@@ -321,7 +321,7 @@ export class PoolReconciler implements Reconciler {
     const errors: unknown[] = [];
     for (const w of decision.warnings ?? []) ctx.recorder.warning(subject, w.reason, w.message);
     if (decision.poolPatch !== undefined) await this.writer.patchPool(name, decision.poolPatch);
-    // The strategy's own writes (Serial's slots) before the marks; a runtime of a strategy the pool
+    // The strategy's own writes (its Leases, say) before the marks; a runtime of a strategy the pool
     // does not use forgets it.
     const runtime = this.runtimes.get(type);
     for (const [other, r] of this.runtimes) if (other !== type) r.forget?.(name);

@@ -56,7 +56,8 @@ export interface NodeSnapshot {
   drainBlocked?: string;
 }
 
-export interface RevisionRef {
+/** A pool's revision by name and number (the agent's RevisionRef carries its hash and spec instead). */
+export interface NumberedRevision {
   name: string;
   number: number;
 }
@@ -74,9 +75,9 @@ export interface RollingUpdateSettings {
 export interface RolloutInput {
   settings: RollingUpdateSettings;
   paused: boolean;
-  target: RevisionRef;
+  target: NumberedRevision;
   /** The revision of the last completed rollout (status.currentRevision): where a rollback returns. */
-  lastComplete?: RevisionRef;
+  lastComplete?: NumberedRevision;
   /**
    * When the current rollout episode began (the first rollout since the last completed one, rollbacks
    * included); undefined when no rollout is in progress. Nodes started since then are "touched": their
@@ -161,7 +162,7 @@ export type BlockReason =
 export interface FailureAction {
   action: 'Pause' | 'Rollback';
   /** For Rollback: the revision the pool returns to. */
-  to?: RevisionRef;
+  to?: NumberedRevision;
   message: string;
 }
 

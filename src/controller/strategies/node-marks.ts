@@ -14,14 +14,14 @@ import {
   SERIAL_SLOT_ANNOTATION,
   UPGRADE_REQUESTED_ANNOTATION,
 } from '../../api/node-protocol.ts';
-import type { RevisionRef } from '../rollout/types.ts';
+import type { NumberedRevision } from '../rollout/types.ts';
 import type { StrategyNode, Taint } from './strategy-node.ts';
 
 export type StrategyType = (typeof UPDATE_STRATEGY_TYPES)[number];
 
 /** What every strategy's marks are planned from; a strategy's own marks input extends it. */
 export interface MarksInput {
-  target: RevisionRef;
+  target: NumberedRevision;
   /** Revision name → number, for the pool's revisions (taint values). */
   revisionNumbers: ReadonlyMap<string, number>;
   nodes: readonly StrategyNode[];
@@ -75,7 +75,7 @@ function currentValue(node: StrategyNode, key: string): string | undefined {
 /** What one strategy wants on one node, before it is compared with what the node carries. */
 export interface WantedMarks {
   /**
-   * The annotations the strategy wants, by key. Of the managed ones (gate, slot, not-before, hold, offer)
+   * The annotations the strategy wants, by key. Of the managed ones (gates, not-before, hold, offer)
    * those not named here are removed; desired-revision is only ever set, never removed.
    */
   annotations: Record<string, string | undefined>;

@@ -4,7 +4,7 @@
 // the holders, the schedule, the offers). Pure, like the rest of the status.
 
 import { plural } from '../plural.ts';
-import type { RevisionRef } from '../rollout/types.ts';
+import type { NumberedRevision } from '../rollout/types.ts';
 import type { StrategyType } from './node-marks.ts';
 import { failedFor, type StrategyNode, workingOn } from './strategy-node.ts';
 
@@ -34,7 +34,7 @@ export interface StrategyReport {
 export interface StrategyStatusInput {
   /** The Progressing reason while the rollout goes on. */
   type: StrategyType;
-  target: RevisionRef;
+  target: NumberedRevision;
   nodes: readonly StrategyNode[];
   healthy: (node: string) => boolean;
   revisionNumbers: ReadonlyMap<string, number>;

@@ -2,8 +2,8 @@
 // snapshot of the pool (its state, its nodes as the rollout and the strategies see them, and what the
 // strategy observes of its own) to what the nodes should carry (marks), which nodes the controller
 // starts itself (a rollout decision), and what the failure policy should do. What a strategy reads,
-// writes and watches beyond the nodes' marks and starts (Serial's slot Leases) is its runtime, kept in
-// its folder too. The pool reconciler observes, asks the strategy, carries the decision out and writes
+// writes and watches beyond the nodes' marks and starts (Leases it hands out, say) is its runtime, kept
+// in its folder too. The pool reconciler observes, asks the strategy, carries the decision out and writes
 // the status; so a new strategy is one folder implementing this interface (and a StrategyDescription
 // for the CLI) plus its lines in registry.ts and descriptions.ts (and its value in the API schema's
 // enum).
@@ -18,7 +18,7 @@ import type {
   FailureAction,
   GateVerdict,
   NodeSnapshot,
-  RevisionRef,
+  NumberedRevision,
   RollingUpdateSettings,
   RolloutDecision,
 } from '../rollout/types.ts';
@@ -35,8 +35,8 @@ export interface StrategySnapshot<Own = unknown> {
   /** The RollingUpdate parameters (schema defaults when the pool sets none). */
   settings: RollingUpdateSettings;
   zoneLabel: string;
-  target: RevisionRef;
-  lastComplete?: RevisionRef;
+  target: NumberedRevision;
+  lastComplete?: NumberedRevision;
   history: readonly RolloutRecord[];
   paused: boolean;
   /** Why the failure policy paused the pool, while it stays paused. */
