@@ -30,7 +30,7 @@ export function blockingPodsMessage(
 export const blockingPods: ClusterGateKind<LabelSelector> = {
   asks: 'cluster',
   spec: (gate) => gate.blockingPodSelector,
-  async check(selector, { starting, podsOn }) {
+  check(selector, { starting, podsOn }) {
     const message = blockingPodsMessage(starting, podsOn, selector);
     return message ? [{ state: 'hold', reason: 'BlockingPods', message }] : [];
   },

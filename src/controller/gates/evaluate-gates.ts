@@ -20,8 +20,6 @@ export interface GateInput {
    * 0.3 s later let the new revision's first node start, and the pool then paused).
    */
   revision: string;
-  /** Nodes the next batch would take (blocking pods are looked for there). */
-  starting: readonly string[];
   /** Ask Prometheus (false while rolling back: a rollback returns to a revision that was healthy). */
   checkPrometheus: boolean;
 }
@@ -75,24 +73,32 @@ export class HealthGates {
     this.cache.delete(pool);
   }
 
-  async check(pool: string, gate: HealthGateSpec, input: GateInput): Promise<GateOutcome> {
-    const used = usedKinds(gate);
-    const context: GateContext = {
-      revision: input.revision,
-      starting: input.starting,
-      podsOn: (node) => this.sources.podsOn(node),
-    };
-    const [asked, looked] = await Promise.all([
-      input.checkPrometheus ? this.prometheusChecks(pool, gate, context, used.prometheus) : [],
-      Promise.all(used.cluster.map(({ kind, spec }) => kind.check(spec, context))),
-    ]);
-    return combineGateChecks([...asked, ...looked.flat()]);
+  /** What the kinds that ask Prometheus say (none while rolling back): the same for any batch. */
+  async ask(pool: string, gate: HealthGateSpec, input: GateInput): Promise<GateCheck[]> {
+    if (!input.checkPrometheus) return [];
+    return this.prometheusChecks(pool, gate, input, usedKinds(gate).prometheus);
+  }
+
+  /** What the kinds that look at a batch say of the nodes it would take. */
+  batchChecks(gate: HealthGateSpec, revision: string, starting: readonly string[]): GateCheck[] {
+    const context: GateContext = { revision, starting, podsOn: (node) => this.sources.podsOn(node) };
+    return usedKinds(gate).cluster.flatMap(({ kind, spec }) => kind.check(spec, context));
+  }
+
+  /** Every kind of the pool's gate at once, for a batch that would take `input.starting`. */
+  async check(
+    pool: string,
+    gate: HealthGateSpec,
+    input: GateInput & { starting: readonly string[] },
+  ): Promise<GateOutcome> {
+    const asked = await this.ask(pool, gate, input);
+    return combineGateChecks([...asked, ...this.batchChecks(gate, input.revision, input.starting)]);
   }
 
   private async prometheusChecks(
     pool: string,
     gate: HealthGateSpec,
-    context: GateContext,
+    input: GateInput,
     used: readonly Used<PrometheusGateKind>[],
   ): Promise<GateCheck[]> {
     const server = gate.prometheus;
@@ -100,7 +106,7 @@ export class HealthGates {
     const access = prometheusAccess(server, this.sources);
     if (!access.ok) return [{ state: 'unavailable', message: access.message }];
     const now = this.sources.now();
-    const key = JSON.stringify([context.revision, server, ...used.map((u) => u.spec), access.version]);
+    const key = JSON.stringify([input.revision, server, ...used.map((u) => u.spec), access.version]);
     const cached = this.cache.get(pool);
     if (cached && cached.key === key && now - cached.at < gateIntervalMs(gate)) return cached.checks;
 
@@ -111,7 +117,7 @@ export class HealthGates {
       timeoutMs: server.timeoutSeconds * 1000,
     });
     const answers = await Promise.all(
-      used.map(({ kind, spec }) => kind.check(spec, { ...context, prometheus })),
+      used.map(({ kind, spec }) => kind.check(spec, { revision: input.revision, prometheus })),
     );
     const checks = answers.flat();
     this.cache.set(pool, { key, at: now, checks });

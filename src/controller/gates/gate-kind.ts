@@ -12,7 +12,15 @@ import { type PrometheusClient, PrometheusError } from './prometheus-client.ts';
 
 export type HealthGateSpec = NonNullable<RollingUpdateSpec['healthGate']>;
 
-/** What every kind may look at when it is asked. */
+/** What a kind that asks Prometheus is asked with. */
+export interface PrometheusContext {
+  /** The revision being rolled out. */
+  revision: string;
+  /** The pool's Prometheus (healthGate.prometheus, with its credentials). */
+  prometheus: PrometheusClient;
+}
+
+/** What a kind that looks at the batch is asked with. */
 export interface GateContext {
   /** The revision being rolled out. */
   revision: string;
@@ -27,15 +35,18 @@ export interface PrometheusGateKind<Spec = unknown> {
   /** The part of the pool's healthGate this kind reads; undefined: the pool does not use it. */
   spec(gate: HealthGateSpec): Spec | undefined;
   /** What it says now. */
-  check(spec: Spec, context: GateContext & { prometheus: PrometheusClient }): Promise<GateCheck[]>;
+  check(spec: Spec, context: PrometheusContext): Promise<GateCheck[]>;
 }
 
-/** A kind that looks at the cluster (the controller's caches), at every evaluation. */
+/**
+ * A kind that looks at the batch in the controller's caches (blocking pods): asked, within the
+ * decision, of the batch the rest of the decision would start.
+ */
 export interface ClusterGateKind<Spec = unknown> {
   readonly asks: 'cluster';
   spec(gate: HealthGateSpec): Spec | undefined;
-  /** What it says now; no check at all when nothing blocks. */
-  check(spec: Spec, context: GateContext): Promise<GateCheck[]>;
+  /** What it says of the batch; no check at all when nothing blocks. */
+  check(spec: Spec, context: GateContext): GateCheck[];
 }
 
 export type GateKind<Spec = unknown> = PrometheusGateKind<Spec> | ClusterGateKind<Spec>;

@@ -12,11 +12,11 @@ import { kubeTime, type StatusCondition } from '../../kube/conditions.ts';
 import { type ControllerContext, type Informers, nodeSubject, poolSubject } from '../controller-context.ts';
 import type { DecisionExecutor } from '../decision-executor.ts';
 import { HealthGates } from '../gates/evaluate-gates.ts';
-import { type GateStep, gateStep } from '../gates/gate-step.ts';
+import { type GateStep, gateCondition, gateStep, type HealthGateCondition } from '../gates/gate-step.ts';
 import type { KeyReconciler } from '../reconciler.ts';
 import { revisionsOfPool } from '../revisions/revision-writer.ts';
 import { endRollout, isRolloutOpen, recordCanaryPassed } from '../revisions/rollout-history.ts';
-import type { NodeSnapshot, NumberedRevision, RolloutDecision } from '../rollout/types.ts';
+import type { NodeSnapshot, NumberedRevision } from '../rollout/types.ts';
 import { MarksWriter } from '../strategies/marks-writer.ts';
 import { strategyFor, strategyRuntimes } from '../strategies/registry.ts';
 import { rollingUpdateOf } from '../strategies/rolling-settings.ts';
@@ -38,7 +38,7 @@ import { buildPoolStatus, conditionChanges } from './pool-status.ts';
 import { resolveTarget } from './pool-target.ts';
 import { watchPools } from './pool-watches.ts';
 import { PoolWriter } from './pool-writer.ts';
-import type { RolloutTracker } from './rollout-tracker.ts';
+import type { RolloutTracker, Tracked } from './rollout-tracker.ts';
 
 export interface ReconcileOutcome {
   /** Reconcile again after this long (soak end, deadline, window), unless something changes first. */
@@ -56,7 +56,7 @@ interface Rollout {
   nodes: NodeSnapshot[];
   errors: unknown[];
   /** The HealthGate condition (undefined: keep the last one; null: remove it). */
-  healthGate?: GateStep['condition'];
+  healthGate?: HealthGateCondition;
 }
 
 export class PoolReconciler implements KeyReconciler {
@@ -204,7 +204,11 @@ export class PoolReconciler implements KeyReconciler {
     return rendering;
   }
 
-  /** Decide (the failure policy acting once), execute, and read the nodes back for the status. */
+  /**
+   * The verdicts first (a resume's retries, the health gate, the failure policy acting once), then the
+   * strategy decides once over the snapshot that carries them; execute, and read the nodes back for
+   * the status.
+   */
   private async rollOut(
     pool: NodeConfigPool,
     strategy: RolloutStrategy,
@@ -212,49 +216,12 @@ export class PoolReconciler implements KeyReconciler {
     initial: Targeted,
     now: number,
   ): Promise<Rollout> {
-    const errors: unknown[] = [];
-    const resumed = resumedAfterFailure(pool, initial);
-    let state = resumed ? this.failurePolicy.reopen(initial, now) : initial;
-    let snapshot = observer.observe(state);
+    const judged = await this.judge(pool, strategy, observer, initial, now);
+    const { errors, gated, snapshot } = judged;
+    let { state } = judged;
     let decision = strategy.decide(snapshot);
-    if (resumed) {
-      const retry = strategy.retryOnResume?.(decision) ?? [];
-      errors.push(...(await this.failurePolicy.retry(pool, retry)));
-      if (retry.length > 0) {
-        snapshot = observer.observe(state);
-        decision = strategy.decide(snapshot);
-      }
-    }
-    if (decision.rollout) this.reportFailures(pool, state.target, decision.rollout, snapshot);
-    // Gates (src/controller/gates): metrics, alerts and blocking pods hold the batch, or fail it (the
-    // strategy then reports a failure action, so the failure policy handles it).
-    const gated = decision.rollout
-      ? await gateStep(
-          this.gates,
-          pool.metadata.name,
-          rollingUpdateOf(snapshot.spec).healthGate,
-          decision.rollout,
-          {
-            revision: state.target.name,
-            paused: state.paused,
-            rollingBack: state.pin?.to === state.target.name,
-            rolloutOpen: isRolloutOpen(state.history, state.target.name),
-          },
-        )
-      : undefined;
-    const gatedTarget = state.target.name;
-    if (gated?.gate) {
-      snapshot = { ...snapshot, gate: gated.gate };
-      decision = strategy.decide(snapshot);
-    }
-    if (decision.failureAction) {
-      const action = decision.failureAction;
-      state = await this.failurePolicy.apply(pool, state, action, now);
-      snapshot = observer.observe(state, action);
-      // The gate's verdict was about this target: a rollback's target is not held by it.
-      if (gated?.gate && state.target.name === gatedTarget) snapshot = { ...snapshot, gate: gated.gate };
-      decision = strategy.decide(snapshot);
-    }
+    if (!judged.policyActed && decision.rollout)
+      this.reportFailures(pool, state.target, decision.rollout, snapshot);
     if (gated?.requeueAfterMs !== undefined && decision.rollout?.complete !== true && !state.paused)
       decision = {
         ...decision,
@@ -266,6 +233,7 @@ export class PoolReconciler implements KeyReconciler {
         ...state,
         history: recordCanaryPassed(state.history, state.target.name, kubeTime(decision.canaryPassedAt)),
       };
+    const healthGate = gated ? gateCondition(gated, decision.rollout?.batchHeld) : undefined;
     const after = strategy.report ? observer.observe(state) : snapshot;
     const report = strategy.report?.(after, decision);
     const done = report ? report.done : decision.rollout?.complete === true;
@@ -280,15 +248,68 @@ export class PoolReconciler implements KeyReconciler {
       ...(report ? { report } : {}),
       nodes: [...after.snapshots],
       errors,
-      ...(gated?.condition !== undefined ? { healthGate: gated.condition } : {}),
+      ...(healthGate !== undefined ? { healthGate } : {}),
     };
+  }
+
+  /**
+   * The verdicts the decision is made over. A pool resumed after the failure policy paused it gives
+   * the nodes its strategy names a fresh deadline; the health gate (for a strategy whose batches pass
+   * it) is asked; the failure policy judges the nodes with the gate's verdict and acts once, pausing
+   * or rolling back (a rollback's target is not held by a gate asked about the previous one).
+   */
+  private async judge(
+    pool: NodeConfigPool,
+    strategy: RolloutStrategy,
+    observer: PoolObserver,
+    initial: Targeted,
+    now: number,
+  ): Promise<{
+    state: Targeted;
+    snapshot: StrategySnapshot;
+    gated?: GateStep;
+    policyActed: boolean;
+    errors: unknown[];
+  }> {
+    const errors: unknown[] = [];
+    const resumed = resumedAfterFailure(pool, initial);
+    let state = resumed ? this.failurePolicy.reopen(initial, now) : initial;
+    let snapshot = observer.observe(state);
+    if (resumed) {
+      const retry = strategy.retryOnResume?.(snapshot) ?? [];
+      errors.push(...(await this.failurePolicy.retry(pool, retry)));
+      if (retry.length > 0) snapshot = observer.observe(state);
+    }
+    const gated = strategy.healthGate
+      ? await gateStep(this.gates, pool.metadata.name, rollingUpdateOf(snapshot.spec).healthGate, {
+          revision: state.target.name,
+          paused: state.paused,
+          rollingBack: state.pin?.to === state.target.name,
+          rolloutOpen: isRolloutOpen(state.history, state.target.name),
+        })
+      : undefined;
+    const withGate = (s: StrategySnapshot): StrategySnapshot => ({
+      ...s,
+      ...(gated?.gate ? { gate: gated.gate } : {}),
+      ...(gated?.holdsBatch ? { holdsBatch: gated.holdsBatch } : {}),
+    });
+    snapshot = withGate(snapshot);
+    const verdict = strategy.failureVerdict?.(snapshot);
+    if (!verdict?.action) return { state, snapshot, ...(gated ? { gated } : {}), policyActed: false, errors };
+    // The failures that tripped the policy are reported as the rollout judged them, before it acts.
+    if (verdict.judged) this.reportFailures(pool, state.target, { starts: [], ...verdict.judged }, snapshot);
+    const gatedTarget = state.target.name;
+    state = await this.failurePolicy.apply(pool, state, verdict.action, now);
+    snapshot = observer.observe(state, verdict.action);
+    if (state.target.name === gatedTarget) snapshot = withGate(snapshot);
+    return { state, snapshot, ...(gated ? { gated } : {}), policyActed: true, errors };
   }
 
   /** New failures of the pool's rollout: a metric and an Event on each node. */
   private reportFailures(
     pool: NodeConfigPool,
     target: NumberedRevision,
-    decision: RolloutDecision,
+    decision: Tracked,
     snapshot: StrategySnapshot,
   ): void {
     const { ctx } = this;

@@ -79,6 +79,23 @@ function policyAction(input: RolloutInput, what: string): FailureAction {
   return { action: 'Pause', message: what };
 }
 
+/**
+ * Touched failures trip the policy (failures of untouched nodes are reported but are not this
+ * rollout's), and so does a failing gate once a node was touched.
+ */
+function policyVerdict(
+  input: RolloutInput,
+  failures: readonly NodeVerdict[],
+  verdicts: readonly NodeVerdict[],
+): FailureAction | undefined {
+  return (
+    failureActionFor(
+      input,
+      failures.filter((f) => f.touched),
+    ) ?? gateFailureActionFor(input, verdicts)
+  );
+}
+
 /** A node of the input (the last of its name) with its verdict. */
 interface Judged {
   name: string;
@@ -189,17 +206,38 @@ function chooseStarts(c: StartChoice): {
   return { starts, unavailable, budgetBlocked, zoneBlocked };
 }
 
-export function decideRollout(input: RolloutInput): RolloutDecision {
-  const { settings, now } = input;
-  const window = maintenanceWindowStatus(settings.maintenanceWindows, now);
-  // By name: a name given twice is judged as its last node, in the place of its first.
+/** Every node judged (by name: a name given twice is judged as its last node, in the place of its first). */
+function judgeNodes(input: RolloutInput): { judged: Map<string, Judged>; inOrder: Judged[] } {
   const judged = new Map<string, Judged>();
   for (const node of input.nodes) {
     const { verdict, actions } = judgeNode(node, input);
     judged.set(node.name, { name: node.name, zone: node.zone, node, verdict, actions });
   }
   // The verdict's name and zone are its node's: the same order as of the verdicts.
-  const inOrder = rolloutOrder([...judged.values()]);
+  return { judged, inOrder: rolloutOrder([...judged.values()]) };
+}
+
+/** What the failure policy makes of the nodes' verdicts, before any decision is made from them. */
+export interface RolloutJudgement {
+  /** In rollout order. */
+  verdicts: NodeVerdict[];
+  /** The failed nodes, touched by this rollout or not (only touched ones count for the policy). */
+  failures: NodeVerdict[];
+  failureAction?: FailureAction;
+}
+
+/** The nodes judged, and the failure policy's verdict on them: decideRollout's own, without starting anything. */
+export function judgeRollout(input: RolloutInput): RolloutJudgement {
+  const verdicts = judgeNodes(input).inOrder.map((j) => j.verdict);
+  const failures = verdicts.filter((v) => v.phase === 'Failed');
+  const failureAction = policyVerdict(input, failures, verdicts);
+  return { verdicts, failures, ...(failureAction ? { failureAction } : {}) };
+}
+
+export function decideRollout(input: RolloutInput): RolloutDecision {
+  const { settings, now } = input;
+  const window = maintenanceWindowStatus(settings.maintenanceWindows, now);
+  const { judged, inOrder } = judgeNodes(input);
   const ordered = inOrder.map((j) => j.verdict);
 
   const decision: RolloutDecision = {
@@ -253,9 +291,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     }
   }
 
-  // Touched failures trip the policy; failures of untouched nodes are reported but are not this rollout's.
-  const rolloutFailures = decision.failures.filter((f) => f.touched);
-  const failureAction = failureActionFor(input, rolloutFailures) ?? gateFailureActionFor(input, ordered);
+  const failureAction = policyVerdict(input, decision.failures, ordered);
   if (failureAction) decision.failureAction = failureAction;
 
   const uncordoning = new Set(decision.uncordon.map((u) => u.node));
@@ -285,18 +321,32 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     }
   }
 
+  // The batch as the budgets and the canary leave it, unless a gate that looks at the batch holds it.
+  let chosen: ReturnType<typeof chooseStarts> | undefined;
   if (!blocked) {
-    const chosen = chooseStarts({
+    const counted = new Map(zoneCounted);
+    const choice = chooseStarts({
       free,
       paid,
       canaryRoom,
       canarySize: decision.budget.canary?.size ?? 0,
       maxUnavailable,
       zoneMax,
-      zoneCounted,
+      zoneCounted: counted,
       unavailable,
       input,
     });
+    const held = choice.starts.length > 0 ? input.holdsBatch?.(choice.starts.map((s) => s.node)) : undefined;
+    if (held) {
+      decision.batchHeld = held;
+      blocked = 'HealthGate';
+      blockMessage = `health gate holds (${held.reason}): ${held.message}`;
+    } else {
+      chosen = choice;
+      for (const [zone, count] of counted) zoneCounted.set(zone, count);
+    }
+  }
+  if (chosen) {
     decision.starts = chosen.starts;
     unavailable = chosen.unavailable;
     // The verdicts describe the pool after this decision: a started node is in flight.

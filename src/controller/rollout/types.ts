@@ -88,6 +88,11 @@ export interface RolloutInput {
   now: number;
   /** The pool's health gate does not pass (src/controller/gates): no node starts; a failure trips the policy. */
   gate?: GateVerdict;
+  /**
+   * The gates that look at the batch itself (blocking pods on the nodes it would take): a hold here
+   * starts none of them. Asked only of a batch the rest of the decision would start.
+   */
+  holdsBatch?: (nodes: readonly string[]) => GateVerdict | undefined;
 }
 
 /** A health gate that holds the rollout, or fails it (metric or alert gates). */
@@ -191,6 +196,8 @@ export interface RolloutDecision {
   complete: boolean;
   /** Why nodes that wait were not started. */
   blocked?: { reason: BlockReason; message: string };
+  /** The gate that held the batch this decision would have started (RolloutInput.holdsBatch). */
+  batchHeld?: GateVerdict;
   budget: Budget;
   window: WindowStatus;
   /** When something time-based changes (soak over, deadline, window opens). */

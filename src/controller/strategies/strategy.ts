@@ -14,6 +14,7 @@ import type { Node } from '../../kube/types.ts';
 import type { ControllerContext, Informers } from '../controller-context.ts';
 import type { NodePatch } from '../node-updates.ts';
 import type { RolloutRecord } from '../revisions/rollout-history.ts';
+import type { RolloutJudgement } from '../rollout/decide.ts';
 import type {
   FailureAction,
   GateVerdict,
@@ -53,6 +54,16 @@ export interface StrategySnapshot<Own = unknown> {
   now: number;
   /** The pool's health gate holds or fails (src/controller/gates): RollingUpdate starts no batch, or fails. */
   gate?: GateVerdict;
+  /** The gates that look at the batch itself (blocking pods): a hold starts none of it. */
+  holdsBatch?: (nodes: readonly string[]) => GateVerdict | undefined;
+}
+
+/** What the failure policy is to do, judged from a snapshot before the strategy decides from it. */
+export interface FailureVerdict {
+  /** More failures than the failure policy tolerates: pause or roll back (the reconciler does it once). */
+  action?: FailureAction;
+  /** The pool's own rollout judged (RollingUpdate): the failures it reports when the policy acts. */
+  judged?: RolloutJudgement;
 }
 
 /**
@@ -71,8 +82,6 @@ export interface StrategyDecision {
   rollout?: RolloutDecision;
   /** A rollout over some nodes only (OnDelete upgrades): executed; the strategy's report covers it. */
   upgrades?: RolloutDecision;
-  /** More failures than the failure policy tolerates: pause or roll back (the reconciler does it once). */
-  failureAction?: FailureAction;
   /** The canary passed now (ms); recorded in the open rollout's history record. */
   canaryPassedAt?: number;
   requeueAfterMs?: number;
@@ -80,15 +89,23 @@ export interface StrategyDecision {
 
 export interface RolloutStrategy<Decision extends StrategyDecision = StrategyDecision, Own = unknown> {
   type: StrategyType;
-  /** Pure: same snapshot, same decision. */
+  /**
+   * Pure: same snapshot, same decision. Made once per reconcile, over a snapshot that carries the
+   * verdicts: the health gate's (StrategySnapshot.gate, holdsBatch) and the failure policy's
+   * (failureApplied, and the state it left).
+   */
   decide(snapshot: StrategySnapshot<Own>): Decision;
+  /** Its batches pass the pool's health gate (rollingUpdate.healthGate), evaluated before it decides. */
+  healthGate?: boolean;
+  /** The failure policy's verdict on the snapshot (absent: it never fails a rollout). */
+  failureVerdict?(snapshot: StrategySnapshot<Own>): FailureVerdict;
   /**
    * The pool's Progressing/Complete/Degraded from the nodes after the decision was carried out.
    * Absent: the conditions come from `decision.rollout` (RollingUpdate).
    */
   report?(after: StrategySnapshot<Own>, decision: Decision): StrategyReport;
   /** Resumed after the failure policy paused the pool: nodes to give a fresh deadline. */
-  retryOnResume?(decision: Decision): string[];
+  retryOnResume?(snapshot: StrategySnapshot<Own>): string[];
   /** Revisions no node uses are deleted at once (no history kept beyond the target). */
   keepsOnlyRevisionsInUse?: boolean;
   /** What it reads, writes and watches of its own, one per controller (absent: marks and starts only). */

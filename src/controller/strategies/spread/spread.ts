@@ -96,9 +96,12 @@ function waitNotes(plan: SpreadHandout | undefined): string[] {
 export const spread: RolloutStrategy = {
   type: 'Spread',
 
+  failureVerdict(s: StrategySnapshot) {
+    const action = s.failureApplied ? undefined : spreadFailure(s);
+    return action ? { action } : {};
+  },
+
   decide(s: StrategySnapshot): StrategyDecision {
-    const failureAction = s.failureApplied ? undefined : spreadFailure(s);
-    if (failureAction) return { marks: [], failureAction };
     const hold = holdReason(s);
     const window = spreadWindow(s);
     const plan = spreadPlan(s, window);
