@@ -29,6 +29,7 @@ import { rolloutOrder } from './rollout-order.ts';
 import type {
   BlockReason,
   FailureAction,
+  GateVerdict,
   NodeSnapshot,
   NodeStart,
   NodeVerdict,
@@ -234,6 +235,19 @@ export function judgeRollout(input: RolloutInput): RolloutJudgement {
   return { verdicts, failures, ...(failureAction ? { failureAction } : {}) };
 }
 
+/**
+ * The batch as the budgets and the canary leave it (chooseStarts), unless a gate that looks at the
+ * batch itself holds it (RolloutInput.holdsBatch): then nothing starts and the zone counts stay.
+ */
+function chooseBatch(c: StartChoice): { chosen?: ReturnType<typeof chooseStarts>; held?: GateVerdict } {
+  const counted = new Map(c.zoneCounted);
+  const chosen = chooseStarts({ ...c, zoneCounted: counted });
+  const held = chosen.starts.length > 0 ? c.input.holdsBatch?.(chosen.starts.map((s) => s.node)) : undefined;
+  if (held) return { held };
+  for (const [zone, count] of counted) c.zoneCounted.set(zone, count);
+  return { chosen };
+}
+
 export function decideRollout(input: RolloutInput): RolloutDecision {
   const { settings, now } = input;
   const window = maintenanceWindowStatus(settings.maintenanceWindows, now);
@@ -321,31 +335,25 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     }
   }
 
-  // The batch as the budgets and the canary leave it, unless a gate that looks at the batch holds it.
-  let chosen: ReturnType<typeof chooseStarts> | undefined;
-  if (!blocked) {
-    const counted = new Map(zoneCounted);
-    const choice = chooseStarts({
-      free,
-      paid,
-      canaryRoom,
-      canarySize: decision.budget.canary?.size ?? 0,
-      maxUnavailable,
-      zoneMax,
-      zoneCounted: counted,
-      unavailable,
-      input,
-    });
-    const held = choice.starts.length > 0 ? input.holdsBatch?.(choice.starts.map((s) => s.node)) : undefined;
-    if (held) {
-      decision.batchHeld = held;
-      blocked = 'HealthGate';
-      blockMessage = `health gate holds (${held.reason}): ${held.message}`;
-    } else {
-      chosen = choice;
-      for (const [zone, count] of counted) zoneCounted.set(zone, count);
-    }
+  const batch = blocked
+    ? {}
+    : chooseBatch({
+        free,
+        paid,
+        canaryRoom,
+        canarySize: decision.budget.canary?.size ?? 0,
+        maxUnavailable,
+        zoneMax,
+        zoneCounted,
+        unavailable,
+        input,
+      });
+  if (batch.held) {
+    decision.batchHeld = batch.held;
+    blocked = 'HealthGate';
+    blockMessage = `health gate holds (${batch.held.reason}): ${batch.held.message}`;
   }
+  const chosen = batch.chosen;
   if (chosen) {
     decision.starts = chosen.starts;
     unavailable = chosen.unavailable;
