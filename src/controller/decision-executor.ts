@@ -17,7 +17,7 @@ import {
   startPatch,
   uncordonPatch,
 } from './node-updates.ts';
-import type { RevisionRef, RolloutDecision, UncordonReason } from './rollout/types.ts';
+import type { NumberedRevision, RolloutDecision, UncordonReason } from './rollout/types.ts';
 
 const UNCORDON_MESSAGES: Record<UncordonReason, string> = {
   Healthy: 'healthy on its revision',
@@ -58,7 +58,11 @@ export class DecisionExecutor {
     });
   }
 
-  async execute(pool: NodeConfigPool, target: RevisionRef, decision: RolloutDecision): Promise<unknown[]> {
+  async execute(
+    pool: NodeConfigPool,
+    target: NumberedRevision,
+    decision: RolloutDecision,
+  ): Promise<unknown[]> {
     const { ctx } = this;
     const now = ctx.now();
     const nodes = ctx.informers.nodes;

@@ -6,7 +6,8 @@ import type { Node } from '../kube/types.ts';
 import type { Informers } from './controller-context.ts';
 import { poolsSelecting } from './pool-membership.ts';
 
-export interface Reconciler {
+/** One reconciler of the shared work queue (the agent's Reconciler is another thing: it applies a revision). */
+export interface KeyReconciler {
   /** The prefix of this reconciler's keys on the work queue (`kind/name`). */
   readonly kind: string;
   /** Names to reconcile once the caches have synced. */

@@ -26,9 +26,8 @@ import { PodIndex } from './pod-index.ts';
 import { PoolReconciler } from './pools/pool-reconciler.ts';
 import { PoolRenderer } from './pools/pool-render.ts';
 import { RolloutTracker } from './pools/rollout-tracker.ts';
-import { poolsOfNode, type Reconciler } from './reconciler.ts';
+import { type KeyReconciler, poolsOfNode } from './reconciler.ts';
 import { RevisionWriter } from './revisions/revision-writer.ts';
-import { StrategyExecutor } from './strategies/strategy-executor.ts';
 
 export interface RolloutControllerOptions {
   kubeConfig: ClusterConfig;
@@ -61,7 +60,7 @@ export class RolloutController {
   private readonly recorder: EventRecorder;
   private readonly drainer: NodeDrainer;
   /** The reconcilers by the kind of their keys on the shared queue. */
-  private readonly reconcilers: Map<string, Reconciler>;
+  private readonly reconcilers: Map<string, KeyReconciler>;
   private readonly health = new NodeHealthTracker();
   private readonly daemonSets: DaemonSetUpdater | undefined;
   private readonly now: () => number;
@@ -147,10 +146,9 @@ export class RolloutController {
       writeConcurrency: options.writeConcurrency ?? 32,
     };
     executor = new DecisionExecutor(ctx);
-    const marks = new StrategyExecutor(ctx, executor);
     const tracker = new RolloutTracker(this.metrics);
-    const reconcilers: Reconciler[] = [
-      new PoolReconciler(ctx, new PoolRenderer(ctx), executor, tracker, marks),
+    const reconcilers: KeyReconciler[] = [
+      new PoolReconciler(ctx, new PoolRenderer(ctx), executor, tracker),
       new NodeReconciler(ctx, executor),
       new ConfigReconciler(ctx),
     ];

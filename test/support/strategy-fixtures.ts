@@ -1,15 +1,57 @@
 // The strategies' pure parts as the table tests of test/controller/strategies/<name>/ call them: a
-// strategy's marks or report over defaults (a pool p moving from r1 to r2), by strategy type, through the registry.
+// strategy's marks or report over defaults (a pool p moving from r1 to r2), by strategy type, from the
+// strategy's folder (<name>-marks.ts, <name>-report.ts).
 
 import {
-  type MarksInput,
   type NodeMarks,
   planNodeMarks,
+  type StrategyMarks,
   type StrategyType,
 } from '../../src/controller/strategies/node-marks.ts';
-import { strategyFor } from '../../src/controller/strategies/registry.ts';
+import {
+  type OnDeleteMarksInput,
+  onDeleteMarks,
+} from '../../src/controller/strategies/on-delete/on-delete-marks.ts';
+import {
+  type OnDeleteStatusInput,
+  onDeleteReport,
+} from '../../src/controller/strategies/on-delete/on-delete-report.ts';
+import { otaMarks } from '../../src/controller/strategies/ota/ota-marks.ts';
+import { otaReport } from '../../src/controller/strategies/ota/ota-report.ts';
+import { rollingUpdateMarks } from '../../src/controller/strategies/rolling-update/rolling-update-marks.ts';
+import { type SerialMarksInput, serialMarks } from '../../src/controller/strategies/serial/serial-marks.ts';
+import {
+  type SerialStatusInput,
+  serialReport,
+} from '../../src/controller/strategies/serial/serial-report.ts';
+import { type SpreadMarksInput, spreadMarks } from '../../src/controller/strategies/spread/spread-marks.ts';
+import {
+  type SpreadStatusInput,
+  spreadReport,
+} from '../../src/controller/strategies/spread/spread-report.ts';
 import type { StrategyNode } from '../../src/controller/strategies/strategy-node.ts';
-import { type StrategyStatusInput, strategyReport } from '../../src/controller/strategies/strategy-status.ts';
+import { type StrategyReporter, strategyReport } from '../../src/controller/strategies/strategy-status.ts';
+
+/** Every strategy's marks input at once: each strategy reads its own part. */
+export type AnyMarksInput = SerialMarksInput & SpreadMarksInput & OnDeleteMarksInput;
+/** Every strategy's report input at once. */
+export type AnyStatusInput = SerialStatusInput & SpreadStatusInput & OnDeleteStatusInput;
+
+const MARKS: Record<StrategyType, StrategyMarks<AnyMarksInput>> = {
+  RollingUpdate: rollingUpdateMarks,
+  Serial: serialMarks,
+  Spread: spreadMarks,
+  OnDelete: onDeleteMarks,
+  OTA: otaMarks,
+};
+
+const REPORTERS: Partial<Record<StrategyType, StrategyReporter<AnyStatusInput>>> = {
+  Serial: serialReport,
+  Spread: spreadReport,
+  OnDelete: onDeleteReport,
+  OTA: otaReport,
+};
+
 import { NOW } from './rollout-fixtures.ts';
 
 /** A node of the pool: r1 given and applied, unless `over` says otherwise. */
@@ -17,7 +59,7 @@ export function strategyNode(name: string, over: Partial<StrategyNode> = {}): St
   return { name, zone: '', desired: 'r1', current: 'r1', state: 'Done', cordonedByUs: false, ...over };
 }
 
-export function marksDefaults(over: Partial<MarksInput> = {}): MarksInput {
+export function marksDefaults(over: Partial<AnyMarksInput> = {}): AnyMarksInput {
   return {
     target: { name: 'r2', number: 2 },
     revisionNumbers: new Map([
@@ -34,15 +76,15 @@ export function marksDefaults(over: Partial<MarksInput> = {}): MarksInput {
 }
 
 /** The marks of strategy `type` (Serial unless given), by node. */
-export function marks(over: Partial<MarksInput> & { type?: StrategyType }): Map<string, NodeMarks> {
+export function marks(over: Partial<AnyMarksInput> & { type?: StrategyType }): Map<string, NodeMarks> {
   const { type = 'Serial', ...input } = over;
-  const result = planNodeMarks(marksDefaults(input), strategyFor(type).marks);
+  const result = planNodeMarks(marksDefaults(input), MARKS[type]);
   return new Map(result.map((m) => [m.node, m]));
 }
 
 /** The report of strategy `type` (Serial unless given). */
-export function report(over: Partial<StrategyStatusInput>) {
-  const input: StrategyStatusInput = {
+export function report(over: Partial<AnyStatusInput>) {
+  const input: AnyStatusInput = {
     type: 'Serial',
     target: { name: 'r2', number: 2 },
     nodes: [],
@@ -55,7 +97,7 @@ export function report(over: Partial<StrategyStatusInput>) {
     now: NOW,
     ...over,
   };
-  const reporter = strategyFor(input.type).reportNotes;
+  const reporter = REPORTERS[input.type];
   if (!reporter) throw new Error(`${input.type} has no strategy report`);
   return strategyReport(input, reporter);
 }

@@ -6,10 +6,10 @@ import type { NodeConfig } from '../../api/types.ts';
 import { jsonEqual } from '../../util/json-equal.ts';
 import { nodeConfigStatusPath } from '../api-paths.ts';
 import type { ControllerContext, Informers } from '../controller-context.ts';
-import type { Reconciler } from '../reconciler.ts';
+import type { KeyReconciler } from '../reconciler.ts';
 import { watchConfigs } from './config-watches.ts';
 
-export class ConfigReconciler implements Reconciler {
+export class ConfigReconciler implements KeyReconciler {
   readonly kind = 'config';
   private readonly ctx: ControllerContext;
 

@@ -1,8 +1,10 @@
 // Alert gates against the alerts Prometheus' rules hold: a firing alert that matches any gate is a
 // failure (as kured's --alert-filter-match-only with --alert-firing-only); pending alerts do not count.
+// As a gate kind: healthGate.alerts against the pool's Prometheus, one check for them all.
 
 import { alertMatches } from '../../api/alert-matcher.ts';
 import type { AlertGateSpec, GateCheck } from './gate-check.ts';
+import { type PrometheusGateKind, prometheusUnavailable } from './gate-kind.ts';
 import type { PrometheusAlert } from './prometheus-client.ts';
 
 function alertText(alert: PrometheusAlert): string {
@@ -26,3 +28,13 @@ export function evaluateAlertGates(
     message: `${firing.length === 1 ? 'alert' : `${firing.length} alerts`} firing: ${shown}${firing.length > 3 ? ', ...' : ''}`,
   };
 }
+
+export const alertGates: PrometheusGateKind<readonly AlertGateSpec[]> = {
+  asks: 'prometheus',
+  spec: (gate) => ((gate.alerts?.length ?? 0) > 0 ? gate.alerts : undefined),
+  check: (alerts, { prometheus }) =>
+    prometheus.alerts().then(
+      (list) => [evaluateAlertGates(alerts, list)],
+      (err: unknown) => [prometheusUnavailable('alert gates', err)],
+    ),
+};

@@ -1,9 +1,10 @@
 // Blocking pods (kured's --blocking-pod-selector): pods the selector picks that still run on the nodes
-// a batch would take. While there are any, the batch waits.
+// a batch would take. While there are any, the batch waits (a hold, never a failure).
 
 import { matchesLabelSelector } from '../../api/label-selector.ts';
 import type { LabelSelector } from '../../api/types.ts';
 import type { Pod } from '../../kube/types.ts';
+import type { ClusterGateKind } from './gate-kind.ts';
 
 const DONE_PHASES = new Set(['Succeeded', 'Failed']);
 
@@ -25,3 +26,12 @@ export function blockingPodsMessage(
   const shown = found.slice(0, 5).join(', ');
   return `blocking pods run on the nodes the next batch would take: ${shown}${found.length > 5 ? ` and ${found.length - 5} more` : ''}`;
 }
+
+export const blockingPods: ClusterGateKind<LabelSelector> = {
+  asks: 'cluster',
+  spec: (gate) => gate.blockingPodSelector,
+  check(selector, { starting, podsOn }) {
+    const message = blockingPodsMessage(starting, podsOn, selector);
+    return message ? [{ state: 'hold', reason: 'BlockingPods', message }] : [];
+  },
+};

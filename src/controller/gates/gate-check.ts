@@ -1,6 +1,6 @@
 // What one gate says, and what all of them say together. A gate that cannot be evaluated holds the
 // rollout and never lets it pass; a gate that is evaluated and fails is a failure for the pool's
-// failure policy; blocking pods only hold. Pure, so every combination is table-tested.
+// failure policy; a hold (blocking pods) only holds. Pure, so every combination is table-tested.
 
 import type {
   alertGateSchema,
@@ -24,7 +24,9 @@ export type GateReason =
 export type GateCheck =
   | { state: 'pass'; message: string }
   | { state: 'fail'; reason: 'MetricGateFailed' | 'AlertFiring'; message: string }
-  | { state: 'unavailable'; message: string };
+  | { state: 'unavailable'; message: string }
+  /** Nothing is wrong, but the batch must wait (blocking pods). */
+  | { state: 'hold'; reason: 'BlockingPods'; message: string };
 
 export type GateOutcome =
   | { verdict: 'pass'; reason: 'GatesPassed'; message: string }
@@ -35,9 +37,13 @@ export type GateOutcome =
 
 /**
  * All checks together: any failure fails (it is known to be bad, whatever else cannot be read), else
- * any unavailable one or any blocking pod holds, else the gates pass.
+ * any unavailable one holds, else any hold (a blocking pod; `blockingPods` is one) holds, else the
+ * gates pass.
  */
-export function combineGateChecks(checks: readonly GateCheck[], blockingPods?: string): GateOutcome {
+export function combineGateChecks(all: readonly GateCheck[], blockingPods?: string): GateOutcome {
+  const checks: readonly GateCheck[] = blockingPods
+    ? [...all, { state: 'hold', reason: 'BlockingPods', message: blockingPods }]
+    : all;
   const failed = checks.filter((c): c is Extract<GateCheck, { state: 'fail' }> => c.state === 'fail');
   if (failed.length > 0)
     return { verdict: 'fail', reason: failed[0]!.reason, message: failed.map((c) => c.message).join('; ') };
@@ -48,7 +54,9 @@ export function combineGateChecks(checks: readonly GateCheck[], blockingPods?: s
       reason: 'GateUnavailable',
       message: `${unavailable.map((c) => c.message).join('; ')}; no batch starts until the gate can be evaluated`,
     };
-  if (blockingPods) return { verdict: 'hold', reason: 'BlockingPods', message: blockingPods };
+  const held = checks.filter((c): c is Extract<GateCheck, { state: 'hold' }> => c.state === 'hold');
+  if (held.length > 0)
+    return { verdict: 'hold', reason: held[0]!.reason, message: held.map((c) => c.message).join('; ') };
   return {
     verdict: 'pass',
     reason: 'GatesPassed',

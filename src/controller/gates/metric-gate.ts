@@ -1,8 +1,10 @@
 // A metric gate against its query's result: every sample must satisfy `value <operator> threshold`,
 // or, for NoSeries, there must be no sample. A result without a usable value (no series where a value
-// is required, NaN, a matrix or string) cannot be evaluated: the gate holds, it never passes.
+// is required, NaN, a matrix or string) cannot be evaluated: the gate holds, it never passes. As a gate
+// kind: every query of healthGate.metrics asked of the pool's Prometheus, each judged on its own.
 
 import type { GateCheck, MetricGateSpec } from './gate-check.ts';
+import { type PrometheusGateKind, prometheusUnavailable } from './gate-kind.ts';
 import type { QueryResult } from './prometheus-client.ts';
 
 const COMPARE: Record<string, (value: number, threshold: number) => boolean> = {
@@ -81,3 +83,17 @@ export function evaluateMetricGate(gate: MetricGateSpec, result: QueryResult): G
   const shown = values.length === 1 ? `${values[0]}` : `${Math.min(...values)}..${Math.max(...values)}`;
   return { state: 'pass', message: `${gate.name}: ${shown} ${gate.operator} ${threshold}` };
 }
+
+export const metricGates: PrometheusGateKind<readonly MetricGateSpec[]> = {
+  asks: 'prometheus',
+  spec: (gate) => ((gate.metrics?.length ?? 0) > 0 ? gate.metrics : undefined),
+  check: (metrics, { prometheus }) =>
+    Promise.all(
+      metrics.map((m) =>
+        prometheus.query(m.query).then(
+          (result) => evaluateMetricGate(m, result),
+          (err: unknown) => prometheusUnavailable(`metric gate ${m.name} (${m.query})`, err),
+        ),
+      ),
+    ),
+};

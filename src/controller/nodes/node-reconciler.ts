@@ -10,10 +10,10 @@ import { nodePath } from '../api-paths.ts';
 import { type ControllerContext, type Informers, nodeSubject } from '../controller-context.ts';
 import type { DecisionExecutor } from '../decision-executor.ts';
 import { uncordonPatch } from '../node-updates.ts';
-import { poolsOfNode, type Reconciler } from '../reconciler.ts';
+import { type KeyReconciler, poolsOfNode } from '../reconciler.ts';
 import { initialNodes, watchNodes } from './node-watches.ts';
 
-export class NodeReconciler implements Reconciler {
+export class NodeReconciler implements KeyReconciler {
   readonly kind = 'node';
   private readonly ctx: ControllerContext;
   private readonly executor: DecisionExecutor;

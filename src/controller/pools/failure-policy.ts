@@ -7,12 +7,12 @@ import { findCondition, kubeTime, type StatusCondition } from '../../kube/condit
 import { type ControllerContext, poolSubject } from '../controller-context.ts';
 import type { DecisionExecutor } from '../decision-executor.ts';
 import { beginRollout, endRollout } from '../revisions/rollout-history.ts';
-import type { FailureAction, RevisionRef } from '../rollout/types.ts';
+import type { FailureAction, NumberedRevision } from '../rollout/types.ts';
 import { observeRolloutEnd } from './pool-metrics.ts';
 import { type PoolState, pinPatch } from './pool-state.ts';
 import type { PoolWriter } from './pool-writer.ts';
 
-type Targeted = PoolState & { target: RevisionRef };
+type Targeted = PoolState & { target: NumberedRevision };
 
 /** The failure policy paused the pool and it is no longer paused. */
 export function resumedAfterFailure(pool: NodeConfigPool, state: PoolState): boolean {

@@ -1,19 +1,17 @@
 // The observe step of a pool reconcile: the pool's members (nodes it selects and no other pool does)
 // and, for a pool state, the strategy snapshot read from the caches (each node as the rollout and the
-// strategies see it, the Serial slots). Reading again after a write sees the write: the writers put
+// strategies see it, and what the strategy's runtime observes of its own). Reading again after a write sees the write: the writers put
 // their results into the caches.
 
-import { SERIAL_POOL_LABEL, STATE_ANNOTATION } from '../../api/node-protocol.ts';
 import type { DefaultedPoolSpec } from '../../api/pool-defaults.ts';
 import type { NodeConfigPool } from '../../api/types.ts';
 import type { Node } from '../../kube/types.ts';
 import type { ControllerContext } from '../controller-context.ts';
 import { type SnapshotContext, snapshotNode } from '../node-snapshot.ts';
 import { type PoolSelector, poolsSelecting } from '../pool-membership.ts';
-import type { FailureAction, NodeSnapshot, RevisionRef } from '../rollout/types.ts';
+import type { FailureAction, NodeSnapshot, NumberedRevision } from '../rollout/types.ts';
 import { rollingSettings, rollingUpdateOf } from '../strategies/rolling-settings.ts';
-import { serialSlots } from '../strategies/serial/serial-slots.ts';
-import type { StrategySnapshot } from '../strategies/strategy.ts';
+import type { StrategyRuntime, StrategySnapshot } from '../strategies/strategy.ts';
 import { readStrategyNode } from '../strategies/strategy-node.ts';
 import type { PoolState } from './pool-state.ts';
 
@@ -65,16 +63,19 @@ export class PoolObserver {
   private readonly members: readonly Node[];
   readonly revisionNumbers: ReadonlyMap<string, number>;
   private readonly now: number;
+  private readonly runtime: StrategyRuntime | undefined;
 
   constructor(
     ctx: ControllerContext,
     pool: NodeConfigPool,
     spec: DefaultedPoolSpec,
     members: readonly Node[],
-    revisions: readonly RevisionRef[],
+    revisions: readonly NumberedRevision[],
     now: number,
+    runtime?: StrategyRuntime,
   ) {
     this.ctx = ctx;
+    this.runtime = runtime;
     this.pool = pool;
     this.spec = spec;
     this.members = members;
@@ -113,13 +114,9 @@ export class PoolObserver {
   }
 
   /** What the strategy decides from, for a state with a target. */
-  observe(state: PoolState & { target: RevisionRef }, failureApplied?: FailureAction): StrategySnapshot {
-    const { ctx } = this;
+  observe(state: PoolState & { target: NumberedRevision }, failureApplied?: FailureAction): StrategySnapshot {
     const rolling = rollingUpdateOf(this.spec);
     const current = this.members.map((n) => this.current(n));
-    const leases = ctx.informers.leases
-      .list()
-      .filter((l) => l.metadata.labels?.[SERIAL_POOL_LABEL] === this.pool.metadata.name);
     return {
       pool: this.pool,
       spec: this.spec,
@@ -134,11 +131,7 @@ export class PoolObserver {
       nodes: current.map((n) => readStrategyNode(n, rolling.zoneLabel)),
       snapshots: this.snapshotsOf(current, state.target.name),
       revisionNumbers: this.revisionNumbers,
-      slots: serialSlots(
-        leases,
-        (node) => ctx.informers.nodes.get(node)?.metadata.annotations?.[STATE_ANNOTATION],
-        (node) => ctx.informers.nodes.get(node) !== undefined,
-      ),
+      own: this.runtime?.observe(this.pool),
       now: this.now,
     };
   }

@@ -12,16 +12,21 @@ import { kubeTime, type StatusCondition } from '../../kube/conditions.ts';
 import { type ControllerContext, type Informers, nodeSubject, poolSubject } from '../controller-context.ts';
 import type { DecisionExecutor } from '../decision-executor.ts';
 import { HealthGates } from '../gates/evaluate-gates.ts';
-import { type GateStep, gateStep } from '../gates/gate-step.ts';
-import type { Reconciler } from '../reconciler.ts';
+import { type GateStep, gateCondition, gateStep, type HealthGateCondition } from '../gates/gate-step.ts';
+import type { KeyReconciler } from '../reconciler.ts';
 import { revisionsOfPool } from '../revisions/revision-writer.ts';
 import { endRollout, isRolloutOpen, recordCanaryPassed } from '../revisions/rollout-history.ts';
-import type { NodeSnapshot, RevisionRef, RolloutDecision } from '../rollout/types.ts';
-import { strategyFor } from '../strategies/registry.ts';
+import type { NodeSnapshot, NumberedRevision } from '../rollout/types.ts';
+import { MarksWriter } from '../strategies/marks-writer.ts';
+import { strategyFor, strategyRuntimes } from '../strategies/registry.ts';
 import { rollingUpdateOf } from '../strategies/rolling-settings.ts';
-import { SerialHandoff } from '../strategies/serial/serial-handoff.ts';
-import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategies/strategy.ts';
-import type { StrategyExecutor } from '../strategies/strategy-executor.ts';
+import type {
+  RolloutStrategy,
+  StrategyDecision,
+  StrategyRuntime,
+  StrategySnapshot,
+  StrategyType,
+} from '../strategies/strategy.ts';
 import type { StrategyReport } from '../strategies/strategy-status.ts';
 import { WaveGate } from '../waves/wave-gate.ts';
 import { FailurePolicy, resumedAfterFailure } from './failure-policy.ts';
@@ -33,14 +38,14 @@ import { buildPoolStatus, conditionChanges } from './pool-status.ts';
 import { resolveTarget } from './pool-target.ts';
 import { watchPools } from './pool-watches.ts';
 import { PoolWriter } from './pool-writer.ts';
-import type { RolloutTracker } from './rollout-tracker.ts';
+import type { RolloutTracker, Tracked } from './rollout-tracker.ts';
 
 export interface ReconcileOutcome {
   /** Reconcile again after this long (soak end, deadline, window), unless something changes first. */
   requeueAfterMs?: number;
 }
 
-type Targeted = PoolState & { target: RevisionRef };
+type Targeted = PoolState & { target: NumberedRevision };
 
 /** What the decide and execute steps leave for the status step. */
 interface Rollout {
@@ -51,17 +56,18 @@ interface Rollout {
   nodes: NodeSnapshot[];
   errors: unknown[];
   /** The HealthGate condition (undefined: keep the last one; null: remove it). */
-  healthGate?: GateStep['condition'];
+  healthGate?: HealthGateCondition;
 }
 
-export class PoolReconciler implements Reconciler {
+export class PoolReconciler implements KeyReconciler {
   readonly kind = 'pool';
   private readonly ctx: ControllerContext;
   private readonly renderer: PoolRenderer;
   private readonly executor: DecisionExecutor;
   private readonly tracker: RolloutTracker;
-  private readonly marks: StrategyExecutor;
-  private readonly handoff: SerialHandoff;
+  private readonly marks: MarksWriter;
+  /** The strategies' runtimes (their own reads, writes and watches), by strategy. */
+  private readonly runtimes: ReadonlyMap<StrategyType, StrategyRuntime>;
   private readonly writer: PoolWriter;
   private readonly failurePolicy: FailurePolicy;
   private readonly waves: WaveGate;
@@ -72,14 +78,13 @@ export class PoolReconciler implements Reconciler {
     renderer: PoolRenderer,
     executor: DecisionExecutor,
     tracker: RolloutTracker,
-    marks: StrategyExecutor,
   ) {
     this.ctx = ctx;
     this.renderer = renderer;
     this.executor = executor;
     this.tracker = tracker;
-    this.marks = marks;
-    this.handoff = new SerialHandoff(ctx, marks);
+    this.marks = new MarksWriter(ctx, executor);
+    this.runtimes = strategyRuntimes({ ctx, patchNode: (node, patch) => executor.patchNode(node, patch) });
     this.writer = new PoolWriter(ctx);
     this.failurePolicy = new FailurePolicy(ctx, this.writer, executor);
     this.waves = new WaveGate(ctx, renderer);
@@ -96,14 +101,11 @@ export class PoolReconciler implements Reconciler {
 
   watch(informers: Informers, enqueue: (name: string) => void): void {
     watchPools(informers, this.renderer, enqueue, (pool) => this.forget(pool));
-    // Serial: a finished slot holder's slot goes on at once, not after the pool's next reconcile.
-    informers.nodes.on((type, node) => {
-      if (type !== 'delete') this.handoff.onNode(node);
-    });
+    for (const runtime of this.runtimes.values()) runtime.watch?.(informers, enqueue);
   }
 
   forget(pool: string): void {
-    this.handoff.remember(pool, undefined);
+    for (const runtime of this.runtimes.values()) runtime.forget?.(pool);
     this.renderer.forget(pool);
     this.tracker.forget(pool);
     this.gates.forget(pool);
@@ -121,16 +123,17 @@ export class PoolReconciler implements Reconciler {
     const now = ctx.now();
     const spec = defaultedPoolSpec(pool.spec);
     const strategy = strategyFor(spec.updateStrategy.type);
+    const runtime = this.runtimes.get(strategy.type);
 
     // Observe: members, rendering, target.
     const members = poolMembers(ctx, name);
     const rendering = await this.render(pool);
-    const revisions: RevisionRef[] = revisionsOfPool(ctx.informers.revisions, name).map((r) => ({
+    const revisions: NumberedRevision[] = revisionsOfPool(ctx.informers.revisions, name).map((r) => ({
       name: r.metadata.name,
       number: r.spec.revision,
     }));
     const initial = await resolveTarget(ctx, this.writer, pool, spec, rendering, revisions, now, this.waves);
-    const observer = new PoolObserver(ctx, pool, spec, members.nodes, revisions, now);
+    const observer = new PoolObserver(ctx, pool, spec, members.nodes, revisions, now, runtime);
 
     // Decide and execute (nothing to roll out before the first revision renders).
     const rollout: Rollout = initial.target
@@ -201,7 +204,11 @@ export class PoolReconciler implements Reconciler {
     return rendering;
   }
 
-  /** Decide (the failure policy acting once), execute, and read the nodes back for the status. */
+  /**
+   * The verdicts first (a resume's retries, the health gate, the failure policy acting once), then the
+   * strategy decides once over the snapshot that carries them; execute, and read the nodes back for
+   * the status.
+   */
   private async rollOut(
     pool: NodeConfigPool,
     strategy: RolloutStrategy,
@@ -209,60 +216,24 @@ export class PoolReconciler implements Reconciler {
     initial: Targeted,
     now: number,
   ): Promise<Rollout> {
-    const errors: unknown[] = [];
-    const resumed = resumedAfterFailure(pool, initial);
-    let state = resumed ? this.failurePolicy.reopen(initial, now) : initial;
-    let snapshot = observer.observe(state);
+    const judged = await this.judge(pool, strategy, observer, initial, now);
+    const { errors, gated, snapshot } = judged;
+    let { state } = judged;
     let decision = strategy.decide(snapshot);
-    if (resumed) {
-      const retry = strategy.retryOnResume?.(decision) ?? [];
-      errors.push(...(await this.failurePolicy.retry(pool, retry)));
-      if (retry.length > 0) {
-        snapshot = observer.observe(state);
-        decision = strategy.decide(snapshot);
-      }
-    }
-    if (decision.rollout) this.reportFailures(pool, state.target, decision.rollout, snapshot);
-    // Gates (src/controller/gates): metrics, alerts and blocking pods hold the batch, or fail it (the
-    // strategy then reports a failure action, so the failure policy handles it).
-    const gated = decision.rollout
-      ? await gateStep(
-          this.gates,
-          pool.metadata.name,
-          rollingUpdateOf(snapshot.spec).healthGate,
-          decision.rollout,
-          {
-            revision: state.target.name,
-            paused: state.paused,
-            rollingBack: state.pin?.to === state.target.name,
-            rolloutOpen: isRolloutOpen(state.history, state.target.name),
-          },
-        )
-      : undefined;
-    const gatedTarget = state.target.name;
-    if (gated?.gate) {
-      snapshot = { ...snapshot, gate: gated.gate };
-      decision = strategy.decide(snapshot);
-    }
-    if (decision.failureAction) {
-      const action = decision.failureAction;
-      state = await this.failurePolicy.apply(pool, state, action, now);
-      snapshot = observer.observe(state, action);
-      // The gate's verdict was about this target: a rollback's target is not held by it.
-      if (gated?.gate && state.target.name === gatedTarget) snapshot = { ...snapshot, gate: gated.gate };
-      decision = strategy.decide(snapshot);
-    }
+    if (!judged.policyActed && decision.rollout)
+      this.reportFailures(pool, state.target, decision.rollout, snapshot);
     if (gated?.requeueAfterMs !== undefined && decision.rollout?.complete !== true && !state.paused)
       decision = {
         ...decision,
         requeueAfterMs: Math.min(decision.requeueAfterMs ?? Number.POSITIVE_INFINITY, gated.requeueAfterMs),
       };
-    errors.push(...(await this.execute(pool, state.target, decision)));
+    errors.push(...(await this.execute(pool, strategy.type, state.target, decision)));
     if (decision.canaryPassedAt !== undefined)
       state = {
         ...state,
         history: recordCanaryPassed(state.history, state.target.name, kubeTime(decision.canaryPassedAt)),
       };
+    const healthGate = gated ? gateCondition(gated, decision.rollout?.batchHeld) : undefined;
     const after = strategy.report ? observer.observe(state) : snapshot;
     const report = strategy.report?.(after, decision);
     const done = report ? report.done : decision.rollout?.complete === true;
@@ -277,15 +248,68 @@ export class PoolReconciler implements Reconciler {
       ...(report ? { report } : {}),
       nodes: [...after.snapshots],
       errors,
-      ...(gated?.condition !== undefined ? { healthGate: gated.condition } : {}),
+      ...(healthGate !== undefined ? { healthGate } : {}),
     };
+  }
+
+  /**
+   * The verdicts the decision is made over. A pool resumed after the failure policy paused it gives
+   * the nodes its strategy names a fresh deadline; the health gate (for a strategy whose batches pass
+   * it) is asked; the failure policy judges the nodes with the gate's verdict and acts once, pausing
+   * or rolling back (a rollback's target is not held by a gate asked about the previous one).
+   */
+  private async judge(
+    pool: NodeConfigPool,
+    strategy: RolloutStrategy,
+    observer: PoolObserver,
+    initial: Targeted,
+    now: number,
+  ): Promise<{
+    state: Targeted;
+    snapshot: StrategySnapshot;
+    gated?: GateStep;
+    policyActed: boolean;
+    errors: unknown[];
+  }> {
+    const errors: unknown[] = [];
+    const resumed = resumedAfterFailure(pool, initial);
+    let state = resumed ? this.failurePolicy.reopen(initial, now) : initial;
+    let snapshot = observer.observe(state);
+    if (resumed) {
+      const retry = strategy.retryOnResume?.(snapshot) ?? [];
+      errors.push(...(await this.failurePolicy.retry(pool, retry)));
+      if (retry.length > 0) snapshot = observer.observe(state);
+    }
+    const gated = strategy.healthGate
+      ? await gateStep(this.gates, pool.metadata.name, rollingUpdateOf(snapshot.spec).healthGate, {
+          revision: state.target.name,
+          paused: state.paused,
+          rollingBack: state.pin?.to === state.target.name,
+          rolloutOpen: isRolloutOpen(state.history, state.target.name),
+        })
+      : undefined;
+    const withGate = (s: StrategySnapshot): StrategySnapshot => ({
+      ...s,
+      ...(gated?.gate ? { gate: gated.gate } : {}),
+      ...(gated?.holdsBatch ? { holdsBatch: gated.holdsBatch } : {}),
+    });
+    snapshot = withGate(snapshot);
+    const verdict = strategy.failureVerdict?.(snapshot);
+    if (!verdict?.action) return { state, snapshot, ...(gated ? { gated } : {}), policyActed: false, errors };
+    // The failures that tripped the policy are reported as the rollout judged them, before it acts.
+    if (verdict.judged) this.reportFailures(pool, state.target, { starts: [], ...verdict.judged }, snapshot);
+    const gatedTarget = state.target.name;
+    state = await this.failurePolicy.apply(pool, state, verdict.action, now);
+    snapshot = observer.observe(state, verdict.action);
+    if (state.target.name === gatedTarget) snapshot = withGate(snapshot);
+    return { state, snapshot, ...(gated ? { gated } : {}), policyActed: true, errors };
   }
 
   /** New failures of the pool's rollout: a metric and an Event on each node. */
   private reportFailures(
     pool: NodeConfigPool,
-    target: RevisionRef,
-    decision: RolloutDecision,
+    target: NumberedRevision,
+    decision: Tracked,
     snapshot: StrategySnapshot,
   ): void {
     const { ctx } = this;
@@ -308,36 +332,23 @@ export class PoolReconciler implements Reconciler {
   /** The decision's writes, in order; returns the writes that failed. */
   private async execute(
     pool: NodeConfigPool,
-    target: RevisionRef,
+    type: StrategyType,
+    target: NumberedRevision,
     decision: StrategyDecision,
   ): Promise<unknown[]> {
     const { ctx } = this;
     const name = pool.metadata.name;
     const subject = poolSubject(pool);
     const errors: unknown[] = [];
-    if (decision.releaseSlots) {
-      errors.push(...(await this.marks.releaseSlots(name, decision.releaseSlots)));
-      for (const r of decision.releaseSlots)
-        ctx.recorder.normal(
-          subject,
-          'SlotReleased',
-          `released Serial slot ${r.lease}: its holder ${r.node} no longer exists`,
-        );
-    }
     for (const w of decision.warnings ?? []) ctx.recorder.warning(subject, w.reason, w.message);
     if (decision.poolPatch !== undefined) await this.writer.patchPool(name, decision.poolPatch);
-    // Serial hand-overs first: they go to nodes that already carry the gate, and a slot waiting behind
-    // a round of marks (hundreds of patches when a rollout begins) is a slot idle.
-    if (decision.handOverSlots)
-      errors.push(
-        ...(await this.marks.handOverSlots(
-          name,
-          decision.handOverSlots,
-          pool.spec.updateStrategy?.serial?.leaseDurationSeconds ?? 600,
-        )),
-      );
-    this.handoff.remember(name, decision.slotQueue);
-    errors.push(...(await this.marks.applyMarks(name, target.name, decision.marks)));
+    // The strategy's own writes (its Leases, say) before the marks; a runtime of a strategy the pool
+    // does not use forgets it.
+    const runtime = this.runtimes.get(type);
+    for (const [other, r] of this.runtimes) if (other !== type) r.forget?.(name);
+    if (runtime?.execute) errors.push(...(await runtime.execute(pool, decision)));
+    const toWrite = runtime?.annotationsToWrite?.bind(runtime);
+    errors.push(...(await this.marks.applyMarks(name, target.name, decision.marks, toWrite)));
     const starts = decision.rollout ?? decision.upgrades;
     if (starts) errors.push(...(await this.executor.execute(pool, target, starts)));
     if (decision.rollout && decision.rollout.starts.length > 0) {

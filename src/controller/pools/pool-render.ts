@@ -8,12 +8,12 @@ import { revisionName } from '../../api/hash.ts';
 import { type RenderResult, renderPool, selectConfigs } from '../../api/render.ts';
 import type { NodeConfigPool } from '../../api/types.ts';
 import type { ControllerContext } from '../controller-context.ts';
-import type { RevisionRef } from '../rollout/types.ts';
+import type { NumberedRevision } from '../rollout/types.ts';
 import type { RenderOutcome } from './pool-status.ts';
 
 export interface PoolRendering {
   /** The revision the configs render to now; undefined when they cannot be rendered. */
-  latest?: RevisionRef;
+  latest?: NumberedRevision;
   /** The revision was created by this rendering. */
   created?: boolean;
   outcome: RenderOutcome;

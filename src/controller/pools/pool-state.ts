@@ -5,12 +5,12 @@ import type { NodeConfigPool } from '../../api/types.ts';
 import { ROLLBACK_FROM_ANNOTATION, ROLLBACK_TO_ANNOTATION } from '../annotations.ts';
 import type { RolloutRecord } from '../revisions/rollout-history.ts';
 import type { RolloutPin } from '../revisions/rollout-target.ts';
-import type { RevisionRef } from '../rollout/types.ts';
+import type { NumberedRevision } from '../rollout/types.ts';
 import type { WaveHold } from '../waves/wave-gate.ts';
 
 export interface PoolState {
-  target?: RevisionRef;
-  lastComplete?: RevisionRef;
+  target?: NumberedRevision;
+  lastComplete?: NumberedRevision;
   history: RolloutRecord[];
   paused: boolean;
   /** Why the failure policy paused the pool, while it stays paused. */

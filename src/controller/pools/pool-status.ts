@@ -10,7 +10,7 @@ import { plural } from '../plural.ts';
 import type { RolloutRecord } from '../revisions/rollout-history.ts';
 import type { RolloutPin } from '../revisions/rollout-target.ts';
 import { isHealthy } from '../rollout/node-verdict.ts';
-import type { NodeSnapshot, RevisionRef, RolloutDecision } from '../rollout/types.ts';
+import type { NodeSnapshot, NumberedRevision, RolloutDecision } from '../rollout/types.ts';
 import type { StrategyReport } from '../strategies/strategy-status.ts';
 import { KSTATUS_CONDITION_TYPES, kstatusConditions } from './kstatus-conditions.ts';
 
@@ -24,9 +24,9 @@ export interface PoolStatusInput {
   generation: number;
   previous: NodeConfigPoolStatus | undefined;
   strategyType: string;
-  /** Serial, Spread, OnDelete, OTA: their conditions (RollingUpdate's come from the decision). */
+  /** A strategy with a report of its own: its conditions (RollingUpdate's come from the decision). */
   strategy?: StrategyReport;
-  target?: RevisionRef;
+  target?: NumberedRevision;
   lastComplete?: string;
   history: RolloutRecord[];
   decision?: RolloutDecision;
@@ -123,7 +123,8 @@ function rollingProgress(
   const drainNote = verdicts.find((v) => v.phase === 'Draining' && v.detail && v.detail !== 'draining');
   const stopping =
     blocked && ['Paused', 'FailurePolicy', 'OutsideMaintenanceWindow', 'HealthGate'].includes(blocked.reason);
-  // Failed nodes (within maxFailures) keep their slots: with nothing in flight, nothing will free one.
+  // Failed nodes (within maxFailures) keep their place in the budget: with nothing in flight, nothing
+  // will free one.
   const stalled =
     blocked !== undefined &&
     ['BudgetExhausted', 'ZoneBudgetExhausted', 'WaitingForCanary'].includes(blocked.reason) &&

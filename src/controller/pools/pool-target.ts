@@ -8,7 +8,7 @@ import { findCondition, kubeTime, type StatusCondition } from '../../kube/condit
 import { type ControllerContext, poolSubject } from '../controller-context.ts';
 import { beginRollout, type RolloutRecord } from '../revisions/rollout-history.ts';
 import { chooseTarget, type RolloutPin } from '../revisions/rollout-target.ts';
-import type { RevisionRef } from '../rollout/types.ts';
+import type { NumberedRevision } from '../rollout/types.ts';
 import type { WaveGate } from '../waves/wave-gate.ts';
 import type { PoolRendering } from './pool-render.ts';
 import { type PoolState, pinPatch, readPin } from './pool-state.ts';
@@ -54,7 +54,7 @@ export async function resolveTarget(
   pool: NodeConfigPool,
   spec: DefaultedPoolSpec,
   rendering: PoolRendering,
-  revisions: readonly RevisionRef[],
+  revisions: readonly NumberedRevision[],
   now: number,
   waves: WaveGate,
 ): Promise<PoolState> {

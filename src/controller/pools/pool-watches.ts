@@ -1,10 +1,10 @@
 // What the pool reconciler watches and which pools an event concerns: a node event costs the
 // reconcile of the pools selecting it (before and after a label change), a NodeConfig change reaches
-// the pools whose config selector matches it (before or after), a revision, a Serial slot Lease or a
-// Secret its rendering uses reaches its pool; a pool's change reaches the pools waiting for it (waves).
+// the pools whose config selector matches it (before or after), a revision or a Secret its rendering
+// uses reaches its pool; a pool's change reaches the pools waiting for it (waves). What a strategy
+// watches of its own is its runtime's (strategies/<name>/).
 
 import { matchesLabelSelector } from '../../api/label-selector.ts';
-import { SERIAL_POOL_LABEL } from '../../api/node-protocol.ts';
 import { jsonEqual } from '../../util/json-equal.ts';
 import type { Informers } from '../controller-context.ts';
 import { poolsOfNode } from '../reconciler.ts';
@@ -17,7 +17,7 @@ export function watchPools(
   enqueue: (pool: string) => void,
   forget: (pool: string) => void,
 ): void {
-  const { pools, configs, revisions, nodes, pods, secrets, leases } = informers;
+  const { pools, configs, revisions, nodes, pods, secrets } = informers;
   pools.on((type, pool, old) => {
     if (type === 'delete') forget(pool.metadata.name);
     // A selector change may change the membership of every pool.
@@ -48,11 +48,6 @@ export function watchPools(
   pods.on((_type, pod, old) => {
     const node = pod.spec?.nodeName ?? old?.spec?.nodeName;
     if (node) for (const pool of poolsOfNode(informers, nodes.get(node))) enqueue(pool);
-  });
-  // A Serial slot taken or released changes its pool's status.
-  leases.on((_type, lease, old) => {
-    const pool = lease.metadata.labels?.[SERIAL_POOL_LABEL] ?? old?.metadata.labels?.[SERIAL_POOL_LABEL];
-    if (pool) enqueue(pool);
   });
   secrets.on((_type, secret) => {
     for (const pool of renderer.poolsUsingSecret(secret.metadata.namespace ?? '', secret.metadata.name))

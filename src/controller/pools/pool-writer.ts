@@ -8,7 +8,7 @@ import { DRAINING_FOR_ANNOTATION } from '../annotations.ts';
 import { nodeConfigPoolPath } from '../api-paths.ts';
 import type { ControllerContext } from '../controller-context.ts';
 import { revisionsToPrune } from '../revisions/revision-pruning.ts';
-import type { RevisionRef } from '../rollout/types.ts';
+import type { NumberedRevision } from '../rollout/types.ts';
 
 /** The status as a merge patch: fields that disappeared are removed explicitly. */
 function statusPatch(
@@ -49,7 +49,7 @@ export class PoolWriter {
   async prune(
     pool: string,
     limit: number,
-    revisions: readonly RevisionRef[],
+    revisions: readonly NumberedRevision[],
     keep: (string | undefined)[],
   ): Promise<void> {
     if (revisions.length <= limit + 1) return;

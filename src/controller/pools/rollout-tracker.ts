@@ -9,6 +9,9 @@ interface Batch {
   nodes: Set<string>;
 }
 
+/** What the tracker follows of a rollout decision (or of the judgement the failure policy acted on). */
+export type Tracked = Pick<RolloutDecision, 'starts' | 'verdicts' | 'failures'>;
+
 export class RolloutTracker {
   private readonly metrics: ControllerMetrics;
   private readonly batches = new Map<string, Batch[]>();
@@ -20,12 +23,7 @@ export class RolloutTracker {
   }
 
   /** Records this decision's starts and observes finished batches and nodes. Returns new failures. */
-  observe(
-    pool: string,
-    decision: RolloutDecision,
-    nodes: readonly NodeSnapshot[],
-    now: number,
-  ): NodeVerdict[] {
+  observe(pool: string, decision: Tracked, nodes: readonly NodeSnapshot[], now: number): NodeVerdict[] {
     const starts = this.nodeStarts.get(pool) ?? new Map<string, number>();
     this.nodeStarts.set(pool, starts);
     const batches = this.batches.get(pool) ?? [];

@@ -2,10 +2,10 @@
 // node still uses (current, desired or draining-for), the target, the last completed revision (the
 // rollback target) or a pinned one.
 
-import type { RevisionRef } from '../rollout/types.ts';
+import type { NumberedRevision } from '../rollout/types.ts';
 
 export function revisionsToPrune(
-  revisions: readonly RevisionRef[],
+  revisions: readonly NumberedRevision[],
   inUse: ReadonlySet<string>,
   historyLimit: number,
 ): string[] {

@@ -10,10 +10,10 @@ import type { Informer } from '../../kube/informer.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
 import { isKubeError } from '../../kube/kube-error.ts';
 import { PATHS, revisionPath } from '../api-paths.ts';
-import type { RevisionRef } from '../rollout/types.ts';
+import type { NumberedRevision } from '../rollout/types.ts';
 
 export type EnsuredRevision =
-  | { ok: true; ref: RevisionRef; created: boolean }
+  | { ok: true; ref: NumberedRevision; created: boolean }
   | { ok: false; reason: string; message: string };
 
 export function revisionsOfPool(revisions: Informer<NodeConfigRevision>, pool: string): NodeConfigRevision[] {

@@ -2,7 +2,7 @@
 // everything since the last completed rollout (a failed rollout and the rollback that follows belong to
 // one episode), which tells which nodes the current rollout touched.
 
-import type { RevisionRef } from '../rollout/types.ts';
+import type { NumberedRevision } from '../rollout/types.ts';
 
 export type RolloutResult = 'InProgress' | 'Complete' | 'RolledBack' | 'Failed' | 'Superseded';
 
@@ -48,7 +48,7 @@ export function episodeStart(history: readonly RolloutRecord[]): number | undefi
 /** Starts a rollout of `target`, ending an open one with `endResult`. */
 export function beginRollout(
   history: readonly RolloutRecord[],
-  target: RevisionRef,
+  target: NumberedRevision,
   now: string,
   endResult: 'Superseded' | 'RolledBack',
   messages: { ended?: string; started?: string } = {},

@@ -3,7 +3,7 @@
 // the NodeConfigs still render the revision it left: a new config change ends the pin. A rendering that
 // fails keeps the pool on its current target.
 
-import type { RevisionRef } from '../rollout/types.ts';
+import type { NumberedRevision } from '../rollout/types.ts';
 
 export interface RolloutPin {
   /** The revision the pool stays on. */
@@ -14,23 +14,23 @@ export interface RolloutPin {
 
 export interface TargetInput {
   /** What the NodeConfigs render to now; undefined when rendering failed. */
-  latest?: RevisionRef;
+  latest?: NumberedRevision;
   /** status.targetRevision. */
   statusTarget?: string;
   /** spec.rollbackTo.revision. */
   rollbackTo?: number;
   pin?: RolloutPin;
   /** The pool's revisions. */
-  revisions: readonly RevisionRef[];
+  revisions: readonly NumberedRevision[];
 }
 
 export interface TargetChoice {
-  target?: RevisionRef;
+  target?: NumberedRevision;
   /** New pin; null removes it; undefined leaves it. */
   pin?: RolloutPin | null;
   /** spec.rollbackTo was handled (done or impossible) and is to be cleared. */
   clearRollbackTo: boolean;
-  rollbackRequest?: { ok: true; to: RevisionRef } | { ok: false; message: string };
+  rollbackRequest?: { ok: true; to: NumberedRevision } | { ok: false; message: string };
   /** How the target was chosen. */
   source: 'Rendered' | 'Pinned' | 'RollbackRequested' | 'Kept' | 'None';
 }

@@ -29,6 +29,7 @@ import { rolloutOrder } from './rollout-order.ts';
 import type {
   BlockReason,
   FailureAction,
+  GateVerdict,
   NodeSnapshot,
   NodeStart,
   NodeVerdict,
@@ -77,6 +78,23 @@ function policyAction(input: RolloutInput, what: string): FailureAction {
     };
   }
   return { action: 'Pause', message: what };
+}
+
+/**
+ * Touched failures trip the policy (failures of untouched nodes are reported but are not this
+ * rollout's), and so does a failing gate once a node was touched.
+ */
+function policyVerdict(
+  input: RolloutInput,
+  failures: readonly NodeVerdict[],
+  verdicts: readonly NodeVerdict[],
+): FailureAction | undefined {
+  return (
+    failureActionFor(
+      input,
+      failures.filter((f) => f.touched),
+    ) ?? gateFailureActionFor(input, verdicts)
+  );
 }
 
 /** A node of the input (the last of its name) with its verdict. */
@@ -189,17 +207,51 @@ function chooseStarts(c: StartChoice): {
   return { starts, unavailable, budgetBlocked, zoneBlocked };
 }
 
-export function decideRollout(input: RolloutInput): RolloutDecision {
-  const { settings, now } = input;
-  const window = maintenanceWindowStatus(settings.maintenanceWindows, now);
-  // By name: a name given twice is judged as its last node, in the place of its first.
+/** Every node judged (by name: a name given twice is judged as its last node, in the place of its first). */
+function judgeNodes(input: RolloutInput): { judged: Map<string, Judged>; inOrder: Judged[] } {
   const judged = new Map<string, Judged>();
   for (const node of input.nodes) {
     const { verdict, actions } = judgeNode(node, input);
     judged.set(node.name, { name: node.name, zone: node.zone, node, verdict, actions });
   }
   // The verdict's name and zone are its node's: the same order as of the verdicts.
-  const inOrder = rolloutOrder([...judged.values()]);
+  return { judged, inOrder: rolloutOrder([...judged.values()]) };
+}
+
+/** What the failure policy makes of the nodes' verdicts, before any decision is made from them. */
+export interface RolloutJudgement {
+  /** In rollout order. */
+  verdicts: NodeVerdict[];
+  /** The failed nodes, touched by this rollout or not (only touched ones count for the policy). */
+  failures: NodeVerdict[];
+  failureAction?: FailureAction;
+}
+
+/** The nodes judged, and the failure policy's verdict on them: decideRollout's own, without starting anything. */
+export function judgeRollout(input: RolloutInput): RolloutJudgement {
+  const verdicts = judgeNodes(input).inOrder.map((j) => j.verdict);
+  const failures = verdicts.filter((v) => v.phase === 'Failed');
+  const failureAction = policyVerdict(input, failures, verdicts);
+  return { verdicts, failures, ...(failureAction ? { failureAction } : {}) };
+}
+
+/**
+ * The batch as the budgets and the canary leave it (chooseStarts), unless a gate that looks at the
+ * batch itself holds it (RolloutInput.holdsBatch): then nothing starts and the zone counts stay.
+ */
+function chooseBatch(c: StartChoice): { chosen?: ReturnType<typeof chooseStarts>; held?: GateVerdict } {
+  const counted = new Map(c.zoneCounted);
+  const chosen = chooseStarts({ ...c, zoneCounted: counted });
+  const held = chosen.starts.length > 0 ? c.input.holdsBatch?.(chosen.starts.map((s) => s.node)) : undefined;
+  if (held) return { held };
+  for (const [zone, count] of counted) c.zoneCounted.set(zone, count);
+  return { chosen };
+}
+
+export function decideRollout(input: RolloutInput): RolloutDecision {
+  const { settings, now } = input;
+  const window = maintenanceWindowStatus(settings.maintenanceWindows, now);
+  const { judged, inOrder } = judgeNodes(input);
   const ordered = inOrder.map((j) => j.verdict);
 
   const decision: RolloutDecision = {
@@ -253,9 +305,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     }
   }
 
-  // Touched failures trip the policy; failures of untouched nodes are reported but are not this rollout's.
-  const rolloutFailures = decision.failures.filter((f) => f.touched);
-  const failureAction = failureActionFor(input, rolloutFailures) ?? gateFailureActionFor(input, ordered);
+  const failureAction = policyVerdict(input, decision.failures, ordered);
   if (failureAction) decision.failureAction = failureAction;
 
   const uncordoning = new Set(decision.uncordon.map((u) => u.node));
@@ -285,18 +335,26 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     }
   }
 
-  if (!blocked) {
-    const chosen = chooseStarts({
-      free,
-      paid,
-      canaryRoom,
-      canarySize: decision.budget.canary?.size ?? 0,
-      maxUnavailable,
-      zoneMax,
-      zoneCounted,
-      unavailable,
-      input,
-    });
+  const batch = blocked
+    ? {}
+    : chooseBatch({
+        free,
+        paid,
+        canaryRoom,
+        canarySize: decision.budget.canary?.size ?? 0,
+        maxUnavailable,
+        zoneMax,
+        zoneCounted,
+        unavailable,
+        input,
+      });
+  if (batch.held) {
+    decision.batchHeld = batch.held;
+    blocked = 'HealthGate';
+    blockMessage = `health gate holds (${batch.held.reason}): ${batch.held.message}`;
+  }
+  const chosen = batch.chosen;
+  if (chosen) {
     decision.starts = chosen.starts;
     unavailable = chosen.unavailable;
     // The verdicts describe the pool after this decision: a started node is in flight.

@@ -56,7 +56,8 @@ export interface NodeSnapshot {
   drainBlocked?: string;
 }
 
-export interface RevisionRef {
+/** A pool's revision by name and number (the agent's RevisionRef carries its hash and spec instead). */
+export interface NumberedRevision {
   name: string;
   number: number;
 }
@@ -74,9 +75,9 @@ export interface RollingUpdateSettings {
 export interface RolloutInput {
   settings: RollingUpdateSettings;
   paused: boolean;
-  target: RevisionRef;
+  target: NumberedRevision;
   /** The revision of the last completed rollout (status.currentRevision): where a rollback returns. */
-  lastComplete?: RevisionRef;
+  lastComplete?: NumberedRevision;
   /**
    * When the current rollout episode began (the first rollout since the last completed one, rollbacks
    * included); undefined when no rollout is in progress. Nodes started since then are "touched": their
@@ -87,6 +88,11 @@ export interface RolloutInput {
   now: number;
   /** The pool's health gate does not pass (src/controller/gates): no node starts; a failure trips the policy. */
   gate?: GateVerdict;
+  /**
+   * The gates that look at the batch itself (blocking pods on the nodes it would take): a hold here
+   * starts none of them. Asked only of a batch the rest of the decision would start.
+   */
+  holdsBatch?: (nodes: readonly string[]) => GateVerdict | undefined;
 }
 
 /** A health gate that holds the rollout, or fails it (metric or alert gates). */
@@ -161,7 +167,7 @@ export type BlockReason =
 export interface FailureAction {
   action: 'Pause' | 'Rollback';
   /** For Rollback: the revision the pool returns to. */
-  to?: RevisionRef;
+  to?: NumberedRevision;
   message: string;
 }
 
@@ -190,6 +196,8 @@ export interface RolloutDecision {
   complete: boolean;
   /** Why nodes that wait were not started. */
   blocked?: { reason: BlockReason; message: string };
+  /** The gate that held the batch this decision would have started (RolloutInput.holdsBatch). */
+  batchHeld?: GateVerdict;
   budget: Budget;
   window: WindowStatus;
   /** When something time-based changes (soak over, deadline, window opens). */

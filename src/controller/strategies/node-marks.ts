@@ -12,45 +12,21 @@ import {
   NOT_BEFORE_ANNOTATION,
   SERIAL_GATE_ANNOTATION,
   SERIAL_SLOT_ANNOTATION,
-  type SerialGate,
   UPGRADE_REQUESTED_ANNOTATION,
 } from '../../api/node-protocol.ts';
-import type { RevisionRef } from '../rollout/types.ts';
+import type { NumberedRevision } from '../rollout/types.ts';
 import type { StrategyNode, Taint } from './strategy-node.ts';
 
 export type StrategyType = (typeof UPDATE_STRATEGY_TYPES)[number];
 
+/** What every strategy's marks are planned from; a strategy's own marks input extends it. */
 export interface MarksInput {
-  target: RevisionRef;
+  target: NumberedRevision;
   /** Revision name → number, for the pool's revisions (taint values). */
   revisionNumbers: ReadonlyMap<string, number>;
   nodes: readonly StrategyNode[];
-  /** Why nodes that have not started must wait (paused, failure policy); Serial and Spread only. */
+  /** Why nodes that have not started must wait (paused, failure policy); gated strategies only. */
   hold?: string;
-  serial: SerialGate;
-  /**
-   * Spread: when the window opens (ms; spreadWindowStart) and how long it is; with a budget or a
-   * canary (spread-handout.ts), the times planned and the nodes that get the target now.
-   */
-  spread?: {
-    windowStart: number;
-    windowSeconds: number;
-    times?: ReadonlyMap<string, number>;
-    /** Nodes not given the target yet that get it now (absent: all). */
-    handOut?: ReadonlySet<string>;
-    /** Times are handed out just in time (a budget): a late node keeps its passed time. */
-    budgeted?: boolean;
-    /** Why a node not given the target yet that still has an older revision to apply waits. */
-    waitReason?: string;
-  };
-  outdatedTaint: 'None' | 'NoSchedule' | 'PreferNoSchedule';
-  /** Nodes holding a Serial slot. */
-  slotHolders: ReadonlySet<string>;
-  /**
-   * Serial: nodes the controller made the holder of a slot (its mark on the Lease), with their
-   * SERIAL_SLOT_ANNOTATION value.
-   */
-  slotHandovers?: ReadonlyMap<string, string>;
   now: number;
 }
 
@@ -99,7 +75,7 @@ function currentValue(node: StrategyNode, key: string): string | undefined {
 /** What one strategy wants on one node, before it is compared with what the node carries. */
 export interface WantedMarks {
   /**
-   * The annotations the strategy wants, by key. Of the managed ones (gate, slot, not-before, hold, offer)
+   * The annotations the strategy wants, by key. Of the managed ones (gates, not-before, hold, offer)
    * those not named here are removed; desired-revision is only ever set, never removed.
    */
   annotations: Record<string, string | undefined>;
@@ -111,7 +87,9 @@ export interface WantedMarks {
 }
 
 /** A strategy's marks: set up once per pool (a schedule, the gate), then asked per node. */
-export type StrategyMarks = (input: MarksInput) => (node: StrategyNode) => WantedMarks;
+export type StrategyMarks<Input extends MarksInput = MarksInput> = (
+  input: Input,
+) => (node: StrategyNode) => WantedMarks;
 
 /** Joining the pool is not an update: the newest revision at once, with no gate. */
 export function bootstrap(node: StrategyNode, target: string): WantedMarks | undefined {
@@ -158,7 +136,10 @@ function change(
   return out;
 }
 
-export function planNodeMarks(input: MarksInput, strategyMarks: StrategyMarks): NodeMarks[] {
+export function planNodeMarks<Input extends MarksInput>(
+  input: Input,
+  strategyMarks: StrategyMarks<Input>,
+): NodeMarks[] {
   const T = input.target.name;
   const wantedOn = strategyMarks(input);
   const changes: NodeMarks[] = [];

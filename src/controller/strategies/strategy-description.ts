@@ -24,7 +24,7 @@ export type AsideNote =
 /** A member's line in the plan; the strategy sets its batch or start offset. */
 export interface PlannedStep {
   name: string;
-  /** RollingUpdate batch or Serial wave (1-based). */
+  /** The batch (or wave) of the plan it falls in (1-based). */
   batch?: number;
   /** Spread: seconds after the rollout starts. */
   offsetSeconds?: number;

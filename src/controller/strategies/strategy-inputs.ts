@@ -1,27 +1,13 @@
 // The inputs the shared pure planners take (node marks, the strategies' report), filled from a
-// strategy snapshot: each strategy adds only what is its own (a hold, the Spread window, the slots).
+// strategy snapshot: each strategy adds only what is its own (a hold, its window, its gate).
 
 import { isHealthy } from '../rollout/node-verdict.ts';
 import type { MarksInput } from './node-marks.ts';
 import type { StrategySnapshot } from './strategy.ts';
 import type { StrategyStatusInput } from './strategy-status.ts';
 
-export function marksInput(s: StrategySnapshot, extra: Partial<MarksInput> = {}): MarksInput {
-  const serial = s.spec.updateStrategy.serial;
-  return {
-    target: s.target,
-    revisionNumbers: s.revisionNumbers,
-    nodes: s.nodes,
-    serial: {
-      pool: s.pool.metadata.name,
-      slots: serial?.slots ?? 1,
-      leaseDurationSeconds: serial?.leaseDurationSeconds ?? 600,
-    },
-    outdatedTaint: s.spec.updateStrategy.onDelete?.outdatedTaint ?? 'None',
-    slotHolders: new Set(),
-    now: s.now,
-    ...extra,
-  };
+export function marksInput(s: StrategySnapshot): MarksInput {
+  return { target: s.target, revisionNumbers: s.revisionNumbers, nodes: s.nodes, now: s.now };
 }
 
 /** Why nodes that have not started wait (gated strategies): the pool is paused. */
@@ -29,11 +15,7 @@ export function holdReason(s: StrategySnapshot): string | undefined {
   return s.paused ? (s.pausedByFailure ?? 'the pool is paused (spec.paused)') : undefined;
 }
 
-export function reportInput(
-  s: StrategySnapshot,
-  type: StrategyStatusInput['type'],
-  extra: Partial<StrategyStatusInput> = {},
-): StrategyStatusInput {
+export function reportInput(s: StrategySnapshot, type: StrategyStatusInput['type']): StrategyStatusInput {
   const healthy = new Map(s.snapshots.map((n) => [n.name, isHealthy(n)]));
   return {
     type,
@@ -44,6 +26,5 @@ export function reportInput(
     paused: s.paused,
     ...(s.pausedByFailure ? { stoppedByFailure: s.pausedByFailure } : {}),
     now: s.now,
-    ...extra,
   };
 }

@@ -1,4 +1,4 @@
-// What the gated and owner-driven strategies (Serial, Spread, OnDelete, OTA) need to know about one
+// What the gated and owner-driven strategies (all but RollingUpdate) need to know about one
 // Node: the protocol annotations, the strategy artefacts the controller may have left on it, and our
 // taint. Read from the Node object alone, so the decisions built on it stay pure.
 
@@ -113,8 +113,8 @@ export function workingOn(node: StrategyNode, revision: string): boolean {
 
 /**
  * The node has started on `revision` (so a hold no longer applies to it): it is working on it, failed
- * it, or holds a Serial slot.
+ * it, or holds its turn (a gated strategy's, as it says).
  */
-export function startedOn(node: StrategyNode, revision: string, holdsSlot: boolean): boolean {
-  return holdsSlot || workingOn(node, revision) || failedFor(node, revision);
+export function startedOn(node: StrategyNode, revision: string, holdsTurn: boolean): boolean {
+  return holdsTurn || workingOn(node, revision) || failedFor(node, revision);
 }

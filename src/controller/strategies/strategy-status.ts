@@ -1,12 +1,11 @@
 // Progressing, Complete and Degraded for the strategies the agents or the nodes' owners drive: what
 // the nodes report (on the target, failed, applying, gated and waiting), a pause and the failure
-// policy. Each strategy's folder adds its own notes (<name>/<name>-report.ts: the slot holders, the
-// schedule, the offers). Pure, like the rest of the status.
+// policy. Each strategy's folder adds its own notes and what they are made from (<name>/<name>-report.ts:
+// the holders, the schedule, the offers). Pure, like the rest of the status.
 
 import { plural } from '../plural.ts';
-import type { RevisionRef, RolloutDecision } from '../rollout/types.ts';
+import type { NumberedRevision } from '../rollout/types.ts';
 import type { StrategyType } from './node-marks.ts';
-import type { SlotHolder } from './serial/serial-slots.ts';
 import { failedFor, type StrategyNode, workingOn } from './strategy-node.ts';
 
 export interface StrategyCondition {
@@ -25,29 +24,23 @@ export interface StrategyReport {
   applying: number;
   /** OTA: nodes offered the target, not on it and not applying it. */
   updateAvailable: number;
-  /** Serial, Spread: nodes given the target and gated (slot, start time, hold), not started. */
+  /** Gated strategies: nodes given the target and gated (their gate, start time, hold), not started. */
   waiting: number;
   /** Every node is on the target and healthy. */
   done: boolean;
 }
 
+/** What every strategy's report is built from; a strategy's own report input extends it. */
 export interface StrategyStatusInput {
   /** The Progressing reason while the rollout goes on. */
   type: StrategyType;
-  target: RevisionRef;
+  target: NumberedRevision;
   nodes: readonly StrategyNode[];
   healthy: (node: string) => boolean;
   revisionNumbers: ReadonlyMap<string, number>;
   paused: boolean;
   /** The failure policy stopped the rollout (message). */
   stoppedByFailure?: string;
-  slots?: { count: number; holders: readonly SlotHolder[] };
-  /** Spread: node → not-before (ms) as planned. */
-  schedule?: ReadonlyMap<string, number>;
-  /** Spread: why nodes without a time wait (the canary, the budget). */
-  notes?: readonly string[];
-  /** OnDelete: the upgrade decision, when nodes were asked to upgrade. */
-  upgrade?: { requested: readonly string[]; decision?: RolloutDecision };
   now: number;
 }
 
@@ -55,8 +48,8 @@ export interface StrategyStatusInput {
  * What one strategy adds to the report while the rollout is not done: notes for the Progressing
  * message; it may also set reasons, counts and Degraded on the report.
  */
-export interface StrategyReporter {
-  notes(input: StrategyStatusInput, report: StrategyReport): string[];
+export interface StrategyReporter<Input extends StrategyStatusInput = StrategyStatusInput> {
+  notes(input: Input, report: StrategyReport): string[];
   /** spec.paused stops nothing (the nodes' owners pull the update). */
   ignoresPause?: boolean;
 }
@@ -72,7 +65,10 @@ export function names(list: readonly string[], max = 5): string {
     : list.join(', ');
 }
 
-export function strategyReport(input: StrategyStatusInput, reporter: StrategyReporter): StrategyReport {
+export function strategyReport<Input extends StrategyStatusInput>(
+  input: Input,
+  reporter: StrategyReporter<Input>,
+): StrategyReport {
   const T = input.target.name;
   const { nodes } = input;
   const onTarget = nodes.filter((n) => n.current === T);

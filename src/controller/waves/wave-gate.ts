@@ -7,7 +7,7 @@ import type { NodeConfigPool } from '../../api/types.ts';
 import type { ControllerContext } from '../controller-context.ts';
 import type { PoolRenderer } from '../pools/pool-render.ts';
 import type { TargetChoice } from '../revisions/rollout-target.ts';
-import type { RevisionRef } from '../rollout/types.ts';
+import type { NumberedRevision } from '../rollout/types.ts';
 import { decideWave, type WaveReason } from './decide-wave.ts';
 import { predecessorState } from './predecessor.ts';
 import { waveCycle, waveNode } from './wave-graph.ts';
@@ -21,7 +21,7 @@ export interface WaveHold {
 
 export interface WaveGateResult {
   /** The revision to roll out now. */
-  target?: RevisionRef;
+  target?: NumberedRevision;
   /** Set when a new revision waits. */
   hold?: WaveHold;
 }
@@ -38,7 +38,7 @@ export class WaveGate {
   gate(
     pool: NodeConfigPool,
     choice: TargetChoice,
-    revisions: ReadonlyMap<string, RevisionRef>,
+    revisions: ReadonlyMap<string, NumberedRevision>,
     now: number,
   ): WaveGateResult {
     const wave = pool.spec.updateStrategy?.wave;

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { decideRollout } from '../../../src/controller/rollout/decide.ts';
+import { decideRollout, judgeRollout } from '../../../src/controller/rollout/decide.ts';
 import { input, NOW, node, settings, updated } from '../../support/rollout-fixtures.ts';
 
 const hold = { verdict: 'hold', reason: 'GateUnavailable', message: 'Prometheus cannot be asked' } as const;
@@ -79,5 +79,58 @@ describe('decideRollout with a health gate', () => {
     const d = decideRollout(input(nodes, { gate: fail, paused: true }));
     assert.equal(d.failureAction, undefined);
     assert.equal(d.blocked?.reason, 'Paused');
+  });
+
+  test('a gate that looks at the batch holds it as a held gate would: nothing starts, the budget stays', () => {
+    const asked: string[][] = [];
+    const blocking = {
+      verdict: 'hold',
+      reason: 'BlockingPods',
+      message: 'blocking pods run on the nodes the next batch would take: ns/p on a',
+    } as const;
+    const nodes = [node('a'), node('b')];
+    const d = decideRollout(
+      input(nodes, {
+        holdsBatch: (batch) => {
+          asked.push([...batch]);
+          return blocking;
+        },
+      }),
+    );
+    assert.deepEqual(asked, [['a']], 'asked of the batch the decision would start');
+    const same = decideRollout(input(nodes, { gate: blocking }));
+    assert.deepEqual(d.starts, []);
+    assert.deepEqual(d.batchHeld, blocking);
+    assert.deepEqual(d.blocked, same.blocked);
+    assert.deepEqual(d.budget, same.budget);
+    assert.deepEqual(d.verdicts, same.verdicts);
+    assert.equal(d.complete, same.complete);
+  });
+
+  test('a batch the gate lets go starts; an empty batch is not asked about', () => {
+    const d = decideRollout(input([node('a'), node('b')], { holdsBatch: () => undefined }));
+    assert.deepEqual(
+      d.starts.map((s) => s.node),
+      ['a'],
+    );
+    let asked = false;
+    decideRollout(
+      input([node('a')], {
+        paused: true,
+        holdsBatch: () => {
+          asked = true;
+          return undefined;
+        },
+      }),
+    );
+    assert.equal(asked, false);
+  });
+
+  test('judgeRollout gives the failure policy the verdict decideRollout acts on', () => {
+    const nodes = [updated('a', 1_000, { updateStartedAt: NOW - 5_000 }), node('b')];
+    const judged = judgeRollout(input(nodes, { gate: fail, settings: settings({ minReadySeconds: 60 }) }));
+    const decided = decideRollout(input(nodes, { gate: fail, settings: settings({ minReadySeconds: 60 }) }));
+    assert.deepEqual(judged.failureAction, decided.failureAction);
+    assert.deepEqual(judged.failures, decided.failures);
   });
 });

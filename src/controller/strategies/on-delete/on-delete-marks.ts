@@ -3,9 +3,13 @@
 // their revision number. Upgrades asked for run under the RollingUpdate rules, which may drain: no
 // release here.
 
-import { bootstrap, type StrategyMarks } from '../node-marks.ts';
+import { bootstrap, type MarksInput, type StrategyMarks } from '../node-marks.ts';
 
-export const onDeleteMarks: StrategyMarks = (input) => {
+export interface OnDeleteMarksInput extends MarksInput {
+  outdatedTaint: 'None' | 'NoSchedule' | 'PreferNoSchedule';
+}
+
+export const onDeleteMarks: StrategyMarks<OnDeleteMarksInput> = (input) => {
   const T = input.target.name;
   return (node) => {
     const joining = bootstrap(node, T);

@@ -2,9 +2,15 @@
 // none, the rollout waits for nodes to be replaced, and Complete says older revisions are in use.
 
 import { plural } from '../../plural.ts';
-import { names, type StrategyReporter } from '../strategy-status.ts';
+import type { RolloutDecision } from '../../rollout/types.ts';
+import { names, type StrategyReporter, type StrategyStatusInput } from '../strategy-status.ts';
 
-export const onDeleteReport: StrategyReporter = {
+export interface OnDeleteStatusInput extends StrategyStatusInput {
+  /** The upgrade decision, when nodes were asked to upgrade. */
+  upgrade?: { requested: readonly string[]; decision?: RolloutDecision };
+}
+
+export const onDeleteReport: StrategyReporter<OnDeleteStatusInput> = {
   notes(input, report) {
     const T = input.target.name;
     const notes: string[] = [];

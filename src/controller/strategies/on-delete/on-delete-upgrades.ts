@@ -4,11 +4,11 @@
 // it, cordoned by us, or just arrived and still within their soak or deadline). The rollout decision
 // then runs over exactly these nodes, with the RollingUpdate safety rules.
 
-import type { NodeSnapshot, RevisionRef } from '../../rollout/types.ts';
+import type { NodeSnapshot, NumberedRevision } from '../../rollout/types.ts';
 import type { StrategyNode } from '../strategy-node.ts';
 
 export interface UpgradeInput {
-  target: RevisionRef;
+  target: NumberedRevision;
   nodes: readonly StrategyNode[];
   snapshots: ReadonlyMap<string, NodeSnapshot>;
   revisionNumbers: ReadonlyMap<string, number>;

@@ -4,48 +4,61 @@
 
 import { UPGRADE_REVISION_ANNOTATION } from '../../../api/node-protocol.ts';
 import { episodeStart } from '../../revisions/rollout-history.ts';
-import { decideRollout } from '../../rollout/decide.ts';
+import { decideRollout, judgeRollout } from '../../rollout/decide.ts';
+import type { RolloutInput } from '../../rollout/types.ts';
 import { planNodeMarks } from '../node-marks.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategy.ts';
 import { marksInput, reportInput } from '../strategy-inputs.ts';
 import { strategyReport } from '../strategy-status.ts';
 import { onDeleteMarks } from './on-delete-marks.ts';
 import { onDeleteReport } from './on-delete-report.ts';
-import { planUpgrades } from './on-delete-upgrades.ts';
+import { planUpgrades, type UpgradePlan } from './on-delete-upgrades.ts';
 
-export const onDelete: RolloutStrategy = {
+/** OnDelete's decision: the nodes asked to upgrade, for the report. */
+export interface OnDeleteDecision extends StrategyDecision {
+  requested: string[];
+}
+
+function upgradePlan(s: StrategySnapshot): UpgradePlan {
+  const start = episodeStart(s.history);
+  const request = s.pool.metadata.annotations?.[UPGRADE_REVISION_ANNOTATION];
+  return planUpgrades({
+    target: s.target,
+    nodes: s.nodes,
+    snapshots: new Map(s.snapshots.map((n) => [n.name, n])),
+    revisionNumbers: s.revisionNumbers,
+    ...(request !== undefined ? { revisionRequest: request } : {}),
+    ...(start !== undefined ? { episodeStart: start } : {}),
+    progressDeadlineSeconds: s.settings.progressDeadlineSeconds,
+    minReadySeconds: s.settings.minReadySeconds,
+    now: s.now,
+  });
+}
+
+/** The asked-for upgrades as a rollout over those nodes only (undefined: none asked for). */
+function upgradeInput(s: StrategySnapshot, plan: UpgradePlan): RolloutInput | undefined {
+  if (plan.nodes.length === 0) return undefined;
+  const start = episodeStart(s.history);
+  const subset = new Set(plan.nodes);
+  return {
+    settings: s.settings,
+    paused: s.paused,
+    target: s.target,
+    // No rollback target: the other nodes were never moved, so a failed upgrade pauses.
+    ...(start !== undefined ? { episodeStart: start } : {}),
+    nodes: s.snapshots.filter((n) => subset.has(n.name)),
+    now: s.now,
+  };
+}
+
+export const onDelete: RolloutStrategy<OnDeleteDecision> = {
   type: 'OnDelete',
-  marks: onDeleteMarks,
-  reportNotes: onDeleteReport,
   keepsOnlyRevisionsInUse: true,
 
-  decide(s: StrategySnapshot): StrategyDecision {
-    const start = episodeStart(s.history);
-    const request = s.pool.metadata.annotations?.[UPGRADE_REVISION_ANNOTATION];
-    const plan = planUpgrades({
-      target: s.target,
-      nodes: s.nodes,
-      snapshots: new Map(s.snapshots.map((n) => [n.name, n])),
-      revisionNumbers: s.revisionNumbers,
-      ...(request !== undefined ? { revisionRequest: request } : {}),
-      ...(start !== undefined ? { episodeStart: start } : {}),
-      progressDeadlineSeconds: s.settings.progressDeadlineSeconds,
-      minReadySeconds: s.settings.minReadySeconds,
-      now: s.now,
-    });
-    const subset = new Set(plan.nodes);
-    const upgrades =
-      plan.nodes.length > 0
-        ? decideRollout({
-            settings: s.settings,
-            paused: s.paused,
-            target: s.target,
-            // No rollback target: the other nodes were never moved, so a failed upgrade pauses.
-            ...(start !== undefined ? { episodeStart: start } : {}),
-            nodes: s.snapshots.filter((n) => subset.has(n.name)),
-            now: s.now,
-          })
-        : undefined;
+  decide(s: StrategySnapshot): OnDeleteDecision {
+    const plan = upgradePlan(s);
+    const input = upgradeInput(s, plan);
+    const upgrades = input ? decideRollout(input) : undefined;
     return {
       ...(plan.invalidRequest
         ? { warnings: [{ reason: 'UpgradeRequestInvalid', message: plan.invalidRequest }] }
@@ -53,19 +66,27 @@ export const onDelete: RolloutStrategy = {
       ...(plan.clearRevisionRequest
         ? { poolPatch: { metadata: { annotations: { [UPGRADE_REVISION_ANNOTATION]: null } } } }
         : {}),
-      marks: planNodeMarks(marksInput(s), onDeleteMarks),
+      marks: planNodeMarks(
+        { ...marksInput(s), outdatedTaint: s.spec.updateStrategy.onDelete?.outdatedTaint ?? 'None' },
+        onDeleteMarks,
+      ),
       requested: plan.requested,
       ...(upgrades ? { upgrades } : {}),
-      ...(upgrades?.failureAction && !s.failureApplied ? { failureAction: upgrades.failureAction } : {}),
       ...(upgrades?.requeueAfterMs !== undefined ? { requeueAfterMs: upgrades.requeueAfterMs } : {}),
     };
   },
 
-  report(after: StrategySnapshot, decision: StrategyDecision) {
+  failureVerdict(s: StrategySnapshot) {
+    const input = s.failureApplied ? undefined : upgradeInput(s, upgradePlan(s));
+    const action = input ? judgeRollout(input).failureAction : undefined;
+    return action ? { action } : {};
+  },
+
+  report(after: StrategySnapshot, decision: OnDeleteDecision) {
     const upgrade = {
-      requested: decision.requested ?? [],
+      requested: decision.requested,
       ...(decision.upgrades ? { decision: decision.upgrades } : {}),
     };
-    return strategyReport(reportInput(after, 'OnDelete', { upgrade }), onDeleteReport);
+    return strategyReport({ ...reportInput(after, 'OnDelete'), upgrade }, onDeleteReport);
   },
 };

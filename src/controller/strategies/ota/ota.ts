@@ -10,8 +10,6 @@ import { otaReport } from './ota-report.ts';
 
 export const ota: RolloutStrategy = {
   type: 'OTA',
-  marks: otaMarks,
-  reportNotes: otaReport,
 
   decide(s: StrategySnapshot): StrategyDecision {
     return { marks: planNodeMarks(marksInput(s), otaMarks) };

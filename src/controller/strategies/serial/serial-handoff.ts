@@ -2,14 +2,15 @@
 // the next waiting node as soon as the Node event that shows it arrives, without waiting for a whole
 // pool reconcile (hundreds of ms on a large pool, most of a turn's slack). Who is next comes from the
 // last reconcile's decision (slotQueue), checked again against the Node as the informer has it now; the
-// write is the same compare-and-swap hand-over as the reconcile's (StrategyExecutor.handOverSlots), so
+// write is the same compare-and-swap hand-over as the reconcile's (SerialSlotWriter.handOverSlots), so
 // the two may race harmlessly: one of them wins, the other's write fails on the resourceVersion.
 
 import { SERIAL_LEASE_NAMESPACE, SERIAL_POOL_LABEL } from '../../../api/node-protocol.ts';
 import type { Node } from '../../../kube/types.ts';
 import type { ControllerContext } from '../../controller-context.ts';
-import type { StrategyExecutor } from '../strategy-executor.ts';
 import { readStrategyNode } from '../strategy-node.ts';
+import { serialSettingsOf } from './serial-settings.ts';
+import type { SerialSlotWriter } from './serial-slot-writer.ts';
 import { finishedHolder, waitsForSlot } from './serial-slots.ts';
 
 interface Queue {
@@ -22,15 +23,15 @@ const isReady = (node: Node | undefined): boolean =>
 
 export class SerialHandoff {
   private readonly ctx: ControllerContext;
-  private readonly marks: StrategyExecutor;
+  private readonly writer: SerialSlotWriter;
   /** Per pool: the nodes waiting for a slot after the last reconcile's hand-overs, in rollout order. */
   private readonly queues = new Map<string, Queue>();
   /** Slot Leases with a hand-over of ours in flight. */
   private readonly moving = new Set<string>();
 
-  constructor(ctx: ControllerContext, marks: StrategyExecutor) {
+  constructor(ctx: ControllerContext, writer: SerialSlotWriter) {
     this.ctx = ctx;
-    this.marks = marks;
+    this.writer = writer;
   }
 
   /** The last reconcile's view of a pool (undefined: not Serial, or held: nothing is handed over). */
@@ -60,9 +61,11 @@ export class SerialHandoff {
       { pool, lease: leaseName, from: name, to: next, readySince },
       'Serial slot holder finished',
     );
-    const duration = this.ctx.informers.pools.get(pool)?.spec.updateStrategy?.serial?.leaseDurationSeconds;
-    this.marks
-      .handOverSlots(pool, [{ lease: leaseName, node: next, from: name }], duration ?? 600)
+    const { leaseDurationSeconds } = serialSettingsOf(
+      this.ctx.informers.pools.get(pool)?.spec.updateStrategy,
+    );
+    this.writer
+      .handOverSlots(pool, [{ lease: leaseName, node: next, from: name }], leaseDurationSeconds)
       .then((errors) => {
         if (errors.length > 0)
           this.ctx.logger.warn({ pool, lease: leaseName, errors }, 'Serial slot hand-over failed');
@@ -84,7 +87,7 @@ export class SerialHandoff {
       const candidate = queue.nodes.shift()!;
       const node = informers.nodes.get(candidate);
       // Being handed a slot by a reconcile right now: it is not waiting any more.
-      if (!node || this.marks.handingTo(candidate)) continue;
+      if (!node || this.writer.handingTo(candidate)) continue;
       if (waitsForSlot(readStrategyNode(node, ''), queue.target, holders, () => isReady(node)))
         return candidate;
     }

@@ -14,7 +14,7 @@ import {
   type SerialGate,
   type SerialSlotHandover,
 } from '../../../api/node-protocol.ts';
-import { bootstrap, gatedHandout, type StrategyMarks } from '../node-marks.ts';
+import { bootstrap, gatedHandout, type MarksInput, type StrategyMarks } from '../node-marks.ts';
 import { startedOn } from '../strategy-node.ts';
 
 export function serialGateValue(gate: SerialGate, handedOutAt?: string): string {
@@ -46,7 +46,19 @@ export function serialSlotValue(handover: SerialSlotHandover): string {
   return JSON.stringify({ lease: handover.lease, handedOverAt: handover.handedOverAt });
 }
 
-export const serialMarks: StrategyMarks = (input) => {
+export interface SerialMarksInput extends MarksInput {
+  /** The gate every node not on the target gets: the pool, its slots and their Lease duration. */
+  serial: SerialGate;
+  /** Nodes holding a slot. */
+  slotHolders: ReadonlySet<string>;
+  /**
+   * Nodes the controller made the holder of a slot (its mark on the Lease), with their
+   * SERIAL_SLOT_ANNOTATION value.
+   */
+  slotHandovers?: ReadonlyMap<string, string>;
+}
+
+export const serialMarks: StrategyMarks<SerialMarksInput> = (input) => {
   const T = input.target.name;
   const gate = serialGateValue(input.serial, new Date(input.now).toISOString());
   return (node) => {

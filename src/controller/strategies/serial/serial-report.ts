@@ -2,9 +2,14 @@
 // starts, and the pool is Degraded saying so.
 
 import { plural } from '../../plural.ts';
-import { names, type StrategyReporter } from '../strategy-status.ts';
+import { names, type StrategyReporter, type StrategyStatusInput } from '../strategy-status.ts';
+import type { SlotHolder } from './serial-slots.ts';
 
-export const serialReport: StrategyReporter = {
+export interface SerialStatusInput extends StrategyStatusInput {
+  slots?: { count: number; holders: readonly SlotHolder[] };
+}
+
+export const serialReport: StrategyReporter<SerialStatusInput> = {
   notes(input, report) {
     if (!input.slots) return [];
     const T = input.target.name;

@@ -11,13 +11,15 @@ import {
   SERIAL_GATE_ANNOTATION,
 } from '../../../api/node-protocol.ts';
 import { type NodeMarks, planNodeMarks } from '../node-marks.ts';
-import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategy.ts';
+import type { RolloutStrategy, StrategySnapshot } from '../strategy.ts';
 import { holdReason, marksInput, reportInput } from '../strategy-inputs.ts';
 import type { StrategyNode } from '../strategy-node.ts';
 import { strategyReport } from '../strategy-status.ts';
 import { serialMarks, serialSlotValue } from './serial-marks.ts';
 import { serialReport } from './serial-report.ts';
-import { finishedHolder, slotHandovers, waitingForSlots } from './serial-slots.ts';
+import { type SerialDecision, SerialRuntime } from './serial-runtime.ts';
+import { serialSettingsOf } from './serial-settings.ts';
+import { finishedHolder, type SlotView, slotHandovers, waitingForSlots } from './serial-slots.ts';
 
 /** The nodes as they will be once `marks` are written (the annotations that decide who waits for a slot). */
 function withMarks(nodes: readonly StrategyNode[], marks: readonly NodeMarks[]): StrategyNode[] {
@@ -40,29 +42,32 @@ function withMarks(nodes: readonly StrategyNode[], marks: readonly NodeMarks[]):
   });
 }
 
-function liveHolders(s: StrategySnapshot) {
-  return s.slots.holders.filter((h) => h.state !== 'Gone');
+type Snapshot = StrategySnapshot<SlotView>;
+
+function liveHolders(s: Snapshot) {
+  return s.own.holders.filter((h) => h.state !== 'Gone');
 }
 
-export const serial: RolloutStrategy = {
+export const serial: RolloutStrategy<SerialDecision, SlotView> = {
   type: 'Serial',
-  marks: serialMarks,
-  reportNotes: serialReport,
 
-  decide(s: StrategySnapshot): StrategyDecision {
+  decide(s: Snapshot): SerialDecision {
     const hold = holdReason(s);
+    const settings = serialSettingsOf(s.spec.updateStrategy);
     // Holders the controller handed their slot: told so on their Node (again, if that write was lost).
     const handedSlots = new Map(
-      s.slots.held.flatMap((h) =>
+      s.own.held.flatMap((h) =>
         h.handedOverAt ? [[h.node, serialSlotValue({ lease: h.lease, handedOverAt: h.handedOverAt })]] : [],
       ),
     );
     const marks = planNodeMarks(
-      marksInput(s, {
+      {
+        ...marksInput(s),
         ...(hold ? { hold } : {}),
+        serial: { pool: s.pool.metadata.name, ...settings },
         slotHolders: new Set(liveHolders(s).map((h) => h.node)),
         slotHandovers: handedSlots,
-      }),
+      },
       serialMarks,
     );
     const ready = new Set(s.snapshots.filter((n) => n.ready).map((n) => n.name));
@@ -80,13 +85,13 @@ export const serial: RolloutStrategy = {
       ? []
       : slotHandovers({
           pool: s.pool.metadata.name,
-          slots: s.spec.updateStrategy.serial?.slots ?? 1,
+          slots: settings.slots,
           target: s.target.name,
-          free: s.slots.free,
-          finished: s.slots.held.filter((h) =>
+          free: s.own.free,
+          finished: s.own.held.filter((h) =>
             finishedHolder(byName.get(h.node), s.target.name, ready.has(h.node)),
           ),
-          existing: new Set([...s.slots.holders.map((h) => h.lease), ...s.slots.free.map((f) => f.lease)]),
+          existing: new Set([...s.own.holders.map((h) => h.lease), ...s.own.free.map((f) => f.lease)]),
           waiting,
           nodes: marked,
           holders,
@@ -99,18 +104,20 @@ export const serial: RolloutStrategy = {
       : { target: s.target.name, nodes: waiting.slice(handOverSlots.length) };
     const handedNow = new Set(handOverSlots.map((h) => h.node));
     return {
-      ...(s.slots.release.length > 0 ? { releaseSlots: s.slots.release } : {}),
+      ...(s.own.release.length > 0 ? { releaseSlots: s.own.release } : {}),
       marks: [...marks.filter((m) => handedNow.has(m.node)), ...marks.filter((m) => !handedNow.has(m.node))],
       ...(handOverSlots.length > 0 ? { handOverSlots } : {}),
       ...(slotQueue ? { slotQueue } : {}),
     };
   },
 
-  report(after: StrategySnapshot) {
-    const count = after.spec.updateStrategy.serial?.slots ?? 1;
+  report(after: Snapshot) {
+    const count = serialSettingsOf(after.spec.updateStrategy).slots;
     return strategyReport(
-      reportInput(after, 'Serial', { slots: { count, holders: liveHolders(after) } }),
+      { ...reportInput(after, 'Serial'), slots: { count, holders: liveHolders(after) } },
       serialReport,
     );
   },
+
+  runtime: (io) => new SerialRuntime(io),
 };

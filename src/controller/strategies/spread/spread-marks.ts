@@ -14,8 +14,26 @@ import {
 import { type StrategyNode, startedOn } from '../strategy-node.ts';
 import { lateTimes, spreadSchedule } from './spread-schedule.ts';
 
-export const spreadMarks: StrategyMarks = (input) => {
-  if (!input.spread) throw new Error('Spread marks need the window (MarksInput.spread)');
+export interface SpreadMarksInput extends MarksInput {
+  /**
+   * When the window opens (ms; spreadWindowStart) and how long it is; with a budget or a canary
+   * (spread-handout.ts), the times planned and the nodes that get the target now.
+   */
+  spread?: {
+    windowStart: number;
+    windowSeconds: number;
+    times?: ReadonlyMap<string, number>;
+    /** Nodes not given the target yet that get it now (absent: all). */
+    handOut?: ReadonlySet<string>;
+    /** Times are handed out just in time (a budget): a late node keeps its passed time. */
+    budgeted?: boolean;
+    /** Why a node not given the target yet that still has an older revision to apply waits. */
+    waitReason?: string;
+  };
+}
+
+export const spreadMarks: StrategyMarks<SpreadMarksInput> = (input) => {
+  if (!input.spread) throw new Error('Spread marks need the window (SpreadMarksInput.spread)');
   const T = input.target.name;
   const { handOut, waitReason } = input.spread;
   const schedule = spreadSchedule(input.nodes, input.spread.windowStart, input.spread.windowSeconds);
@@ -28,7 +46,7 @@ export const spreadMarks: StrategyMarks = (input) => {
     if (node.current === undefined || node.current === T) return { annotations: {}, releaseDrain: true };
     if (node.desired !== T && handOut && !handOut.has(node.name))
       return notYet(node, input.hold ?? waitReason);
-    const started = startedOn(node, T, input.slotHolders.has(node.name));
+    const started = startedOn(node, T, false);
     // A node given the target before its time was planned (a canary set mid-way) keeps the window's.
     const plannedAt = late.get(node.name) ?? times.get(node.name) ?? schedule.get(node.name)!;
     const existing = node.notBefore === undefined ? Number.NaN : Date.parse(node.notBefore);

@@ -2,9 +2,16 @@
 // without a time wait (the canary, the budget).
 
 import { plural } from '../../plural.ts';
-import type { StrategyReporter } from '../strategy-status.ts';
+import type { StrategyReporter, StrategyStatusInput } from '../strategy-status.ts';
 
-export const spreadReport: StrategyReporter = {
+export interface SpreadStatusInput extends StrategyStatusInput {
+  /** Node → not-before (ms) as planned. */
+  schedule?: ReadonlyMap<string, number>;
+  /** Why nodes without a time wait (the canary, the budget). */
+  notes?: readonly string[];
+}
+
+export const spreadReport: StrategyReporter<SpreadStatusInput> = {
   notes(input, report) {
     const schedule = input.schedule;
     if (!schedule) return [];

@@ -95,19 +95,21 @@ function waitNotes(plan: SpreadHandout | undefined): string[] {
 
 export const spread: RolloutStrategy = {
   type: 'Spread',
-  marks: spreadMarks,
-  reportNotes: spreadReport,
+
+  failureVerdict(s: StrategySnapshot) {
+    const action = s.failureApplied ? undefined : spreadFailure(s);
+    return action ? { action } : {};
+  },
 
   decide(s: StrategySnapshot): StrategyDecision {
-    const failureAction = s.failureApplied ? undefined : spreadFailure(s);
-    if (failureAction) return { marks: [], failureAction };
     const hold = holdReason(s);
     const window = spreadWindow(s);
     const plan = spreadPlan(s, window);
     const waitReason = waitNotes(plan)[0] ?? 'waiting for its turn in the Spread schedule';
     const decision: StrategyDecision = {
       marks: planNodeMarks(
-        marksInput(s, {
+        {
+          ...marksInput(s),
           ...(hold ? { hold } : {}),
           spread: plan
             ? {
@@ -118,7 +120,7 @@ export const spread: RolloutStrategy = {
                 waitReason,
               }
             : window,
-        }),
+        },
         spreadMarks,
       ),
     };
@@ -139,6 +141,9 @@ export const spread: RolloutStrategy = {
         node.desired === after.target.name && node.notBefore ? Date.parse(node.notBefore) : Number.NaN;
       if (!Number.isNaN(written)) schedule.set(node.name, written);
     }
-    return strategyReport(reportInput(after, 'Spread', { schedule, notes: waitNotes(plan) }), spreadReport);
+    return strategyReport(
+      { ...reportInput(after, 'Spread'), schedule, notes: waitNotes(plan) },
+      spreadReport,
+    );
   },
 };

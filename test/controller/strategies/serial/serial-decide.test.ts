@@ -12,13 +12,14 @@ import {
 } from '../../../../src/api/node-protocol.ts';
 import type { NodeSnapshot } from '../../../../src/controller/rollout/types.ts';
 import { serial } from '../../../../src/controller/strategies/serial/serial.ts';
+import type { SlotView } from '../../../../src/controller/strategies/serial/serial-slots.ts';
 import type { StrategySnapshot } from '../../../../src/controller/strategies/strategy.ts';
 import { NOW } from '../../../support/rollout-fixtures.ts';
 import { strategyNode } from '../../../support/strategy-fixtures.ts';
 
 const NAMES = ['a', 'b', 'c', 'd', 'e'];
 
-function snapshot(over: Partial<StrategySnapshot> = {}): StrategySnapshot {
+function snapshot(over: Partial<StrategySnapshot<SlotView>> = {}): StrategySnapshot<SlotView> {
   const readyNode = (name: string) => ({ name, ready: true }) as NodeSnapshot;
   return {
     pool: { metadata: { name: 'p' } },
@@ -32,10 +33,10 @@ function snapshot(over: Partial<StrategySnapshot> = {}): StrategySnapshot {
       ['r1', 1],
       ['r2', 2],
     ]),
-    slots: { holders: [], release: [], free: [], held: [] },
+    own: { holders: [], release: [], free: [], held: [] },
     now: NOW,
     ...over,
-  } as unknown as StrategySnapshot;
+  } as unknown as StrategySnapshot<SlotView>;
 }
 
 describe('Serial decision when a rollout begins', () => {

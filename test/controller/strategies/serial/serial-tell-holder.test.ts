@@ -1,4 +1,5 @@
-// The controller's Serial hand-over writes (StrategyExecutor), against fakes of its caches and client:
+// The controller's Serial hand-over writes (SerialSlotWriter, with the MarksWriter as Serial's runtime
+// drives it), against fakes of its caches and client:
 // the Lease first (compare-and-swap, marked), then the holder's Node is told (nodeherd.io/serial-slot,
 // with the mark's time); a lost race writes no Node. The marks write that value again only where the
 // hand-over's own patch did not land: not when the Node carries it already, nor while it is in flight.
@@ -15,8 +16,9 @@ import {
 } from '../../../../src/api/node-protocol.ts';
 import type { ControllerContext } from '../../../../src/controller/controller-context.ts';
 import type { DecisionExecutor } from '../../../../src/controller/decision-executor.ts';
+import { MarksWriter } from '../../../../src/controller/strategies/marks-writer.ts';
 import type { NodeMarks } from '../../../../src/controller/strategies/node-marks.ts';
-import { StrategyExecutor } from '../../../../src/controller/strategies/strategy-executor.ts';
+import { SerialSlotWriter } from '../../../../src/controller/strategies/serial/serial-slot-writer.ts';
 import { KubeError } from '../../../../src/kube/kube-error.ts';
 import type { Lease, Node } from '../../../../src/kube/types.ts';
 
@@ -84,7 +86,15 @@ function fixture(options: { conflict?: boolean; holdPatch?: Promise<void> } = {}
   node('done');
   node('done-too');
   node('next');
-  return { executor: new StrategyExecutor(ctx, decisions), patches, replaced, nodes, node };
+  const slots = new SerialSlotWriter({ ctx, patchNode: (name, patch) => decisions.patchNode(name, patch) });
+  const marks = new MarksWriter(ctx, decisions);
+  const executor = {
+    handOverSlots: slots.handOverSlots.bind(slots),
+    handingTo: slots.handingTo.bind(slots),
+    applyMarks: (pool: string, target: string, list: readonly NodeMarks[]) =>
+      marks.applyMarks(pool, target, list, (mark, onNode) => slots.untold(mark, onNode)),
+  };
+  return { executor, patches, replaced, nodes, node };
 }
 
 const told = JSON.stringify({ lease: LEASE, handedOverAt: MARK });

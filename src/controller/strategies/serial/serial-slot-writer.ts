@@ -1,95 +1,39 @@
-// Writes what the strategies decided: the node marks (annotations and our taint, one patch per node),
-// the release of Serial slots whose holder Node is gone, and Serial hand-overs (the Lease, then the
-// holder's Node). Writes that fail are collected and the pool is retried, like the rollout decision's
-// writes.
+// Serial's writes: the release of slots whose holder Node is gone, and hand-overs (the Lease, then the
+// holder's Node), each a compare-and-swap on the Lease as last seen. Writes that fail are collected and
+// the pool is retried, like the rollout decision's writes.
 
 import {
-  OUTDATED_TAINT_KEY,
   SERIAL_HANDED_OVER_ANNOTATION,
   SERIAL_LEASE_NAMESPACE,
   SERIAL_POOL_LABEL,
   SERIAL_SLOT_ANNOTATION,
-} from '../../api/node-protocol.ts';
-import { isKubeError } from '../../kube/kube-error.ts';
-import type { Lease } from '../../kube/types.ts';
-import { CORDONED_BY_ANNOTATION } from '../annotations.ts';
-import { type ControllerContext, nodeSubject, runLimited } from '../controller-context.ts';
-import type { DecisionExecutor } from '../decision-executor.ts';
-import { type NodePatch, uncordonPatch } from '../node-updates.ts';
-import type { NodeMarks } from './node-marks.ts';
-import { serialSlotValue } from './serial/serial-marks.ts';
+} from '../../../api/node-protocol.ts';
+import { isKubeError } from '../../../kube/kube-error.ts';
+import type { Lease, Node } from '../../../kube/types.ts';
+import { type ControllerContext, runLimited } from '../../controller-context.ts';
+import type { NodeMarks } from '../node-marks.ts';
+import type { StrategyIO } from '../strategy.ts';
+import { serialSlotValue } from './serial-marks.ts';
 
-type TaintList = { key: string; value?: string; effect: string }[];
-
-function describeHandout(annotations: Record<string, string | null>): string {
-  const gates = Object.entries(annotations)
-    .filter(([key, value]) => value !== null && key !== 'nodeherd.io/desired-revision')
-    .map(([key, value]) => `${key}=${value}`);
-  return gates.length > 0 ? ` (${gates.join(', ')})` : '';
-}
-
-export class StrategyExecutor {
+export class SerialSlotWriter {
   private readonly ctx: ControllerContext;
-  private readonly nodes: DecisionExecutor;
+  private readonly patchNode: StrategyIO['patchNode'];
   /** Serial hand-overs being told to their node (node → SERIAL_SLOT_ANNOTATION value). */
   private readonly telling = new Map<string, string>();
   /** Nodes a Serial hand-over is being written for (the reconcile's and SerialHandoff's race). */
   private readonly handing = new Set<string>();
 
-  constructor(ctx: ControllerContext, nodes: DecisionExecutor) {
-    this.ctx = ctx;
-    this.nodes = nodes;
-  }
-
-  async applyMarks(pool: string, target: string, marks: readonly NodeMarks[]): Promise<unknown[]> {
-    const { ctx } = this;
-    return runLimited(marks, ctx.writeConcurrency, async (mark) => {
-      const node = ctx.informers.nodes.get(mark.node);
-      if (!node) return;
-      const annotations = this.untold(mark, node.metadata.annotations?.[SERIAL_SLOT_ANNOTATION]);
-      if (Object.keys(annotations).length === 0 && mark.taint === undefined && !mark.release) return;
-      let patch: {
-        metadata: NodePatch['metadata'];
-        spec?: { unschedulable?: boolean | null; taints?: TaintList };
-      } = { metadata: { annotations: { ...annotations } } };
-      if (mark.release) {
-        ctx.drainer.stop(mark.node);
-        const lift = uncordonPatch(node.metadata.annotations?.[CORDONED_BY_ANNOTATION] !== undefined, true);
-        patch = { ...lift, metadata: { annotations: { ...lift.metadata.annotations, ...annotations } } };
-      }
-      if (mark.taint !== undefined) {
-        const others: TaintList = (node.spec?.taints ?? []).filter((t) => t.key !== OUTDATED_TAINT_KEY);
-        const taints = mark.taint
-          ? [...others, { key: OUTDATED_TAINT_KEY, effect: mark.taint.effect, value: mark.taint.value ?? '' }]
-          : others;
-        // The taint list is replaced whole: the resourceVersion makes a concurrent change fail (409, retried).
-        patch.spec = { ...(patch.spec ?? {}), taints };
-        if (node.metadata.resourceVersion) patch.metadata.resourceVersion = node.metadata.resourceVersion;
-      }
-      const updated = await this.nodes.patchNode(mark.node, patch as NodePatch);
-      if (mark.kind === 'bootstrap') {
-        ctx.recorder.normal(
-          nodeSubject(updated),
-          'Bootstrap',
-          `joined pool ${pool}: applying ${target} at once`,
-        );
-      } else if (mark.kind === 'handout') {
-        ctx.recorder.normal(
-          nodeSubject(updated),
-          'RevisionHandedOut',
-          `pool ${pool}: desired revision ${target}${describeHandout(annotations)}`,
-        );
-      }
-      if (mark.release)
-        ctx.recorder.normal(nodeSubject(updated), 'Uncordoned', 'the pool no longer drains: uncordoned');
-    });
+  constructor(io: StrategyIO) {
+    this.ctx = io.ctx;
+    this.patchNode = io.patchNode;
   }
 
   /**
-   * The mark's annotations, without a Serial slot hand-over that its hand-over has told (or is telling)
-   * the node since the decision's snapshot: the marks write it only when that write was lost.
+   * The mark's annotations, without a slot hand-over that its hand-over has told (or is telling) the
+   * node since the decision's snapshot: the marks write it only when that write was lost.
    */
-  private untold(mark: NodeMarks, onNode: string | undefined): Record<string, string | null> {
+  untold(mark: NodeMarks, node: Node): Record<string, string | null> {
+    const onNode = node.metadata.annotations?.[SERIAL_SLOT_ANNOTATION];
     const slot = mark.annotations[SERIAL_SLOT_ANNOTATION];
     if (typeof slot !== 'string' || (slot !== onNode && slot !== this.telling.get(mark.node)))
       return mark.annotations;
@@ -214,7 +158,7 @@ export class StrategyExecutor {
     const value = serialSlotValue({ lease, handedOverAt });
     this.telling.set(node, value);
     try {
-      await this.nodes.patchNode(node, { metadata: { annotations: { [SERIAL_SLOT_ANNOTATION]: value } } });
+      await this.patchNode(node, { metadata: { annotations: { [SERIAL_SLOT_ANNOTATION]: value } } });
     } finally {
       if (this.telling.get(node) === value) this.telling.delete(node);
     }
