@@ -157,6 +157,20 @@ export class Reconciler {
     return ['Starting', 'Done', 'Waiting'].includes(this.current.state) ? this.lastApplied : undefined;
   }
 
+  /**
+   * Whether the node may reboot for a request that is not a revision's (the OS asked): it is on its
+   * revision (or has none) with nothing unfinished, failed or waiting, and no reboot is under way.
+   */
+  get settledForReboot(): boolean {
+    if (this.halted || this.inFlight.list().length > 0 || this.failures.current) return false;
+    return this.current.state === 'Done' || this.current.state === 'Idle';
+  }
+
+  /** A reboot was asked for outside an apply and this process must stop working (it dies soon). */
+  haltForReboot(): void {
+    this.halted = true;
+  }
+
   async reconcile(desired: DesiredSnapshot): Promise<ReconcileResult> {
     if (this.halted || !desired.nodeSynced || !desired.node) return {};
     const name = desired.revisionName;
