@@ -407,7 +407,7 @@ export class NodeAgent {
     try {
       const step = await this.osReboots.step(
         snapshot.node,
-        this.reconciler.settledForReboot,
+        this.reconciler.settledForReboot(snapshot),
         this.poolName(),
       );
       if (step === 'halt') this.reconciler.haltForReboot();

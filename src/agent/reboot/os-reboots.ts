@@ -116,7 +116,7 @@ export class OsReboots {
     };
     this.rebootedFor = undefined;
     await this.store.write(this.record);
-    this.options.logger.info({ request }, 'reboot requested');
+    this.options.logger.info({ request }, 'reboot request seen');
   }
 
   /**
@@ -178,7 +178,7 @@ export class OsReboots {
       await this.check(pool);
       return 'none';
     }
-    logger.info({ request }, 'reboot requested');
+    logger.info({ request }, 'rebooting for the request');
     return (await this.options.onHostRestart('reboot')) === 'halt' ? 'halt' : 'none';
   }
 
