@@ -77,6 +77,11 @@ export class OsReboots {
   /** This boot follows a reboot made for a request: the next check says Rebooted, not NotRequired. */
   private rebootedFor: { request: string; bootId: string } | undefined;
   private lastVerdict: string | undefined;
+  /**
+   * The request this process asked a reboot for: not asked again by the same process (a queued reboot
+   * keeps the old boot id until it happens); a new process with the same boot id asks again.
+   */
+  private askedHere: string | undefined;
 
   constructor(options: OsRebootsOptions) {
     this.options = options;
@@ -155,10 +160,11 @@ export class OsReboots {
       await this.check(pool);
       return 'none';
     }
-    if (!settled) return 'none';
+    if (!settled || this.askedHere === request) return 'none';
     if (record.asked) logger.warn({ request }, 'the requested reboot did not happen: asking again');
     this.record = { ...record, asked: true };
     await this.store.write(this.record);
+    this.askedHere = request;
     await reporter.condition(REBOOT_REQUIRED_CONDITION, {
       status: 'True',
       reason: REBOOT_REQUIRED_REASONS.rebooting,
@@ -174,6 +180,7 @@ export class OsReboots {
         EVENT_REASONS.rebootFailed,
         `the reboot for the request ${request} could not be requested: ${(error as Error).message}`,
       );
+      this.askedHere = undefined; // asked again at the next reconcile
       this.lastVerdict = undefined;
       await this.check(pool);
       return 'none';
