@@ -423,7 +423,7 @@ export class NodeAgent {
     if (!this.osReboots) return;
     this.metrics.rebootChecks.inc({ trigger });
     try {
-      await this.osReboots.check(this.poolName());
+      await this.osReboots.check(this.poolName(), this.reconciler.lastAppliedRevision?.name);
     } catch (error) {
       this.logger.error({ error: error as Error, trigger }, 'reboot sentinel check failed');
     }

@@ -26,6 +26,7 @@ import {
   createRevision,
   getNode,
   nodeEvents,
+  POOLS,
   setDesired,
   startCluster,
   startNode,
@@ -231,6 +232,44 @@ describe('node agent: reboots the OS asks for', () => {
       (c) => c.reason === 'SentinelFile',
     );
     assert.match(byFile.message ?? '', /\(\/run\/os-wants-reboot\)$/);
+  });
+
+  it("reads the pool's sentinel again when the node's revision changes, not at every check", async () => {
+    await createPool(cluster, 'moving', { reboots: { osRequested: { sentinelFile: '/run/first' } } });
+    await createPoolNode(cluster, 'moving-1', 'moving');
+    const node = await startNode(cluster, 'moving-1', {
+      createNode: false,
+      agent: { reboots: { intervalMs: CHECK_INTERVAL_MS } },
+    });
+    askForReboot(node, [], 'run/second');
+    askForReboot(node, [], 'run/first');
+    await waitForCondition(cluster, node.name, 'the first sentinel', (c) =>
+      /\/run\/first\)$/.test(c.message ?? ''),
+    );
+    const pool = await cluster.admin.get<{ spec: NodeConfigPoolSpec }>(`${POOLS}/moving`);
+    await cluster.admin.update(`${POOLS}/moving`, {
+      ...pool,
+      spec: { ...pool.spec, reboots: { osRequested: { sentinelFile: '/run/second' } } },
+    });
+    bootClears(node, 'run/first');
+    const checks = node.agent.metrics.rebootChecks.get({ trigger: 'interval' });
+    await eventually('five more checks', () =>
+      node.agent.metrics.rebootChecks.get({ trigger: 'interval' }) >= checks + 5 ? true : undefined,
+    );
+    assert.equal(
+      condition(await getNode(cluster, node.name))?.status,
+      'False',
+      'the settings read before hold',
+    );
+
+    const revision = await createRevision(cluster, 'moving', {
+      files: [{ path: '/etc/moving.conf', content: { inline: { data: 'x\n' } } }],
+    });
+    await setDesired(cluster, node.name, revision.metadata.name);
+    await waitForState(cluster, node.name, 'Done');
+    await waitForCondition(cluster, node.name, 'the second sentinel', (c) =>
+      /\/run\/second\)$/.test(c.message ?? ''),
+    );
   });
 
   it('refuses a pool whose sentinel makes no sense, with a field error, and stores nothing', async () => {

@@ -77,6 +77,8 @@ export class OsReboots {
   /** This boot follows a reboot made for a request: the next check says Rebooted, not NotRequired. */
   private rebootedFor: { request: string; bootId: string } | undefined;
   private lastVerdict: string | undefined;
+  /** The applied revision the last check was given (the settings' cache follows it). */
+  private lastRevision: string | undefined;
   /**
    * The request this process asked a reboot for: not asked again by the same process (a queued reboot
    * keeps the old boot id until it happens); a new process with the same boot id asks again.
@@ -157,7 +159,7 @@ export class OsReboots {
         `rebooted for the request ${request}: boot id ${bootId} (was ${record.bootId})`,
       );
       await reporter.annotate(REBOOTED_ANNOTATION, request);
-      await this.check(pool);
+      await this.check(pool, this.lastRevision);
       return 'none';
     }
     if (!settled || this.askedHere === request) return 'none';
@@ -182,7 +184,7 @@ export class OsReboots {
       );
       this.askedHere = undefined; // asked again at the next reconcile
       this.lastVerdict = undefined;
-      await this.check(pool);
+      await this.check(pool, this.lastRevision);
       return 'none';
     }
     logger.info({ request }, 'rebooting for the request');
@@ -190,9 +192,10 @@ export class OsReboots {
   }
 
   /** Checks the sentinel and says on the Node what it found. */
-  async check(pool: string | undefined): Promise<SentinelVerdict> {
+  async check(pool: string | undefined, revision?: string): Promise<SentinelVerdict> {
     const { reporter, logger } = this.options;
-    const settings = await this.options.settings(pool);
+    this.lastRevision = revision;
+    const settings = await this.options.settings(pool, revision);
     const verdict = await checkRebootSentinel(settings, {
       files: this.options.files,
       commands: this.options.commands,

@@ -1,7 +1,8 @@
 // Where the agent finds its sentinel: the pool's spec.reboots.osRequested (sentinelFile, sentinelCommand,
-// timeoutSeconds), read at the first check and again once `refreshMs` has passed — not at every check:
-// 5,000 agents checking every 5 minutes would read their pools 17 times a second for a setting that
-// rarely changes. What was read is kept in the state directory, so a restarted agent reads nothing
+// timeoutSeconds), read at the first check, again when the node's applied revision changes (a rollout,
+// when pools change) and otherwise once `refreshMs` (an hour) has passed — not at every check: 5,000
+// agents checking every 5 minutes would read their pools 17 times a second for a setting that rarely
+// changes. What was read is kept in the state directory, so a restarted agent reads nothing
 // before it is due (a quiet restart costs the API server one list, one watch and one revision read). The policy is the controller's business (the agent reboots only when asked). When the
 // pool cannot be read, the settings last read hold; before any, the defaults (Debian's file only).
 
@@ -15,11 +16,14 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { DEFAULT_OS_REBOOT_SETTINGS, type OsRebootSettings } from './reboot-sentinel.ts';
 
-export const DEFAULT_SETTINGS_REFRESH_MS = 10 * 60_000;
+export const DEFAULT_SETTINGS_REFRESH_MS = 60 * 60_000;
 const READ_TIMEOUT_MS = 5000;
 
-/** The settings for the node's pool (undefined: the node belongs to no pool yet). */
-export type RebootSettingsSource = (pool: string | undefined) => Promise<OsRebootSettings>;
+/**
+ * The settings for the node's pool (undefined: the node belongs to no pool yet); `revision`, the
+ * node's applied revision: a different one than at the last read reads the pool again.
+ */
+export type RebootSettingsSource = (pool: string | undefined, revision?: string) => Promise<OsRebootSettings>;
 
 /** The settings a pool's spec.reboots.osRequested stands for (validated by the API server). */
 export function rebootSettingsOf(pool: Pick<NodeConfigPool, 'spec'> | undefined): OsRebootSettings {
@@ -45,6 +49,8 @@ export const REBOOT_SETTINGS_FILE = 'reboot-settings.json';
 
 interface KnownSettings {
   pool: string;
+  /** The node's applied revision when it was read. */
+  revision?: string;
   settings: OsRebootSettings;
   /** Epoch ms. */
   readAt: number;
@@ -52,6 +58,7 @@ interface KnownSettings {
 
 function isKnownSettings(value: unknown): value is KnownSettings {
   if (!isObject(value) || typeof value.pool !== 'string' || typeof value.readAt !== 'number') return false;
+  if (value.revision !== undefined && typeof value.revision !== 'string') return false;
   const settings = value.settings;
   return (
     isObject(settings) &&
@@ -76,17 +83,19 @@ export function poolRebootSettings(options: PoolRebootSettingsOptions): RebootSe
   const { client, logger, clock } = options;
   const refreshMs = options.refreshMs ?? DEFAULT_SETTINGS_REFRESH_MS;
   const file = new JsonRecordFile(options.stateDir, REBOOT_SETTINGS_FILE, isKnownSettings);
-  const known = new Map<string, { settings: OsRebootSettings; readAt: number }>();
+  const known = new Map<string, Omit<KnownSettings, 'pool'>>();
   let loaded = false;
-  return async (pool) => {
+  return async (pool, revision) => {
     if (pool === undefined) return DEFAULT_OS_REBOOT_SETTINGS;
     if (!loaded) {
       loaded = true;
-      const kept = await file.read();
-      if (kept) known.set(kept.pool, { settings: kept.settings, readAt: kept.readAt });
+      const { pool: keptPool, ...kept } = (await file.read()) ?? { pool: undefined };
+      if (keptPool !== undefined && 'settings' in kept)
+        known.set(keptPool, kept as Omit<KnownSettings, 'pool'>);
     }
     const cached = known.get(pool);
-    if (cached && clock.now() - cached.readAt < refreshMs) return cached.settings;
+    if (cached && cached.revision === revision && clock.now() - cached.readAt < refreshMs)
+      return cached.settings;
     let settings: OsRebootSettings;
     try {
       settings = rebootSettingsOf(await readPool(client, pool));
@@ -99,9 +108,10 @@ export function poolRebootSettings(options: PoolRebootSettingsOptions): RebootSe
       settings = DEFAULT_OS_REBOOT_SETTINGS; // no such pool (yet): an answer, kept like any other
     }
     const readAt = clock.now();
-    known.set(pool, { settings, readAt });
+    const entry = { settings, readAt, ...(revision !== undefined ? { revision } : {}) };
+    known.set(pool, entry);
     try {
-      await file.write({ pool, settings, readAt });
+      await file.write({ pool, ...entry });
     } catch (error) {
       logger.warn({ error: error as Error }, 'could not keep the reboot sentinel settings');
     }
