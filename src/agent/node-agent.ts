@@ -423,7 +423,11 @@ export class NodeAgent {
     if (!this.osReboots) return;
     this.metrics.rebootChecks.inc({ trigger });
     try {
-      await this.osReboots.check(this.poolName(), this.reconciler.lastAppliedRevision?.name);
+      // The pool is read by the periodic check only (starting and applying cost no extra request),
+      // unless there is none.
+      const periodic = (this.options.reboots?.intervalMs ?? DEFAULT_REBOOT_CHECK_INTERVAL_MS) > 0;
+      const mayRead = !periodic || trigger === 'interval' || trigger === 'simulation';
+      await this.osReboots.check(this.poolName(), this.reconciler.lastAppliedRevision?.name, mayRead);
     } catch (error) {
       this.logger.error({ error: error as Error, trigger }, 'reboot sentinel check failed');
     }

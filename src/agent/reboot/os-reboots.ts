@@ -191,11 +191,14 @@ export class OsReboots {
     return (await this.options.onHostRestart('reboot')) === 'halt' ? 'halt' : 'none';
   }
 
-  /** Checks the sentinel and says on the Node what it found. */
-  async check(pool: string | undefined, revision?: string): Promise<SentinelVerdict> {
+  /**
+   * Checks the sentinel and says on the Node what it found; `mayRead`: the pool's settings may be read
+   * (the periodic check), else those read before serve.
+   */
+  async check(pool: string | undefined, revision?: string, mayRead = false): Promise<SentinelVerdict> {
     const { reporter, logger } = this.options;
     this.lastRevision = revision;
-    const settings = await this.options.settings(pool, revision);
+    const settings = await this.options.settings(pool, revision, mayRead);
     const verdict = await checkRebootSentinel(settings, {
       files: this.options.files,
       commands: this.options.commands,

@@ -1,8 +1,9 @@
 // Where the agent finds its sentinel: the pool's spec.reboots.osRequested (sentinelFile, sentinelCommand,
-// timeoutSeconds), read at the first check, again when the node's applied revision changes (a rollout,
-// when pools change) and otherwise once `refreshMs` (an hour) has passed — not at every check: 5,000
-// agents checking every 5 minutes would read their pools 17 times a second for a setting that rarely
-// changes. What was read is kept in the state directory, so a restarted agent reads nothing
+// timeoutSeconds), read by the periodic check only — never on the way to applying or starting, whose
+// requests are counted (one watch, one revision read) — at the first one, again when the node's
+// applied revision changed since (a rollout, when pools change) and otherwise once `refreshMs` (an
+// hour) has passed: 5,000 agents checking every 5 minutes would read their pools 17 times a second for
+// a setting that rarely changes. Until the first read, Debian's file is checked. What was read is kept in the state directory, so a restarted agent reads nothing
 // before it is due (a quiet restart costs the API server one list, one watch and one revision read). The policy is the controller's business (the agent reboots only when asked). When the
 // pool cannot be read, the settings last read hold; before any, the defaults (Debian's file only).
 
@@ -23,7 +24,12 @@ const READ_TIMEOUT_MS = 5000;
  * The settings for the node's pool (undefined: the node belongs to no pool yet); `revision`, the
  * node's applied revision: a different one than at the last read reads the pool again.
  */
-export type RebootSettingsSource = (pool: string | undefined, revision?: string) => Promise<OsRebootSettings>;
+export type RebootSettingsSource = (
+  pool: string | undefined,
+  revision: string | undefined,
+  /** false: answer from what was read before (or the defaults), without a request. */
+  mayRead: boolean,
+) => Promise<OsRebootSettings>;
 
 /** The settings a pool's spec.reboots.osRequested stands for (validated by the API server). */
 export function rebootSettingsOf(pool: Pick<NodeConfigPool, 'spec'> | undefined): OsRebootSettings {
@@ -85,7 +91,7 @@ export function poolRebootSettings(options: PoolRebootSettingsOptions): RebootSe
   const file = new JsonRecordFile(options.stateDir, REBOOT_SETTINGS_FILE, isKnownSettings);
   const known = new Map<string, Omit<KnownSettings, 'pool'>>();
   let loaded = false;
-  return async (pool, revision) => {
+  return async (pool, revision, mayRead) => {
     if (pool === undefined) return DEFAULT_OS_REBOOT_SETTINGS;
     if (!loaded) {
       loaded = true;
@@ -94,6 +100,7 @@ export function poolRebootSettings(options: PoolRebootSettingsOptions): RebootSe
         known.set(keptPool, kept as Omit<KnownSettings, 'pool'>);
     }
     const cached = known.get(pool);
+    if (!mayRead) return cached?.settings ?? DEFAULT_OS_REBOOT_SETTINGS;
     if (cached && cached.revision === revision && clock.now() - cached.readAt < refreshMs)
       return cached.settings;
     let settings: OsRebootSettings;
