@@ -212,6 +212,7 @@ export class NodeAgent {
             stateDir: options.stateDir,
           }),
         reporter: this.reporter,
+        metrics: this.metrics,
         clock: this.clock,
         logger: this.logger,
         onHostRestart: (kind) =>

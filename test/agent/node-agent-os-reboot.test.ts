@@ -124,6 +124,7 @@ describe('node agent: reboots the OS asks for', () => {
       return found.length > 0 ? found : undefined;
     });
     assert.equal(events.length, 1);
+    assert.match(node.agent.renderMetrics(), /^nodeherd_agent_reboot_required 1$/m);
 
     bootClears(node);
     const clear = await waitForCondition(
@@ -143,6 +144,7 @@ describe('node agent: reboots the OS asks for', () => {
       1,
     );
     assert.deepEqual(condition(await getNode(cluster, node.name)), clear);
+    assert.match(node.agent.renderMetrics(), /^nodeherd_agent_reboot_required 0$/m);
   });
 
   it('bounds the package list it reports', async () => {

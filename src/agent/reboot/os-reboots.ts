@@ -22,6 +22,7 @@ import type { CommandRunner } from '../executors/command-runner.ts';
 import type { FileExecutor } from '../executors/types.ts';
 import type { HostControl } from '../host/host-control.ts';
 import type { Logger } from '../logger.ts';
+import type { AgentMetrics } from '../metrics/agent-metrics.ts';
 import { EVENT_REASONS } from '../report/node-event.ts';
 import type { NodeReporter } from '../report/node-reporter.ts';
 import type { NodeObject } from '../watch/kube-objects.ts';
@@ -62,6 +63,7 @@ export interface OsRebootsOptions {
   commands: CommandRunner | undefined;
   settings: RebootSettingsSource;
   reporter: NodeReporter;
+  metrics: AgentMetrics;
   clock: Clock;
   logger: Logger;
   /** After the reboot was asked for: keep going, or stop and wait to die (the agent's one decision). */
@@ -203,6 +205,10 @@ export class OsReboots {
       files: this.options.files,
       commands: this.options.commands,
     });
+    this.options.metrics.rebootRequired.set(
+      {},
+      verdict.required === undefined ? -1 : verdict.required ? 1 : 0,
+    );
     const key = `${verdict.reason}|${verdict.message}`;
     if (key !== this.lastVerdict) {
       this.lastVerdict = key;
