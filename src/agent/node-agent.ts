@@ -53,7 +53,7 @@ export interface OsRebootOptions {
   enabled?: boolean;
   /** Period of the sentinel check (default 5 min); 0: only at start, after applies and reboots. */
   intervalMs?: number;
-  /** Default: the pool's spec.reboots.osRequested, re-read every 10 minutes. */
+  /** Default: the pool's spec.reboots.osRequested (pool-reboot-settings.ts says when it is read). */
   settings?: RebootSettingsSource;
   /** Runs the pool's sentinel command on the node; absent: none can run (a failed check says so). */
   commands?: CommandRunner;
