@@ -72,6 +72,10 @@ async function main(config: AgentConfig): Promise<void> {
       // inotify where the files are on this machine's filesystem (the simulated backend keeps them in memory).
       ...(config.backend !== 'simulated' ? { watchRoot: config.rootDir } : {}),
     },
+    reboots: {
+      intervalMs: config.rebootCheckIntervalMs,
+      ...(backends.commands ? { commands: backends.commands } : {}),
+    },
     watch: {
       ...(config.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: config.bookmarkIntervalMs } : {}),
       ...(config.watchTimeoutSeconds !== undefined

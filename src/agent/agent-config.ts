@@ -53,6 +53,8 @@ export interface AgentConfig {
   unitTimeoutMs: number;
   /** Period of the full drift check; 0: only at start, after applies and on file changes. */
   driftIntervalMs: number;
+  /** Period of the reboot sentinel check; 0: only at start, after applies and reboots. */
+  rebootCheckIntervalMs: number;
 }
 
 export const DEFAULT_METRICS_ADDRESS = '127.0.0.1:9469';
@@ -145,6 +147,11 @@ const FLAGS = {
     type: 'string',
     env: 'NODEHERD_DRIFT_INTERVAL_SECONDS',
     help: 'period of the full drift check of units, enablement, state and packages; 0: none (default 300)',
+  },
+  'reboot-check-interval-seconds': {
+    type: 'string',
+    env: 'NODEHERD_REBOOT_CHECK_INTERVAL_SECONDS',
+    help: 'period of the check whether the OS asks for a reboot (the pool’s sentinel file and command); 0: only at start and after applies (default 300)',
   },
   help: { type: 'boolean', env: '', help: 'show this help' },
 } as const;
@@ -242,7 +249,11 @@ export function parseAgentConfig(
     bookmarkIntervalMs: optionalNumber('bookmark-interval-ms', get('bookmark-interval-ms')),
     watchTimeoutSeconds: parseRange(get('watch-timeout-seconds')),
     unitTimeoutMs: (optionalNumber('unit-timeout-seconds', get('unit-timeout-seconds')) ?? 60) * 1000,
-    driftIntervalMs: parseDriftInterval(get('drift-interval-seconds')),
+    driftIntervalMs: parseInterval('drift-interval-seconds', get('drift-interval-seconds')),
+    rebootCheckIntervalMs: parseInterval(
+      'reboot-check-interval-seconds',
+      get('reboot-check-interval-seconds'),
+    ),
   };
 }
 
@@ -280,11 +291,11 @@ function parseRange(text: string | undefined): [number, number] | undefined {
   return [low, high];
 }
 
-function parseDriftInterval(text: string | undefined): number {
+function parseInterval(name: string, text: string | undefined): number {
   if (text === undefined) return 300_000;
   const seconds = Number(text);
   if (!(seconds >= 0) || !Number.isFinite(seconds))
-    throw new ConfigError('--drift-interval-seconds must be a number of seconds ≥ 0');
+    throw new ConfigError(`--${name} must be a number of seconds ≥ 0`);
   return seconds * 1000;
 }
 

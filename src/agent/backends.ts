@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import type { Backend } from './agent-config.ts';
 import type { ProbeRunner } from './apply/health-probe.ts';
+import type { CommandRunner } from './executors/command-runner.ts';
 import type { FileExecutor, PackageExecutor, SystemdExecutor } from './executors/types.ts';
 import type { HostControl } from './host/host-control.ts';
 
@@ -19,6 +20,11 @@ export interface Backends {
   realHost: boolean;
   /** Set when probes must not run in the agent's own namespaces (host-root mode). */
   probes?: ProbeRunner;
+  /**
+   * Runs programs on the node (the pool's reboot sentinel command): in the node's namespaces in
+   * host-root mode, here with the root '/'; absent where the files are not the live system's.
+   */
+  commands?: CommandRunner;
 }
 
 export interface BackendOptions {
@@ -65,6 +71,7 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
           host: new SystemdHost({ runner }),
           realHost: true,
           probes: new NodeProbeRunner({ commandPrefix: hostCommandPrefix(options.hostPid) }),
+          commands: runner,
         };
       }
       // With a root other than '/' the executors refuse systemctl and the package manager, which would
@@ -75,6 +82,9 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
         packages: await packages({ rootDir: options.rootDir, files }),
         host: new SystemdHost(),
         realHost: true,
+        ...(options.rootDir === '/'
+          ? { commands: (await import('./executors/command-runner.ts')).execFileRunner }
+          : {}),
       };
     }
     case 'simulated-systemd': {

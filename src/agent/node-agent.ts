@@ -2,6 +2,7 @@
 // logger), no global state, so a simulator can run thousands in one process. It watches its Node
 // and desired revision, reconciles one change at a time, and retries what failed to deliver.
 
+import { POOL_LABEL } from '../api/node-protocol.ts';
 import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import type { ActionExecutors } from './apply/action-executor.ts';
 import type { ApplyHooks } from './apply/apply-runner.ts';
@@ -15,12 +16,15 @@ import { type Clock, systemClock } from './clock.ts';
 import { DriftChecker } from './drift/drift-checker.ts';
 import { ManagedPathWatcher } from './drift/managed-path-watcher.ts';
 import { type DriftPolicySource, poolDriftPolicy } from './drift/pool-drift-policy.ts';
+import type { CommandRunner } from './executors/command-runner.ts';
 import { dropInPath, unitFilePath } from './executors/unit-names.ts';
 import { StartGate } from './gate/start-gate.ts';
 import type { HostControl } from './host/host-control.ts';
 import { type Logger, silentLogger } from './logger.ts';
 import { AgentMetrics } from './metrics/agent-metrics.ts';
 import { NodeUpdateApi } from './ota/node-update-api.ts';
+import { OsReboots } from './reboot/os-reboots.ts';
+import { poolRebootSettings, type RebootSettingsSource } from './reboot/pool-reboot-settings.ts';
 import { NodeReporter } from './report/node-reporter.ts';
 import { SlotKeeper } from './serial/slot-keeper.ts';
 import { DesiredRevisionWatcher, type WatchTuning } from './watch/desired-revision-watcher.ts';
@@ -42,6 +46,20 @@ export interface DriftOptions {
   /** Default: the pool's spec.drift.policy. */
   policy?: DriftPolicySource;
 }
+/** The sentinel of OS-requested reboots is checked this often (besides at start and after applies). */
+export const DEFAULT_REBOOT_CHECK_INTERVAL_MS = 5 * 60_000;
+
+export interface OsRebootOptions {
+  /** Default true: check the reboot sentinel and reboot when the controller asks. */
+  enabled?: boolean;
+  /** Period of the sentinel check (default 5 min); 0: only at start, after applies and reboots. */
+  intervalMs?: number;
+  /** Default: the pool's spec.reboots.osRequested (pool-reboot-settings.ts says when it is read). */
+  settings?: RebootSettingsSource;
+  /** Runs the pool's sentinel command on the node; absent: none can run (a failed check says so). */
+  commands?: CommandRunner;
+}
+
 /** setTimeout's longest delay; a later retry (a Spread start days away) re-arms when it fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -82,6 +100,8 @@ export interface NodeAgentOptions {
   serialControllerGraceMs?: number;
   /** Drift detection and repair (drift/drift-checker.ts). */
   drift?: DriftOptions;
+  /** OS-requested reboots (reboot/os-reboots.ts). */
+  reboots?: OsRebootOptions;
   hooks?: ApplyHooks;
 }
 
@@ -96,6 +116,10 @@ export class NodeAgent {
   private readonly watcher: DesiredRevisionWatcher;
   private readonly serialSlots: SlotKeeper;
   private readonly driftChecker: DriftChecker | undefined;
+  private readonly osReboots: OsReboots | undefined;
+  private rebootTimer: NodeJS.Timeout | undefined;
+  /** What asked for the next reboot-sentinel check; undefined: none due. */
+  private rebootCheckDue: string | undefined;
   private pathWatcher: ManagedPathWatcher | undefined;
   private driftTimer: NodeJS.Timeout | undefined;
   /** What asked for the next drift check (start, apply, file, interval); undefined: none due. */
@@ -179,6 +203,28 @@ export class NodeAgent {
         selfUnit: options.selfUnit ?? DEFAULT_SELF_UNIT,
       });
     }
+    if (options.reboots?.enabled !== false) {
+      this.osReboots = new OsReboots({
+        stateDir: options.stateDir,
+        host: options.host,
+        files: options.executors.files,
+        commands: options.reboots?.commands,
+        settings:
+          options.reboots?.settings ??
+          poolRebootSettings({
+            client: options.client,
+            logger: this.logger,
+            clock: this.clock,
+            stateDir: options.stateDir,
+          }),
+        reporter: this.reporter,
+        metrics: this.metrics,
+        clock: this.clock,
+        logger: this.logger,
+        onHostRestart: (kind) =>
+          options.onHostRestart ? options.onHostRestart(kind) : Promise.resolve('continue'),
+      });
+    }
     this.watcher = new DesiredRevisionWatcher({
       client: options.client,
       nodeName: options.nodeName,
@@ -214,6 +260,16 @@ export class NodeAgent {
         this.driftTimer.unref?.();
       }
     }
+    if (this.osReboots) {
+      await this.osReboots.load();
+      // Checked in the loop, once the Node is known: a sentinel command may take its time.
+      this.rebootCheckDue = 'start';
+      const intervalMs = this.options.reboots?.intervalMs ?? DEFAULT_REBOOT_CHECK_INTERVAL_MS;
+      if (intervalMs > 0) {
+        this.rebootTimer = setInterval(() => this.requestRebootCheck('interval'), intervalMs);
+        this.rebootTimer.unref?.();
+      }
+    }
     this.watcher.start();
     this.logger.info({ revision: this.reconciler.status.currentRevision }, 'agent started');
   }
@@ -224,6 +280,7 @@ export class NodeAgent {
     clearTimeout(this.retryTimer);
     clearTimeout(this.reportTimer);
     clearInterval(this.driftTimer);
+    clearInterval(this.rebootTimer);
     this.pathWatcher?.close();
     await this.watcher.stop();
     await this.loop;
@@ -287,15 +344,29 @@ export class NodeAgent {
     if (!this.loop) this.loop = this.runLoop();
   }
 
+  /** Asks for a check of the reboot sentinel; it runs in the reconcile loop, never beside an apply. */
+  requestRebootCheck(trigger: string): void {
+    if (this.stopped || !this.osReboots) return;
+    this.rebootCheckDue ??= trigger;
+    if (!this.loop) this.loop = this.runLoop();
+  }
+
   private async runLoop(): Promise<void> {
     try {
-      while ((this.dirty || this.driftDue !== undefined) && !this.stopped) {
+      while (
+        (this.dirty || this.driftDue !== undefined || this.rebootCheckDue !== undefined) &&
+        !this.stopped &&
+        !this.reconciler.status.halted
+      ) {
         if (this.dirty) {
           this.dirty = false;
           clearTimeout(this.retryTimer);
           const applied = this.reconciler.lastAppliedRevision?.hash;
           try {
-            const result = await this.reconciler.reconcile(this.watcher.snapshot());
+            const snapshot = this.watcher.snapshot();
+            // Before anything else: a reboot this apply makes then answers a reboot request too.
+            if (snapshot.nodeSynced) await this.osReboots?.observe(snapshot.node);
+            const result = await this.reconciler.reconcile(snapshot);
             this.lastError = undefined;
             if (result.retryAt !== undefined) this.scheduleRetry(result.retryAt);
           } catch (error) {
@@ -308,11 +379,25 @@ export class NodeAgent {
             this.watchManagedPaths();
             this.driftDue ??= 'apply';
           }
+          // Packages an apply installed may have asked for a reboot (Debian's postinst hooks do).
+          if (this.osReboots && this.reconciler.lastAppliedRevision?.hash !== applied)
+            this.rebootCheckDue ??= 'apply';
+          await this.stepOsReboot();
         }
         if (this.driftDue !== undefined && !this.dirty && !this.stopped) {
           const trigger = this.driftDue;
           this.driftDue = undefined;
           await this.checkDrift(trigger);
+        }
+        if (
+          this.rebootCheckDue !== undefined &&
+          !this.dirty &&
+          !this.stopped &&
+          !this.reconciler.status.halted
+        ) {
+          const trigger = this.rebootCheckDue;
+          this.rebootCheckDue = undefined;
+          await this.checkRebootSentinel(trigger);
         }
         if (this.reporter.pending) this.scheduleReportRetry();
         else this.reportFailures = 0;
@@ -321,6 +406,47 @@ export class NodeAgent {
       this.loop = undefined;
       for (const waiter of this.idleWaiters.splice(0)) waiter();
     }
+  }
+
+  /** Answers or carries out a reboot request (the controller's nodeherd.io/reboot-requested). */
+  private async stepOsReboot(): Promise<void> {
+    const snapshot = this.watcher.snapshot();
+    if (!this.osReboots || !snapshot.nodeSynced || this.reconciler.status.halted) return;
+    try {
+      const step = await this.osReboots.step(
+        snapshot.node,
+        this.reconciler.settledForReboot(snapshot),
+        this.poolName(),
+      );
+      if (step === 'halt') this.reconciler.haltForReboot();
+    } catch (error) {
+      // The request record could not be written (disk full): the next reconcile tries again.
+      this.lastError = (error as Error).message;
+      this.logger.error({ error: error as Error }, 'reboot request failed');
+      this.scheduleRetry(this.clock.now() + 10_000);
+    }
+  }
+
+  private async checkRebootSentinel(trigger: string): Promise<void> {
+    if (!this.osReboots) return;
+    this.metrics.rebootChecks.inc({ trigger });
+    try {
+      // The pool is read by the periodic check only (starting and applying cost no extra request),
+      // unless there is none.
+      const periodic = (this.options.reboots?.intervalMs ?? DEFAULT_REBOOT_CHECK_INTERVAL_MS) > 0;
+      const mayRead = !periodic || trigger === 'interval' || trigger === 'simulation';
+      await this.osReboots.check(this.poolName(), this.reconciler.lastAppliedRevision?.name, mayRead);
+    } catch (error) {
+      this.logger.error({ error: error as Error, trigger }, 'reboot sentinel check failed');
+    }
+  }
+
+  /** The node's pool: its last applied revision's, else the Node's pool label. */
+  private poolName(): string | undefined {
+    return (
+      this.reconciler.lastAppliedRevision?.spec.pool ??
+      this.watcher.snapshot().node?.metadata?.labels?.[POOL_LABEL]
+    );
   }
 
   private async checkDrift(trigger: string): Promise<void> {

@@ -1,10 +1,10 @@
 // NodeConfigPool: which nodes get which NodeConfigs, and how a new revision is rolled out across them.
 
 import { conditionsSchema, labelSelectorSchema } from './common-schemas.ts';
-import { MAX_POOL_NAME_LENGTH } from './limits.ts';
+import { MAX_PATH_LENGTH, MAX_POOL_NAME_LENGTH } from './limits.ts';
 import { secretNamespaceSchema } from './node-config-schema.ts';
-import { DRIFT_POLICIES } from './node-protocol.ts';
-import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from './patterns.ts';
+import { DEFAULT_REBOOT_SENTINEL_FILE, DRIFT_POLICIES, OS_REBOOT_POLICIES } from './node-protocol.ts';
+import { ABSOLUTE_PATH, DNS1123_LABEL, DNS1123_SUBDOMAIN } from './patterns.ts';
 import {
   array,
   boolean,
@@ -20,6 +20,10 @@ import {
   stringEnum,
   stringMap,
 } from './schema-builder.ts';
+
+/** Bounds of spec.reboots.osRequested.sentinelCommand. */
+export const MAX_SENTINEL_ARGUMENTS = 32;
+export const MAX_SENTINEL_ARGUMENT_LENGTH = 4096;
 
 export const UPDATE_STRATEGY_TYPES = ['RollingUpdate', 'Serial', 'Spread', 'OnDelete', 'OTA'] as const;
 
@@ -287,6 +291,50 @@ export const nodeConfigPoolSpecSchema = object(
         'What the agents do when a node drifts from its applied revision (files, units, drop-ins, enablement, state, packages).',
       ),
       {},
+    ),
+    reboots: optional(
+      object(
+        {
+          osRequested: optional(
+            object(
+              {
+                policy: defaulted(
+                  stringEnum(
+                    OS_REBOOT_POLICIES,
+                    'Report: nodes only say so (condition nodeherd.io/RebootRequired). Reboot: the controller reboots them as a rollout (budget, windows, gates, drain).',
+                  ),
+                  'Report',
+                ),
+                sentinelFile: defaulted(
+                  string(
+                    "A file whose existence means the OS asks for a reboot, as the agent's root sees it; a `<file>.pkgs` beside it lists the packages that asked (Debian).",
+                    { pattern: ABSOLUTE_PATH, maxLength: MAX_PATH_LENGTH },
+                  ),
+                  DEFAULT_REBOOT_SENTINEL_FILE,
+                ),
+                sentinelCommand: optional(
+                  array(
+                    string('A program (absolute path) or one of its arguments.', {
+                      maxLength: MAX_SENTINEL_ARGUMENT_LENGTH,
+                    }),
+                    'Also ask this command, e.g. ["/usr/bin/needs-restarting", "-r"]: exit code 1 means a reboot is needed, 0 not, anything else is a failed check. Run without a shell, with an empty environment but PATH, as root on the node (in the node’s namespaces in DaemonSet mode), with a timeout and bounded output.',
+                    { minItems: 1, maxItems: MAX_SENTINEL_ARGUMENTS },
+                  ),
+                ),
+                timeoutSeconds: defaulted(
+                  integer('Seconds the sentinel command may run; a slower one is a failed check.', {
+                    minimum: 1,
+                    maximum: 300,
+                  }),
+                  30,
+                ),
+              },
+              'Reboots the OS asks for (after a kernel or libc upgrade). The agents check the sentinel file (and command) at start, after every apply and periodically, whatever the policy.',
+            ),
+          ),
+        },
+        'Reboots that no revision asks for. Absent: agents check /var/run/reboot-required and only report.',
+      ),
     ),
     rollbackTo: optional(
       object(

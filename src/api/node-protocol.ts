@@ -22,8 +22,50 @@ export const NODE_CONFIG_READY_CONDITION = 'NodeConfigReady';
  * (drift found and not repaired: policy Report, or the repair failed); False when it does not.
  */
 export const CONFIG_DRIFT_CONDITION = 'ConfigDrift';
+/**
+ * Node condition the agent maintains: True while the OS asks for a reboot (Debian's
+ * /var/run/reboot-required, the pool's sentinel file or command) or the agent is rebooting the node;
+ * False once it no longer does (written only over a condition the Node has, or after a reboot the
+ * agent made). Prefixed: plain `RebootRequired` is what node-problem-detector plugins commonly set, and
+ * two writers of one condition would overwrite each other.
+ */
+export const REBOOT_REQUIRED_CONDITION = 'nodeherd.io/RebootRequired';
+/** Reasons of REBOOT_REQUIRED_CONDITION. */
+export const REBOOT_REQUIRED_REASONS = {
+  /** True: the sentinel file exists (its `.pkgs` list, if any, is in the message). */
+  sentinelFile: 'SentinelFile',
+  /** True: the sentinel command exited 1. */
+  sentinelCommand: 'SentinelCommand',
+  /** True: the agent asked systemd to reboot for REBOOT_REQUESTED_ANNOTATION. */
+  rebooting: 'Rebooting',
+  /** False: the node rebooted for a request (the message names the new boot id). */
+  rebooted: 'Rebooted',
+  /** False: neither the file nor the command asks for a reboot. */
+  notRequired: 'NotRequired',
+  /** Unknown: the command failed (not 0 or 1), timed out or could not run, and the file is absent. */
+  checkFailed: 'CheckFailed',
+} as const;
 /** The Node conditions an agent may write (node-restriction and deploy/agent's policy allow no others). */
-export const AGENT_CONDITIONS: readonly string[] = [NODE_CONFIG_READY_CONDITION, CONFIG_DRIFT_CONDITION];
+export const AGENT_CONDITIONS: readonly string[] = [
+  NODE_CONFIG_READY_CONDITION,
+  CONFIG_DRIFT_CONDITION,
+  REBOOT_REQUIRED_CONDITION,
+];
+/** Where Debian and Ubuntu (update-notifier-common, unattended-upgrades) ask for a reboot. */
+export const DEFAULT_REBOOT_SENTINEL_FILE = '/var/run/reboot-required';
+/** What the controller does with nodes whose OS asks for a reboot: only report it, or reboot them. */
+export const OS_REBOOT_POLICIES = ['Report', 'Reboot'] as const;
+export type OsRebootPolicy = (typeof OS_REBOOT_POLICIES)[number];
+/**
+ * Written by the controller (agents may not): reboot this node once. The value is an opaque request id
+ * (RFC 3339 time of the request, say); a new value is a new request. The agent reboots when it is
+ * settled (not applying, no unfinished or failed apply), through the same reboot as a revision's
+ * disruption Reboot, and afterwards writes the id to REBOOTED_ANNOTATION. Any reboot after the agent
+ * first saw the request (a revision's own reboot among them) answers it: one reboot for both.
+ */
+export const REBOOT_REQUESTED_ANNOTATION = 'nodeherd.io/reboot-requested';
+/** Written by the agent: the REBOOT_REQUESTED_ANNOTATION value its node has rebooted for. */
+export const REBOOTED_ANNOTATION = 'nodeherd.io/rebooted';
 /** What the agent does about drift: write the revision's state back, or only report it. */
 export const DRIFT_POLICIES = ['Repair', 'Report'] as const;
 export type DriftPolicy = (typeof DRIFT_POLICIES)[number];
@@ -103,6 +145,7 @@ export const AGENT_ANNOTATIONS: readonly string[] = [
   STATE_ANNOTATION,
   STATE_REVISION_ANNOTATION,
   MESSAGE_ANNOTATION,
+  REBOOTED_ANNOTATION,
 ];
 
 /** OnDelete: on a NodeConfigPool, `nodeherd upgrade revision` asks for every node of this revision number to move. */

@@ -1,6 +1,7 @@
 // Validation of a NodeConfigPool, with exact field paths.
 
 import { compileAlertName } from './alert-matcher.ts';
+import { normalisedPathProblem } from './config-rules.ts';
 import { CronError, parseCron } from './cron.ts';
 import { cronEverFires, isIanaTimeZone } from './cron-times.ts';
 import { parseDuration } from './duration.ts';
@@ -8,11 +9,13 @@ import { arrayAt, enumAt, FieldErrors, integerAt, isObject, objectAt, stringAt }
 import { validateLabelSelector } from './label-selector.ts';
 import { MAX_POOL_NAME_LENGTH } from './limits.ts';
 import {
+  MAX_SENTINEL_ARGUMENT_LENGTH,
+  MAX_SENTINEL_ARGUMENTS,
   MAX_WAVE_PREDECESSORS,
   METRIC_GATE_OPERATORS,
   UPDATE_STRATEGY_TYPES,
 } from './node-config-pool-schema.ts';
-import { DRIFT_POLICIES } from './node-protocol.ts';
+import { DRIFT_POLICIES, OS_REBOOT_POLICIES } from './node-protocol.ts';
 import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from './patterns.ts';
 import { secretNamespace } from './validate-node-config.ts';
 
@@ -290,6 +293,46 @@ function validateUpdateStrategy(errors: FieldErrors, at: string, value: unknown,
 }
 
 /** Causes for a whole NodeConfigPool object; empty when it is acceptable. */
+/** spec.reboots: the sentinel is a normalised absolute path, the command an argv with an absolute program. */
+function validateReboots(errors: FieldErrors, at: string, value: unknown): void {
+  const reboots = objectAt(errors, at, value);
+  if (!reboots) return;
+  const os = objectAt(errors, `${at}.osRequested`, reboots.osRequested);
+  if (!os) return;
+  const base = `${at}.osRequested`;
+  enumAt(errors, `${base}.policy`, os.policy, OS_REBOOT_POLICIES);
+  const file = stringAt(errors, `${base}.sentinelFile`, os.sentinelFile);
+  if (file !== undefined) {
+    const problem = normalisedPathProblem(file);
+    if (problem) errors.invalid(`${base}.sentinelFile`, file, problem);
+  }
+  if (os.sentinelCommand !== undefined && os.sentinelCommand !== null) {
+    const command = arrayAt(errors, `${base}.sentinelCommand`, os.sentinelCommand);
+    if (Array.isArray(os.sentinelCommand) && command.length === 0)
+      errors.invalid(`${base}.sentinelCommand`, command, 'must name a program');
+    if (command.length > MAX_SENTINEL_ARGUMENTS)
+      errors.invalid(
+        `${base}.sentinelCommand`,
+        command.length,
+        `must have at most ${MAX_SENTINEL_ARGUMENTS} items`,
+      );
+    command.slice(0, MAX_SENTINEL_ARGUMENTS).forEach((item, i) => {
+      const field = `${base}.sentinelCommand[${i}]`;
+      const arg = stringAt(errors, field, item);
+      if (arg === undefined) return;
+      if (arg.length > MAX_SENTINEL_ARGUMENT_LENGTH)
+        errors.tooLong(field, MAX_SENTINEL_ARGUMENT_LENGTH, arg.length);
+      else if (arg.includes('\0')) errors.invalid(field, arg, 'must not contain NUL');
+      else if (i === 0) {
+        // No PATH lookup: the program is the one named, wherever the command runs (host namespaces).
+        const problem = normalisedPathProblem(arg);
+        if (problem) errors.invalid(field, arg, `the program ${problem} (it is run without a shell or PATH)`);
+      }
+    });
+  }
+  integerAt(errors, `${base}.timeoutSeconds`, os.timeoutSeconds, 1, 300);
+}
+
 export function validateNodeConfigPool(obj: unknown): FieldErrors['causes'] {
   const errors = new FieldErrors();
   if (!isObject(obj)) {
@@ -324,6 +367,7 @@ export function validateNodeConfigPool(obj: unknown): FieldErrors['causes'] {
   }
   const drift = objectAt(errors, 'spec.drift', spec.drift);
   if (drift) enumAt(errors, 'spec.drift.policy', drift.policy, DRIFT_POLICIES);
+  validateReboots(errors, 'spec.reboots', spec.reboots);
   const rollbackTo = objectAt(errors, 'spec.rollbackTo', spec.rollbackTo);
   if (rollbackTo) {
     if (rollbackTo.revision === undefined) errors.required('spec.rollbackTo.revision');

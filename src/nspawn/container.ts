@@ -28,7 +28,16 @@ export interface BootOptions {
    * fresh overlay under WORK_DIR, removed when the container stops.
    */
   directory?: string;
+  /**
+   * When the container reboots (`systemctl reboot` inside: systemd-nspawn exits 133), boot it again
+   * on the same root, as systemd-nspawn@.service does (RestartForceExitStatus=133). Default false:
+   * the container stays down, as `systemd-nspawn` run by hand does.
+   */
+  restartOnReboot?: boolean;
 }
+
+/** systemd-nspawn's exit status when the container asked to be rebooted. */
+export const NSPAWN_REBOOT_EXIT_CODE = 133;
 
 export class Container {
   readonly name: string;
@@ -36,26 +45,106 @@ export class Container {
   readonly root: string;
   /** Milliseconds from spawning systemd-nspawn to `systemctl is-system-running` answering. */
   bootMs = 0;
+  /** Boots completed: 1 after boot(), one more after every reboot the harness restarted. */
+  boots = 0;
   private readonly base: string;
   private readonly persistent: boolean;
-  private readonly nspawn: ChildProcess;
+  private readonly options: BootOptions;
+  private nspawn: ChildProcess;
   private leader = 0;
   private readonly output: string[] = [];
   private exited: Promise<number | null>;
+  private stopping = false;
+  /** The restart after a reboot, while it runs (and its outcome, once it ran). */
+  private rebooting: Promise<void> | undefined;
+  private readonly bootWaiters: { resolve(): void; reject(error: Error): void }[] = [];
 
-  private constructor(name: string, base: string, persistent: boolean, nspawn: ChildProcess) {
-    this.name = name;
+  private constructor(options: BootOptions, base: string, persistent: boolean) {
+    this.name = options.name;
+    this.options = options;
     this.base = base;
     this.persistent = persistent;
     this.root = join(base, 'root');
-    this.nspawn = nspawn;
-    this.exited = new Promise((resolve) => nspawn.once('exit', (code) => resolve(code)));
+    this.nspawn = this.spawnNspawn();
+    this.exited = this.watchExit(this.nspawn);
+  }
+
+  private spawnNspawn(): ChildProcess {
+    const nspawn = spawn(
+      'systemd-nspawn',
+      [
+        '--boot',
+        '--register=no',
+        '--keep-unit',
+        '--console=passive',
+        '--link-journal=no',
+        '--timezone=off',
+        `--machine=${this.name}`,
+        `--directory=${this.root}`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const keep = (chunk: Buffer) => {
       this.output.push(...chunk.toString('utf8').split('\n'));
       if (this.output.length > 200) this.output.splice(0, this.output.length - 200);
     };
     nspawn.stdout?.on('data', keep);
     nspawn.stderr?.on('data', keep);
+    return nspawn;
+  }
+
+  private watchExit(nspawn: ChildProcess): Promise<number | null> {
+    return new Promise((resolve) =>
+      nspawn.once('exit', (code) => {
+        resolve(code);
+        if (code === NSPAWN_REBOOT_EXIT_CODE && this.options.restartOnReboot && !this.stopping) {
+          this.rebooting = this.bootAgain();
+        }
+      }),
+    );
+  }
+
+  /** systemd-nspawn exited 133: the same root, a new systemd-nspawn, as the service unit does. */
+  private async bootAgain(): Promise<void> {
+    this.leader = 0;
+    this.nspawn = this.spawnNspawn();
+    this.exited = this.watchExit(this.nspawn);
+    try {
+      await this.waitForBoot(this.options.timeoutMs ?? 90_000);
+      this.boots++;
+      for (const waiter of this.bootWaiters.splice(0)) waiter.resolve();
+    } catch (error) {
+      for (const waiter of this.bootWaiters.splice(0)) waiter.reject(error as Error);
+    }
+  }
+
+  /**
+   * Resolves once the container has booted `count` times in all (after boot(): 1), i.e. came back
+   * from the reboots before; rejects when a restart fails or after `timeoutMs`.
+   */
+  async waitForBoots(count: number, timeoutMs = 120_000): Promise<void> {
+    if (this.boots >= count) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        (async () => {
+          while (this.boots < count) {
+            await new Promise<void>((resolve, reject) => this.bootWaiters.push({ resolve, reject }));
+          }
+        })(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                new Error(`${this.name}: not booted ${count} times within ${timeoutMs} ms (${this.boots})`),
+              ),
+            timeoutMs,
+          );
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** PID of the container's systemd, as the host sees it. */
@@ -80,21 +169,7 @@ export class Container {
       join(base, 'root'),
     ]);
     const started = performance.now();
-    const nspawn = spawn(
-      'systemd-nspawn',
-      [
-        '--boot',
-        '--register=no',
-        '--keep-unit',
-        '--console=passive',
-        '--link-journal=no',
-        '--timezone=off',
-        `--machine=${options.name}`,
-        `--directory=${join(base, 'root')}`,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const container = new Container(options.name, base, persistent, nspawn);
+    const container = new Container(options, base, persistent);
     live.add(container);
     try {
       await container.waitForBoot(options.timeoutMs ?? 90_000);
@@ -102,6 +177,7 @@ export class Container {
       await container.stop();
       throw error;
     }
+    container.boots = 1;
     container.bootMs = performance.now() - started;
     return container;
   }
@@ -196,6 +272,9 @@ export class Container {
 
   /** Powers the container off (systemd-nspawn forwards SIGTERM as a clean shutdown), then cleans up. */
   async stop(): Promise<void> {
+    this.stopping = true;
+    // A restart after a reboot in progress finishes first (or fails), so its systemd-nspawn is the one stopped.
+    await this.rebooting?.catch(() => {});
     if (this.nspawn.exitCode === null && this.nspawn.signalCode === null) {
       this.nspawn.kill('SIGTERM');
       let timer: NodeJS.Timeout | undefined;

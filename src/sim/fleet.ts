@@ -212,6 +212,11 @@ export class Fleet {
     return this.get(name).reboot(downMs);
   }
 
+  /** The node's OS asks for a reboot (Debian's sentinel, with these packages); its next boot clears it. */
+  requireReboot(name: string, packages?: readonly string[]): Promise<void> {
+    return this.get(name).requireReboot(packages);
+  }
+
   /** Ready=False for `durationMs` while the node stays connected. */
   flapNotReady(name: string, durationMs: number, message?: string): void {
     this.get(name).flapNotReady(durationMs, message);

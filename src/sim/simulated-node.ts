@@ -10,7 +10,7 @@ import { MemoryFileExecutor } from '../agent/executors/memory-file-executor.ts';
 import { SimulatedPackages, type SimulatedPackagesOptions } from '../agent/executors/simulated-packages.ts';
 import type { SimulatedSystemdOptions } from '../agent/executors/simulated-systemd.ts';
 import type { HostControl } from '../agent/host/host-control.ts';
-import { DESIRED_REVISION_ANNOTATION } from '../api/node-protocol.ts';
+import { DEFAULT_REBOOT_SENTINEL_FILE, DESIRED_REVISION_ANNOTATION } from '../api/node-protocol.ts';
 import { resourcePath } from '../kube/light/api-paths.ts';
 import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import type { KubeObject } from '../kube/light/types.ts';
@@ -32,6 +32,12 @@ import { flagValue } from './unit-command-line.ts';
  * The configuration kubeadm writes when it joins a node (KubeletConfiguration with the values kubeadm
  * sets); the simulated kubelet reads it through KUBELET_CONFIG_ARGS. Written at first boot when absent.
  */
+
+/** Debian's reboot sentinel (update-notifier-common), as the agent checks it by default. */
+const REBOOT_SENTINEL = DEFAULT_REBOOT_SENTINEL_FILE;
+/** Emptied at every boot, as tmpfs mounts are. */
+const VOLATILE_DIRECTORIES = ['/run/', '/var/run/'];
+
 export const KUBEADM_KUBELET_CONFIG = [
   'apiVersion: kubelet.config.k8s.io/v1beta1',
   'kind: KubeletConfiguration',
@@ -236,6 +242,7 @@ export class SimulatedNode {
       this.machine = 'rebooting';
       await new Promise<void>((resolve) => setTimeout(resolve, downMs).unref());
       if (this.machine !== 'rebooting') return;
+      await this.clearVolatileFiles();
       this.host.booted();
       this.machine = 'up';
       await this.systemd.boot(
@@ -244,6 +251,25 @@ export class SimulatedNode {
       );
       if (this.machine === 'up') this.startAgent();
     });
+  }
+
+  /**
+   * The OS asks for a reboot, as Debian's update-notifier hook does after a kernel or libc upgrade:
+   * /var/run/reboot-required and its .pkgs list. The node's agent notices at its next check; the next
+   * reboot clears both (/run is a tmpfs).
+   */
+  async requireReboot(packages: readonly string[] = ['linux-image-amd64']): Promise<void> {
+    await this.files.write(REBOOT_SENTINEL, Buffer.from('*** System restart required ***\n'), {
+      mode: 0o644,
+    });
+    await this.files.write(`${REBOOT_SENTINEL}.pkgs`, Buffer.from(packages.map((p) => `${p}\n`).join('')), {
+      mode: 0o644,
+    });
+  }
+
+  /** Whether the OS asks for a reboot (the sentinel exists). */
+  async rebootRequired(): Promise<boolean> {
+    return (await this.files.read(REBOOT_SENTINEL)) !== undefined;
   }
 
   /** Restarts kubelet.service the way an operator or agent would. */
@@ -281,6 +307,13 @@ export class SimulatedNode {
       this.onError?.(err as Error, 'agent');
     }
     this.kubelet.stop();
+  }
+
+  /** What a boot starts without: /run (and /var/run, its link) is a tmpfs. */
+  private async clearVolatileFiles(): Promise<void> {
+    for (const path of this.files.paths()) {
+      if (VOLATILE_DIRECTORIES.some((dir) => path.startsWith(dir))) await this.files.remove(path);
+    }
   }
 
   private startAgent(): void {

@@ -98,6 +98,14 @@ export class SimulatedNodes {
           client: context.client,
           nodeName: context.nodeName,
         });
+        // Simulation only: the machine's OS asks for a reboot (Debian's sentinel), as after a
+        // kernel upgrade, and the agent checks at once instead of at its next period.
+        routes.route('POST', '/v1/simulation/reboot-required', async (_request, response) => {
+          await fleet.node(context.nodeName)?.requireReboot();
+          agent.requestRebootCheck('simulation');
+          response.writeHead(202, { 'content-type': 'application/json' });
+          response.end(`${JSON.stringify({ node: context.nodeName, rebootRequired: true })}\n`);
+        });
         nodes?.localApis.set(context.nodeName, routes);
         return agent;
       },

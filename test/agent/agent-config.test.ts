@@ -54,6 +54,12 @@ describe('agent configuration', () => {
     assert.equal(parseAgentConfig(['--metrics-address', 'off'], {})!.metricsAddress, undefined);
     assert.equal(parseAgentConfig([], { NODEHERD_DRIFT_INTERVAL_SECONDS: '2.5' })!.driftIntervalMs, 2500);
     assert.equal(parseAgentConfig(['--drift-interval-seconds', '0'], {})!.driftIntervalMs, 0);
+    assert.equal(parseAgentConfig([], {})!.rebootCheckIntervalMs, 300_000);
+    assert.equal(
+      parseAgentConfig([], { NODEHERD_REBOOT_CHECK_INTERVAL_SECONDS: '1' })!.rebootCheckIntervalMs,
+      1000,
+    );
+    assert.equal(parseAgentConfig(['--reboot-check-interval-seconds', '0'], {})!.rebootCheckIntervalMs, 0);
   });
 
   it('refuses what it cannot use', () => {
@@ -67,6 +73,7 @@ describe('agent configuration', () => {
       ['--log-level', 'loud'],
       ['--drift-interval-seconds', '-1'],
       ['--drift-interval-seconds', 'often'],
+      ['--reboot-check-interval-seconds', '-5'],
       ['--unknown'],
     ]) {
       assert.throws(() => parseAgentConfig(args, {}), ConfigError, args.join(' '));

@@ -67,6 +67,21 @@ describe('validateNodeConfigPool accepts', () => {
     ['an OTA strategy', { ...base, updateStrategy: { type: 'OTA' } }],
     ['drift reported only', { ...base, drift: { policy: 'Report' } }],
     ['drift repaired (the default, spelled out)', { ...base, drift: { policy: 'Repair' } }],
+    ['OS-requested reboots with the defaults', { ...base, reboots: { osRequested: {} } }],
+    [
+      'OS-requested reboots by an RPM sentinel command',
+      {
+        ...base,
+        reboots: {
+          osRequested: {
+            policy: 'Reboot',
+            sentinelFile: '/run/reboot-needed',
+            sentinelCommand: ['/usr/bin/needs-restarting', '-r'],
+            timeoutSeconds: 60,
+          },
+        },
+      },
+    ],
     [
       'a wave after two pools',
       { ...base, updateStrategy: { type: 'Serial', wave: { after: ['canary', 'eu-1'], soakSeconds: 600 } } },
@@ -305,6 +320,61 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
       [['spec.drift.policy', 'FieldValueNotSupported']],
     ],
     ['drift as a string', pool({ ...base, drift: 'Report' }), [['spec.drift', 'FieldValueTypeInvalid']]],
+    [
+      'an OS reboot policy that does not exist',
+      pool({ ...base, reboots: { osRequested: { policy: 'Always' } } }),
+      [['spec.reboots.osRequested.policy', 'FieldValueNotSupported']],
+    ],
+    [
+      'a relative sentinel file',
+      pool({ ...base, reboots: { osRequested: { sentinelFile: 'var/run/reboot-required' } } }),
+      [['spec.reboots.osRequested.sentinelFile', 'FieldValueInvalid']],
+    ],
+    [
+      'a sentinel file with ..',
+      pool({ ...base, reboots: { osRequested: { sentinelFile: '/var/run/../../etc/shadow' } } }),
+      [['spec.reboots.osRequested.sentinelFile', 'FieldValueInvalid']],
+    ],
+    [
+      'a sentinel command as a shell string',
+      pool({ ...base, reboots: { osRequested: { sentinelCommand: 'needs-restarting -r' } } }),
+      [['spec.reboots.osRequested.sentinelCommand', 'FieldValueTypeInvalid']],
+    ],
+    [
+      'a sentinel command found on PATH',
+      pool({ ...base, reboots: { osRequested: { sentinelCommand: ['needs-restarting', '-r'] } } }),
+      [['spec.reboots.osRequested.sentinelCommand[0]', 'FieldValueInvalid']],
+    ],
+    [
+      'an empty sentinel command',
+      pool({ ...base, reboots: { osRequested: { sentinelCommand: [] } } }),
+      [['spec.reboots.osRequested.sentinelCommand', 'FieldValueInvalid']],
+    ],
+    [
+      'a sentinel command with a number argument',
+      pool({ ...base, reboots: { osRequested: { sentinelCommand: ['/bin/true', 1] } } }),
+      [['spec.reboots.osRequested.sentinelCommand[1]', 'FieldValueTypeInvalid']],
+    ],
+    [
+      'a sentinel command of 33 arguments',
+      pool({
+        ...base,
+        reboots: {
+          osRequested: { sentinelCommand: ['/bin/true', ...Array.from({ length: 32 }, () => 'x')] },
+        },
+      }),
+      [['spec.reboots.osRequested.sentinelCommand', 'FieldValueInvalid']],
+    ],
+    [
+      'a sentinel timeout of 0',
+      pool({ ...base, reboots: { osRequested: { timeoutSeconds: 0 } } }),
+      [['spec.reboots.osRequested.timeoutSeconds', 'FieldValueInvalid']],
+    ],
+    [
+      'osRequested as a list',
+      pool({ ...base, reboots: { osRequested: ['Reboot'] } }),
+      [['spec.reboots.osRequested', 'FieldValueTypeInvalid']],
+    ],
     [
       'rollback to revision 0',
       pool({ ...base, rollbackTo: { revision: 0 } }),

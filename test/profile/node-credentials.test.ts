@@ -20,6 +20,9 @@ import {
   HOLD_ANNOTATION,
   MESSAGE_ANNOTATION,
   NOT_BEFORE_ANNOTATION,
+  REBOOT_REQUESTED_ANNOTATION,
+  REBOOT_REQUIRED_CONDITION,
+  REBOOTED_ANNOTATION,
   SERIAL_GATE_ANNOTATION,
   SERIAL_POOL_LABEL,
   SERIAL_SLOT_ANNOTATION,
@@ -200,7 +203,38 @@ const attempts: Attempt[] = [
     cluster: 'allowed',
   },
   {
-    name: 'adds a condition of a type not its own (only NodeConfigReady and ConfigDrift are)',
+    name: 'reports that its OS asks for a reboot in its RebootRequired condition (legitimate)',
+    prepare: put(`/api/v1/nodes/${NODE}/status`, (node) => {
+      node.status.conditions = [
+        ...node.status.conditions.filter((c: Json) => c.type !== REBOOT_REQUIRED_CONDITION),
+        {
+          type: REBOOT_REQUIRED_CONDITION,
+          status: 'True',
+          reason: 'SentinelFile',
+          message: 'the OS asks for a reboot (/var/run/reboot-required); packages: linux-image-amd64',
+        },
+      ];
+    }),
+    embedded: OK,
+    cluster: 'allowed',
+  },
+  {
+    name: 'answers a reboot request in nodeherd.io/rebooted (legitimate)',
+    prepare: put(`/api/v1/nodes/${NODE}`, annotate({ [REBOOTED_ANNOTATION]: '2026-01-01T00:00:00Z' })),
+    embedded: OK,
+    cluster: 'allowed',
+  },
+  {
+    name: 'asks for its own reboot (nodeherd.io/reboot-requested is the controller’s)',
+    prepare: put(
+      `/api/v1/nodes/${NODE}`,
+      annotate({ [REBOOT_REQUESTED_ANNOTATION]: '2026-01-01T00:00:00Z' }),
+    ),
+    embedded: { ...FORBIDDEN, message: /nodeherd\.io\/reboot-requested/ },
+    cluster: 'denied',
+  },
+  {
+    name: 'adds a condition of a type not its own (only NodeConfigReady, ConfigDrift and RebootRequired are)',
     prepare: put(`/api/v1/nodes/${NODE}/status`, (node) => {
       node.status.conditions = [
         ...node.status.conditions,
@@ -639,10 +673,10 @@ const attempts: Attempt[] = [
         path: '/status/conditions/-',
         value: { type: 'NodeConfigReady', status: 'True', reason: 'Big', message: 'x'.repeat(400_000) },
       },
-      // Index 3: the big NodeConfigReady condition just added (after Ready and the agent's own two).
+      // Index 4: the big NodeConfigReady condition just added (after Ready and the agent's own three).
       ...Array.from({ length: 4 }, () => ({
         op: 'copy',
-        from: '/status/conditions/3',
+        from: '/status/conditions/4',
         path: '/status/conditions/-',
       })),
     ]),

@@ -1,6 +1,7 @@
 // The simulated nodes of `nodeherd up` serve their agents' local APIs on one local HTTP server, under
 // /nodes/<node>/: a node's owner pulls an OTA update (GET/POST /v1/update) and upgrades an OTA
-// DaemonSet pod (GET /v1/pods, POST …/upgrade) as on a real node. The cluster is the real one of `up`
+// DaemonSet pod (GET /v1/pods, POST …/upgrade) as on a real node, and (simulation only) makes a
+// node's OS ask for a reboot (POST /v1/simulation/reboot-required). The cluster is the real one of `up`
 // (API server, controller, agents), started in this process.
 
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import {
   AVAILABLE_REVISION_ANNOTATION,
   CURRENT_REVISION_ANNOTATION,
   DAEMONSET_STRATEGY_ANNOTATION,
+  REBOOT_REQUIRED_CONDITION,
   STATE_ANNOTATION,
 } from '../../src/api/node-protocol.ts';
 import { LocalCluster } from '../../src/up/local-cluster.ts';
@@ -205,6 +207,27 @@ test('OTA DaemonSet: the owner lists the node’s pods and upgrades the outdated
     const pods = ((await call('GET', '/sim-0001/v1/pods')).json() as { pods: PodState[] }).pods;
     return pods.length === 1 && pods[0]?.updateAvailable ? true : undefined;
   });
+});
+
+test("simulation: a node's OS asks for a reboot, and its agent says so on the Node at once", async () => {
+  const answer = await call('POST', '/sim-0002/v1/simulation/reboot-required', {});
+  assert.equal(answer.status, 202, answer.text);
+  const condition = await eventually('nodeherd.io/RebootRequired on sim-0002', async () => {
+    const node = await cluster.admin.get<{
+      status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+    }>('/api/v1/nodes/sim-0002');
+    return node.status?.conditions?.find((c) => c.type === REBOOT_REQUIRED_CONDITION && c.status === 'True');
+  });
+  assert.equal(condition.reason, 'SentinelFile');
+  assert.match(condition.message ?? '', /packages: linux-image-amd64$/);
+  const other = await cluster.admin.get<{ status?: { conditions?: { type: string }[] } }>(
+    '/api/v1/nodes/sim-0001',
+  );
+  assert.equal(
+    other.status?.conditions?.some((c) => c.type === REBOOT_REQUIRED_CONDITION),
+    false,
+    'the other node writes nothing',
+  );
 });
 
 test('a node API port in use is a clear error before anything starts', async () => {

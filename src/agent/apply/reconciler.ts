@@ -157,6 +157,22 @@ export class Reconciler {
     return ['Starting', 'Done', 'Waiting'].includes(this.current.state) ? this.lastApplied : undefined;
   }
 
+  /**
+   * Whether the node may reboot for a request that is not a revision's (the OS asked): it is on its
+   * revision (or has none) with nothing unfinished, failed or waiting, and no reboot is under way.
+   */
+  settledForReboot(desired: DesiredSnapshot): boolean {
+    if (this.halted || this.inFlight.list().length > 0 || this.failures.current) return false;
+    // A revision to apply goes first (its own reboot, if any, answers the request).
+    if (!desired.nodeSynced || desired.revisionName !== this.lastApplied?.name) return false;
+    return this.current.state === 'Done' || this.current.state === 'Idle';
+  }
+
+  /** A reboot was asked for outside an apply and this process must stop working (it dies soon). */
+  haltForReboot(): void {
+    this.halted = true;
+  }
+
   async reconcile(desired: DesiredSnapshot): Promise<ReconcileResult> {
     if (this.halted || !desired.nodeSynced || !desired.node) return {};
     const name = desired.revisionName;
@@ -496,8 +512,11 @@ export class Reconciler {
       annotations[STATE_ANNOTATION] === 'Idle' &&
       annotations[CURRENT_REVISION_ANNOTATION] === last &&
       annotations[STATE_REVISION_ANNOTATION] === undefined
-    )
+    ) {
+      // Already said: nothing to write, but this process is Idle too (not Starting).
+      this.current = { ...this.current, state: 'Idle', currentRevision: last };
       return;
+    }
     await this.report({
       state: 'Idle',
       message: 'no desired revision',

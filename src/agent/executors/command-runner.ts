@@ -15,6 +15,8 @@ export interface CommandOptions {
   /** Replaces the environment entirely when given (callers add to process.env themselves). */
   env?: Record<string, string | undefined>;
   timeoutMs?: number;
+  /** Output (stdout or stderr) beyond this many bytes kills the program and rejects (default 16 MiB). */
+  maxOutputBytes?: number;
 }
 
 export interface CommandRunner {
@@ -45,7 +47,12 @@ export const execFileRunner: CommandRunner = {
       execFile(
         file,
         args,
-        { env: options.env, timeout: options.timeoutMs ?? 0, maxBuffer: MAX_OUTPUT_BYTES, encoding: 'utf8' },
+        {
+          env: options.env,
+          timeout: options.timeoutMs ?? 0,
+          maxBuffer: options.maxOutputBytes ?? MAX_OUTPUT_BYTES,
+          encoding: 'utf8',
+        },
         (error, stdout, stderr) => {
           if (error && typeof error.code === 'string') {
             reject(error); // ENOENT, EACCES, ...: the program never ran

@@ -68,6 +68,20 @@ export class AgentMetrics {
   readonly driftChecks = this.registry.register(
     new Counter('nodeherd_agent_drift_checks_total', 'Drift checks run, by what started them.', ['trigger']),
   );
+  readonly rebootRequired = this.registry.register(
+    new Gauge(
+      'nodeherd_agent_reboot_required',
+      'Whether the OS asks for a reboot: 1 yes, 0 no, -1 the last check failed (nodeherd.io/RebootRequired).',
+      [],
+    ),
+  );
+  readonly rebootChecks = this.registry.register(
+    new Counter(
+      'nodeherd_agent_reboot_checks_total',
+      'Checks of the reboot sentinel (file, command), by what started them.',
+      ['trigger'],
+    ),
+  );
   readonly currentRevision = this.registry.register(
     new Gauge('nodeherd_agent_current_revision_info', 'The revision last applied completely (value 1).', [
       'revision',

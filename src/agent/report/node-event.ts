@@ -10,6 +10,10 @@ export const EVENT_REASONS = {
   driftDetected: 'DriftDetected',
   driftRepaired: 'DriftRepaired',
   driftRepairFailed: 'DriftRepairFailed',
+  rebootRequired: 'RebootRequired',
+  rebooting: 'Rebooting',
+  rebooted: 'Rebooted',
+  rebootFailed: 'RebootFailed',
 } as const;
 
 export const AGENT_COMPONENT = 'nodeherd-agent';

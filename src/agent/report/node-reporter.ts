@@ -76,6 +76,8 @@ export class NodeReporter {
   private wanted: StatusReport | undefined;
   private delivered = true;
   private readonly conditions = new Map<string, ConditionReport>();
+  /** Agent annotations besides the state report's (REBOOTED_ANNOTATION), waiting to be written. */
+  private readonly annotations = new Map<string, string>();
   private readonly events: PendingEvent[] = [];
   /** Deliveries run one at a time, so an event is never created twice. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -109,12 +111,18 @@ export class NodeReporter {
 
   /** Whether something is waiting to be delivered. */
   get pending(): boolean {
-    return !this.delivered || this.events.length > 0 || this.conditions.size > 0;
+    return !this.delivered || this.events.length > 0 || this.conditions.size > 0 || this.annotations.size > 0;
   }
 
   /** Sets a condition of the agent's other than NodeConfigReady; resolves false if the write failed. */
   async condition(type: string, report: ConditionReport): Promise<boolean> {
     this.conditions.set(type, { ...report, message: truncate(report.message) });
+    return this.retry();
+  }
+
+  /** Sets an agent annotation outside the state report (skipped when the Node has it already). */
+  async annotate(key: string, value: string): Promise<boolean> {
+    this.annotations.set(key, value);
     return this.retry();
   }
 
@@ -160,6 +168,19 @@ export class NodeReporter {
         if (this.conditions.get(type) === wanted) this.conditions.delete(type);
       } catch (error) {
         this.logger.warn({ condition: type, error: error as Error }, 'could not report a condition');
+        ok = false;
+      }
+    }
+    for (const [key, value] of [...this.annotations]) {
+      try {
+        if (this.node?.metadata?.annotations?.[key] !== value) {
+          const path = resourcePath({ apiVersion: 'v1', resource: 'nodes', name: this.nodeName });
+          const body = { metadata: { annotations: { [key]: value } } };
+          this.observe(await this.client.patch<NodeObject>(path, body, 'merge'));
+        }
+        if (this.annotations.get(key) === value) this.annotations.delete(key);
+      } catch (error) {
+        this.logger.warn({ annotation: key, error: error as Error }, 'could not annotate the Node');
         ok = false;
       }
     }
