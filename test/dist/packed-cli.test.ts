@@ -147,12 +147,20 @@ test('npm pack + npm install -g: nodeherd up, nodeherd status and kubectl nodehe
     assert.match(status, /^ {2}2\s+2\s+2\s+0/m);
 
     // The dashboard ships in the bundle: `up` serves its page and script (bundled at build time).
-    const dashboardUrl = /^ {2}(http:\/\/127\.0\.0\.1:\d+\/dashboard\/)$/m.exec(output)?.[1];
-    assert.ok(dashboardUrl, `no dashboard address in:\n${output}`);
-    const page = await fetch(dashboardUrl);
+    // Its address carries the secret only the starting user has; the page answers only with it.
+    const printed = /^ {2}(http:\/\/127\.0\.0\.1:\d+\/dashboard\/\?token=[\w-]+)$/m.exec(output)?.[1];
+    assert.ok(printed, `no dashboard address in:\n${output}`);
+    const dashboardUrl = new URL(printed);
+    dashboardUrl.search = '';
+    assert.equal((await fetch(dashboardUrl)).status, 401, 'no page without the secret');
+    const login = await fetch(printed, { redirect: 'manual' });
+    assert.equal(login.status, 303);
+    const cookie = login.headers.get('set-cookie')?.split(';')[0];
+    assert.ok(cookie, 'the printed address sets the cookie');
+    const page = await fetch(dashboardUrl, { headers: { cookie } });
     assert.equal(page.status, 200);
-    assert.match(await page.text(), /<meta name="nodeherd-token"/);
-    const script = await fetch(new URL('app.js', dashboardUrl));
+    assert.match(await page.text(), /<title>nodeherd dashboard<\/title>/);
+    const script = await fetch(new URL('app.js', dashboardUrl), { headers: { cookie } });
     assert.equal(script.status, 200);
     assert.match(await script.text(), /api\/events/);
     const timeline = await run('nodeherd', ['status', 'workers', '--timeline', '--kubeconfig', kubeconfig], {

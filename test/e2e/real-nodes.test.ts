@@ -282,7 +282,8 @@ describe('real nodes: nodeherd-init, then the agent on systemd and apt', { skip,
     assert.equal(
       // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${Field} syntax
       await b.execChecked(['dpkg-query', '-W', '--showformat=${Status} ${Version}', 'hello']),
-      `install ok installed ${version}`,
+      // dpkg's selection is "hold" once apt-mark holds it: installed, and held.
+      `hold ok installed ${version}`,
     );
     assert.equal((await b.execChecked(['hello'])).trim(), 'Hello, world!');
 
