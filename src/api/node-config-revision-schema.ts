@@ -6,7 +6,7 @@
 // unbounded lists its estimated cost exceeds kube's budget and the CRD would be refused.
 
 import { nodeConfigSpecSchema } from './node-config-schema.ts';
-import { array, integer, object, optional, string } from './schema-builder.ts';
+import { array, integer, object, optional, string, withoutRules } from './schema-builder.ts';
 
 export const revisionSourceSchema = object(
   {
@@ -31,7 +31,9 @@ export const nodeConfigRevisionSpecSchema = object(
       'Version of the hashing scheme, so a new scheme is not mistaken for a config change.',
       immutable,
     ),
-    config: nodeConfigSpecSchema,
+    // The merged config: checked by nodeherd's validators, so without the NodeConfig's CEL rules (some,
+    // such as secretRef.uid being forbidden, are the opposite here) and list caps (it merges several).
+    config: withoutRules(nodeConfigSpecSchema),
     sources: array(revisionSourceSchema, 'The NodeConfigs merged, in merge (name) order.'),
   },
   'Immutable. config is the merged, defaulted, sorted configuration; Secret contents are referenced by digest.',

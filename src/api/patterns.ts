@@ -41,3 +41,61 @@ export const ABSOLUTE_PATH = '^/';
 export function regex(pattern: string): RegExp {
   return new RegExp(pattern);
 }
+
+// Paths as patterns, so that the CRD alone refuses what normalisedPathProblem refuses: absolute, no
+// control characters, no empty, `.` or `..` segment, no trailing /. `exclude` adds characters a segment
+// may not hold (`*` in file paths).
+function normalisedPathBody(exclude = ''): string {
+  const any = `[^/\\x00-\\x1f\\x7f${exclude}]`;
+  const notDot = `[^/.\\x00-\\x1f\\x7f${exclude}]`;
+  const segment = `(${notDot}${any}*|\\.${notDot}${any}*|\\.\\.${any}+)`;
+  return `(/${segment})+`;
+}
+
+/** An absolute, normalised path: what normalisedPathProblem accepts, as a pattern. */
+export const NORMALISED_PATH = `^${normalisedPathBody()}$`;
+
+/** A file's path: normalised and without `*`. */
+export const FILE_PATH = `^${normalisedPathBody('*')}$`;
+
+/** A disruption policy path: `/**`, or a normalised path without `*`, optionally followed by `/**`. */
+export const POLICY_PATH = `^(/\\*\\*|${normalisedPathBody('*')}(/\\*\\*)?)$`;
+
+/** The whitespace tolerated in base64 (as `base64` wraps its output): RE2's \s, the same in JavaScript. */
+export const BASE64_WHITESPACE = String.raw`[\t\n\f\r ]`;
+
+const B64 = `[A-Za-z0-9+/]${BASE64_WHITESPACE}*`;
+const B64_TAIL = `(${B64}${B64}=${BASE64_WHITESPACE}*=|${B64}${B64}${B64}=)?${BASE64_WHITESPACE}*`;
+
+/** Strict, padded base64 (RFC 4648), whitespace anywhere tolerated. */
+export const BASE64_TEXT = `^${BASE64_WHITESPACE}*(${B64}${B64}${B64}${B64})*${B64_TAIL}$`;
+
+/**
+ * Base64 of an OpenPGP keyring whose first packet is a public key: its first byte is 0b100110xx (old
+ * format, tag 6: the first character is `m`) or 0xc6 (new format: `x`, then one of g..v).
+ */
+export const BASE64_KEYRING = `^${BASE64_WHITESPACE}*(m${BASE64_WHITESPACE}*${B64}${B64}${B64}|x${BASE64_WHITESPACE}*[g-v]${BASE64_WHITESPACE}*${B64}${B64})(${B64}${B64}${B64}${B64})*${B64_TAIL}$`;
+
+/** An ASCII-armored OpenPGP public key block (leading whitespace tolerated, as the validator trims). */
+export const ARMORED_KEY = String.raw`^\s*-----BEGIN PGP PUBLIC KEY BLOCK-----(.|\n)*-----END PGP PUBLIC KEY BLOCK-----`;
+
+/** 1% to 100% (leading zeros allowed, as the validator reads the number). */
+export const PERCENT_1_TO_100 = '^0*([1-9][0-9]?|100)%$';
+
+/** The shape of a cron schedule: a macro, or 5 fields of digits, names, `*`, `,`, `/` and `-`. */
+export const CRON_SHAPE = String.raw`^\s*(@[A-Za-z]+|[0-9A-Za-z*,/-]+(\s+[0-9A-Za-z*,/-]+){4})\s*$`;
+
+/** A duration such as 90m, 1h30m or 1.5h (src/api/duration.ts). */
+export const DURATION = '^([0-9]+(\\.[0-9]+)?(ms|h|m|s))+$';
+
+/** A label key: an optional DNS subdomain prefix and /, then a name of at most 63 characters. */
+export const LABEL_KEY = String.raw`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$`;
+
+/** A label value: empty, or at most 63 alphanumerics, -, _ or ., starting and ending alphanumeric. */
+export const LABEL_VALUE = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
+
+/** An http(s) URL without whitespace, control characters, query or fragment. */
+export const HTTP_BASE_URL = String.raw`^https?://[^/?#\x00-\x20\x7f]+(/[^?#\x00-\x20\x7f]*)?$`;
+
+/** An http(s) URL without whitespace or control characters. */
+export const HTTP_URL = String.raw`^https?://[^\x00-\x20\x7f]+$`;
