@@ -189,9 +189,6 @@ export const BAD_OBJECTS: BadObject[] = [
   pool('a pool name that is not a label', 'metadata.name', (o) => {
     o.metadata.name = 'a.b';
   }),
-  pool('a selector key that is not a label key', 'spec.nodeSelector.matchLabels', (o) => {
-    o.spec.nodeSelector.matchLabels = { 'bad key!': 'x' };
-  }),
   pool('a selector value that is not a label value', 'spec.nodeSelector.matchLabels', (o) => {
     o.spec.nodeSelector.matchLabels = { role: 'not ok' };
   }),
