@@ -5,6 +5,7 @@
 // (pool, revision, hash, hashAlgorithm) immutable on any API server; not on the whole spec: over
 // unbounded lists its estimated cost exceeds kube's budget and the CRD would be refused.
 
+import { MAX_POOL_NAME_LENGTH } from './limits.ts';
 import { nodeConfigSpecSchema } from './node-config-schema.ts';
 import { array, integer, object, optional, string, withoutRules } from './schema-builder.ts';
 
@@ -24,12 +25,19 @@ const immutable = {
 
 export const nodeConfigRevisionSpecSchema = object(
   {
-    pool: string('The NodeConfigPool this revision belongs to.', immutable),
+    pool: string('The NodeConfigPool this revision belongs to.', {
+      maxLength: MAX_POOL_NAME_LENGTH,
+      ...immutable,
+    }),
     revision: integer('Monotonic revision number within the pool.', { minimum: 1, ...immutable }),
-    hash: string('Hash of config, computed with hashAlgorithm.', { pattern: '^[0-9a-f]{64}$', ...immutable }),
+    hash: string('Hash of config, computed with hashAlgorithm.', {
+      pattern: '^[0-9a-f]{64}$',
+      maxLength: 64,
+      ...immutable,
+    }),
     hashAlgorithm: string(
       'Version of the hashing scheme, so a new scheme is not mistaken for a config change.',
-      immutable,
+      { maxLength: 32, ...immutable },
     ),
     // The merged config: checked by nodeherd's validators, so without the NodeConfig's CEL rules (some,
     // such as secretRef.uid being forbidden, are the opposite here) and list caps (it merges several).

@@ -15,6 +15,9 @@ export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
 /** kube-apiserver's largest request (3 MiB): the bound of anything the schema leaves unbounded. */
 export const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
 
+/** Sizes this big come from no bound in the schema (the fewest of those: lists of objects, ~1M). */
+const UNBOUNDED = Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / 5);
+
 const STRING_TRAVERSAL = 0.1;
 const REGEX_LENGTH = 0.25;
 const LIST_CREATE = 10;
@@ -31,6 +34,23 @@ const RESOURCE_METADATA: JSONSchemaProps = {
   properties: { name: { type: 'string' }, generateName: { type: 'string' } },
 };
 
+/** Fewest bytes a value of the schema takes in JSON, as kube estimates it. */
+function minJsonSize(s: JSONSchemaProps | undefined): number {
+  if (!s) return 1;
+  if (s.type === 'string') return 2;
+  if (s.type === 'boolean') return 4;
+  if (s.type === 'object' || s.type === 'array') return 2;
+  return 1;
+}
+
+/**
+ * Most items of a list (or entries of a map) whose schema sets no maxItems (maxProperties): as many as
+ * fit in a request, as kube estimates it (each item at its smallest, plus a comma).
+ */
+export function unboundedCardinality(items: JSONSchemaProps | undefined): number {
+  return Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (minJsonSize(items) + 1));
+}
+
 function sizeOf(s: JSONSchemaProps | undefined): number {
   if (!s) return MAX_REQUEST_SIZE_BYTES;
   // As kube: an enum's longest value bounds a string without maxLength.
@@ -38,17 +58,21 @@ function sizeOf(s: JSONSchemaProps | undefined): number {
     return Math.max(...s.enum.map((v) => (typeof v === 'string' ? [...v].length : 0)));
   }
   if (s.type === 'string') return s.maxLength ?? MAX_REQUEST_SIZE_BYTES;
-  if (s.type === 'array') return s.maxItems ?? MAX_REQUEST_SIZE_BYTES;
-  if (s.type === 'object') return s.maxProperties ?? MAX_REQUEST_SIZE_BYTES;
+  if (s.type === 'array') return s.maxItems ?? unboundedCardinality(s.items);
+  if (s.type === 'object') {
+    const values = typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
+    return s.maxProperties ?? unboundedCardinality(values);
+  }
   if (s['x-kubernetes-int-or-string']) return s.maxLength ?? MAX_REQUEST_SIZE_BYTES;
   return 1;
 }
 
-const traversal = (size: number) => Math.ceil(size * STRING_TRAVERSAL);
 const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
 
 class Estimator {
   private readonly scopes: Map<string, JSONSchemaProps | undefined>[] = [];
+  /** Whether the rule traverses a string, list or map the schema does not bound. */
+  unbounded = false;
   private readonly self: JSONSchemaProps;
   private readonly isResource: boolean;
 
@@ -120,15 +144,18 @@ class Estimator {
       case '>':
       case '>=': {
         const [a, b] = this.all(args) as [Estimate, Estimate];
-        return { cost: a.cost + b.cost + 1 + traversal(Math.min(a.size, b.size)), size: 1 };
+        return { cost: a.cost + b.cost + 1 + this.traversal(Math.min(a.size, b.size)), size: 1 };
       }
       case 'in': {
         const [a, b] = this.all(args) as [Estimate, Estimate];
-        return { cost: a.cost + b.cost + 1 + b.size * (1 + traversal(a.size)), size: 1 };
+        return {
+          cost: a.cost + b.cost + 1 + this.iterations(b.size) * (1 + this.traversal(a.size)),
+          size: 1,
+        };
       }
       case '+': {
         const [a, b] = this.all(args) as [Estimate, Estimate];
-        return { cost: a.cost + b.cost + 1 + traversal(a.size + b.size), size: a.size + b.size };
+        return { cost: a.cost + b.cost + 1 + this.traversal(a.size + b.size), size: a.size + b.size };
       }
       case 'call':
         return this.call(args[0] as string, undefined, args[1] as AstNode[]);
@@ -138,6 +165,17 @@ class Estimator {
         // Arithmetic and anything else: one step plus its operands.
         return { cost: sum(this.all(Array.isArray(args) ? args : [])) + 1, size: MAX_REQUEST_SIZE_BYTES };
     }
+  }
+
+  /** The cost of a pass over `size` characters (or items). */
+  private traversal(size: number): number {
+    return Math.ceil(this.iterations(size) * STRING_TRAVERSAL);
+  }
+
+  /** `size`, noting when it is not bounded by the schema. */
+  private iterations(size: number): number {
+    if (size >= UNBOUNDED) this.unbounded = true;
+    return size;
   }
 
   private all(args: unknown): Estimate[] {
@@ -160,29 +198,29 @@ class Estimator {
       case 'matches': {
         const [target, pattern] = recv ? [recv, args[0]] : [args[0], args[1]];
         return {
-          cost: base + traversal(target?.size ?? 0) * Math.ceil((pattern?.size ?? 0) * REGEX_LENGTH),
+          cost: base + this.traversal(target?.size ?? 0) * Math.ceil((pattern?.size ?? 0) * REGEX_LENGTH),
           size: 1,
         };
       }
       case 'startsWith':
       case 'endsWith':
-        return { cost: base + traversal(args[0]?.size ?? 0), size: 1 };
+        return { cost: base + this.traversal(args[0]?.size ?? 0), size: 1 };
       case 'contains':
       case 'indexOf':
       case 'lastIndexOf':
         return {
-          cost: base + traversal(first?.size ?? 0) * Math.max(1, traversal(args[0]?.size ?? 0)),
+          cost: base + this.traversal(first?.size ?? 0) * Math.max(1, this.traversal(args[0]?.size ?? 0)),
           size: 1,
         };
       case 'sum':
       case 'min':
       case 'max':
       case 'isSorted':
-        return { cost: base + (recv?.size ?? 0), size: 1 };
+        return { cost: base + this.iterations(recv?.size ?? 0), size: 1 };
       default:
         // Conversions (duration, timestamp, int, string), getHours, isURL, ...: a pass over their inputs.
         return {
-          cost: base + traversal(Math.max(0, ...[recv, ...args].map((e) => (e ? e.size : 0)))),
+          cost: base + this.traversal(Math.max(0, ...[recv, ...args].map((e) => (e ? e.size : 0)))),
           size: Math.max(1, ...[recv, ...args].map((e) => (e ? e.size : 0))),
         };
     }
@@ -214,9 +252,18 @@ function sum(estimates: Estimate[]): number {
   return estimates.reduce((total, e) => total + e.cost, 0);
 }
 
-/** The estimated largest cost of one evaluation of a rule at the schema node `schema`. */
-export function estimateRuleCost(ast: AstNode, schema: JSONSchemaProps, isResource: boolean): number {
-  return Math.ceil(new Estimator(schema, isResource).estimate(ast).cost);
+export interface RuleEstimate {
+  /** The estimated largest cost of one evaluation. */
+  cost: number;
+  /** Whether it traverses a string, list or map without maxLength, maxItems or maxProperties. */
+  unbounded: boolean;
+}
+
+/** The estimate of a rule at the schema node `schema` (`isResource`: the root or an embedded resource). */
+export function estimateRuleCost(ast: AstNode, schema: JSONSchemaProps, isResource: boolean): RuleEstimate {
+  const estimator = new Estimator(schema, isResource);
+  const cost = Math.ceil(estimator.estimate(ast).cost);
+  return { cost, unbounded: estimator.unbounded };
 }
 
 /** kube's message for an estimate over its limit. */

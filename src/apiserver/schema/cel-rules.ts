@@ -28,9 +28,9 @@ import { undefinedFields } from '../cel/schema-fields.ts';
 import {
   costExceededMessage,
   estimateRuleCost,
-  MAX_REQUEST_SIZE_BYTES,
   STATIC_ESTIMATED_COST_LIMIT,
   STATIC_ESTIMATED_CRD_COST_LIMIT,
+  unboundedCardinality,
 } from '../cel/static-cost.ts';
 import type { StatusCause } from '../errors.ts';
 import type { JSONSchemaProps } from '../registry/resource-definition.ts';
@@ -266,6 +266,8 @@ export interface RuleCost {
   cost: number;
   /** Most evaluations per object: the product of maxItems/maxProperties of the lists and maps above. */
   cardinality: number;
+  /** It traverses a string, list or map the schema does not bound. */
+  unbounded: boolean;
 }
 
 /** The estimated cost of every rule of a CRD schema (conservative: static-cost.ts). */
@@ -278,26 +280,25 @@ export function schemaRuleCosts(schema: JSONSchemaProps, schemaPath: FieldPath):
       const env = celEnvironment(
         (spec as RuleSpec).optionalOldSelf ? ['self', ['oldSelf', 'optional<dyn>']] : RULE_VARIABLES,
       );
-      let cost: number;
       try {
-        cost = estimateRuleCost(compileExpression(env, spec.rule).ast, s, isResource);
+        const { cost, unbounded } = estimateRuleCost(compileExpression(env, spec.rule).ast, s, isResource);
+        costs.push({ path: at, rule: spec.rule, cost, cardinality, unbounded });
       } catch (err) {
         if (!(err instanceof CelCompileError)) throw err;
-        return; // reported by compileSchemaRules
+        // reported by compileSchemaRules
       }
-      costs.push({ path: at, rule: spec.rule, cost, cardinality });
     });
     const embedded = (sub: JSONSchemaProps) => !!sub['x-kubernetes-embedded-resource'];
     for (const [name, sub] of Object.entries(s.properties ?? {})) {
       walk(sub, keyPath(childPath(path, 'properties'), name), cardinality, embedded(sub));
     }
-    const times = (bound: number | undefined) =>
-      Math.min(cardinality * (bound ?? MAX_REQUEST_SIZE_BYTES), Number.MAX_SAFE_INTEGER);
+    const times = (bound: number | undefined, items: JSONSchemaProps) =>
+      Math.min(cardinality * (bound ?? unboundedCardinality(items)), Number.MAX_SAFE_INTEGER);
     if (typeof s.additionalProperties === 'object') {
       const sub = s.additionalProperties;
-      walk(sub, childPath(path, 'additionalProperties'), times(s.maxProperties), embedded(sub));
+      walk(sub, childPath(path, 'additionalProperties'), times(s.maxProperties, sub), embedded(sub));
     }
-    if (s.items) walk(s.items, childPath(path, 'items'), times(s.maxItems), embedded(s.items));
+    if (s.items) walk(s.items, childPath(path, 'items'), times(s.maxItems, s.items), embedded(s.items));
   };
   walk(schema, schemaPath, 1, true);
   return costs;
