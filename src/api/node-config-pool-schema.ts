@@ -5,7 +5,7 @@ import { MAX_POOL_NAME_LENGTH, MAX_URL_LENGTH } from './limits.ts';
 import { secretNamespaceSchema } from './node-config-schema.ts';
 import { DRIFT_POLICIES } from './node-protocol.ts';
 import {
-  CRON_SHAPE,
+  CRON,
   DNS1123_LABEL,
   DNS1123_SUBDOMAIN,
   DURATION,
@@ -187,7 +187,7 @@ export const ROLLOUT_RESULTS = ['InProgress', 'Complete', 'RolledBack', 'Failed'
 export const maintenanceWindowSchema = object(
   {
     schedule: string('Cron expression (5 fields, or @daily, @weekly, ...) for when a window opens.', {
-      pattern: CRON_SHAPE,
+      pattern: CRON,
       maxLength: 256,
     }),
     duration: withRules(

@@ -82,8 +82,30 @@ export const ARMORED_KEY = String.raw`^\s*-----BEGIN PGP PUBLIC KEY BLOCK-----(.
 /** 1% to 100% (leading zeros allowed, as the validator reads the number). */
 export const PERCENT_1_TO_100 = '^0*([1-9][0-9]?|100)%$';
 
-/** The shape of a cron schedule: a macro, or 5 fields of digits, names, `*`, `,`, `/` and `-`. */
-export const CRON_SHAPE = String.raw`^\s*(@[A-Za-z]+|[0-9A-Za-z*,/-]+(\s+[0-9A-Za-z*,/-]+){4})\s*$`;
+function cronField(value: string): string {
+  const item = `(\\*|(${value})(-(${value}))?)(/0*[1-9][0-9]*)?`;
+  return `${item}(,${item})*`;
+}
+
+const MONTH_NAMES = '(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)';
+const DAY_NAMES = '(?i:sun|mon|tue|wed|thu|fri|sat)';
+
+/**
+ * A cron schedule as src/api/cron.ts reads it: a macro, or 5 fields (minute 0-59, hour 0-23, day of month
+ * 1-31, month 1-12 or a name, day of week 0-7 or a name) of values, ranges, lists and steps. Not said by
+ * the pattern: a range that runs backwards, a schedule that never fires (Feb 30).
+ */
+export const CRON = [
+  '^\\s*(@(?i:yearly|annually|monthly|weekly|daily|midnight|hourly)|',
+  [
+    cronField('0*[1-5]?[0-9]'),
+    cronField('0*(1?[0-9]|2[0-3])'),
+    cronField('0*([1-9]|[12][0-9]|3[01])'),
+    cronField(`0*([1-9]|1[0-2])|${MONTH_NAMES}`),
+    cronField(`0*[0-7]|${DAY_NAMES}`),
+  ].join('\\s+'),
+  ')\\s*$',
+].join('');
 
 /** A duration such as 90m, 1h30m or 1.5h (src/api/duration.ts). */
 export const DURATION = '^([0-9]+(\\.[0-9]+)?(ms|h|m|s))+$';

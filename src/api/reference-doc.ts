@@ -119,8 +119,8 @@ messages. Lists the rules read are bounded (e.g. ${MAX_FILES} files, ${MAX_UNITS
 ${MAX_PACKAGES} packages per NodeConfig); a merged NodeConfigRevision is not. What only nodeherd checks
 (the controller again when it renders): a file's size in UTF-8 bytes and the content of drop-ins in the
 object total (the CRD counts characters of files and units), label keys in \`matchLabels\` (a rule over map
-keys is far over kube's cost budget; a bad key selects nothing), cron field values and schedules that never
-fire (the CRD checks the shape), and an OpenPGP keyring of fewer than 3 bytes.
+keys is far over kube's cost budget; a bad key selects nothing), cron ranges that run backwards and
+schedules that never fire, and an OpenPGP keyring of fewer than 3 bytes.
 
 - Paths are absolute and normalised (no \`.\`/\`..\` segments, no \`//\`, no trailing \`/\`), at most
   ${MAX_PATH_LENGTH} characters. Files may not be written under ${REFUSED_PATH_PREFIXES.map((p) => `\`${p}\``).join(', ')},

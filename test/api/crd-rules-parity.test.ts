@@ -294,6 +294,22 @@ export const BAD_OBJECTS: BadObject[] = [
       o.spec.updateStrategy.rollingUpdate.maintenanceWindows = [{ schedule: 'every night', duration: '4h' }];
     },
   ),
+  pool('a minute out of range', 'spec.updateStrategy.rollingUpdate.maintenanceWindows[0].schedule', (o) => {
+    o.spec.updateStrategy.rollingUpdate.maintenanceWindows = [{ schedule: '61 * * * *', duration: '4h' }];
+  }),
+  pool('a step of 0', 'spec.updateStrategy.rollingUpdate.maintenanceWindows[0].schedule', (o) => {
+    o.spec.updateStrategy.rollingUpdate.maintenanceWindows = [{ schedule: '0 0 * * 1/0', duration: '4h' }];
+  }),
+  pool(
+    'a selector requirement key that is not a label key',
+    'spec.configSelector.matchExpressions[0].key',
+    (o) => {
+      o.spec.configSelector = { matchExpressions: [{ key: 'bad key!', operator: 'Exists' }] };
+    },
+  ),
+  pool('a label key prefix over 253 characters', 'spec.configSelector.matchExpressions[0].key', (o) => {
+    o.spec.configSelector = { matchExpressions: [{ key: `${'a'.repeat(254)}/x`, operator: 'Exists' }] };
+  }),
   pool('a window under a minute', 'spec.updateStrategy.rollingUpdate.maintenanceWindows[0].duration', (o) => {
     o.spec.updateStrategy.rollingUpdate.maintenanceWindows = [{ schedule: '@daily', duration: '30s' }];
   }),
