@@ -34,7 +34,11 @@ import {
 const ASKS_PROMETHEUS =
   '(has(self.metrics) && size(self.metrics) > 0) || (has(self.alerts) && size(self.alerts) > 0)';
 
-/** The types whose settings each field holds (as validate-node-config-pool.ts' STRATEGY_FIELDS). */
+/**
+ * The types whose settings each field holds (validator and CRD rules). Spread takes its failure policy
+ * from rollingUpdate, and OnDelete's on-demand upgrades follow the rollingUpdate rules (budget, drain,
+ * health gate, policy).
+ */
 export const STRATEGY_FIELDS: Record<string, readonly (typeof UPDATE_STRATEGY_TYPES)[number][]> = {
   rollingUpdate: ['RollingUpdate', 'Spread', 'OnDelete'],
   serial: ['Serial'],

@@ -420,6 +420,16 @@ test('the samples (deploy/samples, examples/) are accepted by both', async () =>
   }
 });
 
+test('kubectl apply against the CRDs alone shows the rule’s message at the field', async () => {
+  const object: Obj = { ...goodConfig(), apiVersion: `${CRD_ONLY_GROUP}/${VERSION}` };
+  object.spec.files.push(file('/proc/sys/kernel/panic'));
+  const result = await local.kubectl(['apply', '-f', '-'], { input: JSON.stringify(object) });
+  assert.equal(result.code, 1, result.stdout);
+  assert.match(result.stderr, /spec\.files\[2\]\.path: Forbidden: nodeherd does not write under \/proc/);
+  const stored = await local.kubectl(['get', `nodeconfigs.${CRD_ONLY_GROUP}`, '-o', 'name']);
+  assert.equal(stored.stdout.trim(), '', 'nothing stored');
+});
+
 test('every bad object is refused by the full server and by the CRDs alone, at its field', async () => {
   const failures: string[] = [];
   for (const bad of BAD_OBJECTS) {
