@@ -113,8 +113,9 @@ export const inlineContentSchema = object(
   // many files would exceed), conditional on the encoding through anyOf.
   {
     anyOf: [
-      { properties: { encoding: { enum: ['plain'] } } },
+      // The data branch first: where neither holds, its cause (the data) is the one reported.
       { properties: { data: { pattern: BASE64_TEXT } } },
+      { properties: { encoding: { enum: ['plain'] } } },
     ],
   },
 );
