@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { customResourceDefinitions } from '../../src/api/crds.ts';
+import { celEnvironment, compileExpression } from '../../src/apiserver/cel/environment.ts';
 import {
   STATIC_ESTIMATED_COST_LIMIT,
   STATIC_ESTIMATED_CRD_COST_LIMIT,
@@ -35,6 +36,93 @@ test('every rule of the generated CRDs, times how often it can run, is within ku
   }
   const nodeConfig = (customResourceDefinitions() as Obj[]).find((c) => c.spec.names.kind === 'NodeConfig')!;
   assert.ok(schemaRuleCosts(schemaOf(nodeConfig), '').length >= 10, 'the NodeConfig CRD carries its rules');
+});
+
+// Functions of CEL's standard library and macros, and of the libraries kube-apiserver 1.30 adds for CRD
+// rules (strings, lists, regex, url, quantity, ip/cidr): rules may use these only, so they compile on
+// kube-apiserver >= 1.30 as on the embedded server.
+const KUBE_1_30_FUNCTIONS = new Set([
+  // CEL standard library and macros
+  'has',
+  'size',
+  'matches',
+  'startsWith',
+  'endsWith',
+  'contains',
+  'all',
+  'exists',
+  'exists_one',
+  'map',
+  'filter',
+  'int',
+  'uint',
+  'double',
+  'string',
+  'bytes',
+  'bool',
+  'duration',
+  'timestamp',
+  'type',
+  'dyn',
+  'getFullYear',
+  'getMonth',
+  'getDayOfMonth',
+  'getDate',
+  'getDayOfWeek',
+  'getDayOfYear',
+  'getHours',
+  'getMinutes',
+  'getSeconds',
+  'getMilliseconds',
+  // ext strings (as kube enables it), lists, regex, url
+  'charAt',
+  'indexOf',
+  'lastIndexOf',
+  'lowerAscii',
+  'upperAscii',
+  'replace',
+  'split',
+  'substring',
+  'trim',
+  'join',
+  'isSorted',
+  'sum',
+  'min',
+  'max',
+  'find',
+  'findAll',
+  'isURL',
+  'url',
+]);
+
+function functionsOf(node: unknown, out: Set<string>): Set<string> {
+  if (Array.isArray(node)) for (const n of node) functionsOf(n, out);
+  else if (node && typeof node === 'object' && 'op' in node) {
+    const n = node as { op: string; args: unknown };
+    if (n.op === 'call' || n.op === 'rcall') out.add((n.args as unknown[])[0] as string);
+    if (n.op !== 'value' && n.op !== 'id') functionsOf(n.args, out);
+  }
+  return out;
+}
+
+test('the generated CRDs’ rules use only functions kube-apiserver 1.30 has for CRD rules', () => {
+  const env = celEnvironment(['self', 'oldSelf']);
+  const used = new Set<string>();
+  for (const crd of customResourceDefinitions() as Obj[]) {
+    const visit = (s: Obj): void => {
+      for (const r of s['x-kubernetes-validations'] ?? [])
+        functionsOf(compileExpression(env, r.rule).ast, used);
+      for (const sub of Object.values(s.properties ?? {})) visit(sub as Obj);
+      if (s.items) visit(s.items);
+      if (typeof s.additionalProperties === 'object') visit(s.additionalProperties);
+    };
+    visit(schemaOf(crd));
+  }
+  assert.deepEqual(
+    [...used].filter((f) => !KUBE_1_30_FUNCTIONS.has(f)),
+    [],
+  );
+  assert.ok(used.has('matches') && used.has('startsWith'), [...used].join(', '));
 });
 
 test('without maxItems on files, the path rules would be over budget: the bounds are what keeps them in', () => {
