@@ -205,10 +205,10 @@ export const maintenanceWindowSchema = object(
           // Not a fixed offset: offsets ignore daylight saving time.
           { pattern: '^[A-Za-z]', maxLength: 64 },
         ),
-        // An unknown zone makes getHours fail, which refuses the object.
+        // An unknown zone makes getHours fail, which refuses the object (Go's "Local" is no IANA zone).
         [
           {
-            rule: "timestamp('2000-01-01T00:00:00Z').getHours(self) >= 0",
+            rule: "self != 'Local' && timestamp('2000-01-01T00:00:00Z').getHours(self) >= 0",
             message: 'must be an IANA time zone such as Europe/Berlin',
           },
         ],
