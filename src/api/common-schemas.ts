@@ -1,7 +1,9 @@
 // Schemas of Kubernetes meta types that nodeherd objects embed.
 
+import { LABEL_KEY, LABEL_VALUE } from './patterns.ts';
 import {
   array,
+  celString,
   dateTime,
   integer,
   object,
@@ -9,22 +11,68 @@ import {
   string,
   stringEnum,
   stringMap,
+  withRules,
 } from './schema-builder.ts';
+
+/** Bounds of a selector, so its CEL rules fit kube's cost budget. */
+const MAX_SELECTOR_LABELS = 64;
+const MAX_SELECTOR_VALUES = 256;
+
+/** A label key: prefix (DNS subdomain, at most 253) / name (at most 63). */
+const labelKey = (description: string) =>
+  withRules(string(description, { pattern: LABEL_KEY, maxLength: 317 }), [
+    {
+      rule: "!self.contains('/') || self.indexOf('/') <= 253",
+      message: 'prefix must be at most 253 characters',
+    },
+  ]);
+const labelValue = (description: string) => string(description, { pattern: LABEL_VALUE, maxLength: 63 });
 
 export const labelSelectorRequirementSchema = object(
   {
-    key: string('Label key.'),
+    key: labelKey('Label key.'),
     operator: stringEnum(['In', 'NotIn', 'Exists', 'DoesNotExist'], 'How the key relates to the values.'),
-    values: optional(array(string('A value.'), 'Values; non-empty for In and NotIn, empty otherwise.')),
+    values: optional(
+      array(labelValue('A value.'), 'Values; non-empty for In and NotIn, empty otherwise.', {
+        maxItems: MAX_SELECTOR_VALUES,
+      }),
+    ),
   },
   'A label selector requirement.',
+  {
+    'x-kubernetes-validations': [
+      {
+        rule: "!(self.operator in ['In', 'NotIn']) || (has(self.values) && size(self.values) > 0)",
+        message: "must be specified when `operator` is 'In' or 'NotIn'",
+        fieldPath: '.values',
+        reason: 'FieldValueRequired',
+      },
+      {
+        rule: "!(self.operator in ['Exists', 'DoesNotExist']) || !has(self.values) || size(self.values) == 0",
+        message: "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+        fieldPath: '.values',
+        reason: 'FieldValueForbidden',
+      },
+    ],
+  },
 );
 
 /** metav1.LabelSelector. An empty selector selects everything. */
 export const labelSelectorSchema = object(
   {
-    matchLabels: optional(stringMap('Labels that must all match exactly.')),
-    matchExpressions: optional(array(labelSelectorRequirementSchema, 'Requirements that must all hold.')),
+    // Keys are checked by nodeherd only: kube estimates a map key's length from the request size, so a
+    // rule matching keys against a pattern is far over its cost budget (a bad key selects nothing).
+    matchLabels: optional(
+      stringMap('Labels that must all match exactly.', {
+        additionalProperties: { type: 'string', pattern: LABEL_VALUE, maxLength: 63 },
+        maxProperties: MAX_SELECTOR_LABELS,
+      }),
+    ),
+    matchExpressions: optional(
+      array(labelSelectorRequirementSchema, 'Requirements that must all hold.', {
+        maxItems: MAX_SELECTOR_LABELS,
+      }),
+    ),
   },
   'A label selector (metav1.LabelSelector); requirements are ANDed; an empty selector selects everything.',
   { 'x-kubernetes-map-type': 'atomic' },

@@ -98,9 +98,12 @@ export function templateOf(name: string): string | undefined {
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-/** Line breaks and spaces are tolerated, as `base64` wraps its output. */
+/**
+ * Line breaks and spaces are tolerated, as `base64` wraps its output: RE2's \s (BASE64_WHITESPACE), so
+ * the CRD's pattern accepts exactly what this does.
+ */
 export function stripBase64Whitespace(data: string): string {
-  return data.replace(/[\s]+/g, '');
+  return data.replace(/[\t\n\f\r ]+/g, '');
 }
 
 /** Decoded length of strict (padded, RFC 4648) base64, or undefined when it is not base64. */

@@ -3,9 +3,15 @@
 
 import type { JSONSchemaProps, PrinterColumn } from '../util/kube-api-types.ts';
 import { CATEGORY, GROUP, KINDS, type Kind, RESOURCES, VERSION } from './group.ts';
-import { nodeConfigPoolSpecSchema, nodeConfigPoolStatusSchema } from './node-config-pool-schema.ts';
+import {
+  NODE_CONFIG_POOL_RULES,
+  nodeConfigPoolSpecSchema,
+  nodeConfigPoolStatusSchema,
+  poolNameSchema,
+} from './node-config-pool-schema.ts';
 import { nodeConfigRevisionSpecSchema } from './node-config-revision-schema.ts';
 import { nodeConfigSpecSchema, nodeConfigStatusSchema } from './node-config-schema.ts';
+import type { Rule } from './schema-builder.ts';
 
 const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
@@ -15,6 +21,10 @@ interface KindDefinition {
   status?: JSONSchemaProps;
   printerColumns: PrinterColumn[];
   selectableFields: string[];
+  /** CEL rules at the root of the object (where metadata.name is visible). */
+  rules?: Rule[];
+  /** The schema of metadata.name, when it is narrower than a DNS subdomain. */
+  name?: JSONSchemaProps;
 }
 
 const KIND_DEFINITIONS: Record<Kind, KindDefinition> = {
@@ -41,6 +51,8 @@ const KIND_DEFINITIONS: Record<Kind, KindDefinition> = {
       'A set of nodes (nodeSelector) that gets a set of NodeConfigs (configSelector), and how updates roll out.',
     spec: nodeConfigPoolSpecSchema.json,
     status: nodeConfigPoolStatusSchema.json,
+    rules: NODE_CONFIG_POOL_RULES,
+    name: poolNameSchema.json,
     printerColumns: [
       {
         name: 'Target',
@@ -148,11 +160,12 @@ function openApiSchema(def: KindDefinition): JSONSchemaProps {
     properties: {
       apiVersion: { type: 'string', description: 'APIVersion of this object: nodeherd.io/v1alpha1.' },
       kind: { type: 'string', description: 'Kind of this object.' },
-      metadata: { type: 'object' },
+      metadata: def.name ? { type: 'object', properties: { name: def.name } } : { type: 'object' },
       spec: def.spec,
       ...(def.status ? { status: def.status } : {}),
     },
     required: ['spec'],
+    ...(def.rules ? { 'x-kubernetes-validations': def.rules } : {}),
   };
 }
 

@@ -28,3 +28,16 @@ export const MAX_POOL_NAME_LENGTH = 63;
 
 /** Longest health probe timeout; a probe that needs longer is a soak time, not a probe. */
 export const MAX_PROBE_TIMEOUT_SECONDS = 300;
+
+// Bounds of lists and strings the CRDs' CEL rules read: kube-apiserver estimates a rule's cost from
+// them (a list without maxItems counts as millions of items) and refuses a CRD over its budget
+// (test/api/crd-cost.test.ts). A merged NodeConfigRevision is not capped by them.
+export const MAX_FILES = 256;
+export const MAX_UNITS = 128;
+export const MAX_DROP_INS = 32;
+export const MAX_UNIT_REFERENCES = 64;
+export const MAX_REPOSITORIES = 64;
+export const MAX_PACKAGES = 512;
+export const MAX_POLICIES = 256;
+export const MAX_PROBE_ARGUMENTS = 64;
+export const MAX_URL_LENGTH = 2048;

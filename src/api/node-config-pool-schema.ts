@@ -1,13 +1,22 @@
 // NodeConfigPool: which nodes get which NodeConfigs, and how a new revision is rolled out across them.
 
 import { conditionsSchema, labelSelectorSchema } from './common-schemas.ts';
-import { MAX_PATH_LENGTH, MAX_POOL_NAME_LENGTH } from './limits.ts';
+import { MAX_PATH_LENGTH, MAX_POOL_NAME_LENGTH, MAX_URL_LENGTH } from './limits.ts';
 import { secretNamespaceSchema } from './node-config-schema.ts';
 import { DEFAULT_REBOOT_SENTINEL_FILE, DRIFT_POLICIES, OS_REBOOT_POLICIES } from './node-protocol.ts';
-import { ABSOLUTE_PATH, DNS1123_LABEL, DNS1123_SUBDOMAIN } from './patterns.ts';
+import {
+  ABSOLUTE_PATH,
+  CRON,
+  DNS1123_LABEL,
+  DNS1123_SUBDOMAIN,
+  DURATION,
+  HTTP_BASE_URL,
+  PERCENT_1_TO_100,
+} from './patterns.ts';
 import {
   array,
   boolean,
+  celString,
   dateTime,
   defaulted,
   integer,
@@ -16,14 +25,64 @@ import {
   number,
   object,
   optional,
+  type Rule,
   string,
   stringEnum,
   stringMap,
+  withRules,
 } from './schema-builder.ts';
 
 /** Bounds of spec.reboots.osRequested.sentinelCommand. */
 export const MAX_SENTINEL_ARGUMENTS = 32;
 export const MAX_SENTINEL_ARGUMENT_LENGTH = 4096;
+
+const ASKS_PROMETHEUS =
+  '(has(self.metrics) && size(self.metrics) > 0) || (has(self.alerts) && size(self.alerts) > 0)';
+
+/**
+ * The types whose settings each field holds (validator and CRD rules). Spread takes its failure policy
+ * from rollingUpdate, and OnDelete's on-demand upgrades follow the rollingUpdate rules (budget, drain,
+ * health gate, policy).
+ */
+export const STRATEGY_FIELDS: Record<string, readonly (typeof UPDATE_STRATEGY_TYPES)[number][]> = {
+  rollingUpdate: ['RollingUpdate', 'Spread', 'OnDelete'],
+  serial: ['Serial'],
+  spread: ['Spread'],
+  onDelete: ['OnDelete'],
+};
+
+function updateStrategyRules(): Rule[] {
+  const type = "(has(self.type) ? self.type : 'RollingUpdate')";
+  const byType: Rule[] = Object.entries(STRATEGY_FIELDS).map(([field, owners]) => ({
+    rule: `!has(self.${field}) || ${type} in [${owners.map(celString).join(', ')}]`,
+    message: `may only be set when type is ${owners.join(' or ')}`,
+    fieldPath: `.${field}`,
+    reason: 'FieldValueForbidden',
+  }));
+  const gateOnlyRollingUpdate: Rule[] = ['blockingPodSelector', 'prometheus', 'metrics', 'alerts'].map(
+    (field) => ({
+      rule: `${type} == 'RollingUpdate' || !has(self.rollingUpdate) || !has(self.rollingUpdate.healthGate) || !has(self.rollingUpdate.healthGate.${field})`,
+      message: 'may only be set when type is RollingUpdate',
+      fieldPath: `.rollingUpdate.healthGate.${field}`,
+      reason: 'FieldValueForbidden',
+    }),
+  );
+  return [
+    ...byType,
+    {
+      rule: `${type} != 'Spread' || has(self.spread)`,
+      message: 'spread.windowSeconds is required when type is Spread',
+      fieldPath: '.spread',
+      reason: 'FieldValueRequired',
+    },
+    ...gateOnlyRollingUpdate,
+  ];
+}
+
+/** An IntOrString allowing at least one node: an integer ≥ 1 or "1%".."100%" (minimum and pattern each
+ * apply to their own type only). */
+const positiveIntOrPercent = (description: string) =>
+  intOrString(description, { minimum: 1, pattern: PERCENT_1_TO_100, maxLength: 8 });
 
 export const UPDATE_STRATEGY_TYPES = ['RollingUpdate', 'Serial', 'Spread', 'OnDelete', 'OTA'] as const;
 
@@ -43,8 +102,19 @@ export const METRIC_GATE_OPERATORS = ['<', '<=', '>', '>=', '==', '!=', 'NoSerie
 
 export const prometheusServerSchema = object(
   {
-    url: string(
-      'Base URL of the Prometheus HTTP API, e.g. http://prometheus.monitoring:9090 (no credentials in it).',
+    url: withRules(
+      string(
+        'Base URL of the Prometheus HTTP API, e.g. http://prometheus.monitoring:9090 (no credentials in it).',
+        { pattern: HTTP_BASE_URL, maxLength: MAX_URL_LENGTH },
+      ),
+      // Forbidden, not Invalid: the value (a password) is never echoed.
+      [
+        {
+          rule: "!self.matches('^[A-Za-z]+://[^/?#]*@')",
+          message: 'must not contain credentials; put them in credentialsSecretRef',
+          reason: 'FieldValueForbidden',
+        },
+      ],
     ),
     credentialsSecretRef: optional(
       object(
@@ -76,7 +146,7 @@ export const metricGateSchema = object(
       pattern: DNS1123_LABEL,
       maxLength: 63,
     }),
-    query: string('PromQL expression, evaluated as an instant query.', { maxLength: 4096 }),
+    query: string('PromQL expression, evaluated as an instant query.', { maxLength: 4096, pattern: '\\S' }),
     operator: stringEnum(
       METRIC_GATE_OPERATORS,
       'Every sample must satisfy `value <operator> threshold`; NoSeries: the query must return no series.',
@@ -84,16 +154,39 @@ export const metricGateSchema = object(
     threshold: optional(number('The value compared with; required unless operator is NoSeries.')),
   },
   'A query that must hold; a result without a value (no series, NaN) holds the rollout.',
+  {
+    'x-kubernetes-validations': [
+      {
+        rule: "self.operator != 'NoSeries' || !has(self.threshold)",
+        message: 'may not be set when operator is NoSeries',
+        fieldPath: '.threshold',
+        reason: 'FieldValueForbidden',
+      },
+      {
+        rule: "self.operator == 'NoSeries' || has(self.threshold)",
+        message: 'required unless operator is NoSeries',
+        fieldPath: '.threshold',
+        reason: 'FieldValueRequired',
+      },
+    ],
+  },
 );
 
 export const alertGateSchema = object(
   {
     alertname: optional(
-      string('RE2 regular expression the alert name must match in full; absent: any name.', {
-        maxLength: 1024,
-      }),
+      withRules(
+        string('RE2 regular expression the alert name must match in full; absent: any name.', {
+          maxLength: 1024,
+        }),
+        // There is no CEL function that says whether a pattern compiles; matching it does, and an
+        // error refuses the object.
+        [{ rule: "''.matches(self) in [true, false]", message: 'must be an RE2 regular expression' }],
+      ),
     ),
-    matchLabels: optional(stringMap('Labels the alert must carry with exactly these values.')),
+    matchLabels: optional(
+      stringMap('Labels the alert must carry with exactly these values.', { maxProperties: 64 }),
+    ),
   },
   'Firing alerts that block: an alert matching every field given.',
 );
@@ -102,11 +195,28 @@ export const ROLLOUT_RESULTS = ['InProgress', 'Complete', 'RolledBack', 'Failed'
 
 export const maintenanceWindowSchema = object(
   {
-    schedule: string('Cron expression (5 fields, or @daily, @weekly, ...) for when a window opens.'),
-    duration: string('How long the window stays open, e.g. 4h or 90m.'),
+    schedule: string('Cron expression (5 fields, or @daily, @weekly, ...) for when a window opens.', {
+      pattern: CRON,
+      maxLength: 256,
+    }),
+    duration: withRules(
+      string('How long the window stays open, e.g. 4h or 90m.', { pattern: DURATION, maxLength: 64 }),
+      [{ rule: "duration(self) >= duration('1m')", message: 'must be at least 1m' }],
+    ),
     timeZone: defaulted(
-      string(
-        'IANA time zone the schedule is read in, e.g. Europe/Berlin; daylight saving time is followed (a time skipped by the spring-forward jump opens the window right after the jump; a time repeated by fall-back opens it once).',
+      withRules(
+        string(
+          'IANA time zone the schedule is read in, e.g. Europe/Berlin; daylight saving time is followed (a time skipped by the spring-forward jump opens the window right after the jump; a time repeated by fall-back opens it once).',
+          // Not a fixed offset: offsets ignore daylight saving time.
+          { pattern: '^[A-Za-z]', maxLength: 64 },
+        ),
+        // An unknown zone makes getHours fail, which refuses the object (Go's "Local" is no IANA zone).
+        [
+          {
+            rule: "self != 'Local' && timestamp('2000-01-01T00:00:00Z').getHours(self) >= 0",
+            message: 'must be an IANA time zone such as Europe/Berlin',
+          },
+        ],
       ),
       'UTC',
     ),
@@ -122,15 +232,20 @@ function describedSelector(description: string): typeof labelSelectorSchema {
 export const rollingUpdateSchema = object(
   {
     maxUnavailable: defaulted(
-      intOrString('Nodes (or % of the pool, rounded down, at least 1) unavailable at once, for any reason.'),
+      positiveIntOrPercent(
+        'Nodes (or % of the pool, rounded down, at least 1) unavailable at once, for any reason.',
+      ),
       1,
     ),
-    maxUnavailablePerZone: optional(intOrString('Cap of unavailable nodes per zone (number or %).')),
-    zoneLabel: defaulted(string('Node label that names a node’s zone.'), 'topology.kubernetes.io/zone'),
+    maxUnavailablePerZone: optional(positiveIntOrPercent('Cap of unavailable nodes per zone (number or %).')),
+    zoneLabel: defaulted(
+      string('Node label that names a node’s zone.', { maxLength: 317 }),
+      'topology.kubernetes.io/zone',
+    ),
     canary: optional(
       object(
         {
-          nodes: intOrString(
+          nodes: positiveIntOrPercent(
             'Nodes (or %) in the first batch, which must pass the health gate alone. Spread: the first nodes of the schedule; the others get their times once these are updated.',
           ),
         },
@@ -179,27 +294,54 @@ export const rollingUpdateSchema = object(
           ),
           prometheus: optional(prometheusServerSchema),
           metrics: optional(
-            array(
-              metricGateSchema,
-              'Queries checked before a batch starts and throughout each soak.',
-              keyedBy('name'),
-            ),
+            array(metricGateSchema, 'Queries checked before a batch starts and throughout each soak.', {
+              ...keyedBy('name'),
+              maxItems: 32,
+            }),
           ),
           alerts: optional(
             array(
               alertGateSchema,
               'A firing alert matching any of these is a failure (pending alerts are not).',
+              {
+                maxItems: 32,
+              },
             ),
           ),
         },
         'Checked after every batch, besides Node readiness and the units’ health probes. Metric and alert gates (RollingUpdate only) are checked before a batch starts and throughout each soak: a failing one is a failure for failurePolicy, one that cannot be evaluated holds the rollout.',
+        {
+          'x-kubernetes-validations': [
+            {
+              rule: `!(${ASKS_PROMETHEUS}) || has(self.prometheus)`,
+              message: 'metrics and alerts need the Prometheus server to ask',
+              fieldPath: '.prometheus',
+              reason: 'FieldValueRequired',
+            },
+            {
+              rule: `!has(self.prometheus) || ${ASKS_PROMETHEUS}`,
+              message: 'prometheus is set, but no metrics or alerts use it',
+              fieldPath: '.metrics',
+              reason: 'FieldValueRequired',
+            },
+          ],
+        },
       ),
     ),
     maintenanceWindows: optional(
-      array(maintenanceWindowSchema, 'When set, batches start only inside a window.'),
+      array(maintenanceWindowSchema, 'When set, batches start only inside a window.', { maxItems: 16 }),
     ),
   },
   'Batches chosen by the controller.',
+  {
+    'x-kubernetes-validations': [
+      {
+        rule: '!has(self.minReadySeconds) || !has(self.progressDeadlineSeconds) || self.progressDeadlineSeconds > self.minReadySeconds',
+        message: 'must be greater than minReadySeconds',
+        fieldPath: '.progressDeadlineSeconds',
+      },
+    ],
+  },
 );
 
 /** Most pools one pool may wait for. */
@@ -208,7 +350,7 @@ export const MAX_WAVE_PREDECESSORS = 32;
 export const waveSchema = object(
   {
     after: array(
-      string('A NodeConfigPool name.', { maxLength: MAX_POOL_NAME_LENGTH }),
+      string('A NodeConfigPool name.', { maxLength: MAX_POOL_NAME_LENGTH, pattern: DNS1123_LABEL }),
       'Pools that must have completed their current revision, and soaked, before this pool starts a new one. A paused, failed or rolled-back pool among them holds this one.',
       { maxItems: MAX_WAVE_PREDECESSORS, 'x-kubernetes-list-type': 'set' },
     ),
@@ -244,7 +386,7 @@ export const updateStrategySchema = object(
         {
           windowSeconds: integer('Every node gets an evenly spaced slot in this window.', { minimum: 1 }),
           maxUnavailable: optional(
-            intOrString(
+            positiveIntOrPercent(
               'Budget: nodes (or % of the pool, rounded down, at least 1) unavailable or given a start time and not started, at once. Times are then handed out just in time and only while the budget has room, so the controller must be running for nodes to start; unset: every node gets its time at once.',
             ),
           ),
@@ -265,7 +407,28 @@ export const updateStrategySchema = object(
     ),
   },
   'How a new revision reaches the nodes.',
+  { 'x-kubernetes-validations': updateStrategyRules() },
 );
+
+/**
+ * Rules at the root of a NodeConfigPool, where CEL sees metadata.name: a pool cannot wait for itself.
+ */
+export const NODE_CONFIG_POOL_RULES: Rule[] = [
+  {
+    rule: '!has(self.spec.updateStrategy) || !has(self.spec.updateStrategy.wave) || !(self.metadata.name in self.spec.updateStrategy.wave.after)',
+    message: 'a pool cannot wait for itself',
+    fieldPath: '.spec.updateStrategy.wave.after',
+  },
+];
+
+/**
+ * metadata.name of a pool, as the CRD restricts it (kube allows a schema for name and generateName at
+ * the root): a pool's name is a label value on nodes and revisions, and prefixes revision names.
+ */
+export const poolNameSchema = string('Name of the pool: a DNS-1123 label.', {
+  pattern: DNS1123_LABEL,
+  maxLength: MAX_POOL_NAME_LENGTH,
+});
 
 export const nodeConfigPoolSpecSchema = object(
   {

@@ -5,8 +5,9 @@
 // (pool, revision, hash, hashAlgorithm) immutable on any API server; not on the whole spec: over
 // unbounded lists its estimated cost exceeds kube's budget and the CRD would be refused.
 
+import { MAX_POOL_NAME_LENGTH } from './limits.ts';
 import { nodeConfigSpecSchema } from './node-config-schema.ts';
-import { array, integer, object, optional, string } from './schema-builder.ts';
+import { array, integer, object, optional, string, withoutRules } from './schema-builder.ts';
 
 export const revisionSourceSchema = object(
   {
@@ -24,14 +25,23 @@ const immutable = {
 
 export const nodeConfigRevisionSpecSchema = object(
   {
-    pool: string('The NodeConfigPool this revision belongs to.', immutable),
+    pool: string('The NodeConfigPool this revision belongs to.', {
+      maxLength: MAX_POOL_NAME_LENGTH,
+      ...immutable,
+    }),
     revision: integer('Monotonic revision number within the pool.', { minimum: 1, ...immutable }),
-    hash: string('Hash of config, computed with hashAlgorithm.', { pattern: '^[0-9a-f]{64}$', ...immutable }),
+    hash: string('Hash of config, computed with hashAlgorithm.', {
+      pattern: '^[0-9a-f]{64}$',
+      maxLength: 64,
+      ...immutable,
+    }),
     hashAlgorithm: string(
       'Version of the hashing scheme, so a new scheme is not mistaken for a config change.',
-      immutable,
+      { maxLength: 32, ...immutable },
     ),
-    config: nodeConfigSpecSchema,
+    // The merged config: checked by nodeherd's validators, so without the NodeConfig's CEL rules (some,
+    // such as secretRef.uid being forbidden, are the opposite here) and list caps (it merges several).
+    config: withoutRules(nodeConfigSpecSchema),
     sources: array(revisionSourceSchema, 'The NodeConfigs merged, in merge (name) order.'),
   },
   'Immutable. config is the merged, defaulted, sorted configuration; Secret contents are referenced by digest.',

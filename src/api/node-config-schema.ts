@@ -2,15 +2,41 @@
 // This schema is the single source of truth for the CRD, the TypeScript types and the API reference.
 
 import { SECRETS_NAMESPACE } from './group.ts';
-import { MAX_CONTENT_BYTES_PER_OBJECT, MAX_PATH_LENGTH, MAX_UNIT_NAME_LENGTH } from './limits.ts';
-import { DEFAULT_PACKAGE_MANAGER, PACKAGE_MANAGER_NAMES, REPOSITORY_FIELDS } from './packages/registry.ts';
 import {
-  ABSOLUTE_PATH,
+  MAX_CONTENT_BYTES_PER_OBJECT,
+  MAX_DROP_INS,
+  MAX_FILES,
+  MAX_PACKAGES,
+  MAX_PATH_LENGTH,
+  MAX_POLICIES,
+  MAX_PROBE_ARGUMENTS,
+  MAX_PROBE_TIMEOUT_SECONDS,
+  MAX_REPOSITORIES,
+  MAX_UNIT_NAME_LENGTH,
+  MAX_UNIT_REFERENCES,
+  MAX_UNITS,
+  MAX_URL_LENGTH,
+} from './limits.ts';
+import {
+  DEFAULT_PACKAGE_MANAGER,
+  PACKAGE_MANAGER_NAMES,
+  PACKAGE_RULES,
+  REPOSITORY_FIELDS,
+  REPOSITORY_FILE_RULES,
+  REPOSITORY_RULES,
+} from './packages/registry.ts';
+import { REFUSED_PATH_PREFIXES, SYSTEMD_UNIT_DIRS } from './paths.ts';
+import {
+  BASE64_TEXT,
   DNS1123_SUBDOMAIN,
   DROP_IN_NAME,
+  FILE_PATH,
+  HTTP_URL,
+  NORMALISED_PATH,
   OWNER,
   PACKAGE_NAME,
   PACKAGE_VERSION,
+  POLICY_PATH,
   REPOSITORY_NAME,
   SECRET_KEY,
   UNIT_NAME,
@@ -18,20 +44,54 @@ import {
 import {
   array,
   boolean,
+  celString,
   defaulted,
   integer,
   keyedBy,
   object,
   optional,
+  type Rule,
   string,
   stringEnum,
+  withRules,
 } from './schema-builder.ts';
 
 /** What a change does to a node, from least to most disruptive (DaemonReload only reloads systemd). */
 export const DISRUPTION_ACTIONS = ['None', 'DaemonReload', 'Reload', 'Restart', 'Drain', 'Reboot'] as const;
 
-const absolutePath = (description: string) =>
-  string(description, { pattern: ABSOLUTE_PATH, maxLength: MAX_PATH_LENGTH });
+/** An absolute, normalised path (a unit's filePaths). */
+const normalisedPath = (description: string) =>
+  string(description, { pattern: NORMALISED_PATH, maxLength: MAX_PATH_LENGTH });
+
+const unitNameBody = UNIT_NAME.slice(1, -1);
+const unitDirs = `(${SYSTEMD_UNIT_DIRS.map((d) => d.replaceAll('.', '\\.')).join('|')})`;
+
+/**
+ * The rules of filePathProblem (config-rules.ts) a pattern cannot say: the refused trees, systemd's
+ * unit files and drop-ins, and package managers' repository files.
+ */
+export const FILE_PATH_RULES = [
+  {
+    rule: `!(${REFUSED_PATH_PREFIXES.map((p) => `self == ${celString(p)} || self.startsWith(${celString(`${p}/`)})`).join(' || ')})`,
+    message: `nodeherd does not write under ${REFUSED_PATH_PREFIXES.join(', ')}`,
+    reason: 'FieldValueForbidden',
+  },
+  {
+    rule: `!self.matches(${celString(`^${unitDirs}/${unitNameBody}$`)})`,
+    message: 'systemd units are declared in spec.units, so that changes reload systemd and restart them',
+    reason: 'FieldValueForbidden',
+  },
+  {
+    rule: `!self.matches(${celString(`^${unitDirs}/[^/]*\\.d/[^/]*\\.conf$`)})`,
+    message:
+      'drop-ins are declared in spec.units[].dropIns, so that changes reload systemd and restart the unit',
+    reason: 'FieldValueForbidden',
+  },
+  ...REPOSITORY_FILE_RULES,
+] as const satisfies Rule[];
+
+const filePath = (description: string) =>
+  withRules(string(description, { pattern: FILE_PATH, maxLength: MAX_PATH_LENGTH }), [...FILE_PATH_RULES]);
 const unitName = (description: string) =>
   string(description, { pattern: UNIT_NAME, maxLength: MAX_UNIT_NAME_LENGTH });
 const disruptionAction = (description: string) => stringEnum(DISRUPTION_ACTIONS, description);
@@ -49,6 +109,15 @@ export const inlineContentSchema = object(
     ),
   },
   'Content stored in the NodeConfig itself.',
+  // base64 data must decode: a pattern (free of CEL cost, which a rule over 1 MiB of data in each of
+  // many files would exceed), conditional on the encoding through anyOf.
+  {
+    anyOf: [
+      // The data branch first: where neither holds, its cause (the data) is the one reported.
+      { properties: { data: { pattern: BASE64_TEXT } } },
+      { properties: { encoding: { enum: ['plain'] } } },
+    ],
+  },
 );
 
 /**
@@ -85,6 +154,14 @@ export const secretRefSchema = object(
     ),
   },
   'Content read by the agent from a Secret at apply time; never copied into revisions in clear.',
+  {
+    'x-kubernetes-validations': (['uid', 'resourceVersion'] as const).map((field) => ({
+      rule: `!has(self.${field})`,
+      message: 'set by the renderer in NodeConfigRevisions only',
+      fieldPath: `.${field}`,
+      reason: 'FieldValueForbidden',
+    })),
+  },
 );
 
 export const fileContentSchema = object(
@@ -93,12 +170,18 @@ export const fileContentSchema = object(
     secretRef: optional(secretRefSchema),
   },
   'Exactly one of inline or secretRef.',
-  { oneOf: [{ required: ['inline'] }, { required: ['secretRef'] }] },
+  {
+    oneOf: [{ required: ['inline'] }, { required: ['secretRef'] }],
+    // The same as a rule, for a field path (kube files oneOf's failure under no field).
+    'x-kubernetes-validations': [
+      { rule: 'has(self.inline) != has(self.secretRef)', message: 'exactly one of inline or secretRef' },
+    ],
+  },
 );
 
 export const fileSchema = object(
   {
-    path: absolutePath('Absolute, normalised path of the file on the node.'),
+    path: filePath('Absolute, normalised path of the file on the node.'),
     mode: defaulted(
       integer('Permission bits, 0 to 07777 (decimal in JSON: 420 is 0644).', { minimum: 0, maximum: 0o7777 }),
       0o644,
@@ -132,7 +215,10 @@ export const healthProbeSchema = object(
     http: optional(
       object(
         {
-          url: string('http:// or https:// URL queried on the node.', { pattern: '^https?://' }),
+          url: string('http:// or https:// URL queried on the node.', {
+            pattern: HTTP_URL,
+            maxLength: MAX_URL_LENGTH,
+          }),
           expectStatus: optional(
             integer('Expected HTTP status; any 2xx when unset.', { minimum: 100, maximum: 599 }),
           ),
@@ -142,11 +228,22 @@ export const healthProbeSchema = object(
     ),
     exec: optional(
       object(
-        { command: array(string('An argument.'), 'Command and arguments; exit status 0 means healthy.') },
+        {
+          command: array(string('An argument.'), 'Command and arguments; exit status 0 means healthy.', {
+            minItems: 1,
+            maxItems: MAX_PROBE_ARGUMENTS,
+          }),
+        },
         'Probe by running a command (no shell).',
       ),
     ),
-    timeoutSeconds: defaulted(integer('Seconds before the probe counts as failed.', { minimum: 1 }), 10),
+    timeoutSeconds: defaulted(
+      integer('Seconds before the probe counts as failed.', {
+        minimum: 1,
+        maximum: MAX_PROBE_TIMEOUT_SECONDS,
+      }),
+      10,
+    ),
   },
   'How the agent checks that the unit works after it was (re)started. Exactly one of http or exec.',
   { oneOf: [{ required: ['http'] }, { required: ['exec'] }] },
@@ -174,15 +271,25 @@ export const unitSchema = object(
           'absent on other units means "leave as is".',
       ),
     ),
-    dropIns: defaulted(array(dropInSchema, 'Drop-ins nodeherd writes for this unit.', keyedBy('name')), []),
+    dropIns: defaulted(
+      array(dropInSchema, 'Drop-ins nodeherd writes for this unit.', {
+        ...keyedBy('name'),
+        maxItems: MAX_DROP_INS,
+      }),
+      [],
+    ),
     filePaths: defaulted(
-      array(absolutePath('A path.'), 'Files whose change restarts this unit (or what a policy says).'),
+      array(normalisedPath('A path.'), 'Files whose change restarts this unit (or what a policy says).', {
+        'x-kubernetes-list-type': 'set',
+        maxItems: MAX_UNIT_REFERENCES,
+      }),
       [],
     ),
     packages: defaulted(
       array(
         packageName('A package name.'),
         'Packages whose change restarts this unit (or what a policy says).',
+        { 'x-kubernetes-list-type': 'set', maxItems: MAX_UNIT_REFERENCES },
       ),
       [],
     ),
@@ -194,6 +301,22 @@ export const unitSchema = object(
     healthProbe: optional(healthProbeSchema),
   },
   'A systemd unit.',
+  {
+    'x-kubernetes-validations': [
+      {
+        rule: "!self.name.matches('@\\\\.[a-z]+$') || !has(self.state) || self.state != 'running'",
+        message: 'a template unit cannot run; declare an instance such as name@x.service',
+        fieldPath: '.state',
+        reason: 'FieldValueForbidden',
+      },
+      {
+        rule: "!has(self.healthProbe) || !has(self.state) || self.state != 'stopped'",
+        message: 'a stopped unit cannot be probed',
+        fieldPath: '.healthProbe',
+        reason: 'FieldValueForbidden',
+      },
+    ],
+  },
 );
 
 export const repositorySchema = object(
@@ -205,6 +328,8 @@ export const repositorySchema = object(
   },
   'An apt repository (deb822 sources file). Without signingKey apt verifies it with the system keyrings ' +
     '(/etc/apt/trusted.gpg.d): meant for mirrors of the distribution, whose key the nodes already trust.',
+  // Each manager's rules, applied to its own repositories (packages/<manager>/).
+  { 'x-kubernetes-validations': REPOSITORY_RULES },
 );
 
 export const packageSchema = object(
@@ -222,6 +347,17 @@ export const packageSchema = object(
     ),
   },
   'A package. Removing it from the config stops managing it; `state: absent` uninstalls it.',
+  {
+    'x-kubernetes-validations': [
+      {
+        rule: "!has(self.version) || !has(self.state) || self.state != 'absent'",
+        message: 'a package to be removed has no version',
+        fieldPath: '.version',
+        reason: 'FieldValueForbidden',
+      },
+      ...PACKAGE_RULES,
+    ],
+  },
 );
 
 export const disruptionPoliciesSchema = object(
@@ -230,13 +366,16 @@ export const disruptionPoliciesSchema = object(
       array(
         object(
           {
-            path: absolutePath('An exact path, or a directory followed by /** for everything below it.'),
+            path: string('An exact path, or a directory followed by /** for everything below it.', {
+              pattern: POLICY_PATH,
+              maxLength: MAX_PATH_LENGTH,
+            }),
             action: disruptionAction('What a change of a matching file does.'),
           },
           'Policy for files; the most specific path wins.',
         ),
         'Policies by file path.',
-        keyedBy('path'),
+        { ...keyedBy('path'), maxItems: MAX_POLICIES },
       ),
       [],
     ),
@@ -247,7 +386,7 @@ export const disruptionPoliciesSchema = object(
           'Policy for a unit (a unit’s own `disruption` takes precedence).',
         ),
         'Policies by unit.',
-        keyedBy('name'),
+        { ...keyedBy('name'), maxItems: MAX_POLICIES },
       ),
       [],
     ),
@@ -261,7 +400,7 @@ export const disruptionPoliciesSchema = object(
           'Policy for a package.',
         ),
         'Policies by package.',
-        keyedBy('name'),
+        { ...keyedBy('name'), maxItems: MAX_POLICIES },
       ),
       [],
     ),
@@ -277,13 +416,31 @@ export const disruptionPoliciesSchema = object(
 
 export const nodeConfigSpecSchema = object(
   {
-    files: defaulted(array(fileSchema, 'Files.', keyedBy('path')), []),
-    units: defaulted(array(unitSchema, 'systemd units.', keyedBy('name')), []),
-    repositories: defaulted(array(repositorySchema, 'apt repositories.', keyedBy('name')), []),
-    packages: defaulted(array(packageSchema, 'Packages.', keyedBy('name')), []),
+    files: defaulted(array(fileSchema, 'Files.', { ...keyedBy('path'), maxItems: MAX_FILES }), []),
+    units: defaulted(array(unitSchema, 'systemd units.', { ...keyedBy('name'), maxItems: MAX_UNITS }), []),
+    repositories: defaulted(
+      array(repositorySchema, 'apt repositories.', { ...keyedBy('name'), maxItems: MAX_REPOSITORIES }),
+      [],
+    ),
+    packages: defaulted(
+      array(packageSchema, 'Packages.', { ...keyedBy('name'), maxItems: MAX_PACKAGES }),
+      [],
+    ),
     disruptionPolicies: defaulted(disruptionPoliciesSchema, {}),
   },
   'Desired operating-system configuration. NodeConfigs selected by a NodeConfigPool are merged in name order.',
+  {
+    // Content of the whole object, in characters (CEL has no cheap byte count; nodeherd's validator
+    // counts UTF-8 bytes and drop-ins too).
+    'x-kubernetes-validations': [
+      {
+        rule:
+          'self.files.map(f, has(f.content.inline) ? size(f.content.inline.data) : 0).sum() + ' +
+          `self.units.map(u, has(u.content) ? size(u.content) : 0).sum() <= ${MAX_CONTENT_BYTES_PER_OBJECT}`,
+        message: `files and units may hold at most ${MAX_CONTENT_BYTES_PER_OBJECT} characters of content in all`,
+      },
+    ],
+  },
 );
 
 export const nodeConfigStatusSchema = object(

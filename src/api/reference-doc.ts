@@ -7,9 +7,12 @@ import { API_VERSION, KINDS, SECRETS_NAMESPACE } from './group.ts';
 import {
   MAX_CONTENT_BYTES_PER_OBJECT,
   MAX_FILE_BYTES,
+  MAX_FILES,
+  MAX_PACKAGES,
   MAX_PATH_LENGTH,
   MAX_POOL_NAME_LENGTH,
   MAX_UNIT_NAME_LENGTH,
+  MAX_UNITS,
 } from './limits.ts';
 import { PACKAGE_MANAGER_NAMES, PACKAGE_MANAGERS } from './packages/registry.ts';
 import { REFUSED_PATH_PREFIXES } from './paths.ts';
@@ -104,8 +107,20 @@ detail says it was held.
 
 ## Validation and limits
 
-The embedded API server refuses invalid objects with 422 and exact field paths; on a real cluster the CRD
-schemas check the basics and the controller runs the same validation when it renders.
+The embedded API server refuses invalid objects with 422 and exact field paths. On a real cluster the CRDs
+alone refuse the same objects: what nodeherd refuses about a single NodeConfig or NodeConfigPool is in their
+schemas (patterns, bounds, enums, \`anyOf\` for rules that depend on an encoding) and CEL
+\`x-kubernetes-validations\` (cross-field rules, refused trees, systemd and repository files). They need
+**kube-apiserver 1.30 or newer** (CEL libraries and cost estimates of 1.30) and fit its static cost budgets
+(10,000,000 per rule times the items it runs for, 100,000,000 per CRD; the embedded server checks the same
+with a conservative estimate and refuses a CRD over budget). A test runs a corpus of bad objects through both
+(test/api/crd-rules-parity.test.ts). The embedded server's validators stay the layer with the better
+messages. Lists the rules read are bounded (e.g. ${MAX_FILES} files, ${MAX_UNITS} units,
+${MAX_PACKAGES} packages per NodeConfig); a merged NodeConfigRevision is not. What only nodeherd checks
+(the controller again when it renders): a file's size in UTF-8 bytes and the content of drop-ins in the
+object total (the CRD counts characters of files and units), label keys in \`matchLabels\` (a rule over map
+keys is far over kube's cost budget; a bad key selects nothing), cron ranges that run backwards and
+schedules that never fire, and an OpenPGP keyring of fewer than 3 bytes.
 
 - Paths are absolute and normalised (no \`.\`/\`..\` segments, no \`//\`, no trailing \`/\`), at most
   ${MAX_PATH_LENGTH} characters. Files may not be written under ${REFUSED_PATH_PREFIXES.map((p) => `\`${p}\``).join(', ')},

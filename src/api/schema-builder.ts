@@ -120,3 +120,37 @@ export function optional<I, O>(schema: Schema<I, O, 'required'>): Schema<I, O, '
 export function defaulted<I, O>(schema: Schema<I, O, 'required'>, value: I): Schema<I, O, 'defaulted'> {
   return { json: { ...schema.json, default: value }, presence: 'defaulted' };
 }
+
+/** A CEL rule (x-kubernetes-validations entry): what a real kube-apiserver checks besides the schema. */
+export type Rule = NonNullable<JSONSchemaProps['x-kubernetes-validations']>[number];
+
+/** A CEL string literal of `text` (single-quoted, backslashes and quotes escaped). */
+export function celString(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** The schema with CEL rules added to its node. */
+export function withRules<I, O, P extends Presence>(schema: Schema<I, O, P>, rules: Rule[]): Schema<I, O, P> {
+  const json = { ...schema.json };
+  json['x-kubernetes-validations'] = [...(json['x-kubernetes-validations'] ?? []), ...rules];
+  return { ...schema, json };
+}
+
+/**
+ * A copy of a schema without CEL rules and without maxItems, everywhere below it: for a schema embedded
+ * where only the controller writes (a revision's merged config, which holds several NodeConfigs' items
+ * and is checked by nodeherd's validators), so its rules cost nothing and its lists are not capped.
+ */
+export function withoutRules<S extends AnySchema>(schema: S): S {
+  const strip = (s: JSONSchemaProps): JSONSchemaProps => {
+    const { 'x-kubernetes-validations': _rules, maxItems: _maxItems, ...rest } = s;
+    const out: JSONSchemaProps = { ...rest };
+    if (s.properties) {
+      out.properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, strip(v)]));
+    }
+    if (s.items) out.items = strip(s.items);
+    if (typeof s.additionalProperties === 'object') out.additionalProperties = strip(s.additionalProperties);
+    return out;
+  };
+  return { ...schema, json: strip(schema.json) };
+}

@@ -13,6 +13,7 @@ import {
   MAX_SENTINEL_ARGUMENTS,
   MAX_WAVE_PREDECESSORS,
   METRIC_GATE_OPERATORS,
+  STRATEGY_FIELDS,
   UPDATE_STRATEGY_TYPES,
 } from './node-config-pool-schema.ts';
 import { DRIFT_POLICIES, OS_REBOOT_POLICIES } from './node-protocol.ts';
@@ -216,14 +217,7 @@ function validateRollingUpdate(errors: FieldErrors, at: string, value: unknown, 
 
 type StrategyType = (typeof UPDATE_STRATEGY_TYPES)[number];
 
-// The types whose settings each field holds. Spread takes its failure policy from rollingUpdate, and
-// OnDelete's on-demand upgrades follow the rollingUpdate rules (budget, drain, health gate, policy).
-const STRATEGY_FIELDS: Record<string, readonly StrategyType[]> = {
-  rollingUpdate: ['RollingUpdate', 'Spread', 'OnDelete'],
-  serial: ['Serial'],
-  spread: ['Spread'],
-  onDelete: ['OnDelete'],
-};
+// The types whose settings each field holds: STRATEGY_FIELDS, shared with the CRD's rules.
 
 /** Waves: the pools named must be pool names, each once, never this pool (a cycle of one). */
 function validateWave(errors: FieldErrors, at: string, value: unknown, pool: unknown): void {

@@ -64,7 +64,12 @@ export interface JSONSchemaProps {
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: string[];
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
-  'x-kubernetes-validations'?: { rule: string; message?: string; fieldPath?: string }[];
+  'x-kubernetes-validations'?: {
+    rule: string;
+    message?: string;
+    fieldPath?: string;
+    reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+  }[];
 }
 
 /** apiextensions.k8s.io/v1 CustomResourceColumnDefinition. */

@@ -5,7 +5,7 @@
 // this file and one line in registry.ts.
 
 import type { FieldErrors } from '../field-errors.ts';
-import type { AnySchema } from '../schema-builder.ts';
+import type { AnySchema, Rule } from '../schema-builder.ts';
 
 export interface ValidPackage {
   name?: string | undefined;
@@ -22,6 +22,13 @@ export interface PackageManagerRules {
   readonly indexRefresh: string;
   /** Its repositories' fields in the NodeConfig schema, besides `name` and `manager`. */
   readonly repositoryFields: Readonly<Record<string, AnySchema>>;
+  /**
+   * CEL rules (x-kubernetes-validations) of its repositories and packages, for a real cluster's
+   * kube-apiserver: `self` is the repository or package. The registry applies them to the items of this
+   * manager only. Rules must stay within kube's cost budget (test/api/crd-cost.test.ts).
+   */
+  readonly repositoryRules: readonly Rule[];
+  readonly packageRules: readonly Rule[];
   /**
    * Where the agent writes its repositories' files, as `nodeherd-<name>...`: a file in spec.files may not
    * be written there.

@@ -4,6 +4,7 @@
 
 import type { PathProblem } from '../config-rules.ts';
 import { REPOSITORY_FILE_PREFIX } from '../paths.ts';
+import { celString, type Rule } from '../schema-builder.ts';
 import { aptRules } from './apt/apt-rules.ts';
 import type { PackageManagerRules } from './package-manager.ts';
 
@@ -24,6 +25,32 @@ export const PACKAGE_MANAGER_NAMES = Object.keys(PACKAGE_MANAGERS) as [
   ...PackageManagerName[],
 ];
 export const DEFAULT_PACKAGE_MANAGER: PackageManagerName = 'apt';
+
+/** A manager's rules, applied to the items that are its own (`manager` unset: the default's). */
+function keyedByManager(kind: 'repositoryRules' | 'packageRules'): Rule[] {
+  return PACKAGE_MANAGER_NAMES.flatMap((name) =>
+    PACKAGE_MANAGERS[name][kind].map((rule) => {
+      const mine =
+        name === DEFAULT_PACKAGE_MANAGER
+          ? `(!has(self.manager) || self.manager == ${celString(name)})`
+          : `(has(self.manager) && self.manager == ${celString(name)})`;
+      return { ...rule, rule: `!${mine} || (${rule.rule})` };
+    }),
+  );
+}
+
+/** CEL rules of repositories and packages, keyed by manager (the CRD's x-kubernetes-validations). */
+export const REPOSITORY_RULES: Rule[] = keyedByManager('repositoryRules');
+export const PACKAGE_RULES: Rule[] = keyedByManager('packageRules');
+
+/** repositoryFileProblem as CEL rules on a file path: no file under a manager's repository files. */
+export const REPOSITORY_FILE_RULES: Rule[] = PACKAGE_MANAGER_NAMES.flatMap((name) =>
+  PACKAGE_MANAGERS[name].repositoryDirs.map((dir) => ({
+    rule: `!self.startsWith(${celString(`${dir}/${REPOSITORY_FILE_PREFIX}`)})`,
+    message: `${dir}/${REPOSITORY_FILE_PREFIX}* is reserved for repositories`,
+    reason: 'FieldValueForbidden' as const,
+  })),
+);
 
 /** The plan action kinds that refresh a manager's index (`apt-update`, ...). */
 export type IndexRefreshKind = (typeof PACKAGE_MANAGERS)[PackageManagerName]['indexRefresh'];

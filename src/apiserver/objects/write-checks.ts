@@ -48,16 +48,20 @@ export function runStrategies(
 }
 
 /**
- * `earlier` without the causes about a field `later` reports on: the same field, or a composite
- * schema cause (oneOf, anyOf: reported with no field, the field quoted in its message).
+ * `earlier` without the causes about a field `later` reports on: the same field, a composite schema
+ * cause (oneOf, anyOf: reported with no field, the field quoted in its message) about it or an object
+ * holding it, and the note that CEL rules were skipped (the later validator checked the object whole).
  */
 function withoutFieldsOf(earlier: StatusCause[], later: StatusCause[]): StatusCause[] {
   const fields = new Set(later.flatMap((c) => (c.field ? [c.field] : [])));
+  const reportsOnOrUnder = (field: string) =>
+    [...fields].some((f) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`));
   return earlier.filter((c) => {
+    if (c.message?.includes('some validation rules were not checked')) return false;
     // '<nil>' is the field of a cause about no one field, as kube prints it.
     if (c.field && c.field !== '<nil>') return !fields.has(c.field);
     const quoted = /"([^"]+)" must (?:not )?validate/.exec(c.message ?? '')?.[1];
-    return quoted === undefined || !fields.has(quoted);
+    return quoted === undefined || !reportsOnOrUnder(quoted);
   });
 }
 

@@ -10,8 +10,9 @@
 // - failures are field errors: per `reason` (Invalid by default) at the rule's path plus `fieldPath`,
 //   with `message`, the result of `messageExpression`, or "failed rule: <rule>".
 // Not done as kube: type-checking is limited to fields selected on self/oldSelf (schema-fields.ts;
-// a misspelt field elsewhere fails at evaluation, "no such key"); the cost check is cost-guard.ts'
-// bound, not kube's static estimate.
+// a misspelt field elsewhere fails at evaluation, "no such key"). The static cost check
+// (checkSchemaRuleCosts) is a conservative estimate with kube's constants (cel/static-cost.ts); at
+// evaluation, cost-guard.ts bounds nested comprehensions.
 
 import { Optional } from '@marcbachmann/cel-js';
 import { type AstNode, children } from '../cel/ast.ts';
@@ -24,6 +25,13 @@ import {
 } from '../cel/environment.ts';
 import { celValueSize, toCelValue } from '../cel/json-values.ts';
 import { undefinedFields } from '../cel/schema-fields.ts';
+import {
+  costExceededMessage,
+  estimateRuleCost,
+  STATIC_ESTIMATED_COST_LIMIT,
+  STATIC_ESTIMATED_CRD_COST_LIMIT,
+  unboundedCardinality,
+} from '../cel/static-cost.ts';
 import type { StatusCause } from '../errors.ts';
 import type { JSONSchemaProps } from '../registry/resource-definition.ts';
 import { duplicate, forbidden, invalid, required } from './field-errors.ts';
@@ -247,6 +255,80 @@ export function compileSchemaRules(schema: JSONSchemaProps, schemaPath: FieldPat
       causes.push(...compileRule(spec as RuleSpec, s, at, correlatable, isResource).causes);
     });
   });
+  return causes;
+}
+
+/** A rule's estimated cost and where it sits, for the CRD's cost check. */
+export interface RuleCost {
+  path: FieldPath;
+  rule: string;
+  /** Estimated largest cost of one evaluation. */
+  cost: number;
+  /** Most evaluations per object: the product of maxItems/maxProperties of the lists and maps above. */
+  cardinality: number;
+  /** It traverses a string, list or map the schema does not bound. */
+  unbounded: boolean;
+}
+
+/** The estimated cost of every rule of a CRD schema (conservative: static-cost.ts). */
+export function schemaRuleCosts(schema: JSONSchemaProps, schemaPath: FieldPath): RuleCost[] {
+  const costs: RuleCost[] = [];
+  const walk = (s: JSONSchemaProps, path: FieldPath, cardinality: number, isResource: boolean): void => {
+    (s['x-kubernetes-validations'] ?? []).forEach((spec, i) => {
+      if (typeof spec?.rule !== 'string' || spec.rule.trim() === '') return;
+      const at = childPath(indexPath(childPath(path, 'x-kubernetes-validations'), i), 'rule');
+      const env = celEnvironment(
+        (spec as RuleSpec).optionalOldSelf ? ['self', ['oldSelf', 'optional<dyn>']] : RULE_VARIABLES,
+      );
+      try {
+        const { cost, unbounded } = estimateRuleCost(compileExpression(env, spec.rule).ast, s, isResource);
+        costs.push({ path: at, rule: spec.rule, cost, cardinality, unbounded });
+      } catch (err) {
+        if (!(err instanceof CelCompileError)) throw err;
+        // reported by compileSchemaRules
+      }
+    });
+    const embedded = (sub: JSONSchemaProps) => !!sub['x-kubernetes-embedded-resource'];
+    for (const [name, sub] of Object.entries(s.properties ?? {})) {
+      walk(sub, keyPath(childPath(path, 'properties'), name), cardinality, embedded(sub));
+    }
+    const times = (bound: number | undefined, items: JSONSchemaProps) =>
+      Math.min(cardinality * (bound ?? unboundedCardinality(items)), Number.MAX_SAFE_INTEGER);
+    if (typeof s.additionalProperties === 'object') {
+      const sub = s.additionalProperties;
+      walk(sub, childPath(path, 'additionalProperties'), times(s.maxProperties, sub), embedded(sub));
+    }
+    if (s.items) walk(s.items, childPath(path, 'items'), times(s.maxItems, s.items), embedded(s.items));
+  };
+  walk(schema, schemaPath, 1, true);
+  return costs;
+}
+
+/**
+ * kube's static cost check of a CRD schema: a rule whose estimate times its cardinality exceeds
+ * StaticEstimatedCostLimit is refused, and so is a schema whose rules add up to more than
+ * StaticEstimatedCRDCostLimit.
+ */
+export function checkSchemaRuleCosts(schema: JSONSchemaProps, schemaPath: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  let total = 0;
+  for (const r of schemaRuleCosts(schema, schemaPath)) {
+    const cost = Math.min(r.cost * r.cardinality, Number.MAX_SAFE_INTEGER);
+    if (cost > STATIC_ESTIMATED_COST_LIMIT) {
+      causes.push(
+        forbidden(r.path, costExceededMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)),
+      );
+    }
+    total = Math.min(total + cost, Number.MAX_SAFE_INTEGER);
+  }
+  if (total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
+    causes.push(
+      forbidden(
+        schemaPath,
+        `x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of ${(total / STATIC_ESTIMATED_CRD_COST_LIMIT).toFixed(1)}x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+      ),
+    );
+  }
   return causes;
 }
 

@@ -7,7 +7,7 @@
 
 import type { StatusCause } from '../errors.ts';
 import type { JSONSchemaProps } from '../registry/resource-definition.ts';
-import { compileSchemaRules } from './cel-rules.ts';
+import { checkSchemaRuleCosts, compileSchemaRules } from './cel-rules.ts';
 import { validateEmbeddedResources } from './embedded-resource-validation.ts';
 import { forbidden, invalid, notSupported, required } from './field-errors.ts';
 import { childPath, type FieldPath, indexPath, keyPath } from './field-path.ts';
@@ -434,6 +434,10 @@ export function validateCrdSchema(value: unknown, statusEnabled: boolean, path: 
   else errs.push(...validateDefaults(schema as JSONSchemaProps, schemaPath, false, true));
   const ctx: SchemaContext = { allowDefaults: true, disallowDefaultsReason: '', insideResourceMeta: false };
   errs.push(...openAPISchema(schema, schemaPath, ctx, true));
-  if (structural.length === 0) errs.push(...compileSchemaRules(schema as JSONSchemaProps, schemaPath));
+  if (structural.length === 0) {
+    const compiled = compileSchemaRules(schema as JSONSchemaProps, schemaPath);
+    errs.push(...compiled);
+    if (compiled.length === 0) errs.push(...checkSchemaRuleCosts(schema as JSONSchemaProps, schemaPath));
+  }
   return errs;
 }

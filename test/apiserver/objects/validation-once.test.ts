@@ -37,3 +37,29 @@ test('kubectl shows each invalid NodeConfig field once, with the validator’s m
   const get = await local.kubectl(['get', 'nodeconfig', 'bad']);
   assert.notEqual(get.code, 0, 'nothing was stored');
 });
+
+test('a NodeConfig the CRD’s own rules refuse too shows each field once, with the validator’s message', async () => {
+  const result = await local.kubectl(['apply', '-f', '-'], {
+    input: [
+      'apiVersion: nodeherd.io/v1alpha1',
+      'kind: NodeConfig',
+      'metadata: {name: bad-rules}',
+      'spec:',
+      '  files:',
+      '  - path: /proc/sys/kernel/panic',
+      '    content: {inline: {data: "1"}}',
+      '  - path: /etc/x.bin',
+      '    content: {inline: {data: "not base64!", encoding: base64}}',
+      '  units:',
+      '  - {name: foo@.service, content: "[Service]", state: running}',
+      '',
+    ].join('\n'),
+  });
+  assert.equal(result.code, 1);
+  const lines = result.stderr.split('\n').filter((line) => line.startsWith('* '));
+  assert.deepEqual(lines, [
+    '* spec.files[0].path: Forbidden: nodeherd does not write under /proc',
+    '* spec.files[1].content.inline.data: Invalid value: "not base64!": must be valid base64 (RFC 4648, padded)',
+    '* spec.units[0].state: Forbidden: a template unit cannot run; declare an instance such as name@x.service',
+  ]);
+});

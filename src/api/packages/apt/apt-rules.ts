@@ -13,8 +13,18 @@ import {
   requiredPatterned,
   stringAt,
 } from '../../field-errors.ts';
+import { MAX_URL_LENGTH } from '../../limits.ts';
 import { APT_KEYRING_DIR, APT_SOURCES_DIR } from '../../paths.ts';
-import { ARCHITECTURE, PACKAGE_NAME, PACKAGE_VERSION, REPOSITORY_URI, regex, WORD } from '../../patterns.ts';
+import {
+  ARCHITECTURE,
+  ARMORED_KEY,
+  BASE64_KEYRING,
+  PACKAGE_NAME,
+  PACKAGE_VERSION,
+  REPOSITORY_URI,
+  regex,
+  WORD,
+} from '../../patterns.ts';
 import { array, defaulted, object, optional, string, stringEnum } from '../../schema-builder.ts';
 import type { PackageManagerRules, ValidPackage } from '../package-manager.ts';
 
@@ -28,20 +38,32 @@ const signingKeySchema = object(
   },
   'The OpenPGP key the repository is signed with, trusted for this repository only (written to a keyring ' +
     'referenced by Signed-By).',
+  // signingKeyProblem as patterns, chosen by the encoding (patterns cost no CEL budget).
+  {
+    anyOf: [
+      { properties: { encoding: { enum: ['armored'] }, data: { pattern: ARMORED_KEY } } },
+      { properties: { encoding: { enum: ['base64'] }, data: { pattern: BASE64_KEYRING } } },
+    ],
+  },
 );
 
 /** An apt repository's fields in the NodeConfig schema (besides name and manager). */
 const repositoryFields = {
-  uri: string('Base URI of the repository.', { pattern: REPOSITORY_URI }),
+  uri: string('Base URI of the repository.', { pattern: REPOSITORY_URI, maxLength: MAX_URL_LENGTH }),
   suites: array(
-    string('A suite.', { pattern: WORD }),
+    string('A suite.', { pattern: WORD, maxLength: 256 }),
     'Suites, e.g. bookworm or stable; a flat repository: ./',
+    { minItems: 1, maxItems: 16 },
   ),
   components: defaulted(
-    array(string('A component.', { pattern: WORD }), 'Components, e.g. main; empty for a flat repository.'),
+    array(string('A component.', { pattern: WORD }), 'Components, e.g. main; empty for a flat repository.', {
+      maxItems: 32,
+    }),
     [],
   ),
-  architectures: optional(array(string('An architecture.', { pattern: ARCHITECTURE }), 'Restrict to these.')),
+  architectures: optional(
+    array(string('An architecture.', { pattern: ARCHITECTURE }), 'Restrict to these.', { maxItems: 16 }),
+  ),
   signingKey: optional(signingKeySchema),
 };
 
@@ -106,6 +128,21 @@ export const aptRules = {
   indexRefresh: 'apt-update',
   repositoryFields,
   repositoryDirs: [APT_SOURCES_DIR, APT_KEYRING_DIR],
+  repositoryRules: [
+    {
+      rule: "!self.suites.exists(s, s.endsWith('/')) || !has(self.components) || size(self.components) == 0",
+      message: 'a flat repository (suite ending in /) has no components',
+      fieldPath: '.components',
+      reason: 'FieldValueForbidden',
+    },
+    {
+      rule: "self.suites.exists(s, s.endsWith('/')) || (has(self.components) && size(self.components) > 0)",
+      message: 'at least one component unless the suite ends in / (flat repository)',
+      fieldPath: '.components',
+      reason: 'FieldValueRequired',
+    },
+  ],
+  packageRules: [],
   validateRepository,
   validatePackage,
   versionMatches: aptVersionMatches,
