@@ -5,12 +5,13 @@ import { MAX_PATH_LENGTH, MAX_POOL_NAME_LENGTH, MAX_URL_LENGTH } from './limits.
 import { secretNamespaceSchema } from './node-config-schema.ts';
 import { DEFAULT_REBOOT_SENTINEL_FILE, DRIFT_POLICIES, OS_REBOOT_POLICIES } from './node-protocol.ts';
 import {
-  ABSOLUTE_PATH,
   CRON,
   DNS1123_LABEL,
   DNS1123_SUBDOMAIN,
   DURATION,
   HTTP_BASE_URL,
+  NO_NUL,
+  NORMALISED_PATH,
   PERCENT_1_TO_100,
 } from './patterns.ts';
 import {
@@ -471,17 +472,30 @@ export const nodeConfigPoolSpecSchema = object(
                 sentinelFile: defaulted(
                   string(
                     "A file whose existence means the OS asks for a reboot, as the agent's root sees it; a `<file>.pkgs` beside it lists the packages that asked (Debian).",
-                    { pattern: ABSOLUTE_PATH, maxLength: MAX_PATH_LENGTH },
+                    { pattern: NORMALISED_PATH, maxLength: MAX_PATH_LENGTH },
                   ),
                   DEFAULT_REBOOT_SENTINEL_FILE,
                 ),
                 sentinelCommand: optional(
-                  array(
-                    string('A program (absolute path) or one of its arguments.', {
-                      maxLength: MAX_SENTINEL_ARGUMENT_LENGTH,
-                    }),
-                    'Also ask this command, e.g. ["/usr/bin/needs-restarting", "-r"]: exit code 1 means a reboot is needed, 0 not, anything else is a failed check. Run without a shell, with an empty environment but PATH, as root on the node (in the node’s namespaces in DaemonSet mode), with a timeout and bounded output.',
-                    { minItems: 1, maxItems: MAX_SENTINEL_ARGUMENTS },
+                  withRules(
+                    array(
+                      string('A program (absolute path) or one of its arguments.', {
+                        maxLength: MAX_SENTINEL_ARGUMENT_LENGTH,
+                        pattern: NO_NUL,
+                      }),
+                      'Also ask this command, e.g. ["/usr/bin/needs-restarting", "-r"]: exit code 1 means a reboot is needed, 0 not, anything else is a failed check. Run without a shell, with an empty environment but PATH, as root on the node (in the node’s namespaces in DaemonSet mode), with a timeout and bounded output.',
+                      { minItems: 1, maxItems: MAX_SENTINEL_ARGUMENTS },
+                    ),
+                    [
+                      {
+                        // No PATH lookup: the program is the one named (the validators say the same, at [0]; kube's
+                        // fieldPath cannot name a list index).
+                        rule: `self[0].matches('${NORMALISED_PATH.replace(/\\/g, '\\\\')}')`,
+                        message:
+                          'the program must be an absolute, normalised path (it is run without a shell or PATH)',
+                        reason: 'FieldValueInvalid',
+                      },
+                    ],
                   ),
                 ),
                 timeoutSeconds: defaulted(

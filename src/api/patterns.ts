@@ -35,6 +35,9 @@ export const WORD = String.raw`^[^\x00-\x20\x7f#]+$`;
 export const REPOSITORY_URI = String.raw`^(https?|file)://[^\x00-\x20\x7f#]+$`;
 export const ARCHITECTURE = '^[a-z0-9-]+$';
 
+/** Any text without a NUL byte (an argument handed to a program). */
+export const NO_NUL = String.raw`^[^\x00]*$`;
+
 /** An absolute path (the validators also require it to be normalised). */
 export const ABSOLUTE_PATH = '^/';
 

@@ -186,6 +186,18 @@ export const BAD_OBJECTS: BadObject[] = [
   config('a policy default that is not allowed', 'spec.disruptionPolicies.default', (s) => {
     s.disruptionPolicies = { default: 'Restart' };
   }),
+  pool('a reboot sentinel command found through PATH', 'spec.reboots.osRequested.sentinelCommand', (o) => {
+    o.spec.reboots = { osRequested: { sentinelCommand: ['needs-restarting', '-r'] } };
+  }),
+  pool('a reboot sentinel argument with a NUL byte', 'spec.reboots.osRequested.sentinelCommand[1]', (o) => {
+    o.spec.reboots = { osRequested: { sentinelCommand: ['/usr/bin/needs-restarting', '-r\u0000'] } };
+  }),
+  pool('a reboot sentinel file that is not normalised', 'spec.reboots.osRequested.sentinelFile', (o) => {
+    o.spec.reboots = { osRequested: { sentinelFile: '/var/run/../tmp/x' } };
+  }),
+  pool('a reboot policy that does not exist', 'spec.reboots.osRequested.policy', (o) => {
+    o.spec.reboots = { osRequested: { policy: 'Sometimes' } };
+  }),
   pool('a pool name that is not a label', 'metadata.name', (o) => {
     o.metadata.name = 'a.b';
   }),
