@@ -63,6 +63,13 @@ export interface ApiServerOptions {
   extraSans?: string[];
   /** Revisions of history kept for watch resume (default 10,000). */
   retainRevisions?: number;
+  /** Bytes of history kept for watch resume, whatever the count (default 256 MiB). */
+  retainHistoryBytes?: number;
+  /**
+   * Bytes of storage at which writes are refused (default 2 GiB, etcd's --quota-backend-bytes);
+   * deletes and Lease renewals go on (`nodeherd apiserver --storage-quota-bytes`).
+   */
+  storageQuotaBytes?: number;
   compactIntervalMs?: number;
   bookmarkIntervalMs?: number;
   /** Range from which each watch's default timeout is drawn. */
@@ -137,7 +144,7 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_MS,
     watchTimeoutMs: options.watchTimeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS,
   });
-  const discovery = new DiscoveryService(registry);
+  const discovery = new DiscoveryService(registry, () => store.usage());
   const server = httpsServer(pki);
   const listeningUrl = () => {
     const address = server.address();
@@ -196,6 +203,21 @@ function openObjects(
 ): { store: Store; registry: ResourceRegistry; objects: ObjectService; namespaces: NamespaceController } {
   const store: Store = SqliteStore.open(join(options.dataDir, STATE_DB), {
     ...(options.retainRevisions !== undefined ? { retainRevisions: options.retainRevisions } : {}),
+    ...(options.retainHistoryBytes !== undefined ? { retainHistoryBytes: options.retainHistoryBytes } : {}),
+    ...(options.storageQuotaBytes !== undefined ? { quotaBytes: options.storageQuotaBytes } : {}),
+    onQuotaAlarm: (usage) => {
+      if (usage.quotaExceeded) {
+        log.error(
+          { usedBytes: usage.usedBytes, quotaBytes: usage.quotaBytes },
+          'storage quota exceeded (etcd NOSPACE alarm): creates and updates are refused until deletes free space',
+        );
+      } else {
+        log.info(
+          { usedBytes: usage.usedBytes, quotaBytes: usage.quotaBytes },
+          'storage quota alarm cleared: writes are accepted again',
+        );
+      }
+    },
     compactIntervalMs: options.compactIntervalMs ?? 5 * 60_000,
     onBackgroundError: (err, context) => log.error({ err, context }, 'storage background failure'),
     // One fsync per event-loop turn instead of per write; every answer waits for it (resource-handler.ts).

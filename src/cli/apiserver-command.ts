@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { ApiServer } from '../apiserver/api-server.ts';
 import { adminKubeconfigPath } from '../apiserver/auth/credentials.ts';
+import { DEFAULT_QUOTA_BYTES } from '../apiserver/storage/types.ts';
 import { nodeherdProfile } from '../profile/nodeherd-profile.ts';
 
 function port(value: string): number {
@@ -32,6 +33,12 @@ export function apiserverCommand(): Command {
     .option('--tls-san <name...>', 'extra host names or IP addresses for the serving certificate', [])
     .option('--retain-revisions <n>', 'revisions of history kept for watch resume', positiveInt, 10_000)
     .option(
+      '--storage-quota-bytes <n>',
+      "bytes of storage at which writes are refused (etcd's --quota-backend-bytes); deletes and Lease renewals go on",
+      positiveInt,
+      DEFAULT_QUOTA_BYTES,
+    )
+    .option(
       '--agent-artefacts <dir>',
       'serve the built agent (npm run build:agent) at /nodeherd/agent/ for nodeherd-init',
     )
@@ -42,6 +49,7 @@ export function apiserverCommand(): Command {
         bindAddress: string;
         tlsSan: string[];
         retainRevisions: number;
+        storageQuotaBytes: number;
         agentArtefacts?: string;
       }) => {
         const dataDir = resolve(opts.dataDir);
@@ -51,6 +59,7 @@ export function apiserverCommand(): Command {
           host: opts.bindAddress,
           extraSans: opts.tlsSan,
           retainRevisions: opts.retainRevisions,
+          storageQuotaBytes: opts.storageQuotaBytes,
           // The artefacts are served before authentication (nodeherd-init has no credential yet).
           profile: nodeherdProfile(
             opts.agentArtefacts === undefined ? {} : { artefactDirectory: resolve(opts.agentArtefacts) },
