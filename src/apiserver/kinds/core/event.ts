@@ -13,6 +13,7 @@ import { t } from '../../schema/builtin-decoding.ts';
 import { validatePathSegmentName } from '../../schema/names.ts';
 import type { KubeObject } from '../../storage/types.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
+import { eventMessageCauses } from '../shared/message-limits.ts';
 import { at, text } from '../shared/readers.ts';
 import { ALL_VERBS, builtin, int, kindSchema, open, str } from '../shared/schemas.ts';
 
@@ -113,6 +114,7 @@ export const coreEventKind: BuiltinKind = {
       t('series.lastObservedTime', 'MicroTime'),
     ],
   },
+  strategies: () => [{ validate: (event, old) => eventMessageCauses(event, old) }],
   validateName: validatePathSegmentName,
   protobuf: { 'v1/Event': Event },
 };
