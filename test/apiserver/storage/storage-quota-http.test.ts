@@ -26,8 +26,15 @@ before(async () => {
   // What a fresh server holds (its CRDs, namespaces), then the same data dir with a quota just above it.
   const fresh = await startLocalApiServer();
   const client = adminKubeClient(fresh);
-  const used = gauge(await client.getText('/metrics'), 'etcd_mvcc_db_total_size_in_use_in_bytes');
-  client.close();
+  let used: number;
+  try {
+    used = gauge(await client.getText('/metrics'), 'etcd_mvcc_db_total_size_in_use_in_bytes');
+  } catch (error) {
+    await fresh.stop();
+    throw error;
+  } finally {
+    client.close();
+  }
   await fresh.server.stop();
   local = await startLocalApiServer({ dataDir: fresh.dataDir, storageQuotaBytes: used + MIB });
 });
