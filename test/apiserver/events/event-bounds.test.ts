@@ -104,6 +104,25 @@ test('an Event with a 1 MiB message is refused, naming the field, and nothing is
   }
 });
 
+test('an Event of 1 MiB by its annotations or references is refused with 413, and nothing is stored', async () => {
+  const annotated = nodeEvent('annotated', 'small');
+  (annotated.metadata as Record<string, unknown>).annotations = { a: 'x'.repeat(200 * 1024) };
+  const referenced = nodeEvent('referenced', 'small');
+  referenced.related = { kind: 'Node', name: NODE, fieldPath: 'x'.repeat(MIB) };
+  for (const event of [annotated, referenced]) {
+    const answer = await asAgent('POST', EVENTS, event);
+    assert.equal(answer.status, 413, JSON.stringify(answer.body).slice(0, 300));
+    assert.match(answer.body.message, /an Event may be at most 65536 bytes/);
+  }
+  const client = adminKubeClient(local);
+  try {
+    const names = (await client.list(EVENTS)).items.map((e) => e.metadata?.name);
+    assert.ok(!names.includes('annotated') && !names.includes('referenced'));
+  } finally {
+    client.close();
+  }
+});
+
 test("Events written fast by one node's token are 429 with Retry-After once its bucket is empty", async () => {
   const answers: RawAnswer[] = [];
   for (let i = 0; i < 8; i++)
