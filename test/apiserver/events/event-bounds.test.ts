@@ -25,8 +25,8 @@ interface RawAnswer {
   body: Record<string, any>;
 }
 
-/** One request as the node's agent, without the client's Retry-After retries. */
-function asAgent(method: string, path: string, body: unknown): Promise<RawAnswer> {
+/** One request as the node's agent (or another token), without the client's Retry-After retries. */
+function asAgent(method: string, path: string, body: unknown, token = agentToken): Promise<RawAnswer> {
   const url = new URL(local.server.url);
   const payload = Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
@@ -38,7 +38,7 @@ function asAgent(method: string, path: string, body: unknown): Promise<RawAnswer
         method,
         ca: local.server.caPem,
         headers: {
-          Authorization: `Bearer ${agentToken}`,
+          Authorization: `Bearer ${token}`,
           'Content-Type': 'application/json',
           'Content-Length': String(payload.length),
         },
@@ -139,6 +139,27 @@ test("Events written fast by one node's token are 429 with Retry-After once its 
   // A dry run takes no token (it stores nothing), so it is judged on its own merits even now.
   const dry = await asAgent('POST', `${EVENTS}?dryRun=All`, nodeEvent('dry', 'z'));
   assert.equal(dry.status, 201);
+});
+
+test('one user writing Events about many objects is 429 once its own bucket is empty', async () => {
+  const client = adminKubeClient(local);
+  await client.create('/api/v1/nodes', { metadata: { name: 'n2' } });
+  client.close();
+  const token = await local.server.issueCredential('node', 'n2', join(local.dataDir, 'agent-n2.kubeconfig'));
+  const answers: RawAnswer[] = [];
+  for (let i = 0; i < 9; i++) {
+    // Another source host each time: every source-and-object bucket is fresh, the user's is not.
+    const event = {
+      ...nodeEvent(`many-${i}`, 'w'),
+      involvedObject: { kind: 'Node', name: 'n2', apiVersion: 'v1' },
+      source: { component: 'nodeherd-agent', host: `host-${i}` },
+    };
+    answers.push(await asAgent('POST', EVENTS, event, token));
+  }
+  const created = answers.filter((a) => a.status === 201).length;
+  assert.ok(created >= 6 && created <= 8, `${created} created (the user's burst is 6)`);
+  const limited = answers.find((a) => a.status === 429);
+  assert.match(limited?.body.message ?? '', /limit reached on type User for key nodeherd:agent:n2/);
 });
 
 test('Events expire after the TTL, in core/v1 and events.k8s.io/v1 alike', async () => {
