@@ -88,6 +88,12 @@ test('at the quota writes are refused with 507, Lease renewals and deletes go on
       (e: unknown) => e instanceof KubeError && e.status === 404,
     );
 
+    // A controller whose write the store refuses (the ServiceAccount controller re-creating `default`)
+    // does not take the server down.
+    await client.delete('/api/v1/namespaces/default/serviceaccounts/default');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.match(await client.getText('/readyz?verbose'), /readyz check passed/);
+
     // A Lease renewal goes through.
     lease = await client.update<Record<string, any>>(LEASE, {
       ...lease,
