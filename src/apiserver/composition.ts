@@ -18,6 +18,7 @@ import { auditIds } from './chain/audit-ids.ts';
 import { authentication, authenticator } from './chain/authentication.ts';
 import { authorization } from './chain/authorization.ts';
 import { discoveryDocuments, publicDocuments } from './chain/discovery.ts';
+import { type EventRateLimitConfig, eventRateLimit } from './chain/event-rate-limit.ts';
 import { issuerDiscovery } from './chain/issuer-discovery.ts';
 import { nodeRestriction } from './chain/node-restriction.ts';
 import { prettyPrinting } from './chain/pretty-printing.ts';
@@ -28,6 +29,7 @@ import { resources } from './chain/resources.ts';
 import { selfReviews } from './chain/self-reviews.ts';
 import { CrdController } from './controllers/crd-controller.ts';
 import { DisruptionController } from './controllers/disruption.ts';
+import { EventTtlController } from './controllers/event-ttl.ts';
 import { GarbageCollector } from './controllers/garbage-collector.ts';
 import { NamespaceController } from './controllers/namespace-controller.ts';
 import { NodeLifecycleController } from './controllers/node-lifecycle.ts';
@@ -63,6 +65,17 @@ export interface ApiServerOptions {
   extraSans?: string[];
   /** Revisions of history kept for watch resume (default 10,000). */
   retainRevisions?: number;
+  /** Bytes of history kept for watch resume, whatever the count (default 256 MiB). */
+  retainHistoryBytes?: number;
+  /**
+   * Bytes of storage at which writes are refused (default 2 GiB, etcd's --quota-backend-bytes);
+   * deletes and Lease renewals go on (`nodeherd apiserver --storage-quota-bytes`).
+   */
+  storageQuotaBytes?: number;
+  /** How long an Event lives after its last write (default one hour, kube-apiserver's --event-ttl). */
+  eventTtlMs?: number;
+  /** kube's EventRateLimit admission: buckets per user and per source and object (defaults in the stage). */
+  eventRateLimit?: EventRateLimitConfig;
   compactIntervalMs?: number;
   bookmarkIntervalMs?: number;
   /** Range from which each watch's default timeout is drawn. */
@@ -118,7 +131,7 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
     pod: (namespace, name) => lookup('', 'v1', 'pods', namespace, name),
     node: (name) => lookup('', 'v1', 'nodes', undefined, name),
   };
-  const { controllers, disruption } = startControllers(options, store, registry, objects, namespaces);
+  const { controllers, disruption } = startControllers(options, log, store, registry, objects, namespaces);
   if (options.installCrds !== false)
     installCustomResourceDefinitions(objects, registry, profile.customResourceDefinitions());
 
@@ -137,7 +150,7 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_MS,
     watchTimeoutMs: options.watchTimeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS,
   });
-  const discovery = new DiscoveryService(registry);
+  const discovery = new DiscoveryService(registry, () => store.usage());
   const server = httpsServer(pki);
   const listeningUrl = () => {
     const address = server.address();
@@ -160,7 +173,8 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
     resourceResolution(registry),
     authorization({ rules, allowsDespiteRules: profile.allowsDespiteRules, lookup, fieldSelectorPins }),
     nodeRestriction(profile.nodeAdmission, lookup),
-    // admission policies (issue 33), rate limits (issue 32)
+    // admission policies (issue 33)
+    eventRateLimit(options.eventRateLimit),
     selfReviews(rules, authenticate, tokens.identities),
     discoveryDocuments(discovery, store),
     resources(handler),
@@ -196,6 +210,21 @@ function openObjects(
 ): { store: Store; registry: ResourceRegistry; objects: ObjectService; namespaces: NamespaceController } {
   const store: Store = SqliteStore.open(join(options.dataDir, STATE_DB), {
     ...(options.retainRevisions !== undefined ? { retainRevisions: options.retainRevisions } : {}),
+    ...(options.retainHistoryBytes !== undefined ? { retainHistoryBytes: options.retainHistoryBytes } : {}),
+    ...(options.storageQuotaBytes !== undefined ? { quotaBytes: options.storageQuotaBytes } : {}),
+    onQuotaAlarm: (usage) => {
+      if (usage.quotaExceeded) {
+        log.error(
+          { usedBytes: usage.usedBytes, quotaBytes: usage.quotaBytes },
+          'storage quota exceeded (etcd NOSPACE alarm): creates and updates are refused until deletes free space',
+        );
+      } else {
+        log.info(
+          { usedBytes: usage.usedBytes, quotaBytes: usage.quotaBytes },
+          'storage quota alarm cleared: writes are accepted again',
+        );
+      }
+    },
     compactIntervalMs: options.compactIntervalMs ?? 5 * 60_000,
     onBackgroundError: (err, context) => log.error({ err, context }, 'storage background failure'),
     // One fsync per event-loop turn instead of per write; every answer waits for it (resource-handler.ts).
@@ -242,6 +271,7 @@ function storedObjects(registry: ResourceRegistry, objects: ObjectService): Stor
 /** Starts the controllers a bare API server relies on, the CRDs' first (the registry then serves them). */
 function startControllers(
   options: ApiServerOptions,
+  log: Logger,
   store: Store,
   registry: ResourceRegistry,
   objects: ObjectService,
@@ -260,7 +290,15 @@ function startControllers(
     gracePeriodMs: options.nodeMonitorGracePeriodMs ?? 40_000,
   });
   nodeLifecycle.start();
-  return { controllers: [serviceAccounts, nodeLifecycle, disruption, gc, namespaces, crds], disruption };
+  const eventTtl = new EventTtlController(store, {
+    ...(options.eventTtlMs !== undefined ? { ttlMs: options.eventTtlMs } : {}),
+    onError: (err, key) => log.error({ err, key }, 'deleting an expired Event failed'),
+  });
+  eventTtl.start();
+  return {
+    controllers: [eventTtl, serviceAccounts, nodeLifecycle, disruption, gc, namespaces, crds],
+    disruption,
+  };
 }
 
 /** Creates the CRDs, or updates them when this build's schemas differ from the stored ones. */

@@ -31,7 +31,8 @@ export type StatusReason =
   | 'TooManyRequests'
   | 'InternalError'
   | 'ServiceUnavailable'
-  | 'Timeout';
+  | 'Timeout'
+  | 'InsufficientStorage';
 
 export class ApiError extends Error {
   readonly code: number;
@@ -128,6 +129,16 @@ export function invalid(ref: ResourceRef, causes: StatusCause[]): ApiError {
  */
 export function objectTooLarge(): ApiError {
   return new ApiError(413, 'RequestEntityTooLarge', 'etcdserver: request is too large');
+}
+
+/**
+ * 507 for a write refused because the store is at its quota (etcd's NOSPACE alarm). kube-apiserver
+ * passes etcd's "etcdserver: mvcc: database space exceeded" through as a 500 InternalError, which reads
+ * like a bug in the server; 507 Insufficient Storage says what it is, keeps etcd's words, and, being a
+ * 5xx without Retry-After, is not retried at once by clients (docs/apiserver.md, Storage bounds).
+ */
+export function storageQuotaExceeded(message: string): ApiError {
+  return new ApiError(507, 'InsufficientStorage', message);
 }
 
 export function badRequest(message: string): ApiError {

@@ -5,7 +5,7 @@
 // and the controller's KubeClient (kube-client.ts: the official KubeConfig) are constructors of it.
 
 import type { HttpsTransport } from './https-transport.ts';
-import type { KubeStatus } from './kube-error.ts';
+import { type KubeStatus, kubeErrorFromResponse } from './kube-error.ts';
 import {
   KubeWatch,
   type WatchHandle,
@@ -98,6 +98,22 @@ export class ApiClient {
     options?: WatchOptions,
   ): WatchHandle {
     return new KubeWatch<T>(this.transport, this.counters, path, query, handlers, options);
+  }
+
+  /**
+   * GET of a non-resource path that answers text (`/readyz?verbose`, `/metrics`); a non-2xx answer
+   * throws as the JSON calls do.
+   */
+  async getText(path: string): Promise<string> {
+    this.counters.request('get');
+    const response = await this.transport.send('GET', path, undefined, true);
+    if (response.status < 200 || response.status > 299)
+      throw kubeErrorFromResponse(
+        response.status,
+        response.text,
+        this.namedErrors ? `GET ${path}` : undefined,
+      );
+    return response.text;
   }
 
   /** Requests and responses so far (for metrics and benchmarks). */

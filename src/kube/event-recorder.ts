@@ -7,6 +7,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../util/logger.ts';
+import { truncateUtf8 } from '../util/truncate-utf8.ts';
 import { kubeTime } from './conditions.ts';
 import type { KubeClient } from './kube-client.ts';
 import { isKubeError } from './kube-error.ts';
@@ -51,6 +52,7 @@ interface Sent {
 
 const AGGREGATE_MS = 10 * 60_000;
 const MAX_REMEMBERED = 4096;
+/** In UTF-8 bytes: the API server refuses Event messages over 1,024 (kube's NoteLengthLimit). */
 const MAX_MESSAGE = 1024;
 const DROP_LOG_INTERVAL_MS = 10_000;
 
@@ -98,7 +100,7 @@ export class EventRecorder {
         this.dropLoggedAt = now;
       }
     }
-    this.pending.push({ subject, type, reason, message: message.slice(0, MAX_MESSAGE), at: this.now() });
+    this.pending.push({ subject, type, reason, message: truncateUtf8(message, MAX_MESSAGE), at: this.now() });
     this.pump();
   }
 

@@ -671,16 +671,28 @@ const attempts: Attempt[] = [
       {
         op: 'add',
         path: '/status/conditions/-',
-        value: { type: 'NodeConfigReady', status: 'True', reason: 'Big', message: 'x'.repeat(400_000) },
+        // Within the 32 KiB a condition message may hold; sixty copies make 1.8 MB.
+        value: { type: 'NodeConfigReady', status: 'True', reason: 'Big', message: 'x'.repeat(30_000) },
       },
       // Index 4: the big NodeConfigReady condition just added (after Ready and the agent's own three).
-      ...Array.from({ length: 4 }, () => ({
+      ...Array.from({ length: 60 }, () => ({
         op: 'copy',
         from: '/status/conditions/4',
         path: '/status/conditions/-',
       })),
     ]),
     embedded: { code: 413, reason: 'RequestEntityTooLarge', message: /etcdserver: request is too large/ },
+  },
+  {
+    name: 'keeps a 1 MiB message in its own condition',
+    prepare: patch(`/api/v1/nodes/${NODE}/status`, 'application/json-patch+json', [
+      {
+        op: 'add',
+        path: '/status/conditions/-',
+        value: { type: 'NodeConfigReady', status: 'False', reason: 'Big', message: 'x'.repeat(1024 * 1024) },
+      },
+    ]),
+    embedded: { code: 422, reason: 'Invalid', message: /Too long: may not be more than 32768 bytes/ },
   },
   {
     name: 'doubles its own Node thirty times with JSON patch copies',

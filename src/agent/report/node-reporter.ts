@@ -14,6 +14,7 @@ import {
 } from '../../api/node-protocol.ts';
 import { resourcePath } from '../../kube/light/api-paths.ts';
 import type { LightKubeClient } from '../../kube/light/light-kube-client.ts';
+import { truncateUtf8 } from '../../util/truncate-utf8.ts';
 import { type Clock, kubeTime } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -25,7 +26,7 @@ import {
 import { buildNodeEvent, type EventType } from './node-event.ts';
 
 /** Annotation values stay readable in `kubectl describe`; the full story is in the agent's log. */
-const MAX_MESSAGE_LENGTH = 1024;
+const MAX_MESSAGE_BYTES = 1024;
 /** Undelivered events kept for retry; older ones are dropped first. */
 const MAX_PENDING_EVENTS = 20;
 
@@ -287,6 +288,7 @@ export class NodeReporter {
   }
 }
 
+/** The API server refuses Event messages over 1,024 bytes (kube's NoteLengthLimit). */
 function truncate(message: string): string {
-  return message.length <= MAX_MESSAGE_LENGTH ? message : `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
+  return truncateUtf8(message, MAX_MESSAGE_BYTES);
 }

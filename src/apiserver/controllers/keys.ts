@@ -14,8 +14,20 @@ export function definitionForKey(registry: ResourceRegistry, key: string): Resou
 /** Runs deferred work outside the store's synchronous event callback, coalescing repeats by name. */
 export class DeferredQueue {
   private readonly pending = new Map<string, () => void>();
+  private readonly onError: (error: unknown) => void;
   private scheduled = false;
   private closed = false;
+
+  /** onError: work that threw (reported as a process warning unless given). */
+  constructor(onError?: (error: unknown) => void) {
+    this.onError =
+      onError ??
+      ((error) =>
+        process.emitWarning(
+          `controller work failed: ${error instanceof Error ? error.message : String(error)}`,
+          'ControllerWarning',
+        ));
+  }
 
   add(id: string, work: () => void): void {
     if (this.closed) return;
@@ -31,7 +43,12 @@ export class DeferredQueue {
     this.pending.clear();
     for (const work of batch) {
       if (this.closed) return;
-      work();
+      // One controller's failure (a write the store refused at its quota) must not end the server.
+      try {
+        work();
+      } catch (error) {
+        this.onError(error);
+      }
     }
   }
 

@@ -159,8 +159,9 @@ export class NodeLifecycleController {
         });
       }
     } catch (err) {
-      // A concurrent write by the node itself wins; the next check looks again.
-      if (!(err instanceof ApiError && (err.code === 409 || err.code === 404))) throw err;
+      // A concurrent write by the node itself wins, or the store is at its quota (507): the next check
+      // looks again.
+      if (!(err instanceof ApiError && (err.code === 409 || err.code === 404 || err.code === 507))) throw err;
     }
   }
 
@@ -171,7 +172,7 @@ export class NodeLifecycleController {
       const taints = (node.spec?.taints ?? []).filter((t: KubeObject) => t.key !== UNREACHABLE_TAINT);
       this.objects.update(this.nodeDef, undefined, name, { ...node, spec: { ...node.spec, taints } });
     } catch (err) {
-      if (!(err instanceof ApiError && (err.code === 409 || err.code === 404))) throw err;
+      if (!(err instanceof ApiError && (err.code === 409 || err.code === 404 || err.code === 507))) throw err;
     }
   }
 

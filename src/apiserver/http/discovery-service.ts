@@ -14,6 +14,8 @@ import { acceptsOpenApiV2Protobuf, openApiV2Json, openApiV2Protobuf } from '../d
 import { openApiV3Document, openApiV3Root } from '../discovery/openapi-v3.ts';
 import { versionInfo } from '../discovery/version-info.ts';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
+import type { StorageUsage } from '../storage/types.ts';
+import { storageMetrics, verboseHealth } from './storage-health.ts';
 
 interface CachedDocument {
   body: string;
@@ -25,9 +27,12 @@ export class DiscoveryService {
   private readonly registry: ResourceRegistry;
   private cache = new Map<string, CachedDocument | null>();
   private cachedGeneration = -1;
+  private readonly storageUsage: (() => StorageUsage) | undefined;
 
-  constructor(registry: ResourceRegistry) {
+  /** storageUsage: the store's bounds, for the verbose health answers and /metrics. */
+  constructor(registry: ResourceRegistry, storageUsage?: () => StorageUsage) {
     this.registry = registry;
+    this.storageUsage = storageUsage;
   }
 
   private document(id: string, contentType: string, build: () => unknown): CachedDocument | undefined {
@@ -85,7 +90,16 @@ export class DiscoveryService {
         'Content-Type': 'text/plain; charset=utf-8',
         'X-Content-Type-Options': 'nosniff',
       });
-      res.end('ok');
+      const kind = path.split('/')[1]!;
+      res.end(url.searchParams.has('verbose') ? verboseHealth(kind, this.storageUsage?.()) : 'ok');
+      return true;
+    }
+    if (path === '/metrics' && this.storageUsage !== undefined) {
+      res.writeHead(200, {
+        'Content-Type': 'text/plain; version=0.0.4; charset=utf-8',
+        'X-Content-Type-Options': 'nosniff',
+      });
+      res.end(storageMetrics(this.storageUsage()));
       return true;
     }
     if (path === '/version') {

@@ -1,8 +1,9 @@
 // Writing JSON responses and Status errors.
 
 import type { ServerResponse } from 'node:http';
-import { ApiError } from '../errors.ts';
+import { ApiError, storageQuotaExceeded } from '../errors.ts';
 import { jsonText, listJsonText } from '../storage/stored-json.ts';
+import { StoreQuotaExceededError } from '../storage/types.ts';
 
 /** Responses whose request asked for indented JSON (kube's `pretty`, see query-params.ts). */
 const prettyResponses = new WeakSet<ServerResponse>();
@@ -50,6 +51,8 @@ function send(
 /** Any thrown value becomes a Status body; unknown errors are 500 without leaking internals. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  // A write that reached the store some way other than the object service's error translation.
+  if (err instanceof StoreQuotaExceededError) return storageQuotaExceeded(err.message);
   return new ApiError(
     500,
     'InternalError',

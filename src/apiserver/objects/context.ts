@@ -4,7 +4,7 @@
 // store's errors into API errors.
 
 import { kubeTime } from '../../util/kube-time.ts';
-import { alreadyExists, conflict, notFound, objectTooLarge } from '../errors.ts';
+import { alreadyExists, conflict, notFound, objectTooLarge, storageQuotaExceeded } from '../errors.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { apiVersionOf } from '../registry/resource-definition.ts';
 import { cloneJson } from '../storage/json-clone.ts';
@@ -16,6 +16,7 @@ import {
   type StoredItem,
   StoreExistsError,
   StoreNotFoundError,
+  StoreQuotaExceededError,
   StoreTooLargeError,
 } from '../storage/types.ts';
 import type { KindStrategy, StrategyLookup } from './strategy.ts';
@@ -120,6 +121,7 @@ export function translateStoreError(err: unknown, def: ResourceDefinition, name:
   if (err instanceof StoreNotFoundError) return notFound(refOf(def, name));
   if (err instanceof StoreExistsError) return alreadyExists(refOf(def, name));
   if (err instanceof StoreTooLargeError) return objectTooLarge();
+  if (err instanceof StoreQuotaExceededError) return storageQuotaExceeded(err.message);
   return err;
 }
 

@@ -200,6 +200,37 @@ export class RevisionLog {
     return row?.id ?? 0;
   }
 
+  /**
+   * The history after `afterRevision` that compaction could still remove, oldest first: for each update or
+   * delete the bytes of the row it superseded, and each tombstone's own bytes, at the revision they
+   * became history (history-ledger.ts).
+   */
+  historyAfter(afterRevision: number): { revision: number; bytes: number }[] {
+    return this.#statements
+      .get<{ revision: number; bytes: number }>(
+        `SELECT revision, sum(bytes) AS bytes FROM (
+           SELECT l.id AS revision, length(CAST(p.value AS BLOB)) AS bytes FROM log l
+             JOIN log p ON p.id = l.prev_revision WHERE l.id > ? AND l.created = 0
+           UNION ALL
+           SELECT id, length(CAST(value AS BLOB)) FROM log WHERE id > ? AND deleted = 1)
+         GROUP BY revision ORDER BY revision`,
+      )
+      .all(afterRevision, afterRevision);
+  }
+
+  /**
+   * Bytes of the database file in use: its pages less the free ones (which SQLite reuses before it grows
+   * the file), this connection's uncommitted changes included. The WAL is not counted.
+   */
+  usedBytes(): number {
+    const row = this.#statements
+      .get<{ used: number }>(
+        'SELECT (page_count - freelist_count) * page_size AS used FROM pragma_page_count(), pragma_freelist_count(), pragma_page_size()',
+      )
+      .get();
+    return row?.used ?? 0;
+  }
+
   /** True while a transaction begun with begin() is open: appends join it instead of committing alone. */
   get inTransaction(): boolean {
     return this.#db.inTransaction;

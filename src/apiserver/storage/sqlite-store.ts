@@ -19,17 +19,29 @@
 // on libuv's thread pool (revision-log.ts, syncInBackground) while requests go on being parsed and
 // applied. Writes made meanwhile gather in the next group, which commits in the turn that fsync returns
 // in: one fsync at a time, each covering everything committed before it.
+//
+// Bounds on disk (issue 32). The history (rows superseded by later ones, and tombstones) is bounded by
+// count (retainRevisions) and by bytes (retainHistoryBytes): once it holds more bytes than that,
+// compaction runs after the turn and removes the oldest history until it is back under three quarters of
+// the budget, whatever the count. The whole database is bounded by quotaBytes, as etcd's
+// --quota-backend-bytes: the write that crosses it is kept, then the alarm is raised and creates and
+// updates are refused (StoreQuotaExceededError) while deletes, updates of objects being deleted
+// (finalizers going) and Lease renewals go through; every compaction then removes all history, and one
+// runs after every turn that deleted something, so the alarm clears as soon as the space is back.
 import { EventDispatcher, type StoreListener } from './event-dispatcher.ts';
+import { HistoryLedger } from './history-ledger.ts';
 import { deepFreeze } from './json-clone.ts';
 import { isPlainObject, serializeForStorage, stampResourceVersion } from './resource-version.ts';
 import { LogConflictError, type LogEventRow, type LogRow, RevisionLog } from './revision-log.ts';
 import { SortedKeys } from './sorted-keys.ts';
 import { markStored } from './stored-json.ts';
 import {
+  DEFAULT_QUOTA_BYTES,
   type KubeObject,
   type ListOptions,
   type ListResult,
   MAX_OBJECT_BYTES,
+  type StorageUsage,
   type Store,
   StoreConflictError,
   type StoredItem,
@@ -38,6 +50,7 @@ import {
   StoreExpiredError,
   StoreFailedError,
   StoreNotFoundError,
+  StoreQuotaExceededError,
   StoreTooLargeError,
 } from './types.ts';
 
@@ -55,17 +68,32 @@ export interface SqliteStoreOptions {
   groupCommit?: boolean;
   /** Largest serialized object a write may store (default MAX_OBJECT_BYTES, etcd's limit). */
   maxObjectBytes?: number;
+  /**
+   * Most bytes of history (superseded rows and tombstones) kept for watch resume and paging; above it
+   * compaction runs at once (default DEFAULT_RETAIN_HISTORY_BYTES).
+   */
+  retainHistoryBytes?: number;
+  /** Bytes of database at which writes are refused (default DEFAULT_QUOTA_BYTES, etcd's 2 GiB). */
+  quotaBytes?: number;
+  /** Called when the quota alarm is raised and when it clears. */
+  onQuotaAlarm?: (usage: StorageUsage) => void;
 }
 
 const DURABLE: Promise<void> = Promise.resolve();
 
 export const DEFAULT_RETAIN_REVISIONS = 10_000;
+/** 10,000 revisions of 1.5 MiB would be 15 GiB: the history is bounded in bytes too. */
+export const DEFAULT_RETAIN_HISTORY_BYTES = 256 * 1024 * 1024;
+/** Keys the store lets update at its quota: Leases, whose renewals keep nodes and leaders alive. */
+const RENEWABLE_AT_QUOTA = '/coordination.k8s.io/leases/';
 
 /** The live state of one key. object is frozen, stamped with revision, and handed out as it is. */
 interface LiveEntry {
   revision: number;
   createRevision: number;
   object: KubeObject;
+  /** UTF-8 bytes of its row's value. */
+  bytes: number;
 }
 
 export class SqliteStore implements Store {
@@ -83,6 +111,12 @@ export class SqliteStore implements Store {
   readonly #onBackgroundError: (error: unknown, context: string) => void;
   readonly #groupCommit: boolean;
   readonly #maxObjectBytes: number;
+  readonly #retainHistoryBytes: number;
+  readonly #quotaBytes: number;
+  readonly #onQuotaAlarm: (usage: StorageUsage) => void;
+  readonly #history = new HistoryLedger();
+  #quotaExceeded = false;
+  #compactionScheduled = false;
   #revision: number;
   #durable: number;
   /** Settles when the open group transaction is durable; undefined when none is open. */
@@ -100,6 +134,9 @@ export class SqliteStore implements Store {
     this.#onBackgroundError = options.onBackgroundError ?? reportAsWarning;
     this.#groupCommit = options.groupCommit ?? false;
     this.#maxObjectBytes = options.maxObjectBytes ?? MAX_OBJECT_BYTES;
+    this.#retainHistoryBytes = options.retainHistoryBytes ?? DEFAULT_RETAIN_HISTORY_BYTES;
+    this.#quotaBytes = options.quotaBytes ?? DEFAULT_QUOTA_BYTES;
+    this.#onQuotaAlarm = options.onQuotaAlarm ?? (() => {});
     this.#dispatcher = new EventDispatcher((error, event) =>
       this.#onBackgroundError(
         error,
@@ -114,12 +151,15 @@ export class SqliteStore implements Store {
         revision: row.revision,
         createRevision: row.createRevision,
         object: frozenObject(row.value, row.revision),
+        bytes: Buffer.byteLength(row.value),
       });
       this.#keys.insert(row.key);
     }
     for (const row of log.newestRows()) {
       if (!this.#live.has(row.key)) this.#tombstones.set(row.key, row.revision);
     }
+    for (const row of log.historyAfter(this.#compacted)) this.#history.add(row.revision, row.bytes);
+    this.#checkQuota();
   }
 
   /** Opens or creates the store at path (':memory:' for a throwaway one). */
@@ -222,6 +262,7 @@ export class SqliteStore implements Store {
     assertKey(key);
     assertObject(key, object);
     if (this.#live.has(key)) throw new StoreExistsError(key);
+    this.#assertWritable(key, undefined);
     const value = this.#serialize(key, object);
     // Chain onto the key's tombstone if its history still holds one, so (name, prev_revision) stays unique.
     const prevRevision = this.#tombstones.get(key) ?? 0;
@@ -233,7 +274,13 @@ export class SqliteStore implements Store {
       value,
     });
     this.#tombstones.delete(key);
-    const entry: LiveEntry = { revision, createRevision: revision, object: frozenObject(value, revision) };
+    const entry: LiveEntry = {
+      revision,
+      createRevision: revision,
+      object: frozenObject(value, revision),
+      bytes: Buffer.byteLength(value),
+    };
+    this.#afterWrite(revision, 0);
     this.#live.set(key, entry);
     this.#keys.insert(key);
     if (this.#dispatcher.hasListeners) {
@@ -250,6 +297,7 @@ export class SqliteStore implements Store {
     const previous = this.#live.get(key);
     if (previous === undefined) throw new StoreNotFoundError(key);
     if (previous.revision !== expectedRevision) throw new StoreConflictError(key, previous.revision);
+    this.#assertWritable(key, object);
     const value = this.#serialize(key, object);
     const revision = this.#append(key, {
       created: false,
@@ -262,8 +310,10 @@ export class SqliteStore implements Store {
       revision,
       createRevision: previous.createRevision,
       object: frozenObject(value, revision),
+      bytes: Buffer.byteLength(value),
     };
     this.#live.set(key, entry);
+    this.#afterWrite(revision, previous.bytes);
     if (this.#dispatcher.hasListeners) {
       this.#dispatcher.publish({
         type: 'MODIFIED',
@@ -298,13 +348,17 @@ export class SqliteStore implements Store {
       throw new StoreConflictError(key, previous.revision);
     }
     // The tombstone carries the last state, so a resumed watch can still deliver the DELETED object.
+    const tombstone = serializeForStorage(key, previous.object);
     const revision = this.#append(key, {
       created: false,
       deleted: true,
       createRevision: previous.createRevision,
       prevRevision: previous.revision,
-      value: serializeForStorage(key, previous.object),
+      value: tombstone,
     });
+    this.#afterWrite(revision, previous.bytes + Buffer.byteLength(tombstone));
+    // At the quota, what a delete frees is freed at once.
+    if (this.#quotaExceeded) this.#scheduleCompaction();
     this.#live.delete(key);
     this.#keys.remove(key);
     this.#tombstones.set(key, revision);
@@ -341,12 +395,79 @@ export class SqliteStore implements Store {
   compact(): number {
     this.#assertOpen();
     this.flush();
-    const target = this.#revision - this.#retainRevisions;
-    if (target <= this.#compacted) return this.#compacted;
-    this.#log.compact(this.#compacted, target);
-    this.#compacted = target;
-    for (const [key, tombstone] of this.#tombstones) if (tombstone <= target) this.#tombstones.delete(key);
-    return target;
+    let target = Math.max(this.#revision - this.#retainRevisions, this.#compacted);
+    // Over the byte budget, back to three quarters of it, so compaction does not run at every write.
+    if (this.#history.bytes > this.#retainHistoryBytes) {
+      target = Math.max(
+        target,
+        this.#history.compactionPointFor(Math.floor((this.#retainHistoryBytes * 3) / 4), this.#compacted),
+      );
+    }
+    // At the quota every byte of history goes, as an operator compacts etcd to its current revision.
+    if (this.#quotaExceeded) target = this.#revision;
+    if (target > this.#compacted) {
+      this.#log.compact(this.#compacted, target);
+      this.#compacted = target;
+      this.#history.compacted(target);
+      for (const [key, tombstone] of this.#tombstones) if (tombstone <= target) this.#tombstones.delete(key);
+    }
+    this.#checkQuota();
+    return this.#compacted;
+  }
+
+  usage(): StorageUsage {
+    this.#assertOpen();
+    return {
+      usedBytes: this.#log.usedBytes(),
+      historyBytes: this.#history.bytes,
+      quotaBytes: this.#quotaBytes,
+      quotaExceeded: this.#quotaExceeded,
+    };
+  }
+
+  /** Refuses a create or update at the quota, unless it renews a Lease or goes on with a deletion. */
+  #assertWritable(key: string, next: KubeObject | undefined): void {
+    if (!this.#quotaExceeded) return;
+    if (next !== undefined && (key.startsWith(RENEWABLE_AT_QUOTA) || next.metadata?.deletionTimestamp))
+      return;
+    throw new StoreQuotaExceededError(this.#log.usedBytes(), this.#quotaBytes);
+  }
+
+  /** Accounts a write at `revision` that made `historyBytes` bytes history; compacts or alarms if due. */
+  #afterWrite(revision: number, historyBytes: number): void {
+    this.#history.add(revision, historyBytes);
+    if (this.#history.bytes > this.#retainHistoryBytes) this.#scheduleCompaction();
+    this.#checkQuota();
+  }
+
+  #checkQuota(): void {
+    const used = this.#log.usedBytes();
+    const exceeded = used >= this.#quotaBytes;
+    if (exceeded === this.#quotaExceeded) return;
+    this.#quotaExceeded = exceeded;
+    // Raised: compact what history there is at once. Either way, tell whoever watches the alarm.
+    if (exceeded) this.#scheduleCompaction();
+    this.#onQuotaAlarm({
+      usedBytes: used,
+      historyBytes: this.#history.bytes,
+      quotaBytes: this.#quotaBytes,
+      quotaExceeded: exceeded,
+    });
+  }
+
+  /** Compacts after this turn (once, however many writes asked): compact() commits what is pending. */
+  #scheduleCompaction(): void {
+    if (this.#compactionScheduled) return;
+    this.#compactionScheduled = true;
+    setImmediate(() => {
+      this.#compactionScheduled = false;
+      if (this.#closed || this.#failure) return;
+      try {
+        this.compact();
+      } catch (error) {
+        this.#onBackgroundError(error, 'store compaction');
+      }
+    });
   }
 
   /** Commits what is pending (writes acknowledged by whenDurable() were committed already) and closes. */
@@ -525,7 +646,18 @@ function reportAsWarning(error: unknown, context: string): void {
 }
 
 function validateOptions(options: SqliteStoreOptions): void {
-  const { retainRevisions, compactIntervalMs } = options;
+  const { retainRevisions, compactIntervalMs, retainHistoryBytes, quotaBytes } = options;
+  if (
+    retainHistoryBytes !== undefined &&
+    (!Number.isSafeInteger(retainHistoryBytes) || retainHistoryBytes < 0)
+  ) {
+    throw new TypeError(
+      `retainHistoryBytes must be a non-negative integer, got ${String(retainHistoryBytes)}`,
+    );
+  }
+  if (quotaBytes !== undefined && (!Number.isSafeInteger(quotaBytes) || quotaBytes <= 0)) {
+    throw new TypeError(`quotaBytes must be a positive integer, got ${String(quotaBytes)}`);
+  }
   if (retainRevisions !== undefined && (!Number.isSafeInteger(retainRevisions) || retainRevisions < 0)) {
     throw new TypeError(`retainRevisions must be a non-negative integer, got ${String(retainRevisions)}`);
   }

@@ -70,6 +70,36 @@ export class StoreTooLargeError extends Error {
   }
 }
 
+/** etcd's default --quota-backend-bytes: the store refuses writes once it holds this much. */
+export const DEFAULT_QUOTA_BYTES = 2 * 1024 * 1024 * 1024;
+
+/**
+ * A write refused because the store is at its quota (etcd's NOSPACE alarm): deletes, compaction and
+ * Lease renewals still go through, and the alarm clears once they have brought it back under.
+ */
+export class StoreQuotaExceededError extends Error {
+  readonly usedBytes: number;
+  readonly quotaBytes: number;
+  constructor(usedBytes: number, quotaBytes: number) {
+    super(
+      `etcdserver: mvcc: database space exceeded: the store holds ${usedBytes} bytes, its quota is ${quotaBytes}; delete objects (history is compacted at once) to bring it back under`,
+    );
+    this.usedBytes = usedBytes;
+    this.quotaBytes = quotaBytes;
+  }
+}
+
+/** How full the store is, for metrics, /readyz and `nodeherd status`. */
+export interface StorageUsage {
+  /** Bytes of the database in use (live state and history). */
+  usedBytes: number;
+  /** Of which history compaction may still remove. */
+  historyBytes: number;
+  quotaBytes: number;
+  /** True while writes are refused (used ≥ quota), until deletes and compaction bring it back under. */
+  quotaExceeded: boolean;
+}
+
 export class StoreNotFoundError extends Error {
   readonly key: string;
   constructor(key: string) {
@@ -147,5 +177,7 @@ export interface Store {
   subscribe(listener: (event: StoreEvent) => void): () => void;
   /** Drops history older than the retention window; returns the new compacted revision. */
   compact(): number;
+  /** How full the store is against its quota. */
+  usage(): StorageUsage;
   close(): void;
 }

@@ -84,6 +84,11 @@ export interface FleetStatus {
   pools: PoolView[];
   /** Nodes no pool selects (only counted when no pool filter is given). */
   unpooledNodes: number;
+  /**
+   * The API server's storage alarm, when it is at its quota and refuses writes (read from its
+   * `/readyz?verbose`, the embedded server's `etcd-storage-quota` check); absent otherwise.
+   */
+  storageAlarm?: string;
 }
 
 export interface FleetObjects {

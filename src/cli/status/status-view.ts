@@ -26,10 +26,11 @@ export interface RenderOptions {
 
 /** Reads pools, revisions and nodes; with `pool`, only that pool (an unknown pool is a CliError). */
 export async function fetchFleetStatus(client: KubeClient, pool?: string): Promise<FleetStatus> {
-  const [pools, revisions, nodes] = await Promise.all([
+  const [pools, revisions, nodes, storageAlarm] = await Promise.all([
     client.list<NodeConfigPool>(PATHS.nodeConfigPools),
     client.list<NodeConfigRevision>(PATHS.revisions),
     client.list<Node>(PATHS.nodes),
+    fetchStorageAlarm(client),
   ]);
   if (pool !== undefined && !pools.items.some((p) => p.metadata.name === pool)) {
     throw unknownPoolError(
@@ -37,11 +38,28 @@ export async function fetchFleetStatus(client: KubeClient, pool?: string): Promi
       pools.items.map((p) => p.metadata.name),
     );
   }
-  return buildFleetStatus(
+  const status = buildFleetStatus(
     { pools: pools.items, revisions: revisions.items, nodes: nodes.items },
     { server: client.server.origin, observedAt: kubeTime(Date.now()) },
     pool,
   );
+  return storageAlarm === undefined ? status : { ...status, storageAlarm };
+}
+
+const STORAGE_ALARM_LINE = /^\[-\]etcd-storage-quota (.*)$/m;
+
+/**
+ * The embedded API server's storage alarm from its verbose readiness answer, or undefined: when it is
+ * under its quota, or the server is another one (a cluster's kube-apiserver has no such check), or the
+ * answer cannot be had (status shows the fleet all the same).
+ */
+export async function fetchStorageAlarm(client: KubeClient): Promise<string | undefined> {
+  try {
+    const text = await client.getText('/readyz?verbose');
+    return STORAGE_ALARM_LINE.exec(text)?.[1];
+  } catch {
+    return undefined;
+  }
 }
 
 function plural(n: number, word: string): string {
@@ -157,6 +175,9 @@ function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[
 export function renderFleetStatus(status: FleetStatus, options: RenderOptions): string {
   const p = palette(options.color);
   const blocks: string[][] = [];
+  if (status.storageAlarm !== undefined) {
+    blocks.push([p.red(`the API server's storage is at its quota: ${status.storageAlarm}`)]);
+  }
   if (status.pools.length === 0) {
     blocks.push([`no NodeConfigPools on ${status.server}: create one (see docs/cli.md)`]);
   }

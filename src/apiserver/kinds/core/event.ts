@@ -13,6 +13,7 @@ import { t } from '../../schema/builtin-decoding.ts';
 import { validatePathSegmentName } from '../../schema/names.ts';
 import type { KubeObject } from '../../storage/types.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
+import { assertEventSize, eventMessageCauses } from '../shared/message-limits.ts';
 import { at, text } from '../shared/readers.ts';
 import { ALL_VERBS, builtin, int, kindSchema, open, str } from '../shared/schemas.ts';
 
@@ -113,6 +114,16 @@ export const coreEventKind: BuiltinKind = {
       t('series.lastObservedTime', 'MicroTime'),
     ],
   },
+  strategies: () => [
+    {
+      // A message too long is named as such; an Event too large otherwise is refused whole.
+      validate: (event, old) => {
+        const causes = eventMessageCauses(event, old);
+        if (causes.length === 0) assertEventSize(event, old);
+        return causes;
+      },
+    },
+  ],
   validateName: validatePathSegmentName,
   protobuf: { 'v1/Event': Event },
 };

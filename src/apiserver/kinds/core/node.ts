@@ -5,6 +5,7 @@ import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import { CONDITION_TIMES, t } from '../../schema/builtin-decoding.ts';
 import type { KubeObject } from '../../storage/types.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
+import { conditionMessageCauses } from '../shared/message-limits.ts';
 import { age } from '../shared/printing.ts';
 import { NONE } from '../shared/readers.ts';
 import { ALL_VERBS, builtin, kindSchema, specStatus } from '../shared/schemas.ts';
@@ -119,4 +120,10 @@ export const nodeKind: BuiltinKind = {
   decoding: {
     times: [t('status.conditions.*.lastHeartbeatTime'), ...CONDITION_TIMES, t('spec.taints.*.timeAdded')],
   },
+  strategies: () => [
+    {
+      validate: (node, old) =>
+        conditionMessageCauses(node.status?.conditions, old?.status?.conditions, 'status.conditions'),
+    },
+  ],
 };
