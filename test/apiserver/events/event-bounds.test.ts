@@ -162,6 +162,35 @@ test('one user writing Events about many objects is 429 once its own bucket is e
   assert.match(limited?.body.message ?? '', /limit reached on type User for key nodeherd:agent:n2/);
 });
 
+test('the controller and the admin are held to the per-object limit only: they speak for the fleet', async () => {
+  const token = await local.server.issueCredential(
+    'controller',
+    undefined,
+    join(local.dataDir, 'controller.kubeconfig'),
+  );
+  const answers: RawAnswer[] = [];
+  for (let i = 0; i < 9; i++) {
+    // Nine objects, one Event each: past the user burst of 6, within each object's burst.
+    const event = {
+      ...nodeEvent(`fleet-${i}`, 'rollout'),
+      involvedObject: { kind: 'Node', name: `node-${i}`, apiVersion: 'v1' },
+      source: { component: 'nodeherd-controller' },
+    };
+    answers.push(await asAgent('POST', EVENTS, event, token));
+  }
+  assert.deepEqual(
+    answers.map((a) => a.status),
+    Array(9).fill(201),
+  );
+  // The same object past its own burst of 3 is still limited.
+  const same: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const event = { ...nodeEvent(`same-${i}`, 'again'), source: { component: 'nodeherd-controller' } };
+    same.push((await asAgent('POST', EVENTS, event, token)).status);
+  }
+  assert.ok(same.includes(429), `${same}`);
+});
+
 test('Events expire after the TTL, in core/v1 and events.k8s.io/v1 alike', async () => {
   const client = adminKubeClient(local);
   try {
