@@ -10,6 +10,8 @@ import { syncDirectory } from '../executors/directory-sync.ts';
 import { removeStaleTemporaryFiles } from '../state/stale-temporary-files.ts';
 import { ensureStateDirectory } from '../state/state-directory.ts';
 
+export { isPlainObject as isObject } from '../../util/plain-object.ts';
+
 export class JsonRecordFile<T> {
   readonly stateDir: string;
   readonly fileName: string;
@@ -50,8 +52,4 @@ export class JsonRecordFile<T> {
     }
     await syncDirectory(this.stateDir);
   }
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
