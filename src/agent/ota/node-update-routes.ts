@@ -3,7 +3,7 @@
 //   POST /v1/update  applies it (202); an optional JSON body {"revision": "..."} must name the
 //                    revision the caller saw, so it never applies something it did not look at.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { readBodyText } from '../../util/request-body.ts';
 import type { RouteTarget } from '../http/route-table.ts';
 import type { NodeUpdateApi, UpdateAnswer } from './node-update-api.ts';
