@@ -27,17 +27,6 @@ export const MAX_SENTINEL_ARGUMENT_LENGTH = 4096;
 
 export const UPDATE_STRATEGY_TYPES = ['RollingUpdate', 'Serial', 'Spread', 'OnDelete', 'OTA'] as const;
 
-/** NodeConfigPool condition types the controller maintains. */
-export const POOL_CONDITION_TYPES = [
-  'Progressing',
-  'Paused',
-  'Degraded',
-  'RolledBack',
-  'Complete',
-  'RenderDegraded',
-  'HealthGate',
-] as const;
-
 /** How a metric gate compares each sample of its query's result with the threshold. */
 export const METRIC_GATE_OPERATORS = ['<', '<=', '>', '>=', '==', '!=', 'NoSeries'] as const;
 

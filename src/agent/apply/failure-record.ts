@@ -3,7 +3,7 @@
 
 import { isObject, JsonRecordFile } from './json-record-file.ts';
 
-export const FAILURE_FILE = 'last-failure.json';
+const FAILURE_FILE = 'last-failure.json';
 
 /** in-progress: the rollback was interrupted and must be finished; failed: it failed too (needs a human). */
 export type RollbackState = 'none' | 'in-progress' | 'done' | 'failed';

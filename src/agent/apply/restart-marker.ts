@@ -7,7 +7,7 @@
 
 import { isObject, JsonRecordFile } from './json-record-file.ts';
 
-export const RESTART_MARKER_FILE = 'restart-requested.json';
+const RESTART_MARKER_FILE = 'restart-requested.json';
 
 export interface RestartMarker {
   revisionHash: string;

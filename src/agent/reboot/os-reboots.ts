@@ -29,7 +29,7 @@ import type { NodeObject } from '../watch/kube-objects.ts';
 import type { RebootSettingsSource } from './pool-reboot-settings.ts';
 import { checkRebootSentinel, type SentinelVerdict } from './reboot-sentinel.ts';
 
-export const OS_REBOOT_RECORD_FILE = 'os-reboot.json';
+const OS_REBOOT_RECORD_FILE = 'os-reboot.json';
 
 /** A reboot request the agent has seen and not yet seen answered on its Node. */
 interface RequestRecord {

@@ -18,7 +18,7 @@ import { bootstrap, gatedHandout, type MarksInput, type StrategyMarks } from '..
 import { startedOn } from '../strategy-node.ts';
 import { serialGateOf, serialSlotOf } from './serial-annotations.ts';
 
-export function serialGateValue(gate: SerialGate, handedOutAt?: string): string {
+function serialGateValue(gate: SerialGate, handedOutAt?: string): string {
   return JSON.stringify({
     pool: gate.pool,
     slots: gate.slots,
