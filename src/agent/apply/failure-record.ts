@@ -1,7 +1,7 @@
 // The last failed apply, kept across restarts so that a revision that failed and was rolled back is
 // not applied again by a restarted agent (it would flap the node), and so retries back off.
 
-import { isObject, JsonRecordFile } from './json-record-file.ts';
+import { hasFields, JsonRecordFile } from './json-record-file.ts';
 
 const FAILURE_FILE = 'last-failure.json';
 
@@ -23,12 +23,13 @@ export interface FailureRecord {
 
 function isFailureRecord(value: unknown): value is FailureRecord {
   return (
-    isObject(value) &&
-    typeof value.revisionName === 'string' &&
-    typeof value.revisionHash === 'string' &&
-    typeof value.reason === 'string' &&
-    typeof value.failedAt === 'number' &&
-    typeof value.attempts === 'number' &&
+    hasFields(value, {
+      revisionName: 'string',
+      revisionHash: 'string',
+      reason: 'string',
+      failedAt: 'number',
+      attempts: 'number',
+    }) &&
     (value.rollback === 'none' ||
       value.rollback === 'in-progress' ||
       value.rollback === 'done' ||

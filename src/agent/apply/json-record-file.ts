@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
 import { unlink } from '../../util/fs-async.ts';
+import { isPlainObject } from '../../util/plain-object.ts';
 import { readTextIfPresent } from '../../util/read-if-present.ts';
 import { syncDirectory } from '../executors/directory-sync.ts';
 import { removeStaleTemporaryFiles } from '../state/stale-temporary-files.ts';
@@ -52,4 +53,12 @@ export class JsonRecordFile<T> {
     }
     await syncDirectory(this.stateDir);
   }
+}
+
+/** `value` is an object whose named fields have these types (as typeof says). */
+export function hasFields(
+  value: unknown,
+  fields: Record<string, 'string' | 'number' | 'boolean'>,
+): value is Record<string, unknown> {
+  return isPlainObject(value) && Object.entries(fields).every(([key, type]) => typeof value[key] === type);
 }

@@ -15,7 +15,7 @@ import {
   REBOOT_REQUIRED_REASONS,
   REBOOTED_ANNOTATION,
 } from '../../api/node-protocol.ts';
-import { isObject, JsonRecordFile } from '../apply/json-record-file.ts';
+import { hasFields, JsonRecordFile } from '../apply/json-record-file.ts';
 import type { RestartDecision } from '../apply/reconciler.ts';
 import type { Clock } from '../clock.ts';
 import type { CommandRunner } from '../executors/command-runner.ts';
@@ -46,14 +46,13 @@ interface RequestRecord {
 }
 
 function isRequestRecord(value: unknown): value is RequestRecord {
-  return (
-    isObject(value) &&
-    typeof value.request === 'string' &&
-    typeof value.bootId === 'string' &&
-    typeof value.seenAt === 'number' &&
-    typeof value.asked === 'boolean' &&
-    typeof value.answered === 'boolean'
-  );
+  return hasFields(value, {
+    request: 'string',
+    bootId: 'string',
+    seenAt: 'number',
+    asked: 'boolean',
+    answered: 'boolean',
+  });
 }
 
 export interface OsRebootsOptions {
