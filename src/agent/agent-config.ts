@@ -17,10 +17,10 @@ const { parseArgs } = process.getBuiltinModule('node:util') as typeof import('no
  *   kept in --simulation-dir so it survives the agent's restarts (crash tests, local clusters).
  * simulated: everything in memory.
  */
-export const BACKENDS = ['real', 'simulated-systemd', 'simulated'] as const;
+const BACKENDS = ['real', 'simulated-systemd', 'simulated'] as const;
 export type Backend = (typeof BACKENDS)[number];
 
-export const ROLLBACK_MODES = ['pool', 'always', 'never'] as const;
+const ROLLBACK_MODES = ['pool', 'always', 'never'] as const;
 export type RollbackMode = (typeof ROLLBACK_MODES)[number];
 
 export interface AgentConfig {
@@ -57,7 +57,7 @@ export interface AgentConfig {
   rebootCheckIntervalMs: number;
 }
 
-export const DEFAULT_METRICS_ADDRESS = '127.0.0.1:9469';
+const DEFAULT_METRICS_ADDRESS = '127.0.0.1:9469';
 
 const FLAGS = {
   kubeconfig: {

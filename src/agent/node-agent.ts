@@ -31,7 +31,7 @@ import { DesiredRevisionWatcher, type WatchTuning } from './watch/desired-revisi
 
 export const DEFAULT_SELF_UNIT = 'nodeherd-agent.service';
 /** Units, enablement, state and packages are not watched: they are checked this often. */
-export const DEFAULT_DRIFT_INTERVAL_MS = 5 * 60_000;
+const DEFAULT_DRIFT_INTERVAL_MS = 5 * 60_000;
 const DEFAULT_DRIFT_DEBOUNCE_MS = 250;
 
 export interface DriftOptions {
@@ -47,7 +47,7 @@ export interface DriftOptions {
   policy?: DriftPolicySource;
 }
 /** The sentinel of OS-requested reboots is checked this often (besides at start and after applies). */
-export const DEFAULT_REBOOT_CHECK_INTERVAL_MS = 5 * 60_000;
+const DEFAULT_REBOOT_CHECK_INTERVAL_MS = 5 * 60_000;
 
 export interface OsRebootOptions {
   /** Default true: check the reboot sentinel and reboot when the controller asks. */
@@ -505,7 +505,7 @@ export class NodeAgent {
 }
 
 /** Where the revision's files, unit files and drop-ins live on the node. */
-export function managedPaths(revision: RevisionRef): string[] {
+function managedPaths(revision: RevisionRef): string[] {
   const config = configOf(revision);
   return [
     ...config.files.map((f) => f.path),

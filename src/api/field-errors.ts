@@ -3,6 +3,9 @@
 // embedded API server reads like one from a real one.
 
 import type { StatusCause } from '../util/kube-api-types.ts';
+import { isLooseObject as isObject } from '../util/plain-object.ts';
+
+export { isLooseObject as isObject } from '../util/plain-object.ts';
 
 export type Cause = Required<StatusCause>;
 
@@ -47,10 +50,6 @@ export class FieldErrors {
   typeInvalid(field: string, value: unknown, expected: string): void {
     this.add('FieldValueTypeInvalid', field, `Invalid value: ${show(value)}: must be ${expected}`);
   }
-}
-
-export function isObject(value: unknown): value is Record<string, any> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Reads an optional string field, reporting a wrong type. Returns undefined when absent or wrong. */

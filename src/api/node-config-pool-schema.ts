@@ -87,17 +87,6 @@ const positiveIntOrPercent = (description: string) =>
 
 export const UPDATE_STRATEGY_TYPES = ['RollingUpdate', 'Serial', 'Spread', 'OnDelete', 'OTA'] as const;
 
-/** NodeConfigPool condition types the controller maintains. */
-export const POOL_CONDITION_TYPES = [
-  'Progressing',
-  'Paused',
-  'Degraded',
-  'RolledBack',
-  'Complete',
-  'RenderDegraded',
-  'HealthGate',
-] as const;
-
 /** How a metric gate compares each sample of its query's result with the threshold. */
 export const METRIC_GATE_OPERATORS = ['<', '<=', '>', '>=', '==', '!=', 'NoSeries'] as const;
 

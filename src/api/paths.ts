@@ -38,16 +38,6 @@ export function dropInPath(unit: string, dropIn: string): string {
   return `${dropInDirectory(unit)}/${dropIn}`;
 }
 
-/** deb822 sources file of a repository. */
-export function repositorySourcesPath(repository: string): string {
-  return `${APT_SOURCES_DIR}/${REPOSITORY_FILE_PREFIX}${repository}.sources`;
-}
-
-/** Keyring named by Signed-By: apt reads armored keys only from files ending in .asc. */
-export function repositoryKeyringPath(repository: string, encoding: 'armored' | 'base64'): string {
-  return `${APT_KEYRING_DIR}/${REPOSITORY_FILE_PREFIX}${repository}.${encoding === 'armored' ? 'asc' : 'gpg'}`;
-}
-
 /** Whether path is prefix itself or lies below it (segment-wise: /procfs is not under /proc). */
 export function isAtOrUnder(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);

@@ -4,6 +4,7 @@
 import {
   nodeConfigPoolSpecSchema,
   rollingUpdateSchema,
+  type UPDATE_STRATEGY_TYPES,
   updateStrategySchema,
 } from './node-config-pool-schema.ts';
 import type { OutputOf } from './schema-builder.ts';
@@ -12,11 +13,18 @@ import type { NodeConfigPoolSpec } from './types.ts';
 
 export type DefaultedPoolSpec = OutputOf<typeof nodeConfigPoolSpecSchema>;
 
-const STRATEGY_FIELD = {
+type StrategyField = Exclude<keyof DefaultedPoolSpec['updateStrategy'], 'type' | 'wave'>;
+
+// The settings field defaulted for each strategy type, for every type (a new type must say): OTA has
+// no settings; Spread's field has a required member (windowSeconds), so a valid Spread pool always sets
+// it and there is nothing to default.
+const STRATEGY_FIELD: Record<(typeof UPDATE_STRATEGY_TYPES)[number], StrategyField | undefined> = {
   RollingUpdate: 'rollingUpdate',
   Serial: 'serial',
+  Spread: undefined,
   OnDelete: 'onDelete',
-} as const;
+  OTA: undefined,
+};
 
 export function defaultedPoolSpec(spec: NodeConfigPoolSpec): DefaultedPoolSpec {
   const schema = nodeConfigPoolSpecSchema.json;

@@ -107,11 +107,6 @@ export function object<P extends Record<string, AnySchema>>(
   return make({ ...json, ...extra });
 }
 
-/** An object whose content is not described (kept as given). */
-export function freeform(description: string): Schema<Record<string, unknown>> {
-  return make({ type: 'object', description, 'x-kubernetes-preserve-unknown-fields': true });
-}
-
 export function optional<I, O>(schema: Schema<I, O, 'required'>): Schema<I, O, 'optional'> {
   return { json: schema.json, presence: 'optional' };
 }

@@ -6,10 +6,7 @@
 // Values of the wrong type are left alone for validation to report.
 
 import type { JSONSchemaProps } from '../util/kube-api-types.ts';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isPlainObject } from '../util/plain-object.ts';
 
 function childSchema(schema: JSONSchemaProps, key: string): JSONSchemaProps | undefined {
   return (

@@ -1,7 +1,8 @@
-// Entry point for validation of nodeherd.io objects. The embedded API server calls these on create
-// and update (422 Invalid with the causes). On a real cluster the CRDs carry the same rules for a
-// single object (patterns, bounds, CEL: test/api/crd-rules-parity.test.ts), and the controller runs
-// these validators again when it renders, so an invalid config never reaches a node.
+// Entry point for validation of nodeherd.io objects. The nodeherd profile (src/profile) hands
+// `validators` to the embedded API server, which runs them on create and update (422 Invalid with the
+// causes). On a real cluster the CRDs carry the same rules for a single object (patterns, bounds, CEL:
+// test/api/crd-rules-parity.test.ts), and the controller runs these validators again when it renders,
+// so an invalid config never reaches a node.
 
 import type { Cause } from './field-errors.ts';
 import type { Kind } from './group.ts';

@@ -3,6 +3,7 @@
 
 import { matchesLabelSelector } from '../api/label-selector.ts';
 import type { LabelSelector } from '../api/types.ts';
+import { isReady } from '../kube/conditions.ts';
 import type { Pod } from '../kube/types.ts';
 
 function key(pod: Pod): string {
@@ -41,9 +42,7 @@ export class PodIndex {
     for (const pod of this.byNode.get(node)?.values() ?? []) {
       if (!matchesLabelSelector(selector, pod.metadata.labels)) continue;
       if (pod.status?.phase === 'Succeeded') continue;
-      const ready =
-        pod.metadata.deletionTimestamp === undefined &&
-        (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+      const ready = pod.metadata.deletionTimestamp === undefined && isReady(pod);
       if (!ready) return false;
     }
     return true;

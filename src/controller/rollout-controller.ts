@@ -7,6 +7,7 @@ import pino, { type Logger } from 'pino';
 import { SERIAL_LEASE_NAMESPACE, SERIAL_POOL_LABEL } from '../api/node-protocol.ts';
 import type { NodeConfig, NodeConfigPool, NodeConfigRevision } from '../api/types.ts';
 import type { ClusterConfig } from '../kube/cluster-config.ts';
+import { isReady } from '../kube/conditions.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { Informer, trimNode, trimPod, withoutManagedFields } from '../kube/informer.ts';
 import { KubeClient } from '../kube/kube-client.ts';
@@ -244,7 +245,7 @@ export class RolloutController {
     const { nodes, pods } = this.informers;
     nodes.on((type, node) => {
       if (type === 'delete') return;
-      const ready = (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+      const ready = isReady(node);
       this.health.noteChange(node.metadata.name, this.now(), ready, this.synced);
     });
     pods.on((type, pod, old) => {

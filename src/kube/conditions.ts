@@ -17,6 +17,24 @@ export function findCondition<C extends { type: string }>(
   return conditions?.find((c) => c.type === type);
 }
 
+interface WithConditions<C> {
+  status?: { conditions?: readonly C[] | undefined } | undefined;
+}
+
+/** The Ready condition of a Node or Pod (any object whose status lists conditions). */
+export function readyCondition<C extends { type: string }>(
+  object: WithConditions<C> | null | undefined,
+): C | undefined {
+  return findCondition(object?.status?.conditions, 'Ready');
+}
+
+/** A Node or Pod whose Ready condition is True. */
+export function isReady(
+  object: WithConditions<{ type: string; status?: string }> | null | undefined,
+): boolean {
+  return readyCondition(object)?.status === 'True';
+}
+
 /** Returns the list with `next` in place of its type; `now` is used only when the status changes. */
 export function setCondition(
   conditions: readonly StatusCondition[],

@@ -6,7 +6,7 @@
 // per observed change, and only when the status differs.
 
 import pino, { type Logger } from 'pino';
-import { kubeTime } from '../kube/conditions.ts';
+import { isReady, kubeTime, readyCondition } from '../kube/conditions.ts';
 import { Informer } from '../kube/informer.ts';
 import type { KubeClient } from '../kube/kube-client.ts';
 import { isKubeError } from '../kube/kube-error.ts';
@@ -39,11 +39,11 @@ function keyOf(pod: Pod): string {
 }
 
 function nodeReady(node: Node | undefined): boolean {
-  return (node?.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  return isReady(node);
 }
 
 function podReady(pod: StatusPod): string | undefined {
-  return pod.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  return readyCondition(pod)?.status;
 }
 
 export class SimulatedPodStatus {

@@ -14,6 +14,7 @@ import { JsonLogger } from '../agent/logger.ts';
 import { ApiServer } from '../apiserver/api-server.ts';
 import { adminKubeconfigPath } from '../apiserver/auth/credentials.ts';
 import { RolloutController } from '../controller/rollout-controller.ts';
+import { isReady } from '../kube/conditions.ts';
 import { KubeClient } from '../kube/kube-client.ts';
 import { loadKubeConfig } from '../kube/kube-config.ts';
 import { LightKubeClient } from '../kube/light/light-kube-client.ts';
@@ -260,11 +261,7 @@ async function waitForReadyNodes(admin: KubeClient, names: string[], timeoutMs: 
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const list = await admin.list<Node>('/api/v1/nodes');
-    const ready = new Set(
-      list.items
-        .filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
-        .map((n) => n.metadata.name),
-    );
+    const ready = new Set(list.items.filter((n) => isReady(n)).map((n) => n.metadata.name));
     const waiting = names.filter((name) => !ready.has(name));
     if (waiting.length === 0 || performance.now() > deadline) return waiting;
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -1,9 +1,7 @@
 // Deep equality of JSON values: arrays in order, objects by their keys whatever their order. A key whose
 // value is undefined counts as absent (it would not survive JSON.stringify).
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isPlainObject } from './plain-object.ts';
 
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

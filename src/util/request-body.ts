@@ -28,3 +28,8 @@ export async function readLimitedBody(request: IncomingMessage, limit: number): 
   }
   return Buffer.concat(chunks);
 }
+
+/** The body as UTF-8 text, up to `limit` bytes (BodyTooLargeError above it). */
+export async function readBodyText(request: IncomingMessage, limit: number): Promise<string> {
+  return (await readLimitedBody(request, limit)).toString('utf8');
+}

@@ -2,6 +2,7 @@
 // strategy's marks or report over defaults (a pool p moving from r1 to r2), by strategy type, from the
 // strategy's folder (<name>-marks.ts, <name>-report.ts).
 
+import { SERIAL_GATE_ANNOTATION, SERIAL_SLOT_ANNOTATION } from '../../src/api/node-protocol.ts';
 import {
   type NodeMarks,
   planNodeMarks,
@@ -55,8 +56,30 @@ const REPORTERS: Partial<Record<StrategyType, StrategyReporter<AnyStatusInput>>>
 import { NOW } from './rollout-fixtures.ts';
 
 /** A node of the pool: r1 given and applied, unless `over` says otherwise. */
-export function strategyNode(name: string, over: Partial<StrategyNode> = {}): StrategyNode {
-  return { name, zone: '', desired: 'r1', current: 'r1', state: 'Done', cordonedByUs: false, ...over };
+/** A StrategyNode's fields, with Serial's annotations (its gate, its slot) by name. */
+export type NodeOver = Partial<StrategyNode> & { serialGate?: string | undefined; serialSlot?: string };
+
+/** `over` with Serial's annotations moved into StrategyNode.annotations, as readStrategyNode puts them. */
+export function serialFields(over: NodeOver): Partial<StrategyNode> {
+  const { serialGate, serialSlot, ...rest } = over;
+  const annotations = {
+    ...rest.annotations,
+    ...(serialGate !== undefined ? { [SERIAL_GATE_ANNOTATION]: serialGate } : {}),
+    ...(serialSlot !== undefined ? { [SERIAL_SLOT_ANNOTATION]: serialSlot } : {}),
+  };
+  return Object.keys(annotations).length > 0 ? { ...rest, annotations } : rest;
+}
+
+export function strategyNode(name: string, over: NodeOver = {}): StrategyNode {
+  return {
+    name,
+    zone: '',
+    desired: 'r1',
+    current: 'r1',
+    state: 'Done',
+    cordonedByUs: false,
+    ...serialFields(over),
+  };
 }
 
 export function marksDefaults(over: Partial<AnyMarksInput> = {}): AnyMarksInput {

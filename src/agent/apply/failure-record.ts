@@ -1,9 +1,9 @@
 // The last failed apply, kept across restarts so that a revision that failed and was rolled back is
 // not applied again by a restarted agent (it would flap the node), and so retries back off.
 
-import { isObject, JsonRecordFile } from './json-record-file.ts';
+import { hasFields, JsonRecordFile } from './json-record-file.ts';
 
-export const FAILURE_FILE = 'last-failure.json';
+const FAILURE_FILE = 'last-failure.json';
 
 /** in-progress: the rollback was interrupted and must be finished; failed: it failed too (needs a human). */
 export type RollbackState = 'none' | 'in-progress' | 'done' | 'failed';
@@ -23,12 +23,13 @@ export interface FailureRecord {
 
 function isFailureRecord(value: unknown): value is FailureRecord {
   return (
-    isObject(value) &&
-    typeof value.revisionName === 'string' &&
-    typeof value.revisionHash === 'string' &&
-    typeof value.reason === 'string' &&
-    typeof value.failedAt === 'number' &&
-    typeof value.attempts === 'number' &&
+    hasFields(value, {
+      revisionName: 'string',
+      revisionHash: 'string',
+      reason: 'string',
+      failedAt: 'number',
+      attempts: 'number',
+    }) &&
     (value.rollback === 'none' ||
       value.rollback === 'in-progress' ||
       value.rollback === 'done' ||

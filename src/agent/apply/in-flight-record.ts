@@ -7,7 +7,7 @@ import type { RevisionSpec } from '../../api/types.ts';
 import { isObject, JsonRecordFile } from './json-record-file.ts';
 import type { RevisionRef } from './revision-ref.ts';
 
-export const IN_FLIGHT_FILE = 'in-flight.json';
+const IN_FLIGHT_FILE = 'in-flight.json';
 
 interface InFlightRecord {
   revisions: { name: string; hash: string; spec: RevisionSpec }[];

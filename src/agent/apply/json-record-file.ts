@@ -5,10 +5,13 @@
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
 import { unlink } from '../../util/fs-async.ts';
+import { isPlainObject } from '../../util/plain-object.ts';
 import { readTextIfPresent } from '../../util/read-if-present.ts';
 import { syncDirectory } from '../executors/directory-sync.ts';
 import { removeStaleTemporaryFiles } from '../state/stale-temporary-files.ts';
 import { ensureStateDirectory } from '../state/state-directory.ts';
+
+export { isPlainObject as isObject } from '../../util/plain-object.ts';
 
 export class JsonRecordFile<T> {
   readonly stateDir: string;
@@ -52,6 +55,10 @@ export class JsonRecordFile<T> {
   }
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** `value` is an object whose named fields have these types (as typeof says). */
+export function hasFields(
+  value: unknown,
+  fields: Record<string, 'string' | 'number' | 'boolean'>,
+): value is Record<string, unknown> {
+  return isPlainObject(value) && Object.entries(fields).every(([key, type]) => typeof value[key] === type);
 }

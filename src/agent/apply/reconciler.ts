@@ -10,6 +10,7 @@ import {
   STATE_REVISION_ANNOTATION,
 } from '../../api/node-protocol.ts';
 import type { RevisionSpec } from '../../api/types.ts';
+import { readyCondition } from '../../kube/conditions.ts';
 import { plan } from '../../plan/plan.ts';
 import type { Action, Plan } from '../../plan/types.ts';
 import type { Clock } from '../clock.ts';
@@ -608,7 +609,7 @@ function isRetirementOfUnknownUnit(action: Action, targetUnits: Set<string>): bo
 
 /** The Node's Ready condition (Unknown counts as NotReady); Unreported when it has none. */
 function readiness(node: NodeObject | undefined): 'Ready' | 'NotReady' | 'Unreported' {
-  const ready = node?.status?.conditions?.find((c) => c.type === 'Ready');
+  const ready = readyCondition(node);
   if (!ready) return 'Unreported';
   return ready.status === 'True' ? 'Ready' : 'NotReady';
 }

@@ -5,9 +5,9 @@
 // process is the restarted one (the unit file and binary were written before, so whatever process
 // runs now runs them).
 
-import { isObject, JsonRecordFile } from './json-record-file.ts';
+import { hasFields, JsonRecordFile } from './json-record-file.ts';
 
-export const RESTART_MARKER_FILE = 'restart-requested.json';
+const RESTART_MARKER_FILE = 'restart-requested.json';
 
 export interface RestartMarker {
   revisionHash: string;
@@ -20,12 +20,13 @@ export interface RestartMarker {
 
 function isRestartMarker(value: unknown): value is RestartMarker {
   return (
-    isObject(value) &&
-    typeof value.revisionHash === 'string' &&
-    typeof value.actionId === 'string' &&
-    (value.kind === 'reboot' || value.kind === 'self') &&
-    typeof value.bootId === 'string' &&
-    typeof value.requestedAt === 'number'
+    hasFields(value, {
+      revisionHash: 'string',
+      actionId: 'string',
+      bootId: 'string',
+      requestedAt: 'number',
+    }) &&
+    (value.kind === 'reboot' || value.kind === 'self')
   );
 }
 

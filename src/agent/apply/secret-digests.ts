@@ -9,7 +9,7 @@ import { writeFileAtomic } from '../../util/atomic-write.ts';
 import { readTextIfPresent } from '../../util/read-if-present.ts';
 import { ensureStateDirectory } from '../state/state-directory.ts';
 
-export const SECRET_DIGESTS_FILE = 'secret-digests.json';
+const SECRET_DIGESTS_FILE = 'secret-digests.json';
 
 /** The Secret key and version a rendered secretRef names. */
 export interface VersionedSecretRef {

@@ -16,7 +16,7 @@ import { observeConfig } from './observed-config.ts';
 import type { DriftPolicySource } from './pool-drift-policy.ts';
 
 /** ConfigDrift condition reasons. */
-export const DRIFT_REASONS = {
+const DRIFT_REASONS = {
   none: 'NoDrift',
   repaired: 'DriftRepaired',
   detected: 'DriftDetected',

@@ -37,7 +37,7 @@ const KIND_OF_ACTION: Record<string, DriftKind> = {
   'remove-package': 'package',
 };
 
-export function driftKindOf(id: string): DriftKind | undefined {
+function driftKindOf(id: string): DriftKind | undefined {
   return KIND_OF_ACTION[id.slice(0, id.indexOf(':'))];
 }
 

@@ -31,7 +31,7 @@ export interface Observation {
 }
 
 /** Stands for content found on the node that is not the desired content (never written anywhere). */
-export function driftedContent(found: string): string {
+function driftedContent(found: string): string {
   return `# drifted: ${found}\n`;
 }
 

@@ -10,7 +10,7 @@ import type { KubeObject } from '../../kube/light/types.ts';
 import type { RevisionRef } from '../apply/revision-ref.ts';
 import type { Logger } from '../logger.ts';
 
-export const DEFAULT_DRIFT_POLICY: DriftPolicy = 'Repair';
+const DEFAULT_DRIFT_POLICY: DriftPolicy = 'Repair';
 /** The check at start runs before the agent has seen the API server: an unreachable one must not hold it. */
 const READ_TIMEOUT_MS = 5000;
 
@@ -49,8 +49,4 @@ export function poolDriftPolicy(client: LightKubeClient, logger: Logger): DriftP
       return chosen;
     }
   };
-}
-
-export function fixedDriftPolicy(policy: DriftPolicy): DriftPolicySource {
-  return async () => policy;
 }

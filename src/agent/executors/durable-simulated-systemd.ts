@@ -148,7 +148,7 @@ export class DurableSimulatedSystemd<S extends SimulatedSystemd = SimulatedSyste
  * The changes in a log. A torn last line (killed mid-append: that call never returned) is cut off,
  * so the next append starts on a line of its own.
  */
-export function readChanges(logPath: string): Change[] {
+function readChanges(logPath: string): Change[] {
   let bytes: Buffer;
   try {
     bytes = readFileSync(logPath);

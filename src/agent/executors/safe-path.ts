@@ -83,7 +83,7 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /** `name` in the directory `fd` holds, as a path the kernel resolves from that directory. */
-export function inDirectory(fd: number, name: string): string {
+function inDirectory(fd: number, name: string): string {
   return `/proc/self/fd/${fd}/${name}`;
 }
 

@@ -1,7 +1,7 @@
 // Unit and drop-in names become file names and systemctl arguments, so they are checked before
 // either: no slashes, no leading '-' (it would read as an option), a known unit type suffix.
 
-export const SYSTEM_UNIT_DIR = '/etc/systemd/system';
+const SYSTEM_UNIT_DIR = '/etc/systemd/system';
 
 const UNIT_TYPES = [
   'service',

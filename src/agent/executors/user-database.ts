@@ -14,7 +14,7 @@ export class UnknownPrincipalError extends Error {
 }
 
 /** name → id from /etc/passwd or /etc/group text (name:x:id:...); malformed lines are skipped. */
-export function parseIdDatabase(text: string): Map<string, number> {
+function parseIdDatabase(text: string): Map<string, number> {
   const ids = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;

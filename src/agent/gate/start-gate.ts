@@ -5,6 +5,7 @@
 // when it can, so the slot count stays true. Done or nothing to apply releases the slot.
 
 import { SERIAL_GATE_ANNOTATION } from '../../api/node-protocol.ts';
+import { readyCondition } from '../../kube/conditions.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { SlotKeeper } from '../serial/slot-keeper.ts';
@@ -102,7 +103,7 @@ export class StartGate implements ApplyGate {
 
 function nodeFacts(node: NodeObject): NodeFacts {
   const handedOver = readSerialSlot(node.metadata?.annotations);
-  const ready = node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+  const ready = readyCondition(node)?.status === 'True';
   return { ready, ...(handedOver ? { handedOver } : {}) };
 }
 

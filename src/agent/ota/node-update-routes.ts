@@ -3,8 +3,8 @@
 //   POST /v1/update  applies it (202); an optional JSON body {"revision": "..."} must name the
 //                    revision the caller saw, so it never applies something it did not look at.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readLimitedBody } from '../../util/request-body.ts';
+import type { ServerResponse } from 'node:http';
+import { readBodyText } from '../../util/request-body.ts';
 import type { RouteTarget } from '../http/route-table.ts';
 import type { NodeUpdateApi, UpdateAnswer } from './node-update-api.ts';
 
@@ -16,7 +16,7 @@ export function mountNodeUpdateApi(server: RouteTarget, api: NodeUpdateApi): voi
     sendJson(response, await api.available());
   });
   server.route('POST', '/v1/update', async (request, response) => {
-    const body = await readBody(request);
+    const body = await readBodyText(request, MAX_BODY_BYTES);
     let expected: string | undefined;
     if (body.trim() !== '') {
       let parsed: unknown;
@@ -35,10 +35,6 @@ export function mountNodeUpdateApi(server: RouteTarget, api: NodeUpdateApi): voi
     }
     sendJson(response, await api.apply(expected));
   });
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  return (await readLimitedBody(request, MAX_BODY_BYTES)).toString('utf8');
 }
 
 function badRequest(message: string): UpdateAnswer {

@@ -15,7 +15,7 @@ import {
   REBOOT_REQUIRED_REASONS,
   REBOOTED_ANNOTATION,
 } from '../../api/node-protocol.ts';
-import { isObject, JsonRecordFile } from '../apply/json-record-file.ts';
+import { hasFields, JsonRecordFile } from '../apply/json-record-file.ts';
 import type { RestartDecision } from '../apply/reconciler.ts';
 import type { Clock } from '../clock.ts';
 import type { CommandRunner } from '../executors/command-runner.ts';
@@ -29,7 +29,7 @@ import type { NodeObject } from '../watch/kube-objects.ts';
 import type { RebootSettingsSource } from './pool-reboot-settings.ts';
 import { checkRebootSentinel, type SentinelVerdict } from './reboot-sentinel.ts';
 
-export const OS_REBOOT_RECORD_FILE = 'os-reboot.json';
+const OS_REBOOT_RECORD_FILE = 'os-reboot.json';
 
 /** A reboot request the agent has seen and not yet seen answered on its Node. */
 interface RequestRecord {
@@ -46,14 +46,13 @@ interface RequestRecord {
 }
 
 function isRequestRecord(value: unknown): value is RequestRecord {
-  return (
-    isObject(value) &&
-    typeof value.request === 'string' &&
-    typeof value.bootId === 'string' &&
-    typeof value.seenAt === 'number' &&
-    typeof value.asked === 'boolean' &&
-    typeof value.answered === 'boolean'
-  );
+  return hasFields(value, {
+    request: 'string',
+    bootId: 'string',
+    seenAt: 'number',
+    asked: 'boolean',
+    answered: 'boolean',
+  });
 }
 
 export interface OsRebootsOptions {

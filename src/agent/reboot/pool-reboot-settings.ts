@@ -17,7 +17,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { DEFAULT_OS_REBOOT_SETTINGS, type OsRebootSettings } from './reboot-sentinel.ts';
 
-export const DEFAULT_SETTINGS_REFRESH_MS = 60 * 60_000;
+const DEFAULT_SETTINGS_REFRESH_MS = 60 * 60_000;
 const READ_TIMEOUT_MS = 5000;
 
 /**
@@ -32,7 +32,7 @@ export type RebootSettingsSource = (
 ) => Promise<OsRebootSettings>;
 
 /** The settings a pool's spec.reboots.osRequested stands for (validated by the API server). */
-export function rebootSettingsOf(pool: Pick<NodeConfigPool, 'spec'> | undefined): OsRebootSettings {
+function rebootSettingsOf(pool: Pick<NodeConfigPool, 'spec'> | undefined): OsRebootSettings {
   const os = pool?.spec.reboots?.osRequested;
   if (!os) return DEFAULT_OS_REBOOT_SETTINGS;
   const command = Array.isArray(os.sentinelCommand)
@@ -51,7 +51,7 @@ export function rebootSettingsOf(pool: Pick<NodeConfigPool, 'spec'> | undefined)
   };
 }
 
-export const REBOOT_SETTINGS_FILE = 'reboot-settings.json';
+const REBOOT_SETTINGS_FILE = 'reboot-settings.json';
 
 interface KnownSettings {
   pool: string;
@@ -136,8 +136,4 @@ async function readPool(client: LightKubeClient, pool: string): Promise<NodeConf
       timer = setTimeout(() => reject(new Error(`no answer within ${READ_TIMEOUT_MS} ms`)), READ_TIMEOUT_MS);
     }),
   ]).finally(() => clearTimeout(timer));
-}
-
-export function fixedRebootSettings(settings: OsRebootSettings): RebootSettingsSource {
-  return async () => settings;
 }

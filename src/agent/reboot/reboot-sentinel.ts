@@ -26,7 +26,7 @@ const MAX_LISTED_PACKAGES = 20;
 /** Bytes of a `.pkgs` file looked at (Debian's lists a few names). */
 const MAX_PKGS_BYTES = 16 * 1024;
 /** Output of the sentinel command kept (stdout and stderr each); more kills it: a failed check. */
-export const MAX_SENTINEL_OUTPUT_BYTES = 64 * 1024;
+const MAX_SENTINEL_OUTPUT_BYTES = 64 * 1024;
 const COMMAND_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 export interface SentinelVerdict {

@@ -16,7 +16,7 @@ export const EVENT_REASONS = {
   rebootFailed: 'RebootFailed',
 } as const;
 
-export const AGENT_COMPONENT = 'nodeherd-agent';
+const AGENT_COMPONENT = 'nodeherd-agent';
 
 export interface NodeEventInput {
   nodeName: string;

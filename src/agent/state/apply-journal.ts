@@ -25,7 +25,7 @@ import { syncDirectory } from '../executors/directory-sync.ts';
 import { removeStaleTemporaryFiles } from './stale-temporary-files.ts';
 import { DEFAULT_STATE_DIR, ensureStateDirectory } from './state-directory.ts';
 
-export const JOURNAL_FILE = 'apply-journal.jsonl';
+const JOURNAL_FILE = 'apply-journal.jsonl';
 const JOURNAL_VERSION = 1;
 
 export interface JournalSnapshot {

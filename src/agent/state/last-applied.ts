@@ -19,7 +19,7 @@ import { isoTime } from '../../util/utc-time.ts';
 import { removeStaleTemporaryFiles } from './stale-temporary-files.ts';
 import { DEFAULT_STATE_DIR, ensureStateDirectory } from './state-directory.ts';
 
-export const LAST_APPLIED_FILE = 'last-applied.json';
+const LAST_APPLIED_FILE = 'last-applied.json';
 const FORMAT_VERSION = 1;
 
 export interface LastApplied {

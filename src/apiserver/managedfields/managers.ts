@@ -6,6 +6,7 @@
 // conflict unless forced. Decoding, encoding and the conflict error follow kube's wording.
 
 import { canonicalJson } from '../../util/canonical-json.ts';
+import { isPlainObject } from '../../util/plain-object.ts';
 import { ApiError } from '../errors.ts';
 import { FieldSet, pathString } from './field-set.ts';
 import type { FieldType } from './field-types.ts';
@@ -35,7 +36,7 @@ type Json = unknown;
 type JsonMap = Record<string, Json>;
 
 function isMap(value: Json): value is JsonMap {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isPlainObject(value);
 }
 
 /** Managers are told apart by name, operation, subresource and (for Update only) API version. */

@@ -4,6 +4,7 @@
 // values and a FieldType; nothing here knows about managers or HTTP.
 
 import { jsonEqual } from '../../util/json-equal.ts';
+import { isPlainObject } from '../../util/plain-object.ts';
 import { FieldSet, fieldElement, indexElement, keyElement, valueElement } from './field-set.ts';
 import type { FieldType, ListType } from './field-types.ts';
 
@@ -11,7 +12,7 @@ type Json = unknown;
 type JsonMap = Record<string, Json>;
 
 function isMap(value: Json): value is JsonMap {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isPlainObject(value);
 }
 
 /** The path element of a list item: its key fields (map lists), its value (sets), else its index. */

@@ -4,6 +4,7 @@
 // store's errors into API errors.
 
 import { kubeTime } from '../../util/kube-time.ts';
+import { isPlainObject } from '../../util/plain-object.ts';
 import { alreadyExists, conflict, notFound, objectTooLarge, storageQuotaExceeded } from '../errors.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { apiVersionOf } from '../registry/resource-definition.ts';
@@ -21,6 +22,8 @@ import {
 } from '../storage/types.ts';
 import type { KindStrategy, StrategyLookup } from './strategy.ts';
 import type { NameValidator, PatchApplier, WriteResult } from './types.ts';
+
+export { isPlainObject } from '../../util/plain-object.ts';
 
 /** The store and the parts the verbs are given (ObjectServiceOptions, with the clock filled in). */
 export interface ObjectContext {
@@ -40,10 +43,6 @@ export function refOf(def: ResourceDefinition, name: string) {
 /** A private copy of a JSON value (a request body, or a frozen object of the store) to change. */
 export function clone<T>(value: T): T {
   return cloneJson(value);
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -116,6 +116,3 @@ const byKind: Readonly<Record<string, PatchMeta>> = {
 export function builtinPatchMeta(kind: string): PatchMeta {
   return Object.hasOwn(byKind, kind) ? byKind[kind]! : metadataOnly;
 }
-
-/** Kinds with a transcribed table (the rest fall back to ObjectMeta's merge lists only). */
-export const KINDS_WITH_PATCH_META: readonly string[] = Object.keys(byKind);

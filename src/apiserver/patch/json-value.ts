@@ -3,11 +3,12 @@
 // "__proto__" stays an ordinary key instead of replacing the prototype.
 
 import { jsonEqual } from '../../util/json-equal.ts';
+import { isPlainObject } from '../../util/plain-object.ts';
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
 export type JsonObject = { [key: string]: JsonValue };
 
 export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isPlainObject(value);
 }
 
 export function hasKey(object: JsonObject, key: string): boolean {

@@ -1,11 +1,12 @@
 // Helpers over decoded JSON values (what JSON.parse returns), with JSON's notion of equality.
 
 import { jsonEqual } from '../../util/json-equal.ts';
+import { isPlainObject } from '../../util/plain-object.ts';
 
 export type JsonObject = Record<string, unknown>;
 
 export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isPlainObject(value);
 }
 
 /** The JSON type of a value; integral numbers are 'integer' the way Go decodes them into int64. */

@@ -3,6 +3,7 @@
 // Parsing and validation follow apimachinery's pkg/labels so errors carry the same messages;
 // a bad query string is 400 BadRequest, a bad selector object is 422 Invalid naming the field.
 
+import { isPlainObject as isRecord } from '../../util/plain-object.ts';
 import type { StatusCause } from '../errors.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import { invalidValue, labelValueErrors, qualifiedNameErrors } from './label-validation.ts';
@@ -414,10 +415,6 @@ const OBJECT_OPERATORS: Record<string, LabelOperator> = {
   Exists: 'exists',
   DoesNotExist: '!',
 };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function cause(type: string, field: string, message: string): StatusCause {
   return { type, field, message };

@@ -1,6 +1,10 @@
 // The store owns metadata.resourceVersion: it is never stored (the log revision is the truth) and is set on
 // every object handed out.
+
+import { isLooseObject as isPlainObject } from '../../util/plain-object.ts';
 import type { KubeObject } from './types.ts';
+
+export { isLooseObject as isPlainObject } from '../../util/plain-object.ts';
 
 /** JSON text of object without metadata.resourceVersion. The caller's object is left untouched. */
 export function serializeForStorage(key: string, object: KubeObject): string {
@@ -29,8 +33,4 @@ function withoutResourceVersion(metadata: Record<string, unknown>): Record<strin
   const copy = { ...metadata };
   delete copy.resourceVersion;
   return copy;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, any> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { refusalStatus } from '../../agent/http/local-request-guard.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
 import { isKubeError } from '../../kube/kube-error.ts';
-import { readLimitedBody } from '../../util/request-body.ts';
+import { readBodyText } from '../../util/request-body.ts';
 import { type ApiContext, CliError, describeApiError } from '../cli-error.ts';
 import { pendingChangePlan } from '../plan/plan-command.ts';
 import { renderPoolPlan } from '../plan/plan-render.ts';
@@ -142,7 +142,7 @@ export class Dashboard {
           json(response, 405, { error: `${method} ${path}: only POST` });
           return;
         }
-        readBody(request).then(
+        readJsonBody(request).then(
           (body) => this.act(response, () => this.poolAction(pool, action, body)),
           (error: Error) => json(response, 400, { error: error.message }),
         );
@@ -215,8 +215,8 @@ export class Dashboard {
 
 class BadRequest extends Error {}
 
-async function readBody(request: IncomingMessage): Promise<unknown> {
-  const text = (await readLimitedBody(request, MAX_BODY_BYTES)).toString('utf8').trim();
+async function readJsonBody(request: IncomingMessage): Promise<unknown> {
+  const text = (await readBodyText(request, MAX_BODY_BYTES)).trim();
   if (text === '') return undefined;
   try {
     return JSON.parse(text);

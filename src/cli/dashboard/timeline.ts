@@ -12,6 +12,7 @@ import {
 } from '../../api/node-protocol.ts';
 import type { NodeConfigPool } from '../../api/types.ts';
 import { ROLLBACK_FROM_ANNOTATION, UPDATE_STARTED_ANNOTATION } from '../../controller/annotations.ts';
+import { readyCondition } from '../../kube/conditions.ts';
 import type { Node } from '../../kube/types.ts';
 
 /** The states a node goes through in a rollout, in the order the legend lists them. */
@@ -100,8 +101,8 @@ function time(value: string | undefined): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-function readyCondition(node: Node): { ready: boolean; since: number | undefined } {
-  const condition = node.status?.conditions?.find((c) => c.type === 'Ready');
+function readiness(node: Node): { ready: boolean; since: number | undefined } {
+  const condition = readyCondition(node);
   return { ready: condition?.status === 'True', since: time(condition?.lastTransitionTime) };
 }
 
@@ -135,7 +136,7 @@ export function nodeState(node: Node, context: RolloutContext, now: number): Tim
   const desired = a[DESIRED_REVISION_ANNOTATION];
   const state = a[STATE_ANNOTATION];
   const stateRevision = a[STATE_REVISION_ANNOTATION];
-  const { ready, since } = readyCondition(node);
+  const { ready, since } = readiness(node);
   if (target === undefined) return current ? 'done' : 'waiting';
   if (state === 'Failed' && (stateRevision === undefined || stateRevision === desired)) return 'failed';
   const onTarget = current === target;
@@ -220,7 +221,7 @@ export function reconstructTrack(
   }
   if (started > start) push('waiting', start);
   push('applying', started);
-  const { since } = readyCondition(node);
+  const { since } = readiness(node);
   const after = (t: number | undefined) => (t !== undefined && t >= started ? t : undefined);
   switch (state) {
     case 'applying':

@@ -3,10 +3,7 @@
 
 import { pruneUnknown } from '../../api/structural.ts';
 import type { JSONSchemaProps } from '../../apiserver/registry/resource-definition.ts';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isPlainObject } from '../../util/plain-object.ts';
 
 function collect(original: unknown, pruned: unknown, path: string, out: string[]): void {
   if (Array.isArray(original) && Array.isArray(pruned)) {

@@ -1,6 +1,7 @@
 // Which nodes a DaemonSet's pods belong on, and whether a node is Ready: the updater and the
 // simulated DaemonSet controller must agree on both.
 
+import { isReady } from '../../kube/conditions.ts';
 import type { Node } from '../../kube/types.ts';
 import type { DaemonSet } from './daemonset-types.ts';
 
@@ -16,5 +17,5 @@ export function shouldRunOn(daemonSet: DaemonSet, node: Node): boolean {
 }
 
 export function isNodeReady(node: Node | undefined): boolean {
-  return (node?.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  return isReady(node);
 }

@@ -55,7 +55,7 @@ export interface DaemonSetOutcome {
 /** How long a deleted pod's uid is remembered if its DELETED event never arrives (a re-list drops it). */
 const DELETED_MEMORY_MS = 10 * 60_000;
 
-export function daemonSetSubject(daemonSet: DaemonSet): EventSubject {
+function daemonSetSubject(daemonSet: DaemonSet): EventSubject {
   return {
     apiVersion: 'apps/v1',
     kind: 'DaemonSet',

@@ -12,7 +12,7 @@ import type { DaemonSet } from './daemonset-types.ts';
 
 export type DaemonSetStrategy = (typeof DAEMONSET_STRATEGIES)[number];
 
-export const DEFAULT_MAX_UNAVAILABLE = '10%';
+const DEFAULT_MAX_UNAVAILABLE = '10%';
 
 export type DaemonSetManagement =
   /** No nodeherd annotation: not ours, nothing to say. */

@@ -1,6 +1,7 @@
 // The wire shapes of apps/v1 DaemonSets and ControllerRevisions, and the daemon pods they own, as far
 // as the DaemonSet updater (and the simulated DaemonSet controller) read them. Plain JSON, as served.
 
+import { readyCondition } from '../../kube/conditions.ts';
 import type { KubeObject, Pod } from '../../kube/types.ts';
 
 /** Label on ControllerRevisions and pods: the hash of the pod template they were made from. */
@@ -96,7 +97,7 @@ export function revisionHashOf(object: KubeObject): string | undefined {
 /** Ready=True, not being deleted, and Ready for at least minReadySeconds (when `now` is given). */
 export function isPodAvailable(pod: DaemonPod, minReadySeconds = 0, now = Date.now()): boolean {
   if (pod.metadata.deletionTimestamp !== undefined) return false;
-  const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
+  const ready = readyCondition(pod);
   if (ready?.status !== 'True') return false;
   if (minReadySeconds <= 0) return true;
   const since = Date.parse(ready.lastTransitionTime ?? '');
@@ -108,6 +109,6 @@ export function msUntilAvailable(pod: DaemonPod, minReadySeconds: number, now: n
   if (minReadySeconds <= 0 || !isPodAvailable(pod, 0, now) || isPodAvailable(pod, minReadySeconds, now)) {
     return undefined;
   }
-  const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
+  const ready = readyCondition(pod);
   return Date.parse(ready?.lastTransitionTime ?? '') + minReadySeconds * 1000 - now;
 }

@@ -23,8 +23,8 @@ import {
   type DaemonSet,
 } from './daemonset-types.ts';
 
-export const DAEMONSETS_PATH = '/apis/apps/v1/daemonsets';
-export const CONTROLLER_REVISIONS_PATH = '/apis/apps/v1/controllerrevisions';
+const DAEMONSETS_PATH = '/apis/apps/v1/daemonsets';
+const CONTROLLER_REVISIONS_PATH = '/apis/apps/v1/controllerrevisions';
 
 export interface DaemonSetUpdaterOptions {
   client: KubeClient;

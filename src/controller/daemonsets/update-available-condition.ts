@@ -15,7 +15,7 @@ export interface UpdateAvailableCondition {
 }
 
 /** The message format the agent parses: it must keep naming the hash as `revision <hash>`. */
-export function updateAvailableMessage(daemonSet: string, targetHash: string): string {
+function updateAvailableMessage(daemonSet: string, targetHash: string): string {
   return `revision ${targetHash} of DaemonSet ${daemonSet} is available; upgrade through the node agent's API`;
 }
 

@@ -15,7 +15,7 @@ export interface DrainWork {
   terminating: Pod[];
 }
 
-export function isDaemonSetPod(pod: Pod): boolean {
+function isDaemonSetPod(pod: Pod): boolean {
   return (pod.metadata.ownerReferences ?? []).some((o) => o.controller && o.kind === 'DaemonSet');
 }
 

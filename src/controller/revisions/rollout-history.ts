@@ -18,7 +18,7 @@ export interface RolloutRecord {
 }
 
 /** Records kept in status (oldest dropped first). */
-export const HISTORY_LIMIT = 20;
+const HISTORY_LIMIT = 20;
 
 const OPEN: ReadonlySet<RolloutResult> = new Set(['InProgress', 'Failed']);
 

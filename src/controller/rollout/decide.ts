@@ -54,7 +54,7 @@ export function failureActionFor(input: RolloutInput, failures: NodeVerdict[]): 
  * A failing health gate (metric or alert) once the rollout has touched a node: a failure for the policy
  * whatever maxFailures says (it counts nodes). Before any node was touched there is nothing to blame.
  */
-export function gateFailureActionFor(
+function gateFailureActionFor(
   input: RolloutInput,
   verdicts: readonly NodeVerdict[],
 ): FailureAction | undefined {

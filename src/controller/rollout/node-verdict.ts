@@ -29,7 +29,7 @@ export function isHealthy(node: NodeSnapshot): boolean {
 }
 
 /** Why a node is not healthy, for messages. */
-export function unhealthyDetail(node: NodeSnapshot): string {
+function unhealthyDetail(node: NodeSnapshot): string {
   if (node.deleting) return 'being deleted';
   if (!node.ready) return node.notReadyReason ? `NotReady (${node.notReadyReason})` : 'NotReady';
   if (node.agentState === 'Failed') return `agent failed${node.agentMessage ? `: ${node.agentMessage}` : ''}`;

@@ -10,11 +10,10 @@ import {
   DESIRED_REVISION_ANNOTATION,
   HOLD_ANNOTATION,
   NOT_BEFORE_ANNOTATION,
-  SERIAL_GATE_ANNOTATION,
-  SERIAL_SLOT_ANNOTATION,
   UPGRADE_REQUESTED_ANNOTATION,
 } from '../../api/node-protocol.ts';
 import type { NumberedRevision } from '../rollout/types.ts';
+import { STRATEGY_ANNOTATION_KEYS } from './strategy-annotations.ts';
 import type { StrategyNode, Taint } from './strategy-node.ts';
 
 export type StrategyType = (typeof UPDATE_STRATEGY_TYPES)[number];
@@ -42,21 +41,16 @@ export interface NodeMarks {
   kind: 'bootstrap' | 'handout' | 'marks';
 }
 
-const MANAGED = [
-  SERIAL_GATE_ANNOTATION,
-  SERIAL_SLOT_ANNOTATION,
+const MANAGED: readonly string[] = [
+  ...STRATEGY_ANNOTATION_KEYS,
   NOT_BEFORE_ANNOTATION,
   HOLD_ANNOTATION,
   AVAILABLE_REVISION_ANNOTATION,
-] as const;
+];
 const MANAGED_KEYS: ReadonlySet<string> = new Set(MANAGED);
 
 function currentValue(node: StrategyNode, key: string): string | undefined {
   switch (key) {
-    case SERIAL_GATE_ANNOTATION:
-      return node.serialGate;
-    case SERIAL_SLOT_ANNOTATION:
-      return node.serialSlot;
     case NOT_BEFORE_ANNOTATION:
       return node.notBefore;
     case HOLD_ANNOTATION:
@@ -68,7 +62,7 @@ function currentValue(node: StrategyNode, key: string): string | undefined {
     case DESIRED_REVISION_ANNOTATION:
       return node.desired;
     default:
-      return undefined;
+      return node.annotations?.[key];
   }
 }
 

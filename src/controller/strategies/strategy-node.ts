@@ -10,8 +10,6 @@ import {
   MESSAGE_ANNOTATION,
   NOT_BEFORE_ANNOTATION,
   OUTDATED_TAINT_KEY,
-  SERIAL_GATE_ANNOTATION,
-  SERIAL_SLOT_ANNOTATION,
   STATE_ANNOTATION,
   STATE_REVISION_ANNOTATION,
   UPGRADE_REQUESTED_ANNOTATION,
@@ -19,6 +17,7 @@ import {
 import type { Node } from '../../kube/types.ts';
 import { CORDONED_BY_ANNOTATION, DRAINING_FOR_ANNOTATION } from '../annotations.ts';
 import { failedRevisionOf } from '../node-snapshot.ts';
+import { STRATEGY_ANNOTATION_KEYS, STRATEGY_GATE_KEYS } from './strategy-annotations.ts';
 
 export interface Taint {
   effect: string;
@@ -34,9 +33,8 @@ export interface StrategyNode {
   /** The revision `state` is about (nodeherd.io/state-revision), when the agent says. */
   stateRevision?: string;
   message?: string;
-  serialGate?: string;
-  /** Serial: the slot the controller last handed this node (SERIAL_SLOT_ANNOTATION, as written). */
-  serialSlot?: string;
+  /** The strategies' own annotations (strategy-annotations.ts) the node carries, by key, as written. */
+  annotations?: Readonly<Record<string, string>>;
   notBefore?: string;
   hold?: string;
   available?: string;
@@ -73,8 +71,7 @@ function readFreshStrategyNode(node: Node, zoneLabel: string): StrategyNode {
     state: a[STATE_ANNOTATION] || undefined,
     stateRevision: a[STATE_REVISION_ANNOTATION] || undefined,
     message: a[MESSAGE_ANNOTATION] || undefined,
-    serialGate: a[SERIAL_GATE_ANNOTATION],
-    serialSlot: a[SERIAL_SLOT_ANNOTATION],
+    annotations: ownAnnotations(a),
     notBefore: a[NOT_BEFORE_ANNOTATION],
     hold: a[HOLD_ANNOTATION],
     available: a[AVAILABLE_REVISION_ANNOTATION],
@@ -87,6 +84,21 @@ function readFreshStrategyNode(node: Node, zoneLabel: string): StrategyNode {
   for (const [key, value] of Object.entries(optional))
     if (value !== undefined) Object.assign(facts, { [key]: value });
   return facts;
+}
+
+function ownAnnotations(a: Record<string, string>): Record<string, string> | undefined {
+  let own: Record<string, string> | undefined;
+  for (const key of STRATEGY_ANNOTATION_KEYS) {
+    if (a[key] === undefined) continue;
+    own ??= {};
+    own[key] = a[key];
+  }
+  return own;
+}
+
+/** The node carries a strategy's gate annotation. */
+export function carriesGate(node: StrategyNode): boolean {
+  return STRATEGY_GATE_KEYS.some((key) => node.annotations?.[key] !== undefined);
 }
 
 /** The revision the agent's state is about: state-revision, else the one a failure message names. */

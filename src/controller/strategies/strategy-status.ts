@@ -6,7 +6,7 @@
 import { plural } from '../plural.ts';
 import type { NumberedRevision } from '../rollout/types.ts';
 import type { StrategyType } from './node-marks.ts';
-import { failedFor, type StrategyNode, workingOn } from './strategy-node.ts';
+import { carriesGate, failedFor, type StrategyNode, workingOn } from './strategy-node.ts';
 
 export interface StrategyCondition {
   status: 'True' | 'False' | 'Unknown';
@@ -75,7 +75,7 @@ export function strategyReport<Input extends StrategyStatusInput>(
   const failed = nodes.filter((n) => failedFor(n, T)).map((n) => n.name);
   const applying = nodes.filter((n) => workingOn(n, T)).length;
   const gated = (n: StrategyNode) =>
-    n.serialGate !== undefined || n.notBefore !== undefined || n.hold !== undefined || n.state === 'Waiting';
+    carriesGate(n) || n.notBefore !== undefined || n.hold !== undefined || n.state === 'Waiting';
   const waiting = nodes.filter((n) => n.desired === T && idleOff(n, T) && gated(n)).length;
   const done = nodes.every((n) => n.current === T && input.healthy(n.name));
   const progress = `${onTarget.length}/${nodes.length} nodes on ${T}`;

@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { SERIAL_GATE_ANNOTATION } from '../../../src/api/node-protocol.ts';
 import { validateNodeConfigPool } from '../../../src/api/validate-node-config-pool.ts';
 import type { StrategyNode } from '../../../src/controller/strategies/strategy-node.ts';
 import { report, strategyNode } from '../../support/strategy-fixtures.ts';
@@ -30,9 +31,9 @@ describe('strategy status', () => {
     const gate = '{"pool":"p","slots":1,"leaseDurationSeconds":60}';
     const serial = report({
       nodes: [
-        n('a', { serialGate: gate, state: 'Waiting', stateRevision: 'r2' }),
-        n('b', { serialGate: gate, state: 'Applying', stateRevision: 'r2' }),
-        n('c', { serialGate: gate, current: 'r2' }),
+        n('a', { annotations: { [SERIAL_GATE_ANNOTATION]: gate }, state: 'Waiting', stateRevision: 'r2' }),
+        n('b', { annotations: { [SERIAL_GATE_ANNOTATION]: gate }, state: 'Applying', stateRevision: 'r2' }),
+        n('c', { annotations: { [SERIAL_GATE_ANNOTATION]: gate }, current: 'r2' }),
         n('d', { desired: 'r1' }),
       ],
     });

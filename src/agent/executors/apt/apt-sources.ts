@@ -35,8 +35,8 @@ export function aptRepository(repository: RenderedRepository): AptRepository {
   return result;
 }
 
-export const SOURCES_DIR = '/etc/apt/sources.list.d';
-export const KEYRINGS_DIR = '/etc/apt/keyrings';
+const SOURCES_DIR = '/etc/apt/sources.list.d';
+const KEYRINGS_DIR = '/etc/apt/keyrings';
 
 // The API validates with the same rules (src/api/patterns.ts), so a config it accepts is one the
 // agent writes: a refusal here means a config that bypassed validation.
@@ -45,7 +45,7 @@ const MAX_NAME_LENGTH = 63;
 const TOKEN = regex(WORD); // one deb822 field word: no whitespace or control character, no comment start
 const SCHEME = /^[a-z][a-z0-9+.-]*:/;
 
-export function assertRepositoryName(name: string): void {
+function assertRepositoryName(name: string): void {
   if (!NAME.test(name) || name.length > MAX_NAME_LENGTH) {
     throw new Error(
       `invalid repository name ${JSON.stringify(name)} (lowercase letters, digits, '.', '_', '-'; at most ${MAX_NAME_LENGTH})`,

@@ -108,13 +108,10 @@ export const customResourceDefinitionKind: BuiltinKind = {
       group: 'apiextensions.k8s.io',
       version: 'v1',
       resource: 'customresourcedefinitions',
-      singular: 'customresourcedefinition',
       kind: 'CustomResourceDefinition',
-      listKind: 'CustomResourceDefinitionList',
       namespaced: false,
       shortNames: ['crd', 'crds'],
       categories: ['api-extensions'],
-      verbs: [...ALL_VERBS],
       subresources: { status: true },
       schema: kindSchema(
         'CustomResourceDefinition represents a resource that should be exposed on the API server. Its name MUST be in the format <.spec.name>.<.spec.group>.',

@@ -11,13 +11,9 @@ export const controllerRevisionKind: BuiltinKind = {
       group: 'apps',
       version: 'v1',
       resource: 'controllerrevisions',
-      singular: 'controllerrevision',
       kind: 'ControllerRevision',
-      listKind: 'ControllerRevisionList',
       namespaced: true,
       shortNames: [],
-      categories: [],
-      verbs: [...ALL_VERBS],
       subresources: {},
       schema: kindSchema('ControllerRevision implements an immutable snapshot of state data.', {
         data: open('Data is the serialized representation of the state.'),

@@ -13,13 +13,10 @@ export const daemonSetKind: BuiltinKind = {
       group: 'apps',
       version: 'v1',
       resource: 'daemonsets',
-      singular: 'daemonset',
       kind: 'DaemonSet',
-      listKind: 'DaemonSetList',
       namespaced: true,
       shortNames: ['ds'],
       categories: ['all'],
-      verbs: [...ALL_VERBS],
       subresources: { status: true },
       schema: kindSchema('DaemonSet represents the configuration of a daemon set.', specStatus('daemon set')),
       printerColumns: [

@@ -14,13 +14,9 @@ export const leaseKind: BuiltinKind = {
       group: 'coordination.k8s.io',
       version: 'v1',
       resource: 'leases',
-      singular: 'lease',
       kind: 'Lease',
-      listKind: 'LeaseList',
       namespaced: true,
       shortNames: [],
-      categories: [],
-      verbs: [...ALL_VERBS],
       subresources: {},
       schema: kindSchema('Lease defines a lease concept.', {
         spec: open('spec contains the specification of the Lease.'),

@@ -16,13 +16,9 @@ export const configMapKind: BuiltinKind = {
       group: '',
       version: 'v1',
       resource: 'configmaps',
-      singular: 'configmap',
       kind: 'ConfigMap',
-      listKind: 'ConfigMapList',
       namespaced: true,
       shortNames: ['cm'],
-      categories: [],
-      verbs: [...ALL_VERBS],
       subresources: {},
       schema: kindSchema('ConfigMap holds configuration data for pods to consume.', {
         binaryData: {

@@ -71,14 +71,14 @@ const coreEventFields: Record<string, JSONSchemaProps> = {
   type: str('Type of this event (Normal, Warning), new types could be added in the future'),
 };
 
+/** The field selectors of the object an Event is about (core: involvedObject, events.k8s.io: regarding). */
+export function objectReferenceSelectors(field: string): ResourceDefinition['selectableFields'] {
+  const parts = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'];
+  return Object.fromEntries(parts.map((part) => [`${field}.${part}`, at(field, part)]));
+}
+
 const coreEventSelectors: ResourceDefinition['selectableFields'] = {
-  'involvedObject.kind': at('involvedObject', 'kind'),
-  'involvedObject.namespace': at('involvedObject', 'namespace'),
-  'involvedObject.name': at('involvedObject', 'name'),
-  'involvedObject.uid': at('involvedObject', 'uid'),
-  'involvedObject.apiVersion': at('involvedObject', 'apiVersion'),
-  'involvedObject.resourceVersion': at('involvedObject', 'resourceVersion'),
-  'involvedObject.fieldPath': at('involvedObject', 'fieldPath'),
+  ...objectReferenceSelectors('involvedObject'),
   reason: at('reason'),
   reportingComponent: at('reportingComponent'),
   source: (e) => text(e.source?.component) || text(e.reportingComponent),
@@ -91,13 +91,9 @@ export const coreEventKind: BuiltinKind = {
       group: '',
       version: 'v1',
       resource: 'events',
-      singular: 'event',
       kind: 'Event',
-      listKind: 'EventList',
       namespaced: true,
       shortNames: ['ev'],
-      categories: [],
-      verbs: [...ALL_VERBS],
       subresources: {},
       schema: kindSchema('Event is a report of an event somewhere in the cluster.', coreEventFields),
       printerColumns: eventColumns('involvedObject', 'message'),

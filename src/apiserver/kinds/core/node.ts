@@ -43,13 +43,9 @@ export const nodeKind: BuiltinKind = {
       group: '',
       version: 'v1',
       resource: 'nodes',
-      singular: 'node',
       kind: 'Node',
-      listKind: 'NodeList',
       namespaced: false,
       shortNames: ['no'],
-      categories: [],
-      verbs: [...ALL_VERBS],
       subresources: { status: true },
       schema: kindSchema('Node is a worker node in Kubernetes.', specStatus('node')),
       printerColumns: [

@@ -133,13 +133,10 @@ export const podKind: BuiltinKind = {
       group: '',
       version: 'v1',
       resource: 'pods',
-      singular: 'pod',
       kind: 'Pod',
-      listKind: 'PodList',
       namespaced: true,
       shortNames: ['po'],
       categories: ['all'],
-      verbs: [...ALL_VERBS],
       subresources: { status: true, eviction: true },
       schema: kindSchema('Pod is a collection of containers that can run on a host.', specStatus('pod')),
       printerColumns: [

@@ -16,13 +16,9 @@ export const secretKind: BuiltinKind = {
       group: '',
       version: 'v1',
       resource: 'secrets',
-      singular: 'secret',
       kind: 'Secret',
-      listKind: 'SecretList',
       namespaced: true,
       shortNames: [],
-      categories: [],
-      verbs: [...ALL_VERBS],
       subresources: {},
       schema: kindSchema('Secret holds secret data of a certain type.', {
         data: {

@@ -16,13 +16,9 @@ export const serviceAccountKind: BuiltinKind = {
       group: '',
       version: 'v1',
       resource: 'serviceaccounts',
-      singular: 'serviceaccount',
       kind: 'ServiceAccount',
-      listKind: 'ServiceAccountList',
       namespaced: true,
       shortNames: ['sa'],
-      categories: [],
-      verbs: [...ALL_VERBS],
       subresources: { token: true },
       schema: kindSchema('ServiceAccount binds together a name, a principal and a set of secrets.', {
         automountServiceAccountToken: {

@@ -6,7 +6,7 @@ import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import { Event } from '../../protobuf/groups.ts';
 import type { JSONSchemaProps, ResourceDefinition } from '../../registry/resource-definition.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
-import { eventColumns } from '../core/event.ts';
+import { eventColumns, objectReferenceSelectors } from '../core/event.ts';
 import { at, text } from '../shared/readers.ts';
 import { ALL_VERBS, builtin, int, kindSchema, open, str } from '../shared/schemas.ts';
 import { coreToEventsV1, eventsV1ToCore } from './event-conversion.ts';
@@ -43,13 +43,7 @@ const eventsV1Fields: Record<string, JSONSchemaProps> = {
 // events.k8s.io/v1 accepts its own spellings (regarding.*, reportingController), mapped by kube onto
 // the core event's fields; it does not accept the core spellings.
 const eventsV1Selectors: ResourceDefinition['selectableFields'] = {
-  'regarding.kind': at('regarding', 'kind'),
-  'regarding.namespace': at('regarding', 'namespace'),
-  'regarding.name': at('regarding', 'name'),
-  'regarding.uid': at('regarding', 'uid'),
-  'regarding.apiVersion': at('regarding', 'apiVersion'),
-  'regarding.resourceVersion': at('regarding', 'resourceVersion'),
-  'regarding.fieldPath': at('regarding', 'fieldPath'),
+  ...objectReferenceSelectors('regarding'),
   reason: at('reason'),
   reportingController: at('reportingController'),
   source: (e) => text(e.deprecatedSource?.component) || text(e.reportingController),
@@ -62,13 +56,9 @@ export const eventsV1EventKind: BuiltinKind = {
       group: 'events.k8s.io',
       version: 'v1',
       resource: 'events',
-      singular: 'event',
       kind: 'Event',
-      listKind: 'EventList',
       namespaced: true,
       shortNames: ['ev'],
-      categories: [],
-      verbs: [...ALL_VERBS],
       subresources: {},
       schema: kindSchema('Event is a report of an event somewhere in the cluster.', eventsV1Fields),
       printerColumns: eventColumns('regarding', 'note'),

@@ -14,13 +14,9 @@ export const podDisruptionBudgetKind: BuiltinKind = {
       group: 'policy',
       version: 'v1',
       resource: 'poddisruptionbudgets',
-      singular: 'poddisruptionbudget',
       kind: 'PodDisruptionBudget',
-      listKind: 'PodDisruptionBudgetList',
       namespaced: true,
       shortNames: ['pdb'],
-      categories: [],
-      verbs: [...ALL_VERBS],
       subresources: { status: true },
       schema: kindSchema(
         'PodDisruptionBudget is an object to define the max disruption that can be caused to a collection of pods',

@@ -20,11 +20,27 @@ export const ALL_VERBS: readonly Verb[] = [
   'watch',
 ];
 
-type Base = Omit<ResourceDefinition, 'schema' | 'builtin'> & { schema: JSONSchemaProps };
+type Base = Omit<
+  ResourceDefinition,
+  'schema' | 'builtin' | 'singular' | 'listKind' | 'categories' | 'verbs'
+> &
+  Partial<Pick<ResourceDefinition, 'singular' | 'listKind' | 'categories' | 'verbs'>> & {
+    schema: JSONSchemaProps;
+  };
 
-/** A built-in definition: every field spelled out, marked built in. */
+/**
+ * A built-in definition, marked built in. What most kinds share may be left out: the singular is the
+ * kind in lower case, the list kind is the kind and `List`, no categories, every verb.
+ */
 export function builtin(d: Base): ResourceDefinition {
-  return { ...d, builtin: true };
+  return {
+    ...d,
+    singular: d.singular ?? d.kind.toLowerCase(),
+    listKind: d.listKind ?? `${d.kind}List`,
+    categories: d.categories ?? [],
+    verbs: d.verbs ?? [...ALL_VERBS],
+    builtin: true,
+  };
 }
 
 export const open = (description: string): JSONSchemaProps => ({

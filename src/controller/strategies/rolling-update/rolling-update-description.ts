@@ -2,6 +2,7 @@
 // is the batches the controller would start, from the nodes it may batch (a node joining gets the
 // revision at once, a NotReady one once it is Ready).
 
+import { readyCondition } from '../../../kube/conditions.ts';
 import { plural } from '../../plural.ts';
 import { resolveIntOrPercent } from '../../rollout/int-or-percent.ts';
 import {
@@ -17,7 +18,7 @@ import type {
 } from '../strategy-description.ts';
 
 function isReady(node: PlannedNode['node']): boolean {
-  return node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+  return readyCondition(node)?.status === 'True';
 }
 
 /** "; open now until …" or "; the next opens …", in UTC and in the zone of that window. */

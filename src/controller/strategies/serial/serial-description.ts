@@ -3,14 +3,15 @@
 
 import { plural } from '../../plural.ts';
 import type { PlannedBatch, StrategyDescription } from '../strategy-description.ts';
+import { serialSettingsOf } from './serial-settings.ts';
 
 export const serialDescription: StrategyDescription = {
   detail(strategy) {
-    return plural(strategy.serial?.slots ?? 1, 'slot');
+    return plural(serialSettingsOf(strategy).slots, 'slot');
   },
 
   plan({ spec, moving }) {
-    const slots = spec.updateStrategy.serial?.slots ?? 1;
+    const { slots } = serialSettingsOf(spec.updateStrategy);
     const notes = [
       `agents take turns through ${plural(slots, 'slot')}: at most ${slots} at once, while the controller is down too; who takes a free slot first is not fixed, so the waves below show how many at once, not who goes first`,
     ];

@@ -6,6 +6,7 @@
 // the two may race harmlessly: one of them wins, the other's write fails on the resourceVersion.
 
 import { SERIAL_LEASE_NAMESPACE, SERIAL_POOL_LABEL } from '../../../api/node-protocol.ts';
+import { isReady, readyCondition } from '../../../kube/conditions.ts';
 import type { Node } from '../../../kube/types.ts';
 import type { ControllerContext } from '../../controller-context.ts';
 import { readStrategyNode } from '../strategy-node.ts';
@@ -17,9 +18,6 @@ interface Queue {
   target: string;
   nodes: string[];
 }
-
-const isReady = (node: Node | undefined): boolean =>
-  (node?.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
 export class SerialHandoff {
   private readonly ctx: ControllerContext;
@@ -56,7 +54,7 @@ export class SerialHandoff {
     if (!next) return;
     const leaseName = lease.metadata.name;
     this.moving.add(leaseName);
-    const readySince = node.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime;
+    const readySince = readyCondition(node)?.lastTransitionTime;
     this.ctx.logger.debug(
       { pool, lease: leaseName, from: name, to: next, readySince },
       'Serial slot holder finished',

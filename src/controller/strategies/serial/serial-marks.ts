@@ -16,8 +16,9 @@ import {
 } from '../../../api/node-protocol.ts';
 import { bootstrap, gatedHandout, type MarksInput, type StrategyMarks } from '../node-marks.ts';
 import { startedOn } from '../strategy-node.ts';
+import { serialGateOf, serialSlotOf } from './serial-annotations.ts';
 
-export function serialGateValue(gate: SerialGate, handedOutAt?: string): string {
+function serialGateValue(gate: SerialGate, handedOutAt?: string): string {
   return JSON.stringify({
     pool: gate.pool,
     slots: gate.slots,
@@ -66,14 +67,12 @@ export const serialMarks: StrategyMarks<SerialMarksInput> = (input) => {
     if (joining) return { ...joining, releaseDrain: true };
     if (node.current === undefined || node.current === T) return { annotations: {}, releaseDrain: true };
     const started = startedOn(node, T, input.slotHolders.has(node.name));
+    const carried = serialGateOf(node);
     const wanted = gatedHandout(node, input, started, {
       key: SERIAL_GATE_ANNOTATION,
-      value:
-        node.serialGate !== undefined && (started || sameGate(node.serialGate, input.serial))
-          ? node.serialGate
-          : gate,
+      value: carried !== undefined && (started || sameGate(carried, input.serial)) ? carried : gate,
     });
-    const slot = input.slotHandovers?.get(node.name) ?? node.serialSlot;
+    const slot = input.slotHandovers?.get(node.name) ?? serialSlotOf(node);
     return { ...wanted, annotations: { ...wanted.annotations, [SERIAL_SLOT_ANNOTATION]: slot } };
   };
 };

@@ -9,6 +9,7 @@ import { SERIAL_HANDED_OVER_ANNOTATION, serialLeaseName } from '../../../api/nod
 import type { Lease } from '../../../kube/types.ts';
 import { rolloutOrder } from '../../rollout/rollout-order.ts';
 import { type StrategyNode, startedOn } from '../strategy-node.ts';
+import { serialGateOf } from './serial-annotations.ts';
 
 export interface SlotHolder {
   lease: string;
@@ -158,7 +159,7 @@ export function waitsForSlot(
     n.desired === target &&
     n.current !== undefined &&
     n.current !== target &&
-    n.serialGate !== undefined &&
+    serialGateOf(n) !== undefined &&
     n.hold === undefined &&
     n.state !== 'Applying' &&
     n.state !== 'Verifying' &&

@@ -15,6 +15,7 @@ import type { RolloutStrategy, StrategySnapshot } from '../strategy.ts';
 import { holdReason, marksInput, reportInput } from '../strategy-inputs.ts';
 import type { StrategyNode } from '../strategy-node.ts';
 import { strategyReport } from '../strategy-status.ts';
+import { serialGateOf } from './serial-annotations.ts';
 import { serialMarks, serialSlotValue } from './serial-marks.ts';
 import { serialReport } from './serial-report.ts';
 import { type SerialDecision, SerialRuntime } from './serial-runtime.ts';
@@ -30,13 +31,15 @@ function withMarks(nodes: readonly StrategyNode[], marks: readonly NodeMarks[]):
     const value = (key: string, was: string | undefined) =>
       key in a ? (a[key] === null ? undefined : a[key]) : was;
     const desired = value(DESIRED_REVISION_ANNOTATION, n.desired);
-    const serialGate = value(SERIAL_GATE_ANNOTATION, n.serialGate);
+    const gate = value(SERIAL_GATE_ANNOTATION, serialGateOf(n));
     const hold = value(HOLD_ANNOTATION, n.hold);
-    const { desired: _d, serialGate: _g, hold: _h, ...rest } = n;
+    const { desired: _d, hold: _h, annotations: own, ...rest } = n;
+    const { [SERIAL_GATE_ANNOTATION]: _g, ...otherOwn } = own ?? {};
+    const annotations = gate !== undefined ? { ...otherOwn, [SERIAL_GATE_ANNOTATION]: gate } : otherOwn;
     return {
       ...rest,
       ...(desired !== undefined ? { desired } : {}),
-      ...(serialGate !== undefined ? { serialGate } : {}),
+      ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
       ...(hold !== undefined ? { hold } : {}),
     };
   });

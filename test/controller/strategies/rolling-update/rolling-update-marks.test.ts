@@ -11,9 +11,9 @@ import {
   UPGRADE_REQUESTED_ANNOTATION,
 } from '../../../../src/api/node-protocol.ts';
 import type { StrategyNode } from '../../../../src/controller/strategies/strategy-node.ts';
-import { marks, strategyNode } from '../../../support/strategy-fixtures.ts';
+import { marks, type NodeOver, strategyNode } from '../../../support/strategy-fixtures.ts';
 
-function n(name: string, over: Partial<StrategyNode> = {}): StrategyNode {
+function n(name: string, over: NodeOver = {}): StrategyNode {
   return strategyNode(name, over);
 }
 

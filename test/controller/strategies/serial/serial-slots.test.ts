@@ -10,6 +10,7 @@ import {
   slotHandovers,
 } from '../../../../src/controller/strategies/serial/serial-slots.ts';
 import type { StrategyNode } from '../../../../src/controller/strategies/strategy-node.ts';
+import { type NodeOver, serialFields } from '../../../support/strategy-fixtures.ts';
 
 const GATE = JSON.stringify({ pool: 'p', slots: 2, leaseDurationSeconds: 600 });
 
@@ -18,8 +19,15 @@ function free(...slots: number[]) {
   return slots.map((slot) => ({ lease: serialLeaseName('p', slot), resourceVersion: String(10 + slot) }));
 }
 
-function waiting(name: string, zone: string, extra: Partial<StrategyNode> = {}): StrategyNode {
-  return { name, zone, desired: 'T', current: 'old', serialGate: GATE, cordonedByUs: false, ...extra };
+function waiting(name: string, zone: string, extra: NodeOver = {}): StrategyNode {
+  return {
+    name,
+    zone,
+    desired: 'T',
+    current: 'old',
+    cordonedByUs: false,
+    ...serialFields({ serialGate: GATE, ...extra }),
+  };
 }
 
 const base = {
