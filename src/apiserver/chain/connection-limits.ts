@@ -1,0 +1,70 @@
+// What a request may hold of a connection. A request that is answered before its body was read (a 401,
+// 403, 413 or 429 to a write) closes its connection: otherwise Node would read the rest of the body to
+// reuse the connection, and a client declaring a large body could keep it open for as long as it
+// trickles bytes. A request not answered within the request timeout (kube-apiserver's
+// --request-timeout, 60 s; watches excepted, they have their own) is answered 504 Timeout, as kube's
+// timeout filter does; a handler that answers later finds the response ended (http/respond.ts).
+// Header and body read deadlines and the per-address connection cap are the HTTPS server's
+// (httpsServer() in ../composition.ts), as they act before a request exists.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from '../errors.ts';
+import { sendError } from '../http/respond.ts';
+import type { RequestStage } from './request-chain.ts';
+
+/** kube-apiserver's default --request-timeout. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/** Whether the request declares a body that has not all been received yet. */
+function hasUnreadBody(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) > 0);
+}
+
+/** Answers that go out before the body was read say `Connection: close`, and then close it. */
+function closeWhenBodyUnread(req: IncomingMessage, res: ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    if (hasUnreadBody(req)) res.shouldKeepAlive = false;
+    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse['writeHead'];
+  res.once('finish', () => {
+    // Node would read (and drop) the rest of the body to reuse the connection; a refused client's
+    // connection is closed instead, once the answer has been written.
+    if (hasUnreadBody(req)) req.socket.destroySoon();
+  });
+}
+
+export function connectionLimits(requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS): RequestStage {
+  return {
+    name: 'connection limits',
+    async handle(request, next) {
+      const { req, res } = request;
+      closeWhenBodyUnread(req, res);
+      if (request.info.isResourceRequest && request.info.verb === 'watch') return next();
+      const timer = setTimeout(() => {
+        if (res.writableEnded) return;
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        res.shouldKeepAlive = false;
+        sendError(
+          res,
+          new ApiError(
+            504,
+            'Timeout',
+            `Timeout: request did not complete within the allotted timeout of ${requestTimeoutMs / 1000}s`,
+          ),
+        );
+      }, requestTimeoutMs);
+      res.once('close', () => clearTimeout(timer));
+      try {
+        await next();
+      } finally {
+        if (res.writableEnded) clearTimeout(timer);
+      }
+    },
+  };
+}
