@@ -2,8 +2,14 @@
 
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import { parseDuration } from '../api/duration.ts';
 import { ApiServer } from '../apiserver/api-server.ts';
 import { adminKubeconfigPath } from '../apiserver/auth/credentials.ts';
+import {
+  type FairnessOptions,
+  PRIORITY_LEVELS,
+  type PriorityLevel,
+} from '../apiserver/chain/priority-and-fairness.ts';
 import { nodeherdProfile } from '../profile/nodeherd-profile.ts';
 
 function port(value: string): number {
@@ -17,6 +23,66 @@ function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive integer');
   return n;
+}
+
+function duration(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms <= 0)
+    throw new InvalidArgumentError('must be a duration such as 60s, 1m or 500ms');
+  return ms;
+}
+
+/** `level=n,...` for the priority levels (system, node, workload, anonymous). */
+function perLevel(allowZero: boolean) {
+  return (value: string): Partial<Record<PriorityLevel, number>> => {
+    const out: Partial<Record<PriorityLevel, number>> = {};
+    for (const pair of value.split(',')) {
+      const [level, count, ...rest] = pair.split('=');
+      if (!PRIORITY_LEVELS.includes(level as PriorityLevel) || count === undefined || rest.length > 0)
+        throw new InvalidArgumentError(
+          `expected level=count pairs separated by commas, the levels being ${PRIORITY_LEVELS.join(', ')}; got ${JSON.stringify(pair)}`,
+        );
+      const n = Number(count);
+      if (!Number.isInteger(n) || n < (allowZero ? 0 : 1))
+        throw new InvalidArgumentError(
+          `the count for ${level} must be ${allowZero ? 'a non-negative' : 'a positive'} integer, got ${JSON.stringify(count)}`,
+        );
+      out[level as PriorityLevel] = n;
+    }
+    return out;
+  };
+}
+
+interface LimitFlags {
+  requestTimeout?: number;
+  headersTimeout?: number;
+  requestReadTimeout?: number;
+  maxConnectionsPerAddress?: number;
+  maxRequestsPerIdentity?: Partial<Record<PriorityLevel, number>>;
+  maxQueuedPerIdentity?: Partial<Record<PriorityLevel, number>>;
+  maxWatchesPerIdentity?: Partial<Record<PriorityLevel, number>>;
+  maxRequestsPerLevel?: Partial<Record<PriorityLevel, number>>;
+  queueWait?: number;
+}
+
+/** The server options the limit flags give (docs/operations.md lists them). */
+export function limitOptions(flags: LimitFlags) {
+  const fairness: FairnessOptions = {
+    ...(flags.maxRequestsPerIdentity ? { requestsPerIdentity: flags.maxRequestsPerIdentity } : {}),
+    ...(flags.maxQueuedPerIdentity ? { queuedPerIdentity: flags.maxQueuedPerIdentity } : {}),
+    ...(flags.maxWatchesPerIdentity ? { watchesPerIdentity: flags.maxWatchesPerIdentity } : {}),
+    ...(flags.maxRequestsPerLevel ? { requestsPerLevel: flags.maxRequestsPerLevel } : {}),
+    ...(flags.queueWait !== undefined ? { queueWaitMs: flags.queueWait } : {}),
+  };
+  return {
+    fairness,
+    ...(flags.requestTimeout !== undefined ? { requestTimeoutMs: flags.requestTimeout } : {}),
+    ...(flags.headersTimeout !== undefined ? { headersTimeoutMs: flags.headersTimeout } : {}),
+    ...(flags.requestReadTimeout !== undefined ? { requestReadTimeoutMs: flags.requestReadTimeout } : {}),
+    ...(flags.maxConnectionsPerAddress !== undefined
+      ? { maxConnectionsPerAddress: flags.maxConnectionsPerAddress }
+      : {}),
+  };
 }
 
 export function apiserverCommand(): Command {
@@ -35,15 +101,62 @@ export function apiserverCommand(): Command {
       '--agent-artefacts <dir>',
       'serve the built agent (npm run build:agent) at /nodeherd/agent/ for nodeherd-init',
     )
+    .option(
+      '--request-timeout <duration>',
+      'answer a request (not a watch) 504 after this (default 60s)',
+      duration,
+    )
+    .option(
+      '--headers-timeout <duration>',
+      "close a connection whose request's headers take longer (default 60s)",
+      duration,
+    )
+    .option(
+      '--request-read-timeout <duration>',
+      'close a connection whose request, body included, takes longer to arrive (default 60s)',
+      duration,
+    )
+    .option(
+      '--max-connections-per-address <n>',
+      'connections one client address may hold (default 1000, loopback unlimited; given, loopback too)',
+      positiveInt,
+    )
+    .option(
+      '--max-requests-per-identity <level=n,...>',
+      'requests one identity is served at once, by priority level (default system=200,node=4,workload=8,anonymous=8)',
+      perLevel(false),
+    )
+    .option(
+      '--max-queued-per-identity <level=n,...>',
+      'requests of one identity that may wait for a seat (default system=1000,node=16,workload=32,anonymous=64)',
+      perLevel(true),
+    )
+    .option(
+      '--max-watches-per-identity <level=n,...>',
+      'watches one identity may hold open (default system=1000,node=16,workload=32,anonymous=0)',
+      perLevel(true),
+    )
+    .option(
+      '--max-requests-per-level <level=n,...>',
+      "requests of a level's identities served at once; system's is the server's total (default system=600,node=400,workload=100,anonymous=20)",
+      perLevel(false),
+    )
+    .option(
+      '--queue-wait <duration>',
+      'how long a request may wait for a seat before 429 (default 15s)',
+      duration,
+    )
     .action(
-      async (opts: {
-        dataDir: string;
-        port: number;
-        bindAddress: string;
-        tlsSan: string[];
-        retainRevisions: number;
-        agentArtefacts?: string;
-      }) => {
+      async (
+        opts: LimitFlags & {
+          dataDir: string;
+          port: number;
+          bindAddress: string;
+          tlsSan: string[];
+          retainRevisions: number;
+          agentArtefacts?: string;
+        },
+      ) => {
         const dataDir = resolve(opts.dataDir);
         const server = await ApiServer.start({
           dataDir,
@@ -51,6 +164,7 @@ export function apiserverCommand(): Command {
           host: opts.bindAddress,
           extraSans: opts.tlsSan,
           retainRevisions: opts.retainRevisions,
+          ...limitOptions(opts),
           // The artefacts are served before authentication (nodeherd-init has no credential yet).
           profile: nodeherdProfile(
             opts.agentArtefacts === undefined ? {} : { artefactDirectory: resolve(opts.agentArtefacts) },
