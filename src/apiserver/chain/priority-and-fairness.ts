@@ -11,11 +11,14 @@
 // level is. Each level has seats of its own within the server's total, so a level below cannot take the
 // seats of a level above, and a flow of one identity cannot take more than its share of its level.
 //
-// The server runs on one thread: a request's "concurrency" is mostly the time it holds the event loop.
-// So a seat is given back on the turn of the event loop after its response closed: an identity gets at
-// most its seats' worth of requests served per turn, whatever number of connections it floods on, and
-// the turn stays short for everyone else (bench/apiserver-fairness.bench.ts measures the controller's
-// p99 while one node floods).
+// The server runs on one thread: what a request takes from the others is time on the event loop, and
+// a request that is answered at once would give its seat back before anyone else had a turn. So a seat
+// of the levels below system is held at least its level's seat time (25 ms): one identity is served at
+// most seats ÷ seat time requests a second (a node: 4 ÷ 25 ms, 160/s, some tens of times what an agent
+// needs), whatever number of connections it floods on, and the requests past that wait, parked, instead
+// of taking turns from everyone else. A refusal is answered after the refusal delay (1 s), not at once:
+// a client that ignores Retry-After and asks again at once would otherwise turn refusals into a flood
+// of their own. bench/apiserver-fairness.bench.ts measures the controller's p99 while one node floods.
 
 import type { ServerResponse } from 'node:http';
 import type { Identity } from '../auth/identities.ts';
@@ -35,8 +38,12 @@ export interface FairnessLimits {
   watchesPerIdentity: Record<PriorityLevel, number>;
   /** Requests of all identities of a level served at once. */
   requestsPerLevel: Record<PriorityLevel, number>;
+  /** The least time a seat is held, by level (see the top of this file). */
+  seatMs: Record<PriorityLevel, number>;
   /** How long a request may wait for a seat before it is refused (kube: a quarter of the request timeout). */
   queueWaitMs: number;
+  /** How long a refused request waits for its 429 (at most queueWaitMs). */
+  refusalDelayMs: number;
 }
 
 /**
@@ -51,7 +58,9 @@ export const DEFAULT_FAIRNESS: FairnessLimits = {
   watchesPerIdentity: { system: 1000, node: 16, workload: 32, anonymous: 0 },
   // 600 in all, as kube's 400 + 200 in-flight: the levels below system can never fill the server.
   requestsPerLevel: { system: 600, node: 400, workload: 100, anonymous: 20 },
+  seatMs: { system: 0, node: 25, workload: 25, anonymous: 25 },
   queueWaitMs: 15_000,
+  refusalDelayMs: 1_000,
 };
 
 /** What ApiServerOptions.fairness may change: any level's limits, the rest stay the defaults. */
@@ -60,12 +69,22 @@ export interface FairnessOptions {
   queuedPerIdentity?: Partial<Record<PriorityLevel, number>>;
   watchesPerIdentity?: Partial<Record<PriorityLevel, number>>;
   requestsPerLevel?: Partial<Record<PriorityLevel, number>>;
+  seatMs?: Partial<Record<PriorityLevel, number>>;
   queueWaitMs?: number;
+  refusalDelayMs?: number;
 }
+
+type PerLevel =
+  | 'requestsPerIdentity'
+  | 'queuedPerIdentity'
+  | 'watchesPerIdentity'
+  | 'requestsPerLevel'
+  | 'seatMs';
 
 /** The limits with `options` over the defaults. */
 export function fairnessLimits(options: FairnessOptions = {}): FairnessLimits {
-  const merge = (key: Exclude<keyof FairnessLimits, 'queueWaitMs'>) => ({
+  const queueWaitMs = options.queueWaitMs ?? DEFAULT_FAIRNESS.queueWaitMs;
+  const merge = (key: PerLevel) => ({
     ...DEFAULT_FAIRNESS[key],
     ...options[key],
   });
@@ -74,7 +93,9 @@ export function fairnessLimits(options: FairnessOptions = {}): FairnessLimits {
     queuedPerIdentity: merge('queuedPerIdentity'),
     watchesPerIdentity: merge('watchesPerIdentity'),
     requestsPerLevel: merge('requestsPerLevel'),
-    queueWaitMs: options.queueWaitMs ?? DEFAULT_FAIRNESS.queueWaitMs,
+    seatMs: merge('seatMs'),
+    queueWaitMs,
+    refusalDelayMs: Math.min(options.refusalDelayMs ?? DEFAULT_FAIRNESS.refusalDelayMs, queueWaitMs),
   };
 }
 
@@ -101,9 +122,8 @@ function tooManyRequests(message: string, retryAfterSeconds: number): ApiError {
 }
 
 interface Waiter {
-  flow: Flow;
+  /** Called with the seat taken for it. */
   admit: () => void;
-  refuse: (err: ApiError) => void;
 }
 
 interface Flow {
@@ -173,7 +193,7 @@ export class Fairness {
         const level = priorityLevelOf(identity);
         if (level === undefined) return next();
         if (request.info.isResourceRequest && request.info.verb === 'watch') {
-          this.#takeWatch(level, identity.name, request.res);
+          await this.#takeWatch(level, identity.name, request.res);
         } else {
           await this.#takeSeat(level, identity.name, request.res);
         }
@@ -198,15 +218,22 @@ export class Fairness {
       flow.level.flows.delete(flow.key);
   }
 
-  #takeWatch(levelName: PriorityLevel, key: string, res: ServerResponse): void {
+  /** A refusal, answered after the refusal delay (see the top of this file). */
+  #refuse(err: ApiError): Promise<never> {
+    return new Promise((_resolve, reject) => setTimeout(() => reject(err), this.limits.refusalDelayMs));
+  }
+
+  #takeWatch(levelName: PriorityLevel, key: string, res: ServerResponse): Promise<void> {
     const flow = this.#flow(levelName, key);
     const limit = this.limits.watchesPerIdentity[levelName];
     if (flow.watches >= limit) {
       this.#forgetIfIdle(flow);
-      throw tooManyRequests(
-        `too many open watches: ${key} has ${flow.watches}, the limit of its priority level "${levelName}" is ${limit}`,
-        // A watch is held for minutes: try again after a while, not at once.
-        10,
+      return this.#refuse(
+        tooManyRequests(
+          `too many open watches: ${key} has ${flow.watches}, the limit of its priority level "${levelName}" is ${limit}`,
+          // A watch is held for minutes: try again after a while, not at once.
+          10,
+        ),
       );
     }
     flow.watches++;
@@ -214,25 +241,34 @@ export class Fairness {
       flow.watches--;
       this.#forgetIfIdle(flow);
     });
+    return Promise.resolve();
   }
 
   /** Resolves with the seat's release once it is taken (now or from the queue); rejects with a 429. */
   #takeSeat(levelName: PriorityLevel, key: string, res: ServerResponse): Promise<() => void> {
     const flow = this.#flow(levelName, key);
+    const seatMs = this.limits.seatMs[levelName];
     let released = false;
+    let takenAt = 0;
     const release = () => {
       if (released) return;
       released = true;
-      this.#giveBack(flow);
+      const left = seatMs - (performance.now() - takenAt);
+      if (left >= 1) setTimeout(() => this.#giveBack(flow), left);
+      else this.#giveBack(flow);
+    };
+    const take = () => {
+      this.#seat(flow);
+      takenAt = performance.now();
+      whenClosed(res, release);
     };
     if (flow.queue.length === 0 && this.#hasSeat(flow)) {
-      this.#seat(flow);
-      whenClosed(res, release);
+      take();
       return Promise.resolve(release);
     }
     if (flow.queue.length >= this.limits.queuedPerIdentity[levelName]) {
       this.#forgetIfIdle(flow);
-      return Promise.reject(
+      return this.#refuse(
         tooManyRequests(
           `too many requests: ${key} has ${flow.inFlight} being served and ${flow.queue.length} waiting, the limits of its priority level "${levelName}"`,
           1,
@@ -250,14 +286,12 @@ export class Fairness {
         );
       }, this.limits.queueWaitMs);
       const waiter: Waiter = {
-        flow,
         admit: () => {
           clearTimeout(timer);
           res.off('close', gone);
-          whenClosed(res, release);
+          take();
           resolve(release);
         },
-        refuse: reject,
       };
       // A client that hangs up while it waits gives its place back; the chain answers nobody.
       const gone = () => {
@@ -332,7 +366,6 @@ export class Fairness {
         }
         blocked = 0;
         const waiter = flow.queue.shift()!;
-        this.#seat(flow);
         if (flow.queue.length > 0) level.waiting.push(flow);
         waiter.admit();
       }
