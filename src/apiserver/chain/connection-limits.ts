@@ -41,7 +41,8 @@ export function connectionLimits(requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS):
     name: 'connection limits',
     async handle(request, next) {
       const { req, res } = request;
-      closeWhenBodyUnread(req, res);
+      // Only a request that declares a body can leave one unread (a watch, a get: none, nothing kept).
+      if (hasUnreadBody(req)) closeWhenBodyUnread(req, res);
       if (request.info.isResourceRequest && request.info.verb === 'watch') return next();
       const timer = setTimeout(() => {
         if (res.writableEnded) return;
