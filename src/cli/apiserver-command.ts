@@ -63,6 +63,8 @@ interface LimitFlags {
   maxWatchesPerIdentity?: Partial<Record<PriorityLevel, number>>;
   maxRequestsPerLevel?: Partial<Record<PriorityLevel, number>>;
   queueWait?: number;
+  seatMs?: Partial<Record<PriorityLevel, number>>;
+  refusalDelay?: number;
 }
 
 /** The server options the limit flags give (docs/operations.md lists them). */
@@ -73,6 +75,8 @@ export function limitOptions(flags: LimitFlags) {
     ...(flags.maxWatchesPerIdentity ? { watchesPerIdentity: flags.maxWatchesPerIdentity } : {}),
     ...(flags.maxRequestsPerLevel ? { requestsPerLevel: flags.maxRequestsPerLevel } : {}),
     ...(flags.queueWait !== undefined ? { queueWaitMs: flags.queueWait } : {}),
+    ...(flags.seatMs ? { seatMs: flags.seatMs } : {}),
+    ...(flags.refusalDelay !== undefined ? { refusalDelayMs: flags.refusalDelay } : {}),
   };
   return {
     fairness,
