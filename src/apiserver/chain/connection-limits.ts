@@ -24,6 +24,8 @@ function hasUnreadBody(req: IncomingMessage): boolean {
 
 /** Answers that go out before the body was read say `Connection: close`, and then close it. */
 function closeWhenBodyUnread(req: IncomingMessage, res: ServerResponse): void {
+  // The request lets go of its socket once answered: keep it.
+  const socket = req.socket;
   const writeHead = res.writeHead;
   res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
     if (hasUnreadBody(req)) res.shouldKeepAlive = false;
@@ -32,7 +34,7 @@ function closeWhenBodyUnread(req: IncomingMessage, res: ServerResponse): void {
   res.once('finish', () => {
     // Node would read (and drop) the rest of the body to reuse the connection; a refused client's
     // connection is closed instead, once the answer has been written.
-    if (hasUnreadBody(req)) req.socket.destroySoon();
+    if (hasUnreadBody(req) && !socket.destroyed) socket.destroySoon();
   });
 }
 
