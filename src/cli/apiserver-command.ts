@@ -137,7 +137,7 @@ export function apiserverCommand(): Command {
     )
     .option(
       '--max-watches-per-identity <level=n,...>',
-      'watches one identity may hold open (default system=1000,node=16,workload=32,anonymous=0)',
+      'watches one identity may hold open (default system=1000,node=8,workload=32,anonymous=0)',
       perLevel(true),
     )
     .option(

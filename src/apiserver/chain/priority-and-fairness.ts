@@ -55,7 +55,7 @@ export interface FairnessLimits {
 export const DEFAULT_FAIRNESS: FairnessLimits = {
   requestsPerIdentity: { system: 200, node: 4, workload: 8, anonymous: 8 },
   queuedPerIdentity: { system: 1000, node: 16, workload: 32, anonymous: 64 },
-  watchesPerIdentity: { system: 1000, node: 16, workload: 32, anonymous: 0 },
+  watchesPerIdentity: { system: 1000, node: 8, workload: 32, anonymous: 0 },
   // 600 in all, as kube's 400 + 200 in-flight: the levels below system can never fill the server.
   requestsPerLevel: { system: 600, node: 400, workload: 100, anonymous: 20 },
   seatMs: { system: 0, node: 25, workload: 25, anonymous: 25 },
