@@ -8,6 +8,7 @@
 // (httpsServer() in ../composition.ts), as they act before a request exists.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { ApiError } from '../errors.ts';
 import { sendError } from '../http/respond.ts';
 import type { RequestStage } from './request-chain.ts';
@@ -22,19 +23,38 @@ function hasUnreadBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) > 0);
 }
 
+/** How long a closing connection still reads (and drops) what its client sends, as Go's server does. */
+const LINGER_MS = 1_000;
+
+/**
+ * Ends the connection after the answer, reading on for a moment: a client still sending its body
+ * then reads the answer before the connection goes, instead of a reset that could discard it.
+ */
+function lingerThenClose(socket: Socket): void {
+  if (socket.destroyed) return;
+  socket.end();
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+}
+
 /** Answers that go out before the body was read say `Connection: close`, and then close it. */
 function closeWhenBodyUnread(req: IncomingMessage, res: ServerResponse): void {
   // The request lets go of its socket once answered: keep it.
   const socket = req.socket;
   const writeHead = res.writeHead;
   res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
-    if (hasUnreadBody(req)) res.shouldKeepAlive = false;
+    if (hasUnreadBody(req)) {
+      res.shouldKeepAlive = false;
+      // Node closes a `Connection: close` answer's socket with destroySoon once written: linger instead.
+      socket.destroySoon = () => lingerThenClose(socket);
+    }
     return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
   } as ServerResponse['writeHead'];
   res.once('finish', () => {
-    // Node would read (and drop) the rest of the body to reuse the connection; a refused client's
-    // connection is closed instead, once the answer has been written.
-    if (hasUnreadBody(req) && !socket.destroyed) socket.destroySoon();
+    // Node would read (and drop) the rest of the body to reuse the connection, for as long as the
+    // client sends it; a refused client's connection is closed instead, once the answer is written.
+    if (hasUnreadBody(req)) lingerThenClose(socket);
   });
 }
 

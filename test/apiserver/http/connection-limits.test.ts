@@ -94,6 +94,23 @@ describe('connections and request deadlines', () => {
     client.close();
   });
 
+  test('a client still sending a body too large reads its 413 before the connection closes', async () => {
+    const client = await RawClient.open(local);
+    const size = 8 * 1024 * 1024;
+    client.socket.write(
+      `POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`,
+    );
+    // The whole body, as fast as the connection takes it, while the server has already answered.
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    for (let sent = 0; sent < size && !client.closed; sent += chunk.length) {
+      if (!client.socket.write(chunk))
+        await Promise.race([once(client.socket, 'drain'), once(client.socket, 'close')]);
+    }
+    await until('the connection closed', () => client.closed, 10_000);
+    assert.match(client.received, /^HTTP\/1\.1 413 /);
+    assert.match(client.received, /RequestEntityTooLarge/);
+  });
+
   test('headers sent slowly are cut at the headers deadline', async () => {
     const client = await RawClient.open(local);
     client.trickle(
