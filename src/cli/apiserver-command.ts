@@ -61,6 +61,7 @@ interface LimitFlags {
   maxRequestsPerIdentity?: Partial<Record<PriorityLevel, number>>;
   maxQueuedPerIdentity?: Partial<Record<PriorityLevel, number>>;
   maxWatchesPerIdentity?: Partial<Record<PriorityLevel, number>>;
+  maxWatchBytesPerIdentity?: Partial<Record<PriorityLevel, number>>;
   maxRequestsPerLevel?: Partial<Record<PriorityLevel, number>>;
   queueWait?: number;
   seatMs?: Partial<Record<PriorityLevel, number>>;
@@ -73,6 +74,7 @@ export function limitOptions(flags: LimitFlags) {
     ...(flags.maxRequestsPerIdentity ? { requestsPerIdentity: flags.maxRequestsPerIdentity } : {}),
     ...(flags.maxQueuedPerIdentity ? { queuedPerIdentity: flags.maxQueuedPerIdentity } : {}),
     ...(flags.maxWatchesPerIdentity ? { watchesPerIdentity: flags.maxWatchesPerIdentity } : {}),
+    ...(flags.maxWatchBytesPerIdentity ? { watchBytesPerIdentity: flags.maxWatchBytesPerIdentity } : {}),
     ...(flags.maxRequestsPerLevel ? { requestsPerLevel: flags.maxRequestsPerLevel } : {}),
     ...(flags.queueWait !== undefined ? { queueWaitMs: flags.queueWait } : {}),
     ...(flags.seatMs ? { seatMs: flags.seatMs } : {}),
@@ -138,6 +140,11 @@ export function apiserverCommand(): Command {
     .option(
       '--max-watches-per-identity <level=n,...>',
       'watches one identity may hold open (default system=1000,node=8,workload=32,anonymous=0)',
+      perLevel(true),
+    )
+    .option(
+      '--max-watch-bytes-per-identity <level=n,...>',
+      "unsent output one identity's watches may hold together before they are cut off; 0: none (default system=0,node=16777216,workload=16777216,anonymous=0)",
       perLevel(true),
     )
     .option(

@@ -20,9 +20,10 @@
 // a client that ignores Retry-After and asks again at once would otherwise turn refusals into a flood
 // of their own. bench/apiserver-fairness.bench.ts measures the controller's p99 while one node floods.
 
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Identity } from '../auth/identities.ts';
 import { ApiError } from '../errors.ts';
+import { setWatchBudget, WatchBudget } from '../watch/watch-budget.ts';
 import type { RequestStage } from './request-chain.ts';
 
 export type PriorityLevel = 'system' | 'node' | 'workload' | 'anonymous';
@@ -36,6 +37,11 @@ export interface FairnessLimits {
   queuedPerIdentity: Record<PriorityLevel, number>;
   /** Watches one identity may hold open. */
   watchesPerIdentity: Record<PriorityLevel, number>;
+  /**
+   * Output the watches of one identity may leave unread, together, before they are cut off as slow
+   * watchers (watch/watch-budget.ts); 0: no shared budget, each watch has the slow-watcher cap alone.
+   */
+  watchBytesPerIdentity: Record<PriorityLevel, number>;
   /** Requests of all identities of a level served at once. */
   requestsPerLevel: Record<PriorityLevel, number>;
   /** The least time a seat is held, by level (see the top of this file). */
@@ -56,6 +62,8 @@ export const DEFAULT_FAIRNESS: FairnessLimits = {
   requestsPerIdentity: { system: 200, node: 4, workload: 8, anonymous: 8 },
   queuedPerIdentity: { system: 1000, node: 16, workload: 32, anonymous: 64 },
   watchesPerIdentity: { system: 1000, node: 8, workload: 32, anonymous: 0 },
+  // One watch's slow-watcher cap, shared by all of an identity's watches (the controller's are many).
+  watchBytesPerIdentity: { system: 0, node: 16 * 1024 * 1024, workload: 16 * 1024 * 1024, anonymous: 0 },
   // 600 in all, as kube's 400 + 200 in-flight: the levels below system can never fill the server.
   requestsPerLevel: { system: 600, node: 400, workload: 100, anonymous: 20 },
   seatMs: { system: 0, node: 25, workload: 25, anonymous: 25 },
@@ -68,6 +76,7 @@ export interface FairnessOptions {
   requestsPerIdentity?: Partial<Record<PriorityLevel, number>>;
   queuedPerIdentity?: Partial<Record<PriorityLevel, number>>;
   watchesPerIdentity?: Partial<Record<PriorityLevel, number>>;
+  watchBytesPerIdentity?: Partial<Record<PriorityLevel, number>>;
   requestsPerLevel?: Partial<Record<PriorityLevel, number>>;
   seatMs?: Partial<Record<PriorityLevel, number>>;
   queueWaitMs?: number;
@@ -78,6 +87,7 @@ type PerLevel =
   | 'requestsPerIdentity'
   | 'queuedPerIdentity'
   | 'watchesPerIdentity'
+  | 'watchBytesPerIdentity'
   | 'requestsPerLevel'
   | 'seatMs';
 
@@ -92,6 +102,7 @@ export function fairnessLimits(options: FairnessOptions = {}): FairnessLimits {
     requestsPerIdentity: merge('requestsPerIdentity'),
     queuedPerIdentity: merge('queuedPerIdentity'),
     watchesPerIdentity: merge('watchesPerIdentity'),
+    watchBytesPerIdentity: merge('watchBytesPerIdentity'),
     requestsPerLevel: merge('requestsPerLevel'),
     seatMs: merge('seatMs'),
     queueWaitMs,
@@ -131,6 +142,8 @@ interface Flow {
   readonly level: Level;
   inFlight: number;
   watches: number;
+  /** Shared by the flow's watches, when its level has one. */
+  watchBudget: WatchBudget | undefined;
   readonly queue: Waiter[];
 }
 
@@ -193,7 +206,7 @@ export class Fairness {
         const level = priorityLevelOf(identity);
         if (level === undefined) return next();
         if (request.info.isResourceRequest && request.info.verb === 'watch') {
-          await this.#takeWatch(level, identity.name, request.res);
+          await this.#takeWatch(level, identity.name, request.req, request.res);
         } else {
           await this.#takeSeat(level, identity.name, request.res);
         }
@@ -206,7 +219,7 @@ export class Fairness {
     const level = this.#levels.get(levelName)!;
     let flow = level.flows.get(key);
     if (!flow) {
-      flow = { key, level, inFlight: 0, watches: 0, queue: [] };
+      flow = { key, level, inFlight: 0, watches: 0, watchBudget: undefined, queue: [] };
       level.flows.set(key, flow);
     }
     return flow;
@@ -223,7 +236,12 @@ export class Fairness {
     return new Promise((_resolve, reject) => setTimeout(() => reject(err), this.limits.refusalDelayMs));
   }
 
-  #takeWatch(levelName: PriorityLevel, key: string, res: ServerResponse): Promise<void> {
+  #takeWatch(
+    levelName: PriorityLevel,
+    key: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<void> {
     const flow = this.#flow(levelName, key);
     const limit = this.limits.watchesPerIdentity[levelName];
     if (flow.watches >= limit) {
@@ -237,6 +255,12 @@ export class Fairness {
       );
     }
     flow.watches++;
+    const budgetBytes = this.limits.watchBytesPerIdentity[levelName];
+    if (budgetBytes > 0) {
+      flow.watchBudget ??= new WatchBudget(budgetBytes);
+      flow.watchBudget.add(res);
+      setWatchBudget(req, flow.watchBudget);
+    }
     whenClosed(res, () => {
       flow.watches--;
       this.#forgetIfIdle(flow);

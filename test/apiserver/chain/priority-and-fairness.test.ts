@@ -148,6 +148,51 @@ describe('watches per identity', () => {
   });
 });
 
+describe('unread watches', () => {
+  let server: Awaited<ReturnType<typeof startWith>>;
+  before(async () => {
+    server = await startWith({ fairness: { watchBytesPerIdentity: { node: 1024 * 1024 } } });
+  });
+  after(() => server.local.stop());
+
+  test('the watches one node never reads share one budget of unsent output, then are cut off', async () => {
+    // The issue's attack: watches that are never read while large writes go on. Each watch alone stays
+    // under the slow-watcher cap (16 MiB); together they pass the node's budget (scaled down to 1 MiB).
+    const n1 = await server.node('n1');
+    const url = new URL(server.local.server.url);
+    const sockets = [];
+    for (let i = 0; i < 3; i++) {
+      const socket = connect({
+        host: url.hostname,
+        port: Number(url.port),
+        ca: server.local.server.caPem,
+        servername: 'localhost',
+      });
+      socket.on('error', () => {});
+      await once(socket, 'secureConnect');
+      socket.write(
+        `GET /api/v1/nodes?watch=true&fieldSelector=metadata.name%3Dn1 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${n1.token}\r\n\r\n`,
+      );
+      // Never read.
+      socket.pause();
+      sockets.push(socket);
+    }
+    await eventually('three watches open', () => server.local.server.openWatches === 3);
+    for (let i = 0; i < 12 && server.local.server.openWatches > 0; i++) {
+      const patch = JSON.stringify({
+        status: { images: [{ names: [`big-${i}-${'x'.repeat(1024 * 1024)}`] }] },
+      });
+      const answer = await server.admin.open('PATCH', '/api/v1/nodes/n1/status', {
+        body: patch,
+        contentType: 'application/merge-patch+json',
+      }).answer;
+      assert.equal(answer.status, 200, answer.body.slice(0, 300));
+    }
+    await eventually('the unread watches cut off', () => server.local.server.openWatches === 0, 20_000);
+    for (const socket of sockets) socket.destroy();
+  });
+});
+
 describe('requests per identity', () => {
   let server: Awaited<ReturnType<typeof startWith>>;
   before(async () => {
