@@ -8,7 +8,7 @@ import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
-import { ApiServer } from '../../src/apiserver/api-server.ts';
+import { ApiServer, type ApiServerOptions } from '../../src/apiserver/api-server.ts';
 import { parseRequestInfo } from '../../src/apiserver/http/request-info.ts';
 import { nodeherdProfile } from '../../src/profile/nodeherd-profile.ts';
 
@@ -29,11 +29,14 @@ const dataDir = process.argv[2];
 if (!dataDir) throw new Error('usage: apiserver-child.ts <data dir>');
 // Benchmarks on a scaled clock shorten the node lifecycle controller's grace period (default 40 s).
 const graceMs = process.env.BENCH_NODE_MONITOR_GRACE_MS;
+// Server options as JSON (e.g. the fairness limits bench/apiserver-fairness.bench.ts compares).
+const extraOptions = JSON.parse(process.env.BENCH_APISERVER_OPTIONS ?? '{}') as Partial<ApiServerOptions>;
 const server = await ApiServer.start({
   dataDir,
   port: 0,
   profile: nodeherdProfile(),
   ...(graceMs ? { nodeMonitorGracePeriodMs: Number(graceMs) } : {}),
+  ...extraOptions,
   logger: pino({ level: process.env.NODEHERD_LOG_LEVEL ?? 'warn', name: 'apiserver' }),
 });
 process.stdout.write(`nodeherd API server listening on ${server.url}\n`);

@@ -13,6 +13,7 @@ import type { IdentityKind } from './auth/identities.ts';
 import type { ServiceAccountTokenIssuer } from './auth/service-account-tokens.ts';
 import type { BoundObjectLookup } from './auth/token-request.ts';
 import type { TokenStore } from './auth/tokens.ts';
+import type { Fairness } from './chain/priority-and-fairness.ts';
 import type { RequestChain } from './chain/request-chain.ts';
 import { type ApiServerOptions, type ApiServerParts, composeApiServer, serverUrl } from './composition.ts';
 import type { ObjectService } from './objects/object-service.ts';
@@ -34,6 +35,8 @@ export class ApiServer {
   readonly boundObjects: BoundObjectLookup;
   /** The stages every request goes through, in order. */
   readonly chain: RequestChain;
+  /** The seats of priority and fairness (chain/priority-and-fairness.ts). */
+  readonly fairness: Fairness;
   readonly caPem: string;
   readonly log: Logger;
   private readonly server: Server;
@@ -51,6 +54,7 @@ export class ApiServer {
     this.serviceAccountTokens = parts.serviceAccountTokens;
     this.boundObjects = parts.boundObjects;
     this.chain = parts.chain;
+    this.fairness = parts.fairness;
     this.caPem = parts.caPem;
     this.log = parts.log;
     this.server = parts.server;

@@ -6,6 +6,7 @@
 // says so. ApiServer (api-server.ts) is given these parts; it listens, issues credentials and stops.
 
 import { createServer, type Server } from 'node:https';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { NO_APPLICATION_RULES } from './auth/authorizer.ts';
@@ -17,11 +18,13 @@ import { TokenStore } from './auth/tokens.ts';
 import { auditIds } from './chain/audit-ids.ts';
 import { authentication, authenticator } from './chain/authentication.ts';
 import { authorization } from './chain/authorization.ts';
+import { connectionLimits, DEFAULT_REQUEST_TIMEOUT_MS } from './chain/connection-limits.ts';
 import { discoveryDocuments, publicDocuments } from './chain/discovery.ts';
 import { type EventRateLimitConfig, eventRateLimit } from './chain/event-rate-limit.ts';
 import { issuerDiscovery } from './chain/issuer-discovery.ts';
 import { nodeRestriction } from './chain/node-restriction.ts';
 import { prettyPrinting } from './chain/pretty-printing.ts';
+import { Fairness, type FairnessOptions, fairnessLimits } from './chain/priority-and-fairness.ts';
 import { profileRoutes } from './chain/profile-routes.ts';
 import { RequestChain } from './chain/request-chain.ts';
 import { resourceResolution } from './chain/resource-resolution.ts';
@@ -86,6 +89,19 @@ export interface ApiServerOptions {
   profile: ApiServerProfile;
   /** Install (or upgrade) the profile's CRDs at start; default true. */
   installCrds?: boolean;
+  /** Seats per identity and priority level (chain/priority-and-fairness.ts); the rest stay the defaults. */
+  fairness?: FairnessOptions;
+  /** A request (not a watch) not answered within this is answered 504 Timeout; default 60 s, as kube's. */
+  requestTimeoutMs?: number;
+  /** How long a client may take to send a request's headers; default 60 s. */
+  headersTimeoutMs?: number;
+  /** How long a client may take to send a whole request, body included (watches too: they have none); default 60 s. */
+  requestReadTimeoutMs?: number;
+  /**
+   * Connections one client address may hold open. Default: 1,000 for other hosts and none for loopback
+   * (the simulated fleets of `nodeherd up` and the benches connect from it); given, it holds for loopback too.
+   */
+  maxConnectionsPerAddress?: number;
   logger?: Logger;
 }
 
@@ -107,6 +123,8 @@ export interface ApiServerParts {
   /** Started; stopped in this order. */
   controllers: { stop(): void }[];
   chain: RequestChain;
+  /** The seats of priority and fairness. */
+  fairness: Fairness;
   /** Serves the chain; not listening yet. */
   server: Server;
 }
@@ -151,7 +169,7 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
     watchTimeoutMs: options.watchTimeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS,
   });
   const discovery = new DiscoveryService(registry, () => store.usage());
-  const server = httpsServer(pki);
+  const server = httpsServer(pki, options);
   const listeningUrl = () => {
     const address = server.address();
     return serverUrl(host, typeof address === 'object' && address ? address.port : 0);
@@ -160,16 +178,18 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
   // The request path, stage by stage (docs/apiserver.md): a new stage is a file in chain/ and a line here.
   const rules = profile.authorization ?? NO_APPLICATION_RULES;
   const authenticate = authenticator(tokens, serviceAccountTokens, boundObjects);
+  const fairness = new Fairness(fairnessLimits(options.fairness));
   const chain = new RequestChain([
     profileRoutes(profile.route),
     auditIds(log, store),
-    // connection limits (issue 32)
+    connectionLimits(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+    fairness.unauthenticatedStage(),
     issuerDiscovery(serviceAccountTokens, listeningUrl),
     prettyPrinting(),
     publicDocuments(discovery, store),
     authentication(authenticate),
     // impersonation (issue 33)
-    // priority and fairness (issue 32)
+    fairness.stage(),
     resourceResolution(registry),
     authorization({ rules, allowsDespiteRules: profile.allowsDespiteRules, lookup, fieldSelectorPins }),
     nodeRestriction(profile.nodeAdmission, lookup),
@@ -195,6 +215,7 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
     hub,
     controllers: [...controllers, { stop: () => hub.close() }],
     chain,
+    fairness,
     server,
   };
 }
@@ -318,16 +339,58 @@ function installCustomResourceDefinitions(
   }
 }
 
-/** The HTTPS server, with the timeouts watches need; it serves nothing until given a listener. */
-function httpsServer(pki: { certPem: string; keyPem: string }): Server {
-  const server = createServer({ cert: pki.certPem, key: pki.keyPem, minVersion: 'TLSv1.2' });
-  // Watches are long-lived; Node's default request timeouts would cut them.
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
+const DEFAULT_READ_TIMEOUT_MS = 60_000;
+const DEFAULT_CONNECTIONS_PER_REMOTE_ADDRESS = 1_000;
+
+/**
+ * The HTTPS server: deadlines for reading a request's headers and whole request (a watch's request has
+ * no body, so it is read at once and lives on), and a cap on the connections of one client address,
+ * counted from the TCP connection, before the TLS handshake. It serves nothing until given a listener.
+ */
+function httpsServer(
+  pki: { certPem: string; keyPem: string },
+  options: Pick<ApiServerOptions, 'headersTimeoutMs' | 'requestReadTimeoutMs' | 'maxConnectionsPerAddress'>,
+): Server {
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS;
+  const requestTimeout = Math.max(options.requestReadTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS, headersTimeout);
+  const server = createServer({
+    cert: pki.certPem,
+    key: pki.keyPem,
+    minVersion: 'TLSv1.2',
+    headersTimeout,
+    // Node answers 408 and closes a connection whose request is not all in by then.
+    requestTimeout,
+    // How often Node looks for requests past those deadlines (its default, 30 s, for the defaults).
+    connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(headersTimeout / 4))),
+    // A TLS handshake is part of sending the headers.
+    handshakeTimeout: headersTimeout,
+  });
   server.keepAliveTimeout = 90_000;
   server.maxHeadersCount = 200;
   server.on('clientError', (_err, socket) => socket.destroy());
+  const cap = options.maxConnectionsPerAddress;
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const limit =
+      cap ?? (isLoopback(address) ? Number.POSITIVE_INFINITY : DEFAULT_CONNECTIONS_PER_REMOTE_ADDRESS);
+    const count = open.get(address) ?? 0;
+    if (count >= limit) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left === 0) open.delete(address);
+      else open.set(address, left);
+    });
+  });
   return server;
+}
+
+function isLoopback(address: string): boolean {
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }
 
 /** The server's URL on `port`. */

@@ -2,8 +2,14 @@
 
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { parseDuration } from '../api/duration.ts';
 import { ApiServer } from '../apiserver/api-server.ts';
 import { adminKubeconfigPath } from '../apiserver/auth/credentials.ts';
+import {
+  type FairnessOptions,
+  PRIORITY_LEVELS,
+  type PriorityLevel,
+} from '../apiserver/chain/priority-and-fairness.ts';
 import { DEFAULT_EVENT_TTL_MS } from '../apiserver/controllers/event-ttl.ts';
 import { DEFAULT_QUOTA_BYTES } from '../apiserver/storage/types.ts';
 import { nodeherdProfile } from '../profile/nodeherd-profile.ts';
@@ -21,14 +27,71 @@ function positiveInt(value: string): number {
   return n;
 }
 
-/** A duration as kube-apiserver's flags take it: `1h`, `30m`, `1h30m`, `90s`. */
+/** A duration as kube-apiserver's flags take it: `1h`, `30m`, `1h30m`, `90s`, `500ms`. */
 function duration(value: string): number {
-  const match = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(value);
-  const ms = match
-    ? (Number(match[1] ?? 0) * 3600 + Number(match[2] ?? 0) * 60 + Number(match[3] ?? 0)) * 1000
-    : 0;
-  if (ms <= 0) throw new InvalidArgumentError('must be a duration such as 1h, 30m or 90s');
+  const ms = parseDuration(value);
+  if (ms === undefined || ms <= 0)
+    throw new InvalidArgumentError('must be a duration such as 1h, 30m, 90s or 500ms');
   return ms;
+}
+
+/** `level=n,...` for the priority levels (system, node, workload, anonymous). */
+function perLevel(allowZero: boolean) {
+  return (value: string): Partial<Record<PriorityLevel, number>> => {
+    const out: Partial<Record<PriorityLevel, number>> = {};
+    for (const pair of value.split(',')) {
+      const [level, count, ...rest] = pair.split('=');
+      if (!PRIORITY_LEVELS.includes(level as PriorityLevel) || count === undefined || rest.length > 0)
+        throw new InvalidArgumentError(
+          `expected level=count pairs separated by commas, the levels being ${PRIORITY_LEVELS.join(', ')}; got ${JSON.stringify(pair)}`,
+        );
+      const n = Number(count);
+      if (!Number.isInteger(n) || n < (allowZero ? 0 : 1))
+        throw new InvalidArgumentError(
+          `the count for ${level} must be ${allowZero ? 'a non-negative' : 'a positive'} integer, got ${JSON.stringify(count)}`,
+        );
+      out[level as PriorityLevel] = n;
+    }
+    return out;
+  };
+}
+
+interface LimitFlags {
+  requestTimeout?: number;
+  headersTimeout?: number;
+  requestReadTimeout?: number;
+  maxConnectionsPerAddress?: number;
+  maxRequestsPerIdentity?: Partial<Record<PriorityLevel, number>>;
+  maxQueuedPerIdentity?: Partial<Record<PriorityLevel, number>>;
+  maxWatchesPerIdentity?: Partial<Record<PriorityLevel, number>>;
+  maxWatchBytesPerIdentity?: Partial<Record<PriorityLevel, number>>;
+  maxRequestsPerLevel?: Partial<Record<PriorityLevel, number>>;
+  queueWait?: number;
+  seatMs?: Partial<Record<PriorityLevel, number>>;
+  refusalDelay?: number;
+}
+
+/** The server options the limit flags give (docs/operations.md lists them). */
+export function limitOptions(flags: LimitFlags) {
+  const fairness: FairnessOptions = {
+    ...(flags.maxRequestsPerIdentity ? { requestsPerIdentity: flags.maxRequestsPerIdentity } : {}),
+    ...(flags.maxQueuedPerIdentity ? { queuedPerIdentity: flags.maxQueuedPerIdentity } : {}),
+    ...(flags.maxWatchesPerIdentity ? { watchesPerIdentity: flags.maxWatchesPerIdentity } : {}),
+    ...(flags.maxWatchBytesPerIdentity ? { watchBytesPerIdentity: flags.maxWatchBytesPerIdentity } : {}),
+    ...(flags.maxRequestsPerLevel ? { requestsPerLevel: flags.maxRequestsPerLevel } : {}),
+    ...(flags.queueWait !== undefined ? { queueWaitMs: flags.queueWait } : {}),
+    ...(flags.seatMs ? { seatMs: flags.seatMs } : {}),
+    ...(flags.refusalDelay !== undefined ? { refusalDelayMs: flags.refusalDelay } : {}),
+  };
+  return {
+    fairness,
+    ...(flags.requestTimeout !== undefined ? { requestTimeoutMs: flags.requestTimeout } : {}),
+    ...(flags.headersTimeout !== undefined ? { headersTimeoutMs: flags.headersTimeout } : {}),
+    ...(flags.requestReadTimeout !== undefined ? { requestReadTimeoutMs: flags.requestReadTimeout } : {}),
+    ...(flags.maxConnectionsPerAddress !== undefined
+      ? { maxConnectionsPerAddress: flags.maxConnectionsPerAddress }
+      : {}),
+  };
 }
 
 export function apiserverCommand(): Command {
@@ -58,17 +121,69 @@ export function apiserverCommand(): Command {
       '--agent-artefacts <dir>',
       'serve the built agent (npm run build:agent) at /nodeherd/agent/ for nodeherd-init',
     )
+    .option(
+      '--request-timeout <duration>',
+      'answer a request (not a watch) 504 after this (default 60s)',
+      duration,
+    )
+    .option(
+      '--headers-timeout <duration>',
+      "close a connection whose request's headers take longer (default 60s)",
+      duration,
+    )
+    .option(
+      '--request-read-timeout <duration>',
+      'close a connection whose request, body included, takes longer to arrive (default 60s)',
+      duration,
+    )
+    .option(
+      '--max-connections-per-address <n>',
+      'connections one client address may hold (default 1000, loopback unlimited; given, loopback too)',
+      positiveInt,
+    )
+    .option(
+      '--max-requests-per-identity <level=n,...>',
+      'requests one identity is served at once, by priority level (default system=200,node=4,workload=8,anonymous=8)',
+      perLevel(false),
+    )
+    .option(
+      '--max-queued-per-identity <level=n,...>',
+      'requests of one identity that may wait for a seat (default system=1000,node=16,workload=32,anonymous=64)',
+      perLevel(true),
+    )
+    .option(
+      '--max-watches-per-identity <level=n,...>',
+      'watches one identity may hold open (default system=1000,node=8,workload=32,anonymous=0)',
+      perLevel(true),
+    )
+    .option(
+      '--max-watch-bytes-per-identity <level=n,...>',
+      "unsent output one identity's watches may hold together before they are cut off; 0: none (default system=0,node=16777216,workload=16777216,anonymous=0)",
+      perLevel(true),
+    )
+    .option(
+      '--max-requests-per-level <level=n,...>',
+      "requests of a level's identities served at once; system's is the server's total (default system=600,node=400,workload=100,anonymous=20)",
+      perLevel(false),
+    )
+    .option(
+      '--queue-wait <duration>',
+      'how long a request may wait for a seat before 429 (default 15s)',
+      duration,
+    )
     .action(
-      async (opts: {
-        dataDir: string;
-        port: number;
-        bindAddress: string;
-        tlsSan: string[];
-        retainRevisions: number;
-        storageQuotaBytes: number;
-        eventTtl: number;
-        agentArtefacts?: string;
-      }) => {
+      async (
+        opts: LimitFlags & {
+          dataDir: string;
+          port: number;
+          bindAddress: string;
+          tlsSan: string[];
+          retainRevisions: number;
+          storageQuotaBytes: number;
+          eventTtl: number;
+          agentArtefacts?: string;
+        },
+      ) => {
         const dataDir = resolve(opts.dataDir);
         const server = await ApiServer.start({
           dataDir,
@@ -78,6 +193,7 @@ export function apiserverCommand(): Command {
           retainRevisions: opts.retainRevisions,
           storageQuotaBytes: opts.storageQuotaBytes,
           eventTtlMs: opts.eventTtl,
+          ...limitOptions(opts),
           // The artefacts are served before authentication (nodeherd-init has no credential yet).
           profile: nodeherdProfile(
             opts.agentArtefacts === undefined ? {} : { artefactDirectory: resolve(opts.agentArtefacts) },

@@ -62,6 +62,8 @@ export function toApiError(err: unknown): ApiError {
 
 export function sendError(res: ServerResponse, err: unknown): void {
   const apiError = toApiError(err);
+  // Answered already (the request timed out, connection-limits.ts): what the handler says now is lost.
+  if (res.writableEnded) return;
   if (res.headersSent) {
     res.destroy();
     return;

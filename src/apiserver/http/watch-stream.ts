@@ -6,6 +6,7 @@ import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { apiVersionOf } from '../registry/resource-definition.ts';
 import { jsonText } from '../storage/stored-json.ts';
 import type { DurabilityGate, KubeObject, StoreEvent } from '../storage/types.ts';
+import { type WatchBudget, watchBudgetOf } from '../watch/watch-budget.ts';
 import type { WatchDelivery, Watcher, WatchHub } from '../watch/watch-hub.ts';
 import { eventForWatcher } from '../watch/watch-hub.ts';
 
@@ -46,11 +47,14 @@ export class WatchStream {
   private held: HeldLine[] = [];
   private waiting = false;
   private endAfterRelease = false;
+  /** What this watch's identity's watches may leave unread together (priority and fairness). */
+  private readonly budget: WatchBudget | undefined;
   readonly watcher: Watcher;
 
   constructor(req: IncomingMessage, res: ServerResponse, options: WatchStreamOptions) {
     this.res = res;
     this.options = options;
+    this.budget = watchBudgetOf(req);
     this.watcher = {
       prefix: options.prefix,
       ...(options.name !== undefined ? { name: options.name } : {}),
@@ -157,7 +161,7 @@ export class WatchStream {
 
   private emit(line: string): void {
     if (this.closed) return;
-    if (this.res.writableLength > MAX_BUFFERED_BYTES) {
+    if (this.res.writableLength > MAX_BUFFERED_BYTES || this.budget?.exceeded) {
       this.close();
       return;
     }
