@@ -31,7 +31,7 @@ function positiveInt(value: string): number {
 function duration(value: string): number {
   const ms = parseDuration(value);
   if (ms === undefined || ms <= 0)
-    throw new InvalidArgumentError('must be a duration such as 1h, 30m, 90s or 500ms');
+    throw new InvalidArgumentError('must be a duration such as 60s, 30m, 1h or 500ms');
   return ms;
 }
 
