@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:https';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { NO_APPLICATION_RULES } from './auth/authorizer.ts';
+import { authorize, NO_APPLICATION_RULES } from './auth/authorizer.ts';
 import { ensurePki } from './auth/certificates.ts';
 import { Identities } from './auth/identities.ts';
 import { ServiceAccountTokenIssuer } from './auth/service-account-tokens.ts';
@@ -18,6 +18,7 @@ import { auditIds } from './chain/audit-ids.ts';
 import { authentication, authenticator } from './chain/authentication.ts';
 import { authorization } from './chain/authorization.ts';
 import { discoveryDocuments, publicDocuments } from './chain/discovery.ts';
+import { impersonation } from './chain/impersonation.ts';
 import { issuerDiscovery } from './chain/issuer-discovery.ts';
 import { nodeRestriction } from './chain/node-restriction.ts';
 import { prettyPrinting } from './chain/pretty-printing.ts';
@@ -155,7 +156,7 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
     prettyPrinting(),
     publicDocuments(discovery, store),
     authentication(authenticate),
-    // impersonation (issue 33)
+    impersonation((identity, attrs) => authorize(identity, attrs, rules), tokens.identities, log),
     // priority and fairness (issue 32)
     resourceResolution(registry),
     authorization({ rules, allowsDespiteRules: profile.allowsDespiteRules, lookup, fieldSelectorPins }),

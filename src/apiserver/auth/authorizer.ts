@@ -145,6 +145,8 @@ export function authorize(identity: Identity, attrs: RequestAttributes, rules: A
       return rules.agent(identity, attrs);
     case 'kubelet':
       return authorizeKubelet(identity, attrs);
+    case 'user':
+      return deny(`no rule grants ${identity.name} ${describe(attrs)}`);
     default:
       return deny(`unknown identity kind ${JSON.stringify(identity.kind)}`);
   }
