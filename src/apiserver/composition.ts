@@ -11,6 +11,7 @@ import pino, { type Logger } from 'pino';
 import { authorize, NO_APPLICATION_RULES } from './auth/authorizer.ts';
 import { ensurePki } from './auth/certificates.ts';
 import { Identities } from './auth/identities.ts';
+import { RbacAuthorizer } from './auth/rbac-authorizer.ts';
 import { ServiceAccountTokenIssuer } from './auth/service-account-tokens.ts';
 import { type BoundObjectLookup, requestToken } from './auth/token-request.ts';
 import { TokenStore } from './auth/tokens.ts';
@@ -27,6 +28,7 @@ import { RequestChain } from './chain/request-chain.ts';
 import { resourceResolution } from './chain/resource-resolution.ts';
 import { resources } from './chain/resources.ts';
 import { selfReviews } from './chain/self-reviews.ts';
+import { ClusterRoleAggregationController } from './controllers/clusterrole-aggregation.ts';
 import { CrdController } from './controllers/crd-controller.ts';
 import { DisruptionController } from './controllers/disruption.ts';
 import { GarbageCollector } from './controllers/garbage-collector.ts';
@@ -146,7 +148,7 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
   };
 
   // The request path, stage by stage (docs/apiserver.md): a new stage is a file in chain/ and a line here.
-  const rules = profile.authorization ?? NO_APPLICATION_RULES;
+  const rules = { ...(profile.authorization ?? NO_APPLICATION_RULES), rbac: new RbacAuthorizer(store) };
   const authenticate = authenticator(tokens, serviceAccountTokens, boundObjects);
   const chain = new RequestChain([
     profileRoutes(profile.route),
@@ -261,7 +263,17 @@ function startControllers(
     gracePeriodMs: options.nodeMonitorGracePeriodMs ?? 40_000,
   });
   nodeLifecycle.start();
-  return { controllers: [serviceAccounts, nodeLifecycle, disruption, gc, namespaces, crds], disruption };
+  const aggregation = new ClusterRoleAggregationController(
+    store,
+    registry,
+    objects,
+    matchLabelSelectorObject,
+  );
+  aggregation.start();
+  return {
+    controllers: [aggregation, serviceAccounts, nodeLifecycle, disruption, gc, namespaces, crds],
+    disruption,
+  };
 }
 
 /** Creates the CRDs, or updates them when this build's schemas differ from the stored ones. */

@@ -7,6 +7,9 @@
 //   node-restriction.ts's to decide.
 // - kubelet of node X: its Node and its heartbeat Lease (see authorizeKubelet).
 // - everyone authenticated: discovery, OpenAPI, version and health paths, and self-reviews.
+// - and, after these, what the cluster's RBAC objects grant (rbac-authorizer.ts), as kube chains its
+//   Node and RBAC authorizers: for every identity but node agents, whose reads RBAC would widen beyond
+//   their own Node, pods and Secrets (kube keeps kubelets to the Node authorizer likewise).
 
 import type { PolicyRule, RequestVerb } from '../../util/kube-api-types.ts';
 import type { Identity } from './identities.ts';
@@ -118,6 +121,12 @@ export interface AuthorizationRules {
   agent(identity: Identity, attrs: ResourceAttributes): Decision;
   /** Why a SelfSubjectRulesReview of a node agent is incomplete: what its rules cannot say. */
   agentRulesIncomplete: string;
+  /** The cluster's RBAC objects, asked after the rules above deny (the server adds it). */
+  rbac?: {
+    authorize(identity: Identity, attrs: RequestAttributes): Decision;
+    /** The RBAC PolicyRules (as stored) bound to the identity in a namespace, for rules reviews. */
+    rulesFor(identity: Identity, namespace: string | undefined): Iterable<Record<string, unknown>>;
+  };
 }
 
 /** No application: the controller and node agents may do nothing beyond what everyone may. */
@@ -131,6 +140,12 @@ export const NO_APPLICATION_RULES: AuthorizationRules = {
 /** Decides whether `identity` may perform the request under the application's `rules`. */
 export function authorize(identity: Identity, attrs: RequestAttributes, rules: AuthorizationRules): Decision {
   if (identity.kind === 'admin') return ALLOW;
+  const decision = authorizeByKind(identity, attrs, rules);
+  if (decision.allowed || identity.kind === 'node' || rules.rbac === undefined) return decision;
+  return rules.rbac.authorize(identity, attrs).allowed ? ALLOW : decision;
+}
+
+function authorizeByKind(identity: Identity, attrs: RequestAttributes, rules: AuthorizationRules): Decision {
   if (isNonResource(attrs)) {
     if (isReadVerb(attrs.verb) && underAny(attrs.path, DISCOVERY_PATHS)) return ALLOW;
     return deny(`only discovery, OpenAPI, version and health paths may be read by ${identity.name}`);
@@ -146,7 +161,7 @@ export function authorize(identity: Identity, attrs: RequestAttributes, rules: A
     case 'kubelet':
       return authorizeKubelet(identity, attrs);
     case 'user':
-      return deny(`no rule grants ${identity.name} ${describe(attrs)}`);
+      return deny(`no RBAC policy grants ${identity.name} ${describe(attrs)}`);
     default:
       return deny(`unknown identity kind ${JSON.stringify(identity.kind)}`);
   }

@@ -138,12 +138,30 @@ export function selfSubjectRulesReview(
           (r) => r.namespaces === undefined || r.namespaces.includes(namespace),
         ),
       );
-    } else {
+    } else if (identity.kind !== 'user') {
       status.incomplete = true;
       status.evaluationError = authorization.agentRulesIncomplete;
     }
     status.resourceRules = rules.map(resourceRule);
     status.nonResourceRules = [{ verbs: ['get'], nonResourceURLs: DISCOVERY_URLS }];
+    if (identity.kind !== 'node' && authorization.rbac) {
+      // What the cluster's RBAC objects add, as kube's RBAC authorizer lists it.
+      for (const rule of authorization.rbac.rulesFor(identity, namespace)) {
+        const urls = Array.isArray(rule.nonResourceURLs) ? rule.nonResourceURLs : [];
+        if (urls.length > 0) {
+          status.nonResourceRules.push({ verbs: rule.verbs ?? [], nonResourceURLs: urls });
+        } else {
+          status.resourceRules.push({
+            verbs: rule.verbs ?? [],
+            apiGroups: rule.apiGroups ?? [],
+            resources: rule.resources ?? [],
+            ...(Array.isArray(rule.resourceNames) && rule.resourceNames.length > 0
+              ? { resourceNames: rule.resourceNames }
+              : {}),
+          });
+        }
+      }
+    }
   }
   return {
     kind: 'SelfSubjectRulesReview',

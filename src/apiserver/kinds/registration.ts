@@ -26,6 +26,10 @@ import { secretKind } from './core/secret.ts';
 import { serviceAccountKind } from './core/serviceaccount.ts';
 import { eventsV1EventKind } from './events/event.ts';
 import { podDisruptionBudgetKind } from './policy/poddisruptionbudget.ts';
+import { clusterRoleKind } from './rbac/clusterrole.ts';
+import { clusterRoleBindingKind } from './rbac/clusterrolebinding.ts';
+import { roleKind } from './rbac/role.ts';
+import { roleBindingKind } from './rbac/rolebinding.ts';
 
 export const BUILTIN_KINDS: readonly BuiltinKind[] = [
   // core/v1
@@ -49,6 +53,11 @@ export const BUILTIN_KINDS: readonly BuiltinKind[] = [
   selfSubjectRulesReviewKind,
   // policy/v1
   podDisruptionBudgetKind,
+  // rbac.authorization.k8s.io/v1
+  clusterRoleBindingKind,
+  clusterRoleKind,
+  roleBindingKind,
+  roleKind,
   // apiextensions.k8s.io/v1
   customResourceDefinitionKind,
   // coordination.k8s.io/v1

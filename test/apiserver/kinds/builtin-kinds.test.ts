@@ -44,6 +44,10 @@ test('the catalogue: names, short names, scope and subresources as kube serves t
     ['authorization.k8s.io/v1/selfsubjectaccessreviews', 'SelfSubjectAccessReview', false, '', ''],
     ['authorization.k8s.io/v1/selfsubjectrulesreviews', 'SelfSubjectRulesReview', false, '', ''],
     ['policy/v1/poddisruptionbudgets', 'PodDisruptionBudget', true, 'pdb', 'status'],
+    ['rbac.authorization.k8s.io/v1/clusterrolebindings', 'ClusterRoleBinding', false, '', ''],
+    ['rbac.authorization.k8s.io/v1/clusterroles', 'ClusterRole', false, '', ''],
+    ['rbac.authorization.k8s.io/v1/rolebindings', 'RoleBinding', true, '', ''],
+    ['rbac.authorization.k8s.io/v1/roles', 'Role', true, '', ''],
     [
       'apiextensions.k8s.io/v1/customresourcedefinitions',
       'CustomResourceDefinition',
