@@ -8,9 +8,9 @@
 import { createServer, type Server } from 'node:https';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { authorize, NO_APPLICATION_RULES } from './auth/authorizer.ts';
+import { authorize, NO_APPLICATION_RULES, type RequestAttributes } from './auth/authorizer.ts';
 import { ensurePki } from './auth/certificates.ts';
-import { Identities } from './auth/identities.ts';
+import { Identities, type Identity } from './auth/identities.ts';
 import { RbacAuthorizer } from './auth/rbac-authorizer.ts';
 import { ServiceAccountTokenIssuer } from './auth/service-account-tokens.ts';
 import { type BoundObjectLookup, requestToken } from './auth/token-request.ts';
@@ -24,6 +24,7 @@ import { issuerDiscovery } from './chain/issuer-discovery.ts';
 import { nodeRestriction } from './chain/node-restriction.ts';
 import { prettyPrinting } from './chain/pretty-printing.ts';
 import { profileRoutes } from './chain/profile-routes.ts';
+import { rbacEscalation } from './chain/rbac-escalation.ts';
 import { RequestChain } from './chain/request-chain.ts';
 import { resourceResolution } from './chain/resource-resolution.ts';
 import { resources } from './chain/resources.ts';
@@ -149,6 +150,7 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
 
   // The request path, stage by stage (docs/apiserver.md): a new stage is a file in chain/ and a line here.
   const rules = { ...(profile.authorization ?? NO_APPLICATION_RULES), rbac: new RbacAuthorizer(store) };
+  const decide = (identity: Identity, attrs: RequestAttributes) => authorize(identity, attrs, rules);
   const authenticate = authenticator(tokens, serviceAccountTokens, boundObjects);
   const chain = new RequestChain([
     profileRoutes(profile.route),
@@ -158,11 +160,12 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
     prettyPrinting(),
     publicDocuments(discovery, store),
     authentication(authenticate),
-    impersonation((identity, attrs) => authorize(identity, attrs, rules), tokens.identities, log),
+    impersonation(decide, tokens.identities, log),
     // priority and fairness (issue 32)
     resourceResolution(registry),
     authorization({ rules, allowsDespiteRules: profile.allowsDespiteRules, lookup, fieldSelectorPins }),
     nodeRestriction(profile.nodeAdmission, lookup),
+    rbacEscalation(decide, lookup),
     // admission policies (issue 33), rate limits (issue 32)
     selfReviews(rules, authenticate, tokens.identities),
     discoveryDocuments(discovery, store),

@@ -231,4 +231,126 @@ describe('RBAC objects through kubectl', () => {
     const none = await local.kubectl(['get', 'role', 'bad', '-n', 'team']);
     assert.notEqual(none.code, 0);
   });
+
+  test('writing roles and bindings grants no more than the writer holds, unless escalate or bind is granted', async () => {
+    const grant = await local.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          {
+            apiVersion: RBAC,
+            kind: 'ClusterRole',
+            metadata: { name: 'rbac-writer' },
+            rules: [
+              {
+                apiGroups: ['rbac.authorization.k8s.io'],
+                resources: ['roles', 'rolebindings'],
+                verbs: ['create', 'get', 'update', 'patch'],
+              },
+            ],
+          },
+          {
+            apiVersion: RBAC,
+            kind: 'RoleBinding',
+            metadata: { name: 'controller-writes-rbac', namespace: 'team' },
+            subjects: [{ kind: 'ServiceAccount', name: 'nodeherd-controller', namespace: 'nodeherd' }],
+            roleRef: { kind: 'ClusterRole', name: 'rbac-writer', apiGroup: 'rbac.authorization.k8s.io' },
+          },
+        ],
+      }),
+    });
+    assert.equal(grant.code, 0, grant.stderr);
+    const asController = (input: object) =>
+      local.kubectl(['create', '-f', '-'], {
+        input: JSON.stringify(input),
+        kubeconfig: controllerKubeconfig,
+      });
+    const role = (name: string, rules: object[]) => ({
+      apiVersion: RBAC,
+      kind: 'Role',
+      metadata: { name, namespace: 'team' },
+      rules,
+    });
+    // It reads pods everywhere, so it may hand that on; it reads no Secrets in team, so it may not.
+    const held = await asController(
+      role('pods-too', [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }]),
+    );
+    assert.equal(held.code, 0, held.stderr);
+    const secrets = await asController(
+      role('secrets', [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }]),
+    );
+    assert.notEqual(secrets.code, 0);
+    assert.match(
+      secrets.stderr,
+      /attempting to grant RBAC permissions not currently held: get secrets in namespace "team"/,
+    );
+    const wildcard = await asController(role('all', [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }]));
+    assert.notEqual(wildcard.code, 0);
+    // Binding a role it does not hold is refused; binding pod-reader, whose rules it holds, is not.
+    const binding = (name: string, roleName: string, kind = 'Role') => ({
+      apiVersion: RBAC,
+      kind: 'RoleBinding',
+      metadata: { name, namespace: 'team' },
+      subjects: [{ kind: 'User', name: 'eve', apiGroup: 'rbac.authorization.k8s.io' }],
+      roleRef: { kind, name: roleName, apiGroup: 'rbac.authorization.k8s.io' },
+    });
+    const bindWriter = await asController(binding('eve-writes', 'rbac-writer', 'ClusterRole'));
+    assert.equal(bindWriter.code, 0, 'it holds rbac-writer itself in team');
+    const bindImpersonate = await asController(
+      binding('eve-impersonates', 'impersonate-carol', 'ClusterRole'),
+    );
+    assert.equal(bindImpersonate.code, 0, 'it holds impersonate on carol');
+    assert.equal(await canI('create', 'roles', '-n', 'team', '--as', 'eve'), 'yes');
+    const other = await local.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: RBAC,
+        kind: 'ClusterRole',
+        metadata: { name: 'secret-reader' },
+        rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }],
+      }),
+    });
+    assert.equal(other.code, 0, other.stderr);
+    const bindSecrets = await asController(binding('eve-secrets', 'secret-reader', 'ClusterRole'));
+    assert.notEqual(bindSecrets.code, 0);
+    assert.match(bindSecrets.stderr, /not currently held/);
+    // With bind on that role, it may.
+    const bindGrant = await local.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          {
+            apiVersion: RBAC,
+            kind: 'ClusterRole',
+            metadata: { name: 'bind-secret-reader' },
+            rules: [
+              {
+                apiGroups: ['rbac.authorization.k8s.io'],
+                resources: ['clusterroles'],
+                resourceNames: ['secret-reader'],
+                verbs: ['bind'],
+              },
+            ],
+          },
+          {
+            apiVersion: RBAC,
+            kind: 'RoleBinding',
+            metadata: { name: 'controller-binds', namespace: 'team' },
+            subjects: [{ kind: 'ServiceAccount', name: 'nodeherd-controller', namespace: 'nodeherd' }],
+            roleRef: {
+              kind: 'ClusterRole',
+              name: 'bind-secret-reader',
+              apiGroup: 'rbac.authorization.k8s.io',
+            },
+          },
+        ],
+      }),
+    });
+    assert.equal(bindGrant.code, 0, bindGrant.stderr);
+    const bound = await asController(binding('eve-secrets', 'secret-reader', 'ClusterRole'));
+    assert.equal(bound.code, 0, bound.stderr);
+    assert.equal(await canI('get', 'secrets', '-n', 'team', '--as', 'eve'), 'yes');
+    assert.equal(await canI('get', 'secrets', '-n', 'nodeherd', '--as', 'eve'), 'no');
+  });
 });
