@@ -538,3 +538,26 @@ export function deployManifestFiles(version: string): ManifestFile[] {
     ...daemonSetUpdatesFiles(),
   ];
 }
+
+/** The kinds of deploy/'s base that are policy: who may do what, and what writes are admitted. */
+const POLICY_KINDS = new Set([
+  'Namespace',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'Role',
+  'RoleBinding',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
+]);
+
+/**
+ * The policy objects of deploy/'s base (deploy/controller and deploy/agent: RBAC, the agents'
+ * ValidatingAdmissionPolicy and its binding, and the namespaces they live in), in file order: what the
+ * embedded API server seeds at start, as kube-apiserver seeds its bootstrap policy, so one policy
+ * confines the controller and agents on both servers. Opt-in components are not part of it.
+ */
+export function basePolicyObjects(): Manifest[] {
+  return [...controllerFiles('0.0.0'), ...agentFiles()]
+    .flatMap((file) => file.documents)
+    .filter((doc) => POLICY_KINDS.has(String(doc.kind)));
+}

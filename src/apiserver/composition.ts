@@ -15,6 +15,7 @@ import { RbacAuthorizer } from './auth/rbac-authorizer.ts';
 import { ServiceAccountTokenIssuer } from './auth/service-account-tokens.ts';
 import { type BoundObjectLookup, requestToken } from './auth/token-request.ts';
 import { TokenStore } from './auth/tokens.ts';
+import { admissionPolicies } from './chain/admission-policies.ts';
 import { auditIds } from './chain/audit-ids.ts';
 import { authentication, authenticator } from './chain/authentication.ts';
 import { authorization } from './chain/authorization.ts';
@@ -125,6 +126,7 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
   const { controllers, disruption } = startControllers(options, store, registry, objects, namespaces);
   if (options.installCrds !== false)
     installCustomResourceDefinitions(objects, registry, profile.customResourceDefinitions());
+  installBootstrapPolicy(objects, registry, profile.bootstrapPolicy?.() ?? [], log);
 
   // Serving: watches and the resource handler, discovery, the HTTPS server.
   const hub = new WatchHub(store);
@@ -166,7 +168,8 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
     authorization({ rules, allowsDespiteRules: profile.allowsDespiteRules, lookup, fieldSelectorPins }),
     nodeRestriction(profile.nodeAdmission, lookup),
     rbacEscalation(decide, lookup),
-    // admission policies (issue 33), rate limits (issue 32)
+    admissionPolicies(store),
+    // rate limits (issue 32)
     selfReviews(rules, authenticate, tokens.identities),
     discoveryDocuments(discovery, store),
     resources(handler),
@@ -293,6 +296,51 @@ function installCustomResourceDefinitions(
     } else if (JSON.stringify(existing.spec) !== JSON.stringify(crd.spec)) {
       objects.update(def, undefined, crd.metadata.name, { ...existing, spec: crd.spec });
     }
+  }
+}
+
+/**
+ * Creates the profile's policy objects, or brings them back to this build's content (kube-apiserver's
+ * bootstrap policy reconciliation): what they grant and admit is this build's, whatever was stored.
+ */
+function installBootstrapPolicy(
+  objects: ObjectService,
+  registry: ResourceRegistry,
+  policy: KubeObject[],
+  log: Logger,
+): void {
+  for (const object of policy) {
+    const [group, version] = String(object.apiVersion).includes('/')
+      ? String(object.apiVersion).split('/')
+      : ['', String(object.apiVersion)];
+    const def = registry.getByKind(group ?? '', version ?? '', String(object.kind));
+    if (!def) {
+      log.warn(
+        { kind: object.kind, name: object.metadata?.name },
+        'bootstrap policy object of a kind not served',
+      );
+      continue;
+    }
+    const namespace = def.namespaced ? object.metadata.namespace : undefined;
+    const existing = objects.tryGet(def, namespace, object.metadata.name);
+    if (!existing) {
+      objects.create(def, namespace, structuredClone(object));
+      continue;
+    }
+    const { metadata: _stored, ...storedContent } = existing;
+    const { metadata: _wanted, ...wantedContent } = object;
+    const same = Object.keys({ ...storedContent, ...wantedContent }).every(
+      (key) =>
+        key === 'status' ||
+        key === 'apiVersion' ||
+        key === 'kind' ||
+        JSON.stringify(existing[key]) === JSON.stringify(object[key]),
+    );
+    if (same) continue;
+    objects.update(def, namespace, object.metadata.name, {
+      ...structuredClone(object),
+      metadata: { ...existing.metadata, labels: object.metadata.labels ?? existing.metadata.labels },
+    });
   }
 }
 

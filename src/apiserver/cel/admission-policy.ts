@@ -311,6 +311,37 @@ export function denialMessage(policyName: string, bindingName: string, failure: 
   return `ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}' denied request: ${failure.message}`;
 }
 
+/**
+ * The expressions of a policy that do not compile, by field path (`spec.validations[0].expression`),
+ * for refusing such a policy when it is written (kube type-checks them and reports in status).
+ */
+export function policyCompileErrors(policy: JsonObject): { field: string; error: string }[] {
+  const spec = (policy.spec ?? {}) as PolicySpec;
+  const errors: { field: string; error: string }[] = [];
+  const check = (field: string, expression: unknown, names: string[]) => {
+    if (typeof expression !== 'string' || expression === '') {
+      errors.push({ field, error: 'Required value' });
+      return;
+    }
+    const compiled = compile(expression, names);
+    if ('error' in compiled) errors.push({ field, error: `compilation failed: ${compiled.error}` });
+  };
+  const withVariables = [...BASE_VARIABLES, 'variables'];
+  (spec.matchConditions ?? []).forEach((c, i) => {
+    check(`spec.matchConditions[${i}].expression`, c.expression, BASE_VARIABLES);
+  });
+  (spec.variables ?? []).forEach((v, i) => {
+    check(`spec.variables[${i}].expression`, v.expression, withVariables);
+  });
+  (spec.validations ?? []).forEach((v, i) => {
+    check(`spec.validations[${i}].expression`, v.expression, withVariables);
+    if (v.messageExpression !== undefined) {
+      check(`spec.validations[${i}].messageExpression`, v.messageExpression, withVariables);
+    }
+  });
+  return errors;
+}
+
 const compiledPolicies = new WeakMap<JsonObject, CompiledPolicy>();
 
 /** Evaluates a policy (compiled once per policy object) against one request. */
