@@ -40,10 +40,10 @@ export interface IdentityNames {
   /** The ServiceAccount the controller runs as. */
   controller: { namespace: string; serviceAccount: string };
   /**
-   * Node agents: user `<userPrefix><node>` in `group`. A token of `daemonSetServiceAccount` (in the
-   * controller's namespace) bound to a node is that node's agent.
+   * Node agents: user `<userPrefix><node>` in `group`. A token of `daemonSetServiceAccount` in
+   * `daemonSetNamespace` bound to a node is that node's agent.
    */
-  agents: { userPrefix: string; group: string; daemonSetServiceAccount: string };
+  agents: { userPrefix: string; group: string; daemonSetNamespace: string; daemonSetServiceAccount: string };
 }
 
 export { NODE_NAME_EXTRA };
@@ -139,7 +139,7 @@ export class Identities {
     if (names === undefined) return undefined;
     if (username === this.controllerUser) return this.identityFor('controller');
     const daemonSetUser = serviceAccountUser(
-      names.controller.namespace,
+      names.agents.daemonSetNamespace,
       names.agents.daemonSetServiceAccount,
     );
     if (username !== daemonSetUser) return undefined;
