@@ -54,6 +54,7 @@ import {
   strategyLookup,
 } from './parts.ts';
 import type { ApiServerProfile, StoredObjectLookup } from './profile.ts';
+import type { ResourceDefinition } from './registry/resource-definition.ts';
 import { ResourceRegistry } from './registry/resource-registry.ts';
 import { SqliteStore } from './storage/sqlite-store.ts';
 import type { KubeObject, Store } from './storage/types.ts';
@@ -322,26 +323,43 @@ function installBootstrapPolicy(
       continue;
     }
     const namespace = def.namespaced ? object.metadata.namespace : undefined;
-    const existing = objects.tryGet(def, namespace, object.metadata.name);
-    if (!existing) {
-      objects.create(def, namespace, structuredClone(object));
-      continue;
+    try {
+      reconcileBootstrapObject(objects, def, namespace, object);
+    } catch (err) {
+      // A namespace being deleted refuses new content: the next start installs it again.
+      log.error(
+        { err, kind: object.kind, name: object.metadata?.name },
+        'bootstrap policy object not installed',
+      );
     }
-    const { metadata: _stored, ...storedContent } = existing;
-    const { metadata: _wanted, ...wantedContent } = object;
-    const same = Object.keys({ ...storedContent, ...wantedContent }).every(
-      (key) =>
-        key === 'status' ||
-        key === 'apiVersion' ||
-        key === 'kind' ||
-        JSON.stringify(existing[key]) === JSON.stringify(object[key]),
-    );
-    if (same) continue;
-    objects.update(def, namespace, object.metadata.name, {
-      ...structuredClone(object),
-      metadata: { ...existing.metadata, labels: object.metadata.labels ?? existing.metadata.labels },
-    });
   }
+}
+
+function reconcileBootstrapObject(
+  objects: ObjectService,
+  def: ResourceDefinition,
+  namespace: string | undefined,
+  object: KubeObject,
+): void {
+  const existing = objects.tryGet(def, namespace, object.metadata.name);
+  if (!existing) {
+    objects.create(def, namespace, structuredClone(object));
+    return;
+  }
+  const { metadata: _stored, ...storedContent } = existing;
+  const { metadata: _wanted, ...wantedContent } = object;
+  const same = Object.keys({ ...storedContent, ...wantedContent }).every(
+    (key) =>
+      key === 'status' ||
+      key === 'apiVersion' ||
+      key === 'kind' ||
+      JSON.stringify(existing[key]) === JSON.stringify(object[key]),
+  );
+  if (same) return;
+  objects.update(def, namespace, object.metadata.name, {
+    ...structuredClone(object),
+    metadata: { ...existing.metadata, labels: object.metadata.labels ?? existing.metadata.labels },
+  });
 }
 
 /** The HTTPS server, with the timeouts watches need; it serves nothing until given a listener. */
