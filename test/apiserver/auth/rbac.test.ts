@@ -353,4 +353,33 @@ describe('RBAC objects through kubectl', () => {
     assert.equal(await canI('get', 'secrets', '-n', 'team', '--as', 'eve'), 'yes');
     assert.equal(await canI('get', 'secrets', '-n', 'nodeherd', '--as', 'eve'), 'no');
   });
+
+  test('kubectl create role|rolebinding|clusterrole|clusterrolebinding (protobuf bodies) work', async () => {
+    const runs = [
+      [
+        'create',
+        'role',
+        'proto-reader',
+        '-n',
+        'team',
+        '--verb=get',
+        '--resource=secrets',
+        '--resource-name=s1',
+      ],
+      ['create', 'rolebinding', 'proto-reader', '-n', 'team', '--role=proto-reader', '--user=frank'],
+      ['create', 'clusterrole', 'proto-nodes', '--verb=list', '--resource=nodes'],
+      ['create', 'clusterrolebinding', 'proto-nodes', '--clusterrole=proto-nodes', '--group=ops'],
+    ];
+    for (const args of runs) {
+      const run = await local.kubectl(args);
+      assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
+    }
+    assert.equal(await canI('get', 'secret/s1', '-n', 'team', '--as', 'frank'), 'yes');
+    assert.equal(await canI('get', 'secret/s2', '-n', 'team', '--as', 'frank'), 'no');
+    assert.equal(await canI('list', 'nodes', '--as', 'gina', '--as-group', 'ops'), 'yes');
+    const binding = await local.kubectl(['get', 'rolebinding', 'proto-reader', '-n', 'team', '-o', 'json']);
+    assert.deepEqual(JSON.parse(binding.stdout).subjects, [
+      { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'frank' },
+    ]);
+  });
 });

@@ -3,6 +3,7 @@
 // of the ClusterRoles its selectors match (kept current by controllers/clusterrole-aggregation.ts).
 
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
+import { ClusterRole } from '../../protobuf/rbac-v1.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { ALL_VERBS, builtin, kindSchema, open } from '../shared/schemas.ts';
 import { createdAt, RBAC_GROUP, rulesSchema, validateRules } from './rbac-validation.ts';
@@ -37,4 +38,5 @@ export const clusterRoleKind: BuiltinKind = {
     }),
   ],
   strategies: () => [{ validate: (obj) => validateRules(obj.rules, true) }],
+  protobuf: { 'rbac.authorization.k8s.io/v1/ClusterRole': ClusterRole },
 };

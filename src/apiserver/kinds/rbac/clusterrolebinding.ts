@@ -2,6 +2,7 @@
 // users, groups and ServiceAccounts (which must name their namespace); its roleRef never changes.
 
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
+import { ClusterRoleBinding } from '../../protobuf/rbac-v1.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { ALL_VERBS, builtin, kindSchema } from '../shared/schemas.ts';
 import { bindingSchema, createdAt, RBAC_GROUP, validateBinding } from './rbac-validation.ts';
@@ -31,4 +32,5 @@ export const clusterRoleBindingKind: BuiltinKind = {
     }),
   ],
   strategies: () => [{ validate: (obj, old) => validateBinding(obj, old, ['ClusterRole'], false) }],
+  protobuf: { 'rbac.authorization.k8s.io/v1/ClusterRoleBinding': ClusterRoleBinding },
 };

@@ -2,6 +2,7 @@
 // (auth/rbac-authorizer.ts) for the subjects of the RoleBindings that name it.
 
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
+import { Role } from '../../protobuf/rbac-v1.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { ALL_VERBS, builtin, kindSchema } from '../shared/schemas.ts';
 import { createdAt, RBAC_GROUP, rulesSchema, validateRules } from './rbac-validation.ts';
@@ -31,4 +32,5 @@ export const roleKind: BuiltinKind = {
     }),
   ],
   strategies: () => [{ validate: (obj) => validateRules(obj.rules, false) }],
+  protobuf: { 'rbac.authorization.k8s.io/v1/Role': Role },
 };

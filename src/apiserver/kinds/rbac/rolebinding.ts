@@ -2,6 +2,7 @@
 // within its namespace, to users, groups and ServiceAccounts; its roleRef never changes.
 
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
+import { RoleBinding } from '../../protobuf/rbac-v1.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { ALL_VERBS, builtin, kindSchema } from '../shared/schemas.ts';
 import { bindingSchema, createdAt, RBAC_GROUP, validateBinding } from './rbac-validation.ts';
@@ -31,4 +32,5 @@ export const roleBindingKind: BuiltinKind = {
     }),
   ],
   strategies: () => [{ validate: (obj, old) => validateBinding(obj, old, ['Role', 'ClusterRole'], true) }],
+  protobuf: { 'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding },
 };
