@@ -151,14 +151,19 @@ export function selfSubjectRulesReview(
         if (urls.length > 0) {
           status.nonResourceRules.push({ verbs: rule.verbs ?? [], nonResourceURLs: urls });
         } else {
-          status.resourceRules.push({
+          const entry = {
             verbs: rule.verbs ?? [],
             apiGroups: rule.apiGroups ?? [],
             resources: rule.resources ?? [],
             ...(Array.isArray(rule.resourceNames) && rule.resourceNames.length > 0
               ? { resourceNames: rule.resourceNames }
               : {}),
-          });
+          };
+          // The seeded RBAC of the controller repeats its rules in code: list each rule once.
+          const text = JSON.stringify(entry);
+          if (!status.resourceRules.some((r: unknown) => JSON.stringify(r) === text)) {
+            status.resourceRules.push(entry);
+          }
         }
       }
     }
