@@ -121,6 +121,11 @@ export interface AuthorizationRules {
   agent(identity: Identity, attrs: ResourceAttributes): Decision;
   /** Why a SelfSubjectRulesReview of a node agent is incomplete: what its rules cannot say. */
   agentRulesIncomplete: string;
+  /**
+   * Node agents need the RBAC objects' grant too (the profile seeds them, bootstrapPolicy): what the
+   * agent rules allow is then confined by the same RBAC a real cluster has, never widened by it.
+   */
+  agentsConfinedByRbac?: boolean;
   /** The cluster's RBAC objects, asked after the rules above deny (the server adds it). */
   rbac?: {
     authorize(identity: Identity, attrs: RequestAttributes): Decision;
@@ -141,8 +146,27 @@ export const NO_APPLICATION_RULES: AuthorizationRules = {
 export function authorize(identity: Identity, attrs: RequestAttributes, rules: AuthorizationRules): Decision {
   if (identity.kind === 'admin') return ALLOW;
   const decision = authorizeByKind(identity, attrs, rules);
-  if (decision.allowed || identity.kind === 'node' || rules.rbac === undefined) return decision;
+  if (identity.kind === 'node')
+    return decision.allowed ? confineAgentByRbac(identity, attrs, rules) : decision;
+  if (decision.allowed || rules.rbac === undefined) return decision;
   return rules.rbac.authorize(identity, attrs).allowed ? ALLOW : decision;
+}
+
+/**
+ * What the agent rules allowed a node agent, if the cluster's RBAC grants it too (when the profile asks
+ * for that): an agent is confined by both, like an agent on a real cluster by deploy/'s RBAC.
+ */
+export function confineAgentByRbac(
+  identity: Identity,
+  attrs: RequestAttributes,
+  rules: AuthorizationRules,
+): Decision {
+  if (!rules.agentsConfinedByRbac || rules.rbac === undefined || isNonResource(attrs)) return ALLOW;
+  // What every authenticated identity may do (kube's system:basic-user) is not the agent's role's.
+  if (SELF_REVIEW_RULES.some((rule) => ruleAllows(rule, attrs))) return ALLOW;
+  return rules.rbac.authorize(identity, attrs).allowed
+    ? ALLOW
+    : deny(`no RBAC policy grants node agents ${describe(attrs)} (${identity.name})`);
 }
 
 function authorizeByKind(identity: Identity, attrs: RequestAttributes, rules: AuthorizationRules): Decision {

@@ -100,6 +100,21 @@ describe('admission policies and RBAC seeded from deploy/, and enforced', () => 
     assert.equal(again.code, 0, again.stderr);
   });
 
+  test("an agent's reads and writes need deploy/'s RBAC too: without its binding, the agent rules allow nothing", async () => {
+    const read = () =>
+      local.kubectl(['get', 'node', 'edge-1', '-o', 'name'], { kubeconfig: agentKubeconfig });
+    const before = await read();
+    assert.equal(before.code, 0, before.stderr);
+    const removed = await local.kubectl(['delete', 'clusterrolebinding', 'nodeherd-agent']);
+    assert.equal(removed.code, 0, removed.stderr);
+    const without = await read();
+    assert.notEqual(without.code, 0);
+    assert.match(without.stderr, /no RBAC policy grants node agents get nodes "edge-1"/);
+    await local.restart();
+    const restored = await read();
+    assert.equal(restored.code, 0, restored.stderr);
+  });
+
   test('a policy of ones own applies to every identity, the admin too, with the code its reason names', async () => {
     const applied = await local.kubectl(['apply', '-f', '-'], {
       input: JSON.stringify({
