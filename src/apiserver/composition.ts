@@ -346,19 +346,22 @@ function reconcileBootstrapObject(
     objects.create(def, namespace, structuredClone(object));
     return;
   }
-  const { metadata: _stored, ...storedContent } = existing;
-  const { metadata: _wanted, ...wantedContent } = object;
-  const same = Object.keys({ ...storedContent, ...wantedContent }).every(
+  // Only what this build says is brought back (the fields it sets, the labels it gives): defaults the
+  // server added (a Namespace's spec.finalizers) and labels others added stay, so an unchanged object
+  // is not written again at every start.
+  const { metadata: wantedMetadata, ...wantedContent } = object;
+  const wantedLabels: Record<string, string> = wantedMetadata?.labels ?? {};
+  const storedLabels: Record<string, string> = existing.metadata.labels ?? {};
+  const fieldsSame = Object.keys(wantedContent).every(
     (key) =>
-      key === 'status' ||
-      key === 'apiVersion' ||
-      key === 'kind' ||
-      JSON.stringify(existing[key]) === JSON.stringify(object[key]),
+      key === 'apiVersion' || key === 'kind' || JSON.stringify(existing[key]) === JSON.stringify(object[key]),
   );
-  if (same) return;
+  const labelsSame = Object.entries(wantedLabels).every(([key, value]) => storedLabels[key] === value);
+  if (fieldsSame && labelsSame) return;
   objects.update(def, namespace, object.metadata.name, {
-    ...structuredClone(object),
-    metadata: { ...existing.metadata, labels: object.metadata.labels ?? existing.metadata.labels },
+    ...existing,
+    ...structuredClone(wantedContent),
+    metadata: { ...existing.metadata, labels: { ...storedLabels, ...wantedLabels } },
   });
 }
 
