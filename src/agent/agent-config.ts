@@ -57,7 +57,7 @@ export interface AgentConfig {
   rebootCheckIntervalMs: number;
 }
 
-const DEFAULT_METRICS_ADDRESS = '127.0.0.1:9469';
+export const DEFAULT_METRICS_ADDRESS = '127.0.0.1:9469';
 
 const FLAGS = {
   kubeconfig: {

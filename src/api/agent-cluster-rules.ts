@@ -10,6 +10,7 @@
 
 import type { PolicyRule } from '../util/kube-api-types.ts';
 import { GROUP, NAMESPACE } from './group.ts';
+import { AGENT_NAMESPACE } from './users.ts';
 
 /** Namespaces in which an agent may record Events about its Node. */
 export const AGENT_EVENT_NAMESPACES: readonly string[] = ['default', NAMESPACE];
@@ -20,7 +21,7 @@ export const AGENT_EVENT_NAMESPACES: readonly string[] = ['default', NAMESPACE];
  * system:serviceaccounts:nodeherd-agents is bound like nodeherd:agents, and the admission policy takes
  * the node name from the service account name.
  */
-export const AGENT_SERVICE_ACCOUNT_NAMESPACE = 'nodeherd-agents';
+export const AGENT_SERVICE_ACCOUNT_NAMESPACE = AGENT_NAMESPACE;
 export const AGENT_SERVICE_ACCOUNT_GROUP = `system:serviceaccounts:${AGENT_SERVICE_ACCOUNT_NAMESPACE}`;
 export const AGENT_SERVICE_ACCOUNT_USER_PREFIX = `system:serviceaccount:${AGENT_SERVICE_ACCOUNT_NAMESPACE}:`;
 

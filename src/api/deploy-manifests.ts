@@ -15,6 +15,7 @@ import { NAMESPACE } from './group.ts';
 import { clusterWideRules, namespacedRules } from './rbac-rules.ts';
 import {
   AGENT_DAEMONSET_SERVICE_ACCOUNT,
+  AGENT_NAMESPACE,
   AGENTS_GROUP,
   CONTROLLER_NAMESPACE,
   CONTROLLER_SERVICE_ACCOUNT,
@@ -40,10 +41,22 @@ const METRICS_PORT = 8080;
 export const CONTROLLER_IMAGE_PLACEHOLDER = 'nodeherd/nodeherd-controller';
 /** Replaced by the user like the controller's: the agent image (its entrypoint runs the agent). */
 export const AGENT_IMAGE_PLACEHOLDER = 'nodeherd/nodeherd-agent';
+/** The agent's HTTP port on the node's loopback (DEFAULT_METRICS_ADDRESS of src/agent/agent-config.ts). */
+export const AGENT_HTTP_PORT = 9469;
 /** Where the DaemonSet mounts the node's root filesystem. */
 export const AGENT_HOST_ROOT = '/host';
 /** The agent's state on the node: the systemd agent's directory, so either can take over. */
 export const AGENT_STATE_DIR = '/var/lib/nodeherd';
+
+/** Pod Security admission labels: enforce (and warn and audit at) `level`, at the latest version. */
+export function podSecurity(level: 'privileged' | 'baseline' | 'restricted'): Record<string, string> {
+  return {
+    'pod-security.kubernetes.io/enforce': level,
+    'pod-security.kubernetes.io/enforce-version': 'latest',
+    'pod-security.kubernetes.io/warn': level,
+    'pod-security.kubernetes.io/audit': level,
+  };
+}
 
 function labels(component: string): Record<string, string> {
   return {
@@ -182,6 +195,26 @@ function controllerDeployment(version: string): Manifest {
   };
 }
 
+function controllerNetworkPolicy(): Manifest {
+  const tcp = (port: number) => ({ protocol: 'TCP', port });
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: CONTROLLER_NAME, namespace: CONTROLLER_NAMESPACE, labels: labels(CONTROLLER_NAME) },
+    spec: {
+      podSelector: { matchLabels: labels(CONTROLLER_NAME) },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [{ ports: [tcp(METRICS_PORT)] }],
+      egress: [
+        { ports: [{ protocol: 'UDP', port: 53 }, tcp(53)] },
+        { ports: [tcp(443), tcp(6443)] },
+        { ports: [tcp(9090)] },
+        { ports: [tcp(80), tcp(8080)] },
+      ],
+    },
+  };
+}
+
 /** The ClusterRole a /metrics scraper needs, and a ServiceAccount bound to it with a token for Prometheus. */
 export const METRICS_READER = 'nodeherd-metrics-reader';
 
@@ -242,7 +275,12 @@ function controllerFiles(version: string): ManifestFile[] {
         {
           apiVersion: 'v1',
           kind: 'Namespace',
-          metadata: { name: NAMESPACE, labels: { 'app.kubernetes.io/part-of': 'nodeherd' } },
+          // The controller runs under the restricted Pod Security profile (test/api/pod-security.test.ts
+          // checks its pod spec against the profile's rules).
+          metadata: {
+            name: NAMESPACE,
+            labels: { 'app.kubernetes.io/part-of': 'nodeherd', ...podSecurity('restricted') },
+          },
         },
       ],
     },
@@ -289,6 +327,16 @@ function controllerFiles(version: string): ManifestFile[] {
       documents: metricsReaderObjects(component),
     },
     {
+      path: 'deploy/controller/50-network-policy.yaml',
+      comment:
+        'What the controller pods may reach and be reached by. In: the metrics port (Prometheus, from any\n' +
+        'namespace; /metrics itself needs a token). Out: DNS, the API server (443 or 6443 behind the\n' +
+        'kubernetes Service), Prometheus for health gates (9090) and notification webhooks (HTTPS 443, or\n' +
+        'HTTP 80/8080 inside the cluster). Destinations are not narrowed to addresses: they are the\n' +
+        "cluster's; an overlay can patch ipBlock/namespaceSelector entries in (docs/real-cluster.md).",
+      documents: [controllerNetworkPolicy()],
+    },
+    {
       path: 'deploy/controller/40-pod-disruption-budget.yaml',
       documents: [
         {
@@ -317,9 +365,11 @@ function agentFiles(): ManifestFile[] {
         {
           apiVersion: 'v1',
           kind: 'Namespace',
+          // Agents are privileged pods (hostPID, the node's root): their namespace says so, and holds
+          // nothing else, so a cluster enforcing baseline or restricted everywhere else admits them.
           metadata: {
             name: AGENT_SERVICE_ACCOUNT_NAMESPACE,
-            labels: { 'app.kubernetes.io/part-of': 'nodeherd' },
+            labels: { 'app.kubernetes.io/part-of': 'nodeherd', ...podSecurity('privileged') },
           },
         },
       ],
@@ -349,7 +399,7 @@ function agentDaemonSet(version: string): Manifest {
   return {
     apiVersion: 'apps/v1',
     kind: 'DaemonSet',
-    metadata: { name: AGENT_ROLE_NAME, namespace: CONTROLLER_NAMESPACE, labels: selector },
+    metadata: { name: AGENT_ROLE_NAME, namespace: AGENT_NAMESPACE, labels: selector },
     spec: {
       selector: { matchLabels: selector },
       // One node at a time: a new agent takes over a node's journal and resumes what the old one left.
@@ -383,9 +433,28 @@ function agentDaemonSet(version: string): Manifest {
               ],
               // nsenter into PID 1's mount namespace and writing the node's files need all of it.
               securityContext: { privileged: true },
-              // No memory limit: apt-get and dpkg run in this container's cgroup, and an OOM kill in the
-              // middle of dpkg leaves the node's packages half-configured.
-              resources: { requests: { cpu: '10m', memory: '64Mi' } },
+              // The agent's /healthz on the node's loopback (hostNetwork: the kubelet probes from the node).
+              livenessProbe: {
+                httpGet: { host: '127.0.0.1', path: '/healthz', port: AGENT_HTTP_PORT },
+                initialDelaySeconds: 15,
+                periodSeconds: 20,
+                timeoutSeconds: 5,
+                // An apply can hold the agent busy (apt-get); only a long silence restarts it.
+                failureThreshold: 6,
+              },
+              readinessProbe: {
+                httpGet: { host: '127.0.0.1', path: '/healthz', port: AGENT_HTTP_PORT },
+                periodSeconds: 10,
+                timeoutSeconds: 5,
+                failureThreshold: 3,
+              },
+              // apt-get and dpkg run in this container's cgroup, and an OOM kill in the middle of dpkg
+              // leaves the node's packages half-configured: the memory limit is far above what the
+              // agent itself uses (~64Mi), as a bound on a runaway rather than a budget.
+              resources: {
+                requests: { cpu: '10m', memory: '64Mi' },
+                limits: { cpu: '1', memory: '2Gi' },
+              },
               volumeMounts: [
                 { name: 'host', mountPath: AGENT_HOST_ROOT, mountPropagation: 'HostToContainer' },
                 { name: 'state', mountPath: AGENT_STATE_DIR },
@@ -406,7 +475,7 @@ function agentDaemonSetFiles(version: string): ManifestFile[] {
   const component = 'nodeherd-agent';
   const name = `${AGENT_ROLE_NAME}-daemonset`;
   const subjects = [
-    { kind: 'ServiceAccount', name: AGENT_DAEMONSET_SERVICE_ACCOUNT, namespace: CONTROLLER_NAMESPACE },
+    { kind: 'ServiceAccount', name: AGENT_DAEMONSET_SERVICE_ACCOUNT, namespace: AGENT_NAMESPACE },
   ];
   const roleRef = (kind: string) => ({ apiGroup: 'rbac.authorization.k8s.io', kind, name: AGENT_ROLE_NAME });
   return [
@@ -414,8 +483,8 @@ function agentDaemonSetFiles(version: string): ManifestFile[] {
       path: 'deploy/agent-daemonset/kustomization.yaml',
       comment:
         'Agents as a DaemonSet, beside (not with) nodeherd-init: `kubectl apply -k deploy/agent-daemonset`\n' +
-        'after deploy/controller and deploy/agent (namespace nodeherd, the nodeherd-agent roles and the\n' +
-        'admission policy). Set the agent image with an `images:` entry in an overlay.',
+        'after deploy/controller and deploy/agent (namespace nodeherd-agents, the nodeherd-agent roles and\n' +
+        'the admission policy). Set the agent image with an `images:` entry in an overlay.',
       documents: [
         {
           apiVersion: 'kustomize.config.k8s.io/v1beta1',
@@ -435,7 +504,7 @@ function agentDaemonSetFiles(version: string): ManifestFile[] {
           kind: 'ServiceAccount',
           metadata: {
             name: AGENT_DAEMONSET_SERVICE_ACCOUNT,
-            namespace: CONTROLLER_NAMESPACE,
+            namespace: AGENT_NAMESPACE,
             labels: labels(component),
           },
         },
@@ -537,4 +606,27 @@ export function deployManifestFiles(version: string): ManifestFile[] {
     ...agentDaemonSetFiles(version),
     ...daemonSetUpdatesFiles(),
   ];
+}
+
+/** The kinds of deploy/'s base that are policy: who may do what, and what writes are admitted. */
+const POLICY_KINDS = new Set([
+  'Namespace',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'Role',
+  'RoleBinding',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
+]);
+
+/**
+ * The policy objects of deploy/'s base (deploy/controller and deploy/agent: RBAC, the agents'
+ * ValidatingAdmissionPolicy and its binding, and the namespaces they live in), in file order: what the
+ * embedded API server seeds at start, as kube-apiserver seeds its bootstrap policy, so one policy
+ * confines the controller and agents on both servers. Opt-in components are not part of it.
+ */
+export function basePolicyObjects(): Manifest[] {
+  return [...controllerFiles('0.0.0'), ...agentFiles()]
+    .flatMap((file) => file.documents)
+    .filter((doc) => POLICY_KINDS.has(String(doc.kind)));
 }

@@ -9,27 +9,32 @@ import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { NO_APPLICATION_RULES } from './auth/authorizer.ts';
+import { authorize, NO_APPLICATION_RULES, type RequestAttributes } from './auth/authorizer.ts';
 import { ensurePki } from './auth/certificates.ts';
-import { Identities } from './auth/identities.ts';
+import { Identities, type Identity } from './auth/identities.ts';
+import { RbacAuthorizer } from './auth/rbac-authorizer.ts';
 import { ServiceAccountTokenIssuer } from './auth/service-account-tokens.ts';
 import { type BoundObjectLookup, requestToken } from './auth/token-request.ts';
 import { TokenStore } from './auth/tokens.ts';
+import { admissionPolicies } from './chain/admission-policies.ts';
 import { auditIds } from './chain/audit-ids.ts';
 import { authentication, authenticator } from './chain/authentication.ts';
 import { authorization } from './chain/authorization.ts';
 import { connectionLimits, DEFAULT_REQUEST_TIMEOUT_MS } from './chain/connection-limits.ts';
 import { discoveryDocuments, publicDocuments } from './chain/discovery.ts';
 import { type EventRateLimitConfig, eventRateLimit } from './chain/event-rate-limit.ts';
+import { impersonation } from './chain/impersonation.ts';
 import { issuerDiscovery } from './chain/issuer-discovery.ts';
 import { nodeRestriction } from './chain/node-restriction.ts';
 import { prettyPrinting } from './chain/pretty-printing.ts';
 import { Fairness, type FairnessOptions, fairnessLimits } from './chain/priority-and-fairness.ts';
 import { profileRoutes } from './chain/profile-routes.ts';
+import { rbacEscalation } from './chain/rbac-escalation.ts';
 import { RequestChain } from './chain/request-chain.ts';
 import { resourceResolution } from './chain/resource-resolution.ts';
 import { resources } from './chain/resources.ts';
 import { selfReviews } from './chain/self-reviews.ts';
+import { ClusterRoleAggregationController } from './controllers/clusterrole-aggregation.ts';
 import { CrdController } from './controllers/crd-controller.ts';
 import { DisruptionController } from './controllers/disruption.ts';
 import { EventTtlController } from './controllers/event-ttl.ts';
@@ -54,6 +59,7 @@ import {
   strategyLookup,
 } from './parts.ts';
 import type { ApiServerProfile, StoredObjectLookup } from './profile.ts';
+import type { ResourceDefinition } from './registry/resource-definition.ts';
 import { ResourceRegistry } from './registry/resource-registry.ts';
 import { SqliteStore } from './storage/sqlite-store.ts';
 import type { KubeObject, Store } from './storage/types.ts';
@@ -152,6 +158,7 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
   const { controllers, disruption } = startControllers(options, log, store, registry, objects, namespaces);
   if (options.installCrds !== false)
     installCustomResourceDefinitions(objects, registry, profile.customResourceDefinitions());
+  installBootstrapPolicy(objects, registry, profile.bootstrapPolicy?.() ?? [], log);
 
   // Serving: watches and the resource handler, discovery, the HTTPS server.
   const hub = new WatchHub(store);
@@ -176,7 +183,8 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
   };
 
   // The request path, stage by stage (docs/apiserver.md): a new stage is a file in chain/ and a line here.
-  const rules = profile.authorization ?? NO_APPLICATION_RULES;
+  const rules = { ...(profile.authorization ?? NO_APPLICATION_RULES), rbac: new RbacAuthorizer(store) };
+  const decide = (identity: Identity, attrs: RequestAttributes) => authorize(identity, attrs, rules);
   const authenticate = authenticator(tokens, serviceAccountTokens, boundObjects);
   const fairness = new Fairness(fairnessLimits(options.fairness));
   const chain = new RequestChain([
@@ -188,12 +196,13 @@ export async function composeApiServer(options: ApiServerOptions): Promise<ApiSe
     prettyPrinting(),
     publicDocuments(discovery, store),
     authentication(authenticate),
-    // impersonation (issue 33)
+    impersonation(decide, tokens.identities, log),
     fairness.stage(),
     resourceResolution(registry),
     authorization({ rules, allowsDespiteRules: profile.allowsDespiteRules, lookup, fieldSelectorPins }),
     nodeRestriction(profile.nodeAdmission, lookup),
-    // admission policies (issue 33)
+    rbacEscalation(decide, lookup),
+    admissionPolicies(store),
     eventRateLimit(options.eventRateLimit),
     selfReviews(rules, authenticate, tokens.identities),
     discoveryDocuments(discovery, store),
@@ -316,8 +325,15 @@ function startControllers(
     onError: (err, key) => log.error({ err, key }, 'deleting an expired Event failed'),
   });
   eventTtl.start();
+  const aggregation = new ClusterRoleAggregationController(
+    store,
+    registry,
+    objects,
+    matchLabelSelectorObject,
+  );
+  aggregation.start();
   return {
-    controllers: [eventTtl, serviceAccounts, nodeLifecycle, disruption, gc, namespaces, crds],
+    controllers: [aggregation, eventTtl, serviceAccounts, nodeLifecycle, disruption, gc, namespaces, crds],
     disruption,
   };
 }
@@ -337,6 +353,71 @@ function installCustomResourceDefinitions(
       objects.update(def, undefined, crd.metadata.name, { ...existing, spec: crd.spec });
     }
   }
+}
+
+/**
+ * Creates the profile's policy objects, or brings them back to this build's content (kube-apiserver's
+ * bootstrap policy reconciliation): what they grant and admit is this build's, whatever was stored.
+ */
+function installBootstrapPolicy(
+  objects: ObjectService,
+  registry: ResourceRegistry,
+  policy: KubeObject[],
+  log: Logger,
+): void {
+  for (const object of policy) {
+    const [group, version] = String(object.apiVersion).includes('/')
+      ? String(object.apiVersion).split('/')
+      : ['', String(object.apiVersion)];
+    const def = registry.getByKind(group ?? '', version ?? '', String(object.kind));
+    if (!def) {
+      log.warn(
+        { kind: object.kind, name: object.metadata?.name },
+        'bootstrap policy object of a kind not served',
+      );
+      continue;
+    }
+    const namespace = def.namespaced ? object.metadata.namespace : undefined;
+    try {
+      reconcileBootstrapObject(objects, def, namespace, object);
+    } catch (err) {
+      // A namespace being deleted refuses new content: the next start installs it again.
+      log.error(
+        { err, kind: object.kind, name: object.metadata?.name },
+        'bootstrap policy object not installed',
+      );
+    }
+  }
+}
+
+function reconcileBootstrapObject(
+  objects: ObjectService,
+  def: ResourceDefinition,
+  namespace: string | undefined,
+  object: KubeObject,
+): void {
+  const existing = objects.tryGet(def, namespace, object.metadata.name);
+  if (!existing) {
+    objects.create(def, namespace, structuredClone(object));
+    return;
+  }
+  // Only what this build says is brought back (the fields it sets, the labels it gives): defaults the
+  // server added (a Namespace's spec.finalizers) and labels others added stay, so an unchanged object
+  // is not written again at every start.
+  const { metadata: wantedMetadata, ...wantedContent } = object;
+  const wantedLabels: Record<string, string> = wantedMetadata?.labels ?? {};
+  const storedLabels: Record<string, string> = existing.metadata.labels ?? {};
+  const fieldsSame = Object.keys(wantedContent).every(
+    (key) =>
+      key === 'apiVersion' || key === 'kind' || JSON.stringify(existing[key]) === JSON.stringify(object[key]),
+  );
+  const labelsSame = Object.entries(wantedLabels).every(([key, value]) => storedLabels[key] === value);
+  if (fieldsSame && labelsSame) return;
+  objects.update(def, namespace, object.metadata.name, {
+    ...existing,
+    ...structuredClone(wantedContent),
+    metadata: { ...existing.metadata, labels: { ...storedLabels, ...wantedLabels } },
+  });
 }
 
 const DEFAULT_READ_TIMEOUT_MS = 60_000;

@@ -26,6 +26,11 @@ export type StoredObjectLookup = (
 export interface ApiServerProfile {
   /** CustomResourceDefinitions created (or upgraded) at start unless the server is told not to. */
   customResourceDefinitions(): KubeObject[];
+  /**
+   * Policy objects (Namespaces, RBAC, ValidatingAdmissionPolicies and bindings) created at start, or
+   * brought back to this build's content, as kube-apiserver seeds its bootstrap policy.
+   */
+  bootstrapPolicy?(): KubeObject[];
   /** Namespaces created at start besides kube's (nodeherd: nodeherd). */
   namespaces?: readonly string[];
   /** The names of the application's controller and node agents; without them the server has none. */

@@ -16,6 +16,8 @@ export const NODEHERD_AUTHORIZATION: AuthorizationRules = {
   // Every feature of the controller runs against the embedded server, the DaemonSet updates included.
   controller: [...CONTROLLER_RULES, ...DAEMONSET_UPDATE_RULES],
   agent: authorizeAgent,
+  // deploy/'s agent RBAC is seeded by the profile (bootstrapPolicy): one policy confines agents here too.
+  agentsConfinedByRbac: true,
   agentRulesIncomplete:
     "a node agent's permissions depend on the object (its own Node and Leases, Events about its Node, the Secrets its revisions reference) and are not expressible as rules",
 };

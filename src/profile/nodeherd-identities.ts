@@ -3,6 +3,7 @@
 
 import {
   AGENT_DAEMONSET_SERVICE_ACCOUNT,
+  AGENT_NAMESPACE,
   AGENT_USER_PREFIX,
   AGENTS_GROUP,
   CONTROLLER_NAMESPACE,
@@ -15,6 +16,7 @@ export const NODEHERD_IDENTITY_NAMES: IdentityNames = {
   agents: {
     userPrefix: AGENT_USER_PREFIX,
     group: AGENTS_GROUP,
+    daemonSetNamespace: AGENT_NAMESPACE,
     daemonSetServiceAccount: AGENT_DAEMONSET_SERVICE_ACCOUNT,
   },
 };

@@ -4,9 +4,11 @@
 // both: src/api stays the contract (no server code), src/apiserver stays generic (no nodeherd code).
 
 import { customResourceDefinitions } from '../api/crds.ts';
+import { basePolicyObjects } from '../api/deploy-manifests.ts';
 import { GROUP, type Kind, NAMESPACE, RESOURCES, VERSION } from '../api/group.ts';
 import { validators } from '../api/validation.ts';
 import type { ApiServerProfile } from '../apiserver/profile.ts';
+import type { KubeObject } from '../apiserver/storage/types.ts';
 import { createArtefactHandler } from '../dist/artefact-server.ts';
 import { NODEHERD_NODE_ADMISSION } from './agent-admission.ts';
 import { NODEHERD_AUTHORIZATION } from './nodeherd-authorization.ts';
@@ -25,6 +27,8 @@ export function nodeherdProfile(options: NodeherdProfileOptions = {}): ApiServer
   return {
     customResourceDefinitions,
     namespaces: [NAMESPACE],
+    // deploy/'s RBAC and the agents' admission policy: the same objects `kubectl apply -k deploy/` applies.
+    bootstrapPolicy: () => basePolicyObjects() as KubeObject[],
     identities: NODEHERD_IDENTITY_NAMES,
     authorization: NODEHERD_AUTHORIZATION,
     nodeAdmission: NODEHERD_NODE_ADMISSION,

@@ -103,7 +103,10 @@ export type RequestVerb =
   | 'update'
   | 'patch'
   | 'delete'
-  | 'deletecollection';
+  | 'deletecollection'
+  | 'impersonate'
+  | 'bind'
+  | 'escalate';
 
 export interface PolicyRule {
   groups: readonly string[];

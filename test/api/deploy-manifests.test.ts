@@ -16,7 +16,7 @@ import { controllerArgs } from '../../src/api/deploy-manifests.ts';
 import { repositoryRoot } from '../../src/api/generate-crds.ts';
 import { generatedDeployFiles, unexpectedDeployFiles } from '../../src/api/generate-deploy.ts';
 import { NAMESPACE as NODEHERD_NAMESPACE } from '../../src/api/group.ts';
-import { AGENT_DAEMONSET_SERVICE_ACCOUNT } from '../../src/api/users.ts';
+import { AGENT_DAEMONSET_SERVICE_ACCOUNT, AGENT_NAMESPACE } from '../../src/api/users.ts';
 import type { RequestVerb, ResourceAttributes } from '../../src/apiserver/auth/authorizer.ts';
 
 import { agentMayUseBoundPod } from '../../src/apiserver/auth/node-bound-pods.ts';
@@ -274,7 +274,7 @@ test('the agent admission policy matches the agents group and confines writes by
   assert.deepEqual(binding.spec.validationActions, ['Deny']);
   assert.equal(policy.spec.failurePolicy, 'Fail');
   const agent = nodeherdIdentities.identityFor('node', 'worker-1');
-  const daemonSetUser = `system:serviceaccount:${NODEHERD_NAMESPACE}:${AGENT_DAEMONSET_SERVICE_ACCOUNT}`;
+  const daemonSetUser = `system:serviceaccount:${AGENT_NAMESPACE}:${AGENT_DAEMONSET_SERVICE_ACCOUNT}`;
   assert.equal(
     policy.spec.matchConditions[0].expression,
     `'${agent.groups[0]}' in request.userInfo.groups || '${AGENT_SERVICE_ACCOUNT_GROUP}' in request.userInfo.groups || ` +
@@ -405,6 +405,7 @@ const KNOWN_API_VERSIONS: Record<string, string[]> = {
   v1: ['Namespace', 'ServiceAccount', 'Service', 'Secret'],
   'apps/v1': ['Deployment', 'DaemonSet'],
   'policy/v1': ['PodDisruptionBudget'],
+  'networking.k8s.io/v1': ['NetworkPolicy'],
   'rbac.authorization.k8s.io/v1': ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'],
   'admissionregistration.k8s.io/v1': ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'],
   'apiextensions.k8s.io/v1': ['CustomResourceDefinition'],
@@ -463,8 +464,8 @@ async function servedKinds(): Promise<Set<string>> {
 /**
  * Applies with kubectl (`args` name what) and checks that every document of `docs` whose kind the
  * embedded server serves is accepted, and that every other one fails only because kubectl cannot map
- * its kind there. The embedded server serves what nodeherd uses, not RBAC, Deployments, Services or
- * admission policies; those are checked structurally (test above). Returns how many were applied.
+ * its kind there. The embedded server now serves every kind deploy/ ships (issue 33), so all apply;
+ * they are also checked structurally (test above). Returns how many were applied.
  */
 async function assertApplied(args: string[], docs: Doc[], served: Set<string>): Promise<number> {
   const result = await apiServer.kubectl(['apply', ...args], { timeoutMs: 120_000 });
@@ -606,7 +607,7 @@ test('deploy/agent-daemonset: kubectl kustomize renders it alone; a privileged h
   const account = {
     kind: 'ServiceAccount',
     name: AGENT_DAEMONSET_SERVICE_ACCOUNT,
-    namespace: NODEHERD_NAMESPACE,
+    namespace: AGENT_NAMESPACE,
   };
   for (const binding of docs.filter((d) => d.kind.endsWith('Binding'))) {
     assert.deepEqual(binding.subjects, [account]);
@@ -614,7 +615,7 @@ test('deploy/agent-daemonset: kubectl kustomize renders it alone; a privileged h
     assert.equal(docsOf(binding.roleRef.kind, 'nodeherd-agent').length, 1, `${binding.roleRef.kind} exists`);
   }
   const daemonSet = docs.find((d) => d.kind === 'DaemonSet')!;
-  assert.equal(daemonSet.metadata.namespace, NODEHERD_NAMESPACE);
+  assert.equal(daemonSet.metadata.namespace, AGENT_NAMESPACE);
   const pod = daemonSet.spec.template.spec;
   assert.equal(pod.serviceAccountName, AGENT_DAEMONSET_SERVICE_ACCOUNT);
   assert.equal(pod.hostPID, true);
@@ -622,7 +623,8 @@ test('deploy/agent-daemonset: kubectl kustomize renders it alone; a privileged h
   assert.deepEqual(pod.tolerations, [{ operator: 'Exists' }]);
   const [container] = pod.containers;
   assert.equal(container.securityContext.privileged, true);
-  assert.equal(container.resources.limits, undefined, 'no memory limit: dpkg must not be OOM-killed');
+  // A limit far above the agent's own use: a bound on a runaway, not a budget dpkg could hit.
+  assert.equal(container.resources.limits.memory, '2Gi');
   const mounts = Object.fromEntries(container.volumeMounts.map((m: Doc) => [m.name, m.mountPath]));
   const volumes = Object.fromEntries(pod.volumes.map((v: Doc) => [v.name, v.hostPath.path]));
   assert.deepEqual(volumes, { host: '/', state: '/var/lib/nodeherd' });

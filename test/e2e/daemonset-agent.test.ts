@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { NodeConfigSpec } from '../../src/api/types.ts';
-import { AGENT_DAEMONSET_SERVICE_ACCOUNT, CONTROLLER_NAMESPACE } from '../../src/api/users.ts';
+import { AGENT_DAEMONSET_SERVICE_ACCOUNT, AGENT_NAMESPACE } from '../../src/api/users.ts';
 import type { KubeError } from '../../src/kube/kube-error.ts';
 import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
 import type { KubeObject } from '../../src/kube/light/types.ts';
@@ -28,7 +28,7 @@ import { serviceUnit, unitState } from './support/units.ts';
 const skip = e2eSkipReason();
 if (skip) process.stderr.write(`DaemonSet-mode e2e skipped: ${skip}\n`);
 
-const NS = CONTROLLER_NAMESPACE;
+const NS = AGENT_NAMESPACE;
 const SA = AGENT_DAEMONSET_SERVICE_ACCOUNT;
 
 describe('the agent in DaemonSet mode manages a node from outside it', { skip, timeout: 300_000 }, () => {

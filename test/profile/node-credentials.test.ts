@@ -1005,62 +1005,78 @@ async function seed(): Promise<void> {
   }
 }
 
-describe('one node’s credentials against everything that is not its own', () => {
-  before(async () => {
-    local = await startLocalApiServer();
-    tokens.agent = await local.server.issueCredential('node', NODE, join(local.dataDir, 'agent.kubeconfig'));
-    tokens.kubelet = await local.server.issueCredential(
-      'kubelet',
-      NODE,
-      join(local.dataDir, 'kubelet.kubeconfig'),
-    );
-    await seed();
-  });
-  after(() => local.stop());
+// The table runs twice: against the server as it starts (its policy seeded from deploy/'s generated
+// objects) and after `kubectl apply -k deploy/` (issue 33: what was applied is what confines the agent).
+for (const setup of ['as started', 'after kubectl apply -k deploy/'] as const) {
+  describe(`one node’s credentials against everything that is not its own (${setup})`, () => {
+    before(async () => {
+      local = await startLocalApiServer();
+      if (setup !== 'as started') {
+        const applied = await local.kubectl([
+          'apply',
+          '-k',
+          new URL('../../deploy/', import.meta.url).pathname,
+        ]);
+        assert.equal(applied.code, 0, applied.stderr);
+      }
+      tokens.agent = await local.server.issueCredential(
+        'node',
+        NODE,
+        join(local.dataDir, 'agent.kubeconfig'),
+      );
+      tokens.kubelet = await local.server.issueCredential(
+        'kubelet',
+        NODE,
+        join(local.dataDir, 'kubelet.kubeconfig'),
+      );
+      await seed();
+    });
+    after(() => local.stop());
 
-  test('the table has enough attempts of each kind', () => {
-    assert.ok(attempts.length >= 40, `${attempts.length} attempts`);
-    assert.ok(attempts.filter((a) => a.embedded.code >= 400).length >= 40);
-    assert.ok(attempts.filter((a) => a.cluster !== undefined).length >= 40);
-  });
+    test('the table has enough attempts of each kind', () => {
+      assert.ok(attempts.length >= 40, `${attempts.length} attempts`);
+      assert.ok(attempts.filter((a) => a.embedded.code >= 400).length >= 40);
+      assert.ok(attempts.filter((a) => a.cluster !== undefined).length >= 40);
+    });
 
-  test('each attempt gets the answer it should, from both the embedded server and a real cluster', async (t) => {
-    for (const attempt of attempts) {
-      await t.test(attempt.name, async () => {
-        const prepared = await attempt.prepare();
-        const res = await send(attempt.as ?? 'agent', prepared.request);
-        assert.equal(
-          res.status,
-          attempt.embedded.code,
-          `embedded server: HTTP ${res.status} ${res.text.slice(0, 500)}`,
-        );
-        if (attempt.embedded.code >= 400) {
-          assert.equal(res.json?.kind, 'Status', res.text.slice(0, 300));
-          assert.equal(res.json.code, attempt.embedded.code);
-          assert.equal(res.json.reason, attempt.embedded.reason);
-          if (attempt.embedded.message) assert.match(res.json.message, attempt.embedded.message);
-        }
-        if (attempt.cluster === undefined) return;
-        const cluster = onRealCluster(prepared);
-        const expectAllowed = attempt.cluster !== 'denied';
-        assert.equal(
-          cluster.allowed,
-          expectAllowed,
-          `real cluster: ${cluster.allowed ? 'allowed' : 'denied'} (${cluster.why}), expected ${JSON.stringify(attempt.cluster)}`,
-        );
-        // Where both can say it, they say the same.
-        if (typeof attempt.cluster === 'string') {
-          assert.equal(cluster.allowed, res.status < 400, 'the embedded server and a real cluster agree');
-        }
-      });
-    }
-  });
+    test('each attempt gets the answer it should, from both the embedded server and a real cluster', async (t) => {
+      for (const attempt of attempts) {
+        await t.test(attempt.name, async () => {
+          const prepared = await attempt.prepare();
+          const res = await send(attempt.as ?? 'agent', prepared.request);
+          assert.equal(
+            res.status,
+            attempt.embedded.code,
+            `embedded server: HTTP ${res.status} ${res.text.slice(0, 500)}`,
+          );
+          if (attempt.embedded.code >= 400) {
+            assert.equal(res.json?.kind, 'Status', res.text.slice(0, 300));
+            assert.equal(res.json.code, attempt.embedded.code);
+            assert.equal(res.json.reason, attempt.embedded.reason);
+            if (attempt.embedded.message) assert.match(res.json.message, attempt.embedded.message);
+          }
+          if (attempt.cluster === undefined) return;
+          const cluster = onRealCluster(prepared);
+          const expectAllowed = attempt.cluster !== 'denied';
+          assert.equal(
+            cluster.allowed,
+            expectAllowed,
+            `real cluster: ${cluster.allowed ? 'allowed' : 'denied'} (${cluster.why}), expected ${JSON.stringify(attempt.cluster)}`,
+          );
+          // Where both can say it, they say the same.
+          if (typeof attempt.cluster === 'string') {
+            assert.equal(cluster.allowed, res.status < 400, 'the embedded server and a real cluster agree');
+          }
+        });
+      }
+    });
 
-  test('every answer carries its request id as Audit-Id (the id an internal error is logged with)', async () => {
-    const first = await asAdmin({ path: '/api/v1/namespaces/default/configmaps' });
-    const refused = await send('agent', { path: '/api/v1/namespaces/default/configmaps' });
-    assert.match(String(first.headers['audit-id']), /^[0-9a-f-]{36}$/);
-    assert.match(String(refused.headers['audit-id']), /^[0-9a-f-]{36}$/);
-    assert.notEqual(first.headers['audit-id'], refused.headers['audit-id']);
+    test('every answer carries its request id as Audit-Id (the id an internal error is logged with)', async () => {
+      const first = await asAdmin({ path: '/api/v1/namespaces/default/configmaps' });
+      const refused = await send('agent', { path: '/api/v1/namespaces/default/configmaps' });
+      assert.match(String(first.headers['audit-id']), /^[0-9a-f-]{36}$/);
+      assert.match(String(refused.headers['audit-id']), /^[0-9a-f-]{36}$/);
+      assert.notEqual(first.headers['audit-id'], refused.headers['audit-id']);
+    });
   });
-});
+}

@@ -69,7 +69,7 @@ export async function startLocalApiServer(given: LocalApiServerOptions = {}): Pr
     profile: given.profile ?? nodeherdProfile(artefactDirectory ? { artefactDirectory } : {}),
   };
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'nodeherd-apiserver-'));
-  const logger = pino({ level: process.env.NODEHERD_TEST_LOG ?? 'silent' });
+  const logger = options.logger ?? pino({ level: process.env.NODEHERD_TEST_LOG ?? 'silent' });
   const start = () => ApiServer.start({ port: 0, ...options, dataDir, logger });
   let server = await start();
   const kubeconfigPath = adminKubeconfigPath(dataDir);

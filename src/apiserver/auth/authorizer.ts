@@ -7,6 +7,9 @@
 //   node-restriction.ts's to decide.
 // - kubelet of node X: its Node and its heartbeat Lease (see authorizeKubelet).
 // - everyone authenticated: discovery, OpenAPI, version and health paths, and self-reviews.
+// - and, after these, what the cluster's RBAC objects grant (rbac-authorizer.ts), as kube chains its
+//   Node and RBAC authorizers: for every identity but node agents, whose reads RBAC would widen beyond
+//   their own Node, pods and Secrets (kube keeps kubelets to the Node authorizer likewise).
 
 import type { PolicyRule, RequestVerb } from '../../util/kube-api-types.ts';
 import type { Identity } from './identities.ts';
@@ -118,6 +121,17 @@ export interface AuthorizationRules {
   agent(identity: Identity, attrs: ResourceAttributes): Decision;
   /** Why a SelfSubjectRulesReview of a node agent is incomplete: what its rules cannot say. */
   agentRulesIncomplete: string;
+  /**
+   * Node agents need the RBAC objects' grant too (the profile seeds them, bootstrapPolicy): what the
+   * agent rules allow is then confined by the same RBAC a real cluster has, never widened by it.
+   */
+  agentsConfinedByRbac?: boolean;
+  /** The cluster's RBAC objects, asked after the rules above deny (the server adds it). */
+  rbac?: {
+    authorize(identity: Identity, attrs: RequestAttributes): Decision;
+    /** The RBAC PolicyRules (as stored) bound to the identity in a namespace, for rules reviews. */
+    rulesFor(identity: Identity, namespace: string | undefined): Iterable<Record<string, unknown>>;
+  };
 }
 
 /** No application: the controller and node agents may do nothing beyond what everyone may. */
@@ -131,6 +145,31 @@ export const NO_APPLICATION_RULES: AuthorizationRules = {
 /** Decides whether `identity` may perform the request under the application's `rules`. */
 export function authorize(identity: Identity, attrs: RequestAttributes, rules: AuthorizationRules): Decision {
   if (identity.kind === 'admin') return ALLOW;
+  const decision = authorizeByKind(identity, attrs, rules);
+  if (identity.kind === 'node')
+    return decision.allowed ? confineAgentByRbac(identity, attrs, rules) : decision;
+  if (decision.allowed || rules.rbac === undefined) return decision;
+  return rules.rbac.authorize(identity, attrs).allowed ? ALLOW : decision;
+}
+
+/**
+ * What the agent rules allowed a node agent, if the cluster's RBAC grants it too (when the profile asks
+ * for that): an agent is confined by both, like an agent on a real cluster by deploy/'s RBAC.
+ */
+export function confineAgentByRbac(
+  identity: Identity,
+  attrs: RequestAttributes,
+  rules: AuthorizationRules,
+): Decision {
+  if (!rules.agentsConfinedByRbac || rules.rbac === undefined || isNonResource(attrs)) return ALLOW;
+  // What every authenticated identity may do (kube's system:basic-user) is not the agent's role's.
+  if (SELF_REVIEW_RULES.some((rule) => ruleAllows(rule, attrs))) return ALLOW;
+  return rules.rbac.authorize(identity, attrs).allowed
+    ? ALLOW
+    : deny(`no RBAC policy grants node agents ${describe(attrs)} (${identity.name})`);
+}
+
+function authorizeByKind(identity: Identity, attrs: RequestAttributes, rules: AuthorizationRules): Decision {
   if (isNonResource(attrs)) {
     if (isReadVerb(attrs.verb) && underAny(attrs.path, DISCOVERY_PATHS)) return ALLOW;
     return deny(`only discovery, OpenAPI, version and health paths may be read by ${identity.name}`);
@@ -145,6 +184,8 @@ export function authorize(identity: Identity, attrs: RequestAttributes, rules: A
       return rules.agent(identity, attrs);
     case 'kubelet':
       return authorizeKubelet(identity, attrs);
+    case 'user':
+      return deny(`no RBAC policy grants ${identity.name} ${describe(attrs)}`);
     default:
       return deny(`unknown identity kind ${JSON.stringify(identity.kind)}`);
   }

@@ -15,11 +15,13 @@
 // - the kubelet of node X (the simulated kubelets of `nodeherd up` and src/sim) is "system:node:X" in
 //   group "system:nodes", as in kube: it registers the Node and renews its Lease, which the agent may
 //   not do.
+// - Any other user (kind 'user': only through impersonation, or named by a SubjectAccessReview) has
+//   what the cluster's RBAC objects grant its name and groups, and nothing else.
 // A server whose profile names no controller or agents has only the admin and kubelets.
 
 import { NODE_NAME_EXTRA } from '../../util/kube-api-types.ts';
 
-export type IdentityKind = 'admin' | 'controller' | 'node' | 'kubelet';
+export type IdentityKind = 'admin' | 'controller' | 'node' | 'kubelet' | 'user';
 
 export interface Identity {
   kind: IdentityKind;
@@ -28,6 +30,9 @@ export interface Identity {
   groups: readonly string[];
   /** Set for kinds 'node' and 'kubelet': the Node this agent or kubelet runs on. */
   nodeName?: string;
+  /** The user's uid and extra, when a credential or an impersonation gave them. */
+  uid?: string;
+  extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The names the application gives its controller and node agents (ApiServerProfile.identities). */
@@ -35,10 +40,10 @@ export interface IdentityNames {
   /** The ServiceAccount the controller runs as. */
   controller: { namespace: string; serviceAccount: string };
   /**
-   * Node agents: user `<userPrefix><node>` in `group`. A token of `daemonSetServiceAccount` (in the
-   * controller's namespace) bound to a node is that node's agent.
+   * Node agents: user `<userPrefix><node>` in `group`. A token of `daemonSetServiceAccount` in
+   * `daemonSetNamespace` bound to a node is that node's agent.
    */
-  agents: { userPrefix: string; group: string; daemonSetServiceAccount: string };
+  agents: { userPrefix: string; group: string; daemonSetNamespace: string; daemonSetServiceAccount: string };
 }
 
 export { NODE_NAME_EXTRA };
@@ -115,6 +120,8 @@ export class Identities {
           groups: [KUBELETS_GROUP, AUTHENTICATED_GROUP],
           nodeName,
         };
+      case 'user':
+        throw new Error('a user identity is made from its name and groups (ofUser), not from a kind');
       default:
         throw new Error(`unknown identity kind ${JSON.stringify(kind)}`);
     }
@@ -132,13 +139,61 @@ export class Identities {
     if (names === undefined) return undefined;
     if (username === this.controllerUser) return this.identityFor('controller');
     const daemonSetUser = serviceAccountUser(
-      names.controller.namespace,
+      names.agents.daemonSetNamespace,
       names.agents.daemonSetServiceAccount,
     );
     if (username !== daemonSetUser) return undefined;
     const nodeName = extra[NODE_NAME_EXTRA]?.[0];
     if (nodeName === undefined || !isValidNodeName(nodeName)) return undefined;
     return this.identityFor('node', nodeName);
+  }
+
+  /**
+   * The identity of a user and its groups as a SubjectAccessReview or an impersonation names them: the
+   * admin's rights for system:masters (as kube's authorizer gives them to the group), the controller,
+   * an agent or a kubelet when the name and group are theirs (a ServiceAccount as ofServiceAccount maps
+   * it), otherwise a plain user, who has what RBAC objects grant. The groups are the ones given.
+   */
+  ofUser(
+    user: string,
+    groups: readonly string[],
+    extra: Readonly<Record<string, readonly string[]>> = {},
+  ): Identity {
+    const kind = this.#kindOfUser(user, groups, extra);
+    return {
+      kind: kind.kind,
+      name: user,
+      groups: [...groups],
+      ...(kind.nodeName !== undefined ? { nodeName: kind.nodeName } : {}),
+    };
+  }
+
+  #kindOfUser(
+    user: string,
+    groups: readonly string[],
+    extra: Readonly<Record<string, readonly string[]>>,
+  ): { kind: IdentityKind; nodeName?: string } {
+    if (groups.includes(MASTERS_GROUP)) return { kind: 'admin' };
+    const names = this.names;
+    if (user.startsWith('system:serviceaccount:')) {
+      const mapped = this.ofServiceAccount(user, extra);
+      return mapped
+        ? { kind: mapped.kind, ...(mapped.nodeName ? { nodeName: mapped.nodeName } : {}) }
+        : { kind: 'user' };
+    }
+    if (
+      names !== undefined &&
+      user.startsWith(names.agents.userPrefix) &&
+      groups.includes(names.agents.group)
+    ) {
+      const node = user.slice(names.agents.userPrefix.length);
+      if (isValidNodeName(node)) return { kind: 'node', nodeName: node };
+    }
+    if (user.startsWith(KUBELET_USER_PREFIX) && groups.includes(KUBELETS_GROUP)) {
+      const node = user.slice(KUBELET_USER_PREFIX.length);
+      if (isValidNodeName(node)) return { kind: 'kubelet', nodeName: node };
+    }
+    return { kind: 'user' };
   }
 
   #named(kind: IdentityKind): IdentityNames {

@@ -2,7 +2,9 @@
 // a pod bound to X (spec.nodeName), and only such a pod. The authorizer sees no stored object, so the
 // request pipeline asks this check after a denial, loading the pod the request names. A pod that does
 // not exist is let through to answer 404 (NodeRestriction does the same for deletes); the agent's
-// local OTA API tells "unknown pod" (404) from "another node's pod" (403) that way.
+// local OTA API tells "unknown pod" (404) from "another node's pod" (403) that way. Since a DELETE's
+// body is read after this decision, a pod can appear meanwhile: the delete is judged again on the
+// stored pod it removes, inside the write (admitAgentPodWrite in node-restriction.ts).
 
 import type { KubeObject } from '../storage/types.ts';
 import type { Identity } from './identities.ts';

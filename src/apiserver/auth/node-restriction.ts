@@ -66,9 +66,30 @@ export function admitNodeIdentity(
 ): Decision {
   if (identity.nodeName === undefined) return ALLOW;
   const isNodes = attrs.group === '' && attrs.resource === 'nodes';
-  if (identity.kind === 'node') return rules.agent(identity.nodeName, attrs, ownNode);
+  if (identity.kind === 'node') {
+    const pod = admitAgentPodWrite(identity.nodeName, attrs);
+    return pod.allowed ? rules.agent(identity.nodeName, attrs, ownNode) : pod;
+  }
   if (identity.kind === 'kubelet' && isNodes) return admitKubeletNodeWrite(attrs, rules);
   return ALLOW;
+}
+
+/**
+ * The pods an agent may delete are those bound to its node (node-bound-pods.ts lets the authorizer
+ * pass a pod that does not exist yet, to answer 404): judged here again on the stored object the
+ * delete removes, inside the store's write, as NodeRestriction judges a kubelet's pod delete. The
+ * delete then removes exactly that revision (compare-and-swap), so a pod created or replaced after
+ * authorization is never removed on the strength of a decision made without it.
+ */
+function admitAgentPodWrite(node: string, attrs: AdmissionAttributes): Decision {
+  if (attrs.group !== '' || attrs.resource !== 'pods') return ALLOW;
+  const bound = (attrs.oldObject?.spec as { nodeName?: unknown } | undefined)?.nodeName;
+  if (attrs.operation === 'DELETE' && attrs.subresource === undefined && bound === node) return ALLOW;
+  return deny(
+    `node agent of ${node} may only delete pods bound to its node; this pod is ${
+      typeof bound === 'string' ? `bound to node "${bound}"` : 'bound to no node'
+    }`,
+  );
 }
 
 function admitKubeletNodeWrite(attrs: AdmissionAttributes, rules: NodeAdmissionRules): Decision {

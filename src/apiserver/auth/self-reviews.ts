@@ -15,14 +15,7 @@ import {
   type RequestVerb,
   SELF_REVIEW_RULES,
 } from './authorizer.ts';
-import {
-  type Identities,
-  type Identity,
-  isValidNodeName,
-  KUBELET_USER_PREFIX,
-  KUBELETS_GROUP,
-  MASTERS_GROUP,
-} from './identities.ts';
+import type { Identities, Identity } from './identities.ts';
 
 export const REVIEW_RESOURCES = [
   { group: 'authentication.k8s.io', resource: 'tokenreviews' },
@@ -145,12 +138,35 @@ export function selfSubjectRulesReview(
           (r) => r.namespaces === undefined || r.namespaces.includes(namespace),
         ),
       );
-    } else {
+    } else if (identity.kind !== 'user') {
       status.incomplete = true;
       status.evaluationError = authorization.agentRulesIncomplete;
     }
     status.resourceRules = rules.map(resourceRule);
     status.nonResourceRules = [{ verbs: ['get'], nonResourceURLs: DISCOVERY_URLS }];
+    if (identity.kind !== 'node' && authorization.rbac) {
+      // What the cluster's RBAC objects add, as kube's RBAC authorizer lists it.
+      for (const rule of authorization.rbac.rulesFor(identity, namespace)) {
+        const urls = Array.isArray(rule.nonResourceURLs) ? rule.nonResourceURLs : [];
+        if (urls.length > 0) {
+          status.nonResourceRules.push({ verbs: rule.verbs ?? [], nonResourceURLs: urls });
+        } else {
+          const entry = {
+            verbs: rule.verbs ?? [],
+            apiGroups: rule.apiGroups ?? [],
+            resources: rule.resources ?? [],
+            ...(Array.isArray(rule.resourceNames) && rule.resourceNames.length > 0
+              ? { resourceNames: rule.resourceNames }
+              : {}),
+          };
+          // The seeded RBAC of the controller repeats its rules in code: list each rule once.
+          const text = JSON.stringify(entry);
+          if (!status.resourceRules.some((r: unknown) => JSON.stringify(r) === text)) {
+            status.resourceRules.push(entry);
+          }
+        }
+      }
+    }
   }
   return {
     kind: 'SelfSubjectRulesReview',
@@ -167,7 +183,14 @@ export function selfSubjectReview(identity: Identity, apiVersion: string): KubeO
     kind: 'SelfSubjectReview',
     apiVersion,
     metadata: { creationTimestamp: null },
-    status: { userInfo: { username: identity.name, groups: [...identity.groups] } },
+    status: {
+      userInfo: {
+        username: identity.name,
+        ...(identity.uid !== undefined ? { uid: identity.uid } : {}),
+        groups: [...identity.groups],
+        ...(identity.extra !== undefined ? { extra: identity.extra } : {}),
+      },
+    },
   };
 }
 
@@ -200,33 +223,6 @@ export function tokenReview(
   };
 }
 
-/**
- * The identity the authorizer knows for a user and groups, as a SubjectAccessReview names them; undefined
- * for a user the embedded server has no rules for (denied, as by kube's RBAC without bindings).
- */
-function identityOfUser(
-  identities: Identities,
-  user: string,
-  groups: readonly string[],
-): Identity | undefined {
-  if (groups.includes(MASTERS_GROUP)) return identities.identityFor('admin');
-  const names = identities.names;
-  if (names !== undefined && user === identities.controllerUser) return identities.identityFor('controller');
-  if (
-    names !== undefined &&
-    user.startsWith(names.agents.userPrefix) &&
-    groups.includes(names.agents.group)
-  ) {
-    const node = user.slice(names.agents.userPrefix.length);
-    if (isValidNodeName(node)) return identities.identityFor('node', node);
-  }
-  if (user.startsWith(KUBELET_USER_PREFIX) && groups.includes(KUBELETS_GROUP)) {
-    const node = user.slice(KUBELET_USER_PREFIX.length);
-    if (isValidNodeName(node)) return identities.identityFor('kubelet', node);
-  }
-  return undefined;
-}
-
 /** SubjectAccessReview: the authorizer's decision for spec.user and spec.groups on the attributes asked about. */
 export function subjectAccessReview(
   review: KubeObject,
@@ -249,21 +245,17 @@ export function subjectAccessReview(
     ]);
   }
   // The decision for the attributes, by the same code as a SelfSubjectAccessReview's (which checks them).
-  const identity = identityOfUser(identities, user, groups);
+  const identity = identities.ofUser(user, groups);
   const attributes = {
     ...(spec.resourceAttributes != null ? { resourceAttributes: spec.resourceAttributes } : {}),
     ...(spec.nonResourceAttributes != null ? { nonResourceAttributes: spec.nonResourceAttributes } : {}),
   };
-  const asked = selfSubjectAccessReview(
-    identity ?? identities.identityFor('admin'),
-    { ...review, apiVersion, spec: attributes },
-    rules,
-  );
+  const asked = selfSubjectAccessReview(identity, { ...review, apiVersion, spec: attributes }, rules);
   return {
     kind: 'SubjectAccessReview',
     apiVersion,
     metadata: { creationTimestamp: null },
     spec,
-    status: { allowed: identity !== undefined && asked.status.allowed === true },
+    status: { allowed: asked.status.allowed === true },
   };
 }

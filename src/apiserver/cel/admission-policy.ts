@@ -204,18 +204,39 @@ export function compileAdmissionPolicy(policy: JsonObject): CompiledPolicy {
       return noMatch;
 
     const a = attributes;
-    const context: Record<string, unknown> = {
-      object: a.operation === 'DELETE' ? null : toCelValue(a.object ?? null),
-      oldObject:
-        a.operation === 'CREATE' || a.operation === 'CONNECT' ? null : toCelValue(a.oldObject ?? null),
-      request: toCelValue(requestOf(a)),
-      params: toCelValue(a.params ?? null),
-      namespaceObject: toCelValue(a.namespaceObject ?? null),
+    // The objects become CEL values when an expression first reads them: most writes are stopped by
+    // matchConditions that read only `request` (an agent policy and a controller's write).
+    const context: Record<string, unknown> = { request: toCelValue(requestOf(a)) };
+    const convertLazily = (name: string, value: () => unknown) => {
+      let converted: { value: unknown } | undefined;
+      Object.defineProperty(context, name, {
+        enumerable: true,
+        get() {
+          converted ??= { value: value() };
+          return converted.value;
+        },
+      });
     };
-    const size =
-      celValueSize(context.object) + celValueSize(context.oldObject) + celValueSize(context.namespaceObject);
+    convertLazily('object', () => (a.operation === 'DELETE' ? null : toCelValue(a.object ?? null)));
+    convertLazily('oldObject', () =>
+      a.operation === 'CREATE' || a.operation === 'CONNECT' ? null : toCelValue(a.oldObject ?? null),
+    );
+    convertLazily('params', () => toCelValue(a.params ?? null));
+    convertLazily('namespaceObject', () => toCelValue(a.namespaceObject ?? null));
+    let size: number | undefined;
+    // The input size matters only to the guard of nested comprehensions (cost-guard.ts).
+    const inputSize = (c: { depth: number }): number => {
+      if (c.depth < 2) return 0;
+      if (size === undefined) {
+        size =
+          celValueSize(context.object) +
+          celValueSize(context.oldObject) +
+          celValueSize(context.namespaceObject);
+      }
+      return size;
+    };
     const run = (c: Compiled) =>
-      'error' in c ? { ok: false as const, error: c.error } : runExpression(c, context, size);
+      'error' in c ? { ok: false as const, error: c.error } : runExpression(c, context, inputSize(c));
 
     const failures: PolicyFailure[] = [];
     const fail = (expression: string, error: string) => {
@@ -309,6 +330,37 @@ export function denialStatus(failure: PolicyFailure): { code: number; reason: st
 /** Kube's denial message for a decision's first failure. */
 export function denialMessage(policyName: string, bindingName: string, failure: PolicyFailure): string {
   return `ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}' denied request: ${failure.message}`;
+}
+
+/**
+ * The expressions of a policy that do not compile, by field path (`spec.validations[0].expression`),
+ * for refusing such a policy when it is written (kube type-checks them and reports in status).
+ */
+export function policyCompileErrors(policy: JsonObject): { field: string; error: string }[] {
+  const spec = (policy.spec ?? {}) as PolicySpec;
+  const errors: { field: string; error: string }[] = [];
+  const check = (field: string, expression: unknown, names: string[]) => {
+    if (typeof expression !== 'string' || expression === '') {
+      errors.push({ field, error: 'Required value' });
+      return;
+    }
+    const compiled = compile(expression, names);
+    if ('error' in compiled) errors.push({ field, error: `compilation failed: ${compiled.error}` });
+  };
+  const withVariables = [...BASE_VARIABLES, 'variables'];
+  (spec.matchConditions ?? []).forEach((c, i) => {
+    check(`spec.matchConditions[${i}].expression`, c.expression, BASE_VARIABLES);
+  });
+  (spec.variables ?? []).forEach((v, i) => {
+    check(`spec.variables[${i}].expression`, v.expression, withVariables);
+  });
+  (spec.validations ?? []).forEach((v, i) => {
+    check(`spec.validations[${i}].expression`, v.expression, withVariables);
+    if (v.messageExpression !== undefined) {
+      check(`spec.validations[${i}].messageExpression`, v.messageExpression, withVariables);
+    }
+  });
+  return errors;
 }
 
 const compiledPolicies = new WeakMap<JsonObject, CompiledPolicy>();

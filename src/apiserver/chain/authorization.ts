@@ -9,6 +9,7 @@
 import {
   type AuthorizationRules,
   authorize,
+  confineAgentByRbac,
   type RequestAttributes,
   type ResourceAttributes,
 } from '../auth/authorizer.ts';
@@ -84,6 +85,11 @@ async function authorizeResource(
     !agentMayUseBoundPod(identity, info, (ns, name) => parts.lookup('', 'v1', 'pods', ns, name))
   ) {
     throw forbiddenError(identity, withBody, decision.reason);
+  }
+  if (!decision.allowed) {
+    // Overturned by a decision on stored objects (an agent's Secrets, its pods): RBAC still confines it.
+    const confined = confineAgentByRbac(identity, withBody, parts.rules);
+    if (!confined.allowed) throw forbiddenError(identity, withBody, confined.reason);
   }
   await authorizeApplyCreate(parts, request, identity, info, def, attrs);
 }

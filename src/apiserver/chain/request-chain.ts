@@ -26,6 +26,8 @@ export class ApiRequest {
   readonly res: ServerResponse;
   /** Who sent it: set by authentication (stages before it see undefined). */
   identity: Identity | undefined;
+  /** Who authenticated, when the request impersonates another user (set by impersonation). */
+  impersonator: Identity | undefined;
   /** The resource a resource request addresses: set by resource resolution. */
   resource: { info: ResourceRequestInfo; def: ResourceDefinition } | undefined;
   /** Admission checks, added by admission stages, that every write of this request must pass. */

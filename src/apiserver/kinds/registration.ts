@@ -7,9 +7,12 @@ import type { KindStrategy } from '../objects/strategy.ts';
 import type { MessageSpec } from '../protobuf/message.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import { decodeBuiltinObject } from '../schema/builtin-decoding.ts';
+import { validatingAdmissionPolicyKind } from './admissionregistration/validatingadmissionpolicy.ts';
+import { validatingAdmissionPolicyBindingKind } from './admissionregistration/validatingadmissionpolicybinding.ts';
 import { customResourceDefinitionKind } from './apiextensions/customresourcedefinition.ts';
 import { controllerRevisionKind } from './apps/controllerrevision.ts';
 import { daemonSetKind } from './apps/daemonset.ts';
+import { deploymentKind } from './apps/deployment.ts';
 import { selfSubjectReviewKind } from './authentication/selfsubjectreview.ts';
 import { tokenReviewKind } from './authentication/tokenreview.ts';
 import { selfSubjectAccessReviewKind } from './authorization/selfsubjectaccessreview.ts';
@@ -23,9 +26,15 @@ import { namespaceKind } from './core/namespace.ts';
 import { nodeKind } from './core/node.ts';
 import { podKind } from './core/pod.ts';
 import { secretKind } from './core/secret.ts';
+import { serviceKind } from './core/service.ts';
 import { serviceAccountKind } from './core/serviceaccount.ts';
 import { eventsV1EventKind } from './events/event.ts';
+import { networkPolicyKind } from './networking/networkpolicy.ts';
 import { podDisruptionBudgetKind } from './policy/poddisruptionbudget.ts';
+import { clusterRoleKind } from './rbac/clusterrole.ts';
+import { clusterRoleBindingKind } from './rbac/clusterrolebinding.ts';
+import { roleKind } from './rbac/role.ts';
+import { roleBindingKind } from './rbac/rolebinding.ts';
 
 export const BUILTIN_KINDS: readonly BuiltinKind[] = [
   // core/v1
@@ -35,10 +44,12 @@ export const BUILTIN_KINDS: readonly BuiltinKind[] = [
   nodeKind,
   podKind,
   secretKind,
+  serviceKind,
   serviceAccountKind,
   // apps/v1
   controllerRevisionKind,
   daemonSetKind,
+  deploymentKind,
   // events.k8s.io/v1
   eventsV1EventKind,
   // authentication.k8s.io, authorization.k8s.io
@@ -47,8 +58,18 @@ export const BUILTIN_KINDS: readonly BuiltinKind[] = [
   subjectAccessReviewKind,
   selfSubjectAccessReviewKind,
   selfSubjectRulesReviewKind,
+  // networking.k8s.io/v1
+  networkPolicyKind,
   // policy/v1
   podDisruptionBudgetKind,
+  // rbac.authorization.k8s.io/v1
+  clusterRoleBindingKind,
+  clusterRoleKind,
+  roleBindingKind,
+  roleKind,
+  // admissionregistration.k8s.io/v1
+  validatingAdmissionPolicyKind,
+  validatingAdmissionPolicyBindingKind,
   // apiextensions.k8s.io/v1
   customResourceDefinitionKind,
   // coordination.k8s.io/v1

@@ -18,6 +18,7 @@ import { parseArgs, promisify } from 'node:util';
 import { CONTROLLER_IMAGE_PLACEHOLDER, controllerArgs } from '../../api/deploy-manifests.ts';
 import { onPath } from '../../nspawn/host.ts';
 import { AGENT_NODE_FLAGS, bundleAgent, REPO_ROOT } from '../build-agent.ts';
+import { manifestDigest, type PinnedImage, writeDigestOverlay } from './digest-overlay.ts';
 import { buildRootfs } from './rootfs.ts';
 
 const execFileAsync = promisify(execFile);
@@ -283,10 +284,25 @@ async function main(): Promise<void> {
   if (unavailable) throw new Error(unavailable);
   const kinds = values.only ? [values.only as ImageKind] : IMAGE_KINDS;
   const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
-  for (const image of await buildImages(kinds, {
+  const built = await buildImages(kinds, {
     ...(values['out-dir'] ? { outDir: values['out-dir'] } : {}),
     ...(values.tag ? { tag: values.tag } : {}),
-  })) {
+  });
+  const pinned: PinnedImage[] = [];
+  for (const image of built) {
+    pinned.push({
+      name: image.reference.slice(0, image.reference.lastIndexOf(':')),
+      digest: await manifestDigest(image.ociLayout, image.tag),
+      agent: image.kind === 'agent',
+    });
+  }
+  const overlay = await writeDigestOverlay(
+    resolve(values['out-dir'] ?? DEFAULT_IMAGES_DIR),
+    join(REPO_ROOT, 'deploy'),
+    pinned,
+  );
+  process.stdout.write(`overlay pinning these digests: ${overlay}\n`);
+  for (const image of built) {
     process.stdout.write(
       `${image.reference}  ${mb(image.layerBytes)} compressed, ${mb(image.rootfsBytes)} unpacked, built in ${image.seconds.toFixed(0)} s\n` +
         `  oci:${image.ociLayout}:${image.tag}   (buildah push ${image.reference} docker://<registry>/…)\n`,

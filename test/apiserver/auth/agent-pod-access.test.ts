@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ResourceAttributes } from '../../../src/apiserver/auth/authorizer.ts';
 import { agentMayUseBoundPod, type PodRequest } from '../../../src/apiserver/auth/node-bound-pods.ts';
 import type { KubeObject } from '../../../src/apiserver/storage/types.ts';
@@ -116,6 +118,7 @@ describe('an agent and the pods of its node, through the API server', () => {
   let local: LocalApiServer;
   let admin: LightKubeClient;
   let agent: LightKubeClient;
+  let agentToken: string;
   const pods = '/api/v1/namespaces/default/pods';
 
   const createPod = (name: string, nodeName?: string) =>
@@ -141,7 +144,7 @@ describe('an agent and the pods of its node, through the API server', () => {
     local = await startLocalApiServer();
     admin = LightKubeClient.fromKubeconfig(local.kubeconfigPath);
     const path = join(local.dataDir, 'edge-1.kubeconfig');
-    await local.server.issueCredential('node', 'edge-1', path);
+    agentToken = await local.server.issueCredential('node', 'edge-1', path);
     agent = LightKubeClient.fromKubeconfig(path);
     await createPod('mine-a', 'edge-1');
     await createPod('mine-b', 'edge-1');
@@ -172,6 +175,47 @@ describe('an agent and the pods of its node, through the API server', () => {
   test('gets 404 for a pod that does not exist', async () => {
     assert.equal(await status(() => agent.get(`${pods}/nowhere`)), 404);
     assert.equal(await status(() => agent.delete(`${pods}/nowhere`)), 404);
+  });
+
+  // Issue 31: a DELETE is authorized when its headers arrive, but its body (DeleteOptions) is read
+  // later. A pod that did not exist at authorization and is created on another node before the body
+  // ends must not be deleted: the stored pod is judged inside the delete itself.
+  test("a delete authorized while the pod was missing does not remove another node's pod created meanwhile", async () => {
+    const url = new URL(`${local.server.url}${pods}/later`);
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'DeleteOptions' });
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = httpsRequest(
+        url,
+        {
+          method: 'DELETE',
+          ca: local.server.caPem,
+          headers: {
+            authorization: `Bearer ${agentToken}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on('error', reject);
+      req.flushHeaders();
+      // The headers are authorized now; the body follows once the pod exists on edge-2.
+      void sleep(300)
+        .then(() => createPod('later', 'edge-2'))
+        .then(() => req.end(body), reject);
+    });
+    const { status: code, text } = await answer;
+    assert.equal(code, 403, text);
+    assert.match(text, /bound to node \\"edge-2\\"/);
+    const survivor = await admin.get(`${pods}/later`);
+    assert.equal((survivor.spec as { nodeName?: string }).nodeName, 'edge-2');
   });
 
   test('every other pod request stays denied', async () => {

@@ -7,7 +7,7 @@ import { createPublicKey, verify } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import {
   AGENT_DAEMONSET_SERVICE_ACCOUNT,
-  CONTROLLER_NAMESPACE,
+  AGENT_NAMESPACE,
   CONTROLLER_SERVICE_ACCOUNT,
 } from '../../../src/api/users.ts';
 import { authenticateServiceAccountToken } from '../../../src/apiserver/auth/token-request.ts';
@@ -18,14 +18,15 @@ import { type LocalApiServer, startLocalApiServer } from '../../support/local-ap
 
 let local: LocalApiServer;
 let admin: LightKubeClient;
-const NS = CONTROLLER_NAMESPACE;
+// The agents' namespace (seeded by the server's bootstrap policy), where the DaemonSet runs.
+const NS = AGENT_NAMESPACE;
 const SA = AGENT_DAEMONSET_SERVICE_ACCOUNT;
 const TOKEN_PATH = `/api/v1/namespaces/${NS}/serviceaccounts/${SA}/token`;
 
 before(async () => {
   local = await startLocalApiServer();
   admin = LightKubeClient.fromKubeconfig(local.kubeconfigPath);
-  // The server keeps namespace nodeherd (and may keep the controller's ServiceAccount) itself.
+  // The server keeps namespace nodeherd-agents itself (deploy/'s policy, seeded at start).
   for (const name of [SA, CONTROLLER_SERVICE_ACCOUNT, 'someone-else']) {
     await admin
       .create(`/api/v1/namespaces/${NS}/serviceaccounts`, {

@@ -40,6 +40,7 @@ test('the root points at every served group-version, by the hash of its exact bo
   const root = openApiV3Root(registry);
   assert.deepEqual(Object.keys(root.paths).sort(), [
     'api/v1',
+    'apis/admissionregistration.k8s.io/v1',
     'apis/apiextensions.k8s.io/v1',
     'apis/apps/v1',
     'apis/authentication.k8s.io/v1',
@@ -49,7 +50,9 @@ test('the root points at every served group-version, by the hash of its exact bo
     'apis/events.k8s.io/v1',
     'apis/example.com/v1',
     'apis/example.com/v1alpha1',
+    'apis/networking.k8s.io/v1',
     'apis/policy/v1',
+    'apis/rbac.authorization.k8s.io/v1',
   ]);
   for (const [key, { serverRelativeURL }] of Object.entries(root.paths)) {
     const body = canonicalJson(openApiV3Document(registry, key));

@@ -33,9 +33,11 @@ test('the catalogue: names, short names, scope and subresources as kube serves t
     ['core/v1/nodes', 'Node', false, 'no', 'status'],
     ['core/v1/pods', 'Pod', true, 'po', 'eviction,status'],
     ['core/v1/secrets', 'Secret', true, '', ''],
+    ['core/v1/services', 'Service', true, 'svc', 'status'],
     ['core/v1/serviceaccounts', 'ServiceAccount', true, 'sa', 'token'],
     ['apps/v1/controllerrevisions', 'ControllerRevision', true, '', ''],
     ['apps/v1/daemonsets', 'DaemonSet', true, 'ds', 'status'],
+    ['apps/v1/deployments', 'Deployment', true, 'deploy', 'status'],
     ['events.k8s.io/v1/events', 'Event', true, 'ev', ''],
     ['authentication.k8s.io/v1/selfsubjectreviews', 'SelfSubjectReview', false, '', ''],
     ['authentication.k8s.io/v1beta1/selfsubjectreviews', 'SelfSubjectReview', false, '', ''],
@@ -43,7 +45,26 @@ test('the catalogue: names, short names, scope and subresources as kube serves t
     ['authorization.k8s.io/v1/subjectaccessreviews', 'SubjectAccessReview', false, '', ''],
     ['authorization.k8s.io/v1/selfsubjectaccessreviews', 'SelfSubjectAccessReview', false, '', ''],
     ['authorization.k8s.io/v1/selfsubjectrulesreviews', 'SelfSubjectRulesReview', false, '', ''],
+    ['networking.k8s.io/v1/networkpolicies', 'NetworkPolicy', true, 'netpol', ''],
     ['policy/v1/poddisruptionbudgets', 'PodDisruptionBudget', true, 'pdb', 'status'],
+    ['rbac.authorization.k8s.io/v1/clusterrolebindings', 'ClusterRoleBinding', false, '', ''],
+    ['rbac.authorization.k8s.io/v1/clusterroles', 'ClusterRole', false, '', ''],
+    ['rbac.authorization.k8s.io/v1/rolebindings', 'RoleBinding', true, '', ''],
+    ['rbac.authorization.k8s.io/v1/roles', 'Role', true, '', ''],
+    [
+      'admissionregistration.k8s.io/v1/validatingadmissionpolicies',
+      'ValidatingAdmissionPolicy',
+      false,
+      '',
+      'status',
+    ],
+    [
+      'admissionregistration.k8s.io/v1/validatingadmissionpolicybindings',
+      'ValidatingAdmissionPolicyBinding',
+      false,
+      '',
+      '',
+    ],
     [
       'apiextensions.k8s.io/v1/customresourcedefinitions',
       'CustomResourceDefinition',
@@ -77,10 +98,18 @@ test('the catalogue: names, short names, scope and subresources as kube serves t
   ]);
 });
 
-test('generation is tracked for DaemonSet, PodDisruptionBudget and CRD only', () => {
+test('generation is tracked for workloads, policies and CRDs only', () => {
   assert.deepEqual(
     defs.filter((d) => d.tracksGeneration).map((d) => d.kind),
-    ['DaemonSet', 'PodDisruptionBudget', 'CustomResourceDefinition'],
+    [
+      'DaemonSet',
+      'Deployment',
+      'NetworkPolicy',
+      'PodDisruptionBudget',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
+      'CustomResourceDefinition',
+    ],
   );
 });
 

@@ -5,7 +5,8 @@
 // (see docs/kubectl-compatibility.md).
 //
 // metadata.generation (`tracksGeneration`): kube bumps it only for kinds with a spec/status split whose
-// strategy tracks it; of ours that is DaemonSet, PodDisruptionBudget and CustomResourceDefinition.
+// strategy tracks it; of ours: DaemonSet, Deployment, NetworkPolicy, PodDisruptionBudget, the admission
+// policies and CustomResourceDefinition.
 
 import type { JSONSchemaProps, ResourceDefinition, Verb } from '../../registry/resource-definition.ts';
 

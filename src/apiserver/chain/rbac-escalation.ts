@@ -1,0 +1,47 @@
+// Admission for writes of RBAC objects: no one grants, through a Role, ClusterRole or binding, what they
+// do not hold themselves unless the authorizer allows them `escalate` (roles) or `bind` (bindings), as
+// kube's RBAC registry checks (auth/rbac-escalation.ts). Judged inside the write, on the object stored.
+
+import type { Decision, RequestAttributes } from '../auth/authorizer.ts';
+import { admissionDenied } from '../auth/denials.ts';
+import type { Identity } from '../auth/identities.ts';
+import { RBAC_GROUP } from '../auth/rbac-authorizer.ts';
+import { admitRbacWrite } from '../auth/rbac-escalation.ts';
+import type { StoredObjectLookup } from '../profile.ts';
+import type { RequestStage } from './request-chain.ts';
+
+export function rbacEscalation(
+  authorize: (identity: Identity, attrs: RequestAttributes) => Decision,
+  lookup: StoredObjectLookup,
+): RequestStage {
+  return {
+    name: 'RBAC escalation',
+    async handle(request, next) {
+      const identity = request.authenticated;
+      if (request.resource?.def.group !== RBAC_GROUP || identity.kind === 'admin') return next();
+      request.admission.push((write) => {
+        if (write.def.group !== RBAC_GROUP) return;
+        const decision = admitRbacWrite(
+          identity,
+          {
+            operation: write.operation,
+            resource: write.def.resource,
+            namespace: write.namespace,
+            object: write.object,
+          },
+          authorize,
+          (kind, namespace, name) =>
+            lookup(RBAC_GROUP, 'v1', kind === 'Role' ? 'roles' : 'clusterroles', namespace, name),
+        );
+        if (!decision.allowed) {
+          const name = (write.object ?? write.oldObject)?.metadata?.name;
+          throw admissionDenied(
+            { group: write.def.group, resource: write.def.resource, name },
+            decision.reason,
+          );
+        }
+      });
+      return next();
+    },
+  };
+}
