@@ -57,7 +57,7 @@ test('built-ins are served and found by resource, kind and short name', () => {
   );
   assert.deepEqual(
     registry.resources('', 'v1').map((d) => d.resource),
-    ['configmaps', 'events', 'namespaces', 'nodes', 'pods', 'secrets', 'serviceaccounts'],
+    ['configmaps', 'events', 'namespaces', 'nodes', 'pods', 'secrets', 'serviceaccounts', 'services'],
   );
 });
 
@@ -72,7 +72,10 @@ test('groups list the core group first, then built-in groups in kube order, then
       'events.k8s.io',
       'authentication.k8s.io',
       'authorization.k8s.io',
+      'networking.k8s.io',
       'policy',
+      'rbac.authorization.k8s.io',
+      'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'coordination.k8s.io',
       'example.com',
