@@ -86,6 +86,62 @@ export const metricGateSchema = object(
   'A query that must hold; a result without a value (no series, NaN) holds the rollout.',
 );
 
+/** The placeholder a comparison gate's query carries where each side's node matcher goes. */
+export const COMPARE_NODES_PLACEHOLDER = '$NODES';
+export const COMPARE_WORSE_WHEN = ['Higher', 'Lower'] as const;
+export const COMPARE_MARGIN_UNITS = ['Percent', 'Absolute'] as const;
+
+export const compareGateSchema = object(
+  {
+    name: string('Name of the gate, shown in conditions and Events.', {
+      pattern: DNS1123_LABEL,
+      maxLength: 63,
+    }),
+    query: string(
+      'PromQL instant vector with one series per node, with `$NODES` where the node matcher goes, e.g. `rate(http_errors_total{$NODES}[5m])`. It is asked twice, with `$NODES` replaced by `<nodeLabel>=~"<updated nodes>"` and by the same over the nodes not yet updated (sent as a POST form: the matcher may be long).',
+      { maxLength: 4096 },
+    ),
+    nodeLabel: defaulted(
+      string(
+        'The series label that holds the node name (a node exporter scraped by pod usually has `node`; by host, `instance` may need relabelling to the node name).',
+        {
+          pattern: '^[a-zA-Z_][a-zA-Z0-9_]*$',
+          maxLength: 128,
+        },
+      ),
+      'node',
+    ),
+    worseWhen: defaulted(
+      stringEnum(
+        COMPARE_WORSE_WHEN,
+        'Higher: a higher value is worse (errors, latency); Lower: a lower value is worse (throughput).',
+      ),
+      'Higher',
+    ),
+    margin: number('How much worse the updated nodes’ mean may be than the others’ before the gate fails.', {
+      minimum: 0,
+    }),
+    marginUnit: defaulted(
+      stringEnum(
+        COMPARE_MARGIN_UNITS,
+        'Percent: of the not-yet-updated nodes’ mean; Absolute: in the query’s unit.',
+      ),
+      'Percent',
+    ),
+    minNodes: defaulted(
+      integer(
+        'Nodes with a value each side needs before the gate judges; fewer: it neither passes on their word nor fails (it says “not judged” and does not hold the rollout).',
+        {
+          minimum: 1,
+          maximum: 1000,
+        },
+      ),
+      3,
+    ),
+  },
+  'Updated nodes judged against the nodes not yet updated, with the same query over each set.',
+);
+
 export const alertGateSchema = object(
   {
     alertname: optional(
@@ -182,6 +238,13 @@ export const rollingUpdateSchema = object(
             array(
               metricGateSchema,
               'Queries checked before a batch starts and throughout each soak.',
+              keyedBy('name'),
+            ),
+          ),
+          compare: optional(
+            array(
+              compareGateSchema,
+              'Comparisons of updated nodes with the rest, checked before a batch starts and throughout each soak.',
               keyedBy('name'),
             ),
           ),

@@ -9,6 +9,9 @@ import { arrayAt, enumAt, FieldErrors, integerAt, isObject, objectAt, stringAt }
 import { validateLabelSelector } from './label-selector.ts';
 import { MAX_POOL_NAME_LENGTH } from './limits.ts';
 import {
+  COMPARE_MARGIN_UNITS,
+  COMPARE_NODES_PLACEHOLDER,
+  COMPARE_WORSE_WHEN,
   MAX_SENTINEL_ARGUMENT_LENGTH,
   MAX_SENTINEL_ARGUMENTS,
   MAX_WAVE_PREDECESSORS,
@@ -133,6 +136,40 @@ function validateMetricGate(errors: FieldErrors, at: string, value: unknown, see
   }
 }
 
+function validateCompareGate(errors: FieldErrors, at: string, value: unknown, seen: Set<string>): void {
+  const gate = objectAt(errors, at, value);
+  if (!gate) {
+    if (value === null) errors.typeInvalid(at, value, 'an object');
+    return;
+  }
+  const name = stringAt(errors, `${at}.name`, gate.name);
+  if (name === undefined) errors.required(`${at}.name`);
+  else if (!new RegExp(DNS1123_LABEL).test(name) || name.length > 63)
+    errors.invalid(`${at}.name`, name, 'must be a DNS-1123 label (lower case alphanumerics or -)');
+  else if (seen.has(name)) errors.duplicate(`${at}.name`, name);
+  else seen.add(name);
+  const query = stringAt(errors, `${at}.query`, gate.query);
+  if (query === undefined) errors.required(`${at}.query`);
+  else if (query.length > 4096) errors.tooLong(`${at}.query`, 4096, query.length);
+  else if (!query.includes(COMPARE_NODES_PLACEHOLDER))
+    errors.invalid(
+      `${at}.query`,
+      query,
+      `must contain ${COMPARE_NODES_PLACEHOLDER} where the node matcher goes, e.g. rate(errors_total{${COMPARE_NODES_PLACEHOLDER}}[5m])`,
+    );
+  const label = stringAt(errors, `${at}.nodeLabel`, gate.nodeLabel);
+  if (label !== undefined && (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(label) || label.length > 128))
+    errors.invalid(`${at}.nodeLabel`, label, 'must be a Prometheus label name');
+  enumAt(errors, `${at}.worseWhen`, gate.worseWhen, COMPARE_WORSE_WHEN);
+  enumAt(errors, `${at}.marginUnit`, gate.marginUnit, COMPARE_MARGIN_UNITS);
+  const margin = gate.margin;
+  if (margin === undefined || margin === null) errors.required(`${at}.margin`);
+  else if (typeof margin !== 'number' || !Number.isFinite(margin))
+    errors.typeInvalid(`${at}.margin`, margin, 'a finite number');
+  else if (margin < 0) errors.invalid(`${at}.margin`, margin, 'must be 0 or more');
+  integerAt(errors, `${at}.minNodes`, gate.minNodes, 1, 1000);
+}
+
 function validateAlertGate(errors: FieldErrors, at: string, value: unknown): void {
   const gate = objectAt(errors, at, value);
   if (!gate) {
@@ -171,17 +208,22 @@ function validateHealthGate(errors: FieldErrors, at: string, value: unknown, typ
   metrics.forEach((m, i) => {
     validateMetricGate(errors, `${at}.metrics[${i}]`, m, seen);
   });
+  const compareSeen = new Set<string>();
+  const compare = arrayAt(errors, `${at}.compare`, gate.compare);
+  compare.forEach((c, i) => {
+    validateCompareGate(errors, `${at}.compare[${i}]`, c, compareSeen);
+  });
   const alerts = arrayAt(errors, `${at}.alerts`, gate.alerts);
   alerts.forEach((a, i) => {
     validateAlertGate(errors, `${at}.alerts[${i}]`, a);
   });
-  const asksPrometheus = metrics.length > 0 || alerts.length > 0;
+  const asksPrometheus = metrics.length > 0 || alerts.length > 0 || compare.length > 0;
   const hasPrometheus = gate.prometheus !== undefined && gate.prometheus !== null;
   if (asksPrometheus && !hasPrometheus)
-    errors.required(`${at}.prometheus`, 'metrics and alerts need the Prometheus server to ask');
+    errors.required(`${at}.prometheus`, 'metrics, compare and alerts need the Prometheus server to ask');
   if (hasPrometheus && !asksPrometheus)
-    errors.required(`${at}.metrics`, 'prometheus is set, but no metrics or alerts use it');
-  for (const field of ['blockingPodSelector', 'prometheus', 'metrics', 'alerts']) {
+    errors.required(`${at}.metrics`, 'prometheus is set, but no metrics, compare or alerts use it');
+  for (const field of ['blockingPodSelector', 'prometheus', 'metrics', 'compare', 'alerts']) {
     if (gate[field] !== undefined && gate[field] !== null && type !== 'RollingUpdate')
       errors.forbidden(`${at}.${field}`, 'may only be set when type is RollingUpdate');
   }
