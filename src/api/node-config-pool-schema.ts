@@ -265,6 +265,9 @@ export const rollingUpdateSchema = object(
   'Batches chosen by the controller.',
 );
 
+/** Most webhooks one pool may name. */
+export const MAX_NOTIFICATION_WEBHOOKS = 8;
+
 /** Most pools one pool may wait for. */
 export const MAX_WAVE_PREDECESSORS = 32;
 
@@ -397,6 +400,21 @@ export const nodeConfigPoolSpecSchema = object(
           ),
         },
         'Reboots that no revision asks for. Absent: agents check /var/run/reboot-required and only report.',
+      ),
+    ),
+    notifications: optional(
+      object(
+        {
+          webhooks: array(
+            string(
+              'Name of a Secret in namespace nodeherd labelled nodeherd.io/notification-webhook="true" (an administrator’s; it holds the URL, format and credentials).',
+              { pattern: DNS1123_SUBDOMAIN, maxLength: 253 },
+            ),
+            'Webhooks told of this pool’s rollout events: started, batch done, paused, failed, rolled back, complete, drain blocked, reboot.',
+            { maxItems: MAX_NOTIFICATION_WEBHOOKS, 'x-kubernetes-list-type': 'set' },
+          ),
+        },
+        'Notifications of rollout events. A pool only names webhooks an administrator configured; it never chooses where the controller sends requests.',
       ),
     ),
     rollbackTo: optional(

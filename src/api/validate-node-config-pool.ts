@@ -12,6 +12,7 @@ import {
   COMPARE_MARGIN_UNITS,
   COMPARE_NODES_PLACEHOLDER,
   COMPARE_WORSE_WHEN,
+  MAX_NOTIFICATION_WEBHOOKS,
   MAX_SENTINEL_ARGUMENT_LENGTH,
   MAX_SENTINEL_ARGUMENTS,
   MAX_WAVE_PREDECESSORS,
@@ -375,6 +376,36 @@ function validateReboots(errors: FieldErrors, at: string, value: unknown): void 
   integerAt(errors, `${base}.timeoutSeconds`, os.timeoutSeconds, 1, 300);
 }
 
+/** spec.notifications: webhook names only (Secrets in nodeherd's namespace), distinct, a few. */
+function validateNotifications(errors: FieldErrors, at: string, value: unknown): void {
+  const notifications = objectAt(errors, at, value);
+  if (!notifications) return;
+  if (notifications.webhooks === undefined || notifications.webhooks === null) {
+    errors.required(`${at}.webhooks`);
+    return;
+  }
+  const webhooks = arrayAt(errors, `${at}.webhooks`, notifications.webhooks);
+  if (webhooks.length > MAX_NOTIFICATION_WEBHOOKS)
+    errors.invalid(
+      `${at}.webhooks`,
+      webhooks.length,
+      `may name at most ${MAX_NOTIFICATION_WEBHOOKS} webhooks`,
+    );
+  const seen = new Set<string>();
+  webhooks.forEach((w, i) => {
+    const name = stringAt(errors, `${at}.webhooks[${i}]`, w);
+    if (name === undefined) return;
+    if (!new RegExp(DNS1123_SUBDOMAIN).test(name) || name.length > 253)
+      errors.invalid(
+        `${at}.webhooks[${i}]`,
+        name,
+        'must be the name of a Secret in namespace nodeherd (a DNS-1123 subdomain); a pool names webhooks, never URLs',
+      );
+    else if (seen.has(name)) errors.duplicate(`${at}.webhooks[${i}]`, name);
+    else seen.add(name);
+  });
+}
+
 export function validateNodeConfigPool(obj: unknown): FieldErrors['causes'] {
   const errors = new FieldErrors();
   if (!isObject(obj)) {
@@ -410,6 +441,7 @@ export function validateNodeConfigPool(obj: unknown): FieldErrors['causes'] {
   const drift = objectAt(errors, 'spec.drift', spec.drift);
   if (drift) enumAt(errors, 'spec.drift.policy', drift.policy, DRIFT_POLICIES);
   validateReboots(errors, 'spec.reboots', spec.reboots);
+  validateNotifications(errors, 'spec.notifications', spec.notifications);
   const rollbackTo = objectAt(errors, 'spec.rollbackTo', spec.rollbackTo);
   if (rollbackTo) {
     if (rollbackTo.revision === undefined) errors.required('spec.rollbackTo.revision');

@@ -15,6 +15,7 @@ function causesOf(obj: unknown): [string, string][] {
 describe('validateNodeConfigPool accepts', () => {
   const valid: [string, unknown][] = [
     ['the minimal pool', base],
+    ['webhooks by name', { ...base, notifications: { webhooks: ['ops', 'on-call.slack'] } }],
     [
       'a full rolling update',
       {
@@ -379,6 +380,26 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
       'rollback to revision 0',
       pool({ ...base, rollbackTo: { revision: 0 } }),
       [['spec.rollbackTo.revision', 'FieldValueInvalid']],
+    ],
+    [
+      'a webhook given as a URL (a pool names webhooks, never where requests go)',
+      pool({ ...base, notifications: { webhooks: ['https://hooks.slack.com/services/T/B/X'] } }),
+      [['spec.notifications.webhooks[0]', 'FieldValueInvalid']],
+    ],
+    [
+      'notifications without webhooks',
+      pool({ ...base, notifications: {} }),
+      [['spec.notifications.webhooks', 'FieldValueRequired']],
+    ],
+    [
+      'a webhook named twice',
+      pool({ ...base, notifications: { webhooks: ['ops', 'ops'] } }),
+      [['spec.notifications.webhooks[1]', 'FieldValueDuplicate']],
+    ],
+    [
+      'too many webhooks',
+      pool({ ...base, notifications: { webhooks: Array.from({ length: 9 }, (_, i) => `w${i}`) } }),
+      [['spec.notifications.webhooks', 'FieldValueInvalid']],
     ],
   ];
   for (const [name, obj, expected] of cases) test(name, () => assert.deepEqual(causesOf(obj), expected));

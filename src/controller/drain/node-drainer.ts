@@ -1,6 +1,7 @@
 // Drains cordoned nodes through the Eviction API, one background task per node. An eviction refused
 // with 429 (a PodDisruptionBudget would be violated) is retried with exponential backoff, sooner when a
-// pod changes; the reason is kept so the pool's status can say what the drain waits for. The deadline
+// pod changes; the reason (every refused pod, grouped by the budget that refuses it:
+// eviction-refusal.ts) is kept so the pool's status can say what the drain waits for. The deadline
 // is not the drainer's business: the rollout decision fails a node whose update (drain included) runs
 // past progressDeadlineSeconds, and then stops its drain.
 
@@ -11,6 +12,7 @@ import { isKubeError } from '../../kube/kube-error.ts';
 import type { Pod } from '../../kube/types.ts';
 import { evictionPath } from '../api-paths.ts';
 import { drainWork } from './evictable-pods.ts';
+import { describeRefusals, type Refusal, refusalOf } from './eviction-refusal.ts';
 
 export interface NodeDrainerOptions {
   client: KubeClient;
@@ -23,6 +25,8 @@ export interface NodeDrainerOptions {
   onEvicted?(node: string, pod: Pod): void;
   /** Something changed that the pool's status should show. */
   onProgress(node: string): void;
+  /** The drain is blocked for a new reason (undefined: no longer blocked), for notifications. */
+  onBlocked?(node: string, reason: string | undefined): void;
   logger?: Logger;
   /** Retry delays (default 500 ms doubling to 10 s). */
   backoff?: { initialMs: number; maxMs: number };
@@ -96,12 +100,13 @@ export class NodeDrainer {
       if (work.evict.length === 0 && work.terminating.length === 0) {
         if (task.blocked) {
           task.blocked = undefined;
+          this.options.onBlocked?.(node, undefined);
           this.options.onProgress(node);
         }
         await this.options.onDrained(node, task.revision);
         return;
       }
-      let refused: string | undefined;
+      const refusals: Refusal[] = [];
       for (const pod of work.evict) {
         if (task.stopped) return;
         try {
@@ -116,12 +121,13 @@ export class NodeDrainer {
           this.options.onEvicted?.(node, pod);
         } catch (err) {
           if (isKubeError(err, 404)) continue;
-          const message = err instanceof Error ? err.message.replace(/^\S+ \S+: /, '') : String(err);
-          refused ??= `evicting ${pod.metadata.namespace}/${pod.metadata.name}: ${message}`;
+          refusals.push(refusalOf(pod.metadata.namespace ?? 'default', pod.metadata.name, err));
         }
       }
+      const refused = describeRefusals(refusals);
       if (refused !== task.blocked) {
         task.blocked = refused;
+        this.options.onBlocked?.(node, refused);
         this.options.onProgress(node);
       }
       // Refused: back off (a PDB frees up when other pods become ready); else wait for terminations.
