@@ -12,6 +12,7 @@ import {
   COMPARE_MARGIN_UNITS,
   COMPARE_NODES_PLACEHOLDER,
   COMPARE_WORSE_WHEN,
+  DRAIN_TIMEOUT_ACTIONS,
   MAX_NOTIFICATION_WEBHOOKS,
   MAX_SENTINEL_ARGUMENT_LENGTH,
   MAX_SENTINEL_ARGUMENTS,
@@ -376,6 +377,32 @@ function validateReboots(errors: FieldErrors, at: string, value: unknown): void 
   integerAt(errors, `${base}.timeoutSeconds`, os.timeoutSeconds, 1, 300);
 }
 
+/** spec.drain: Force needs a timeout shorter than the progress deadline, or it never acts. */
+function validateDrain(errors: FieldErrors, at: string, value: unknown, spec: Record<string, any>): void {
+  const drain = objectAt(errors, at, value);
+  if (!drain) return;
+  const timeout = integerAt(errors, `${at}.timeoutSeconds`, drain.timeoutSeconds, 1);
+  integerAt(errors, `${at}.gracePeriodSeconds`, drain.gracePeriodSeconds, 0);
+  if (drain.skipPodSelector !== undefined && drain.skipPodSelector !== null)
+    validateLabelSelector(errors, `${at}.skipPodSelector`, drain.skipPodSelector);
+  for (const field of ['deleteEmptyDirData', 'forceDeleteBudgetedPods'])
+    if (drain[field] !== undefined && drain[field] !== null && typeof drain[field] !== 'boolean')
+      errors.typeInvalid(`${at}.${field}`, drain[field], 'a boolean');
+  const action = enumAt(errors, `${at}.onTimeout`, drain.onTimeout, DRAIN_TIMEOUT_ACTIONS);
+  if (action === 'Force') {
+    const deadline = spec.updateStrategy?.rollingUpdate?.progressDeadlineSeconds ?? 600;
+    if (timeout === undefined) errors.required(`${at}.timeoutSeconds`, 'onTimeout Force needs a timeout');
+    else if (typeof deadline === 'number' && timeout >= deadline)
+      errors.invalid(
+        `${at}.timeoutSeconds`,
+        timeout,
+        `must be less than rollingUpdate.progressDeadlineSeconds (${deadline}): the node fails at the deadline before Force could act`,
+      );
+  }
+  if (drain.forceDeleteBudgetedPods === true && action !== 'Force')
+    errors.forbidden(`${at}.forceDeleteBudgetedPods`, 'may only be set when onTimeout is Force');
+}
+
 /** spec.notifications: webhook names only (Secrets in nodeherd's namespace), distinct, a few. */
 function validateNotifications(errors: FieldErrors, at: string, value: unknown): void {
   const notifications = objectAt(errors, at, value);
@@ -442,6 +469,7 @@ export function validateNodeConfigPool(obj: unknown): FieldErrors['causes'] {
   if (drift) enumAt(errors, 'spec.drift.policy', drift.policy, DRIFT_POLICIES);
   validateReboots(errors, 'spec.reboots', spec.reboots);
   validateNotifications(errors, 'spec.notifications', spec.notifications);
+  validateDrain(errors, 'spec.drain', spec.drain, spec);
   const rollbackTo = objectAt(errors, 'spec.rollbackTo', spec.rollbackTo);
   if (rollbackTo) {
     if (rollbackTo.revision === undefined) errors.required('spec.rollbackTo.revision');

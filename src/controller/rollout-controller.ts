@@ -22,6 +22,7 @@ import { type ControllerContext, type Informers, nodeSubject } from './controlle
 import { DaemonSetUpdater } from './daemonsets/daemonset-updater.ts';
 import { DecisionExecutor } from './decision-executor.ts';
 import { DisruptionPlanner } from './disruption-planner.ts';
+import { drainSettings } from './drain/drain-settings.ts';
 import { NodeDrainer } from './drain/node-drainer.ts';
 import { ControllerMetrics } from './metrics.ts';
 import { NodeHealthTracker } from './node-health-tracker.ts';
@@ -134,6 +135,17 @@ export class RolloutController {
           this.notifications.reboot(node, this.poolsOf(node), revision);
         this.enqueueNode(node);
       },
+      onForced: (node, pod) => {
+        const subject = this.informers.nodes.get(node);
+        if (subject)
+          this.recorder.warning(
+            nodeSubject(subject),
+            'ForceDeleted',
+            `deleted pod ${pod.metadata.namespace}/${pod.metadata.name}: its eviction was refused past spec.drain.timeoutSeconds (onTimeout Force)`,
+          );
+      },
+      // A node in two pools is in neither's rollout (NodeInMultiplePools): the first one's settings.
+      settingsFor: (node) => drainSettings(this.informers.pools.get(this.poolsOf(node)[0] ?? '')?.spec.drain),
       onBlocked: (node, reason) => {
         const subject = this.informers.nodes.get(node);
         if (subject && reason) this.recorder.warning(nodeSubject(subject), 'DrainBlocked', reason);
