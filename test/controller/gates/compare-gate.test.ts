@@ -11,6 +11,7 @@ import {
   checkComparison,
   queryFor,
 } from '../../../src/controller/gates/compare-gate.ts';
+import { compareNodeSets } from '../../../src/controller/gates/gate-step.ts';
 import { PrometheusClient } from '../../../src/controller/gates/prometheus-client.ts';
 import { prometheusMissing, TestPrometheus } from '../../support/prometheus.ts';
 
@@ -168,5 +169,17 @@ describe('comparison gate with a real Prometheus', { skip: prometheusMissing }, 
     const check = await checkComparison(spec({}), { updated, rest }, gone);
     assert.equal(check.state, 'unavailable');
     assert.match(check.message, /Prometheus cannot be asked/);
+  });
+});
+
+describe('the node sets a comparison compares', () => {
+  test('updated: on the revision; the rest: neither on it nor on their way to it', () => {
+    const sets = compareNodeSets('r2', [
+      { name: 'done', currentRevision: 'r2', desiredRevision: 'r2' },
+      { name: 'applying', currentRevision: 'r1', desiredRevision: 'r2' },
+      { name: 'waiting', currentRevision: 'r1', desiredRevision: 'r1' },
+      { name: 'new', desiredRevision: undefined },
+    ]);
+    assert.deepEqual(sets, { updated: ['done'], rest: ['waiting', 'new'] });
   });
 });
