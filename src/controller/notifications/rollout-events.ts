@@ -82,13 +82,9 @@ export function rolloutEvents(old: NodeConfigPool, next: NodeConfigPool, now: nu
   const wasUpdated = old.status?.updated ?? 0;
   const completing = events.some((e) => e.kind === 'RolloutComplete');
   const sameTarget = old.status?.targetRevision === next.status?.targetRevision;
-  if (
-    sameTarget &&
-    !completing &&
-    updated > wasUpdated &&
-    (next.status?.applying ?? 0) === 0 &&
-    next.status?.targetRevision !== undefined
-  )
+  // Every status write that shows more nodes on the target (and does not complete the rollout): with
+  // maxUnavailable 1 that is each batch; a larger batch whose nodes finish apart may tell it in parts.
+  if (sameTarget && !completing && updated > wasUpdated && next.status?.targetRevision !== undefined)
     events.push({
       kind: 'BatchDone',
       pool,

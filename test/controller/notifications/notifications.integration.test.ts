@@ -1,7 +1,7 @@
 // Notifications end to end: the embedded API server, simulated nodes, the rollout controller, and a
 // real local HTTP receiver as the webhook an administrator configured (a labelled Secret in nodeherd's
 // namespace) that fails its first two requests. A pool's rollout tells it started, batch done and
-// complete; a drain held by a PodDisruptionBudget tells which budget and which pods (as the pool's
+// complete, and a batch done when a change rolls one node at a time; a drain held by a PodDisruptionBudget tells which budget and which pods (as the pool's
 // status and the node's Event do); the drain's deadline then fails the rollout, which pauses. A
 // webhook the pool names that is not a labelled Secret gets nothing and is a Warning on the pool.
 
@@ -93,7 +93,7 @@ describe('notifications', () => {
       [503, 503],
     );
     const kinds = delivered().map((e) => e.kind);
-    for (const kind of ['RolloutStarted', 'BatchDone', 'RolloutComplete'])
+    for (const kind of ['RolloutStarted', 'RolloutComplete'])
       assert.ok(kinds.includes(kind as never), kinds.join());
     const started = delivered().find((e) => e.kind === 'RolloutStarted')!;
     assert.equal(started.source, 'nodeherd');
@@ -107,6 +107,21 @@ describe('notifications', () => {
     assert.match(warnings[0]?.message ?? '', /Secret nodeherd\/plain\) is not labelled/);
     assert.doesNotMatch(warnings[0]?.message ?? '', /elsewhere/);
 
+    // A change rolled one node at a time: the first node done is a batch done, short of complete.
+    await h.applyConfig('notify-kubelet', drainingConfig('two'), { pool: 'notify' });
+    const second = await eventually('second rollout complete, and told', async () => {
+      const p = await h.getPool('notify');
+      return p.status?.targetRevision !== revision &&
+        condition(p, 'Complete')?.status === 'True' &&
+        delivered().some((e) => e.kind === 'RolloutComplete' && e.revision === p.status?.targetRevision)
+        ? p
+        : undefined;
+    });
+    const batch = delivered().find(
+      (e) => e.kind === 'BatchDone' && e.revision === second.status?.targetRevision,
+    );
+    assert.match(batch?.message ?? '', /^1 of 2 nodes on notify-/);
+
     // Two pods a budget keeps both of: the drain of notify-0 is blocked, and everyone is told which.
     await pod('web-1', 'notify-0', { app: 'web' });
     await pod('web-2', 'notify-0', { app: 'web' });
@@ -116,7 +131,7 @@ describe('notifications', () => {
       metadata: { name: 'web' },
       spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } },
     });
-    await h.applyConfig('notify-kubelet', drainingConfig('two'), { pool: 'notify' });
+    await h.applyConfig('notify-kubelet', drainingConfig('three'), { pool: 'notify' });
     const blocked = await eventually('drain blocked, told', async () =>
       delivered().find((e) => e.kind === 'DrainBlocked'),
     );
@@ -142,7 +157,7 @@ describe('notifications', () => {
       async () => delivered().find((e) => e.kind === 'RolloutFailed'),
       40_000,
     );
-    assert.notEqual(failed.revision, revision);
+    assert.notEqual(failed.revision, second.status?.targetRevision);
     assert.match(failed.message, /notify-0 \(drain did not finish within 8s: evicting default\/web-1/);
     const paused = await eventually('paused, told', async () => delivered().find((e) => e.kind === 'Paused'));
     assert.match(paused.message, /^paused \(FailurePolicy\)/);
