@@ -2,7 +2,8 @@
 // - its own API group: read pools, configs and revisions; patch pools (their annotations) and the status
 //   of pools and configs; create and delete revisions;
 // - Nodes: read, patch (annotations, cordon) and patch their status (the NodeInMultiplePools condition);
-// - Pods: read (drain, pods by node) and evict (drain);
+// - Pods: read (drain, pods by node), evict (drain) and delete (a pool's drain with onTimeout Force
+//   deletes the pods whose eviction is refused once its timeout passed);
 // - Events: create and patch (the recorder aggregates repeats);
 // - Secrets only in SECRETS_NAMESPACE, read only (NodeConfig secretRef rendering, health gates'
 //   Prometheus credentials): a Role there, never a ClusterRole;
@@ -29,6 +30,7 @@ export const CONTROLLER_RULES: readonly PolicyRule[] = [
   { groups: [''], resources: ['nodes/status'], verbs: ['patch'] },
   { groups: [''], resources: ['pods'], verbs: READ },
   { groups: [''], resources: ['pods/eviction'], verbs: ['create'] },
+  { groups: [''], resources: ['pods'], verbs: ['delete'] },
   { groups: [''], resources: ['events'], verbs: ['create', 'patch'] },
   {
     groups: ['coordination.k8s.io'],

@@ -162,6 +162,62 @@ export const metricGateSchema = object(
   },
 );
 
+/** The placeholder a comparison gate's query carries where each side's node matcher goes. */
+export const COMPARE_NODES_PLACEHOLDER = '$NODES';
+export const COMPARE_WORSE_WHEN = ['Higher', 'Lower'] as const;
+export const COMPARE_MARGIN_UNITS = ['Percent', 'Absolute'] as const;
+
+export const compareGateSchema = object(
+  {
+    name: string('Name of the gate, shown in conditions and Events.', {
+      pattern: DNS1123_LABEL,
+      maxLength: 63,
+    }),
+    query: string(
+      'PromQL instant vector with one series per node, with `$NODES` where the node matcher goes, e.g. `rate(http_errors_total{$NODES}[5m])`. It is asked twice, with `$NODES` replaced by `<nodeLabel>=~"<updated nodes>"` and by the same over the nodes not yet updated (sent as a POST form: the matcher may be long).',
+      { maxLength: 4096 },
+    ),
+    nodeLabel: defaulted(
+      string(
+        'The series label that holds the node name (a node exporter scraped by pod usually has `node`; by host, `instance` may need relabelling to the node name).',
+        {
+          pattern: '^[a-zA-Z_][a-zA-Z0-9_]*$',
+          maxLength: 128,
+        },
+      ),
+      'node',
+    ),
+    worseWhen: defaulted(
+      stringEnum(
+        COMPARE_WORSE_WHEN,
+        'Higher: a higher value is worse (errors, latency); Lower: a lower value is worse (throughput).',
+      ),
+      'Higher',
+    ),
+    margin: number('How much worse the updated nodes’ mean may be than the others’ before the gate fails.', {
+      minimum: 0,
+    }),
+    marginUnit: defaulted(
+      stringEnum(
+        COMPARE_MARGIN_UNITS,
+        'Percent: of the not-yet-updated nodes’ mean; Absolute: in the query’s unit.',
+      ),
+      'Percent',
+    ),
+    minNodes: defaulted(
+      integer(
+        'Nodes with a value each side needs before the gate judges; fewer: it neither passes on their word nor fails (it says “not judged” and does not hold the rollout).',
+        {
+          minimum: 1,
+          maximum: 1000,
+        },
+      ),
+      3,
+    ),
+  },
+  'Updated nodes judged against the nodes not yet updated, with the same query over each set.',
+);
+
 export const alertGateSchema = object(
   {
     alertname: optional(
@@ -289,6 +345,13 @@ export const rollingUpdateSchema = object(
               maxItems: 32,
             }),
           ),
+          compare: optional(
+            array(
+              compareGateSchema,
+              'Comparisons of updated nodes with the rest, checked before a batch starts and throughout each soak.',
+              keyedBy('name'),
+            ),
+          ),
           alerts: optional(
             array(
               alertGateSchema,
@@ -333,6 +396,50 @@ export const rollingUpdateSchema = object(
     ],
   },
 );
+
+/** What a drain that cannot finish in drain.timeoutSeconds does (Skip is not there yet: docs/operations.md). */
+export const DRAIN_TIMEOUT_ACTIONS = ['Fail', 'Force'] as const;
+
+export const drainSchema = object(
+  {
+    timeoutSeconds: optional(
+      integer(
+        'Seconds a drain may try evictions before onTimeout acts (Force). Absent: the drain runs until progressDeadlineSeconds fails the node, as with Fail.',
+        { minimum: 1 },
+      ),
+    ),
+    gracePeriodSeconds: optional(
+      integer(
+        'Grace period given to each evicted (or, with Force, deleted) pod instead of its own terminationGracePeriodSeconds.',
+        { minimum: 0 },
+      ),
+    ),
+    skipPodSelector: optional(
+      describedSelector('Pods the drain leaves on the node (neither evicted nor waited for).'),
+    ),
+    deleteEmptyDirData: defaulted(
+      boolean(
+        'Evict pods with emptyDir volumes (their data is lost), like kubectl drain --delete-emptydir-data. False: such a pod blocks the drain (Force deletes it after the timeout).',
+      ),
+      true,
+    ),
+    onTimeout: defaulted(
+      stringEnum(
+        DRAIN_TIMEOUT_ACTIONS,
+        'Fail: keep trying; the node fails at progressDeadlineSeconds (the failure policy acts). Force: after timeoutSeconds, delete the pods whose eviction is refused, except pods a PodDisruptionBudget protects unless forceDeleteBudgetedPods.',
+      ),
+      'Fail',
+    ),
+    forceDeleteBudgetedPods: defaulted(
+      boolean('With Force, also delete pods a PodDisruptionBudget protects (the budget is then violated).'),
+      false,
+    ),
+  },
+  'How the controller drains this pool’s nodes (wherever the controller drains: a change whose plan says Drain or Reboot).',
+);
+
+/** Most webhooks one pool may name. */
+export const MAX_NOTIFICATION_WEBHOOKS = 8;
 
 /** Most pools one pool may wait for. */
 export const MAX_WAVE_PREDECESSORS = 32;
@@ -500,6 +607,22 @@ export const nodeConfigPoolSpecSchema = object(
           ),
         },
         'Reboots that no revision asks for. Absent: agents check /var/run/reboot-required and only report.',
+      ),
+    ),
+    drain: optional(drainSchema),
+    notifications: optional(
+      object(
+        {
+          webhooks: array(
+            string(
+              'Name of a Secret in namespace nodeherd labelled nodeherd.io/notification-webhook="true" (an administrator’s; it holds the URL, format and credentials).',
+              { pattern: DNS1123_SUBDOMAIN, maxLength: 253 },
+            ),
+            'Webhooks told of this pool’s rollout events: started, batch done, paused, failed, rolled back, complete, drain blocked, reboot.',
+            { maxItems: MAX_NOTIFICATION_WEBHOOKS, 'x-kubernetes-list-type': 'set' },
+          ),
+        },
+        'Notifications of rollout events. A pool only names webhooks an administrator configured; it never chooses where the controller sends requests.',
       ),
     ),
     rollbackTo: optional(

@@ -9,6 +9,11 @@ import { arrayAt, enumAt, FieldErrors, integerAt, isObject, objectAt, stringAt }
 import { validateLabelSelector } from './label-selector.ts';
 import { MAX_POOL_NAME_LENGTH } from './limits.ts';
 import {
+  COMPARE_MARGIN_UNITS,
+  COMPARE_NODES_PLACEHOLDER,
+  COMPARE_WORSE_WHEN,
+  DRAIN_TIMEOUT_ACTIONS,
+  MAX_NOTIFICATION_WEBHOOKS,
   MAX_SENTINEL_ARGUMENT_LENGTH,
   MAX_SENTINEL_ARGUMENTS,
   MAX_WAVE_PREDECESSORS,
@@ -134,6 +139,40 @@ function validateMetricGate(errors: FieldErrors, at: string, value: unknown, see
   }
 }
 
+function validateCompareGate(errors: FieldErrors, at: string, value: unknown, seen: Set<string>): void {
+  const gate = objectAt(errors, at, value);
+  if (!gate) {
+    if (value === null) errors.typeInvalid(at, value, 'an object');
+    return;
+  }
+  const name = stringAt(errors, `${at}.name`, gate.name);
+  if (name === undefined) errors.required(`${at}.name`);
+  else if (!new RegExp(DNS1123_LABEL).test(name) || name.length > 63)
+    errors.invalid(`${at}.name`, name, 'must be a DNS-1123 label (lower case alphanumerics or -)');
+  else if (seen.has(name)) errors.duplicate(`${at}.name`, name);
+  else seen.add(name);
+  const query = stringAt(errors, `${at}.query`, gate.query);
+  if (query === undefined) errors.required(`${at}.query`);
+  else if (query.length > 4096) errors.tooLong(`${at}.query`, 4096, query.length);
+  else if (!query.includes(COMPARE_NODES_PLACEHOLDER))
+    errors.invalid(
+      `${at}.query`,
+      query,
+      `must contain ${COMPARE_NODES_PLACEHOLDER} where the node matcher goes, e.g. rate(errors_total{${COMPARE_NODES_PLACEHOLDER}}[5m])`,
+    );
+  const label = stringAt(errors, `${at}.nodeLabel`, gate.nodeLabel);
+  if (label !== undefined && (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(label) || label.length > 128))
+    errors.invalid(`${at}.nodeLabel`, label, 'must be a Prometheus label name');
+  enumAt(errors, `${at}.worseWhen`, gate.worseWhen, COMPARE_WORSE_WHEN);
+  enumAt(errors, `${at}.marginUnit`, gate.marginUnit, COMPARE_MARGIN_UNITS);
+  const margin = gate.margin;
+  if (margin === undefined || margin === null) errors.required(`${at}.margin`);
+  else if (typeof margin !== 'number' || !Number.isFinite(margin))
+    errors.typeInvalid(`${at}.margin`, margin, 'a finite number');
+  else if (margin < 0) errors.invalid(`${at}.margin`, margin, 'must be 0 or more');
+  integerAt(errors, `${at}.minNodes`, gate.minNodes, 1, 1000);
+}
+
 function validateAlertGate(errors: FieldErrors, at: string, value: unknown): void {
   const gate = objectAt(errors, at, value);
   if (!gate) {
@@ -172,17 +211,22 @@ function validateHealthGate(errors: FieldErrors, at: string, value: unknown, typ
   metrics.forEach((m, i) => {
     validateMetricGate(errors, `${at}.metrics[${i}]`, m, seen);
   });
+  const compareSeen = new Set<string>();
+  const compare = arrayAt(errors, `${at}.compare`, gate.compare);
+  compare.forEach((c, i) => {
+    validateCompareGate(errors, `${at}.compare[${i}]`, c, compareSeen);
+  });
   const alerts = arrayAt(errors, `${at}.alerts`, gate.alerts);
   alerts.forEach((a, i) => {
     validateAlertGate(errors, `${at}.alerts[${i}]`, a);
   });
-  const asksPrometheus = metrics.length > 0 || alerts.length > 0;
+  const asksPrometheus = metrics.length > 0 || alerts.length > 0 || compare.length > 0;
   const hasPrometheus = gate.prometheus !== undefined && gate.prometheus !== null;
   if (asksPrometheus && !hasPrometheus)
-    errors.required(`${at}.prometheus`, 'metrics and alerts need the Prometheus server to ask');
+    errors.required(`${at}.prometheus`, 'metrics, compare and alerts need the Prometheus server to ask');
   if (hasPrometheus && !asksPrometheus)
-    errors.required(`${at}.metrics`, 'prometheus is set, but no metrics or alerts use it');
-  for (const field of ['blockingPodSelector', 'prometheus', 'metrics', 'alerts']) {
+    errors.required(`${at}.metrics`, 'prometheus is set, but no metrics, compare or alerts use it');
+  for (const field of ['blockingPodSelector', 'prometheus', 'metrics', 'compare', 'alerts']) {
     if (gate[field] !== undefined && gate[field] !== null && type !== 'RollingUpdate')
       errors.forbidden(`${at}.${field}`, 'may only be set when type is RollingUpdate');
   }
@@ -327,6 +371,62 @@ function validateReboots(errors: FieldErrors, at: string, value: unknown): void 
   integerAt(errors, `${base}.timeoutSeconds`, os.timeoutSeconds, 1, 300);
 }
 
+/** spec.drain: Force needs a timeout shorter than the progress deadline, or it never acts. */
+function validateDrain(errors: FieldErrors, at: string, value: unknown, spec: Record<string, any>): void {
+  const drain = objectAt(errors, at, value);
+  if (!drain) return;
+  const timeout = integerAt(errors, `${at}.timeoutSeconds`, drain.timeoutSeconds, 1);
+  integerAt(errors, `${at}.gracePeriodSeconds`, drain.gracePeriodSeconds, 0);
+  if (drain.skipPodSelector !== undefined && drain.skipPodSelector !== null)
+    validateLabelSelector(errors, `${at}.skipPodSelector`, drain.skipPodSelector);
+  for (const field of ['deleteEmptyDirData', 'forceDeleteBudgetedPods'])
+    if (drain[field] !== undefined && drain[field] !== null && typeof drain[field] !== 'boolean')
+      errors.typeInvalid(`${at}.${field}`, drain[field], 'a boolean');
+  const action = enumAt(errors, `${at}.onTimeout`, drain.onTimeout, DRAIN_TIMEOUT_ACTIONS);
+  if (action === 'Force') {
+    const deadline = spec.updateStrategy?.rollingUpdate?.progressDeadlineSeconds ?? 600;
+    if (timeout === undefined) errors.required(`${at}.timeoutSeconds`, 'onTimeout Force needs a timeout');
+    else if (typeof deadline === 'number' && timeout >= deadline)
+      errors.invalid(
+        `${at}.timeoutSeconds`,
+        timeout,
+        `must be less than rollingUpdate.progressDeadlineSeconds (${deadline}): the node fails at the deadline before Force could act`,
+      );
+  }
+  if (drain.forceDeleteBudgetedPods === true && action !== 'Force')
+    errors.forbidden(`${at}.forceDeleteBudgetedPods`, 'may only be set when onTimeout is Force');
+}
+
+/** spec.notifications: webhook names only (Secrets in nodeherd's namespace), distinct, a few. */
+function validateNotifications(errors: FieldErrors, at: string, value: unknown): void {
+  const notifications = objectAt(errors, at, value);
+  if (!notifications) return;
+  if (notifications.webhooks === undefined || notifications.webhooks === null) {
+    errors.required(`${at}.webhooks`);
+    return;
+  }
+  const webhooks = arrayAt(errors, `${at}.webhooks`, notifications.webhooks);
+  if (webhooks.length > MAX_NOTIFICATION_WEBHOOKS)
+    errors.invalid(
+      `${at}.webhooks`,
+      webhooks.length,
+      `may name at most ${MAX_NOTIFICATION_WEBHOOKS} webhooks`,
+    );
+  const seen = new Set<string>();
+  webhooks.forEach((w, i) => {
+    const name = stringAt(errors, `${at}.webhooks[${i}]`, w);
+    if (name === undefined) return;
+    if (!new RegExp(DNS1123_SUBDOMAIN).test(name) || name.length > 253)
+      errors.invalid(
+        `${at}.webhooks[${i}]`,
+        name,
+        'must be the name of a Secret in namespace nodeherd (a DNS-1123 subdomain); a pool names webhooks, never URLs',
+      );
+    else if (seen.has(name)) errors.duplicate(`${at}.webhooks[${i}]`, name);
+    else seen.add(name);
+  });
+}
+
 export function validateNodeConfigPool(obj: unknown): FieldErrors['causes'] {
   const errors = new FieldErrors();
   if (!isObject(obj)) {
@@ -362,6 +462,8 @@ export function validateNodeConfigPool(obj: unknown): FieldErrors['causes'] {
   const drift = objectAt(errors, 'spec.drift', spec.drift);
   if (drift) enumAt(errors, 'spec.drift.policy', drift.policy, DRIFT_POLICIES);
   validateReboots(errors, 'spec.reboots', spec.reboots);
+  validateNotifications(errors, 'spec.notifications', spec.notifications);
+  validateDrain(errors, 'spec.drain', spec.drain, spec);
   const rollbackTo = objectAt(errors, 'spec.rollbackTo', spec.rollbackTo);
   if (rollbackTo) {
     if (rollbackTo.revision === undefined) errors.required('spec.rollbackTo.revision');

@@ -29,6 +29,10 @@ export function nodePath(name: string, subresource?: 'status'): string {
   return `${PATHS.nodes}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`;
 }
 
+export function podPath(namespace: string, pod: string): string {
+  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}`;
+}
+
 export function evictionPath(namespace: string, pod: string): string {
   return `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/eviction`;
 }

@@ -4,7 +4,11 @@
 // keys (reconciler.ts); the DaemonSet updater (daemonsets/) runs beside them with its own queue.
 
 import pino, { type Logger } from 'pino';
-import { SERIAL_LEASE_NAMESPACE, SERIAL_POOL_LABEL } from '../api/node-protocol.ts';
+import {
+  CURRENT_REVISION_ANNOTATION,
+  SERIAL_LEASE_NAMESPACE,
+  SERIAL_POOL_LABEL,
+} from '../api/node-protocol.ts';
 import type { NodeConfig, NodeConfigPool, NodeConfigRevision } from '../api/types.ts';
 import type { ClusterConfig } from '../kube/cluster-config.ts';
 import { isReady } from '../kube/conditions.ts';
@@ -15,14 +19,17 @@ import type { KubeObject, Lease, Node, Pod, Secret } from '../kube/types.ts';
 import { WorkQueue } from '../kube/work-queue.ts';
 import { PATHS } from './api-paths.ts';
 import { ConfigReconciler } from './configs/config-reconciler.ts';
-import type { ControllerContext, Informers } from './controller-context.ts';
+import { type ControllerContext, type Informers, nodeSubject } from './controller-context.ts';
 import { DaemonSetUpdater } from './daemonsets/daemonset-updater.ts';
 import { DecisionExecutor } from './decision-executor.ts';
 import { DisruptionPlanner } from './disruption-planner.ts';
+import { drainSettings } from './drain/drain-settings.ts';
 import { NodeDrainer } from './drain/node-drainer.ts';
 import { ControllerMetrics } from './metrics.ts';
 import { NodeHealthTracker } from './node-health-tracker.ts';
 import { NodeReconciler } from './nodes/node-reconciler.ts';
+import type { NotifierOptions } from './notifications/notifier.ts';
+import { PoolNotifications } from './notifications/pool-notifications.ts';
 import { PodIndex } from './pod-index.ts';
 import { PoolReconciler } from './pools/pool-reconciler.ts';
 import { PoolRenderer } from './pools/pool-render.ts';
@@ -49,6 +56,8 @@ export interface RolloutControllerOptions {
   daemonSetUpdates?: boolean;
   /** Drain retry delays (tests shorten them). */
   drainBackoff?: { initialMs: number; maxMs: number };
+  /** Webhook notifications' queue, retries and timeouts (tests scale them down). */
+  notifier?: NotifierOptions;
 }
 
 export class RolloutController {
@@ -60,6 +69,8 @@ export class RolloutController {
   private readonly queue: WorkQueue;
   private readonly recorder: EventRecorder;
   private readonly drainer: NodeDrainer;
+  /** Rollout events to the webhooks pools name (notifications/). */
+  readonly notifications: PoolNotifications;
   /** The reconcilers by the kind of their keys on the shared queue. */
   private readonly reconcilers: Map<string, KeyReconciler>;
   private readonly health = new NodeHealthTracker();
@@ -99,6 +110,15 @@ export class RolloutController {
       ...(options.identity ? { instance: options.identity } : {}),
       logger,
     });
+    this.notifications = new PoolNotifications({
+      pools: this.informers.pools,
+      secret: (namespace, name) => this.informers.secrets.get(name, namespace),
+      recorder: this.recorder,
+      active: () => this.running && this.synced,
+      now: this.now,
+      ...(options.notifier ? { notifier: options.notifier } : {}),
+    });
+    const planner = new DisruptionPlanner((name) => this.informers.revisions.get(name));
     const podIndex = new PodIndex();
     const revisionWriter = new RevisionWriter(this.client, this.informers.revisions);
     let executor: DecisionExecutor | undefined;
@@ -110,8 +130,27 @@ export class RolloutController {
           (c) => c.type === 'Ready' && c.status === 'True',
         ),
       onDrained: async (node, revision) => {
+        const from = this.informers.nodes.get(node)?.metadata.annotations?.[CURRENT_REVISION_ANNOTATION];
         await executor!.finishDrain(node, revision);
+        if (planner.disruption(from, revision) === 'Reboot')
+          this.notifications.reboot(node, this.poolsOf(node), revision);
         this.enqueueNode(node);
+      },
+      onForced: (node, pod) => {
+        const subject = this.informers.nodes.get(node);
+        if (subject)
+          this.recorder.warning(
+            nodeSubject(subject),
+            'ForceDeleted',
+            `deleted pod ${pod.metadata.namespace}/${pod.metadata.name}: its eviction was refused past spec.drain.timeoutSeconds (onTimeout Force)`,
+          );
+      },
+      // A node in two pools is in neither's rollout (NodeInMultiplePools): the first one's settings.
+      settingsFor: (node) => drainSettings(this.informers.pools.get(this.poolsOf(node)[0] ?? '')?.spec.drain),
+      onBlocked: (node, reason) => {
+        const subject = this.informers.nodes.get(node);
+        if (subject && reason) this.recorder.warning(nodeSubject(subject), 'DrainBlocked', reason);
+        this.notifications.drainBlocked(node, this.poolsOf(node), reason);
       },
       onEvicted: (node, pod) => {
         const subject = this.informers.nodes.get(node);
@@ -139,7 +178,7 @@ export class RolloutController {
       recorder: this.recorder,
       metrics: this.metrics,
       health: this.health,
-      planner: new DisruptionPlanner((name) => this.informers.revisions.get(name)),
+      planner,
       drainer: this.drainer,
       revisionWriter,
       logger,
@@ -228,11 +267,16 @@ export class RolloutController {
     this.queue.shutDown();
     await Promise.all(this.workers);
     await this.drainer.stopAll();
+    await this.notifications.stop();
     await Promise.all((Object.values(this.informers) as Informer<never>[]).map((i) => i.stop()));
     await this.recorder.flush();
     this.client.close();
     this.synced = false;
     this.logger.info('rollout controller stopped');
+  }
+
+  private poolsOf(node: string): string[] {
+    return [...poolsOfNode(this.informers, this.informers.nodes.get(node))];
   }
 
   private enqueueNode(node: string): void {

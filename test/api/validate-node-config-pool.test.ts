@@ -15,6 +15,21 @@ function causesOf(obj: unknown): [string, string][] {
 describe('validateNodeConfigPool accepts', () => {
   const valid: [string, unknown][] = [
     ['the minimal pool', base],
+    ['webhooks by name', { ...base, notifications: { webhooks: ['ops', 'on-call.slack'] } }],
+    [
+      'a full drain',
+      {
+        ...base,
+        drain: {
+          timeoutSeconds: 300,
+          gracePeriodSeconds: 30,
+          skipPodSelector: { matchLabels: { 'nodeherd.io/drain': 'skip' } },
+          deleteEmptyDirData: false,
+          onTimeout: 'Force',
+          forceDeleteBudgetedPods: true,
+        },
+      },
+    ],
     [
       'a full rolling update',
       {
@@ -379,6 +394,64 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
       'rollback to revision 0',
       pool({ ...base, rollbackTo: { revision: 0 } }),
       [['spec.rollbackTo.revision', 'FieldValueInvalid']],
+    ],
+    [
+      'a webhook given as a URL (a pool names webhooks, never where requests go)',
+      pool({ ...base, notifications: { webhooks: ['https://hooks.slack.com/services/T/B/X'] } }),
+      [['spec.notifications.webhooks[0]', 'FieldValueInvalid']],
+    ],
+    [
+      'Force without a timeout',
+      pool({ ...base, drain: { onTimeout: 'Force' } }),
+      [['spec.drain.timeoutSeconds', 'FieldValueRequired']],
+    ],
+    [
+      'Force with a timeout the progress deadline comes before',
+      pool({
+        ...base,
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { progressDeadlineSeconds: 60 } },
+        drain: { onTimeout: 'Force', timeoutSeconds: 60 },
+      }),
+      [['spec.drain.timeoutSeconds', 'FieldValueInvalid']],
+    ],
+    [
+      'Skip, which is not there (yet)',
+      pool({ ...base, drain: { onTimeout: 'Skip' } }),
+      [['spec.drain.onTimeout', 'FieldValueNotSupported']],
+    ],
+    [
+      'forceDeleteBudgetedPods without Force',
+      pool({ ...base, drain: { forceDeleteBudgetedPods: true } }),
+      [['spec.drain.forceDeleteBudgetedPods', 'FieldValueForbidden']],
+    ],
+    [
+      'a negative grace period and a bad skip selector',
+      pool({
+        ...base,
+        drain: {
+          gracePeriodSeconds: -1,
+          skipPodSelector: { matchExpressions: [{ key: 'a', operator: 'Near' }] },
+        },
+      }),
+      [
+        ['spec.drain.gracePeriodSeconds', 'FieldValueInvalid'],
+        ['spec.drain.skipPodSelector.matchExpressions[0].operator', 'FieldValueNotSupported'],
+      ],
+    ],
+    [
+      'notifications without webhooks',
+      pool({ ...base, notifications: {} }),
+      [['spec.notifications.webhooks', 'FieldValueRequired']],
+    ],
+    [
+      'a webhook named twice',
+      pool({ ...base, notifications: { webhooks: ['ops', 'ops'] } }),
+      [['spec.notifications.webhooks[1]', 'FieldValueDuplicate']],
+    ],
+    [
+      'too many webhooks',
+      pool({ ...base, notifications: { webhooks: Array.from({ length: 9 }, (_, i) => `w${i}`) } }),
+      [['spec.notifications.webhooks', 'FieldValueInvalid']],
     ],
   ];
   for (const [name, obj, expected] of cases) test(name, () => assert.deepEqual(causesOf(obj), expected));

@@ -3,6 +3,8 @@
 // agents), not pods that already finished. Pods being deleted are waited for, except on a NotReady
 // node, where no kubelet will ever confirm their end.
 
+import { matchesLabelSelector } from '../../api/label-selector.ts';
+import type { LabelSelector } from '../../api/types.ts';
 import { MIRROR_POD_ANNOTATION } from '../../kube/informer.ts';
 import type { Pod } from '../../kube/types.ts';
 
@@ -19,11 +21,13 @@ function isDaemonSetPod(pod: Pod): boolean {
   return (pod.metadata.ownerReferences ?? []).some((o) => o.controller && o.kind === 'DaemonSet');
 }
 
-export function drainWork(pods: readonly Pod[], nodeReady: boolean): DrainWork {
+/** `skip`: pods the pool's drain leaves alone (spec.drain.skipPodSelector): neither evicted nor waited for. */
+export function drainWork(pods: readonly Pod[], nodeReady: boolean, skip?: LabelSelector): DrainWork {
   const work: DrainWork = { evict: [], terminating: [] };
   for (const pod of pods) {
     if (pod.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) continue;
     if (isDaemonSetPod(pod)) continue;
+    if (skip && matchesLabelSelector(skip, pod.metadata.labels)) continue;
     const phase = pod.status?.phase;
     if (phase === 'Succeeded' || phase === 'Failed') continue;
     if (pod.metadata.deletionTimestamp !== undefined) {

@@ -22,6 +22,8 @@ export interface GateInput {
   revision: string;
   /** Ask Prometheus (false while rolling back: a rollback returns to a revision that was healthy). */
   checkPrometheus: boolean;
+  /** The pool's nodes on the revision, and those not on their way to it (comparison gates). */
+  nodes?: { updated: readonly string[]; rest: readonly string[] };
 }
 
 export interface GateSources {
@@ -106,7 +108,14 @@ export class HealthGates {
     const access = prometheusAccess(server, this.sources);
     if (!access.ok) return [{ state: 'unavailable', message: access.message }];
     const now = this.sources.now();
-    const key = JSON.stringify([input.revision, server, ...used.map((u) => u.spec), access.version]);
+    // The node sets are part of the question: a batch that finished changes what a comparison says.
+    const key = JSON.stringify([
+      input.revision,
+      server,
+      ...used.map((u) => u.spec),
+      access.version,
+      input.nodes ? [[...input.nodes.updated].sort(), [...input.nodes.rest].sort()] : null,
+    ]);
     const cached = this.cache.get(pool);
     if (cached && cached.key === key && now - cached.at < gateIntervalMs(gate)) return cached.checks;
 
@@ -117,7 +126,13 @@ export class HealthGates {
       timeoutMs: server.timeoutSeconds * 1000,
     });
     const answers = await Promise.all(
-      used.map(({ kind, spec }) => kind.check(spec, { revision: input.revision, prometheus })),
+      used.map(({ kind, spec }) =>
+        kind.check(spec, {
+          revision: input.revision,
+          prometheus,
+          ...(input.nodes ? { nodes: input.nodes } : {}),
+        }),
+      ),
     );
     const checks = answers.flat();
     this.cache.set(pool, { key, at: now, checks });

@@ -18,6 +18,8 @@ export interface PrometheusContext {
   revision: string;
   /** The pool's Prometheus (healthGate.prometheus, with its credentials). */
   prometheus: PrometheusClient;
+  /** The pool's nodes on the revision, and those not on their way to it (comparison gates). */
+  nodes?: { updated: readonly string[]; rest: readonly string[] };
 }
 
 /** What a kind that looks at the batch is asked with. */

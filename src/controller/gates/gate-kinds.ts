@@ -3,7 +3,8 @@
 
 import { alertGates } from './alert-gate.ts';
 import { blockingPods } from './blocking-pods.ts';
+import { compareGates } from './compare-gate.ts';
 import type { GateKind } from './gate-kind.ts';
 import { metricGates } from './metric-gate.ts';
 
-export const GATE_KINDS: readonly GateKind[] = [metricGates, alertGates, blockingPods];
+export const GATE_KINDS: readonly GateKind[] = [metricGates, compareGates, alertGates, blockingPods];

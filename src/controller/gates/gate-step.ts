@@ -28,7 +28,14 @@ export async function gateStep(
   gates: HealthGates,
   pool: string,
   spec: HealthGateSpec | undefined,
-  state: { revision: string; paused: boolean; rollingBack: boolean; rolloutOpen: boolean },
+  state: {
+    revision: string;
+    paused: boolean;
+    rollingBack: boolean;
+    rolloutOpen: boolean;
+    /** The pool's nodes on the revision, and those not on their way to it (comparison gates). */
+    nodes?: { updated: readonly string[]; rest: readonly string[] };
+  },
 ): Promise<GateStep> {
   if (!hasGates(spec)) return { condition: null };
   // A completed rollout is not watched; the one about to complete gets its last check here.
@@ -36,6 +43,7 @@ export async function gateStep(
   const asked = await gates.ask(pool, spec, {
     revision: state.revision,
     checkPrometheus: !state.rollingBack,
+    ...(state.nodes ? { nodes: state.nodes } : {}),
   });
   const outcome = combineGateChecks(asked);
   return {
@@ -56,4 +64,18 @@ export function gateCondition(step: GateStep, batchHeld: GateVerdict | undefined
   const asked = combineGateChecks(step.asked);
   const outcome = asked.verdict === 'pass' && batchHeld ? batchHeld : asked;
   return { passed: outcome.verdict === 'pass', reason: outcome.reason, message: outcome.message };
+}
+
+/** The node sets a comparison gate compares: on the revision, and neither on it nor bound for it. */
+export function compareNodeSets(
+  revision: string,
+  nodes: readonly { name: string; currentRevision?: string; desiredRevision?: string }[],
+): { updated: string[]; rest: string[] } {
+  const updated: string[] = [];
+  const rest: string[] = [];
+  for (const n of nodes) {
+    if (n.currentRevision === revision) updated.push(n.name);
+    else if (n.desiredRevision !== revision) rest.push(n.name);
+  }
+  return { updated, rest };
 }

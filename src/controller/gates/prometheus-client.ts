@@ -59,9 +59,13 @@ export class PrometheusClient {
     this.base = new URL(options.url.endsWith('/') ? options.url : `${options.url}/`);
   }
 
-  /** An instant query at the server's current time. */
-  async query(expression: string): Promise<QueryResult> {
-    const data = (await this.get('api/v1/query', { query: expression })) as {
+  /**
+   * An instant query at the server's current time. `post`: the expression goes in a form body, not
+   * the URL (a long expression, such as a label matcher naming hundreds of nodes, would pass the
+   * URL length servers and proxies accept).
+   */
+  async query(expression: string, options: { post?: boolean } = {}): Promise<QueryResult> {
+    const data = (await this.get('api/v1/query', { query: expression }, options.post === true)) as {
       resultType?: string;
       result?: unknown;
     };
@@ -95,10 +99,15 @@ export class PrometheusClient {
     return data.alerts.map((a) => ({ ...a, labels: a.labels ?? {} }));
   }
 
-  private get(path: string, params: Record<string, string>): Promise<unknown> {
+  private get(path: string, params: Record<string, string>, post = false): Promise<unknown> {
     const url = new URL(path, this.base);
-    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    const form = new URLSearchParams(params).toString();
+    if (!post) for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     const headers: Record<string, string> = { accept: 'application/json' };
+    if (post) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      headers['content-length'] = String(Buffer.byteLength(form));
+    }
     const creds = this.options.credentials;
     if (creds?.kind === 'bearer') headers.authorization = `Bearer ${creds.token}`;
     if (creds?.kind === 'basic')
@@ -112,7 +121,7 @@ export class PrometheusClient {
       const req = request(
         url,
         {
-          method: 'GET',
+          method: post ? 'POST' : 'GET',
           headers,
           ...(https && this.options.caPem ? { ca: this.options.caPem } : {}),
           signal: AbortSignal.timeout(timeoutMs),
@@ -154,7 +163,7 @@ export class PrometheusClient {
           reject(new PrometheusError(`${where}: no answer within ${timeoutMs} ms`));
         else reject(new PrometheusError(`${where}: ${err.code ?? err.message}`));
       });
-      req.end();
+      req.end(post ? form : undefined);
     });
   }
 }

@@ -12,7 +12,13 @@ import { kubeTime, type StatusCondition } from '../../kube/conditions.ts';
 import { type ControllerContext, type Informers, nodeSubject, poolSubject } from '../controller-context.ts';
 import type { DecisionExecutor } from '../decision-executor.ts';
 import { HealthGates } from '../gates/evaluate-gates.ts';
-import { type GateStep, gateCondition, gateStep, type HealthGateCondition } from '../gates/gate-step.ts';
+import {
+  compareNodeSets,
+  type GateStep,
+  gateCondition,
+  gateStep,
+  type HealthGateCondition,
+} from '../gates/gate-step.ts';
 import type { KeyReconciler } from '../reconciler.ts';
 import { revisionsOfPool } from '../revisions/revision-writer.ts';
 import { endRollout, isRolloutOpen, recordCanaryPassed } from '../revisions/rollout-history.ts';
@@ -286,6 +292,7 @@ export class PoolReconciler implements KeyReconciler {
           paused: state.paused,
           rollingBack: state.pin?.to === state.target.name,
           rolloutOpen: isRolloutOpen(state.history, state.target.name),
+          nodes: compareNodeSets(state.target.name, snapshot.snapshots),
         })
       : undefined;
     const withGate = (s: StrategySnapshot): StrategySnapshot => ({

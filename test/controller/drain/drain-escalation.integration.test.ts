@@ -1,0 +1,197 @@
+// A drain blocked by a PodDisruptionBudget under each of spec.drain's escalations, on the embedded API
+// server with real evictions (its disruption controller answers 429 with the budget in the causes):
+// Fail keeps trying until the progress deadline fails the node; Force deletes the refused pods after
+// the timeout but never those a budget protects, unless forceDeleteBudgetedPods; a pod with emptyDir
+// data blocks when deleteEmptyDirData is false, and Force deletes it; pods the skip selector picks
+// are left on the node.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { NodeConfigPoolSpec, NodeConfigSpec } from '../../../src/api/types.ts';
+import {
+  ClusterHarness,
+  condition,
+  eventually,
+  kubeletConfig,
+  type PoolObject,
+} from '../../support/cluster-harness.ts';
+
+function drainingConfig(value: string): NodeConfigSpec {
+  return {
+    ...kubeletConfig(value),
+    disruptionPolicies: { files: [{ path: '/etc/kubernetes/kubelet-extra.conf', action: 'Drain' }] },
+  };
+}
+
+describe('drain escalations', () => {
+  let h: ClusterHarness;
+
+  async function pod(name: string, node: string, app: string, emptyDir = false): Promise<void> {
+    await h.admin.create('/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, labels: { app } },
+      spec: {
+        nodeName: node,
+        containers: [{ name: 'main', image: 'registry.example/web:1' }],
+        ...(emptyDir ? { volumes: [{ name: 'scratch', emptyDir: {} }] } : {}),
+      },
+    });
+    await h.admin.patch(
+      `/api/v1/namespaces/default/pods/${name}/status`,
+      { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
+      'merge',
+    );
+  }
+
+  async function budget(app: string): Promise<void> {
+    await h.admin.create('/apis/policy/v1/namespaces/default/poddisruptionbudgets', {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: app },
+      spec: { minAvailable: 1, selector: { matchLabels: { app } } },
+    });
+  }
+
+  async function podsOn(node: string): Promise<string[]> {
+    const list = await h.admin.list<never>('/api/v1/namespaces/default/pods', {
+      fieldSelector: `spec.nodeName=${node}`,
+    });
+    return (list.items as { metadata: { name: string } }[]).map((p) => p.metadata.name).sort();
+  }
+
+  async function poolWhere(name: string, what: string, ok: (p: PoolObject) => boolean, ms = 40_000) {
+    return eventually(
+      what,
+      async () => {
+        const p = await h.getPool(name);
+        return ok(p) ? p : undefined;
+      },
+      ms,
+    );
+  }
+
+  /** A pool of one node on its first revision, then a change that drains it. */
+  async function rollout(name: string, spec: Partial<NodeConfigPoolSpec>, progressDeadlineSeconds: number) {
+    const node = await h.fleet.create({ name: `${name}-0`, zone: 'zone-a', labels: { pool: name } });
+    await h.fleet.startAll([node]);
+    await h.applyConfig(`${name}-kubelet`, drainingConfig('one'), { pool: name });
+    await h.createPool(name, {
+      nodeSelector: { matchLabels: { pool: name } },
+      configSelector: { matchLabels: { pool: name } },
+      updateStrategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxUnavailable: 1, progressDeadlineSeconds },
+      },
+      ...spec,
+    });
+    const first = await poolWhere(name, 'first revision', (p) => condition(p, 'Complete')?.status === 'True');
+    return { node: `${name}-0`, first: first.status?.targetRevision };
+  }
+
+  const changed = (first: string | undefined) => (p: PoolObject) =>
+    p.status?.targetRevision !== first && condition(p, 'Complete')?.status === 'True';
+
+  before(async () => {
+    h = await ClusterHarness.start();
+    await h.startController();
+  });
+  after(async () => {
+    await h?.stop();
+  });
+
+  test('Fail: the budget holds the drain until the deadline fails the node', async () => {
+    const { node } = await rollout('esc-fail', { drain: { timeoutSeconds: 1, onTimeout: 'Fail' } }, 4);
+    await pod('fail-db', node, 'fail-db');
+    await budget('fail-db');
+    await h.applyConfig('esc-fail-kubelet', drainingConfig('two'), { pool: 'esc-fail' });
+    const paused = await poolWhere(
+      'esc-fail',
+      'paused',
+      (p) => condition(p, 'Paused')?.reason === 'FailurePolicy',
+    );
+    assert.match(
+      condition(paused, 'Paused')?.message ?? '',
+      /esc-fail-0 \(drain did not finish within 4s: evicting default\/fail-db: PodDisruptionBudget default\/fail-db: The disruption budget fail-db needs 1 healthy pods/,
+    );
+    assert.deepEqual(await podsOn(node), ['fail-db']);
+  });
+
+  test('Force: refused pods go after the timeout, but never those a budget protects', async () => {
+    const { node } = await rollout(
+      'esc-force',
+      { drain: { timeoutSeconds: 1, onTimeout: 'Force', deleteEmptyDirData: false } },
+      6,
+    );
+    await pod('force-db', node, 'force-db');
+    await budget('force-db');
+    await pod('force-cache', node, 'force-cache', true); // emptyDir data, no budget
+    await h.applyConfig('esc-force-kubelet', drainingConfig('two'), { pool: 'esc-force' });
+    const held = await poolWhere('esc-force', 'held by the budget alone', (p) =>
+      /Force does not delete pods a PodDisruptionBudget protects/.test(
+        condition(p, 'Progressing')?.message ?? '',
+      ),
+    );
+    assert.match(condition(held, 'Progressing')?.message ?? '', /PodDisruptionBudget default\/force-db/);
+    await eventually('the emptyDir pod deleted', async () => !(await podsOn(node)).includes('force-cache'));
+    const forced = (await h.events('Node', node)).filter((e) => e.reason === 'ForceDeleted');
+    assert.deepEqual(
+      forced.map((e) => e.message.split(':')[0]),
+      ['deleted pod default/force-cache'],
+    );
+    // Before the timeout the emptyDir pod blocked like any refusal, and was named.
+    const blockedEvents = (await h.events('Node', node)).filter((e) => e.reason === 'DrainBlocked');
+    assert.ok(
+      blockedEvents.some((e) => /default\/force-cache: it has emptyDir data/.test(e.message)),
+      JSON.stringify(blockedEvents),
+    );
+    const paused = await poolWhere(
+      'esc-force',
+      'paused at the deadline',
+      (p) => condition(p, 'Paused')?.reason === 'FailurePolicy',
+    );
+    assert.match(condition(paused, 'Paused')?.message ?? '', /drain did not finish within 6s/);
+    assert.deepEqual(await podsOn(node), ['force-db']);
+  });
+
+  test('Force with forceDeleteBudgetedPods: the protected pod goes too, and the rollout completes', async () => {
+    const { node, first } = await rollout(
+      'esc-override',
+      {
+        drain: {
+          timeoutSeconds: 1,
+          onTimeout: 'Force',
+          forceDeleteBudgetedPods: true,
+          gracePeriodSeconds: 0,
+        },
+      },
+      30,
+    );
+    await pod('override-db', node, 'override-db');
+    await budget('override-db');
+    await h.applyConfig('esc-override-kubelet', drainingConfig('two'), { pool: 'esc-override' });
+    await poolWhere('esc-override', 'second revision complete', changed(first));
+    assert.deepEqual(await podsOn(node), []);
+    const events = await h.events('Node', node);
+    assert.ok(
+      events.some(
+        (e) => e.reason === 'DrainBlocked' && /PodDisruptionBudget default\/override-db/.test(e.message),
+      ),
+    );
+    assert.ok(events.some((e) => e.reason === 'ForceDeleted' && /default\/override-db/.test(e.message)));
+  });
+
+  test('skipPodSelector: the pods it picks stay, and the drain finishes without them', async () => {
+    const { node, first } = await rollout(
+      'esc-skip',
+      { drain: { skipPodSelector: { matchLabels: { app: 'skip-db' } } } },
+      30,
+    );
+    await pod('skip-db', node, 'skip-db');
+    await budget('skip-db');
+    await pod('skip-web', node, 'skip-web');
+    await h.applyConfig('esc-skip-kubelet', drainingConfig('two'), { pool: 'esc-skip' });
+    await poolWhere('esc-skip', 'second revision complete', changed(first));
+    assert.deepEqual(await podsOn(node), ['skip-db']);
+  });
+});
