@@ -3,6 +3,8 @@
 // refused naming the option.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { RenderSettle, renderSettleOptions } from '../../../src/controller/configs/config-settle.ts';
 
@@ -54,4 +56,23 @@ test('options: defaults, and each bad value refused naming the option', () => {
     () => renderSettleOptions({ quietMs: 1000, maxDelayMs: 10 }, names),
     /--render-max-delay: must be at least --render-quiet-period \(1000\)/,
   );
+});
+
+test('nodeherd-controller refuses bad settling flags, naming the flag, before it connects', () => {
+  const root = new URL('../../..', import.meta.url).pathname;
+  for (const [args, expected] of [
+    [['--render-quiet-period', 'soon'], /--render-quiet-period: must be a whole number/],
+    [
+      ['--render-quiet-period', '2000', '--render-max-delay', '100'],
+      /--render-max-delay: must be at least --render-quiet-period \(2000\)/,
+    ],
+  ] as const) {
+    const run = spawnSync(
+      process.execPath,
+      [join(root, 'bin', 'nodeherd-controller.ts'), '--kubeconfig', '/nonexistent/kubeconfig', ...args],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    assert.notEqual(run.status, 0);
+    assert.match(run.stderr, expected);
+  }
 });
