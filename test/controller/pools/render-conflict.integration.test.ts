@@ -14,6 +14,7 @@ import {
   DESIRED_REVISION_ANNOTATION,
 } from '../../../src/api/node-protocol.ts';
 import type { NodeConfigSpec } from '../../../src/api/types.ts';
+import { Dashboard } from '../../../src/cli/dashboard/dashboard-server.ts';
 import type { FleetStatus } from '../../../src/cli/status/status-view.ts';
 import { fileConfig, runCli } from '../../cli/support/cli-cluster.ts';
 import {
@@ -180,6 +181,23 @@ describe('a conflicting kubectl apply -f reaches no node (default settling)', ()
     const text = await runCli(['status', 'empty', '--kubeconfig', h.local.kubeconfigPath]);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /Complete\s+False\s+NoNodes/);
+    assert.match(text.stdout, /Stalled\s+True\s+NoNodes/);
+
+    // The dashboard's snapshot (what its page draws) carries the same conditions.
+    const dashboard = new Dashboard({ client: h.admin, context: { server: h.admin.server.origin } });
+    try {
+      await dashboard.model.synced;
+      const view = await eventually(
+        'the dashboard shows the empty pool',
+        () => dashboard.model.snapshot?.fleet.pools.find((p) => p.name === 'empty'),
+        20_000,
+        100,
+      );
+      const shown = view.conditions.find((c) => c.type === 'Complete');
+      assert.deepEqual([shown?.status, shown?.reason], ['False', 'NoNodes']);
+    } finally {
+      await dashboard.stop();
+    }
   });
 });
 
