@@ -1,7 +1,7 @@
 // Renders a pool's NodeConfigs into its latest revision: merge, validate, hash, and make sure the
 // NodeConfigRevision exists. Problems (invalid configs, conflicts between configs, missing Secrets, a
-// name collision) become the RenderDegraded condition and never reach a node: the pool keeps rolling
-// out its current target. Renderings are cached per input (configs and Secrets by resourceVersion),
+// name collision) become the RenderDegraded condition and never reach a node: the pool keeps its
+// current target, held unless it is the last complete revision (render-hold.ts). Renderings are cached per input (configs and Secrets by resourceVersion),
 // since a pool is reconciled on every node change but its configs rarely change. A change of the
 // pool's NodeConfigs is rendered only once they settle (configs/config-settle.ts): the NodeConfigs of
 // one `kubectl apply -f` become one revision, not one per object.
