@@ -8,7 +8,9 @@
 //   to the node being healthy on it (measured on the nodes, so it includes the simulated kubelet
 //   restart). Target ≤ 1.05×.
 // - latency from a NodeConfig change to the first node given the new revision (desired-revision set):
-//   every rollout of the big pool, plus samples on a small pool of the same cluster. Target p99 ≤ 250 ms.
+//   every rollout of the big pool, plus samples on a small pool of the same cluster. Target p99 ≤ 250 ms
+//   plus the controller's default render quiet period (it waits for the NodeConfigs to settle, issue 33;
+//   bench/render-settle.bench.ts measures that part).
 // - RSS of the controller process (peak and at the end).
 //
 // Run: node bench/controller-rollout.bench.ts
@@ -35,6 +37,7 @@ import {
 } from '../src/api/node-protocol.ts';
 import type { NodeConfigSpec } from '../src/api/types.ts';
 import { adminKubeconfigPath } from '../src/apiserver/auth/credentials.ts';
+import { DEFAULT_RENDER_SETTLE } from '../src/controller/configs/config-settle.ts';
 import { Informer } from '../src/kube/informer.ts';
 import { KubeClient } from '../src/kube/kube-client.ts';
 import { loadKubeConfig } from '../src/kube/kube-config.ts';
@@ -58,6 +61,7 @@ const NOT_READY_MS = Number(process.env.CTRL_BENCH_NOT_READY_MS ?? 3000);
 const ROLLOUTS = benchNumber('CTRL_BENCH_ROLLOUTS', 2, 1);
 const LATENCY_SAMPLES = benchNumber('CTRL_BENCH_LATENCY_SAMPLES', 40, 10);
 const QUIET_MS = benchNumber('CTRL_BENCH_QUIET_MS', 10_000, 3_000);
+const LATENCY_TARGET_MS = 250 + DEFAULT_RENDER_SETTLE.quietMs;
 
 function kubeletConfig(value: string): NodeConfigSpec {
   return {
@@ -356,15 +360,15 @@ async function main(): Promise<void> {
     const all = [...reactions, ...samples];
     console.log(
       `NodeConfig change → first node given the new revision (${all.length} samples, the cluster holding ${NODES + 10} nodes): ` +
-        `p50 ${quantile(all, 0.5).toFixed(0)} ms, p99 ${quantile(all, 0.99).toFixed(0)} ms, max ${Math.max(...all).toFixed(0)} ms (target p99 ≤ 250 ms)`,
+        `p50 ${quantile(all, 0.5).toFixed(0)} ms, p99 ${quantile(all, 0.99).toFixed(0)} ms, max ${Math.max(...all).toFixed(0)} ms (target p99 ≤ ${LATENCY_TARGET_MS} ms)`,
     );
     reportFigure({
       bench: 'controller-rollout',
       name: 'NodeConfig change → first node given the revision, p99',
       value: quantile(all, 0.99),
       unit: 'ms',
-      target: { op: '<=', value: 250 },
-      note: `${all.length} samples, ${NODES + 10} nodes in the cluster`,
+      target: { op: '<=', value: LATENCY_TARGET_MS },
+      note: `${all.length} samples, ${NODES + 10} nodes in the cluster; includes the ${DEFAULT_RENDER_SETTLE.quietMs} ms render quiet period`,
     });
     clearInterval(sampler);
     const end = procStatus(controllerPid);

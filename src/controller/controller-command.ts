@@ -4,6 +4,11 @@
 import { Command, Option } from 'commander';
 import pino from 'pino';
 import { loadClusterConfig } from '../kube/cluster-config.ts';
+import {
+  DEFAULT_RENDER_SETTLE,
+  type RenderSettleOptions,
+  renderSettleOptions,
+} from './configs/config-settle.ts';
 import { type ControllerArtefactsOptions, ControllerManager } from './controller-manager.ts';
 
 export interface ControllerFlags {
@@ -21,6 +26,8 @@ export interface ControllerFlags {
   artefactsTlsCertFile?: string;
   artefactsTlsKeyFile?: string;
   daemonsetUpdates: boolean;
+  renderQuietPeriod: number;
+  renderMaxDelay: number;
 }
 
 export function controllerCommand(): Command {
@@ -54,6 +61,18 @@ export function controllerCommand(): Command {
       15,
     )
     .option('--workers <n>', 'pools reconciled in parallel', (v) => Number(v), 4)
+    .option(
+      '--render-quiet-period <ms>',
+      "render a pool's NodeConfigs only after this long without a change to them",
+      (v) => Number(v),
+      DEFAULT_RENDER_SETTLE.quietMs,
+    )
+    .option(
+      '--render-max-delay <ms>',
+      'but at most this long after the first change of a burst',
+      (v) => Number(v),
+      DEFAULT_RENDER_SETTLE.maxDelayMs,
+    )
     .option('--log-level <level>', 'trace, debug, info, warn, error', 'info')
     .option('--artefacts-dir <dir>', 'serve the agent artefacts in this directory to nodeherd-init (HTTPS)')
     .option('--artefacts-address <host:port>', 'HTTPS listener of the artefacts', ':8443')
@@ -101,8 +120,13 @@ export async function runController(argv: readonly string[]): Promise<void> {
   const flags = program.opts<ControllerFlags>();
   const logger = pino({ level: flags.logLevel });
   let artefacts: ControllerArtefactsOptions | undefined;
+  let renderSettle: RenderSettleOptions | undefined;
   try {
     artefacts = artefactsOptions(flags);
+    renderSettle = renderSettleOptions(
+      { quietMs: flags.renderQuietPeriod, maxDelayMs: flags.renderMaxDelay },
+      { quietMs: '--render-quiet-period', maxDelayMs: '--render-max-delay' },
+    );
   } catch (error) {
     program.error(`nodeherd-controller: ${(error as Error).message}`);
   }
@@ -122,7 +146,7 @@ export async function runController(argv: readonly string[]): Promise<void> {
     metricsAddress: metricsListenAddress(flags),
     metricsAuth: flags.metricsAuth,
     ...(artefacts ? { artefacts } : {}),
-    controller: { workers: flags.workers, daemonSetUpdates: flags.daemonsetUpdates },
+    controller: { workers: flags.workers, daemonSetUpdates: flags.daemonsetUpdates, renderSettle },
   });
   let stopping = false;
   const stop = async (code: number) => {

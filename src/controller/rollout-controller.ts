@@ -19,6 +19,7 @@ import type { KubeObject, Lease, Node, Pod, Secret } from '../kube/types.ts';
 import { WorkQueue } from '../kube/work-queue.ts';
 import { PATHS } from './api-paths.ts';
 import { ConfigReconciler } from './configs/config-reconciler.ts';
+import { type RenderSettleOptions, renderSettleOptions } from './configs/config-settle.ts';
 import { type ControllerContext, type Informers, nodeSubject } from './controller-context.ts';
 import { DaemonSetUpdater } from './daemonsets/daemonset-updater.ts';
 import { DecisionExecutor } from './decision-executor.ts';
@@ -54,6 +55,11 @@ export interface RolloutControllerOptions {
    * the feature (DAEMONSET_UPDATE_RULES, the kustomize component deploy/components/daemonset-updates).
    */
   daemonSetUpdates?: boolean;
+  /**
+   * How long a pool's NodeConfigs must stay unchanged before they are rendered, and the bound on that
+   * wait after the first change of a burst (configs/config-settle.ts); default 500 ms and 5 s.
+   */
+  renderSettle?: Partial<RenderSettleOptions>;
   /** Drain retry delays (tests shorten them). */
   drainBackoff?: { initialMs: number; maxMs: number };
   /** Webhook notifications' queue, retries and timeouts (tests scale them down). */
@@ -188,7 +194,12 @@ export class RolloutController {
     executor = new DecisionExecutor(ctx);
     const tracker = new RolloutTracker(this.metrics);
     const reconcilers: KeyReconciler[] = [
-      new PoolReconciler(ctx, new PoolRenderer(ctx), executor, tracker),
+      new PoolReconciler(
+        ctx,
+        new PoolRenderer(ctx, renderSettleOptions(options.renderSettle)),
+        executor,
+        tracker,
+      ),
       new NodeReconciler(ctx, executor),
       new ConfigReconciler(ctx),
     ];

@@ -147,7 +147,12 @@ export function planPool(input: PoolPlanInput): PoolPlan {
   };
 
   const rendered = renderConfigs(selected, input.secrets ? { secrets: input.secrets } : {});
-  result.warnings = rendered.warnings;
+  result.warnings = [...rendered.warnings];
+  // As the controller says it (Complete False, NoNodes): a nodeSelector typo is no finished rollout.
+  if (input.nodes.length === 0)
+    result.warnings.push(
+      'spec.nodeSelector selects no node of its own: no node would get the change, and the pool reports Complete False (NoNodes), not a finished rollout',
+    );
   for (const e of rendered.errors) {
     result.problems.push(
       `${e.source ? `NodeConfig ${e.source}: ` : ''}${e.field ? `${e.field}: ` : ''}${e.message}`,

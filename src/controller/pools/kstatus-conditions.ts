@@ -22,13 +22,17 @@ function stall(by: ReadonlyMap<string, Cond>): { reason: string; message: string
   if (render?.status === 'True') return { reason: render.reason, message: render.message };
   const progressing = by.get('Progressing');
   if (progressing?.reason === 'Stalled') return { reason: 'Stalled', message: progressing.message };
+  // A pool selecting no node: a typo in a nodeSelector does not fix itself (nodes joining later end it).
+  const complete = by.get('Complete');
+  if (complete?.status === 'False' && complete.reason === 'NoNodes')
+    return { reason: 'NoNodes', message: complete.message };
   return undefined;
 }
 
 /**
  * Ready, Reconciling and Stalled from the pool's other conditions: Stalled when only a person can move
  * the rollout on (the failure policy paused it, a rollback pinned it, its configs do not render, failed
- * nodes hold its budget); otherwise Reconciling until every node runs the target; Ready when Complete.
+ * nodes hold its budget, its nodeSelector selects no node); otherwise Reconciling until every node runs the target; Ready when Complete.
  */
 export function kstatusConditions(conditions: readonly Cond[]): Cond[] {
   const by = new Map(conditions.map((c) => [c.type, c]));

@@ -44,6 +44,7 @@ import { buildPoolStatus, conditionChanges } from './pool-status.ts';
 import { resolveTarget } from './pool-target.ts';
 import { watchPools } from './pool-watches.ts';
 import { PoolWriter } from './pool-writer.ts';
+import { holdDecision, type RenderHold, renderHold } from './render-hold.ts';
 import type { RolloutTracker, Tracked } from './rollout-tracker.ts';
 
 export interface ReconcileOutcome {
@@ -133,7 +134,7 @@ export class PoolReconciler implements KeyReconciler {
 
     // Observe: members, rendering, target.
     const members = poolMembers(ctx, name);
-    const rendering = await this.render(pool);
+    const rendering = await this.render(pool, now);
     const revisions: NumberedRevision[] = revisionsOfPool(ctx.informers.revisions, name).map((r) => ({
       name: r.metadata.name,
       number: r.spec.revision,
@@ -141,9 +142,13 @@ export class PoolReconciler implements KeyReconciler {
     const initial = await resolveTarget(ctx, this.writer, pool, spec, rendering, revisions, now, this.waves);
     const observer = new PoolObserver(ctx, pool, spec, members.nodes, revisions, now, runtime);
 
+    // While the NodeConfigs do not render, a target other than the last complete revision is held:
+    // the strategy decides as if the pool were paused, and no hand-out of it survives (render-hold.ts).
+    const held = renderHold(rendering.outcome, initial.target?.name, initial.lastComplete?.name);
+
     // Decide and execute (nothing to roll out before the first revision renders).
     const rollout: Rollout = initial.target
-      ? await this.rollOut(pool, strategy, observer, { ...initial, target: initial.target }, now)
+      ? await this.rollOut(pool, strategy, observer, { ...initial, target: initial.target }, now, held)
       : { state: initial, nodes: observer.nodeSnapshots(undefined), errors: [] };
     const { state, decision, report, nodes } = rollout;
 
@@ -167,6 +172,7 @@ export class PoolReconciler implements KeyReconciler {
       nodeConflicts: members.conflicts,
       ...(state.wave ? { wave: state.wave } : {}),
       ...(rollout.healthGate !== undefined ? { healthGate: rollout.healthGate } : {}),
+      ...(held ? { held } : {}),
       now,
     });
     await this.writer.writeStatus(pool, next);
@@ -194,12 +200,13 @@ export class PoolReconciler implements KeyReconciler {
     const requeueAfterMs = Math.min(
       decision?.requeueAfterMs ?? Number.POSITIVE_INFINITY,
       state.wave?.requeueAfterMs ?? Number.POSITIVE_INFINITY,
+      rendering.settling?.waitMs ?? Number.POSITIVE_INFINITY,
     );
     return Number.isFinite(requeueAfterMs) ? { requeueAfterMs } : {};
   }
 
-  private async render(pool: NodeConfigPool): Promise<PoolRendering> {
-    const rendering = await this.renderer.render(pool);
+  private async render(pool: NodeConfigPool, now: number): Promise<PoolRendering> {
+    const rendering = await this.renderer.render(pool, now);
     if (rendering.created && rendering.latest) {
       this.ctx.recorder.normal(
         poolSubject(pool),
@@ -219,13 +226,35 @@ export class PoolReconciler implements KeyReconciler {
     pool: NodeConfigPool,
     strategy: RolloutStrategy,
     observer: PoolObserver,
-    initial: Targeted,
+    given: Targeted,
     now: number,
+    held?: RenderHold,
   ): Promise<Rollout> {
+    // Held: the strategy sees a paused pool (its nodes' hold says why); the status keeps the real pause.
+    const initial: Targeted = held
+      ? {
+          ...given,
+          paused: true,
+          pausedByFailure: given.paused
+            ? (given.pausedByFailure ?? 'the pool is paused (spec.paused)')
+            : held.message,
+        }
+      : given;
     const judged = await this.judge(pool, strategy, observer, initial, now);
     const { errors, gated, snapshot } = judged;
     let { state } = judged;
     let decision = strategy.decide(snapshot);
+    if (held) {
+      decision = holdDecision(decision, held, snapshot.nodes);
+      // A resume after the failure policy's pause is taken up once the hold ends: until then the
+      // Paused condition it is read from stays as it was.
+      const resumeLater = resumedAfterFailure(pool, given);
+      const previous = pool.status?.conditions?.find((c) => c.type === 'Paused')?.message;
+      state = { ...state, paused: given.paused || resumeLater };
+      if (given.pausedByFailure || resumeLater)
+        state.pausedByFailure = given.pausedByFailure ?? previous ?? 'paused by the failure policy';
+      else delete state.pausedByFailure;
+    }
     if (!judged.policyActed && decision.rollout)
       this.reportFailures(pool, state.target, decision.rollout, snapshot);
     if (gated?.requeueAfterMs !== undefined && decision.rollout?.complete !== true && !state.paused)
@@ -242,7 +271,9 @@ export class PoolReconciler implements KeyReconciler {
     const healthGate = gated ? gateCondition(gated, decision.rollout?.batchHeld) : undefined;
     const after = strategy.report ? observer.observe(state) : snapshot;
     const report = strategy.report?.(after, decision);
-    const done = report ? report.done : decision.rollout?.complete === true;
+    // A pool with no node has completed nothing (issue 33): its rollout stays open until nodes join.
+    const done =
+      (report ? report.done : decision.rollout?.complete === true) && after.snapshots.length > 0 && !held;
     if (done && isRolloutOpen(state.history, state.target.name)) {
       observeRolloutEnd(this.ctx.metrics, pool.metadata.name, state.history, 'Complete', now);
       const history = endRollout(state.history, state.target.name, 'Complete', kubeTime(now));

@@ -1,12 +1,16 @@
 // Renders a pool's NodeConfigs into its latest revision: merge, validate, hash, and make sure the
 // NodeConfigRevision exists. Problems (invalid configs, conflicts between configs, missing Secrets, a
-// name collision) become the RenderDegraded condition and never reach a node: the pool keeps rolling
-// out its current target. Renderings are cached per input (configs and Secrets by resourceVersion),
-// since a pool is reconciled on every node change but its configs rarely change.
+// name collision) become the RenderDegraded condition and never reach a node: the pool keeps its
+// current target, held unless it is the last complete revision (render-hold.ts). Renderings are cached per input (configs and Secrets by resourceVersion),
+// since a pool is reconciled on every node change but its configs rarely change. A change of the
+// pool's NodeConfigs is rendered only once they settle (configs/config-settle.ts): the NodeConfigs of
+// one `kubectl apply -f` become one revision, not one per object.
 
 import { revisionName } from '../../api/hash.ts';
 import { type RenderResult, renderPool, selectConfigs } from '../../api/render.ts';
 import type { NodeConfigPool } from '../../api/types.ts';
+import { findCondition, type StatusCondition } from '../../kube/conditions.ts';
+import { RenderSettle, type RenderSettleOptions } from '../configs/config-settle.ts';
 import type { ControllerContext } from '../controller-context.ts';
 import type { NumberedRevision } from '../rollout/types.ts';
 import type { RenderOutcome } from './pool-status.ts';
@@ -18,6 +22,8 @@ export interface PoolRendering {
   created?: boolean;
   outcome: RenderOutcome;
   warnings: string[];
+  /** The NodeConfigs changed within the quiet period: nothing rendered; look again after waitMs. */
+  settling?: { waitMs: number; message: string };
 }
 
 interface CachedRender {
@@ -35,9 +41,11 @@ function secretKey(ref: { namespace: string; name: string }): string {
 export class PoolRenderer {
   private readonly ctx: ControllerContext;
   private readonly cache = new Map<string, CachedRender>();
+  private readonly settle: RenderSettle;
 
-  constructor(ctx: ControllerContext) {
+  constructor(ctx: ControllerContext, settle: RenderSettleOptions) {
     this.ctx = ctx;
+    this.settle = new RenderSettle(settle);
   }
 
   /** Pools whose last rendering read this Secret. */
@@ -50,18 +58,17 @@ export class PoolRenderer {
 
   forget(pool: string): void {
     this.cache.delete(pool);
+    this.settle.forget(pool);
   }
 
   /** The revision name the pool's NodeConfigs render to now, writing nothing; undefined when they do not. */
   renderedName(pool: NodeConfigPool): string | undefined {
     if (selectConfigs(pool, this.ctx.informers.configs.list()).length === 0) return undefined;
     const result = this.renderCached(pool);
-    if (result.conflicts.length > 0 || result.errors.length > 0 || !result.config || !result.hash)
-      return undefined;
-    return revisionName(pool.metadata.name, result.hash);
+    return nameOf(pool, result);
   }
 
-  async render(pool: NodeConfigPool): Promise<PoolRendering> {
+  async render(pool: NodeConfigPool, now: number): Promise<PoolRendering> {
     // Selecting nothing is far more often a label typo than a wish to strip every node: no revision.
     if (selectConfigs(pool, this.ctx.informers.configs.list()).length === 0) {
       return {
@@ -77,6 +84,12 @@ export class PoolRenderer {
       };
     }
     const result = this.renderCached(pool);
+    // Settling: the input must stay unchanged for the quiet period (bounded) before it is rendered.
+    // An input that renders to the pool's target already (a restart, a resync) needs no wait.
+    const base = this.cache.get(pool.metadata.name)?.base ?? '';
+    const unchanged = nameOf(pool, result) === pool.status?.targetRevision && !!pool.status?.targetRevision;
+    const verdict = this.settle.check(pool.metadata.name, base, now, unchanged);
+    if (!verdict.settled) return settlingRendering(pool, verdict);
     const outcome: RenderOutcome = { conflicts: result.conflicts };
     if (result.conflicts.length > 0) {
       outcome.problem = {
@@ -145,4 +158,29 @@ export class PoolRenderer {
     this.cache.set(pool.metadata.name, { base, secrets: versions(result.secretRefs), result });
     return result;
   }
+}
+
+function nameOf(pool: NodeConfigPool, result: RenderResult): string | undefined {
+  if (result.conflicts.length > 0 || result.errors.length > 0 || !result.config || !result.hash)
+    return undefined;
+  return revisionName(pool.metadata.name, result.hash);
+}
+
+/**
+ * While the NodeConfigs settle nothing is rendered, and what the last rendering said stands: a problem
+ * it found (RenderDegraded True, a conflict) keeps holding the rollout until a settled rendering says
+ * otherwise, so editing a conflicting config does not release a held revision for the quiet period.
+ */
+function settlingRendering(
+  pool: NodeConfigPool,
+  settling: { waitMs: number; message: string },
+): PoolRendering {
+  const previous = findCondition(pool.status?.conditions as StatusCondition[] | undefined, 'RenderDegraded');
+  const outcome: RenderOutcome = {
+    conflicts: previous?.status === 'True' ? [...(pool.status?.conflicts ?? [])] : [],
+    settling: settling.message,
+  };
+  if (previous?.status === 'True')
+    outcome.problem = { reason: previous.reason ?? 'RenderFailed', message: previous.message ?? '' };
+  return { outcome, warnings: [], settling };
 }

@@ -13,11 +13,14 @@ import { isHealthy } from '../rollout/node-verdict.ts';
 import type { NodeSnapshot, NumberedRevision, RolloutDecision } from '../rollout/types.ts';
 import type { StrategyReport } from '../strategies/strategy-status.ts';
 import { KSTATUS_CONDITION_TYPES, kstatusConditions } from './kstatus-conditions.ts';
+import type { RenderHold } from './render-hold.ts';
 
 export interface RenderOutcome {
   /** Why the latest NodeConfigs could not become a revision. */
   problem?: { reason: string; message: string };
   conflicts: RenderConflict[];
+  /** The NodeConfigs are settling (changed within the quiet period): not rendered yet. */
+  settling?: string;
 }
 
 export interface PoolStatusInput {
@@ -48,7 +51,42 @@ export interface PoolStatusInput {
    * not evaluated, the last word stays; null: the pool has no such gates, the condition goes.
    */
   healthGate?: { passed: boolean; reason: string; message: string } | null;
+  /** The rollout of the target is held while the NodeConfigs do not render (render-hold.ts). */
+  held?: RenderHold;
   now: number;
+}
+
+/** The reason of Progressing and Complete while a rendering problem holds the rollout. */
+export const HELD_REASON = 'RenderHeld';
+/** The reason of Complete (and Progressing) for a pool whose nodeSelector selects no node. */
+export const NO_NODES_REASON = 'NoNodes';
+
+/** Progressing and Complete while a failed rendering holds the rollout: it stops, and is not complete. */
+function withRenderHold(conds: Cond[], held: RenderHold, input: PoolStatusInput): Cond[] {
+  const on = count(input.nodes, (n) => n.currentRevision === held.revision);
+  const message = `${held.message}; ${on}/${input.nodes.length} nodes on ${held.revision}`;
+  return conds.map((c) =>
+    c.type === 'Complete' || c.type === 'Progressing'
+      ? { ...c, status: 'False', reason: HELD_REASON, message }
+      : c,
+  );
+}
+
+/**
+ * A pool that selects no node is not Complete (issue 33): "0 nodes on …" looked like a finished
+ * rollout when a nodeSelector had a typo. Members claimed by another pool too are not its nodes.
+ */
+function withNoNodes(conds: Cond[], input: PoolStatusInput): Cond[] {
+  const claimed = input.nodeConflicts.size;
+  const message =
+    claimed > 0
+      ? `no node is this pool's alone: ${plural(claimed, 'node')} it selects ${claimed === 1 ? 'is' : 'are'} selected by another pool too`
+      : 'spec.nodeSelector selects no node; check its labels (kubectl get nodes --show-labels)';
+  return conds.map((c) =>
+    c.type === 'Complete' || c.type === 'Progressing'
+      ? { ...c, status: 'False', reason: NO_NODES_REASON, message }
+      : c,
+  );
 }
 
 // Waves: a held revision makes the pool not Complete; with its current revision done, the hold is what
@@ -251,9 +289,12 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
     ...(input.render.conflicts.length > 0 ? { conflicts: input.render.conflicts } : {}),
   };
 
-  const progress = progressConditions(input, updated, failedNames);
+  let progress = progressConditions(input, updated, failedNames);
+  if (input.wave) progress = withWaveHold(progress, input.wave);
+  if (input.held) progress = withRenderHold(progress, input.held, input);
+  else if (T && nodes.length === 0) progress = withNoNodes(progress, input);
   const conds: Cond[] = [
-    ...(input.wave ? withWaveHold(progress, input.wave) : progress),
+    ...progress,
     input.paused
       ? input.pausedByFailure
         ? { type: 'Paused', status: 'True', reason: 'FailurePolicy', message: input.pausedByFailure }
@@ -265,7 +306,9 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
       : { type: 'RolledBack', status: 'False', reason: 'NotRolledBack', message: '' },
     input.render.problem
       ? { type: 'RenderDegraded', status: 'True', ...input.render.problem }
-      : { type: 'RenderDegraded', status: 'False', reason: 'Rendered', message: '' },
+      : input.render.settling
+        ? { type: 'RenderDegraded', status: 'False', reason: 'Settling', message: input.render.settling }
+        : { type: 'RenderDegraded', status: 'False', reason: 'Rendered', message: '' },
   ];
   // HealthGate: True while the gates pass; False with MetricGateFailed, AlertFiring, BlockingPods or GateUnavailable.
   if (input.healthGate) {

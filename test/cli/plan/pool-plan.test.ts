@@ -199,3 +199,26 @@ test('RollingUpdate with a monthly window: the plan says when it next opens, in 
     /starts only after pool canary completed their current revision and soaked 600s/,
   );
 });
+
+test('a pool that selects no node: the plan warns that it updates nothing and is not Complete (NoNodes)', () => {
+  const plan = planPool({
+    pool: pool({ type: 'RollingUpdate' }, r1.metadata.name),
+    configs: [base],
+    fileConfigs: [change],
+    revisions: [r1],
+    nodes: [],
+  });
+  assert.equal(plan.nodes.length, 0);
+  assert.ok(
+    plan.warnings.some((w) => /nodeSelector selects no node.*Complete False \(NoNodes\)/.test(w)),
+    JSON.stringify(plan.warnings),
+  );
+  const withNodes = planPool({
+    pool: pool({ type: 'RollingUpdate' }, r1.metadata.name),
+    configs: [base],
+    fileConfigs: [change],
+    revisions: [r1],
+    nodes,
+  });
+  assert.ok(!withNodes.warnings.some((w) => /NoNodes/.test(w)));
+});

@@ -150,6 +150,31 @@ const fixtures: {
     argo: 'Degraded',
   },
   {
+    // A typo in a nodeSelector does not fix itself (issue 33); nodes joining later end it.
+    name: 'a nodeSelector that selects no node',
+    nodeherd: [
+      cond('Progressing', 'False', 'NoNodes', 'spec.nodeSelector selects no node'),
+      cond('Complete', 'False', 'NoNodes', 'spec.nodeSelector selects no node'),
+      NOT_PAUSED,
+      NOT_ROLLED_BACK,
+      RENDERED,
+    ],
+    kstatus: 'Failed',
+    argo: 'Degraded',
+  },
+  {
+    name: 'a rollout held while its configs settle',
+    nodeherd: [
+      cond('Progressing', 'False', 'RenderHeld', 'rollout of workers-abc held while the NodeConfigs settle'),
+      cond('Complete', 'False', 'RenderHeld', 'rollout of workers-abc held'),
+      NOT_PAUSED,
+      NOT_ROLLED_BACK,
+      cond('RenderDegraded', 'False', 'Settling', 'waiting for the NodeConfigs to settle'),
+    ],
+    kstatus: 'InProgress',
+    argo: 'Progressing',
+  },
+  {
     name: 'a spec change the controller has not seen yet',
     observedGeneration: 1,
     nodeherd: [

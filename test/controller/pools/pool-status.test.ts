@@ -63,6 +63,57 @@ describe('pool status', () => {
     assert.equal(cond(busy, 'Complete')?.reason, 'WaitingForPools');
   });
 
+  test('a pool that selects no node is not Complete: NoNodes, whatever the decision says (issue 33)', () => {
+    const status = buildPoolStatus(statusInput({ nodes: [], decision: decideRollout(input([])) }));
+    assert.equal(cond(status, 'Complete')?.status, 'False');
+    assert.equal(cond(status, 'Complete')?.reason, 'NoNodes');
+    assert.match(cond(status, 'Complete')?.message ?? '', /nodeSelector selects no node/);
+    assert.equal(cond(status, 'Progressing')?.reason, 'NoNodes');
+    assert.equal(cond(status, 'Stalled')?.status, 'True');
+    assert.equal(cond(status, 'Ready')?.status, 'False');
+    // Its nodes all claimed by another pool too: said so.
+    const claimed = buildPoolStatus(
+      statusInput({
+        nodes: [],
+        decision: decideRollout(input([])),
+        nodeConflicts: new Map([['n1', ['p', 'q']]]),
+      }),
+    );
+    assert.match(cond(claimed, 'Complete')?.message ?? '', /selected by another pool too/);
+    // No revision yet: that comes first.
+    const none = buildPoolStatus(statusInput({ nodes: [], target: undefined }));
+    assert.equal(cond(none, 'Complete')?.reason, 'NoRevision');
+  });
+
+  test('a held rollout is neither progressing nor complete, and says why (issue 33)', () => {
+    const done = [updated('a'), updated('b')];
+    const held = {
+      revision: 'r2',
+      allowed: 'r1',
+      reason: 'ConfigConflict',
+      message: 'rollout of r2 held while the NodeConfigs do not render (ConfigConflict)',
+    };
+    const status = buildPoolStatus(
+      statusInput({
+        nodes: done,
+        decision: decideRollout(input(done)),
+        render: { conflicts: [], problem: { reason: 'ConfigConflict', message: 'a and b write /etc/x' } },
+        held,
+      }),
+    );
+    for (const type of ['Progressing', 'Complete']) {
+      assert.equal(cond(status, type)?.status, 'False', type);
+      assert.equal(cond(status, type)?.reason, 'RenderHeld', type);
+      assert.match(cond(status, type)?.message ?? '', /held .*; 2\/2 nodes on r2/, type);
+    }
+    assert.equal(cond(status, 'Stalled')?.reason, 'ConfigConflict');
+    const settling = buildPoolStatus(statusInput({ render: { conflicts: [], settling: 'waiting' } }));
+    assert.deepEqual(
+      [cond(settling, 'RenderDegraded')?.status, cond(settling, 'RenderDegraded')?.reason],
+      ['False', 'Settling'],
+    );
+  });
+
   test('maintenance windows: the next opening, and the close while open', () => {
     const windows = [{ schedule: '0 12 * * *', duration: '1h', timeZone: 'Europe/Berlin' }];
     const nodes = [updated('a')];

@@ -166,11 +166,15 @@ describe('waves across pools', () => {
     );
     assert.match(condition(held, 'Progressing')?.message ?? '', /ghost does not exist/);
 
+    // A pool with no node is never Complete (issue 33), so it would hold lonely for ever: ghost has one.
+    await h.fleet.add(1, { labels: { pool: 'ghost' } });
     await h.createPool('ghost', pool('ghost'));
     await completeOn('lonely', revisionNameFor('lonely', { 'lonely-config': kubeletConfig('v2') }));
   });
 
   test('pools that wait for each other in a cycle hold, naming the cycle', async () => {
+    // A pool with no node is never Complete (issue 33): each has one.
+    for (const name of ['cycle-x', 'cycle-y']) await h.fleet.add(1, { labels: { pool: name } });
     await h.applyConfig('cycle-config', kubeletConfig('v1'), { wave: 'cycle' });
     const pool = (name: string, after: string): NodeConfigPoolSpec => ({
       nodeSelector: { matchLabels: { pool: name } },
