@@ -301,7 +301,7 @@ export const nodeConfigPoolSpecSchema = object(
                 policy: defaulted(
                   stringEnum(
                     OS_REBOOT_POLICIES,
-                    'Report: nodes only say so (condition nodeherd.io/RebootRequired). Reboot: the controller reboots them as a rollout (budget, windows, gates, drain).',
+                    'Report: nodes only say so (condition nodeherd.io/RebootRequired). Reboot: the controller reboots them as a rollout (budget, canary, windows, gates, drain, soak); RollingUpdate only (other strategy types are refused).',
                   ),
                   'Report',
                 ),

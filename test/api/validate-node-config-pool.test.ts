@@ -325,6 +325,18 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
       pool({ ...base, reboots: { osRequested: { policy: 'Always' } } }),
       [['spec.reboots.osRequested.policy', 'FieldValueNotSupported']],
     ],
+    ...(['Serial', 'Spread', 'OnDelete', 'OTA'] as const).map(
+      (type) =>
+        [
+          `OS reboots by the controller under ${type} (RollingUpdate only)`,
+          pool({
+            ...base,
+            updateStrategy: { type, ...(type === 'Spread' ? { spread: { windowSeconds: 60 } } : {}) },
+            reboots: { osRequested: { policy: 'Reboot' } },
+          }),
+          [['spec.reboots.osRequested.policy', 'FieldValueForbidden']],
+        ] as [string, unknown, [string, string][]],
+    ),
     [
       'a relative sentinel file',
       pool({ ...base, reboots: { osRequested: { sentinelFile: 'var/run/reboot-required' } } }),
