@@ -236,7 +236,7 @@ export const updateStrategySchema = object(
             600,
           ),
         },
-        'Agents take turns through a Lease semaphore; works while the controller is down.',
+        'Agents take turns through a Lease semaphore; works while the controller is down. rollingUpdate.canary, when set, goes first: only the canary nodes are given the revision until they are updated and soaked (rollingUpdate.minReadySeconds), which needs the controller.',
       ),
     ),
     spread: optional(

@@ -218,8 +218,9 @@ type StrategyType = (typeof UPDATE_STRATEGY_TYPES)[number];
 
 // The types whose settings each field holds. Spread takes its failure policy from rollingUpdate, and
 // OnDelete's on-demand upgrades follow the rollingUpdate rules (budget, drain, health gate, policy).
+// Serial takes its canary (and the canary's minReadySeconds) from it, as Spread does; its slots are its budget.
 const STRATEGY_FIELDS: Record<string, readonly StrategyType[]> = {
-  rollingUpdate: ['RollingUpdate', 'Spread', 'OnDelete'],
+  rollingUpdate: ['RollingUpdate', 'Spread', 'OnDelete', 'Serial'],
   serial: ['Serial'],
   spread: ['Spread'],
   onDelete: ['OnDelete'],

@@ -83,6 +83,13 @@ describe('validateNodeConfigPool accepts', () => {
       },
     ],
     [
+      'Serial with a canary (rollingUpdate.canary, as Spread)',
+      {
+        ...base,
+        updateStrategy: { type: 'Serial', serial: { slots: 10 }, rollingUpdate: { canary: { nodes: '1%' } } },
+      },
+    ],
+    [
       'a wave after two pools',
       { ...base, updateStrategy: { type: 'Serial', wave: { after: ['canary', 'eu-1'], soakSeconds: 600 } } },
     ],
@@ -145,7 +152,7 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
     ],
     [
       'settings of another strategy',
-      pool({ ...base, updateStrategy: { type: 'Serial', rollingUpdate: { maxUnavailable: 2 } } }),
+      pool({ ...base, updateStrategy: { type: 'OTA', rollingUpdate: { maxUnavailable: 2 } } }),
       [['spec.updateStrategy.rollingUpdate', 'FieldValueForbidden']],
     ],
     [
