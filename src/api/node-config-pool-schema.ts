@@ -406,6 +406,9 @@ export const nodeConfigPoolStatusSchema = object(
     drifted: count(
       'Nodes whose ConfigDrift condition is True: drift found and not repaired (policy Report, or the repair failed). Omitted when none.',
     ),
+    rebootRequired: count(
+      'Nodes waiting for a reboot: their OS asks for one (condition nodeherd.io/RebootRequired True, not Rebooting) and the controller has not asked them yet. With reboots.osRequested.policy Reboot the pool reboots them as a rollout; with Report they only wait. Omitted when none.',
+    ),
     nextWindowOpen: optional(
       dateTime('When a maintenance window next opens (pools with windows; open now or not).'),
     ),
