@@ -1,11 +1,11 @@
 // The canary of the gated strategies (Serial, and the rule Spread's hand-out follows): the first
-// `size` nodes in line (nextInLine, rollout-order.ts) go first; the others get the target once each
+// `size` nodes in rollout order (rollout-order.ts) go first; the others get the target once each
 // canary node is updated (healthy on the target for minReadySeconds), leaving out those NotReady
 // before their turn, and at least one is. The moment it passed is kept in the rollout's history
 // record (canaryPassedAt), so a canary passes once per rollout and a restart does not repeat it. Pure.
 
 import { isHealthy } from '../rollout/node-verdict.ts';
-import { rolloutOrder } from '../rollout/rollout-order.ts';
+import { nextInLine } from '../rollout/rollout-order.ts';
 import type { NodeSnapshot } from '../rollout/types.ts';
 import type { StrategyNode } from './strategy-node.ts';
 
@@ -51,9 +51,8 @@ export function notReadyBeforeTurn(
 
 export function canaryProgress(input: CanaryInput): CanaryProgress {
   const { target: T, now, snapshots } = input;
-  const order = rolloutOrder(input.nodes);
-  const size = Math.min(order.length, Math.max(0, input.size));
-  const canary = order.slice(0, size);
+  const size = Math.min(input.nodes.length, Math.max(0, input.size));
+  const canary = nextInLine(input.nodes, () => true, size);
   const result: CanaryProgress = {
     size,
     nodes: canary.map((n) => n.name),
