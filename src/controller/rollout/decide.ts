@@ -70,8 +70,16 @@ export function gateFailureActionFor(
  * A reboot round: the pool reboots the nodes its OS asks to reboot (policy Reboot) with no new
  * revision to roll out (the target is the last completed revision). docs/controller.md, "Reboot rounds".
  */
-export function isRebootRound(input: Pick<RolloutInput, 'osReboots' | 'lastComplete' | 'target'>): boolean {
-  return input.osReboots === true && input.lastComplete?.name === input.target.name;
+export function isRebootRound(
+  input: Pick<RolloutInput, 'osReboots' | 'lastComplete' | 'target' | 'nodes'>,
+): boolean {
+  const T = input.target.name;
+  // A rollback to the last completed revision is no round: its nodes were given another revision.
+  return (
+    input.osReboots === true &&
+    input.lastComplete?.name === T &&
+    input.nodes.every((n) => n.desiredRevision === undefined || n.desiredRevision === T)
+  );
 }
 
 function policyAction(input: RolloutInput, what: string): FailureAction {

@@ -169,6 +169,17 @@ describe('reboot round', () => {
     );
   });
 
+  test('a rollback to the last completed revision is no reboot round: its canary is the usual one', () => {
+    const canary = settings({ maxUnavailable: 2, canary: { nodes: 1 } });
+    // All on r2: a round, whose canary is its own first node (a), not c, which was on r2 already.
+    let d = decideRollout(round([asks('a'), done('c')], { settings: canary }));
+    assert.equal(d.budget.canary?.passed, false);
+    // b was given r3 and the pool is pinned back to r2: a rollback, where c being Updated passes the canary.
+    const onR3 = done('b', { desiredRevision: 'r3', currentRevision: 'r3', updateStartedAt: NOW - 10_000 });
+    d = decideRollout(round([asks('a'), onR3, done('c')], { settings: canary }));
+    assert.equal(d.budget.canary?.passed, true);
+  });
+
   test('a closed maintenance window holds the round', () => {
     const d = decideRollout(
       round([asks('a')], {
