@@ -43,10 +43,11 @@ const ASKS_PROMETHEUS =
 /**
  * The types whose settings each field holds (validator and CRD rules). Spread takes its failure policy
  * from rollingUpdate, and OnDelete's on-demand upgrades follow the rollingUpdate rules (budget, drain,
- * health gate, policy).
+ * health gate, policy). Serial takes its canary (and the canary's minReadySeconds) from it, as Spread
+ * does; its slots are its budget.
  */
 export const STRATEGY_FIELDS: Record<string, readonly (typeof UPDATE_STRATEGY_TYPES)[number][]> = {
-  rollingUpdate: ['RollingUpdate', 'Spread', 'OnDelete'],
+  rollingUpdate: ['RollingUpdate', 'Spread', 'OnDelete', 'Serial'],
   serial: ['Serial'],
   spread: ['Spread'],
   onDelete: ['OnDelete'],
@@ -475,7 +476,7 @@ export const updateStrategySchema = object(
             600,
           ),
         },
-        'Agents take turns through a Lease semaphore; works while the controller is down.',
+        'Agents take turns through a Lease semaphore; works while the controller is down. rollingUpdate.canary, when set, goes first: only the canary nodes are given the revision until they are updated and soaked (rollingUpdate.minReadySeconds), which needs the controller.',
       ),
     ),
     spread: optional(
@@ -527,112 +528,123 @@ export const poolNameSchema = string('Name of the pool: a DNS-1123 label.', {
   maxLength: MAX_POOL_NAME_LENGTH,
 });
 
-export const nodeConfigPoolSpecSchema = object(
-  {
-    nodeSelector: labelSelectorSchema,
-    configSelector: labelSelectorSchema,
-    updateStrategy: defaulted(updateStrategySchema, {}),
-    revisionHistoryLimit: defaulted(
-      integer('Old revisions kept (revisions still used by a node are always kept).', { minimum: 0 }),
-      10,
-    ),
-    paused: defaulted(boolean('Stops the rollout; nodes in flight finish.'), false),
-    drift: defaulted(
-      object(
-        {
-          policy: defaulted(
-            stringEnum(
-              DRIFT_POLICIES,
-              'Repair: the agent writes back what drifted (restarting only the units that depend on it); Report: it only reports.',
-            ),
-            'Repair',
-          ),
-        },
-        'What the agents do when a node drifts from its applied revision (files, units, drop-ins, enablement, state, packages).',
+export const nodeConfigPoolSpecSchema = withRules(
+  object(
+    {
+      nodeSelector: labelSelectorSchema,
+      configSelector: labelSelectorSchema,
+      updateStrategy: defaulted(updateStrategySchema, {}),
+      revisionHistoryLimit: defaulted(
+        integer('Old revisions kept (revisions still used by a node are always kept).', { minimum: 0 }),
+        10,
       ),
-      {},
-    ),
-    reboots: optional(
-      object(
-        {
-          osRequested: optional(
-            object(
-              {
-                policy: defaulted(
-                  stringEnum(
-                    OS_REBOOT_POLICIES,
-                    'Report: nodes only say so (condition nodeherd.io/RebootRequired). Reboot: the controller reboots them as a rollout (budget, windows, gates, drain).',
-                  ),
-                  'Report',
-                ),
-                sentinelFile: defaulted(
-                  string(
-                    "A file whose existence means the OS asks for a reboot, as the agent's root sees it; a `<file>.pkgs` beside it lists the packages that asked (Debian).",
-                    { pattern: NORMALISED_PATH, maxLength: MAX_PATH_LENGTH },
-                  ),
-                  DEFAULT_REBOOT_SENTINEL_FILE,
-                ),
-                sentinelCommand: optional(
-                  withRules(
-                    array(
-                      string('A program (absolute path) or one of its arguments.', {
-                        maxLength: MAX_SENTINEL_ARGUMENT_LENGTH,
-                        pattern: NO_NUL,
-                      }),
-                      'Also ask this command, e.g. ["/usr/bin/needs-restarting", "-r"]: exit code 1 means a reboot is needed, 0 not, anything else is a failed check. Run without a shell, with an empty environment but PATH, as root on the node (in the node’s namespaces in DaemonSet mode), with a timeout and bounded output.',
-                      { minItems: 1, maxItems: MAX_SENTINEL_ARGUMENTS },
+      paused: defaulted(boolean('Stops the rollout; nodes in flight finish.'), false),
+      drift: defaulted(
+        object(
+          {
+            policy: defaulted(
+              stringEnum(
+                DRIFT_POLICIES,
+                'Repair: the agent writes back what drifted (restarting only the units that depend on it); Report: it only reports.',
+              ),
+              'Repair',
+            ),
+          },
+          'What the agents do when a node drifts from its applied revision (files, units, drop-ins, enablement, state, packages).',
+        ),
+        {},
+      ),
+      reboots: optional(
+        object(
+          {
+            osRequested: optional(
+              object(
+                {
+                  policy: defaulted(
+                    stringEnum(
+                      OS_REBOOT_POLICIES,
+                      'Report: nodes only say so (condition nodeherd.io/RebootRequired). Reboot: the controller reboots them as a rollout (budget, canary, windows, gates, drain, soak); RollingUpdate only (other strategy types are refused).',
                     ),
-                    [
-                      {
-                        // No PATH lookup: the program is the one named (the validators say the same, at [0]; kube's
-                        // fieldPath cannot name a list index).
-                        rule: `self[0].matches('${NORMALISED_PATH.replace(/\\/g, '\\\\')}')`,
-                        message:
-                          'the program must be an absolute, normalised path (it is run without a shell or PATH)',
-                        reason: 'FieldValueInvalid',
-                      },
-                    ],
+                    'Report',
                   ),
-                ),
-                timeoutSeconds: defaulted(
-                  integer('Seconds the sentinel command may run; a slower one is a failed check.', {
-                    minimum: 1,
-                    maximum: 300,
-                  }),
-                  30,
-                ),
-              },
-              'Reboots the OS asks for (after a kernel or libc upgrade). The agents check the sentinel file (and command) at start, after every apply and periodically, whatever the policy.',
+                  sentinelFile: defaulted(
+                    string(
+                      "A file whose existence means the OS asks for a reboot, as the agent's root sees it; a `<file>.pkgs` beside it lists the packages that asked (Debian).",
+                      { pattern: NORMALISED_PATH, maxLength: MAX_PATH_LENGTH },
+                    ),
+                    DEFAULT_REBOOT_SENTINEL_FILE,
+                  ),
+                  sentinelCommand: optional(
+                    withRules(
+                      array(
+                        string('A program (absolute path) or one of its arguments.', {
+                          maxLength: MAX_SENTINEL_ARGUMENT_LENGTH,
+                          pattern: NO_NUL,
+                        }),
+                        'Also ask this command, e.g. ["/usr/bin/needs-restarting", "-r"]: exit code 1 means a reboot is needed, 0 not, anything else is a failed check. Run without a shell, with an empty environment but PATH, as root on the node (in the node’s namespaces in DaemonSet mode), with a timeout and bounded output.',
+                        { minItems: 1, maxItems: MAX_SENTINEL_ARGUMENTS },
+                      ),
+                      [
+                        {
+                          // No PATH lookup: the program is the one named (the validators say the same, at [0]; kube's
+                          // fieldPath cannot name a list index).
+                          rule: `self[0].matches('${NORMALISED_PATH.replace(/\\/g, '\\\\')}')`,
+                          message:
+                            'the program must be an absolute, normalised path (it is run without a shell or PATH)',
+                          reason: 'FieldValueInvalid',
+                        },
+                      ],
+                    ),
+                  ),
+                  timeoutSeconds: defaulted(
+                    integer('Seconds the sentinel command may run; a slower one is a failed check.', {
+                      minimum: 1,
+                      maximum: 300,
+                    }),
+                    30,
+                  ),
+                },
+                'Reboots the OS asks for (after a kernel or libc upgrade). The agents check the sentinel file (and command) at start, after every apply and periodically, whatever the policy.',
+              ),
             ),
-          ),
-        },
-        'Reboots that no revision asks for. Absent: agents check /var/run/reboot-required and only report.',
+          },
+          'Reboots that no revision asks for. Absent: agents check /var/run/reboot-required and only report.',
+        ),
       ),
-    ),
-    drain: optional(drainSchema),
-    notifications: optional(
-      object(
-        {
-          webhooks: array(
-            string(
-              'Name of a Secret in namespace nodeherd labelled nodeherd.io/notification-webhook="true" (an administrator’s; it holds the URL, format and credentials).',
-              { pattern: DNS1123_SUBDOMAIN, maxLength: 253 },
+      drain: optional(drainSchema),
+      notifications: optional(
+        object(
+          {
+            webhooks: array(
+              string(
+                'Name of a Secret in namespace nodeherd labelled nodeherd.io/notification-webhook="true" (an administrator’s; it holds the URL, format and credentials).',
+                { pattern: DNS1123_SUBDOMAIN, maxLength: 253 },
+              ),
+              'Webhooks told of this pool’s rollout events: started, batch done, paused, failed, rolled back, complete, drain blocked, reboot.',
+              { maxItems: MAX_NOTIFICATION_WEBHOOKS, 'x-kubernetes-list-type': 'set' },
             ),
-            'Webhooks told of this pool’s rollout events: started, batch done, paused, failed, rolled back, complete, drain blocked, reboot.',
-            { maxItems: MAX_NOTIFICATION_WEBHOOKS, 'x-kubernetes-list-type': 'set' },
-          ),
-        },
-        'Notifications of rollout events. A pool only names webhooks an administrator configured; it never chooses where the controller sends requests.',
+          },
+          'Notifications of rollout events. A pool only names webhooks an administrator configured; it never chooses where the controller sends requests.',
+        ),
       ),
-    ),
-    rollbackTo: optional(
-      object(
-        { revision: integer('Revision number to roll back to.', { minimum: 1 }) },
-        'Set to re-apply an older revision; the controller clears it when done.',
+      rollbackTo: optional(
+        object(
+          { revision: integer('Revision number to roll back to.', { minimum: 1 }) },
+          'Set to re-apply an older revision; the controller clears it when done.',
+        ),
       ),
-    ),
-  },
-  'Which nodes get which NodeConfigs, and how updates roll out.',
+    },
+    'Which nodes get which NodeConfigs, and how updates roll out.',
+  ),
+  [
+    {
+      // Reboot rounds run through RollingUpdate's batches (docs/controller.md, "Reboot rounds").
+      rule: "!has(self.reboots) || !has(self.reboots.osRequested) || !has(self.reboots.osRequested.policy) || self.reboots.osRequested.policy != 'Reboot' || !has(self.updateStrategy) || !has(self.updateStrategy.type) || self.updateStrategy.type == 'RollingUpdate'",
+      message: 'Reboot is supported only with updateStrategy.type RollingUpdate; use Report',
+      fieldPath: '.reboots.osRequested.policy',
+      reason: 'FieldValueForbidden',
+    },
+  ],
 );
 
 const count = (description: string) => optional(integer(description, { minimum: 0 }));
@@ -694,6 +706,9 @@ export const nodeConfigPoolStatusSchema = object(
     ),
     drifted: count(
       'Nodes whose ConfigDrift condition is True: drift found and not repaired (policy Report, or the repair failed). Omitted when none.',
+    ),
+    rebootRequired: count(
+      'Nodes waiting for a reboot: their OS asks for one (condition nodeherd.io/RebootRequired True, not Rebooting) and the controller has not asked them yet. With reboots.osRequested.policy Reboot the pool reboots them as a rollout; with Report they only wait. Omitted when none.',
     ),
     nextWindowOpen: optional(
       dateTime('When a maintenance window next opens (pools with windows; open now or not).'),

@@ -464,6 +464,23 @@ export function validateNodeConfigPool(obj: unknown): FieldErrors['causes'] {
   validateReboots(errors, 'spec.reboots', spec.reboots);
   validateNotifications(errors, 'spec.notifications', spec.notifications);
   validateDrain(errors, 'spec.drain', spec.drain, spec);
+  // Reboot rounds run through RollingUpdate's batches (docs/controller.md, "Reboot rounds"); the
+  // other strategies hand nodes out on their own terms (slots, a spread over time, node owners) and do
+  // not reboot for the OS yet: refused rather than silently left to report only.
+  const strategyType = isObject(spec.updateStrategy)
+    ? (spec.updateStrategy.type ?? 'RollingUpdate')
+    : 'RollingUpdate';
+  if (
+    isObject(spec.reboots) &&
+    isObject(spec.reboots.osRequested) &&
+    spec.reboots.osRequested.policy === 'Reboot' &&
+    typeof strategyType === 'string' &&
+    strategyType !== 'RollingUpdate'
+  )
+    errors.forbidden(
+      'spec.reboots.osRequested.policy',
+      `Reboot is supported only with updateStrategy.type RollingUpdate, not ${strategyType}; use Report`,
+    );
   const rollbackTo = objectAt(errors, 'spec.rollbackTo', spec.rollbackTo);
   if (rollbackTo) {
     if (rollbackTo.revision === undefined) errors.required('spec.rollbackTo.revision');

@@ -3,6 +3,7 @@
 // into the node cache at once, so the next decision counts what was just started. A write that fails
 // is reported back (the pool is retried) without stopping the others.
 
+import { DESIRED_REVISION_ANNOTATION } from '../api/node-protocol.ts';
 import type { NodeConfigPool } from '../api/types.ts';
 import type { Node } from '../kube/types.ts';
 import { DRAINING_FOR_ANNOTATION, UPDATE_STARTED_ANNOTATION } from './annotations.ts';
@@ -13,6 +14,7 @@ import {
   bootstrapPatch,
   drainPatch,
   type NodePatch,
+  rebootRequestId,
   restampPatch,
   startPatch,
   uncordonPatch,
@@ -28,6 +30,11 @@ const UNCORDON_MESSAGES: Record<UncordonReason, string> = {
 
 export class DecisionExecutor {
   private readonly ctx: ControllerContext;
+  /**
+   * Nodes whose drain ends in a reboot request (the OS asks, the pool reboots): as the last decision
+   * for their pool said, so a drain resumed after a restart ends the same way.
+   */
+  private readonly rebootAfterDrain = new Set<string>();
 
   constructor(ctx: ControllerContext) {
     this.ctx = ctx;
@@ -39,17 +46,32 @@ export class DecisionExecutor {
     return node;
   }
 
-  /** Gives a drained node its revision (the drainer calls this). */
+  /** Gives a drained node its revision, and its reboot request if it is to reboot (the drainer calls this). */
   async finishDrain(name: string, revision: string): Promise<void> {
     const node = this.ctx.informers.nodes.get(name);
     if (!node || node.metadata.annotations?.[DRAINING_FOR_ANNOTATION] !== revision) return;
     const started = Date.parse(node.metadata.annotations?.[UPDATE_STARTED_ANNOTATION] ?? '');
-    this.ctx.health.noteStart(name, revision, agentReport(node));
+    const now = this.ctx.now();
+    const reboot = this.rebootAfterDrain.has(name);
+    const newRevision = node.metadata.annotations?.[DESIRED_REVISION_ANNOTATION] !== revision;
+    // A reboot on the node's own revision needs no stale-report guard: the unanswered request is one.
+    if (newRevision) this.ctx.health.noteStart(name, revision, agentReport(node));
     const updated = await this.patchNode(
       name,
-      startPatch(revision, Number.isNaN(started) ? undefined : started, this.ctx.now()),
+      startPatch(
+        revision,
+        Number.isNaN(started) ? undefined : started,
+        now,
+        reboot ? rebootRequestId(now) : undefined,
+      ),
     );
-    this.ctx.recorder.normal(nodeSubject(updated), 'Drained', `drained; applying ${revision}`);
+    this.rebootAfterDrain.delete(name);
+    const what = reboot
+      ? newRevision
+        ? `applying ${revision} and rebooting once`
+        : 'rebooting'
+      : `applying ${revision}`;
+    this.ctx.recorder.normal(nodeSubject(updated), 'Drained', `drained; ${what}`);
   }
 
   async restamp(names: readonly string[]): Promise<unknown[]> {
@@ -92,6 +114,15 @@ export class DecisionExecutor {
       })),
     );
 
+    const reboots = new Set(decision.rebootAfterDrain);
+    for (const name of decision.drain) {
+      if (reboots.has(name)) this.rebootAfterDrain.add(name);
+      else this.rebootAfterDrain.delete(name);
+    }
+    for (const start of decision.starts) {
+      if (start.reboot) this.rebootAfterDrain.add(start.node);
+      else this.rebootAfterDrain.delete(start.node);
+    }
     for (const name of decision.drain) ctx.drainer.ensure(name, target.name);
 
     errors.push(
@@ -130,7 +161,7 @@ export class DecisionExecutor {
         ctx.recorder.normal(
           nodeSubject(updated),
           'DrainStarted',
-          `pool ${poolName}: ${alreadyCordoned ? 'already cordoned' : 'cordoned'}; draining before applying ${start.revision}`,
+          `pool ${poolName}: ${alreadyCordoned ? 'already cordoned' : 'cordoned'}; draining before ${start.reboot ? (node.metadata.annotations?.[DESIRED_REVISION_ANNOTATION] === start.revision ? 'the reboot its OS asks for' : `applying ${start.revision} and the reboot its OS asks for`) : `applying ${start.revision}`}`,
         );
         ctx.drainer.ensure(start.node, start.revision);
       })),

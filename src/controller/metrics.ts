@@ -9,7 +9,20 @@ import type { WorkQueueMetrics } from '../kube/work-queue.ts';
 import { buildInfoLabels } from '../util/build-info.ts';
 
 /** The pool status counts exported as `nodeherd_pool_status_<count>`. */
-const STATUS_COUNTS = ['nodes', 'updated', 'ready', 'unavailable', 'failed', 'applying'] as const;
+const STATUS_COUNTS = [
+  'nodes',
+  'updated',
+  'ready',
+  'unavailable',
+  'failed',
+  'applying',
+  'rebootRequired',
+] as const;
+/** Metric names are snake case. */
+const STATUS_METRIC_NAMES: Partial<Record<(typeof STATUS_COUNTS)[number], string>> = {
+  nodes: 'nodeherd_pool_status_nodes',
+  rebootRequired: 'nodeherd_pool_status_reboot_required_nodes',
+};
 export type PoolStatusCount = (typeof STATUS_COUNTS)[number];
 
 export class ControllerMetrics {
@@ -58,12 +71,14 @@ export class ControllerMetrics {
       unavailable: 'Nodes not available: unhealthy, cordoned or being updated (status.unavailable).',
       failed: 'Nodes that failed the target revision (status.failed).',
       applying: 'Nodes applying a revision (status.applying).',
+      rebootRequired:
+        'Nodes whose OS asks for a reboot and that have not been asked to reboot yet (status.rebootRequired).',
     };
     this.poolStatus = Object.fromEntries(
       STATUS_COUNTS.map((count) => [
         count,
         new Gauge({
-          name: count === 'nodes' ? 'nodeherd_pool_status_nodes' : `nodeherd_pool_status_${count}_nodes`,
+          name: STATUS_METRIC_NAMES[count] ?? `nodeherd_pool_status_${count}_nodes`,
           help: statusHelp[count],
           labelNames: ['pool'],
           registers,

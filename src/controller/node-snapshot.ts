@@ -8,6 +8,10 @@ import {
   DESIRED_REVISION_ANNOTATION,
   MESSAGE_ANNOTATION,
   NODE_CONFIG_READY_CONDITION,
+  REBOOT_REQUESTED_ANNOTATION,
+  REBOOT_REQUIRED_CONDITION,
+  REBOOT_REQUIRED_REASONS,
+  REBOOTED_ANNOTATION,
   STATE_ANNOTATION,
 } from '../api/node-protocol.ts';
 import type { Node } from '../kube/types.ts';
@@ -78,12 +82,24 @@ function readFreshNodeFacts(node: Node, zoneLabel: string): NodeFacts {
     configReady: configReady?.status === 'True',
   };
   if (conditions.some((c) => c.type === CONFIG_DRIFT_CONDITION && c.status === 'True')) facts.drifted = true;
+  // The OS asks for a reboot (not one the agent is already doing for a request).
+  if (
+    conditions.some(
+      (c) =>
+        c.type === REBOOT_REQUIRED_CONDITION &&
+        c.status === 'True' &&
+        c.reason !== REBOOT_REQUIRED_REASONS.rebooting,
+    )
+  )
+    facts.rebootWanted = true;
   const optional: Partial<NodeFacts> = {
     desiredRevision: annotations[DESIRED_REVISION_ANNOTATION] || undefined,
     currentRevision: annotations[CURRENT_REVISION_ANNOTATION] || undefined,
     agentState: annotations[STATE_ANNOTATION] || undefined,
     agentMessage: annotations[MESSAGE_ANNOTATION] || undefined,
     drainingFor: annotations[DRAINING_FOR_ANNOTATION] || undefined,
+    rebootRequested: annotations[REBOOT_REQUESTED_ANNOTATION] || undefined,
+    rebooted: annotations[REBOOTED_ANNOTATION] || undefined,
     updateStartedAt: kubeTimestamp(annotations[UPDATE_STARTED_ANNOTATION]),
     createdAt: kubeTimestamp(node.metadata.creationTimestamp),
     readyChangedAt: kubeTimestamp(ready?.lastTransitionTime),
@@ -195,7 +211,8 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
   if (drainBlocked) base.drainBlocked = drainBlocked;
   if (deadlineFrom !== undefined) base.deadlineFrom = deadlineFrom;
   const healthy = isHealthy(base);
-  const update = `${facts.desiredRevision ?? ''}@${facts.updateStartedAt ?? ''}`;
+  // A reboot request is a new update of the same revision: health seen before it is not health after it.
+  const update = `${facts.desiredRevision ?? ''}@${facts.updateStartedAt ?? ''}@${facts.rebootRequested ?? ''}`;
   const seen = ctx.health.observe(name, update, healthy, ctx.now, ctx.healthFromNodeOnly);
   base.wasHealthy = seen.wasHealthy && facts.updateStartedAt !== undefined;
   // Seen turning healthy: that moment (never earlier than the truth: the watch only lags). Otherwise

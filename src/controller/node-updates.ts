@@ -2,7 +2,7 @@
 // so a node is never half-started: desired-revision and update-started arrive together, a cordon comes
 // with the marker that says the controller owns it.
 
-import { DESIRED_REVISION_ANNOTATION } from '../api/node-protocol.ts';
+import { DESIRED_REVISION_ANNOTATION, REBOOT_REQUESTED_ANNOTATION } from '../api/node-protocol.ts';
 import {
   CORDONED_BY_ANNOTATION,
   CORDONED_BY_VALUE,
@@ -19,17 +19,31 @@ function stamp(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** Gives the node its revision (after a drain, the drain marker goes). */
-export function startPatch(revision: string, startedAt: number | undefined, now: number): NodePatch {
+/**
+ * Gives the node its revision (after a drain, the drain marker goes). With `rebootId`, the reboot
+ * request comes in the same patch: a revision that reboots anyway answers it with its own reboot.
+ */
+export function startPatch(
+  revision: string,
+  startedAt: number | undefined,
+  now: number,
+  rebootId?: string,
+): NodePatch {
   return {
     metadata: {
       annotations: {
         [DESIRED_REVISION_ANNOTATION]: revision,
         [UPDATE_STARTED_ANNOTATION]: stamp(startedAt ?? now),
         [DRAINING_FOR_ANNOTATION]: null,
+        ...(rebootId !== undefined ? { [REBOOT_REQUESTED_ANNOTATION]: rebootId } : {}),
       },
     },
   };
+}
+
+/** A reboot request's id: the time it is made (a new value is a new request). */
+export function rebootRequestId(now: number): string {
+  return stamp(now);
 }
 
 /** Gives a node that never applied anything its first revision. */

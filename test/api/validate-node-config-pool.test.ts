@@ -98,6 +98,13 @@ describe('validateNodeConfigPool accepts', () => {
       },
     ],
     [
+      'Serial with a canary (rollingUpdate.canary, as Spread)',
+      {
+        ...base,
+        updateStrategy: { type: 'Serial', serial: { slots: 10 }, rollingUpdate: { canary: { nodes: '1%' } } },
+      },
+    ],
+    [
       'a wave after two pools',
       { ...base, updateStrategy: { type: 'Serial', wave: { after: ['canary', 'eu-1'], soakSeconds: 600 } } },
     ],
@@ -160,7 +167,7 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
     ],
     [
       'settings of another strategy',
-      pool({ ...base, updateStrategy: { type: 'Serial', rollingUpdate: { maxUnavailable: 2 } } }),
+      pool({ ...base, updateStrategy: { type: 'OTA', rollingUpdate: { maxUnavailable: 2 } } }),
       [['spec.updateStrategy.rollingUpdate', 'FieldValueForbidden']],
     ],
     [
@@ -340,6 +347,18 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
       pool({ ...base, reboots: { osRequested: { policy: 'Always' } } }),
       [['spec.reboots.osRequested.policy', 'FieldValueNotSupported']],
     ],
+    ...(['Serial', 'Spread', 'OnDelete', 'OTA'] as const).map(
+      (type) =>
+        [
+          `OS reboots by the controller under ${type} (RollingUpdate only)`,
+          pool({
+            ...base,
+            updateStrategy: { type, ...(type === 'Spread' ? { spread: { windowSeconds: 60 } } : {}) },
+            reboots: { osRequested: { policy: 'Reboot' } },
+          }),
+          [['spec.reboots.osRequested.policy', 'FieldValueForbidden']],
+        ] as [string, unknown, [string, string][]],
+    ),
     [
       'a relative sentinel file',
       pool({ ...base, reboots: { osRequested: { sentinelFile: 'var/run/reboot-required' } } }),

@@ -16,7 +16,7 @@ import {
 } from '../../src/controller/revisions/rollout-history.ts';
 import { chooseTarget } from '../../src/controller/revisions/rollout-target.ts';
 import { IntOrPercentError, resolveIntOrPercent } from '../../src/controller/rollout/int-or-percent.ts';
-import { rolloutOrder } from '../../src/controller/rollout/rollout-order.ts';
+import { nextInLine, rolloutOrder } from '../../src/controller/rollout/rollout-order.ts';
 import type { Pod } from '../../src/kube/types.ts';
 
 describe('int or percent', () => {
@@ -211,5 +211,34 @@ describe('pruning', () => {
       'p-5',
     ]);
     assert.deepEqual(revisionsToPrune(revisions, new Set(), 10), []);
+  });
+});
+
+describe('nextInLine', () => {
+  const nodes = [
+    { name: 'a2', zone: 'a' },
+    { name: 'b1', zone: 'b' },
+    { name: 'a1', zone: 'a' },
+    { name: 'b2', zone: 'b' },
+    { name: 'c1', zone: 'c' },
+  ];
+  test('the first waiting nodes in rollout order (zones interleaved), however the input is sorted', () => {
+    const done = new Set(['a1']);
+    const next = nextInLine(nodes, (n) => !done.has(n.name), 3).map((n) => n.name);
+    assert.deepEqual(next, ['b1', 'c1', 'a2']);
+    assert.deepEqual(
+      nextInLine([...nodes].reverse(), (n) => !done.has(n.name), 3).map((n) => n.name),
+      next,
+    );
+  });
+  test('none asked, or none waiting: nobody', () => {
+    assert.deepEqual(
+      nextInLine(nodes, () => true, 0),
+      [],
+    );
+    assert.deepEqual(
+      nextInLine(nodes, () => false, 2),
+      [],
+    );
   });
 });

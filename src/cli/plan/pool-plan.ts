@@ -4,7 +4,13 @@
 // the objects, this decides, the renderer prints.
 
 import { revisionName } from '../../api/hash.ts';
-import { CURRENT_REVISION_ANNOTATION } from '../../api/node-protocol.ts';
+import {
+  CURRENT_REVISION_ANNOTATION,
+  REBOOT_REQUESTED_ANNOTATION,
+  REBOOT_REQUIRED_CONDITION,
+  REBOOT_REQUIRED_REASONS,
+  REBOOTED_ANNOTATION,
+} from '../../api/node-protocol.ts';
 import { defaultedPoolSpec } from '../../api/pool-defaults.ts';
 import { renderConfigs, type SecretLookup, selectConfigs } from '../../api/render.ts';
 import type { NodeConfig, NodeConfigPool, NodeConfigRevision, RenderedConfig } from '../../api/types.ts';
@@ -97,6 +103,15 @@ function merged(configs: readonly NodeConfig[], fileConfigs: readonly NodeConfig
   const byName = new Map(configs.map((c) => [c.metadata.name, c]));
   for (const c of fileConfigs) byName.set(c.metadata.name, c);
   return [...byName.values()];
+}
+
+/** The OS asks the node for a reboot (RebootRequired True, not Rebooting) and none was asked of it unanswered. */
+function waitsForReboot(node: Node): boolean {
+  const c = node.status?.conditions?.find((x) => x.type === REBOOT_REQUIRED_CONDITION);
+  if (c?.status !== 'True' || c.reason === REBOOT_REQUIRED_REASONS.rebooting) return false;
+  const a = node.metadata.annotations ?? {};
+  const requested = a[REBOOT_REQUESTED_ANNOTATION];
+  return requested === undefined || a[REBOOTED_ANNOTATION] === requested;
 }
 
 export function planPool(input: PoolPlanInput): PoolPlan {
@@ -199,6 +214,9 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     return group;
   };
 
+  const rebootsForOs =
+    spec.reboots?.osRequested?.policy === 'Reboot' && spec.updateStrategy.type === 'RollingUpdate';
+  let waitingForReboot = 0;
   const candidates: PlannedNode[] = [];
   for (const n of ordered) {
     const from = n.node.metadata.annotations?.[CURRENT_REVISION_ANNOTATION] || undefined;
@@ -211,6 +229,12 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     const group = groupOf(from);
     group.nodes++;
     step.action = group.action;
+    // The OS asks this node for a reboot and the pool reboots such nodes: it gets the revision and
+    // the reboot together (one reboot), drained first (docs/controller.md, Reboot rounds).
+    if (rebootsForOs && waitsForReboot(n.node)) {
+      step.action = 'reboot';
+      waitingForReboot++;
+    }
     const aside = description?.setAside?.(n.node, from);
     if (aside) step.note = aside;
     else candidates.push(n);
@@ -219,6 +243,10 @@ export function planPool(input: PoolPlanInput): PoolPlan {
   if (result.unchanged) return result;
 
   const notes = result.strategyNotes;
+  if (waitingForReboot > 0)
+    notes.push(
+      `${waitingForReboot === 1 ? '1 node waits' : `${waitingForReboot} nodes wait`} for a reboot the OS asks for: drained, given the revision and the reboot in one step, rebooted once`,
+    );
   const moving = result.nodes.filter((s) => s.note !== 'already on the new revision');
   const wave = spec.updateStrategy.wave;
   if (wave?.after.length) {

@@ -9,6 +9,10 @@ import {
   DESIRED_REVISION_ANNOTATION,
   MESSAGE_ANNOTATION,
   NODE_CONFIG_READY_CONDITION,
+  REBOOT_REQUESTED_ANNOTATION,
+  REBOOT_REQUIRED_CONDITION,
+  REBOOT_REQUIRED_REASONS,
+  REBOOTED_ANNOTATION,
   STATE_ANNOTATION,
 } from '../../api/node-protocol.ts';
 import type { NodeConfigPool, NodeConfigRevision } from '../../api/types.ts';
@@ -68,6 +72,13 @@ export interface PoolView {
   failedNodes: NodeProblem[];
   /** Nodes with ConfigDrift True, with the condition's message. */
   driftedNodes: NodeProblem[];
+  /**
+   * Nodes waiting for a reboot: RebootRequired True (not Rebooting) and no unanswered request, with
+   * the condition's message (the packages that asked).
+   */
+  rebootNodes: NodeProblem[];
+  /** spec.reboots.osRequested.policy: Reboot (the controller reboots them as a rollout) or Report. */
+  rebootPolicy: string;
   /** Nodes this pool selects that another pool selects too (managed by neither). */
   conflictingNodes: string[];
   /** Pools with maintenance windows: the next opening, and when the window open now closes (RFC 3339). */
@@ -165,7 +176,14 @@ function poolView(
   if (targetName) perRevision.set(targetName, 0);
   const failedNodes: NodeProblem[] = [];
   const driftedNodes: NodeProblem[] = [];
+  const rebootNodes: NodeProblem[] = [];
   for (const node of members) {
+    const reboot = node.status?.conditions?.find((c) => c.type === REBOOT_REQUIRED_CONDITION);
+    const requested = node.metadata.annotations?.[REBOOT_REQUESTED_ANNOTATION];
+    const answered =
+      requested === undefined || node.metadata.annotations?.[REBOOTED_ANNOTATION] === requested;
+    if (reboot?.status === 'True' && reboot.reason !== REBOOT_REQUIRED_REASONS.rebooting && answered)
+      rebootNodes.push({ name: node.metadata.name, message: reboot.message ?? '' });
     const drift = node.status?.conditions?.find((c) => c.type === CONFIG_DRIFT_CONDITION);
     if (drift?.status === 'True')
       driftedNodes.push({ name: node.metadata.name, message: drift.message ?? '' });
@@ -202,6 +220,8 @@ function poolView(
     })),
     failedNodes: failedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
     driftedNodes: driftedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
+    rebootNodes: rebootNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
+    rebootPolicy: pool.spec.reboots?.osRequested?.policy ?? 'Report',
     conflictingNodes: conflicting.sort(),
     ...maintenanceWindowView(pool),
     ...(pool.spec.updateStrategy?.wave?.after.length

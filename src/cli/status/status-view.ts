@@ -163,6 +163,18 @@ function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[
       `  ${p.yellow('drifted')} ${plural(pool.driftedNodes.length, 'node')} (${invokedCommand()} status ${pool.name} names them)`,
     );
   }
+  if (pool.rebootNodes.length > 0) {
+    const how =
+      pool.rebootPolicy === 'Reboot'
+        ? 'rebooted as a rollout'
+        : 'policy Report: reboot them yourself, or set reboots.osRequested.policy Reboot';
+    if (options.detail)
+      for (const node of pool.rebootNodes)
+        lines.push(`  ${p.yellow('reboot')} ${node.name}: ${node.message || 'the OS asks for a reboot'}`);
+    lines.push(
+      `  ${p.yellow('reboot')} ${plural(pool.rebootNodes.length, 'node')} waiting for a reboot (${how})${options.detail ? '' : ` (${invokedCommand()} status ${pool.name} names them)`}`,
+    );
+  }
   if (pool.conflictingNodes.length > 0) {
     lines.push(
       `  ${p.red('conflict')} ${plural(pool.conflictingNodes.length, 'node')} also selected by another pool (managed by none): ${pool.conflictingNodes.slice(0, 10).join(', ')}`,

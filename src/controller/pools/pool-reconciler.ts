@@ -21,7 +21,7 @@ import {
 } from '../gates/gate-step.ts';
 import type { KeyReconciler } from '../reconciler.ts';
 import { revisionsOfPool } from '../revisions/revision-writer.ts';
-import { endRollout, isRolloutOpen, recordCanaryPassed } from '../revisions/rollout-history.ts';
+import { beginRollout, endRollout, isRolloutOpen, recordCanaryPassed } from '../revisions/rollout-history.ts';
 import type { NodeSnapshot, NumberedRevision } from '../rollout/types.ts';
 import { MarksWriter } from '../strategies/marks-writer.ts';
 import { strategyFor, strategyRuntimes } from '../strategies/registry.ts';
@@ -44,6 +44,7 @@ import { buildPoolStatus, conditionChanges } from './pool-status.ts';
 import { resolveTarget } from './pool-target.ts';
 import { watchPools } from './pool-watches.ts';
 import { PoolWriter } from './pool-writer.ts';
+import { rebootRoundMessage, rebootRoundToBegin } from './reboot-round.ts';
 import { holdDecision, type RenderHold, renderHold } from './render-hold.ts';
 import type { RolloutTracker, Tracked } from './rollout-tracker.ts';
 
@@ -312,6 +313,24 @@ export class PoolReconciler implements KeyReconciler {
     const resumed = resumedAfterFailure(pool, initial);
     let state = resumed ? this.failurePolicy.reopen(initial, now) : initial;
     let snapshot = observer.observe(state);
+    const round = rebootRoundToBegin({
+      osReboots: strategy.type === 'RollingUpdate' && snapshot.spec.reboots?.osRequested?.policy === 'Reboot',
+      paused: state.paused,
+      target: state.target,
+      ...(state.lastComplete ? { lastComplete: state.lastComplete } : {}),
+      history: state.history,
+      nodes: snapshot.snapshots,
+    });
+    if (round) {
+      const message = rebootRoundMessage(round);
+      state = {
+        ...state,
+        history: beginRollout(state.history, state.target, kubeTime(now), 'Superseded', { started: message }),
+      };
+      this.ctx.metrics.rolloutsStarted.inc({ pool: pool.metadata.name });
+      this.ctx.recorder.normal(poolSubject(pool), 'RolloutStarted', `${state.target.name}: ${message}`);
+      snapshot = observer.observe(state);
+    }
     if (resumed) {
       const retry = strategy.retryOnResume?.(snapshot) ?? [];
       errors.push(...(await this.failurePolicy.retry(pool, retry)));

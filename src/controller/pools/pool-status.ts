@@ -9,7 +9,7 @@ import { findCondition, kubeTime, type StatusCondition, setCondition } from '../
 import { plural } from '../plural.ts';
 import type { RolloutRecord } from '../revisions/rollout-history.ts';
 import type { RolloutPin } from '../revisions/rollout-target.ts';
-import { isHealthy } from '../rollout/node-verdict.ts';
+import { isHealthy, rebootPending } from '../rollout/node-verdict.ts';
 import type { NodeSnapshot, NumberedRevision, RolloutDecision } from '../rollout/types.ts';
 import type { StrategyReport } from '../strategies/strategy-status.ts';
 import { KSTATUS_CONDITION_TYPES, kstatusConditions } from './kstatus-conditions.ts';
@@ -258,6 +258,7 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
   const T = target?.name;
   const failedNames = verdicts.filter((v) => v.phase === 'Failed').map((v) => v.name);
   const drifted = count(nodes, (n) => n.drifted === true);
+  const rebootRequired = count(nodes, (n) => n.rebootWanted === true && !rebootPending(n));
   const updated = T ? count(nodes, (n) => n.currentRevision === T) : 0;
   const ready = T
     ? count(nodes, (n) => n.currentRevision === T && n.desiredRevision === T && isHealthy(n))
@@ -279,6 +280,7 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
     waiting: input.strategy?.waiting ?? 0,
     // Omitted when none, so pools that never drift keep the status they had.
     ...(drifted > 0 ? { drifted } : {}),
+    ...(rebootRequired > 0 ? { rebootRequired } : {}),
     ...(decision?.window.nextOpening !== undefined
       ? { nextWindowOpen: kubeTime(decision.window.nextOpening) }
       : {}),

@@ -66,7 +66,26 @@ function gateFailureActionFor(
   );
 }
 
+/**
+ * A reboot round: the pool reboots the nodes its OS asks to reboot (policy Reboot) with no new
+ * revision to roll out (the target is the last completed revision). docs/controller.md, "Reboot rounds".
+ */
+export function isRebootRound(
+  input: Pick<RolloutInput, 'osReboots' | 'lastComplete' | 'target' | 'nodes'>,
+): boolean {
+  const T = input.target.name;
+  // A rollback to the last completed revision is no round: its nodes were given another revision.
+  return (
+    input.osReboots === true &&
+    input.lastComplete?.name === T &&
+    input.nodes.every((n) => n.desiredRevision === undefined || n.desiredRevision === T)
+  );
+}
+
 function policyAction(input: RolloutInput, what: string): FailureAction {
+  // A reboot is not undone by rolling back: a failed reboot round pauses whatever the policy says.
+  if (isRebootRound(input))
+    return { action: 'Pause', message: `${what}; a reboot cannot be rolled back, so the rollout pauses` };
   if (input.settings.failurePolicy.action === 'Rollback') {
     const to = input.lastComplete;
     if (to && to.name !== input.target.name) {
@@ -170,7 +189,7 @@ function chooseStarts(c: StartChoice): {
   let { unavailable } = c;
   let zoneBlocked = false;
   let budgetBlocked = false;
-  for (const { verdict: v, node } of [...c.free, ...c.paid]) {
+  for (const { verdict: v, node, actions } of [...c.free, ...c.paid]) {
     if (starts.length >= c.canaryRoom) {
       const size = plural(c.canarySize, 'node');
       return {
@@ -200,8 +219,10 @@ function chooseStarts(c: StartChoice): {
     starts.push({
       node: v.name,
       revision: c.input.target.name,
-      drain: node.needsDrain,
+      // A reboot drains the node first, whatever the revision's plan says.
+      drain: node.needsDrain || actions.reboot === true,
       free: cost === 0,
+      ...(actions.reboot ? { reboot: true } : {}),
     });
   }
   return { starts, unavailable, budgetBlocked, zoneBlocked };
@@ -261,6 +282,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     uncordon: [],
     abortDrain: [],
     drain: [],
+    rebootAfterDrain: [],
     failures: [],
     complete: false,
     budget: { maxUnavailable: 0, unavailable: 0, zones: {} },
@@ -272,6 +294,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     if (actions.uncordon) decision.uncordon.push({ node: v.name, reason: actions.uncordon });
     if (actions.abortDrain) decision.abortDrain.push(v.name);
     if (actions.drain) decision.drain.push(v.name);
+    if (actions.drain && actions.reboot) decision.rebootAfterDrain.push(v.name);
     if (actions.wakeAt !== undefined) wakeAt = Math.min(wakeAt, actions.wakeAt);
     if (v.phase === 'Failed') decision.failures.push(v);
   }
@@ -294,13 +317,19 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
   }
 
   // Canary: until canary.nodes nodes are updated and soaked, no more than that many get the target.
+  // In a reboot round the canary is the round's first nodes: only nodes of this round (touched, or
+  // waiting for their reboot) count, since every other node is on the target already.
   let canaryRoom = Number.POSITIVE_INFINITY;
   if (settings.canary) {
-    const size = Math.min(total, resolveIntOrPercent(settings.canary.nodes, total, 'up'));
-    const passed = ordered.filter((v) => v.phase === 'Updated').length >= size;
+    const round = isRebootRound(input);
+    const ofRound = (j: Judged) => !round || j.verdict.touched || j.actions.reboot === true;
+    const eligible = round ? inOrder.filter(ofRound).length : total;
+    const size = Math.min(eligible, resolveIntOrPercent(settings.canary.nodes, total, 'up'));
+    const inRound = inOrder.filter(ofRound).map((j) => j.verdict);
+    const passed = inRound.filter((v) => v.phase === 'Updated').length >= size;
     decision.budget.canary = { size, passed };
     if (!passed) {
-      const given = ordered.filter((v) => PHASES_ON_TARGET.has(v.phase)).length;
+      const given = inRound.filter((v) => PHASES_ON_TARGET.has(v.phase) && (!round || v.touched)).length;
       canaryRoom = Math.max(0, size - given);
     }
   }

@@ -14,10 +14,19 @@ import type {
 const SETTLED_STATES = new Set(['Done', 'Idle']);
 const WORKING_STATES = new Set(['Applying', 'Verifying']);
 
-/** Healthy on the revision it was given: Ready, agent settled on it, NodeConfigReady, health-gate pods. */
+/** The controller asked the node to reboot and the agent has not answered yet. */
+export function rebootPending(node: NodeSnapshot): boolean {
+  return node.rebootRequested !== undefined && node.rebooted !== node.rebootRequested;
+}
+
+/**
+ * Healthy on the revision it was given: Ready, agent settled on it, NodeConfigReady, health-gate pods,
+ * and no reboot asked of it still unanswered.
+ */
 export function isHealthy(node: NodeSnapshot): boolean {
   const wanted = node.desiredRevision ?? node.currentRevision;
   return (
+    !rebootPending(node) &&
     node.ready &&
     !node.deleting &&
     node.currentRevision !== undefined &&
@@ -35,6 +44,7 @@ function unhealthyDetail(node: NodeSnapshot): string {
   if (node.agentState === 'Failed') return `agent failed${node.agentMessage ? `: ${node.agentMessage}` : ''}`;
   const wanted = node.desiredRevision ?? node.currentRevision;
   if (node.currentRevision !== wanted) return `applying ${wanted}`;
+  if (rebootPending(node)) return `rebooting (requested ${node.rebootRequested})`;
   if (!SETTLED_STATES.has(node.agentState ?? '')) return `agent ${node.agentState ?? 'not reporting'}`;
   if (!node.configReady) return 'NodeConfigReady is not True';
   if (!node.podsReady) return 'health-gate pods not Ready';
@@ -46,6 +56,8 @@ export interface VerdictActions {
   uncordon?: UncordonReason;
   abortDrain?: boolean;
   drain?: boolean;
+  /** The OS asks this node for a reboot and the pool reboots such nodes: its start (or drain) ends in one. */
+  reboot?: boolean;
   /** When the verdict may change by itself (soak end, deadline). */
   wakeAt?: number;
 }
@@ -82,6 +94,10 @@ export function judgeNode(
   const touched = episodeStart !== undefined && started !== undefined && started >= episodeStart;
   const healthy = isHealthy(node);
   const actions: VerdictActions = {};
+  // A reboot round (policy Reboot): a node whose OS asks for a reboot is not done, even on the target,
+  // until it rebooted; a request already handed out is followed like any update in flight.
+  const wantsReboot = input.osReboots === true && node.rebootWanted === true && !rebootPending(node);
+  if (wantsReboot) actions.reboot = true;
 
   // A drain for a revision that is no longer the target stops; the node is judged afresh below.
   // (A node already given that revision keeps its cordon until it has applied it.)
@@ -103,7 +119,14 @@ export function judgeNode(
     return { verdict: verdict(node, 'Bootstrapping', touched, { detail: 'first apply' }), actions };
   }
 
-  if (drainingFor === T && node.desiredRevision !== T) {
+  // Drained for a reboot on the target that is no longer wanted (the OS stopped asking, the policy
+  // changed): the drain stops; the node is judged on its target below.
+  if (drainingFor === T && node.desiredRevision === T && !wantsReboot) {
+    actions.abortDrain = true;
+    drainingFor = undefined;
+  }
+
+  if (drainingFor === T && (node.desiredRevision !== T || wantsReboot)) {
     if (overdue) {
       // The failure stays visible through draining-for; the cordon goes, as after any failure.
       if (node.cordonedByUs) actions.uncordon = 'Failed';
@@ -126,7 +149,10 @@ export function judgeNode(
     };
   }
 
-  if (node.desiredRevision === T) {
+  // On the target, healthy (or down before its turn) and its OS asks for a reboot: it waits for its
+  // turn like a node not on the target (below). A node still applying the target finishes first.
+  const waitsForReboot = wantsReboot && (healthy || (!node.ready && !touched));
+  if (node.desiredRevision === T && !waitsForReboot) {
     if (healthy) {
       if (node.cordonedByUs) {
         actions.uncordon = 'Healthy';
@@ -196,7 +222,11 @@ export function judgeNode(
     };
   }
   if (node.cordonedByUs && !actions.uncordon) actions.uncordon = healthy ? 'Healthy' : 'Idle';
-  if (healthy && !node.cordoned) return { verdict: verdict(node, 'Pending', touched), actions };
+  if (healthy && !node.cordoned)
+    return {
+      verdict: verdict(node, 'Pending', touched, wantsReboot ? { detail: 'waiting for a reboot' } : {}),
+      actions,
+    };
   return {
     verdict: verdict(node, 'Waiting', touched, {
       detail: node.cordoned && healthy ? 'cordoned' : unhealthyDetail(node),

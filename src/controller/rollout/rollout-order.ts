@@ -33,3 +33,25 @@ export function rolloutOrder<T extends Placed>(nodes: readonly T[]): T[] {
   }
   return order;
 }
+
+/**
+ * The nodes next in line: of the nodes that still wait (`waiting`), the first `count` in rollout order.
+ * The one notion of "next" the strategies share: RollingUpdate's candidates (before its free-first and
+ * budget rules), Serial's slot queue and canary, Spread's schedule, and whatever wants to act on the
+ * next batch ahead of its turn (pre-staging packages, tainting the next batch). Pure: it depends only on
+ * names, zones and the predicate, so every caller and a restarted controller agree on who is next.
+ */
+export function nextInLine<T extends Placed>(
+  nodes: readonly T[],
+  waiting: (node: T) => boolean,
+  count: number,
+): T[] {
+  if (count <= 0) return [];
+  const next: T[] = [];
+  for (const node of rolloutOrder(nodes)) {
+    if (!waiting(node)) continue;
+    next.push(node);
+    if (next.length >= count) break;
+  }
+  return next;
+}

@@ -54,6 +54,15 @@ export interface NodeSnapshot {
   needsDrain: boolean;
   /** Why the drain does not progress (e.g. a PodDisruptionBudget), when it does not. */
   drainBlocked?: string;
+  /**
+   * The OS asks for a reboot: condition nodeherd.io/RebootRequired True with a reason other than
+   * Rebooting (the agent is not already rebooting for a request).
+   */
+  rebootWanted?: boolean;
+  /** nodeherd.io/reboot-requested: the controller asked the node to reboot (an opaque id). */
+  rebootRequested?: string;
+  /** nodeherd.io/rebooted: the request id the agent has rebooted for. */
+  rebooted?: string;
 }
 
 /** A pool's revision by name and number (the agent's RevisionRef carries its hash and spec instead). */
@@ -93,6 +102,12 @@ export interface RolloutInput {
    * starts none of them. Asked only of a batch the rest of the decision would start.
    */
   holdsBatch?: (nodes: readonly string[]) => GateVerdict | undefined;
+  /**
+   * spec.reboots.osRequested.policy is Reboot: a node whose OS asks for a reboot is not done until it
+   * rebooted, and goes through the same batches (budget, canary, windows, gates, drain, soak) as a
+   * node that is not on the target.
+   */
+  osReboots?: boolean;
 }
 
 /** A health gate that holds the rollout, or fails it (metric or alert gates). */
@@ -151,6 +166,11 @@ export interface NodeStart {
   drain: boolean;
   /** The node was already unavailable: starting it uses no budget. */
   free: boolean;
+  /**
+   * The OS asks for a reboot (policy Reboot): once drained the node gets nodeherd.io/reboot-requested
+   * in the same patch as its revision, so a revision that reboots anyway reboots once for both.
+   */
+  reboot?: boolean;
 }
 
 export type UncordonReason = 'Healthy' | 'Failed' | 'Aborted' | 'Idle';
@@ -190,6 +210,8 @@ export interface RolloutDecision {
   abortDrain: string[];
   /** Nodes whose drain for the target goes on. */
   drain: string[];
+  /** Of the nodes draining (drain and starts), those to be asked for a reboot once drained. */
+  rebootAfterDrain: string[];
   failures: NodeVerdict[];
   failureAction?: FailureAction;
   /** Every node is on the target and available (Skipped nodes aside). */

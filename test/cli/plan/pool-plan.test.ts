@@ -222,3 +222,36 @@ test('a pool that selects no node: the plan warns that it updates nothing and is
   });
   assert.ok(!withNodes.warnings.some((w) => /NoNodes/.test(w)));
 });
+
+test('a node whose OS asks for a reboot, in a pool that reboots them, gets the revision and the reboot in one step', () => {
+  const asking = node('n2', r1.metadata.name);
+  asking.status!.conditions!.push({
+    type: 'nodeherd.io/RebootRequired',
+    status: 'True',
+    reason: 'SentinelFile',
+  } as never);
+  const members = [node('n1', r1.metadata.name), asking, node('n3', r1.metadata.name)];
+  const planned = (policy: 'Reboot' | 'Report') =>
+    planPool({
+      pool: pool({ type: 'RollingUpdate' }, r1.metadata.name, {
+        reboots: { osRequested: { policy } },
+      } as never),
+      configs: [base],
+      fileConfigs: [change],
+      revisions: [r1],
+      nodes: members,
+    });
+  const reboot = planned('Reboot');
+  assert.deepEqual(
+    reboot.nodes.map((n) => [n.name, n.action]),
+    [
+      ['n1', 'none'],
+      ['n2', 'reboot'],
+      ['n3', 'none'],
+    ],
+  );
+  assert.match(reboot.strategyNotes.join('\n'), /1 node waits for a reboot the OS asks for: .*rebooted once/);
+  const report = planned('Report');
+  assert.equal(report.nodes.find((n) => n.name === 'n2')?.action, 'none');
+  assert.doesNotMatch(report.strategyNotes.join('\n'), /reboot the OS asks/);
+});

@@ -131,3 +131,47 @@ test('a pool in a wave shows the pools it waits for', () => {
   );
   assert.match(text, /after {12}canary, eu \(completed, soaked 600s\)/);
 });
+
+test('nodes waiting for a reboot are counted, named in the detail, with what the pool does with them', () => {
+  const asking = (name: string, extra: Record<string, string> = {}): Node => {
+    const n = node(name, 'web-2');
+    n.metadata.annotations = { ...n.metadata.annotations, ...extra };
+    n.status!.conditions!.push({
+      type: 'nodeherd.io/RebootRequired',
+      status: 'True',
+      reason: 'SentinelFile',
+      message: '/var/run/reboot-required exists; packages: linux-image-amd64',
+    } as never);
+    return n;
+  };
+  const rebooting: NodeConfigPool = {
+    ...pool,
+    spec: {
+      ...pool.spec,
+      updateStrategy: { type: 'RollingUpdate' },
+      reboots: { osRequested: { policy: 'Reboot' } },
+    },
+  } as NodeConfigPool;
+  const nodes = [
+    asking('a'),
+    asking('b', { 'nodeherd.io/reboot-requested': 'x' }),
+    asking('c', { 'nodeherd.io/reboot-requested': 'x', 'nodeherd.io/rebooted': 'x' }),
+    node('d', 'web-2'),
+  ];
+  const render = (p: NodeConfigPool, detail: boolean) =>
+    renderFleetStatus(
+      buildFleetStatus(
+        { pools: [p], revisions: [], nodes },
+        { server: 's', observedAt: 't' },
+        detail ? 'web' : undefined,
+      ),
+      { color: false, width: 0, bars: false, detail },
+    );
+  // b was asked and has not answered: it is rebooting, not waiting.
+  assert.match(render(rebooting, false), /reboot 2 nodes waiting for a reboot \(rebooted as a rollout\)/);
+  const detail = render(rebooting, true);
+  assert.match(detail, /reboot a: \/var\/run\/reboot-required exists; packages: linux-image-amd64/);
+  assert.match(detail, /reboot c: /);
+  assert.doesNotMatch(detail, /reboot b:/);
+  assert.match(render(pool, false), /policy Report: reboot them yourself/);
+});

@@ -181,6 +181,8 @@ function counts(view: PoolView): HTMLElement {
     item('waiting', c.waiting),
     item('failed', c.failed),
     item('unavailable', c.unavailable),
+    // Nodes whose OS asks for a reboot (rebooted as a rollout with reboots.osRequested.policy Reboot).
+    ...((view.rebootNodes?.length ?? 0) > 0 ? [item('waiting for a reboot', view.rebootNodes.length)] : []),
     ...view.conditions.map(conditionBadge),
   );
 }

@@ -23,6 +23,7 @@ function rolloutInput(s: StrategySnapshot): RolloutInput {
     now: s.now,
     ...(s.gate ? { gate: s.gate } : {}),
     ...(s.holdsBatch ? { holdsBatch: s.holdsBatch } : {}),
+    ...(s.spec.reboots?.osRequested?.policy === 'Reboot' ? { osReboots: true } : {}),
   };
 }
 

@@ -7,6 +7,8 @@ import type { SlotHolder } from './serial-slots.ts';
 
 export interface SerialStatusInput extends StrategyStatusInput {
   slots?: { count: number; holders: readonly SlotHolder[] };
+  /** rollingUpdate.canary, while it has not passed. */
+  canary?: { size: number };
 }
 
 export const serialReport: StrategyReporter<SerialStatusInput> = {
@@ -22,6 +24,9 @@ export const serialReport: StrategyReporter<SerialStatusInput> = {
       };
     }
     return [
+      ...(input.canary
+        ? [`waiting for the canary (${plural(input.canary.size, 'node')}) to be updated`]
+        : []),
       holders.length === 0
         ? `no node holds one of the ${plural(input.slots.count, 'slot')}`
         : `${holders.length}/${input.slots.count} slots held: ${holders.map((h) => `${h.node} (${h.state})`).join(', ')}`,

@@ -10,6 +10,8 @@ import {
   HOLD_ANNOTATION,
   SERIAL_GATE_ANNOTATION,
 } from '../../../api/node-protocol.ts';
+import { resolveIntOrPercent } from '../../rollout/int-or-percent.ts';
+import { type CanaryProgress, canaryProgress } from '../canary.ts';
 import { type NodeMarks, planNodeMarks } from '../node-marks.ts';
 import type { RolloutStrategy, StrategySnapshot } from '../strategy.ts';
 import { holdReason, marksInput, reportInput } from '../strategy-inputs.ts';
@@ -47,6 +49,40 @@ function withMarks(nodes: readonly StrategyNode[], marks: readonly NodeMarks[]):
 
 type Snapshot = StrategySnapshot<SlotView>;
 
+/**
+ * rollingUpdate.canary, as Spread honours it: until the first canary.nodes nodes in line are updated
+ * and soaked, only they are given the target (and so take slots); undefined without a canary.
+ */
+function serialCanary(s: Snapshot): CanaryProgress | undefined {
+  const canary = s.settings.canary;
+  if (!canary) return undefined;
+  const record = s.history.findLast((r) => r.name === s.target.name);
+  const passedAt = record?.canaryPassedAt ? Date.parse(record.canaryPassedAt) : Number.NaN;
+  return canaryProgress({
+    target: s.target.name,
+    nodes: s.nodes,
+    snapshots: new Map(s.snapshots.map((n) => [n.name, n])),
+    size: resolveIntOrPercent(canary.nodes, s.nodes.length, 'up'),
+    ...(Number.isNaN(passedAt) ? {} : { passedAt }),
+    minReadyMs: s.settings.minReadySeconds * 1000,
+    now: s.now,
+  });
+}
+
+/** Before the canary passed, a node outside it that does not have the target yet is left as it is. */
+function canaryMarks(
+  s: Snapshot,
+  marks: readonly NodeMarks[],
+  canary: CanaryProgress | undefined,
+): NodeMarks[] {
+  if (!canary || canary.passed) return [...marks];
+  const inCanary = new Set(canary.nodes);
+  const desired = new Map(s.nodes.map((n) => [n.name, n.desired]));
+  return marks.filter(
+    (m) => m.kind === 'bootstrap' || inCanary.has(m.node) || desired.get(m.node) === s.target.name,
+  );
+}
+
 function liveHolders(s: Snapshot) {
   return s.own.holders.filter((h) => h.state !== 'Gone');
 }
@@ -63,15 +99,20 @@ export const serial: RolloutStrategy<SerialDecision, SlotView> = {
         h.handedOverAt ? [[h.node, serialSlotValue({ lease: h.lease, handedOverAt: h.handedOverAt })]] : [],
       ),
     );
-    const marks = planNodeMarks(
-      {
-        ...marksInput(s),
-        ...(hold ? { hold } : {}),
-        serial: { pool: s.pool.metadata.name, ...settings },
-        slotHolders: new Set(liveHolders(s).map((h) => h.node)),
-        slotHandovers: handedSlots,
-      },
-      serialMarks,
+    const canary = serialCanary(s);
+    const marks = canaryMarks(
+      s,
+      planNodeMarks(
+        {
+          ...marksInput(s),
+          ...(hold ? { hold } : {}),
+          serial: { pool: s.pool.metadata.name, ...settings },
+          slotHolders: new Set(liveHolders(s).map((h) => h.node)),
+          slotHandovers: handedSlots,
+        },
+        serialMarks,
+      ),
+      canary,
     );
     const ready = new Set(s.snapshots.filter((n) => n.ready).map((n) => n.name));
     const byName = new Map(s.nodes.map((n) => [n.name, n]));
@@ -111,13 +152,20 @@ export const serial: RolloutStrategy<SerialDecision, SlotView> = {
       marks: [...marks.filter((m) => handedNow.has(m.node)), ...marks.filter((m) => !handedNow.has(m.node))],
       ...(handOverSlots.length > 0 ? { handOverSlots } : {}),
       ...(slotQueue ? { slotQueue } : {}),
+      ...(canary?.passedNow !== undefined ? { canaryPassedAt: canary.passedNow } : {}),
+      ...(canary?.wakeAt !== undefined ? { requeueAfterMs: Math.max(0, canary.wakeAt - s.now) } : {}),
     };
   },
 
   report(after: Snapshot) {
     const count = serialSettingsOf(after.spec.updateStrategy).slots;
+    const canary = serialCanary(after);
     return strategyReport(
-      { ...reportInput(after, 'Serial'), slots: { count, holders: liveHolders(after) } },
+      {
+        ...reportInput(after, 'Serial'),
+        slots: { count, holders: liveHolders(after) },
+        ...(canary && !canary.passed ? { canary: { size: canary.size } } : {}),
+      },
       serialReport,
     );
   },

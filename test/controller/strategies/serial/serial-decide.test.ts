@@ -14,7 +14,7 @@ import type { NodeSnapshot } from '../../../../src/controller/rollout/types.ts';
 import { serial } from '../../../../src/controller/strategies/serial/serial.ts';
 import type { SlotView } from '../../../../src/controller/strategies/serial/serial-slots.ts';
 import type { StrategySnapshot } from '../../../../src/controller/strategies/strategy.ts';
-import { NOW } from '../../../support/rollout-fixtures.ts';
+import { NOW, settings } from '../../../support/rollout-fixtures.ts';
 import { strategyNode } from '../../../support/strategy-fixtures.ts';
 
 const NAMES = ['a', 'b', 'c', 'd', 'e'];
@@ -24,6 +24,7 @@ function snapshot(over: Partial<StrategySnapshot<SlotView>> = {}): StrategySnaps
   return {
     pool: { metadata: { name: 'p' } },
     spec: { updateStrategy: { type: 'Serial', serial: { slots: 2, leaseDurationSeconds: 600 } } },
+    settings: settings(),
     target: { name: 'r2', number: 2 },
     history: [],
     paused: false,
@@ -87,5 +88,65 @@ describe('Serial decision when a rollout begins', () => {
     const decision = serial.decide(snapshot({ paused: true }));
     assert.ok(decision.marks.every((m) => m.annotations[HOLD_ANNOTATION] !== undefined));
     assert.equal(decision.slotQueue, undefined);
+  });
+});
+
+describe('Serial honours rollingUpdate.canary (as Spread does)', () => {
+  const withCanary = (over: Partial<StrategySnapshot<SlotView>> = {}) =>
+    snapshot({
+      settings: settings({ minReadySeconds: 30, canary: { nodes: 1 } }),
+      ...over,
+    });
+  const given = (d: ReturnType<typeof serial.decide>) =>
+    d.marks.filter((m) => m.annotations[DESIRED_REVISION_ANNOTATION] === 'r2').map((m) => m.node);
+
+  test('until the canary is updated and soaked only it is given the target, and only it gets a slot', () => {
+    const decision = serial.decide(withCanary());
+    assert.deepEqual(given(decision), ['a']);
+    assert.deepEqual(
+      (decision.handOverSlots ?? []).map((h) => h.node),
+      ['a'],
+    );
+    assert.deepEqual(decision.slotQueue?.nodes ?? [], []);
+    assert.equal(decision.canaryPassedAt, undefined);
+  });
+
+  test('a canary that broke (agent Failed) keeps every other node off the target', () => {
+    const nodes = NAMES.map((name) =>
+      name === 'a' ? strategyNode(name, { desired: 'r2', state: 'Failed' }) : strategyNode(name),
+    );
+    const decision = serial.decide(withCanary({ nodes }));
+    assert.deepEqual(
+      given(decision).filter((n) => n !== 'a'),
+      [],
+    );
+  });
+
+  test('healthy on the target for minReadySeconds: the canary passes, recorded, and the others go', () => {
+    const nodes = NAMES.map((name) =>
+      name === 'a' ? strategyNode(name, { desired: 'r2', current: 'r2' }) : strategyNode(name),
+    );
+    const healthy = (name: string, since: number) =>
+      ({
+        name,
+        ready: true,
+        deleting: false,
+        desiredRevision: name === 'a' ? 'r2' : 'r1',
+        currentRevision: name === 'a' ? 'r2' : 'r1',
+        agentState: 'Done',
+        configReady: true,
+        podsReady: true,
+        healthySince: since,
+      }) as NodeSnapshot;
+    // Soaking: not passed yet, and the decision wakes when the soak ends.
+    let decision = serial.decide(
+      withCanary({ nodes, snapshots: NAMES.map((n) => healthy(n, NOW - 10_000)) }),
+    );
+    assert.equal(decision.canaryPassedAt, undefined);
+    assert.equal(decision.requeueAfterMs, 20_000);
+    assert.deepEqual(given(decision), []);
+    decision = serial.decide(withCanary({ nodes, snapshots: NAMES.map((n) => healthy(n, NOW - 40_000)) }));
+    assert.equal(decision.canaryPassedAt, Math.floor(NOW / 1000) * 1000);
+    assert.deepEqual(given(decision).sort(), ['b', 'c', 'd', 'e']);
   });
 });
