@@ -3,7 +3,6 @@
 import { LABEL_KEY, LABEL_VALUE } from './patterns.ts';
 import {
   array,
-  celString,
   dateTime,
   integer,
   object,

@@ -114,16 +114,14 @@ function waitsForReboot(node: Node): boolean {
   return requested === undefined || a[REBOOTED_ANNOTATION] === requested;
 }
 
-export function planPool(input: PoolPlanInput): PoolPlan {
-  const { pool } = input;
-  const name = pool.metadata.name;
-  const spec = defaultedPoolSpec(pool.spec);
-  const strategy = spec.updateStrategy.type;
-  const description = strategyDescription(strategy);
-  const before = new Set(selectConfigs(pool, input.configs).map((c) => c.metadata.name));
-  const selected = selectConfigs(pool, merged(input.configs, input.fileConfigs));
+/** What the file does to each NodeConfig it names, for this pool: added, replaced, removed or not selected. */
+function configChangesOf(
+  input: PoolPlanInput,
+  selected: readonly { metadata: { name: string } }[],
+): ConfigChange[] {
+  const before = new Set(selectConfigs(input.pool, input.configs).map((c) => c.metadata.name));
   const after = new Set(selected.map((c) => c.metadata.name));
-  const configChanges: ConfigChange[] = input.fileConfigs.map((c) => ({
+  return input.fileConfigs.map((c) => ({
     name: c.metadata.name,
     change: after.has(c.metadata.name)
       ? before.has(c.metadata.name)
@@ -133,6 +131,16 @@ export function planPool(input: PoolPlanInput): PoolPlan {
         ? 'removed'
         : 'not selected',
   }));
+}
+
+export function planPool(input: PoolPlanInput): PoolPlan {
+  const { pool } = input;
+  const name = pool.metadata.name;
+  const spec = defaultedPoolSpec(pool.spec);
+  const strategy = spec.updateStrategy.type;
+  const description = strategyDescription(strategy);
+  const selected = selectConfigs(pool, merged(input.configs, input.fileConfigs));
+  const configChanges = configChangesOf(input, selected);
   const numbers = new Map(input.revisions.map((r) => [r.metadata.name, r.spec.revision]));
   const configsByRevision = new Map<string, RenderedConfig>(
     input.revisions.map((r) => [r.metadata.name, r.spec.config]),

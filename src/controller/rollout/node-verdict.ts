@@ -153,56 +153,11 @@ export function judgeNode(
   // turn like a node not on the target (below). A node still applying the target finishes first.
   const waitsForReboot = wantsReboot && (healthy || (!node.ready && !touched));
   if (node.desiredRevision === T && !waitsForReboot) {
-    if (healthy) {
-      if (node.cordonedByUs) {
-        actions.uncordon = 'Healthy';
-        return { verdict: verdict(node, 'Soaking', touched, { detail: 'uncordoning' }), actions };
-      }
-      const since = Math.max(
-        node.healthySince ?? Number.NEGATIVE_INFINITY,
-        started ?? Number.NEGATIVE_INFINITY,
-      );
-      if (touched && now < since + soakMs) {
-        actions.wakeAt = since + soakMs;
-        return { verdict: verdict(node, 'Soaking', touched, { detail: 'soaking' }), actions };
-      }
-      if (node.cordoned)
-        return {
-          verdict: verdict(node, 'Updated', touched, { available: false, detail: 'cordoned' }),
-          actions,
-        };
-      return { verdict: verdict(node, 'Updated', touched), actions };
-    }
-    const detail = unhealthyDetail(node);
-    if (node.agentState === 'Failed') {
-      if (node.cordonedByUs) actions.uncordon = 'Failed';
-      return { verdict: failed(node, touched, 'AgentFailed', detail), actions };
-    }
-    if (!touched) {
-      if (node.cordonedByUs) actions.uncordon = 'Idle';
-      return { verdict: verdict(node, node.ready ? 'Unhealthy' : 'Skipped', touched, { detail }), actions };
-    }
-    if (node.wasHealthy) {
-      if (node.cordonedByUs) actions.uncordon = 'Failed';
-      return {
-        verdict: failed(node, touched, 'BecameUnhealthy', `became unhealthy after its update: ${detail}`),
-        actions,
-      };
-    }
-    if (overdue) {
-      if (node.cordonedByUs) actions.uncordon = 'Failed';
-      return {
-        verdict: failed(
-          node,
-          touched,
-          'ProgressDeadlineExceeded',
-          `not healthy ${settings.progressDeadlineSeconds}s after its update started: ${detail}`,
-        ),
-        actions,
-      };
-    }
-    actions.wakeAt = deadline;
-    return { verdict: verdict(node, 'Updating', touched, { detail }), actions };
+    return judgeOnTarget(
+      node,
+      { now, settings, started, deadline, overdue, touched, healthy, soakMs },
+      actions,
+    );
   }
 
   // Not on the target.
@@ -233,4 +188,74 @@ export function judgeNode(
     }),
     actions,
   };
+}
+
+interface OnTargetFacts {
+  now: number;
+  settings: RolloutInput['settings'];
+  started: number | undefined;
+  deadline: number | undefined;
+  overdue: boolean;
+  touched: boolean;
+  healthy: boolean;
+  soakMs: number;
+}
+
+/** A node given the target (and not waiting for a reboot): soaking, updated, failed or still updating. */
+function judgeOnTarget(
+  node: NodeSnapshot,
+  facts: OnTargetFacts,
+  actions: VerdictActions,
+): { verdict: NodeVerdict; actions: VerdictActions } {
+  const { now, settings, started, deadline, overdue, touched, healthy, soakMs } = facts;
+  if (healthy) {
+    if (node.cordonedByUs) {
+      actions.uncordon = 'Healthy';
+      return { verdict: verdict(node, 'Soaking', touched, { detail: 'uncordoning' }), actions };
+    }
+    const since = Math.max(
+      node.healthySince ?? Number.NEGATIVE_INFINITY,
+      started ?? Number.NEGATIVE_INFINITY,
+    );
+    if (touched && now < since + soakMs) {
+      actions.wakeAt = since + soakMs;
+      return { verdict: verdict(node, 'Soaking', touched, { detail: 'soaking' }), actions };
+    }
+    if (node.cordoned)
+      return {
+        verdict: verdict(node, 'Updated', touched, { available: false, detail: 'cordoned' }),
+        actions,
+      };
+    return { verdict: verdict(node, 'Updated', touched), actions };
+  }
+  const detail = unhealthyDetail(node);
+  if (node.agentState === 'Failed') {
+    if (node.cordonedByUs) actions.uncordon = 'Failed';
+    return { verdict: failed(node, touched, 'AgentFailed', detail), actions };
+  }
+  if (!touched) {
+    if (node.cordonedByUs) actions.uncordon = 'Idle';
+    return { verdict: verdict(node, node.ready ? 'Unhealthy' : 'Skipped', touched, { detail }), actions };
+  }
+  if (node.wasHealthy) {
+    if (node.cordonedByUs) actions.uncordon = 'Failed';
+    return {
+      verdict: failed(node, touched, 'BecameUnhealthy', `became unhealthy after its update: ${detail}`),
+      actions,
+    };
+  }
+  if (overdue) {
+    if (node.cordonedByUs) actions.uncordon = 'Failed';
+    return {
+      verdict: failed(
+        node,
+        touched,
+        'ProgressDeadlineExceeded',
+        `not healthy ${settings.progressDeadlineSeconds}s after its update started: ${detail}`,
+      ),
+      actions,
+    };
+  }
+  actions.wakeAt = deadline;
+  return { verdict: verdict(node, 'Updating', touched, { detail }), actions };
 }

@@ -10,7 +10,7 @@ import { applyCustomResourceDefinitionDefaults } from '../../schema/crd-defaults
 import { validateCustomResourceDefinition } from '../../schema/crd-validation.ts';
 import type { KubeObject } from '../../storage/types.ts';
 import type { BuiltinKind, KindServices } from '../builtin-kind.ts';
-import { ALL_VERBS, builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+import { builtin, kindSchema, specStatus } from '../shared/schemas.ts';
 
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 

@@ -3,7 +3,7 @@
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age, controllerOf } from '../shared/printing.ts';
-import { ALL_VERBS, builtin, kindSchema, open } from '../shared/schemas.ts';
+import { builtin, kindSchema, open } from '../shared/schemas.ts';
 
 export const controllerRevisionKind: BuiltinKind = {
   definitions: () => [

@@ -5,7 +5,7 @@ import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import { CONDITION_TIMES } from '../../schema/builtin-decoding.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age, labelSelectorText, selectorText, templateContainers } from '../shared/printing.ts';
-import { ALL_VERBS, builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+import { builtin, kindSchema, specStatus } from '../shared/schemas.ts';
 
 export const daemonSetKind: BuiltinKind = {
   definitions: () => [

@@ -6,7 +6,7 @@ import { Lease } from '../../protobuf/groups.ts';
 import { t } from '../../schema/builtin-decoding.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age } from '../shared/printing.ts';
-import { ALL_VERBS, builtin, kindSchema, open } from '../shared/schemas.ts';
+import { builtin, kindSchema, open } from '../shared/schemas.ts';
 
 export const leaseKind: BuiltinKind = {
   definitions: () => [

@@ -8,7 +8,7 @@ import { validateConfigMap } from '../../schema/config-data-validation.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age } from '../shared/printing.ts';
 import { count } from '../shared/readers.ts';
-import { ALL_VERBS, builtin, kindSchema } from '../shared/schemas.ts';
+import { builtin, kindSchema } from '../shared/schemas.ts';
 
 export const configMapKind: BuiltinKind = {
   definitions: () => [

@@ -15,7 +15,7 @@ import type { KubeObject } from '../../storage/types.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { assertEventSize, eventMessageCauses } from '../shared/message-limits.ts';
 import { at, text } from '../shared/readers.ts';
-import { ALL_VERBS, builtin, int, kindSchema, open, str } from '../shared/schemas.ts';
+import { builtin, int, kindSchema, open, str } from '../shared/schemas.ts';
 
 /** LAST SEEN of an event: its series' last observation, else lastTimestamp, else eventTime. */
 function eventLastSeen(event: KubeObject): string {

@@ -8,7 +8,7 @@ import type { BuiltinKind } from '../builtin-kind.ts';
 import { conditionMessageCauses } from '../shared/message-limits.ts';
 import { age } from '../shared/printing.ts';
 import { NONE } from '../shared/readers.ts';
-import { ALL_VERBS, builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+import { builtin, kindSchema, specStatus } from '../shared/schemas.ts';
 
 function nodeStatus(node: KubeObject): string {
   const ready = (node.status?.conditions ?? []).find((c: KubeObject) => c?.type === 'Ready');

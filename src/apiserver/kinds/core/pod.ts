@@ -11,7 +11,7 @@ import type { KubeObject } from '../../storage/types.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age, humanDuration } from '../shared/printing.ts';
 import { at, count, NONE, text, timeOf } from '../shared/readers.ts';
-import { ALL_VERBS, builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+import { builtin, kindSchema, specStatus } from '../shared/schemas.ts';
 
 export interface PodSummary {
   ready: string;

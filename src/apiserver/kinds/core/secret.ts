@@ -8,7 +8,7 @@ import { validateSecret } from '../../schema/config-data-validation.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age } from '../shared/printing.ts';
 import { at, count } from '../shared/readers.ts';
-import { ALL_VERBS, builtin, kindSchema, str } from '../shared/schemas.ts';
+import { builtin, kindSchema, str } from '../shared/schemas.ts';
 
 export const secretKind: BuiltinKind = {
   definitions: () => [

@@ -8,7 +8,7 @@ import { validatePathSegmentName } from '../../schema/names.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age } from '../shared/printing.ts';
 import { count } from '../shared/readers.ts';
-import { ALL_VERBS, builtin, kindSchema, open } from '../shared/schemas.ts';
+import { builtin, kindSchema, open } from '../shared/schemas.ts';
 
 export const serviceAccountKind: BuiltinKind = {
   definitions: () => [

@@ -8,7 +8,7 @@ import type { JSONSchemaProps, ResourceDefinition } from '../../registry/resourc
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { eventColumns, objectReferenceSelectors } from '../core/event.ts';
 import { at, text } from '../shared/readers.ts';
-import { ALL_VERBS, builtin, int, kindSchema, open, str } from '../shared/schemas.ts';
+import { builtin, int, kindSchema, open, str } from '../shared/schemas.ts';
 import { coreToEventsV1, eventsV1ToCore } from './event-conversion.ts';
 
 const eventsV1Fields: Record<string, JSONSchemaProps> = {

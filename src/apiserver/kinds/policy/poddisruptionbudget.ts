@@ -6,7 +6,7 @@ import { PodDisruptionBudget } from '../../protobuf/groups.ts';
 import { CONDITION_TIMES, t } from '../../schema/builtin-decoding.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age, intOrStringOrNA } from '../shared/printing.ts';
-import { ALL_VERBS, builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+import { builtin, kindSchema, specStatus } from '../shared/schemas.ts';
 
 export const podDisruptionBudgetKind: BuiltinKind = {
   definitions: () => [
