@@ -162,7 +162,8 @@ test('concurrent atomic writers never let a reader see a partial file', async ()
   const { done, finished } = await startWriters(path, 3, 150, true);
   const { reads, torn } = readUntilWritersFinish(path, done, 3);
   await finished;
-  assert.ok(reads > 50, `reader only managed ${reads} reads`);
+  // Enough reads to have overlapped the writers; how many a loaded machine manages is not the point.
+  assert.ok(reads >= 10, `reader only managed ${reads} reads`);
   assert.equal(torn, 0, `${torn} of ${reads} reads saw a partial file`);
   assert.deepEqual(readdirSync(dir), ['shared']);
 });
