@@ -38,7 +38,7 @@ export const MAX_SENTINEL_ARGUMENTS = 32;
 export const MAX_SENTINEL_ARGUMENT_LENGTH = 4096;
 
 const ASKS_PROMETHEUS =
-  '(has(self.metrics) && size(self.metrics) > 0) || (has(self.alerts) && size(self.alerts) > 0)';
+  '(has(self.metrics) && size(self.metrics) > 0) || (has(self.alerts) && size(self.alerts) > 0) || (has(self.compare) && size(self.compare) > 0)';
 
 /**
  * The types whose settings each field holds (validator and CRD rules). Spread takes its failure policy
@@ -61,14 +61,18 @@ function updateStrategyRules(): Rule[] {
     fieldPath: `.${field}`,
     reason: 'FieldValueForbidden',
   }));
-  const gateOnlyRollingUpdate: Rule[] = ['blockingPodSelector', 'prometheus', 'metrics', 'alerts'].map(
-    (field) => ({
-      rule: `${type} == 'RollingUpdate' || !has(self.rollingUpdate) || !has(self.rollingUpdate.healthGate) || !has(self.rollingUpdate.healthGate.${field})`,
-      message: 'may only be set when type is RollingUpdate',
-      fieldPath: `.rollingUpdate.healthGate.${field}`,
-      reason: 'FieldValueForbidden',
-    }),
-  );
+  const gateOnlyRollingUpdate: Rule[] = [
+    'blockingPodSelector',
+    'prometheus',
+    'metrics',
+    'compare',
+    'alerts',
+  ].map((field) => ({
+    rule: `${type} == 'RollingUpdate' || !has(self.rollingUpdate) || !has(self.rollingUpdate.healthGate) || !has(self.rollingUpdate.healthGate.${field})`,
+    message: 'may only be set when type is RollingUpdate',
+    fieldPath: `.rollingUpdate.healthGate.${field}`,
+    reason: 'FieldValueForbidden',
+  }));
   return [
     ...byType,
     {
@@ -368,13 +372,13 @@ export const rollingUpdateSchema = object(
           'x-kubernetes-validations': [
             {
               rule: `!(${ASKS_PROMETHEUS}) || has(self.prometheus)`,
-              message: 'metrics and alerts need the Prometheus server to ask',
+              message: 'metrics, compare and alerts need the Prometheus server to ask',
               fieldPath: '.prometheus',
               reason: 'FieldValueRequired',
             },
             {
               rule: `!has(self.prometheus) || ${ASKS_PROMETHEUS}`,
-              message: 'prometheus is set, but no metrics or alerts use it',
+              message: 'prometheus is set, but no metrics, compare or alerts use it',
               fieldPath: '.metrics',
               reason: 'FieldValueRequired',
             },

@@ -186,6 +186,15 @@ export const BAD_OBJECTS: BadObject[] = [
   config('a policy default that is not allowed', 'spec.disruptionPolicies.default', (s) => {
     s.disruptionPolicies = { default: 'Restart' };
   }),
+  pool(
+    'a comparison gate without the Prometheus server to ask',
+    'spec.updateStrategy.rollingUpdate.healthGate.prometheus',
+    (o) => {
+      o.spec.updateStrategy.rollingUpdate.healthGate = {
+        compare: [{ name: 'errors', query: 'rate(http_errors_total{$NODES}[5m])', margin: 10 }],
+      };
+    },
+  ),
   pool('a reboot sentinel command found through PATH', 'spec.reboots.osRequested.sentinelCommand', (o) => {
     o.spec.reboots = { osRequested: { sentinelCommand: ['needs-restarting', '-r'] } };
   }),
@@ -410,8 +419,18 @@ after(async () => {
   await local?.stop();
 });
 
+/** A pool whose only Prometheus gate compares updated nodes with the rest. */
+const comparingPool = (): Obj => {
+  const pool = goodPool();
+  pool.spec.updateStrategy.rollingUpdate.healthGate = {
+    prometheus: { url: 'http://prometheus.monitoring:9090' },
+    compare: [{ name: 'errors', query: 'rate(http_errors_total{$NODES}[5m])', margin: 10 }],
+  };
+  return pool;
+};
+
 test('the good objects of the corpus are accepted by both the full server and the CRDs alone', async () => {
-  for (const object of [goodConfig(), goodPool()]) {
+  for (const object of [goodConfig(), goodPool(), comparingPool()]) {
     assert.equal(await refusal(object, GROUP), undefined, `${object.kind} refused by nodeherd`);
     assert.equal(await refusal(object, CRD_ONLY_GROUP), undefined, `${object.kind} refused by the CRD`);
   }
