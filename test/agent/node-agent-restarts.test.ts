@@ -74,9 +74,13 @@ describe('node agent reboots and self-updates', () => {
     await setDesired(cluster, node.name, first.metadata.name);
     await eventually('halted for the reboot', () => (node.agent.status.halted ? true : undefined));
     assert.equal(node.host.reboots, 1);
-    assert.match(
-      (await getNode(cluster, node.name)).metadata?.annotations?.['nodeherd.io/message'] ?? '',
-      /rebooting/,
+    // The agent halts first (so nothing else starts), then says why on the Node.
+    await eventually('the Node says it is rebooting', async () =>
+      /rebooting/.test(
+        (await getNode(cluster, node.name)).metadata?.annotations?.['nodeherd.io/message'] ?? '',
+      )
+        ? true
+        : undefined,
     );
 
     // "After the reboot": the simulated host already has a new boot id; a new agent process starts.

@@ -185,12 +185,14 @@ export class NodeReporter {
         ok = false;
       }
     }
-    if (!this.delivered && this.wanted) {
+    const wanted = this.wanted;
+    if (!this.delivered && wanted) {
       try {
-        await this.writeStatus(this.wanted);
-        this.delivered = true;
+        await this.writeStatus(wanted);
+        // A report that came in while this one was on the wire is still to be delivered.
+        if (this.wanted === wanted) this.delivered = true;
       } catch (error) {
-        this.logger.warn({ state: this.wanted.state, error: error as Error }, 'could not report to the Node');
+        this.logger.warn({ state: wanted.state, error: error as Error }, 'could not report to the Node');
         ok = false;
       }
     }
