@@ -190,7 +190,9 @@ describe('nodeherd-init on a real node', { skip, timeout: 300_000 }, () => {
 
     assert.equal((await unitState(c, 'nodeherd-init.service')).enabled, 'disabled', 'init disabled itself');
     const agent = await unitState(c, AGENT_UNIT);
-    assert.equal(agent.active, 'active');
+    const agentLog = async () =>
+      (await c.exec(['journalctl', '-u', AGENT_UNIT, '-o', 'cat', '--no-pager', '-n', '40'])).stdout;
+    assert.equal(agent.active, 'active', agent.active === 'active' ? '' : await agentLog());
     assert.equal(agent.enabled, 'enabled');
     assert.equal(
       (await c.execChecked([`${PREFIX}/node`, '--version'])).trim(),

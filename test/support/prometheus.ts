@@ -21,12 +21,25 @@ export const prometheusMissing: string | false =
     : `${BINARY} is not installed (Debian package prometheus; .ci/run installs it)`;
 
 /** A free TCP port on 127.0.0.1 (free when asked; the caller binds it right away). */
+/**
+ * A loopback port that is free now, for a process started later. Drawn from below the kernel's
+ * ephemeral range (32768–60999): a port the kernel hands out for listen(0) is soon handed to another
+ * test's listen(0), which then takes it before the process this port was meant for binds it.
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  for (let attempt = 0; ; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (bound) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      return port;
+    }
+    if (attempt > 100) throw new Error('no free loopback port below the ephemeral range');
+  }
 }
 
 /** An HTTP endpoint serving /metrics in the text format, with gauge values the test sets. */
