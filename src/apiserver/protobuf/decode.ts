@@ -8,6 +8,8 @@
 // gives (each built-in kind names its messages: src/apiserver/kinds/).
 
 import { ApiError, badRequest } from '../errors.ts';
+import { MAX_BODY_BYTES } from '../request-limits.ts';
+import { DecodeBudgetExceeded, withDecodeBudget } from './decode-budget.ts';
 import { decodeMessage, MalformedError, type MessageSpec, UnsupportedFieldError } from './message.ts';
 import { DeleteOptions } from './meta-v1.ts';
 import { readFields, WIRE_BYTES, WireError } from './wire.ts';
@@ -86,7 +88,24 @@ function useJson(what: string): ApiError {
  * BadRequest for a body that is not well-formed, and 415 UnsupportedMediaType for a kind, or a field
  * holding a value, that this server cannot decode.
  */
-export function decodeProtobufObject(body: Buffer, messages: ProtobufMessages): Record<string, unknown> {
+export function decodeProtobufObject(
+  body: Buffer,
+  messages: ProtobufMessages,
+  maxDecodedBytes = 2 * MAX_BODY_BYTES,
+): Record<string, unknown> {
+  try {
+    return withDecodeBudget(maxDecodedBytes, () => decodeUnbounded(body, messages));
+  } catch (err) {
+    if (!(err instanceof DecodeBudgetExceeded)) throw err;
+    throw new ApiError(
+      413,
+      'RequestEntityTooLarge',
+      `the protobuf body decodes to more than ${err.limit} bytes (twice the request body limit)`,
+    );
+  }
+}
+
+function decodeUnbounded(body: Buffer, messages: ProtobufMessages): Record<string, unknown> {
   if (body.length < MAGIC.length || !body.subarray(0, MAGIC.length).equals(MAGIC)) {
     throw badRequest(
       `provided data does not appear to be a protobuf message, expected prefix [${[...MAGIC].join(' ')}]`,

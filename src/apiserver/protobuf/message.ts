@@ -21,6 +21,7 @@
 // so an object is never stored with part of it silently dropped. Fields named as ignored
 // (managedFields) are dropped whatever they hold.
 
+import { chargeDecode } from './decode-budget.ts';
 import {
   isZeroField,
   readFields,
@@ -247,8 +248,10 @@ function formatTime(ts: { seconds: bigint; nanos: bigint }, micro: boolean, path
 function decodeScalar(type: ValueType, f: WireField, path: string): unknown {
   switch (type.kind) {
     case 'string':
+      chargeDecode(f.bytes.length + 2);
       return f.bytes.toString('utf8');
     case 'bytes':
+      chargeDecode(Math.ceil(f.bytes.length / 3) * 4 + 2);
       return f.bytes.toString('base64');
     case 'bool':
       return f.value !== 0n;
@@ -434,6 +437,8 @@ export function decodeMessage(buf: Buffer, spec: MessageSpec, path: string): Rec
   for (const fs of table.values()) {
     if (fs.shape === 'unsupported' || fs.shape === 'ignored') continue;
     const occurrences = byNumber.get(fs.number) ?? [];
+    // The key and its punctuation, for what is written even when absent from the wire.
+    if (occurrences.length > 0 || fs.presence === 'always') chargeDecode(fs.json.length + 4);
     const at = fs.shape === 'inline' ? path : join(path, fs.json);
     switch (fs.shape) {
       case 'list': {

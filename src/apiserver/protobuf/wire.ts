@@ -2,6 +2,8 @@
 // payload) records. Nothing here knows about Kubernetes types; src/apiserver/protobuf/message.ts
 // gives the records meaning from field tables.
 
+import { chargeDecode, FIELD_UNITS } from './decode-budget.ts';
+
 /** Wire types of the protobuf encoding (groups, 3 and 4, are long deprecated and never used by kube). */
 export const WIRE_VARINT = 0;
 export const WIRE_FIXED64 = 1;
@@ -50,6 +52,7 @@ export function readFields(buf: Buffer): WireField[] {
     const number = Number(tag.value >> 3n);
     const wireType = Number(tag.value & 7n);
     if (number === 0) throw new WireError('illegal field number 0');
+    chargeDecode(FIELD_UNITS);
     switch (wireType) {
       case WIRE_VARINT: {
         const v = readVarint(buf, offset);
