@@ -2,7 +2,7 @@
 // token floods the server, against the same without the flood. `nodeherd apiserver` in its own process
 // (bench/support/apiserver-child.ts), real HTTPS clients with the controller's and a node's tokens: the
 // controller reads Nodes at a steady rate on its keep-alive connection (a get, then a page of a list),
-// the node (a worker thread, bench/support/node-flood.ts) sends GETs of its own Node on many
+// the node (a process of its own at the lowest CPU priority, bench/support/node-flood.ts) sends GETs of its own Node on many
 // connections as fast as the server answers, ignoring 429. Quiet and flooded phases alternate
 // (BENCH_ROUNDS of each, default 3), so the shared machine's changing load falls on both. Target: the
 // controller's p99 during the flood ≤ 2× its p99 without. The same is then measured with the node's seats made unlimited (what
@@ -15,10 +15,10 @@
 // node's connections, default 32), BENCH_COMPARE=0 (skip the run without fairness), BENCH_FAIRNESS (JSON:
 // fairness options to try instead of the defaults).
 
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { TokenStore } from '../src/apiserver/auth/tokens.ts';
 import { nodeherdIdentities } from '../src/profile/nodeherd-identities.ts';
 import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process.ts';
@@ -87,23 +87,18 @@ async function measure(options: Record<string, unknown>): Promise<Phases> {
     const perPhase = Math.round((RATE * SECONDS) / ROUNDS);
     for (let round = 0; round < ROUNDS; round++) {
       quiet.push(...(await paced([controller], request, RATE, perPhase)).latencies);
-      const flood = new Worker(new URL('./support/node-flood.ts', import.meta.url), {
-        workerData: {
-          url: server.url,
-          token: nodeToken,
-          caPem: server.caPem,
-          node: FLOODER,
-          connections: FLOOD_CONNECTIONS,
-        } satisfies FloodData,
+      const flood = startFlood({
+        url: server.url,
+        token: nodeToken,
+        caPem: server.caPem,
+        node: FLOODER,
+        connections: FLOOD_CONNECTIONS,
       });
-      const floodReport = new Promise<Record<string, number>>((resolve) => flood.once('message', resolve));
       // Let the flood reach full speed first.
       await new Promise((resolve) => setTimeout(resolve, 1000));
       flooded.push(...(await paced([controller], request, RATE, perPhase)).latencies);
-      flood.postMessage('stop');
-      for (const [status, count] of Object.entries(await floodReport))
+      for (const [status, count] of Object.entries(await flood.stop()))
         statuses[status] = (statuses[status] ?? 0) + count;
-      await flood.terminate();
       // The flood's parked requests and delayed refusals drain before the next quiet phase.
       await new Promise((resolve) => setTimeout(resolve, 2000));
     }
@@ -113,6 +108,27 @@ async function measure(options: Record<string, unknown>): Promise<Phases> {
     await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The flooding node in a process of its own, at nice 19: a real one is another machine. */
+function startFlood(data: FloodData): { stop(): Promise<Record<string, number>> } {
+  const child = spawn(
+    'nice',
+    ['-n', '19', process.execPath, new URL('./support/node-flood.ts', import.meta.url).pathname],
+    { env: { ...process.env, NODEHERD_FLOOD: JSON.stringify(data) }, stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    async stop() {
+      child.stdin.end();
+      await exited;
+      return JSON.parse(output.trim() || '{}') as Record<string, number>;
+    },
+  };
 }
 
 function describe(label: string, phases: Phases): void {
