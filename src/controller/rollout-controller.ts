@@ -37,6 +37,7 @@ import { PoolRenderer } from './pools/pool-render.ts';
 import { RolloutTracker } from './pools/rollout-tracker.ts';
 import { type KeyReconciler, poolsOfNode } from './reconciler.ts';
 import { RevisionWriter } from './revisions/revision-writer.ts';
+import { scrapeSources } from './scrape-sources.ts';
 
 export interface RolloutControllerOptions {
   kubeConfig: ClusterConfig;
@@ -111,6 +112,7 @@ export class RolloutController {
         logger,
       }),
     };
+    this.metrics.attach(scrapeSources(this.informers));
     this.recorder = new EventRecorder(this.client, {
       component: 'nodeherd-controller',
       ...(options.identity ? { instance: options.identity } : {}),
