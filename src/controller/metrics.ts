@@ -254,6 +254,11 @@ export class ControllerMetrics {
     this.scrapeSources = sources;
   }
 
+  /** Stops reading `sources` (a stopped controller's), unless another controller attached since. */
+  detach(sources: ScrapeSources): void {
+    if (this.scrapeSources === sources) this.scrapeSources = undefined;
+  }
+
   /** Sets the pool's condition series to its conditions now, dropping those of conditions it lost. */
   setPoolConditions(pool: string, conditions: readonly { type: string; status: string }[]): void {
     const types = new Set(conditions.map((c) => c.type));

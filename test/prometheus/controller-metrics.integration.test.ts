@@ -1,8 +1,8 @@
 // The metrics the alerting rules read (src/api/alert-rules.ts), scraped from a real controller's
 // /metrics against the embedded API server: every metric a rule names has a series for a pool whose
 // nodes show what the alerts watch (a node whose OS asks for a reboot, a drifted node, a held Serial
-// slot, the pool's conditions), with the values the objects hold; a released slot and a deleted pool
-// drop their series, so no alert fires on for what is gone.
+// slot, the pool's conditions), with the values the objects hold; a released slot, a deleted pool and
+// a stopped controller drop their series, so no alert fires on for what is gone.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ALERT_RULE_GROUPS } from '../../src/api/alert-rules.ts';
@@ -159,5 +159,16 @@ describe('the controller exports every metric the alerting rules read', () => {
       return text.includes(`pool="${POOL}"`) ? undefined : text;
     });
     assert.doesNotMatch(gone, /nodeherd_pool_status_condition\{pool="alerting"/);
+
+    // The pool again, then the controller stopped (a replica that no longer leads): its stale caches
+    // are not exported.
+    await h.createPool(POOL, {
+      nodeSelector: { matchLabels: { pool: POOL } },
+      configSelector: { matchLabels: { pool: POOL } },
+    });
+    const reboot = 'nodeherd_node_reboot_required_since_timestamp_seconds';
+    await eventually('the node waiting for a reboot back', async () => (await scrape()).get(reboot)?.length);
+    await h.stopController(controller);
+    assert.equal((await scrape()).get(reboot), undefined, 'a stopped controller exports no node series');
   });
 });
