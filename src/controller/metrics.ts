@@ -17,6 +17,7 @@ const STATUS_COUNTS = [
   'failed',
   'applying',
   'rebootRequired',
+  'drifted',
 ] as const;
 /** Metric names are snake case. */
 const STATUS_METRIC_NAMES: Partial<Record<(typeof STATUS_COUNTS)[number], string>> = {
@@ -24,6 +25,16 @@ const STATUS_METRIC_NAMES: Partial<Record<(typeof STATUS_COUNTS)[number], string
   rebootRequired: 'nodeherd_pool_status_reboot_required_nodes',
 };
 export type PoolStatusCount = (typeof STATUS_COUNTS)[number];
+/** The values of a condition series' `status` label, as kube-state-metrics writes them. */
+const CONDITION_STATUSES = ['true', 'false', 'unknown'];
+
+/** Facts the controller's caches hold, read at each scrape rather than at each reconcile. */
+export interface ScrapeSources {
+  /** Pool members whose OS asks for a reboot: since when (seconds since the epoch). */
+  rebootRequired(): { pool: string; node: string; since: number }[];
+  /** Held Serial slot Leases: their pool, holder and acquireTime (seconds since the epoch). */
+  serialSlots(): { pool: string; lease: string; node: string; acquired: number }[];
+}
 
 export class ControllerMetrics {
   readonly registry = new Registry();
@@ -42,6 +53,12 @@ export class ControllerMetrics {
   readonly reconcileDuration: Histogram<'kind'>;
   readonly reconcileErrors: Counter<'kind'>;
   readonly leader: Gauge;
+  /** The pool's conditions, kube-state-metrics' `*_status_condition{condition,status}` shape. */
+  readonly poolCondition: Gauge<'pool' | 'condition' | 'status'>;
+  /** What the caches hold at the moment of a scrape (per node and per slot), once a controller attaches. */
+  private scrapeSources: ScrapeSources | undefined;
+  /** The condition types each pool's series have, to drop those a pool loses. */
+  private readonly conditionTypes = new Map<string, Set<string>>();
   private readonly queueDepth: Gauge<'name'>;
   private readonly queueAdds: Counter<'name'>;
   private readonly queueRetries: Counter<'name'>;
@@ -73,6 +90,8 @@ export class ControllerMetrics {
       applying: 'Nodes applying a revision (status.applying).',
       rebootRequired:
         'Nodes whose OS asks for a reboot and that have not been asked to reboot yet (status.rebootRequired).',
+      drifted:
+        'Nodes whose agent reports drift from the applied revision (status.drifted, ConfigDrift=True).',
     };
     this.poolStatus = Object.fromEntries(
       STATUS_COUNTS.map((count) => [
@@ -137,6 +156,13 @@ export class ControllerMetrics {
       labelNames: ['kind'],
       registers,
     });
+    this.poolCondition = new Gauge({
+      name: 'nodeherd_pool_status_condition',
+      help: "The pool's conditions (Ready, Reconciling, Stalled, Progressing, ...): 1 on the series of its status (true, false, unknown), 0 on the others.",
+      labelNames: ['pool', 'condition', 'status'],
+      registers,
+    });
+    this.scrapedGauges(registers);
     this.leader = new Gauge({
       name: 'nodeherd_controller_leader',
       help: '1 while this replica leads.',
@@ -197,8 +223,71 @@ export class ControllerMetrics {
     };
   }
 
+  /** The gauges read from the attached sources at each scrape. */
+  private scrapedGauges(registers: Registry[]): void {
+    const sources = () => this.scrapeSources;
+    new Gauge({
+      name: 'nodeherd_node_reboot_required_since_timestamp_seconds',
+      help: 'Since when the OS of a node of the pool asks for a reboot (its nodeherd.io/RebootRequired condition turned True), while it does; the node has not rebooted since.',
+      labelNames: ['pool', 'node'],
+      registers,
+      collect() {
+        this.reset();
+        for (const n of sources()?.rebootRequired() ?? []) this.set({ pool: n.pool, node: n.node }, n.since);
+      },
+    });
+    new Gauge({
+      name: 'nodeherd_serial_slot_acquired_timestamp_seconds',
+      help: "When the node holding a Serial slot Lease took it or was handed it (the Lease's acquireTime), while it is held.",
+      labelNames: ['pool', 'lease', 'node'],
+      registers,
+      collect() {
+        this.reset();
+        for (const s of sources()?.serialSlots() ?? [])
+          this.set({ pool: s.pool, lease: s.lease, node: s.node }, s.acquired);
+      },
+    });
+  }
+
+  /** Per-node and per-slot facts read from the controller's caches at each scrape. */
+  attach(sources: ScrapeSources): void {
+    this.scrapeSources = sources;
+  }
+
+  /** Stops reading `sources` (a stopped controller's), unless another controller attached since. */
+  detach(sources: ScrapeSources): void {
+    if (this.scrapeSources === sources) this.scrapeSources = undefined;
+  }
+
+  /** Sets the pool's condition series to its conditions now, dropping those of conditions it lost. */
+  setPoolConditions(pool: string, conditions: readonly { type: string; status: string }[]): void {
+    const types = new Set(conditions.map((c) => c.type));
+    for (const lost of this.conditionTypes.get(pool) ?? [])
+      if (!types.has(lost))
+        for (const status of CONDITION_STATUSES) this.poolCondition.remove({ pool, condition: lost, status });
+    this.conditionTypes.set(pool, types);
+    for (const c of conditions) {
+      const status = c.status.toLowerCase();
+      for (const value of CONDITION_STATUSES)
+        this.poolCondition.set({ pool, condition: c.type, status: value }, value === status ? 1 : 0);
+    }
+  }
+
+  /**
+   * Drops every series of a deleted pool (an alert on it would otherwise fire forever). remove() takes
+   * a series' every label, so the series are listed first (get() is async only for collect() gauges).
+   */
   forgetPool(pool: string): void {
-    for (const metric of [this.nodesByPhase, this.nodesByAgentState, ...Object.values(this.poolStatus)])
-      metric.remove({ pool } as never);
+    this.setPoolConditions(pool, []);
+    this.conditionTypes.delete(pool);
+    const gauges: Gauge<string>[] = [
+      this.nodesByPhase,
+      this.nodesByAgentState,
+      ...Object.values(this.poolStatus),
+    ];
+    for (const gauge of gauges)
+      void gauge.get().then((metric) => {
+        for (const { labels } of metric.values) if (labels.pool === pool) gauge.remove(labels);
+      });
   }
 }

@@ -26,7 +26,7 @@ import { DecisionExecutor } from './decision-executor.ts';
 import { DisruptionPlanner } from './disruption-planner.ts';
 import { drainSettings } from './drain/drain-settings.ts';
 import { NodeDrainer } from './drain/node-drainer.ts';
-import { ControllerMetrics } from './metrics.ts';
+import { ControllerMetrics, type ScrapeSources } from './metrics.ts';
 import { NodeHealthTracker } from './node-health-tracker.ts';
 import { NodeReconciler } from './nodes/node-reconciler.ts';
 import type { NotifierOptions } from './notifications/notifier.ts';
@@ -37,6 +37,7 @@ import { PoolRenderer } from './pools/pool-render.ts';
 import { RolloutTracker } from './pools/rollout-tracker.ts';
 import { type KeyReconciler, poolsOfNode } from './reconciler.ts';
 import { RevisionWriter } from './revisions/revision-writer.ts';
+import { scrapeSources } from './scrape-sources.ts';
 
 export interface RolloutControllerOptions {
   kubeConfig: ClusterConfig;
@@ -82,6 +83,7 @@ export class RolloutController {
   private readonly health = new NodeHealthTracker();
   private readonly daemonSets: DaemonSetUpdater | undefined;
   private readonly now: () => number;
+  private readonly scrapeSources: ScrapeSources;
   private workers: Promise<void>[] = [];
   private running = false;
   private synced = false;
@@ -111,6 +113,8 @@ export class RolloutController {
         logger,
       }),
     };
+    this.scrapeSources = scrapeSources(this.informers);
+    this.metrics.attach(this.scrapeSources);
     this.recorder = new EventRecorder(this.client, {
       component: 'nodeherd-controller',
       ...(options.identity ? { instance: options.identity } : {}),
@@ -269,6 +273,8 @@ export class RolloutController {
 
   /** Stops taking work, lets reconciles in flight finish, stops drains and watches. */
   async stop(): Promise<void> {
+    // A stopped controller's caches go stale: a replica that no longer leads exports no node series.
+    this.metrics.detach(this.scrapeSources);
     await this.daemonSets?.stop();
     if (!this.running && !this.synced) {
       await Promise.all((Object.values(this.informers) as Informer<never>[]).map((i) => i.stop()));

@@ -78,8 +78,11 @@ export class TestExporter {
 }
 
 export interface PrometheusOptions {
-  /** host:port of each target scraped (job "test"). */
+  /** host:port of each target scraped (job "test", or `jobName`). */
   targets: string[];
+  jobName?: string;
+  /** Scrape with `Authorization: Bearer <this file's contents>` (read again at every scrape). */
+  bearerTokenFile?: string;
   /** Contents of a rule file (YAML), e.g. alerting rules with `for: 0s`. */
   rules?: string;
   scrapeIntervalSeconds?: number;
@@ -113,7 +116,10 @@ export class TestPrometheus {
       `  evaluation_interval: ${interval}`,
       ...(options.rules ? ['rule_files:', `  - ${JSON.stringify(join(dir, 'rules.yml'))}`] : []),
       'scrape_configs:',
-      '  - job_name: test',
+      `  - job_name: ${JSON.stringify(options.jobName ?? 'test')}`,
+      ...(options.bearerTokenFile
+        ? ['    authorization:', `      credentials_file: ${JSON.stringify(options.bearerTokenFile)}`]
+        : []),
       '    static_configs:',
       `      - targets: ${JSON.stringify(options.targets)}`,
       '',

@@ -28,7 +28,20 @@ th { color:var(--muted); font-weight:600; }
 .cols { display:grid; grid-template-columns:repeat(auto-fit, minmax(320px, 1fr)); gap:.8em 2em; margin-top:.8em; }
 .cols h3 { font-size:.95em; margin:.3em 0; }
 .cols .wide { grid-column:1 / -1; }
-.scroll { max-height:16em; overflow:auto; }
+.cols > div { min-width:0; }
+.scroll { max-height:13em; overflow:auto; }
+.scroll table { width:100%; }
+.message { white-space:pre-wrap; overflow-wrap:anywhere; min-width:12em; }
+.message[data-message] { cursor:pointer; }
+.message.clip { display:-webkit-box; -webkit-box-orient:vertical; -webkit-line-clamp:2; line-clamp:2; overflow:hidden; }
+.message:focus-visible { outline:2px solid var(--soaking); }
+.time { white-space:nowrap; }
+/* Wide windows: the history takes two columns beside the revisions, the Events two beside the
+   conditions, so the plan stays on the first screen (test/cli/dashboard/dashboard-history-chromium). */
+@media (min-width: 1100px) {
+  .cols { grid-template-columns:repeat(3, minmax(0, 1fr)); }
+  .cols [data-section="history"], .cols [data-section="events"] { grid-column:span 2; }
+}
 .timeline-tools { display:flex; gap:.4em; align-items:center; margin:.8em 0 .3em; color:var(--muted); font-size:.9em; }
 .timeline svg { display:block; width:100%; }
 .timeline .label { font-size:11px; fill:var(--fg); }

@@ -1,4 +1,4 @@
-// The pool's gauges after a reconcile (nodes by phase and agent state, status counts) and the
+// The pool's gauges after a reconcile (nodes by phase and agent state, status counts, conditions) and the
 // duration of a rollout that ends.
 
 import type { Gauge } from 'prom-client';
@@ -54,4 +54,5 @@ export function updatePoolMetrics(
   for (const [state, count] of states) m.nodesByAgentState.set({ pool, state }, count);
   for (const [count, gauge] of Object.entries(m.poolStatus) as [PoolStatusCount, Gauge<'pool'>][])
     gauge.set({ pool }, status[count] ?? 0);
+  m.setPoolConditions(pool, status.conditions ?? []);
 }

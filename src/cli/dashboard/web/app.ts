@@ -25,6 +25,8 @@ interface PoolUi {
   /** The time window shown; undefined: the whole rollout, following now. */
   zoom?: { from: number; to: number };
   plan?: { key: string; text: string };
+  /** The long messages unfolded by a click (keys of message()). */
+  messages: Set<string>;
 }
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -43,7 +45,7 @@ let latest: DashboardSnapshot | undefined;
 function uiOf(pool: string): PoolUi {
   let state = ui.get(pool);
   if (!state) {
-    state = { expanded: new Set() };
+    state = { expanded: new Set(), messages: new Set() };
     ui.set(pool, state);
   }
   return state;
@@ -128,6 +130,40 @@ function table(head: string[], rows: (string | Node)[][]): HTMLTableElement {
     el('thead', {}, el('tr', {}, ...head.map((h) => el('th', {}, h)))),
     el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c) => el('td', {}, c))))),
   );
+}
+
+/** A message of more lines than one, or longer than this, shows its first two lines until clicked. */
+const CLIP_CHARACTERS = 160;
+
+/**
+ * A message cell: a failure's message can run to a journal excerpt of dozens of lines, which would
+ * push Events and the plan off the screen. Clipped to two lines (CSS line clamp), it unfolds in place
+ * on a click (or Enter) and folds again; the state survives the page's redraws. `key` names it.
+ */
+function message(pool: string, key: string, text: string): HTMLElement {
+  if (text.length <= CLIP_CHARACTERS && !text.includes('\n')) return el('div', { class: 'message' }, text);
+  const node = el('div', { role: 'button', tabindex: '0', 'data-message': key }, text);
+  setFolded(node, !uiOf(pool).messages.has(key));
+  return node;
+}
+
+function setFolded(node: Element, folded: boolean): void {
+  node.setAttribute('class', folded ? 'message clip' : 'message');
+  node.setAttribute('aria-expanded', String(!folded));
+  node.setAttribute('title', folded ? 'click to show the whole message' : 'click to fold the message');
+}
+
+/** Unfolds or folds a clipped message; true when `target` is in one. */
+function toggleMessage(target: Element): boolean {
+  const node = target.closest('[data-message]');
+  const pool = node?.closest('[data-pool]')?.getAttribute('data-pool');
+  const key = node?.getAttribute('data-message');
+  if (!node || !pool || !key) return false;
+  const open = uiOf(pool).messages;
+  if (open.has(key)) open.delete(key);
+  else open.add(key);
+  setFolded(node, !open.has(key));
+  return true;
 }
 
 function conditionBadge(c: PoolView['conditions'][number]): HTMLElement {
@@ -344,6 +380,7 @@ function timeline(pool: PoolDashboard, width: number): HTMLElement {
 }
 
 function details(view: PoolView, pool: PoolDashboard): HTMLElement {
+  const name = pool.name;
   const revisions = table(
     ['revision', 'number', 'nodes'],
     pool.revisions.map((r) => {
@@ -359,30 +396,50 @@ function details(view: PoolView, pool: PoolDashboard): HTMLElement {
     ['revision', 'result', 'started', 'finished', 'message'],
     [...pool.history]
       .reverse()
-      .map((h) => [String(h.revision), h.result, h.startedAt, h.finishedAt ?? '', h.message ?? '']),
+      .map((h) => [
+        String(h.revision),
+        h.result,
+        el('span', { class: 'time' }, h.startedAt),
+        el('span', { class: 'time' }, h.finishedAt ?? ''),
+        message(name, `history:${h.revision}:${h.startedAt}`, h.message ?? ''),
+      ]),
   );
   const conditions = table(
     ['condition', 'status', 'reason', 'message'],
-    view.conditions.map((c) => [c.type, c.status, c.reason ?? '', c.message ?? '']),
+    view.conditions.map((c) => [
+      c.type,
+      c.status,
+      c.reason ?? '',
+      message(name, `condition:${c.type}`, c.message ?? ''),
+    ]),
   );
   const events = table(
     ['time', 'node', 'reason', 'message'],
-    pool.events.map((e) => [e.at.slice(11, 19), e.node, e.reason, e.message]),
+    pool.events.map((e) => [
+      e.at.slice(11, 19),
+      e.node,
+      e.reason,
+      message(name, `event:${e.at}:${e.node}:${e.reason}`, e.message),
+    ]),
   );
-  const plan = el('pre', { class: 'plan', 'data-plan': pool.name }, uiOf(pool.name).plan?.text ?? 'reading…');
+  const plan = el('pre', { class: 'plan', 'data-plan': name }, uiOf(name).plan?.text ?? 'reading…');
+  // Each list scrolls in a box of its own, so a long history (or many revisions) never pushes the
+  // Events and the plan below the fold.
+  const part = (section: string, title: string, body: HTMLElement, wide = false) =>
+    el(
+      'div',
+      { 'data-section': section, ...(wide ? { class: 'wide' } : {}) },
+      el('h3', {}, title),
+      el('div', { class: 'scroll' }, body),
+    );
   return el(
     'div',
     { class: 'cols' },
-    el('div', {}, el('h3', {}, 'Revisions'), revisions),
-    el('div', {}, el('h3', {}, 'History'), history),
-    el('div', {}, el('h3', {}, 'Conditions'), conditions),
-    el(
-      'div',
-      { class: 'wide' },
-      el('h3', {}, 'Events'),
-      el('div', { class: 'scroll' }, pool.events.length ? events : el('span', { class: 'muted' }, 'none')),
-    ),
-    el('div', { class: 'wide' }, el('h3', {}, 'Pending change (plan)'), plan),
+    part('revisions', 'Revisions', revisions),
+    part('history', 'History', history),
+    part('conditions', 'Conditions', conditions),
+    part('events', 'Events', pool.events.length ? events : el('span', { class: 'muted' }, 'none'), true),
+    el('div', { class: 'wide', 'data-section': 'plan' }, el('h3', {}, 'Pending change (plan)'), plan),
   );
 }
 
@@ -435,6 +492,7 @@ function render(): void {
 
 document.addEventListener('click', (event) => {
   const target = event.target as Element;
+  if (toggleMessage(target)) return;
   const button = target.closest('button');
   const pool = button?.getAttribute('data-pool') ?? target.closest('[data-pool]')?.getAttribute('data-pool');
   if (button?.dataset.action && pool) {
@@ -464,6 +522,11 @@ document.addEventListener('click', (event) => {
     else state.expanded.add(group);
     render();
   }
+});
+
+document.addEventListener('keydown', (event) => {
+  if ((event.key === 'Enter' || event.key === ' ') && toggleMessage(event.target as Element))
+    event.preventDefault();
 });
 
 function connect(): void {
