@@ -1,0 +1,113 @@
+// A pool of apt and dnf nodes (simulated, each agent reporting its manager in
+// nodeherd.io/package-manager) gets a revision whose package is dnf's: the dnf nodes apply it, the apt
+// nodes are not started on it (no failure, no pause), and the pool's PackageManagerMismatch condition
+// and a Warning Event name them.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { CURRENT_REVISION_ANNOTATION, PACKAGE_MANAGER_ANNOTATION } from '../../../src/api/node-protocol.ts';
+import type { NodeConfigSpec } from '../../../src/api/types.ts';
+import {
+  ClusterHarness,
+  condition,
+  eventually,
+  kubeletConfig,
+  type PoolObject,
+  revisionNameFor,
+} from '../../support/cluster-harness.ts';
+
+const POOL = 'mixed';
+
+describe('a revision for dnf on a pool of apt and dnf nodes', () => {
+  let h: ClusterHarness;
+  const poolWhere = (what: string, ok: (p: PoolObject) => boolean) =>
+    eventually(
+      what,
+      async () => {
+        const p = await h.getPool(POOL);
+        return ok(p) ? p : undefined;
+      },
+      60_000,
+    );
+
+  before(async () => {
+    h = await ClusterHarness.start({ fleet: { packages: { available: { htop: ['3.3.0-1.el9'] } } } });
+    await h.startController();
+    await h.fleet.add(2, { labels: { pool: POOL }, namePrefix: 'deb-' });
+    await h.fleet.add(2, { labels: { pool: POOL }, namePrefix: 'rpm-', packageManager: 'dnf' });
+    await h.applyConfig('mixed-kubelet', kubeletConfig('a'), { pool: POOL });
+    await h.createPool(POOL, {
+      nodeSelector: { matchLabels: { pool: POOL } },
+      configSelector: { matchLabels: { pool: POOL } },
+      updateStrategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxUnavailable: 1, progressDeadlineSeconds: 60 },
+      },
+    } as never);
+  });
+  after(async () => {
+    await h?.stop();
+  });
+
+  test('the apt nodes are not started, neither failed nor counted, and the pool says why', async () => {
+    await poolWhere(
+      'bootstrapped',
+      (p) => condition(p, 'Complete')?.status === 'True' && p.status?.updated === 4,
+    );
+    await eventually('every node reports its package manager', async () => {
+      const nodes = await h.nodes(`pool=${POOL}`);
+      const reported = Object.fromEntries(
+        nodes.map((n) => [n.metadata.name, n.metadata.annotations?.[PACKAGE_MANAGER_ANNOTATION]]),
+      );
+      return Object.values(reported).every((m) => m !== undefined) ? reported : undefined;
+    }).then((reported) =>
+      assert.deepEqual(reported, {
+        'deb-0001': 'apt',
+        'deb-0002': 'apt',
+        'rpm-0003': 'dnf',
+        'rpm-0004': 'dnf',
+      }),
+    );
+    const first = revisionNameFor(POOL, { 'mixed-kubelet': kubeletConfig('a') });
+
+    const withHtop: NodeConfigSpec = { packages: [{ name: 'htop', manager: 'dnf', version: '3.3.0' }] };
+    await h.applyConfig('mixed-htop', withHtop, { pool: POOL });
+    const second = revisionNameFor(POOL, { 'mixed-kubelet': kubeletConfig('a'), 'mixed-htop': withHtop });
+    const pool = await poolWhere(
+      'the dnf nodes on the new revision, the mismatch said',
+      (p) =>
+        p.status?.targetRevision === second &&
+        condition(p, 'PackageManagerMismatch')?.status === 'True' &&
+        (p.status?.updated ?? 0) === 2,
+    );
+    const mismatch = condition(pool, 'PackageManagerMismatch')!;
+    assert.match(mismatch.message ?? '', /2 nodes not started/);
+    assert.match(
+      mismatch.message ?? '',
+      /deb-0001 \(the revision's repositories and packages are for dnf; this node's package manager is apt/,
+    );
+    assert.equal(pool.status?.failed, 0, 'a node never started is no failure');
+    assert.notEqual(condition(pool, 'Paused')?.status, 'True');
+
+    const nodes = await h.nodes(`pool=${POOL}`);
+    const current = Object.fromEntries(
+      nodes.map((n) => [n.metadata.name, n.metadata.annotations?.[CURRENT_REVISION_ANNOTATION]]),
+    );
+    assert.deepEqual(current, {
+      'deb-0001': first,
+      'deb-0002': first,
+      'rpm-0003': second,
+      'rpm-0004': second,
+    });
+    assert.equal(h.fleet.node('rpm-0003')!.packages.installed().htop, '3.3.0-1.el9');
+    assert.equal(h.fleet.node('deb-0001')!.packages.installed().htop, undefined);
+
+    const events = await eventually('a Warning Event on the pool', async () => {
+      const list = await h.events('NodeConfigPool', POOL);
+      return list.some((e) => e.reason === 'NotStarted') ? list : undefined;
+    });
+    const event = events.find((e) => e.reason === 'NotStarted')!;
+    assert.equal(event.type, 'Warning');
+    assert.match(event.message, /PackageManagerMismatch True/);
+  });
+});
