@@ -786,7 +786,9 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
   let metricsPort: number | undefined;
   try {
     const zones = zonesFor(run);
-    await fleet.add(NODES, { labels: { pool: POOL }, ...(zones ? { zones } : {}) });
+    // STRATEGY_BENCH_OS=rpm: the pool's nodes are RPM nodes (dnf), as on RHEL and its rebuilds.
+    const rpm = process.env.STRATEGY_BENCH_OS === 'rpm' ? { packageManager: 'dnf' as const } : {};
+    await fleet.add(NODES, { labels: { pool: POOL }, ...(zones ? { zones } : {}), ...rpm });
     await fleet.synced();
     const specs = [kubeletConfig('v0'), kubeletConfig('v1'), kubeletConfig('v2', true)] as const;
     let change: (spec: NodeConfigSpec) => Promise<string>;
