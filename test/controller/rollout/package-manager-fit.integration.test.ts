@@ -5,7 +5,11 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CURRENT_REVISION_ANNOTATION, PACKAGE_MANAGER_ANNOTATION } from '../../../src/api/node-protocol.ts';
+import {
+  CURRENT_REVISION_ANNOTATION,
+  DESIRED_REVISION_ANNOTATION,
+  PACKAGE_MANAGER_ANNOTATION,
+} from '../../../src/api/node-protocol.ts';
 import type { NodeConfigSpec } from '../../../src/api/types.ts';
 import {
   ClusterHarness,
@@ -20,6 +24,7 @@ const POOL = 'mixed';
 
 describe('a revision for dnf on a pool of apt and dnf nodes', () => {
   let h: ClusterHarness;
+  let second = '';
   const poolWhere = (what: string, ok: (p: PoolObject) => boolean) =>
     eventually(
       what,
@@ -72,7 +77,7 @@ describe('a revision for dnf on a pool of apt and dnf nodes', () => {
 
     const withHtop: NodeConfigSpec = { packages: [{ name: 'htop', manager: 'dnf', version: '3.3.0' }] };
     await h.applyConfig('mixed-htop', withHtop, { pool: POOL });
-    const second = revisionNameFor(POOL, { 'mixed-kubelet': kubeletConfig('a'), 'mixed-htop': withHtop });
+    second = revisionNameFor(POOL, { 'mixed-kubelet': kubeletConfig('a'), 'mixed-htop': withHtop });
     const pool = await poolWhere(
       'the dnf nodes on the new revision, the mismatch said',
       (p) =>
@@ -109,5 +114,26 @@ describe('a revision for dnf on a pool of apt and dnf nodes', () => {
     const event = events.find((e) => e.reason === 'NotStarted')!;
     assert.equal(event.type, 'Warning');
     assert.match(event.message, /PackageManagerMismatch True/);
+  });
+
+  test('an apt node given the revision anyway (by hand, or before it reported) fails, and that failure counts', async () => {
+    await h.admin.patch(
+      '/api/v1/nodes/deb-0002',
+      { metadata: { annotations: { [DESIRED_REVISION_ANNOTATION]: second } } },
+      'merge',
+    );
+    const pool = await poolWhere('the started apt node failed', (p) => p.status?.failed === 1);
+    assert.match(condition(pool, 'Degraded')?.message ?? '', /deb-0002/);
+    const mismatch = condition(pool, 'PackageManagerMismatch');
+    assert.match(
+      mismatch?.message ?? '',
+      /1 node not started on .*deb-0001/,
+      'the started node is judged, not skipped',
+    );
+    const node = (await h.nodes(`pool=${POOL}`)).find((n) => n.metadata.name === 'deb-0002')!;
+    assert.match(
+      node.metadata.annotations?.['nodeherd.io/message'] ?? '',
+      /package manager is apt; the config asks for dnf/,
+    );
   });
 });

@@ -18,9 +18,16 @@ import { tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { executeAction } from '../../../../src/agent/apply/action-executor.ts';
+import { driftPlan } from '../../../../src/agent/drift/drift-plan.ts';
+import { observeConfig } from '../../../../src/agent/drift/observed-config.ts';
 import { DnfPackageExecutor } from '../../../../src/agent/executors/dnf/dnf-package-executor.ts';
+import { LocalFileExecutor } from '../../../../src/agent/executors/local-file-executor.ts';
+import { SimulatedSystemd } from '../../../../src/agent/executors/simulated-systemd.ts';
 import { dnfVersionMatches } from '../../../../src/api/packages/dnf/dnf-rules.ts';
-import type { RenderedRepository } from '../../../../src/api/types.ts';
+import type { NodeConfigSpec, RenderedRepository } from '../../../../src/api/types.ts';
+import { plan } from '../../../../src/plan/plan.ts';
+import { rendered } from '../../../support/nodeherd-objects.ts';
 
 const run = promisify(execFile);
 const TOOLS = ['dnf', 'rpm', 'rpmbuild', 'rpmsign', 'createrepo_c', 'gpg'];
@@ -230,5 +237,43 @@ describe('dnf on an installroot with a signed local repository', { skip, timeout
     await dnf.removeRepository('test');
     assert.equal(await fileOrUndefined(join(root, 'etc/yum.repos.d/nodeherd-gone.repo')), undefined);
     assert.equal(await fileOrUndefined(join(root, 'etc/pki/rpm-gpg/nodeherd-test.asc')), undefined);
+  });
+
+  test('through the plan and the apply path; drift reports a held package moved by hand, and the repair puts it back', async () => {
+    const spec = (version: string): NodeConfigSpec => ({
+      repositories: [{ name: 'planned', manager: 'dnf', uri: baseurl, signingKey: { data: goodKey } }],
+      packages: [{ name: 'nhhello', manager: 'dnf', version }],
+    });
+    const node = { files: new LocalFileExecutor(root), systemd: new SimulatedSystemd(), packages: dnf };
+    const config = rendered(spec('1.0'));
+    const initial = plan(undefined, { config });
+    assert.deepEqual(
+      initial.actions.map((a) => a.id),
+      ['add-repository:planned', 'dnf-makecache', 'install-package:nhhello'],
+    );
+    for (const action of initial.actions) await executeAction(action, node);
+    assert.equal(await dnf.installedVersion('nhhello'), '1.0-1');
+    assert.equal(await dnf.isHeld('nhhello'), true, 'the apply holds a pinned package');
+    assert.deepEqual((await driftPlan(await observeConfig(config, node), config)).items, []);
+
+    // Moved by hand past the lock (rpm does not know dnf's versionlock).
+    await run('rpm', ['--root', root, '--nosignature', '-U', join(dir, 'repo/nhhello-2.0-1.noarch.rpm')]);
+    const found = driftPlan(await observeConfig(config, node), config);
+    assert.deepEqual(
+      found.items.map((i) => i.detail),
+      ['package nhhello: 2.0-1 installed, expected 1.0 (held, and moved anyway)'],
+    );
+    for (const action of found.repair.actions) await executeAction(action, node);
+    assert.equal(await dnf.installedVersion('nhhello'), '1.0-1');
+    assert.deepEqual(driftPlan(await observeConfig(config, node), config).items, []);
+
+    // The next revision upgrades it (past its own hold) and holds the new version.
+    const next = rendered(spec('2.0-1'));
+    for (const action of plan({ config }, { config: next }).actions) await executeAction(action, node);
+    assert.equal(await dnf.installedVersion('nhhello'), '2.0-1');
+    assert.match(
+      await readFile(join(root, 'etc/dnf/plugins/versionlock.list'), 'utf8'),
+      /^nhhello-0:2\.0-1\.\*$/m,
+    );
   });
 });
