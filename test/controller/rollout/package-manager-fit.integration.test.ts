@@ -136,4 +136,45 @@ describe('a revision for dnf on a pool of apt and dnf nodes', () => {
       /package manager is apt; the config asks for dnf/,
     );
   });
+
+  test('a Serial pool hands the revision out to its dnf node only', async () => {
+    const SERIAL = 'mixed-serial';
+    await h.fleet.add(1, { labels: { pool: SERIAL }, namePrefix: 'sdeb-' });
+    await h.fleet.add(1, { labels: { pool: SERIAL }, namePrefix: 'srpm-', packageManager: 'dnf' });
+    await h.applyConfig('serial-kubelet', kubeletConfig('s'), { pool: SERIAL });
+    await h.createPool(SERIAL, {
+      nodeSelector: { matchLabels: { pool: SERIAL } },
+      configSelector: { matchLabels: { pool: SERIAL } },
+      updateStrategy: { type: 'Serial', serial: { slots: 1, leaseDurationSeconds: 10 } },
+    } as never);
+    const bootstrapped = async () => {
+      const p = await h.getPool(SERIAL);
+      return p.status?.updated === 2 ? p : undefined;
+    };
+    await eventually('the Serial pool bootstrapped', bootstrapped, 60_000);
+    const withHtop: NodeConfigSpec = { packages: [{ name: 'htop', manager: 'dnf', version: '3.3.0' }] };
+    await h.applyConfig('serial-htop', withHtop, { pool: SERIAL });
+    const target = revisionNameFor(SERIAL, { 'serial-kubelet': kubeletConfig('s'), 'serial-htop': withHtop });
+    const pool = await eventually(
+      'the dnf node on the target, the mismatch said',
+      async () => {
+        const p = await h.getPool(SERIAL);
+        const nodes = await h.nodes(`pool=${SERIAL}`);
+        const rpm = nodes.find((n) => n.metadata.name.startsWith('srpm-'));
+        return p.status?.targetRevision === target &&
+          rpm?.metadata.annotations?.[CURRENT_REVISION_ANNOTATION] === target &&
+          condition(p, 'PackageManagerMismatch')?.status === 'True'
+          ? p
+          : undefined;
+      },
+      60_000,
+    );
+    assert.match(
+      condition(pool, 'PackageManagerMismatch')?.message ?? '',
+      /1 node not started.*sdeb-\d{4} \(.*package manager is apt/,
+    );
+    const deb = (await h.nodes(`pool=${SERIAL}`)).find((n) => n.metadata.name.startsWith('sdeb-'))!;
+    assert.notEqual(deb.metadata.annotations?.[DESIRED_REVISION_ANNOTATION], target, 'never handed out');
+    assert.equal(pool.status?.failed, 0);
+  });
 });
