@@ -39,6 +39,7 @@
 //   STRATEGY_BENCH_TRACE=1             also time the agents' own steps (their log lines: applying, each
 //                                      action, applied) from the moment the watch showed the node its target
 //   STRATEGY_BENCH_SEED=1              seed of the jitter's random offsets
+//   STRATEGY_BENCH_OS=rpm              the nodes are RPM nodes (dnf) instead of Debian's (apt)
 //   STRATEGY_BENCH_CONTROLLER_LOG=warn the controller's --log-level (its log goes to stderr)
 //   STRATEGY_BENCH_SPREAD_WINDOW_S=300 Spread's windowSeconds (real; default nodes × restart ÷ limit)
 //   STRATEGY_BENCH_RUNS=1              runs per strategy; from 2 on, each run places the nodes in 2–4
@@ -786,7 +787,9 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
   let metricsPort: number | undefined;
   try {
     const zones = zonesFor(run);
-    await fleet.add(NODES, { labels: { pool: POOL }, ...(zones ? { zones } : {}) });
+    // STRATEGY_BENCH_OS=rpm: the pool's nodes are RPM nodes (dnf), as on RHEL and its rebuilds.
+    const rpm = process.env.STRATEGY_BENCH_OS === 'rpm' ? { packageManager: 'dnf' as const } : {};
+    await fleet.add(NODES, { labels: { pool: POOL }, ...(zones ? { zones } : {}), ...rpm });
     await fleet.synced();
     const specs = [kubeletConfig('v0'), kubeletConfig('v1'), kubeletConfig('v2', true)] as const;
     let change: (spec: NodeConfigSpec) => Promise<string>;

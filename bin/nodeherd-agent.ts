@@ -61,6 +61,7 @@ async function main(config: AgentConfig): Promise<void> {
     client,
     stateDir: config.stateDir,
     executors: backends,
+    packageManager: backends.packageManager,
     host: backends.host,
     rollbackPolicy,
     ...(backends.probes ? { probes: backends.probes } : {}),

@@ -15,6 +15,11 @@ export interface Backends {
   files: FileExecutor;
   systemd: SystemdExecutor;
   packages: PackageExecutor;
+  /**
+   * The package manager the node reports (nodeherd.io/package-manager): packages.manager, or `dnf5`
+   * where the dnf backend runs on a dnf5 node (package-managers.ts).
+   */
+  packageManager: string;
   host: HostControl;
   /** Whether a requested reboot really ends this process (so the agent waits for it). */
   realHost: boolean;
@@ -46,7 +51,7 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
       const [
         { LocalFileExecutor },
         { SystemctlExecutor },
-        { REAL_PACKAGE_EXECUTORS, nodePackageManager },
+        { REAL_PACKAGE_EXECUTORS, detectPackageManager },
         { SystemdHost },
       ] = await Promise.all([
         import('./executors/local-file-executor.ts'),
@@ -54,7 +59,8 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
         import('./executors/package-managers.ts'),
         import('./host/systemd-host.ts'),
       ]);
-      const packages = REAL_PACKAGE_EXECUTORS[nodePackageManager()];
+      const detected = await detectPackageManager(options.rootDir);
+      const packages = REAL_PACKAGE_EXECUTORS[detected.manager];
       const files = new LocalFileExecutor(options.rootDir);
       if (options.hostPid !== undefined) {
         // Host-root mode: the files under rootDir and the commands' namespaces are the same node.
@@ -68,6 +74,7 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
           files,
           systemd: new SystemctlExecutor(live),
           packages: await packages(live),
+          packageManager: detected.reported,
           host: new SystemdHost({ runner }),
           realHost: true,
           probes: new NodeProbeRunner({ commandPrefix: hostCommandPrefix(options.hostPid) }),
@@ -80,6 +87,7 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
         files,
         systemd: new SystemctlExecutor({ rootDir: options.rootDir, files }),
         packages: await packages({ rootDir: options.rootDir, files }),
+        packageManager: detected.reported,
         host: new SystemdHost(),
         realHost: true,
         ...(options.rootDir === '/'
@@ -108,6 +116,7 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
           durations,
         }),
         packages: new SimulatedPackages({ durations }),
+        packageManager: 'apt',
         host: new SimulatedHost({ stateFile: join(options.simulationDir, 'host.json') }),
         realHost: false,
       };
@@ -124,6 +133,7 @@ export async function createBackends(options: BackendOptions): Promise<Backends>
         files: new MemoryFileExecutor(),
         systemd: new SimulatedSystemd({ durations }),
         packages: new SimulatedPackages({ durations }),
+        packageManager: 'apt',
         host: new SimulatedHost(),
         realHost: false,
       };

@@ -2,7 +2,7 @@
 // logger), no global state, so a simulator can run thousands in one process. It watches its Node
 // and desired revision, reconciles one change at a time, and retries what failed to deliver.
 
-import { POOL_LABEL } from '../api/node-protocol.ts';
+import { PACKAGE_MANAGER_ANNOTATION, POOL_LABEL } from '../api/node-protocol.ts';
 import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import type { ActionExecutors } from './apply/action-executor.ts';
 import type { ApplyHooks } from './apply/apply-runner.ts';
@@ -103,6 +103,11 @@ export interface NodeAgentOptions {
   /** OS-requested reboots (reboot/os-reboots.ts). */
   reboots?: OsRebootOptions;
   hooks?: ApplyHooks;
+  /**
+   * The package manager the Node reports (PACKAGE_MANAGER_ANNOTATION); default executors.packages'
+   * manager (the real backend says `dnf5` on a dnf5 node: executors/package-managers.ts).
+   */
+  packageManager?: string;
 }
 
 export class NodeAgent {
@@ -271,6 +276,12 @@ export class NodeAgent {
       }
     }
     this.watcher.start();
+    // Retried with the other reports until it is written: the controller gives this node no revision
+    // for another manager (controller/rollout/package-manager-fit.ts).
+    void this.reporter.annotate(
+      PACKAGE_MANAGER_ANNOTATION,
+      this.options.packageManager ?? this.options.executors.packages.manager,
+    );
     this.logger.info({ revision: this.reconciler.status.currentRevision }, 'agent started');
   }
 

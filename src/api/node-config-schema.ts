@@ -95,7 +95,7 @@ const filePath = (description: string) =>
 const unitName = (description: string) =>
   string(description, { pattern: UNIT_NAME, maxLength: MAX_UNIT_NAME_LENGTH });
 const disruptionAction = (description: string) => stringEnum(DISRUPTION_ACTIONS, description);
-const packageName = (description: string) => string(description, { pattern: PACKAGE_NAME });
+const packageName = (description: string) => string(description, { pattern: PACKAGE_NAME, maxLength: 255 });
 const packageManager = (description: string) =>
   optional(stringEnum(PACKAGE_MANAGER_NAMES, `${description} Unset: ${DEFAULT_PACKAGE_MANAGER}.`));
 const content = (description: string) => string(description, { maxLength: MAX_CONTENT_BYTES_PER_OBJECT });
@@ -321,13 +321,17 @@ export const unitSchema = object(
 
 export const repositorySchema = object(
   {
-    name: string('Name; also names the files under /etc/apt.', { pattern: REPOSITORY_NAME, maxLength: 63 }),
+    name: string('Name; also names the files under /etc/apt or /etc/yum.repos.d.', {
+      pattern: REPOSITORY_NAME,
+      maxLength: 63,
+    }),
     manager: packageManager('The package manager the repository is for.'),
     // The fields of every manager's repositories (src/api/packages/registry.ts).
     ...REPOSITORY_FIELDS,
   },
-  'An apt repository (deb822 sources file). Without signingKey apt verifies it with the system keyrings ' +
-    '(/etc/apt/trusted.gpg.d): meant for mirrors of the distribution, whose key the nodes already trust.',
+  'A package repository: for apt a deb822 sources file, for dnf a .repo file (`uri` is its baseurl). ' +
+    'Without signingKey the manager verifies it with the system keyrings (/etc/apt/trusted.gpg.d, or the ' +
+    'keys in the RPM database): meant for mirrors of the distribution, whose key the nodes already trust.',
   // Each manager's rules, applied to its own repositories (packages/<manager>/).
   { 'x-kubernetes-validations': REPOSITORY_RULES },
 );
@@ -337,9 +341,11 @@ export const packageSchema = object(
     name: packageName('Package name, optionally with :architecture.'),
     manager: packageManager('The package manager that installs the package.'),
     version: optional(
-      string('Exact version (apt `=` syntax, `*` allowed). Unset: any installed version is fine.', {
-        pattern: PACKAGE_VERSION,
-      }),
+      string(
+        'Exact version, `*` allowed: apt `=` syntax, or dnf `[epoch:]version[-release]` (a version without ' +
+          'release matches any release). Unset: any installed version is fine.',
+        { pattern: PACKAGE_VERSION, maxLength: 255 },
+      ),
     ),
     state: defaulted(
       stringEnum(['present', 'absent'], 'Whether the package should be installed.'),
@@ -419,7 +425,10 @@ export const nodeConfigSpecSchema = object(
     files: defaulted(array(fileSchema, 'Files.', { ...keyedBy('path'), maxItems: MAX_FILES }), []),
     units: defaulted(array(unitSchema, 'systemd units.', { ...keyedBy('name'), maxItems: MAX_UNITS }), []),
     repositories: defaulted(
-      array(repositorySchema, 'apt repositories.', { ...keyedBy('name'), maxItems: MAX_REPOSITORIES }),
+      array(repositorySchema, 'Package repositories (apt or dnf).', {
+        ...keyedBy('name'),
+        maxItems: MAX_REPOSITORIES,
+      }),
       [],
     ),
     packages: defaulted(

@@ -66,6 +66,13 @@ export type OsRebootPolicy = (typeof OS_REBOOT_POLICIES)[number];
 export const REBOOT_REQUESTED_ANNOTATION = 'nodeherd.io/reboot-requested';
 /** Written by the agent: the REBOOT_REQUESTED_ANNOTATION value its node has rebooted for. */
 export const REBOOTED_ANNOTATION = 'nodeherd.io/rebooted';
+/**
+ * Written by the agent at start: the package manager its node has (`apt`, `dnf`, or `dnf5`, which
+ * nodeherd does not drive: docs/operations.md). The controller starts no revision whose repositories or
+ * packages are another manager's on the node (absent: `apt`, what every agent before managers were
+ * detected ran). Grants nothing: it only narrows what the node is given.
+ */
+export const PACKAGE_MANAGER_ANNOTATION = 'nodeherd.io/package-manager';
 /** What the agent does about drift: write the revision's state back, or only report it. */
 export const DRIFT_POLICIES = ['Repair', 'Report'] as const;
 export type DriftPolicy = (typeof DRIFT_POLICIES)[number];
@@ -146,6 +153,7 @@ export const AGENT_ANNOTATIONS: readonly string[] = [
   STATE_REVISION_ANNOTATION,
   MESSAGE_ANNOTATION,
   REBOOTED_ANNOTATION,
+  PACKAGE_MANAGER_ANNOTATION,
 ];
 
 /** OnDelete: on a NodeConfigPool, `nodeherd upgrade revision` asks for every node of this revision number to move. */

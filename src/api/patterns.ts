@@ -14,12 +14,33 @@ export const DNS1123_SUBDOMAIN = String.raw`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-
 export const SECRET_KEY = '^[-._a-zA-Z0-9]+$';
 
 /** Debian package names (policy §5.6.7), optionally with an architecture qualifier. */
-export const PACKAGE_NAME = '^[a-z0-9][a-z0-9+.-]+(:[a-z0-9-]+)?$';
+export const DEB_PACKAGE_NAME = '^[a-z0-9][a-z0-9+.-]+(:[a-z0-9-]+)?$';
 
 /** Debian versions (policy §5.6.12) plus apt's `*` wildcard. */
-export const PACKAGE_VERSION = '^([0-9]+:)?[A-Za-z0-9*][A-Za-z0-9.+~*-]*$';
+export const DEB_PACKAGE_VERSION = '^([0-9]+:)?[A-Za-z0-9*][A-Za-z0-9.+~*-]*$';
 
-/** Repository names become file names under /etc/apt (at most 63 characters). */
+/**
+ * RPM package names (Fedora's packaging guidelines allow upper case, `_` and `+`): never a leading `-`
+ * (an option), no whitespace, no glob or shell character.
+ */
+export const RPM_PACKAGE_NAME = '^[A-Za-z0-9_+][A-Za-z0-9._+-]*$';
+
+/**
+ * An RPM [epoch:]version[-release] (`-` only between version and release), plus dnf's `*` glob:
+ * `1.2.3`, `1.2.3-4.el9`, `2:1.2.3-4.el9`, `1.33.*`.
+ */
+export const RPM_PACKAGE_VERSION = '^([0-9]+:)?[A-Za-z0-9._+~^*]+(-[A-Za-z0-9._+~^*]+)?$';
+
+/**
+ * A package name of any manager (the schema's pattern; each manager's rules check its own syntax,
+ * src/api/packages/<manager>/): Debian's or RPM's.
+ */
+export const PACKAGE_NAME = '^[A-Za-z0-9_+][A-Za-z0-9._+-]*(:[a-z0-9-]+)?$';
+
+/** A version of any manager: Debian's or RPM's (each manager's rules check its own syntax). */
+export const PACKAGE_VERSION = '^([0-9]+:)?[A-Za-z0-9._+~^*][A-Za-z0-9._+~^*-]*$';
+
+/** Repository names become file names under /etc/apt or /etc/yum.repos.d (at most 63 characters). */
 export const REPOSITORY_NAME = '^[a-z0-9][a-z0-9._-]*$';
 
 /** A user or group name (shadow-utils' default rule) or a numeric id. */

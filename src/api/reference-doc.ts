@@ -99,7 +99,16 @@ other repository its own key: a repository verified with the system keyrings is 
 any key the node trusts. (The field stays optional rather than required because configs and revisions
 without it exist, and because the distribution's own keyring is the right trust for its mirrors.)
 
-A package pinned to a \`version\` is held (\`apt-mark hold\`): the node's own upgrades, unattended-upgrades
+A dnf repository (\`manager: dnf\`, dnf 4) is \`/etc/yum.repos.d/nodeherd-<name>.repo\`: \`uri\` is its
+\`baseurl\`, \`gpgcheck\` is on unless set to false, and an (armored) \`signingKey\` is written to
+\`/etc/pki/rpm-gpg/nodeherd-<name>.asc\` and named by \`gpgkey=\`; without one dnf checks signatures
+against the keys the node's RPM database already trusts. \`suites\`, \`components\` and \`architectures\`
+are apt's and refused on it. Its packages take RPM names and \`[epoch:]version[-release]\` versions: a
+version without a release matches any release, one without an epoch any epoch. A node reports its manager
+(\`nodeherd.io/package-manager\`), and the controller starts no revision for another manager on it
+(docs/operations.md, RPM nodes; dnf5 is detected and not driven).
+
+A package pinned to a \`version\` is held (\`apt-mark hold\`, \`dnf versionlock add\`): the node's own upgrades, unattended-upgrades
 included, leave it at that version, while the agent's installs move it (rollbacks too). The hold is
 released when the pin goes: the package unpinned, left out of the config, or set \`absent\` (removed). A
 held package that moved anyway (say, \`dpkg -i\`) is drift like any other version change, and its drift

@@ -233,7 +233,7 @@ class ConfigValidator {
     });
     const packages = new Set<string>();
     arrayAt(e, `${at}.packages`, value.packages).forEach((p, i) => {
-      const pkg = requiredPatterned(e, `${at}.packages[${i}]`, p, PACKAGE_NAME, 'a Debian package name');
+      const pkg = requiredPatterned(e, `${at}.packages[${i}]`, p, PACKAGE_NAME, 'a package name');
       unique(e, packages, `${at}.packages[${i}]`, pkg);
     });
     enumAt(e, `${at}.disruption`, value.disruption, DISRUPTION_ACTIONS);
@@ -349,7 +349,7 @@ class ConfigValidator {
         e.typeInvalid(pat, p, 'an object');
         return;
       }
-      const name = requiredPatterned(e, `${pat}.name`, p.name, PACKAGE_NAME, 'a Debian package name');
+      const name = requiredPatterned(e, `${pat}.name`, p.name, PACKAGE_NAME, 'a package name');
       unique(e, packages, `${pat}.name`, name);
       this.action(`${pat}.action`, p.action);
     });

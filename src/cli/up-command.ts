@@ -13,6 +13,8 @@ import { showFleet } from './status/show-fleet.ts';
 
 export interface UpOptions {
   nodes: number;
+  /** The last this many simulated nodes are RPM (dnf) nodes. */
+  rpmNodes?: number;
   stateDir: string;
   port: number;
   nodeApiPort: number;
@@ -79,6 +81,11 @@ export function upCommand(): Command {
       port,
       DEFAULT_NODE_API_PORT,
     )
+    .option(
+      '--rpm-nodes <n>',
+      'of the simulated nodes, the last n are RPM nodes (dnf, labelled os-family=rpm)',
+      nodeCount(1000),
+    )
     .option('--no-view', 'print the startup text only, no live view of the fleet')
     .option(
       '--nspawn <n>',
@@ -97,6 +104,9 @@ export function upCommand(): Command {
 }
 
 export async function runUp(options: UpOptions): Promise<void> {
+  if (options.rpmNodes !== undefined && options.nspawn === undefined && options.rpmNodes > options.nodes) {
+    throw new InvalidArgumentError(`--rpm-nodes ${options.rpmNodes} is more than --nodes ${options.nodes}`);
+  }
   const stateDir = resolve(options.stateDir);
   const containers =
     options.nspawn !== undefined ? await prepareContainers(options.nspawn, stateDir) : undefined;
@@ -107,6 +117,7 @@ export async function runUp(options: UpOptions): Promise<void> {
     cluster = await LocalCluster.start({
       stateDir,
       nodes: options.nodes,
+      ...(options.rpmNodes !== undefined ? { rpmNodes: options.rpmNodes } : {}),
       port: options.port,
       nodeApiPort: options.nodeApiPort,
       logLevel: options.logLevel,
@@ -143,6 +154,7 @@ function rerunCommand(options: UpOptions): string {
   const flags = [`--state-dir ${options.stateDir}`];
   if (options.nspawn !== undefined) flags.push(`--nspawn ${options.nspawn}`);
   else if (options.nodes !== DEFAULT_NODES) flags.push(`--nodes ${options.nodes}`);
+  if (options.nspawn === undefined && options.rpmNodes) flags.push(`--rpm-nodes ${options.rpmNodes}`);
   // A rerun serves where the user's kubeconfig and tools already point.
   if (options.port !== DEFAULT_PORT) flags.push(`--port ${options.port}`);
   if (options.nodeApiPort !== DEFAULT_NODE_API_PORT) flags.push(`--node-api-port ${options.nodeApiPort}`);

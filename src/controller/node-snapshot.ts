@@ -8,12 +8,14 @@ import {
   DESIRED_REVISION_ANNOTATION,
   MESSAGE_ANNOTATION,
   NODE_CONFIG_READY_CONDITION,
+  PACKAGE_MANAGER_ANNOTATION,
   REBOOT_REQUESTED_ANNOTATION,
   REBOOT_REQUIRED_CONDITION,
   REBOOT_REQUIRED_REASONS,
   REBOOTED_ANNOTATION,
   STATE_ANNOTATION,
 } from '../api/node-protocol.ts';
+import { DEFAULT_PACKAGE_MANAGER } from '../api/packages/registry.ts';
 import type { Node } from '../kube/types.ts';
 import { CORDONED_BY_ANNOTATION, DRAINING_FOR_ANNOTATION, UPDATE_STARTED_ANNOTATION } from './annotations.ts';
 import type { NodeHealthTracker } from './node-health-tracker.ts';
@@ -100,6 +102,7 @@ function readFreshNodeFacts(node: Node, zoneLabel: string): NodeFacts {
     drainingFor: annotations[DRAINING_FOR_ANNOTATION] || undefined,
     rebootRequested: annotations[REBOOT_REQUESTED_ANNOTATION] || undefined,
     rebooted: annotations[REBOOTED_ANNOTATION] || undefined,
+    packageManager: annotations[PACKAGE_MANAGER_ANNOTATION] || undefined,
     updateStartedAt: kubeTimestamp(annotations[UPDATE_STARTED_ANNOTATION]),
     createdAt: kubeTimestamp(node.metadata.creationTimestamp),
     readyChangedAt: kubeTimestamp(ready?.lastTransitionTime),
@@ -127,6 +130,8 @@ export interface SnapshotContext {
   now: number;
   /** No health-gate pods: a node's health changes only with its object (its change time is exact). */
   healthFromNodeOnly?: boolean;
+  /** Why a node with this package manager cannot take the target (rollout/package-manager-fit.ts). */
+  packageManagerRefusal?(nodeManager: string): string | undefined;
 }
 
 /** The agent's report as one string: state, current revision and message. */
@@ -188,9 +193,11 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
     facts.updateStartedAt !== undefined
       ? ctx.health.deadlineFrom(name, facts.updateStartedAt, ctx.now)
       : undefined;
+  const refused = ctx.packageManagerRefusal?.(facts.packageManager ?? DEFAULT_PACKAGE_MANAGER);
   const kept = known.snapshot;
   if (
     kept !== undefined &&
+    kept.snapshot.refused === refused &&
     kept.health === ctx.health &&
     kept.zoneLabel === ctx.zoneLabel &&
     kept.target === ctx.target &&
@@ -210,6 +217,7 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
   if (readinessSince !== undefined) base.readyChangedAt = readinessSince;
   if (drainBlocked) base.drainBlocked = drainBlocked;
   if (deadlineFrom !== undefined) base.deadlineFrom = deadlineFrom;
+  if (refused !== undefined) base.refused = refused;
   const healthy = isHealthy(base);
   // A reboot request is a new update of the same revision: health seen before it is not health after it.
   const update = `${facts.desiredRevision ?? ''}@${facts.updateStartedAt ?? ''}@${facts.rebootRequested ?? ''}`;

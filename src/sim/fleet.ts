@@ -8,6 +8,7 @@ import {
   DESIRED_REVISION_ANNOTATION,
   STATE_ANNOTATION,
 } from '../api/node-protocol.ts';
+import type { PackageManagerName } from '../api/packages/registry.ts';
 import { isKubeError } from '../kube/kube-error.ts';
 import { resourcePath } from '../kube/light/api-paths.ts';
 import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
@@ -26,7 +27,15 @@ export interface NodeTemplate extends Omit<NodeDescription, 'name' | 'zone'> {
   zones?: readonly string[];
   /** Node names are <prefix><index>, e.g. sim-0001 (default from the fleet). */
   namePrefix?: string;
+  /**
+   * The OS family's package manager: `dnf` makes an RPM node (its simulated packages follow dnf's rules,
+   * its agent reports dnf, its osImage is Rocky Linux unless given). Default apt (Debian).
+   */
+  packageManager?: PackageManagerName;
 }
+
+/** The osImage of a simulated RPM node. */
+export const RPM_OS_IMAGE = 'Rocky Linux 9.4 (Blue Onyx)';
 
 export interface FleetOptions
   extends KubeletTiming,
@@ -130,7 +139,13 @@ export class Fleet {
    */
   async add(count: number, template: NodeTemplate = this.options.template ?? {}): Promise<SimulatedNode[]> {
     const created: SimulatedNode[] = [];
-    for (let i = 0; i < count; i++) created.push(await this.create(this.describe(template)));
+    const { packageManager, ...rest } = template;
+    const rpm = packageManager !== undefined && packageManager !== 'apt';
+    const os: NodeTemplate = rpm ? { osImage: RPM_OS_IMAGE, ...rest } : rest;
+    const overrides: Partial<SimulatedNodeOptions> = rpm
+      ? { packages: { ...this.options.packages, manager: packageManager } }
+      : {};
+    for (let i = 0; i < count; i++) created.push(await this.create(this.describe(os), overrides));
     await this.startAll(created);
     return created;
   }
@@ -311,7 +326,7 @@ export class Fleet {
   }
 
   private describe(template: NodeTemplate): NodeDescription {
-    const { zones = ['zone-a', 'zone-b', 'zone-c'], namePrefix, ...rest } = template;
+    const { zones = ['zone-a', 'zone-b', 'zone-c'], namePrefix, packageManager: _, ...rest } = template;
     const index = this.nextIndex++;
     const prefix = namePrefix ?? this.options.namePrefix ?? 'sim-';
     const name = `${prefix}${String(index).padStart(4, '0')}`;

@@ -16,7 +16,7 @@ import type { KubeClient } from '../kube/kube-client.ts';
 import { isKubeError } from '../kube/kube-error.ts';
 import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import { DurableNodeFiles } from './durable-node-files.ts';
-import { Fleet } from './fleet.ts';
+import { Fleet, RPM_OS_IMAGE } from './fleet.ts';
 import { type KubeletSystemd, replayedBeforeBoot } from './kubelet-systemd.ts';
 import { embeddedKubeletIdentities, embeddedNodeIdentities } from './node-clients.ts';
 import { SIMULATED_LABEL } from './node-object.ts';
@@ -25,6 +25,8 @@ import type { SimulatedNode } from './simulated-node.ts';
 import { SimulatedProbes } from './simulated-probes.ts';
 
 export const NODE_NAME_PREFIX = 'sim-';
+/** On simulated RPM nodes (`nodeherd up --rpm-nodes`): a label a pool's nodeSelector can pick them by. */
+export const OS_FAMILY_LABEL = 'os-family';
 const ZONES = ['zone-a', 'zone-b', 'zone-c'];
 
 export function simulatedNodeName(index: number): string {
@@ -38,6 +40,8 @@ export interface SimulatedNodesOptions {
   adminLight: LightKubeClient;
   state: NodeStateDirectory;
   count: number;
+  /** The last this many of the nodes are RPM nodes (dnf, a Rocky Linux osImage, label os-family=rpm). */
+  rpmNodes?: number;
   logger: AgentLogger;
   onError?: (node: string, error: Error) => void;
   /** Each line a node's journal gets (systemd's and the kubelet's). */
@@ -114,7 +118,16 @@ export class SimulatedNodes {
     const created: SimulatedNode[] = [];
     for (let index = 1; index <= options.count; index++) {
       const name = simulatedNodeName(index);
-      const node = await fleet.create({ name, roles: ['worker'], zone: ZONES[(index - 1) % ZONES.length]! });
+      const rpm = index > options.count - (options.rpmNodes ?? 0);
+      const node = await fleet.create(
+        {
+          name,
+          roles: ['worker'],
+          zone: ZONES[(index - 1) % ZONES.length]!,
+          ...(rpm ? { osImage: RPM_OS_IMAGE, labels: { [OS_FAMILY_LABEL]: 'rpm' } } : {}),
+        },
+        rpm ? { packages: { manager: 'dnf' } } : {},
+      );
       const dir = state.node(name);
       durable.set(name, {
         files: await DurableNodeFiles.restore(node.files, join(dir, 'files.json')),

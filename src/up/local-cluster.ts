@@ -33,6 +33,8 @@ export interface LocalClusterOptions {
   stateDir: string;
   /** Simulated nodes (ignored when `nodeSet` is given). */
   nodes: number;
+  /** Of those, the last this many are RPM nodes (dnf; docs/operations.md, RPM nodes). */
+  rpmNodes?: number;
   /** 0 picks a free port. */
   port: number;
   host?: string;
@@ -152,7 +154,7 @@ export class LocalCluster {
       const context: NodeSetContext = { server, admin, adminLight, state, log, agentLog };
       const nodes = options.nodeSet
         ? await options.nodeSet(context)
-        : await startSimulatedNodes(context, options.nodes, step);
+        : await startSimulatedNodes(context, options.nodes, step, options.rpmNodes ?? 0);
       started.push(nodes);
       step('waiting for the agents to start');
       await nodes.settled();
@@ -219,6 +221,7 @@ async function startSimulatedNodes(
   context: NodeSetContext,
   count: number,
   step: (message: string) => void,
+  rpmNodes: number,
 ): Promise<NodeSet> {
   step(`starting ${count} simulated node${count === 1 ? '' : 's'}`);
   const log = context.log.child({ component: 'simulator' });
@@ -232,6 +235,7 @@ async function startSimulatedNodes(
     const nodes = await SimulatedNodes.start({
       ...context,
       count,
+      rpmNodes,
       logger: context.agentLog,
       onError: (node, error) => log.warn({ node, err: error }, 'simulated node error'),
       // journalctl of the simulated machines: why a kubelet or a unit failed to start.

@@ -36,6 +36,37 @@ const goodConfig = (): Obj => ({
   },
 });
 
+/** An RPM node's config: a dnf repository with its key, and packages at an RPM version. */
+const goodDnfConfig = (): Obj => ({
+  apiVersion: `${GROUP}/${VERSION}`,
+  kind: 'NodeConfig',
+  metadata: { name: 'parity-dnf' },
+  spec: {
+    repositories: [
+      {
+        name: 'kubernetes',
+        manager: 'dnf',
+        uri: 'https://pkgs.k8s.io/core:/stable:/v1.33/rpm/',
+        signingKey: { data: PGP_ARMOR },
+      },
+      { name: 'epel', manager: 'dnf', uri: 'https://mirror.example.com/epel/$releasever/$basearch/' },
+    ],
+    packages: [
+      { name: 'kubelet', manager: 'dnf', version: '1.33.2-150500.1.1' },
+      { name: 'NetworkManager', manager: 'dnf', version: '1:1.48.*' },
+    ],
+  },
+});
+
+/** goodConfig with its repository and package turned into dnf's. */
+function dnf(what: string, field: string, change: (spec: Obj) => void): BadObject {
+  return config(what, field, (s) => {
+    s.repositories[0] = { name: 'example', manager: 'dnf', uri: 'https://rpm.example.com/el9/' };
+    s.packages[0] = { name: 'curl', manager: 'dnf', version: '7.76.1-26.el9' };
+    change(s);
+  });
+}
+
 const goodPool = (): Obj => ({
   apiVersion: `${GROUP}/${VERSION}`,
   kind: 'NodeConfigPool',
@@ -176,6 +207,43 @@ export const BAD_OBJECTS: BadObject[] = [
   }),
   config('a bad package name', 'spec.packages[0].name', (s) => {
     s.packages[0].name = 'Curl Tools';
+  }),
+  config('an apt repository without suites', 'spec.repositories[0].suites', (s) => {
+    delete s.repositories[0].suites;
+  }),
+  config('an apt repository with gpgcheck (dnf only)', 'spec.repositories[0].gpgcheck', (s) => {
+    s.repositories[0].gpgcheck = true;
+  }),
+  config('an apt package with an RPM name (upper case)', 'spec.packages[0].name', (s) => {
+    s.packages[0].name = 'NetworkManager';
+  }),
+  config('an apt package with an RPM version (^)', 'spec.packages[0].version', (s) => {
+    s.packages[0].version = '1.0^git1';
+  }),
+  dnf('a dnf repository with suites', 'spec.repositories[0].suites', (s) => {
+    s.repositories[0].suites = ['stable'];
+  }),
+  dnf('a dnf repository with components', 'spec.repositories[0].components', (s) => {
+    s.repositories[0].components = ['main'];
+  }),
+  dnf('a dnf repository with a base64 key', 'spec.repositories[0].signingKey', (s) => {
+    s.repositories[0].signingKey = { data: PGP_ARMOR, encoding: 'base64' };
+  }),
+  dnf('a dnf repository with a key and gpgcheck off', 'spec.repositories[0].signingKey', (s) => {
+    s.repositories[0].signingKey = { data: PGP_ARMOR };
+    s.repositories[0].gpgcheck = false;
+  }),
+  dnf('a dnf baseurl that starts a new .repo line', 'spec.repositories[0].uri', (s) => {
+    s.repositories[0].uri = 'https://rpm.example.com/\ngpgcheck=0';
+  }),
+  dnf('a dnf package with a Debian :arch name', 'spec.packages[0].name', (s) => {
+    s.packages[0].name = 'curl:amd64';
+  }),
+  dnf('a dnf package name that is an option', 'spec.packages[0].name', (s) => {
+    s.packages[0].name = '-y';
+  }),
+  dnf('a dnf version with two releases', 'spec.packages[0].version', (s) => {
+    s.packages[0].version = '7.76.1-26-el9';
   }),
   config('a bad policy path', 'spec.disruptionPolicies.files[0].path', (s) => {
     s.disruptionPolicies = { files: [{ path: '/etc/*/x', action: 'Restart' }] };
@@ -430,7 +498,7 @@ const comparingPool = (): Obj => {
 };
 
 test('the good objects of the corpus are accepted by both the full server and the CRDs alone', async () => {
-  for (const object of [goodConfig(), goodPool(), comparingPool()]) {
+  for (const object of [goodConfig(), goodDnfConfig(), goodPool(), comparingPool()]) {
     assert.equal(await refusal(object, GROUP), undefined, `${object.kind} refused by nodeherd`);
     assert.equal(await refusal(object, CRD_ONLY_GROUP), undefined, `${object.kind} refused by the CRD`);
   }

@@ -305,7 +305,7 @@ describe('validateNodeConfig refuses, with exact field paths', () => {
     ],
     [
       'a bad unit package',
-      { units: [{ name: 'a.service', packages: ['Kubelet'] }] },
+      { units: [{ name: 'a.service', packages: ['-kubelet'] }] },
       [['spec.units[0].packages[0]', 'FieldValueInvalid']],
     ],
     [
@@ -475,7 +475,7 @@ describe('validateNodeConfig refuses, with exact field paths', () => {
       {
         disruptionPolicies: {
           units: [{ name: 'kubelet', action: 'None' }],
-          packages: [{ name: 'X', action: 'None' }],
+          packages: [{ name: '-X', action: 'None' }],
         },
       },
       [

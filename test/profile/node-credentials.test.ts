@@ -20,6 +20,7 @@ import {
   HOLD_ANNOTATION,
   MESSAGE_ANNOTATION,
   NOT_BEFORE_ANNOTATION,
+  PACKAGE_MANAGER_ANNOTATION,
   REBOOT_REQUESTED_ANNOTATION,
   REBOOT_REQUIRED_CONDITION,
   REBOOTED_ANNOTATION,
@@ -221,6 +222,12 @@ const attempts: Attempt[] = [
   {
     name: 'answers a reboot request in nodeherd.io/rebooted (legitimate)',
     prepare: put(`/api/v1/nodes/${NODE}`, annotate({ [REBOOTED_ANNOTATION]: '2026-01-01T00:00:00Z' })),
+    embedded: OK,
+    cluster: 'allowed',
+  },
+  {
+    name: 'reports its package manager in nodeherd.io/package-manager (legitimate)',
+    prepare: put(`/api/v1/nodes/${NODE}`, annotate({ [PACKAGE_MANAGER_ANNOTATION]: 'dnf' })),
     embedded: OK,
     cluster: 'allowed',
   },

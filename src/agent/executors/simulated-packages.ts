@@ -1,11 +1,14 @@
-// An in-memory apt for simulated nodes and tests. It keeps the ordering rule agents get wrong: the
+// An in-memory apt (or dnf) for simulated nodes and tests. It keeps the ordering rule agents get wrong: the
 // packages of a newly added repository become installable only after update(). Repositories are
 // validated exactly as the real backend renders them, so a config the simulator accepts is one
-// apt would accept.
+// apt (or dnf) would accept.
 
+import { type PackageManagerName, packageManagerRules } from '../../api/packages/registry.ts';
 import type { RenderedRepository } from '../../api/types.ts';
 import { assertPackageName, assertPackageVersion } from './apt/apt-commands.ts';
 import { aptRepository, keyringFile, renderSources } from './apt/apt-sources.ts';
+import { assertRpmName, assertRpmVersion } from './dnf/dnf-commands.ts';
+import { dnfRepository, renderRepoFile } from './dnf/dnf-repo-file.ts';
 import { type FailureInjection, SimulationRecorder, type SimulationTiming } from './simulation-recorder.ts';
 import type { PackageExecutor } from './types.ts';
 
@@ -30,10 +33,35 @@ export interface SimulatedPackagesOptions extends SimulationTiming<PackageOperat
   available?: PackageCatalogue;
   /** What each added repository offers (by repository name), visible after add + update(). */
   repositoryPackages?: Record<string, PackageCatalogue>;
+  /** The manager simulated (the node's OS family): names, versions and repositories follow its rules. Default apt. */
+  manager?: PackageManagerName;
 }
 
+/** Each simulated manager's checks: those of its real backend. */
+const CHECKS: Record<
+  PackageManagerName,
+  { name(name: string): void; version(version: string): void; repository(r: RenderedRepository): void }
+> = {
+  apt: {
+    name: assertPackageName,
+    version: assertPackageVersion,
+    repository: (repository) => {
+      const apt = aptRepository(repository);
+      renderSources(apt, keyringFile(apt)?.path);
+    },
+  },
+  dnf: {
+    name: assertRpmName,
+    version: assertRpmVersion,
+    repository: (repository) => {
+      renderRepoFile(dnfRepository(repository));
+    },
+  },
+};
+
 export class SimulatedPackages implements PackageExecutor {
-  readonly manager = 'apt';
+  readonly manager: PackageManagerName;
+  private readonly check: (typeof CHECKS)[PackageManagerName];
   readonly recorder: SimulationRecorder<PackageOperation>;
   private readonly installedPackages: Map<string, string>;
   private readonly heldPackages = new Set<string>();
@@ -44,6 +72,8 @@ export class SimulatedPackages implements PackageExecutor {
   private indexedRepositories: string[] = [];
 
   constructor(options: SimulatedPackagesOptions = {}) {
+    this.manager = options.manager ?? 'apt';
+    this.check = CHECKS[this.manager];
     this.recorder = new SimulationRecorder(options);
     this.installedPackages = new Map(Object.entries(options.installed ?? {}));
     this.baseCatalogue = { ...options.available };
@@ -67,8 +97,7 @@ export class SimulatedPackages implements PackageExecutor {
   }
 
   async addRepository(repository: RenderedRepository): Promise<void> {
-    const apt = aptRepository(repository);
-    renderSources(apt, keyringFile(apt)?.path); // same validation as the real backend
+    this.check.repository(repository); // same validation as the real backend
     return this.recorder.run('addRepository', repository.name, () => {
       this.addedRepositories.set(repository.name, structuredClone(repository));
     });
@@ -87,19 +116,24 @@ export class SimulatedPackages implements PackageExecutor {
   }
 
   async install(name: string, version?: string): Promise<void> {
-    assertPackageName(name);
-    if (version !== undefined) assertPackageVersion(version);
+    this.check.name(name);
+    if (version !== undefined) this.check.version(version);
     return this.recorder.run('install', name, () => {
       const versions = this.versionsOf(name);
       if (versions.length === 0) throw new Error(`E: Unable to locate package ${name}`);
-      const chosen = version ?? versions[versions.length - 1]!;
-      if (!versions.includes(chosen)) throw new Error(`E: Version '${chosen}' for '${name}' was not found`);
+      // The newest version the pin matches, as the manager resolves it (dnf: `1.2` is 1.2-<any release>).
+      const matches = packageManagerRules(this.manager).versionMatches;
+      const chosen =
+        version === undefined
+          ? versions[versions.length - 1]!
+          : versions.findLast((v) => matches(version, v));
+      if (chosen === undefined) throw new Error(`E: Version '${version}' for '${name}' was not found`);
       this.installedPackages.set(name, chosen);
     });
   }
 
   async remove(name: string): Promise<void> {
-    assertPackageName(name);
+    this.check.name(name);
     return this.recorder.run('remove', name, () => {
       this.installedPackages.delete(name); // removing an absent package is not an error in apt either
       this.heldPackages.delete(name);
@@ -107,7 +141,7 @@ export class SimulatedPackages implements PackageExecutor {
   }
 
   async hold(name: string): Promise<void> {
-    assertPackageName(name);
+    this.check.name(name);
     return this.recorder.run('hold', name, () => {
       if (!this.installedPackages.has(name) && this.versionsOf(name).length === 0) {
         throw new Error(`E: Unable to locate package ${name}`);
@@ -117,14 +151,14 @@ export class SimulatedPackages implements PackageExecutor {
   }
 
   async release(name: string): Promise<void> {
-    assertPackageName(name);
+    this.check.name(name);
     return this.recorder.run('release', name, () => {
       this.heldPackages.delete(name);
     });
   }
 
   async isHeld(name: string): Promise<boolean> {
-    assertPackageName(name);
+    this.check.name(name);
     return this.recorder.run('isHeld', name, () => this.heldPackages.has(name));
   }
 
@@ -149,7 +183,7 @@ export class SimulatedPackages implements PackageExecutor {
   }
 
   async installedVersion(name: string): Promise<string | undefined> {
-    assertPackageName(name);
+    this.check.name(name);
     return this.recorder.run('installedVersion', name, () => this.installedPackages.get(name));
   }
 

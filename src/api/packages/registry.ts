@@ -6,10 +6,12 @@ import type { PathProblem } from '../config-rules.ts';
 import { REPOSITORY_FILE_PREFIX } from '../paths.ts';
 import { celString, type Rule } from '../schema-builder.ts';
 import { aptRules } from './apt/apt-rules.ts';
+import { dnfRules } from './dnf/dnf-rules.ts';
 import type { PackageManagerRules } from './package-manager.ts';
 
 export const PACKAGE_MANAGERS = {
   apt: aptRules,
+  dnf: dnfRules,
 } as const satisfies Record<string, PackageManagerRules>;
 
 export type PackageManagerName = keyof typeof PACKAGE_MANAGERS;
@@ -19,7 +21,7 @@ export type PackageManagerName = keyof typeof PACKAGE_MANAGERS;
  * checks its own fields. A second manager spreads its fields here too; those only one manager requires
  * become optional in the schema, and that manager's validation requires them.
  */
-export const REPOSITORY_FIELDS = { ...aptRules.repositoryFields };
+export const REPOSITORY_FIELDS = { ...aptRules.repositoryFields, ...dnfRules.repositoryFields };
 export const PACKAGE_MANAGER_NAMES = Object.keys(PACKAGE_MANAGERS) as [
   PackageManagerName,
   ...PackageManagerName[],

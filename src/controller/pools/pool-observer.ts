@@ -9,6 +9,7 @@ import type { Node } from '../../kube/types.ts';
 import type { ControllerContext } from '../controller-context.ts';
 import { type SnapshotContext, snapshotNode } from '../node-snapshot.ts';
 import { type PoolSelector, poolsSelecting } from '../pool-membership.ts';
+import { packageManagerRefusal, revisionManagers } from '../rollout/package-manager-fit.ts';
 import type { FailureAction, NodeSnapshot, NumberedRevision } from '../rollout/types.ts';
 import { rollingSettings, rollingUpdateOf } from '../strategies/rolling-settings.ts';
 import type { StrategyRuntime, StrategySnapshot } from '../strategies/strategy.ts';
@@ -100,7 +101,12 @@ export class PoolObserver {
     const rolling = rollingUpdateOf(this.spec);
     const podSelector = rolling.healthGate?.podSelector;
     // One context for all members (snapshotNode keeps each unchanged node's snapshot: node-snapshot.ts).
+    const revision = target === undefined ? undefined : ctx.informers.revisions.get(target);
+    const needed = revision === undefined ? [] : revisionManagers(revision);
     const context: SnapshotContext = {
+      ...(needed.length > 0
+        ? { packageManagerRefusal: (nodeManager: string) => packageManagerRefusal(needed, nodeManager) }
+        : {}),
       zoneLabel: rolling.zoneLabel,
       target,
       needsDrain: (from, to) => ctx.planner.needsDrain(from, to),

@@ -10,6 +10,7 @@ import { plural } from '../plural.ts';
 import type { RolloutRecord } from '../revisions/rollout-history.ts';
 import type { RolloutPin } from '../revisions/rollout-target.ts';
 import { isHealthy, rebootPending } from '../rollout/node-verdict.ts';
+import { PACKAGE_MANAGER_MISMATCH_CONDITION } from '../rollout/package-manager-fit.ts';
 import type { NodeSnapshot, NumberedRevision, RolloutDecision } from '../rollout/types.ts';
 import type { StrategyReport } from '../strategies/strategy-status.ts';
 import { KSTATUS_CONDITION_TYPES, kstatusConditions } from './kstatus-conditions.ts';
@@ -317,9 +318,23 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
     const { passed, reason, message } = input.healthGate;
     conds.push({ type: 'HealthGate', status: passed ? 'True' : 'False', reason, message });
   }
+  // PackageManagerMismatch: only while a node is not started for its package manager (then it goes).
   conds.push(...kstatusConditions(conds));
+  const refused = nodes.filter((n) => n.refused !== undefined && n.desiredRevision !== T);
+  if (refused.length > 0) {
+    const list = refused.slice(0, 5).map((n) => `${n.name} (${n.refused})`);
+    conds.push({
+      type: PACKAGE_MANAGER_MISMATCH_CONDITION,
+      status: 'True',
+      reason: 'NotStarted',
+      message: `${plural(refused.length, 'node')} not started on ${T}: ${list.join('; ')}`,
+    });
+  }
   let conditions = (input.previous?.conditions ?? []) as StatusCondition[];
   if (input.healthGate === null) conditions = conditions.filter((c) => c.type !== 'HealthGate');
+  if (refused.length === 0) {
+    conditions = conditions.filter((c) => c.type !== PACKAGE_MANAGER_MISMATCH_CONDITION);
+  }
   for (const c of conds)
     conditions = setCondition(conditions, { ...c, observedGeneration: input.generation }, now);
   status.conditions = conditions as NodeConfigPoolStatus['conditions'];
@@ -334,7 +349,12 @@ export interface ConditionChange {
   warning: boolean;
 }
 
-const WARN_WHEN_TRUE = new Set(['Degraded', 'RenderDegraded', 'RolledBack']);
+const WARN_WHEN_TRUE = new Set([
+  'Degraded',
+  'RenderDegraded',
+  'RolledBack',
+  PACKAGE_MANAGER_MISMATCH_CONDITION,
+]);
 const DERIVED: ReadonlySet<string> = new Set(KSTATUS_CONDITION_TYPES);
 
 /** Conditions whose status or reason changed: each becomes an Event on the pool. */

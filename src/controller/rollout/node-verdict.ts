@@ -108,6 +108,15 @@ export function judgeNode(
     drainingFor = undefined;
   }
 
+  // A node that cannot take the target (its package manager is another) is not started on it: neither
+  // counted nor failed, and shown with why (package-manager-fit.ts). Started already: judged below.
+  // (A node still applying an older revision finishes it first.)
+  const idle = node.desiredRevision === undefined || node.desiredRevision === node.currentRevision;
+  if (node.refused !== undefined && idle && drainingFor !== T) {
+    if (node.cordonedByUs && drainingFor === undefined) actions.uncordon = 'Idle';
+    return { verdict: verdict(node, 'Skipped', touched, { detail: node.refused }), actions };
+  }
+
   if (node.currentRevision === undefined && drainingFor === undefined) {
     if (node.desiredRevision !== T) actions.bootstrap = true;
     if (node.desiredRevision === T && node.agentState === 'Failed') {

@@ -63,6 +63,13 @@ export interface NodeSnapshot {
   rebootRequested?: string;
   /** nodeherd.io/rebooted: the request id the agent has rebooted for. */
   rebooted?: string;
+  /** nodeherd.io/package-manager: the package manager the node's agent reported (absent: apt). */
+  packageManager?: string;
+  /**
+   * Why the node cannot take the target at all (its package manager is not the target's:
+   * package-manager-fit.ts): it is not started, and not counted or failed for it.
+   */
+  refused?: string;
 }
 
 /** A pool's revision by name and number (the agent's RevisionRef carries its hash and spec instead). */

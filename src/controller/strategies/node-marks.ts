@@ -26,6 +26,11 @@ export interface MarksInput {
   nodes: readonly StrategyNode[];
   /** Why nodes that have not started must wait (paused, failure policy); gated strategies only. */
   hold?: string;
+  /**
+   * Nodes that cannot take the target (another package manager: rollout/package-manager-fit.ts): whatever
+   * a strategy wants, they are neither handed nor offered it.
+   */
+  refused?: ReadonlySet<string>;
   now: number;
 }
 
@@ -130,6 +135,19 @@ function change(
   return out;
 }
 
+/** The changes less those that would hand out or offer `target`. */
+function withoutTarget(
+  annotations: Record<string, string | null> | undefined,
+  target: string,
+): Record<string, string | null> | undefined {
+  if (annotations === undefined) return undefined;
+  const kept = Object.entries(annotations).filter(
+    ([key, value]) =>
+      !(value === target && (key === DESIRED_REVISION_ANNOTATION || key === AVAILABLE_REVISION_ANNOTATION)),
+  );
+  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
+}
+
 export function planNodeMarks<Input extends MarksInput>(
   input: Input,
   strategyMarks: StrategyMarks<Input>,
@@ -148,6 +166,7 @@ export function planNodeMarks<Input extends MarksInput>(
     for (const key of MANAGED) annotations = change(annotations, node, key, wanted.annotations[key]);
     for (const key in wanted.annotations)
       if (!MANAGED_KEYS.has(key)) annotations = change(annotations, node, key, wanted.annotations[key]);
+    if (input.refused?.has(node.name) && node.desired !== T) annotations = withoutTarget(annotations, T);
     // Asked to upgrade and there: the request is done (whatever the strategy is now).
     if (node.upgradeRequested !== undefined && onTarget && node.desired === T)
       annotations = { ...annotations, [UPGRADE_REQUESTED_ANNOTATION]: null };

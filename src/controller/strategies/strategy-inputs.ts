@@ -7,7 +7,14 @@ import type { StrategySnapshot } from './strategy.ts';
 import type { StrategyStatusInput } from './strategy-status.ts';
 
 export function marksInput(s: StrategySnapshot): MarksInput {
-  return { target: s.target, revisionNumbers: s.revisionNumbers, nodes: s.nodes, now: s.now };
+  const refused = s.snapshots.filter((n) => n.refused !== undefined).map((n) => n.name);
+  return {
+    target: s.target,
+    revisionNumbers: s.revisionNumbers,
+    nodes: s.nodes,
+    now: s.now,
+    ...(refused.length > 0 ? { refused: new Set(refused) } : {}),
+  };
 }
 
 /** Why nodes that have not started wait (gated strategies): the pool is paused. */

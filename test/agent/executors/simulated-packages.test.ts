@@ -102,3 +102,35 @@ test('injected failures, durations and the call log', async () => {
     ],
   );
 });
+
+test('a simulated dnf: RPM names and versions, a pin without release takes the newest matching release, .repo rules', async () => {
+  const dnf = new SimulatedPackages({
+    manager: 'dnf',
+    available: {
+      NetworkManager: ['1:1.46.0-1.el9', '1:1.48.10-2.el9'],
+      kubelet: ['1.33.1-150500.1.1', '1.33.2-150500.1.1', '1.33.2-150500.1.2'],
+    },
+  });
+  assert.equal(dnf.manager, 'dnf');
+  await dnf.install('kubelet', '1.33.2');
+  assert.equal(await dnf.installedVersion('kubelet'), '1.33.2-150500.1.2');
+  await dnf.install('kubelet', '1.33.1-150500.1.1');
+  assert.equal(await dnf.installedVersion('kubelet'), '1.33.1-150500.1.1');
+  await dnf.install('NetworkManager', '1.46.0');
+  assert.equal(await dnf.installedVersion('NetworkManager'), '1:1.46.0-1.el9');
+  await assert.rejects(dnf.install('kubelet', '1.34.0'), /not found/);
+  await assert.rejects(
+    new SimulatedPackages().install('NetworkManager'),
+    /invalid package name/,
+    'apt takes Debian names only',
+  );
+  await assert.rejects(dnf.install('curl:amd64'), /invalid package name/);
+  await assert.rejects(dnf.install('kubelet', '1-2-3'), /invalid package version/);
+  await dnf.addRepository({
+    name: 'k8s',
+    manager: 'dnf',
+    uri: 'https://pkgs.k8s.io/core:/stable:/v1.33/rpm/',
+    components: [],
+  });
+  await assert.rejects(dnf.addRepository(docker), /suites are apt's/);
+});

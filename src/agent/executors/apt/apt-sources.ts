@@ -27,7 +27,7 @@ export function aptRepository(repository: RenderedRepository): AptRepository {
   const result: AptRepository = {
     name: repository.name,
     uri: repository.uri,
-    suites: repository.suites,
+    suites: repository.suites ?? [],
     components: repository.components,
   };
   if (repository.signingKey) result.signingKey = repository.signingKey.data;

@@ -19,13 +19,13 @@ import {
   ARCHITECTURE,
   ARMORED_KEY,
   BASE64_KEYRING,
-  PACKAGE_NAME,
-  PACKAGE_VERSION,
+  DEB_PACKAGE_NAME,
+  DEB_PACKAGE_VERSION,
   REPOSITORY_URI,
   regex,
   WORD,
 } from '../../patterns.ts';
-import { array, defaulted, object, optional, string, stringEnum } from '../../schema-builder.ts';
+import { array, celString, defaulted, object, optional, string, stringEnum } from '../../schema-builder.ts';
 import type { PackageManagerRules, ValidPackage } from '../package-manager.ts';
 
 const signingKeySchema = object(
@@ -50,10 +50,12 @@ const signingKeySchema = object(
 /** An apt repository's fields in the NodeConfig schema (besides name and manager). */
 const repositoryFields = {
   uri: string('Base URI of the repository.', { pattern: REPOSITORY_URI, maxLength: MAX_URL_LENGTH }),
-  suites: array(
-    string('A suite.', { pattern: WORD, maxLength: 256 }),
-    'Suites, e.g. bookworm or stable; a flat repository: ./',
-    { minItems: 1, maxItems: 16 },
+  suites: optional(
+    array(
+      string('A suite.', { pattern: WORD, maxLength: 256 }),
+      'apt only, and required there: suites, e.g. bookworm or stable; a flat repository: ./',
+      { minItems: 1, maxItems: 16 },
+    ),
   ),
   components: defaulted(
     array(string('A component.', { pattern: WORD }), 'Components, e.g. main; empty for a flat repository.', {
@@ -94,6 +96,9 @@ function validateRepository(e: FieldErrors, at: string, value: Record<string, un
   arrayAt(e, `${at}.architectures`, value.architectures).forEach((a, i) => {
     requiredPatterned(e, `${at}.architectures[${i}]`, a, ARCHITECTURE, 'a Debian architecture');
   });
+  if (value.gpgcheck !== undefined && value.gpgcheck !== null) {
+    e.forbidden(`${at}.gpgcheck`, 'dnf only: apt checks every repository’s signature');
+  }
   const key = objectAt(e, `${at}.signingKey`, value.signingKey);
   if (key) {
     const encoding = enumAt(e, `${at}.signingKey.encoding`, key.encoding, ['armored', 'base64'] as const);
@@ -108,8 +113,8 @@ function validateRepository(e: FieldErrors, at: string, value: Record<string, un
 
 function validatePackage(e: FieldErrors, at: string, value: Record<string, unknown>): ValidPackage {
   return {
-    name: requiredPatterned(e, `${at}.name`, value.name, PACKAGE_NAME, 'a Debian package name'),
-    version: patterned(e, `${at}.version`, value.version, PACKAGE_VERSION, 'a Debian version'),
+    name: requiredPatterned(e, `${at}.name`, value.name, DEB_PACKAGE_NAME, 'a Debian package name'),
+    version: patterned(e, `${at}.version`, value.version, DEB_PACKAGE_VERSION, 'a Debian version'),
   };
 }
 
@@ -130,19 +135,44 @@ export const aptRules = {
   repositoryDirs: [APT_SOURCES_DIR, APT_KEYRING_DIR],
   repositoryRules: [
     {
-      rule: "!self.suites.exists(s, s.endsWith('/')) || !has(self.components) || size(self.components) == 0",
+      rule: 'has(self.suites)',
+      message: 'an apt repository names its suites',
+      fieldPath: '.suites',
+      reason: 'FieldValueRequired',
+    },
+    {
+      rule: '!has(self.gpgcheck)',
+      message: 'dnf only: apt checks every repository’s signature',
+      fieldPath: '.gpgcheck',
+      reason: 'FieldValueForbidden',
+    },
+    {
+      rule: "!has(self.suites) || !self.suites.exists(s, s.endsWith('/')) || !has(self.components) || size(self.components) == 0",
       message: 'a flat repository (suite ending in /) has no components',
       fieldPath: '.components',
       reason: 'FieldValueForbidden',
     },
     {
-      rule: "self.suites.exists(s, s.endsWith('/')) || (has(self.components) && size(self.components) > 0)",
+      rule: "!has(self.suites) || self.suites.exists(s, s.endsWith('/')) || (has(self.components) && size(self.components) > 0)",
       message: 'at least one component unless the suite ends in / (flat repository)',
       fieldPath: '.components',
       reason: 'FieldValueRequired',
     },
   ],
-  packageRules: [],
+  packageRules: [
+    {
+      rule: `self.name.matches(${celString(DEB_PACKAGE_NAME)})`,
+      message: 'must be a Debian package name',
+      fieldPath: '.name',
+      reason: 'FieldValueInvalid',
+    },
+    {
+      rule: `!has(self.version) || self.version.matches(${celString(DEB_PACKAGE_VERSION)})`,
+      message: 'must be a Debian version',
+      fieldPath: '.version',
+      reason: 'FieldValueInvalid',
+    },
+  ],
   validateRepository,
   validatePackage,
   versionMatches: aptVersionMatches,

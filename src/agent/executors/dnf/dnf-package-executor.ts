@@ -1,0 +1,150 @@
+// The real dnf PackageExecutor: .repo files and keys are written under the root through a FileExecutor
+// (atomically, as every write of it is); packages are installed and removed with dnf, held with
+// `dnf versionlock` and queried with rpm. On a node these act on the live system (see
+// live-system-guard.ts for why they are refused when the root is not '/'); with `installroot` they act
+// on the root itself (--installroot, rpm --root), which is how the tests run them on a Debian host.
+
+import { resolve } from 'node:path';
+import type { RenderedRepository } from '../../../api/types.ts';
+import { CommandError, type CommandRunner, execFileRunner } from '../command-runner.ts';
+import { assertLiveCommandsAllowed } from '../live-system-guard.ts';
+import { LocalFileExecutor } from '../local-file-executor.ts';
+import type { FileExecutor, PackageExecutor } from '../types.ts';
+import {
+  type DnfTarget,
+  dnfInstallArgs,
+  dnfRemoveArgs,
+  isVersionlockMissing,
+  makecacheArgs,
+  parseRpmQuery,
+  parseVersionlockList,
+  rpmQueryArgs,
+  versionlockArgs,
+} from './dnf-commands.ts';
+import { dnfRepository, keyFile, keyPath, renderRepoFile, repoFilePath } from './dnf-repo-file.ts';
+
+const PUBLIC_FILE_MODE = 0o644;
+const DEFAULT_TIMEOUT_MS = 30 * 60_000; // a big install on a slow mirror
+
+export interface DnfPackageExecutorOptions {
+  /** Default '/'. */
+  rootDir?: string;
+  /** Default: a LocalFileExecutor on rootDir. */
+  files?: FileExecutor;
+  runner?: CommandRunner;
+  dnfPath?: string;
+  rpmPath?: string;
+  /** Run dnf and rpm on the live system even though rootDir is not '/'. */
+  allowLiveCommands?: boolean;
+  /** Run dnf with --installroot=rootDir (and rpm --root): the commands act on the root, not the host. */
+  installroot?: boolean;
+  /** dnf's --releasever (default: dnf's own, from the node's release package). */
+  releasever?: string;
+  /** Base environment (default process.env); LC_ALL=C is added so answers parse. */
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+}
+
+export class DnfPackageExecutor implements PackageExecutor {
+  readonly manager = 'dnf';
+  private readonly rootDir: string;
+  private readonly files: FileExecutor;
+  private readonly runner: CommandRunner;
+  private readonly dnfPath: string;
+  private readonly rpmPath: string;
+  private readonly allowLiveCommands: boolean;
+  private readonly target: DnfTarget;
+  private readonly env: Record<string, string | undefined>;
+  private readonly timeoutMs: number;
+
+  constructor(options: DnfPackageExecutorOptions = {}) {
+    this.rootDir = resolve(options.rootDir ?? '/');
+    this.files = options.files ?? new LocalFileExecutor(this.rootDir);
+    this.runner = options.runner ?? execFileRunner;
+    this.dnfPath = options.dnfPath ?? 'dnf';
+    this.rpmPath = options.rpmPath ?? 'rpm';
+    this.allowLiveCommands = options.allowLiveCommands ?? false;
+    this.target = {
+      ...(options.installroot ? { installroot: this.rootDir } : {}),
+      ...(options.releasever !== undefined ? { releasever: options.releasever } : {}),
+    };
+    this.env = { ...(options.env ?? process.env), LC_ALL: 'C' };
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** Writes the key first, so the .repo file never names a key that is not there yet. */
+  async addRepository(rendered: RenderedRepository): Promise<void> {
+    const repository = dnfRepository(rendered);
+    const key = keyFile(repository);
+    const repo = renderRepoFile(repository, this.target.installroot ?? '');
+    if (key) await this.files.write(key.path, key.content, { mode: PUBLIC_FILE_MODE });
+    await this.files.write(repoFilePath(repository.name), Buffer.from(repo), { mode: PUBLIC_FILE_MODE });
+    if (!key) await this.files.remove(keyPath(repository.name)); // the key went: trust it no longer
+  }
+
+  /** Removes the .repo file before the key: the reverse of addRepository. */
+  async removeRepository(name: string): Promise<void> {
+    await this.files.remove(repoFilePath(name));
+    await this.files.remove(keyPath(name));
+  }
+
+  async update(): Promise<void> {
+    await this.dnf(makecacheArgs(this.target));
+  }
+
+  async install(name: string, version?: string): Promise<void> {
+    await this.dnf(dnfInstallArgs(this.target, name, version));
+  }
+
+  /** Releases a lock first: a removed package left locked would stay locked when installed again. */
+  async remove(name: string): Promise<void> {
+    await this.release(name);
+    await this.dnf(dnfRemoveArgs(this.target, name));
+  }
+
+  async installedVersion(name: string): Promise<string | undefined> {
+    const args = rpmQueryArgs(this.target, name);
+    this.guard('rpm');
+    const result = await this.runner.run(this.rpmPath, args, { env: this.env });
+    if (result.code === 1 && /is not installed/.test(result.stdout + result.stderr)) return undefined;
+    if (result.code !== 0) throw new CommandError(this.rpmPath, args, result);
+    return parseRpmQuery(result.stdout);
+  }
+
+  /**
+   * Locks the package at the version installed now. A lock on an older version (the install before a
+   * pin moved) goes first: versionlock add keeps an existing entry as it is.
+   */
+  async hold(name: string): Promise<void> {
+    if (await this.isHeld(name)) await this.dnf(versionlockArgs(this.target, 'delete', name));
+    await this.dnf(versionlockArgs(this.target, 'add', name));
+  }
+
+  async release(name: string): Promise<void> {
+    if (await this.isHeld(name)) await this.dnf(versionlockArgs(this.target, 'delete', name));
+  }
+
+  async isHeld(name: string): Promise<boolean> {
+    const stdout = await this.dnf(versionlockArgs(this.target, 'list'));
+    return parseVersionlockList(stdout).has(name);
+  }
+
+  private guard(tool: string): void {
+    if (this.target.installroot === undefined) {
+      assertLiveCommandsAllowed(tool, this.rootDir, this.allowLiveCommands);
+    }
+  }
+
+  private async dnf(args: string[]): Promise<string> {
+    this.guard('dnf');
+    const result = await this.runner.run(this.dnfPath, args, { env: this.env, timeoutMs: this.timeoutMs });
+    if (result.code === 0) return result.stdout;
+    if (isVersionlockMissing(result.stderr)) {
+      throw new Error(
+        'dnf has no versionlock command: install dnf-plugins-core (RHEL and rebuilds: ' +
+          'python3-dnf-plugin-versionlock) so pinned packages can be held',
+      );
+    }
+    throw new CommandError(this.dnfPath, args, result);
+  }
+}

@@ -1,0 +1,194 @@
+// dnf's rules in the contract (dnf 4: RHEL 8-10 and their rebuilds, Amazon Linux 2023): a repository is
+// a .repo file (baseurl from `uri`, gpgcheck, and a gpgkey written from the inline `signingKey`), RPM
+// package names and [epoch:]version[-release] versions. The agent writes repositories with the same
+// patterns (src/agent/executors/dnf/dnf-repo-file.ts), so a config validated here is one it writes: no
+// value can end a line of the INI file or start an option of dnf's command line.
+
+import { signingKeyProblem } from '../../config-rules.ts';
+import {
+  arrayAt,
+  enumAt,
+  type FieldErrors,
+  objectAt,
+  patterned,
+  requiredPatterned,
+  stringAt,
+} from '../../field-errors.ts';
+import { REPOSITORY_URI, RPM_PACKAGE_NAME, RPM_PACKAGE_VERSION, regex } from '../../patterns.ts';
+import { boolean, celString, optional } from '../../schema-builder.ts';
+import type { PackageManagerRules, ValidPackage } from '../package-manager.ts';
+
+/** Where the agent writes .repo files (dnf's default reposdir). */
+export const DNF_REPOS_DIR = '/etc/yum.repos.d';
+/** Where the agent writes a repository's key, named by the .repo file's gpgkey= (RPM's usual place). */
+export const DNF_KEY_DIR = '/etc/pki/rpm-gpg';
+
+/** dnf's fields besides those it shares with apt (`uri` is the baseurl, `signingKey` the gpgkey). */
+const repositoryFields = {
+  gpgcheck: optional(
+    boolean(
+      'dnf only: verify the packages’ signatures (gpgcheck). Unset: true. With signingKey, only that key ' +
+        'is named in gpgkey=; without it, dnf checks against the keys the node’s RPM database already ' +
+        'trusts (the distribution’s).',
+    ),
+  ),
+};
+
+function booleanAt(e: FieldErrors, field: string, value: unknown): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') {
+    e.typeInvalid(field, value, 'a boolean');
+    return undefined;
+  }
+  return value;
+}
+
+const APT_ONLY = ['suites', 'components', 'architectures'] as const;
+
+function validateRepository(e: FieldErrors, at: string, value: Record<string, unknown>): void {
+  const uri = stringAt(e, `${at}.uri`, value.uri);
+  if (uri === undefined) e.required(`${at}.uri`);
+  else if (!URL.canParse(uri) || !['http:', 'https:', 'file:'].includes(new URL(uri).protocol)) {
+    e.invalid(`${at}.uri`, uri, 'must be an http://, https:// or file:// URI');
+  } else if (!regex(REPOSITORY_URI).test(uri)) {
+    // The URL parser drops tabs and newlines; a newline would start a new line of the .repo file.
+    e.invalid(`${at}.uri`, uri, 'must not contain whitespace, control characters or #');
+  }
+  for (const field of APT_ONLY) {
+    const items = arrayAt(e, `${at}.${field}`, value[field]);
+    if (
+      items.length > 0 ||
+      (field === 'architectures' && value[field] !== undefined && value[field] !== null)
+    ) {
+      e.forbidden(`${at}.${field}`, `apt only: a dnf repository has no ${field}`);
+    }
+  }
+  const gpgcheck = booleanAt(e, `${at}.gpgcheck`, value.gpgcheck);
+  const key = objectAt(e, `${at}.signingKey`, value.signingKey);
+  if (!key) return;
+  if (gpgcheck === false) e.forbidden(`${at}.signingKey`, 'a key is pointless with gpgcheck: false');
+  const encoding = enumAt(e, `${at}.signingKey.encoding`, key.encoding, ['armored', 'base64'] as const);
+  if (encoding === 'base64') {
+    e.invalid(`${at}.signingKey.encoding`, encoding, 'dnf takes an ASCII-armored key only (armored)');
+  }
+  const data = stringAt(e, `${at}.signingKey.data`, key.data);
+  if (data === undefined || data === '') e.required(`${at}.signingKey.data`);
+  else {
+    const problem = signingKeyProblem(data, 'armored');
+    if (problem !== undefined) e.invalid(`${at}.signingKey.data`, data, problem);
+  }
+}
+
+function validatePackage(e: FieldErrors, at: string, value: Record<string, unknown>): ValidPackage {
+  return {
+    name: requiredPatterned(e, `${at}.name`, value.name, RPM_PACKAGE_NAME, 'an RPM package name'),
+    version: patterned(
+      e,
+      `${at}.version`,
+      value.version,
+      RPM_PACKAGE_VERSION,
+      'an RPM [epoch:]version[-release]',
+    ),
+  };
+}
+
+export interface Evr {
+  /** '0' when the package has none. */
+  epoch: string;
+  version: string;
+  /** Absent in a pin that names the version only. */
+  release?: string;
+}
+
+/** Splits `[epoch:]version[-release]` (a pin, or rpm's answer); the release is after the last `-`. */
+export function parseEvr(text: string): Evr {
+  const colon = text.indexOf(':');
+  const epoch = colon > 0 && /^[0-9]+$/.test(text.slice(0, colon)) ? text.slice(0, colon) : undefined;
+  const rest = epoch === undefined ? text : text.slice(colon + 1);
+  const dash = rest.lastIndexOf('-');
+  const evr: Evr = { epoch: String(Number(epoch ?? '0')), version: dash < 0 ? rest : rest.slice(0, dash) };
+  if (dash >= 0) evr.release = rest.slice(dash + 1);
+  return evr;
+}
+
+function glob(pattern: string, text: string): boolean {
+  const expression = pattern
+    .split('*')
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${expression}$`).test(text);
+}
+
+/**
+ * dnf's matching of a pinned version against an installed `[epoch:]version-release`, as
+ * `dnf install name-<pin>` resolves it: the version (and release, when the pin names one) must match,
+ * `*` matching anything; a pin without an epoch matches any epoch, one with an epoch only that epoch
+ * (no epoch installed is epoch 0).
+ */
+export function dnfVersionMatches(pattern: string, installed: string): boolean {
+  const pin = parseEvr(pattern);
+  const have = parseEvr(installed);
+  const pinnedEpoch = /^[0-9]+:/.test(pattern);
+  if (pinnedEpoch && pin.epoch !== have.epoch) return false;
+  if (pin.release === undefined) {
+    // `1.2.3` matches 1.2.3-<any release>; a pin whose glob spans the release (`1.33*`) matches the whole.
+    return glob(pin.version, have.version) || glob(pin.version, `${have.version}-${have.release ?? ''}`);
+  }
+  return glob(pin.version, have.version) && glob(pin.release, have.release ?? '');
+}
+
+export const dnfRules = {
+  name: 'dnf',
+  indexRefresh: 'dnf-makecache',
+  repositoryFields,
+  repositoryDirs: [DNF_REPOS_DIR, DNF_KEY_DIR],
+  repositoryRules: [
+    {
+      rule: '!has(self.suites) || size(self.suites) == 0',
+      message: 'apt only: a dnf repository has no suites',
+      fieldPath: '.suites',
+      reason: 'FieldValueForbidden',
+    },
+    {
+      rule: '!has(self.components) || size(self.components) == 0',
+      message: 'apt only: a dnf repository has no components',
+      fieldPath: '.components',
+      reason: 'FieldValueForbidden',
+    },
+    {
+      rule: '!has(self.architectures)',
+      message: 'apt only: a dnf repository has no architectures',
+      fieldPath: '.architectures',
+      reason: 'FieldValueForbidden',
+    },
+    {
+      rule: "!has(self.signingKey) || !has(self.signingKey.encoding) || self.signingKey.encoding == 'armored'",
+      message: 'dnf takes an ASCII-armored key only (armored)',
+      fieldPath: '.signingKey.encoding',
+      reason: 'FieldValueInvalid',
+    },
+    {
+      rule: '!has(self.signingKey) || !has(self.gpgcheck) || self.gpgcheck',
+      message: 'a key is pointless with gpgcheck: false',
+      fieldPath: '.signingKey',
+      reason: 'FieldValueForbidden',
+    },
+  ],
+  packageRules: [
+    {
+      rule: `self.name.matches(${celString(RPM_PACKAGE_NAME)})`,
+      message: 'must be an RPM package name',
+      fieldPath: '.name',
+      reason: 'FieldValueInvalid',
+    },
+    {
+      rule: `!has(self.version) || self.version.matches(${celString(RPM_PACKAGE_VERSION)})`,
+      message: 'must be an RPM [epoch:]version[-release]',
+      fieldPath: '.version',
+      reason: 'FieldValueInvalid',
+    },
+  ],
+  validateRepository,
+  validatePackage,
+  versionMatches: dnfVersionMatches,
+} as const satisfies PackageManagerRules;
