@@ -8,6 +8,9 @@ import {
   DESIRED_REVISION_ANNOTATION,
   MESSAGE_ANNOTATION,
   NODE_CONFIG_READY_CONDITION,
+  PRESTAGE_REVISION_ANNOTATION,
+  PRESTAGED_ANNOTATION,
+  parsePrestageReport,
   REBOOT_REQUESTED_ANNOTATION,
   REBOOT_REQUIRED_CONDITION,
   REBOOT_REQUIRED_REASONS,
@@ -32,7 +35,10 @@ export function kubeTimestamp(value: string | undefined): number | undefined {
 }
 
 export interface NodeFacts
-  extends Omit<NodeSnapshot, 'podsReady' | 'healthySince' | 'wasHealthy' | 'needsDrain' | 'drainBlocked'> {
+  extends Omit<
+    NodeSnapshot,
+    'podsReady' | 'healthySince' | 'wasHealthy' | 'needsDrain' | 'drainBlocked' | 'needsDownload'
+  > {
   /** When the conditions behind health last turned True (Ready, NodeConfigReady). */
   conditionsSince?: number;
 }
@@ -100,6 +106,8 @@ function readFreshNodeFacts(node: Node, zoneLabel: string): NodeFacts {
     drainingFor: annotations[DRAINING_FOR_ANNOTATION] || undefined,
     rebootRequested: annotations[REBOOT_REQUESTED_ANNOTATION] || undefined,
     rebooted: annotations[REBOOTED_ANNOTATION] || undefined,
+    prestageRevision: annotations[PRESTAGE_REVISION_ANNOTATION] || undefined,
+    prestaged: parsePrestageReport(annotations[PRESTAGED_ANNOTATION]),
     updateStartedAt: kubeTimestamp(annotations[UPDATE_STARTED_ANNOTATION]),
     createdAt: kubeTimestamp(node.metadata.creationTimestamp),
     readyChangedAt: kubeTimestamp(ready?.lastTransitionTime),
@@ -121,6 +129,8 @@ export interface SnapshotContext {
   /** The pool's target revision (for the drain question). */
   target?: string;
   needsDrain(from: string | undefined, to: string): boolean;
+  /** Whether the plan installs packages (asked only of pools that pre-stage: absent, never). */
+  needsDownload?(from: string | undefined, to: string): boolean;
   podsReady(node: string): boolean;
   drainBlocked(node: string): string | undefined;
   health: NodeHealthTracker;
@@ -158,6 +168,7 @@ interface KnownSnapshot {
   stale: boolean;
   podsReady: boolean;
   needsDrain: boolean;
+  needsDownload: boolean;
   readinessSince: number | undefined;
   drainBlocked: string | undefined;
   deadlineFrom: number | undefined;
@@ -181,6 +192,12 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
     ctx.target !== undefined && facts.currentRevision !== undefined && facts.currentRevision !== ctx.target
       ? ctx.needsDrain(facts.currentRevision, ctx.target)
       : false;
+  const needsDownload =
+    ctx.needsDownload !== undefined &&
+    ctx.target !== undefined &&
+    facts.currentRevision !== undefined &&
+    facts.currentRevision !== ctx.target &&
+    ctx.needsDownload(facts.currentRevision, ctx.target);
   // How long a node has been (Not)Ready, by our clock when we saw the change, else by its condition.
   const readinessSince = ctx.health.readinessSince(name);
   const drainBlocked = ctx.drainBlocked(name);
@@ -197,6 +214,7 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
     kept.stale === stale &&
     kept.podsReady === podsReady &&
     kept.needsDrain === needsDrain &&
+    kept.needsDownload === needsDownload &&
     kept.readinessSince === readinessSince &&
     kept.drainBlocked === drainBlocked &&
     kept.deadlineFrom === deadlineFrom &&
@@ -207,6 +225,7 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
   const { conditionsSince, ...rest } = facts;
   if (stale) delete rest.agentState;
   const base: NodeSnapshot = { ...rest, podsReady, wasHealthy: false, needsDrain };
+  if (needsDownload) base.needsDownload = true;
   if (readinessSince !== undefined) base.readyChangedAt = readinessSince;
   if (drainBlocked) base.drainBlocked = drainBlocked;
   if (deadlineFrom !== undefined) base.deadlineFrom = deadlineFrom;
@@ -228,6 +247,7 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
     stale,
     podsReady,
     needsDrain,
+    needsDownload,
     readinessSince,
     drainBlocked,
     deadlineFrom,
