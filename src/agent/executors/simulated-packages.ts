@@ -132,7 +132,7 @@ export class SimulatedPackages implements PackageExecutor {
         ({ name, version }) => `${name}=${this.choose(name, version, this.versionsOf(name, offered))}`,
       );
       for (const key of chosen) this.cached.add(key);
-      return `downloaded ${chosen.join(' ')}`;
+      return `${chosen.length} downloaded (simulated mirror)`;
     });
   }
 
