@@ -28,12 +28,12 @@ import {
   parsePrestageReport,
 } from '../src/api/node-protocol.ts';
 import type { NodeConfigSpec, RenderedRepository } from '../src/api/types.ts';
+import { buildDeb, serveRepository, signRepository } from '../test/e2e/support/apt-repository.ts';
 import { Container } from '../test/e2e/support/container.ts';
 import { ControlPlane } from '../test/e2e/support/control-plane.ts';
 import { e2eSkipReason, waitFor } from '../test/e2e/support/host.ts';
 import { ensureRootfs } from '../test/e2e/support/rootfs.ts';
 import { serviceUnit } from '../test/e2e/support/units.ts';
-import { buildDeb, serveRepository, signRepository } from './support/apt-repository.ts';
 import { benchNumber } from './support/quick.ts';
 import { reportFigure } from './support/report.ts';
 

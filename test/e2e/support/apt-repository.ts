@@ -1,4 +1,4 @@
-// A local apt repository for benches: .debs built with dpkg-deb (a payload of random bytes, so the
+// A local apt repository for the e2e suite and benches: .debs built with dpkg-deb (a payload of random bytes, so the
 // download costs what its size says), a flat index from dpkg-scanpackages, a Release file signed with a
 // key made for the run, served over loopback HTTP at a bounded rate (a mirror that is not on this
 // machine). Needs dpkg-deb, dpkg-scanpackages (dpkg-dev) and gpg.
