@@ -23,6 +23,7 @@ import type { HostControl } from './host/host-control.ts';
 import { type Logger, silentLogger } from './logger.ts';
 import { AgentMetrics } from './metrics/agent-metrics.ts';
 import { NodeUpdateApi } from './ota/node-update-api.ts';
+import { Prestager } from './prestage/prestager.ts';
 import { OsReboots } from './reboot/os-reboots.ts';
 import { poolRebootSettings, type RebootSettingsSource } from './reboot/pool-reboot-settings.ts';
 import { NodeReporter } from './report/node-reporter.ts';
@@ -122,6 +123,8 @@ export class NodeAgent {
   private readonly serialSlots: SlotKeeper;
   private readonly driftChecker: DriftChecker | undefined;
   private readonly osReboots: OsReboots | undefined;
+  /** Pre-staging: downloads for the revision the controller says the node is next in line for. */
+  private readonly prestager: Prestager;
   private rebootTimer: NodeJS.Timeout | undefined;
   /** What asked for the next reboot-sentinel check; undefined: none due. */
   private rebootCheckDue: string | undefined;
@@ -230,6 +233,13 @@ export class NodeAgent {
           options.onHostRestart ? options.onHostRestart(kind) : Promise.resolve('continue'),
       });
     }
+    this.prestager = new Prestager({
+      client: options.client,
+      packages: options.executors.packages,
+      reporter: this.reporter,
+      logger: this.logger,
+      lastApplied: () => this.reconciler.lastAppliedRevision?.spec.config,
+    });
     this.watcher = new DesiredRevisionWatcher({
       client: options.client,
       nodeName: options.nodeName,
@@ -394,6 +404,7 @@ export class NodeAgent {
           if (this.osReboots && this.reconciler.lastAppliedRevision?.hash !== applied)
             this.rebootCheckDue ??= 'apply';
           await this.stepOsReboot();
+          await this.stepPrestage();
         }
         if (this.driftDue !== undefined && !this.dirty && !this.stopped) {
           const trigger = this.driftDue;
@@ -435,6 +446,18 @@ export class NodeAgent {
       this.lastError = (error as Error).message;
       this.logger.error({ error: error as Error }, 'reboot request failed');
       this.scheduleRetry(this.clock.now() + 10_000);
+    }
+  }
+
+  /** Answers a pre-stage ask (the controller's nodeherd.io/prestage-revision), between applies. */
+  private async stepPrestage(): Promise<void> {
+    const snapshot = this.watcher.snapshot();
+    if (!snapshot.nodeSynced || this.reconciler.status.halted || this.dirty) return;
+    try {
+      await this.prestager.step(snapshot.node);
+    } catch (error) {
+      // The answer could not be written: the reporter keeps it and tries again.
+      this.logger.error({ error: error as Error }, 'pre-stage failed');
     }
   }
 

@@ -14,6 +14,7 @@ import {
   NORMALISED_PATH,
   PERCENT_1_TO_100,
 } from './patterns.ts';
+import { PRESTAGE_STRATEGY_RULE, prestageSchema } from './prestage-schema.ts';
 import {
   array,
   boolean,
@@ -558,6 +559,7 @@ export const nodeConfigPoolSpecSchema = withRules(
         ),
         {},
       ),
+      prestage: prestageSchema,
       reboots: optional(
         object(
           {
@@ -648,6 +650,7 @@ export const nodeConfigPoolSpecSchema = withRules(
       fieldPath: '.reboots.osRequested.policy',
       reason: 'FieldValueForbidden',
     },
+    PRESTAGE_STRATEGY_RULE,
   ],
 );
 

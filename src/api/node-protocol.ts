@@ -73,6 +73,45 @@ export const REBOOTED_ANNOTATION = 'nodeherd.io/rebooted';
  * detected ran). Grants nothing: it only narrows what the node is given.
  */
 export const PACKAGE_MANAGER_ANNOTATION = 'nodeherd.io/package-manager';
+/**
+ * Written by the controller (agents may not): the NodeConfigRevision this node is next in line for,
+ * so its agent downloads what the revision's packages need before the node's turn (apt-get
+ * --download-only), installing nothing and changing none of the node's repositories. It grants no
+ * Secret reads (src/profile/referenced-secrets.ts reads only the desired, available and current
+ * revisions): a download needs the revision's packages and repositories only. The controller removes it
+ * when the node's turn comes, and when the rollout pauses, rolls back or its target changes.
+ */
+export const PRESTAGE_REVISION_ANNOTATION = 'nodeherd.io/prestage-revision';
+/** Written by the agent: JSON of PrestageReport, its answer to PRESTAGE_REVISION_ANNOTATION. */
+export const PRESTAGED_ANNOTATION = 'nodeherd.io/prestaged';
+/** The outcomes of a pre-stage: everything downloaded (or nothing to download), or the download failed. */
+export const PRESTAGE_OUTCOMES = ['Downloaded', 'Failed'] as const;
+export type PrestageOutcome = (typeof PRESTAGE_OUTCOMES)[number];
+export interface PrestageReport {
+  /** The revision the agent pre-staged (PRESTAGE_REVISION_ANNOTATION's value then). */
+  revision: string;
+  outcome: PrestageOutcome;
+  /** What was downloaded, or why it failed (the package manager's words, bounded). */
+  message?: string;
+}
+/** A PRESTAGED_ANNOTATION value read back; undefined when it is not one (never trusted further). */
+export function parsePrestageReport(value: string | undefined): PrestageReport | undefined {
+  if (!value) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
+    const { revision, outcome, message } = parsed as Record<string, unknown>;
+    if (typeof revision !== 'string' || !(PRESTAGE_OUTCOMES as readonly unknown[]).includes(outcome))
+      return undefined;
+    return {
+      revision,
+      outcome: outcome as PrestageOutcome,
+      ...(typeof message === 'string' ? { message } : {}),
+    };
+  } catch {
+    return undefined;
+  }
+}
 /** What the agent does about drift: write the revision's state back, or only report it. */
 export const DRIFT_POLICIES = ['Repair', 'Report'] as const;
 export type DriftPolicy = (typeof DRIFT_POLICIES)[number];
@@ -154,6 +193,7 @@ export const AGENT_ANNOTATIONS: readonly string[] = [
   MESSAGE_ANNOTATION,
   REBOOTED_ANNOTATION,
   PACKAGE_MANAGER_ANNOTATION,
+  PRESTAGED_ANNOTATION,
 ];
 
 /** OnDelete: on a NodeConfigPool, `nodeherd upgrade revision` asks for every node of this revision number to move. */

@@ -23,6 +23,7 @@ import {
 } from './node-config-pool-schema.ts';
 import { DRIFT_POLICIES, OS_REBOOT_POLICIES } from './node-protocol.ts';
 import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from './patterns.ts';
+import { validatePrestage } from './prestage-schema.ts';
 import { secretNamespace } from './validate-node-config.ts';
 
 const PERCENT = /^([0-9]+)%$/;
@@ -462,6 +463,7 @@ export function validateNodeConfigPool(obj: unknown): FieldErrors['causes'] {
   const drift = objectAt(errors, 'spec.drift', spec.drift);
   if (drift) enumAt(errors, 'spec.drift.policy', drift.policy, DRIFT_POLICIES);
   validateReboots(errors, 'spec.reboots', spec.reboots);
+  validatePrestage(errors, spec);
   validateNotifications(errors, 'spec.notifications', spec.notifications);
   validateDrain(errors, 'spec.drain', spec.drain, spec);
   // Reboot rounds run through RollingUpdate's batches (docs/controller.md, "Reboot rounds"); the

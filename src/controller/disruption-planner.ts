@@ -12,6 +12,7 @@ const CACHE_SIZE = 256;
 export class DisruptionPlanner {
   private readonly revision: (name: string) => NodeConfigRevision | undefined;
   private readonly cache = new Map<string, Disruption>();
+  private readonly downloads = new Map<string, boolean>();
 
   constructor(revision: (name: string) => NodeConfigRevision | undefined) {
     this.revision = revision;
@@ -31,6 +32,22 @@ export class DisruptionPlanner {
     }).disruption;
     if (this.cache.size >= CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, result);
+    return result;
+  }
+
+  /** Whether going from `from` to `to` installs packages (so a pre-stage has something to download). */
+  needsDownload(from: string | undefined, to: string): boolean {
+    const key = `${from ?? ''}\u0000${to}`;
+    const cached = this.downloads.get(key);
+    if (cached !== undefined) return cached;
+    const target = this.revision(to);
+    if (!target) return false;
+    const source = from === undefined ? undefined : this.revision(from);
+    const result = plan(source ? { config: source.spec.config } : undefined, {
+      config: target.spec.config,
+    }).actions.some((action) => action.kind === 'install-package');
+    if (this.downloads.size >= CACHE_SIZE) this.downloads.delete(this.downloads.keys().next().value!);
+    this.downloads.set(key, result);
     return result;
   }
 

@@ -9,6 +9,9 @@ import {
   MESSAGE_ANNOTATION,
   NODE_CONFIG_READY_CONDITION,
   PACKAGE_MANAGER_ANNOTATION,
+  PRESTAGE_REVISION_ANNOTATION,
+  PRESTAGED_ANNOTATION,
+  parsePrestageReport,
   REBOOT_REQUESTED_ANNOTATION,
   REBOOT_REQUIRED_CONDITION,
   REBOOT_REQUIRED_REASONS,
@@ -34,7 +37,10 @@ export function kubeTimestamp(value: string | undefined): number | undefined {
 }
 
 export interface NodeFacts
-  extends Omit<NodeSnapshot, 'podsReady' | 'healthySince' | 'wasHealthy' | 'needsDrain' | 'drainBlocked'> {
+  extends Omit<
+    NodeSnapshot,
+    'podsReady' | 'healthySince' | 'wasHealthy' | 'needsDrain' | 'drainBlocked' | 'needsDownload'
+  > {
   /** When the conditions behind health last turned True (Ready, NodeConfigReady). */
   conditionsSince?: number;
 }
@@ -103,6 +109,8 @@ function readFreshNodeFacts(node: Node, zoneLabel: string): NodeFacts {
     rebootRequested: annotations[REBOOT_REQUESTED_ANNOTATION] || undefined,
     rebooted: annotations[REBOOTED_ANNOTATION] || undefined,
     packageManager: annotations[PACKAGE_MANAGER_ANNOTATION] || undefined,
+    prestageRevision: annotations[PRESTAGE_REVISION_ANNOTATION] || undefined,
+    prestaged: parsePrestageReport(annotations[PRESTAGED_ANNOTATION]),
     updateStartedAt: kubeTimestamp(annotations[UPDATE_STARTED_ANNOTATION]),
     createdAt: kubeTimestamp(node.metadata.creationTimestamp),
     readyChangedAt: kubeTimestamp(ready?.lastTransitionTime),
@@ -124,6 +132,8 @@ export interface SnapshotContext {
   /** The pool's target revision (for the drain question). */
   target?: string;
   needsDrain(from: string | undefined, to: string): boolean;
+  /** Whether the plan installs packages (asked only of pools that pre-stage: absent, never). */
+  needsDownload?(from: string | undefined, to: string): boolean;
   podsReady(node: string): boolean;
   drainBlocked(node: string): string | undefined;
   health: NodeHealthTracker;
@@ -163,6 +173,7 @@ interface KnownSnapshot {
   stale: boolean;
   podsReady: boolean;
   needsDrain: boolean;
+  needsDownload: boolean;
   readinessSince: number | undefined;
   drainBlocked: string | undefined;
   deadlineFrom: number | undefined;
@@ -186,6 +197,12 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
     ctx.target !== undefined && facts.currentRevision !== undefined && facts.currentRevision !== ctx.target
       ? ctx.needsDrain(facts.currentRevision, ctx.target)
       : false;
+  const needsDownload =
+    ctx.needsDownload !== undefined &&
+    ctx.target !== undefined &&
+    facts.currentRevision !== undefined &&
+    facts.currentRevision !== ctx.target &&
+    ctx.needsDownload(facts.currentRevision, ctx.target);
   // How long a node has been (Not)Ready, by our clock when we saw the change, else by its condition.
   const readinessSince = ctx.health.readinessSince(name);
   const drainBlocked = ctx.drainBlocked(name);
@@ -204,6 +221,7 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
     kept.stale === stale &&
     kept.podsReady === podsReady &&
     kept.needsDrain === needsDrain &&
+    kept.needsDownload === needsDownload &&
     kept.readinessSince === readinessSince &&
     kept.drainBlocked === drainBlocked &&
     kept.deadlineFrom === deadlineFrom &&
@@ -214,6 +232,7 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
   const { conditionsSince, ...rest } = facts;
   if (stale) delete rest.agentState;
   const base: NodeSnapshot = { ...rest, podsReady, wasHealthy: false, needsDrain };
+  if (needsDownload) base.needsDownload = true;
   if (readinessSince !== undefined) base.readyChangedAt = readinessSince;
   if (drainBlocked) base.drainBlocked = drainBlocked;
   if (deadlineFrom !== undefined) base.deadlineFrom = deadlineFrom;
@@ -236,6 +255,7 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
     stale,
     podsReady,
     needsDrain,
+    needsDownload,
     readinessSince,
     drainBlocked,
     deadlineFrom,

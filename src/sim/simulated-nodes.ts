@@ -53,6 +53,12 @@ interface DurableParts {
   systemd: DurableSimulatedSystemd<KubeletSystemd>;
 }
 
+/** The packages (oldest version first) `nodeherd up`'s simulated apt can install; docs/operations.md. */
+export const UP_PACKAGE_CATALOGUE: Record<string, string[]> = {
+  htop: ['3.2.1-1', '3.2.2-1'],
+  jq: ['1.6-2.1', '1.7.1-3'],
+};
+
 export class SimulatedNodes {
   readonly fleet: Fleet;
   private readonly agents = new Map<string, NodeAgent>();
@@ -76,6 +82,9 @@ export class SimulatedNodes {
       // A kubelet restart shows: NotReady for two seconds, as a real kubelet takes to come back.
       startupNotReadyMs: 2_000,
       systemd: { targetDurations: { 'kubelet.service': { restart: 500 } } },
+      // What the distribution's mirror offers `nodeherd up`'s nodes, downloads taking a few seconds
+      // as on a real mirror: pre-staging (spec.prestage) moves them out of the node's turn.
+      packages: { available: UP_PACKAGE_CATALOGUE, durations: { download: 3_000, install: 300 } },
       onError: (node, error) => options.onError?.(node, error),
       ...(options.onJournal ? { onJournal: options.onJournal } : {}),
       agent: (context) => {

@@ -263,6 +263,10 @@ export const BAD_OBJECTS: BadObject[] = [
       };
     },
   ),
+  pool('pre-staging under Serial', 'spec.prestage', (o) => {
+    o.spec.updateStrategy = { type: 'Serial' };
+    o.spec.prestage = { maxConcurrent: 2 };
+  }),
   pool('a reboot sentinel command found through PATH', 'spec.reboots.osRequested.sentinelCommand', (o) => {
     o.spec.reboots = { osRequested: { sentinelCommand: ['needs-restarting', '-r'] } };
   }),

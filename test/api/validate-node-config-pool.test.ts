@@ -83,6 +83,8 @@ describe('validateNodeConfigPool accepts', () => {
     ['drift reported only', { ...base, drift: { policy: 'Report' } }],
     ['drift repaired (the default, spelled out)', { ...base, drift: { policy: 'Repair' } }],
     ['OS-requested reboots with the defaults', { ...base, reboots: { osRequested: {} } }],
+    ['pre-staging with the default bound', { ...base, prestage: {} }],
+    ['pre-staging ten nodes at a time', { ...base, prestage: { maxConcurrent: 10 } }],
     [
       'OS-requested reboots by an RPM sentinel command',
       {
@@ -347,6 +349,24 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
       pool({ ...base, reboots: { osRequested: { policy: 'Always' } } }),
       [['spec.reboots.osRequested.policy', 'FieldValueNotSupported']],
     ],
+    [
+      'pre-staging no node at a time',
+      pool({ ...base, prestage: { maxConcurrent: 0 } }),
+      [['spec.prestage.maxConcurrent', 'FieldValueInvalid']],
+    ],
+    ['pre-staging as a number', pool({ ...base, prestage: 3 }), [['spec.prestage', 'FieldValueTypeInvalid']]],
+    ...(['Serial', 'Spread', 'OnDelete', 'OTA'] as const).map(
+      (type) =>
+        [
+          `pre-staging under ${type} (RollingUpdate only)`,
+          pool({
+            ...base,
+            updateStrategy: { type, ...(type === 'Spread' ? { spread: { windowSeconds: 60 } } : {}) },
+            prestage: {},
+          }),
+          [['spec.prestage', 'FieldValueForbidden']],
+        ] as [string, unknown, [string, string][]],
+    ),
     ...(['Serial', 'Spread', 'OnDelete', 'OTA'] as const).map(
       (type) =>
         [

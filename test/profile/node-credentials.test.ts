@@ -21,6 +21,8 @@ import {
   MESSAGE_ANNOTATION,
   NOT_BEFORE_ANNOTATION,
   PACKAGE_MANAGER_ANNOTATION,
+  PRESTAGE_REVISION_ANNOTATION,
+  PRESTAGED_ANNOTATION,
   REBOOT_REQUESTED_ANNOTATION,
   REBOOT_REQUIRED_CONDITION,
   REBOOTED_ANNOTATION,
@@ -238,6 +240,21 @@ const attempts: Attempt[] = [
       annotate({ [REBOOT_REQUESTED_ANNOTATION]: '2026-01-01T00:00:00Z' }),
     ),
     embedded: { ...FORBIDDEN, message: /nodeherd\.io\/reboot-requested/ },
+    cluster: 'denied',
+  },
+  {
+    name: 'reports its pre-stage outcome in nodeherd.io/prestaged (legitimate)',
+    prepare: put(
+      `/api/v1/nodes/${NODE}`,
+      annotate({ [PRESTAGED_ANNOTATION]: JSON.stringify({ revision: 'x', outcome: 'Downloaded' }) }),
+    ),
+    embedded: OK,
+    cluster: 'allowed',
+  },
+  {
+    name: 'asks to be pre-staged (nodeherd.io/prestage-revision is the controller’s)',
+    prepare: put(`/api/v1/nodes/${NODE}`, annotate({ [PRESTAGE_REVISION_ANNOTATION]: 'x' })),
+    embedded: { ...FORBIDDEN, message: /nodeherd\.io\/prestage-revision/ },
     cluster: 'denied',
   },
   {
@@ -482,6 +499,20 @@ const attempts: Attempt[] = [
       )();
       // current-revision is the agent's to report; what it may not do is gain Secrets by it.
       assert.equal((await send('agent', claimed.request)).status, 200);
+      return { request: { path: '/api/v1/namespaces/nodeherd/secrets/secret-b' } };
+    },
+    embedded: FORBIDDEN,
+    cluster: READS_UNCONFINED,
+  },
+  {
+    name: "is told to pre-stage another pool's revision, then reads that pool's Secret",
+    prepare: async () => {
+      // The controller's annotation, written as the admin: pre-staging needs packages, never Secrets.
+      const told = await put(
+        `/api/v1/nodes/${NODE}`,
+        annotate({ [PRESTAGE_REVISION_ANNOTATION]: revisions.b1 }),
+      )();
+      assert.equal((await asAdmin(told.request)).status, 200);
       return { request: { path: '/api/v1/namespaces/nodeherd/secrets/secret-b' } };
     },
     embedded: FORBIDDEN,

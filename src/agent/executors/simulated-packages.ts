@@ -5,12 +5,13 @@
 
 import { type PackageManagerName, packageManagerRules } from '../../api/packages/registry.ts';
 import type { RenderedRepository } from '../../api/types.ts';
+import { sleep } from '../../util/sleep.ts';
 import { assertPackageName, assertPackageVersion } from './apt/apt-commands.ts';
 import { aptRepository, keyringFile, renderSources } from './apt/apt-sources.ts';
 import { assertRpmName, assertRpmVersion } from './dnf/dnf-commands.ts';
 import { dnfRepository, renderRepoFile } from './dnf/dnf-repo-file.ts';
 import { type FailureInjection, SimulationRecorder, type SimulationTiming } from './simulation-recorder.ts';
-import type { PackageExecutor } from './types.ts';
+import type { PackageExecutor, PackageRequest } from './types.ts';
 
 export type PackageOperation =
   | 'addRepository'
@@ -21,7 +22,8 @@ export type PackageOperation =
   | 'installedVersion'
   | 'hold'
   | 'release'
-  | 'isHeld';
+  | 'isHeld'
+  | 'download';
 
 /** Versions are listed oldest first; installing without a version takes the last one. */
 export type PackageCatalogue = Record<string, string[]>;
@@ -70,6 +72,8 @@ export class SimulatedPackages implements PackageExecutor {
   private readonly addedRepositories = new Map<string, RenderedRepository>();
   /** Repositories as of the last update(): apt only knows those lists. */
   private indexedRepositories: string[] = [];
+  /** name=version of the packages in the cache (downloaded, not installed yet): apt's archives. */
+  private readonly cached = new Set<string>();
 
   constructor(options: SimulatedPackagesOptions = {}) {
     this.manager = options.manager ?? 'apt';
@@ -115,21 +119,65 @@ export class SimulatedPackages implements PackageExecutor {
     });
   }
 
+  /**
+   * Installs from the cache, downloading first what is not there (the 'download' duration is added to
+   * the install's, within the one 'install' call): a pre-staged package costs only the install.
+   */
   async install(name: string, version?: string): Promise<void> {
     this.check.name(name);
     if (version !== undefined) this.check.version(version);
+    const wanted = this.resolve(version, this.versionsOf(name));
+    if (wanted !== undefined && !this.cached.has(`${name}=${wanted}`))
+      await sleep(this.recorder.durationOf('download', name));
     return this.recorder.run('install', name, () => {
-      const versions = this.versionsOf(name);
-      if (versions.length === 0) throw new Error(`E: Unable to locate package ${name}`);
-      // The newest version the pin matches, as the manager resolves it (dnf: `1.2` is 1.2-<any release>).
-      const matches = packageManagerRules(this.manager).versionMatches;
-      const chosen =
-        version === undefined
-          ? versions[versions.length - 1]!
-          : versions.findLast((v) => matches(version, v));
-      if (chosen === undefined) throw new Error(`E: Version '${version}' for '${name}' was not found`);
+      const chosen = this.choose(name, version, this.versionsOf(name));
       this.installedPackages.set(name, chosen);
+      this.cached.delete(`${name}=${chosen}`); // apt-get clean, as unattended-upgrades runs it
     });
+  }
+
+  /**
+   * apt-get --download-only through the revision's repositories (indexed for the download only, as
+   * the real backend's private lists are): the packages land in the cache, nothing is installed.
+   */
+  async download(
+    packages: readonly PackageRequest[],
+    repositories: readonly RenderedRepository[],
+  ): Promise<string> {
+    for (const { name, version } of packages) {
+      this.check.name(name);
+      if (version !== undefined) this.check.version(version);
+    }
+    for (const repository of repositories) this.check.repository(repository);
+    if (packages.length === 0) return 'nothing to download';
+    const names = packages.map((p) => p.name).join(' ');
+    return this.recorder.run('download', names, () => {
+      const offered = repositories.map((r) => r.name);
+      const chosen = packages.map(
+        ({ name, version }) => `${name}=${this.choose(name, version, this.versionsOf(name, offered))}`,
+      );
+      for (const key of chosen) this.cached.add(key);
+      return `${chosen.length} downloaded (simulated mirror)`;
+    });
+  }
+
+  /** Whether name=version is in the cache (downloaded and not installed since). */
+  isCached(name: string, version: string): boolean {
+    return this.cached.has(`${name}=${version}`);
+  }
+
+  /** The newest version the pin matches, as the manager resolves it (dnf: `1.2` is 1.2-<any release>). */
+  private resolve(version: string | undefined, versions: readonly string[]): string | undefined {
+    if (version === undefined) return versions.at(-1);
+    const matches = packageManagerRules(this.manager).versionMatches;
+    return versions.findLast((v) => matches(version, v));
+  }
+
+  private choose(name: string, version: string | undefined, versions: readonly string[]): string {
+    if (versions.length === 0) throw new Error(`E: Unable to locate package ${name}`);
+    const chosen = this.resolve(version, versions);
+    if (chosen === undefined) throw new Error(`E: Version '${version}' for '${name}' was not found`);
+    return chosen;
   }
 
   async remove(name: string): Promise<void> {
@@ -187,9 +235,9 @@ export class SimulatedPackages implements PackageExecutor {
     return this.recorder.run('installedVersion', name, () => this.installedPackages.get(name));
   }
 
-  private versionsOf(name: string): string[] {
+  private versionsOf(name: string, repositories: readonly string[] = this.indexedRepositories): string[] {
     const versions = [...(this.baseCatalogue[name] ?? [])];
-    for (const repository of this.indexedRepositories) {
+    for (const repository of repositories) {
       for (const version of this.repositoryPackages[repository]?.[name] ?? []) {
         if (!versions.includes(version)) versions.push(version);
       }

@@ -112,7 +112,8 @@ export class SimulationRecorder<Op extends string> {
     }
   }
 
-  private durationOf(op: Op, target: string | undefined): number {
+  /** How long `op` (on `target`) takes, as configured. */
+  durationOf(op: Op, target: string | undefined): number {
     const forTarget = target === undefined ? undefined : this.targetDurations.get(target)?.get(op);
     return forTarget ?? this.durations.get(op) ?? 0;
   }

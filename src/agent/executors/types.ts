@@ -127,4 +127,18 @@ export interface PackageExecutor {
   release(name: string): Promise<void>;
   /** Whether the package is held. */
   isHeld(name: string): Promise<boolean>;
+  /**
+   * Pre-staging: downloads into the manager's cache what installing these packages at these versions
+   * needs (apt-get --download-only; dnf's --downloadonly), installing nothing and changing neither the
+   * node's repositories nor the index its installs use: `repositories` (the revision's, of this
+   * manager) are read through a private configuration. A package or version they do not offer fails
+   * here, before the node's turn. Returns what it downloaded, in the manager's words (bounded).
+   */
+  download(packages: readonly PackageRequest[], repositories: readonly RenderedRepository[]): Promise<string>;
+}
+
+/** A package at a version (undefined: the newest the repositories offer). */
+export interface PackageRequest {
+  name: string;
+  version?: string;
 }

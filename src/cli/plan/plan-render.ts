@@ -128,7 +128,13 @@ function poolLines(plan: PoolPlan, p: Palette): string[] {
       aside.push(`${step.name} (${step.note})`);
       continue;
     }
-    const row = [step.name, step.zone || '-', step.from ?? '-', actionColour(p, step.action)(step.action)];
+    const action = actionColour(p, step.action)(step.action);
+    const row = [
+      step.name,
+      step.zone || '-',
+      step.from ?? '-',
+      step.prestage ? `${action} (${step.prestage})` : action,
+    ];
     if (column?.shows === 'batch') row.unshift(labels.get(step.batch ?? 0) ?? '-');
     if (column?.shows === 'offset')
       row.unshift(step.offsetSeconds !== undefined ? `+${step.offsetSeconds}s` : '-');

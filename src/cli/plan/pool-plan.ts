@@ -6,6 +6,9 @@
 import { revisionName } from '../../api/hash.ts';
 import {
   CURRENT_REVISION_ANNOTATION,
+  PRESTAGE_REVISION_ANNOTATION,
+  PRESTAGED_ANNOTATION,
+  parsePrestageReport,
   REBOOT_REQUESTED_ANNOTATION,
   REBOOT_REQUIRED_CONDITION,
   REBOOT_REQUIRED_REASONS,
@@ -60,6 +63,8 @@ export interface NodeStep extends PlannedStep {
   zone: string;
   from?: string;
   action: NodeAction;
+  /** Told to pre-stage the new revision (spec.prestage): how far its download got. */
+  prestage?: 'downloading' | 'pre-staged' | 'download failed';
 }
 
 export type Batch = PlannedBatch;
@@ -112,6 +117,19 @@ function waitsForReboot(node: Node): boolean {
   const a = node.metadata.annotations ?? {};
   const requested = a[REBOOT_REQUESTED_ANNOTATION];
   return requested === undefined || a[REBOOTED_ANNOTATION] === requested;
+}
+
+/** The node is told to pre-stage this revision: how far it got (undefined when it is not told to). */
+function prestageOf(node: Node, revision: string): NodeStep['prestage'] {
+  const a = node.metadata.annotations ?? {};
+  if (a[PRESTAGE_REVISION_ANNOTATION] !== revision) return undefined;
+  const report = parsePrestageReport(a[PRESTAGED_ANNOTATION]);
+  if (report?.revision !== revision) return 'downloading';
+  return report.outcome === 'Downloaded' ? 'pre-staged' : 'download failed';
+}
+
+function prestageNote(prestage: { maxConcurrent: number }): string {
+  return `pre-staging: the next in line download the revision's packages before their turn (at most ${prestage.maxConcurrent} at once); a node starts once its download succeeded, and a failed download fails it before any drain`;
 }
 
 /** What the file does to each NodeConfig it names, for this pool: added, replaced, removed or not selected. */
@@ -246,6 +264,8 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     const aside = description?.setAside?.(n.node, from);
     if (aside) step.note = aside;
     else candidates.push(n);
+    const prestaged = prestageOf(n.node, newName);
+    if (prestaged) step.prestage = prestaged;
   }
   result.groups = [...groups.values()].sort((a, b) => (b.fromNumber ?? 0) - (a.fromNumber ?? 0));
   if (result.unchanged) return result;
@@ -275,6 +295,7 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     result.batches = planned.batches;
     notes.push(...planned.notes);
   }
+  if (spec.prestage && spec.updateStrategy.type === 'RollingUpdate') notes.push(prestageNote(spec.prestage));
   if (spec.paused) notes.push(`the pool is paused: nothing starts until ${invokedCommand()} resume ${name}`);
   return result;
 }

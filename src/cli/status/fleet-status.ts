@@ -9,6 +9,9 @@ import {
   DESIRED_REVISION_ANNOTATION,
   MESSAGE_ANNOTATION,
   NODE_CONFIG_READY_CONDITION,
+  PRESTAGE_REVISION_ANNOTATION,
+  PRESTAGED_ANNOTATION,
+  parsePrestageReport,
   REBOOT_REQUESTED_ANNOTATION,
   REBOOT_REQUIRED_CONDITION,
   REBOOT_REQUIRED_REASONS,
@@ -79,6 +82,11 @@ export interface PoolView {
   rebootNodes: NodeProblem[];
   /** spec.reboots.osRequested.policy: Reboot (the controller reboots them as a rollout) or Report. */
   rebootPolicy: string;
+  /**
+   * Nodes told to pre-stage the target (nodeherd.io/prestage-revision): `state` downloaded, downloading
+   * (no answer yet) or failed, with the agent's message.
+   */
+  prestagedNodes: PrestagedNode[];
   /** Nodes this pool selects that another pool selects too (managed by neither). */
   conflictingNodes: string[];
   /** Pools with maintenance windows: the next opening, and when the window open now closes (RFC 3339). */
@@ -161,6 +169,26 @@ function maintenanceWindowView(pool: NodeConfigPool): Pick<PoolView, 'maintenanc
   };
 }
 
+export interface PrestagedNode extends NodeProblem {
+  state: 'downloaded' | 'downloading' | 'failed';
+}
+
+/** The node's pre-stage of the revision it is told to pre-stage, if it is told to. */
+function prestageOf(node: Node): PrestagedNode | undefined {
+  const a = node.metadata.annotations ?? {};
+  const ask = a[PRESTAGE_REVISION_ANNOTATION];
+  if (!ask) return undefined;
+  const report = parsePrestageReport(a[PRESTAGED_ANNOTATION]);
+  const name = node.metadata.name;
+  if (report?.revision !== ask)
+    return { name, state: 'downloading', message: `downloading ${ask}'s packages` };
+  return {
+    name,
+    state: report.outcome === 'Downloaded' ? 'downloaded' : 'failed',
+    message: report.message ?? '',
+  };
+}
+
 function poolView(
   pool: NodeConfigPool,
   members: readonly Node[],
@@ -222,6 +250,10 @@ function poolView(
     driftedNodes: driftedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
     rebootNodes: rebootNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
     rebootPolicy: pool.spec.reboots?.osRequested?.policy ?? 'Report',
+    prestagedNodes: members
+      .map(prestageOf)
+      .filter((n): n is PrestagedNode => n !== undefined)
+      .sort((a, b) => (a.name < b.name ? -1 : 1)),
     conflictingNodes: conflicting.sort(),
     ...maintenanceWindowView(pool),
     ...(pool.spec.updateStrategy?.wave?.after.length

@@ -175,6 +175,7 @@ function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[
       `  ${p.yellow('reboot')} ${plural(pool.rebootNodes.length, 'node')} waiting for a reboot (${how})${options.detail ? '' : ` (${invokedCommand()} status ${pool.name} names them)`}`,
     );
   }
+  lines.push(...prestageLines(pool, options.detail === true, p));
   if (pool.conflictingNodes.length > 0) {
     lines.push(
       `  ${p.red('conflict')} ${plural(pool.conflictingNodes.length, 'node')} also selected by another pool (managed by none): ${pool.conflictingNodes.slice(0, 10).join(', ')}`,
@@ -199,4 +200,23 @@ export function renderFleetStatus(status: FleetStatus, options: RenderOptions): 
   }
   const lines = blocks.flatMap((block, i) => (i === 0 ? block : ['', ...block]));
   return `${lines.map((line) => (options.width > 0 ? truncate(line, options.width) : line)).join('\n')}\n`;
+}
+
+/** Nodes pre-staging the target: a count per state, and with --detail (or a failure) each node. */
+function prestageLines(pool: PoolView, detail: boolean, p: Palette): string[] {
+  const nodes = pool.prestagedNodes ?? [];
+  if (nodes.length === 0) return [];
+  const count = (state: string) => nodes.filter((n) => n.state === state).length;
+  const parts = (['downloaded', 'downloading', 'failed'] as const)
+    .filter((state) => count(state) > 0)
+    .map((state) => `${count(state)} ${state}`);
+  const lines = [
+    `  ${p.dim('prestage')} ${plural(nodes.length, 'node')} next in line pre-staging packages (${parts.join(', ')})`,
+  ];
+  for (const node of nodes)
+    if (detail || node.state === 'failed')
+      lines.push(
+        `  ${(node.state === 'failed' ? p.red : p.dim)('prestage')} ${node.name} ${node.state}${node.message ? `: ${node.message}` : ''}`,
+      );
+  return lines;
 }

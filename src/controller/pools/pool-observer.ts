@@ -110,6 +110,7 @@ export class PoolObserver {
       zoneLabel: rolling.zoneLabel,
       target,
       needsDrain: (from, to) => ctx.planner.needsDrain(from, to),
+      ...(this.spec.prestage ? { needsDownload: (from, to) => ctx.planner.needsDownload(from, to) } : {}),
       podsReady: podSelector ? (node) => ctx.pods.allReady(node, podSelector) : () => true,
       drainBlocked: (node) => ctx.drainer.blocked(node),
       health: ctx.health,

@@ -24,7 +24,7 @@
 import { plural } from '../plural.ts';
 import { resolveIntOrPercent } from './int-or-percent.ts';
 import { formatWallClock, maintenanceWindowStatus } from './maintenance-windows.ts';
-import { judgeNode, type VerdictActions } from './node-verdict.ts';
+import { judgeNode, prestaged, type VerdictActions } from './node-verdict.ts';
 import { rolloutOrder } from './rollout-order.ts';
 import type {
   BlockReason,
@@ -180,20 +180,26 @@ interface StartChoice {
  */
 function chooseStarts(c: StartChoice): {
   starts: NodeStart[];
+  /** Nodes whose turn it is but whose pre-stage has not succeeded yet: their places are kept, unstarted. */
+  awaiting: string[];
   unavailable: number;
   blocked?: { reason: BlockReason; message: string };
   budgetBlocked: boolean;
   zoneBlocked: boolean;
 } {
   const starts: NodeStart[] = [];
+  const awaiting: string[] = [];
   let { unavailable } = c;
+  // The places kept for nodes still downloading: counted while choosing, not as unavailable.
+  let kept = 0;
   let zoneBlocked = false;
   let budgetBlocked = false;
   for (const { verdict: v, node, actions } of [...c.free, ...c.paid]) {
-    if (starts.length >= c.canaryRoom) {
+    if (starts.length + awaiting.length >= c.canaryRoom) {
       const size = plural(c.canarySize, 'node');
       return {
         starts,
+        awaiting,
         unavailable,
         blocked: {
           reason: 'WaitingForCanary',
@@ -204,7 +210,7 @@ function chooseStarts(c: StartChoice): {
       };
     }
     const cost = v.phase === 'Waiting' ? 0 : 1;
-    if (cost > 0 && unavailable + cost > c.maxUnavailable) {
+    if (cost > 0 && unavailable + kept + cost > c.maxUnavailable) {
       budgetBlocked = true;
       continue;
     }
@@ -212,6 +218,13 @@ function chooseStarts(c: StartChoice): {
     const zoneUsed = c.zoneCounted.get(v.zone) ?? 0;
     if (cost > 0 && zoneLimit !== undefined && zoneUsed + cost > zoneLimit) {
       zoneBlocked = true;
+      continue;
+    }
+    // Pre-staging: an available node whose plan installs packages starts once they are downloaded, so
+    // its disruptive part holds only install and restart (an unavailable one costs nothing to start).
+    if (cost > 0 && c.input.prestage && node.needsDownload && !prestaged(node, c.input.target.name)) {
+      awaiting.push(v.name);
+      kept += cost;
       continue;
     }
     unavailable += cost;
@@ -225,7 +238,70 @@ function chooseStarts(c: StartChoice): {
       ...(actions.reboot ? { reboot: true } : {}),
     });
   }
-  return { starts, unavailable, budgetBlocked, zoneBlocked };
+  return { starts, awaiting, unavailable, budgetBlocked, zoneBlocked };
+}
+
+/** Why the batch chosen leaves candidates unstarted, if it does. */
+function batchBlock(
+  chosen: ReturnType<typeof chooseStarts>,
+  candidates: number,
+  maxUnavailable: number,
+  input: RolloutInput,
+): { reason: BlockReason; message: string } | undefined {
+  if (chosen.blocked) return chosen.blocked;
+  if (chosen.awaiting.length > 0)
+    return {
+      reason: 'Prestaging',
+      message: `waiting for ${chosen.awaiting.join(', ')} to download ${input.target.name}'s packages (pre-staging) before ${chosen.awaiting.length === 1 ? 'its' : 'their'} turn`,
+    };
+  if (chosen.starts.length >= candidates) return undefined;
+  if (chosen.budgetBlocked)
+    return {
+      reason: 'BudgetExhausted',
+      message: `${chosen.unavailable} of at most ${plural(maxUnavailable, 'node')} unavailable`,
+    };
+  if (chosen.zoneBlocked)
+    return {
+      reason: 'ZoneBudgetExhausted',
+      message: `every zone with waiting nodes has reached maxUnavailablePerZone (${String(input.settings.maxUnavailablePerZone)})`,
+    };
+  return undefined;
+}
+
+/**
+ * The nodes to carry nodeherd.io/prestage-revision: those whose turn it is and that still download
+ * (`awaiting`), those whose download failed (the failure stays judged while the ask stays), and the
+ * next in line that need a download — as many as have answered, plus as many still downloading as
+ * maxConcurrent allows, looking no further ahead than the budget plus maxConcurrent (during the canary,
+ * than the canary's room). None while paused or when the failure policy acts: the asks go.
+ */
+function prestageSet(
+  input: RolloutInput,
+  inOrder: readonly Judged[],
+  awaiting: readonly string[],
+  lookahead: number,
+): string[] {
+  if (!input.prestage || input.paused) return [];
+  const T = input.target.name;
+  const set = new Set(awaiting);
+  let downloading = awaiting.length;
+  let seen = 0;
+  for (const { verdict: v, node } of inOrder) {
+    if (v.failure?.reason === 'DownloadFailed') {
+      set.add(v.name);
+      continue;
+    }
+    if ((v.phase !== 'Pending' && v.phase !== 'Waiting') || !node.needsDownload) continue;
+    if (seen >= lookahead) continue;
+    seen += 1;
+    if (set.has(v.name)) continue; // its turn: asked already, and counted
+    if (prestaged(node, T)) set.add(v.name);
+    else if (downloading < input.prestage.maxConcurrent) {
+      set.add(v.name);
+      downloading += 1;
+    }
+  }
+  return inOrder.filter((j) => set.has(j.name)).map((j) => j.name);
 }
 
 /** Every node judged (by name: a name given twice is judged as its last node, in the place of its first). */
@@ -283,6 +359,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     abortDrain: [],
     drain: [],
     rebootAfterDrain: [],
+    prestage: [],
     failures: [],
     complete: false,
     budget: { maxUnavailable: 0, unavailable: 0, zones: {} },
@@ -396,20 +473,17 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
         touched: true,
       });
     }
-    if (chosen.blocked) {
-      blocked = chosen.blocked.reason;
-      blockMessage = chosen.blocked.message;
-    } else if (chosen.starts.length < candidates.length) {
-      if (chosen.budgetBlocked) {
-        blocked = 'BudgetExhausted';
-        blockMessage = `${unavailable} of at most ${plural(maxUnavailable, 'node')} unavailable`;
-      } else if (chosen.zoneBlocked) {
-        blocked = 'ZoneBudgetExhausted';
-        blockMessage = `every zone with waiting nodes has reached maxUnavailablePerZone (${String(settings.maxUnavailablePerZone)})`;
-      }
+    const why = batchBlock(chosen, candidates.length, maxUnavailable, input);
+    if (why) {
+      blocked = why.reason;
+      blockMessage = why.message;
     }
   }
   if (blocked) decision.blocked = { reason: blocked, message: blockMessage };
+  if (input.prestage && !failureAction) {
+    const room = Number.isFinite(canaryRoom) ? canaryRoom : maxUnavailable + input.prestage.maxConcurrent;
+    decision.prestage = prestageSet(input, inOrder, chosen?.awaiting ?? [], room);
+  }
 
   decision.budget.maxUnavailable = maxUnavailable;
   decision.budget.unavailable = unavailable;

@@ -51,6 +51,26 @@ function unhealthyDetail(node: NodeSnapshot): string {
   return 'healthy';
 }
 
+/** The node's pre-stage of the target is done: told to, and the agent answered Downloaded. */
+export function prestaged(node: NodeSnapshot, target: string): boolean {
+  return (
+    node.prestageRevision === target &&
+    node.prestaged?.revision === target &&
+    node.prestaged.outcome === 'Downloaded'
+  );
+}
+
+/**
+ * Why the node's pre-stage of the target failed, while the controller still asks for it (a failure
+ * left from an ask that went, a pause say, is not news about this one); undefined otherwise.
+ */
+function prestageFailure(node: NodeSnapshot, input: RolloutInput): string | undefined {
+  const T = input.target.name;
+  if (input.prestage === undefined || node.prestageRevision !== T) return undefined;
+  if (node.prestaged?.revision !== T || node.prestaged.outcome !== 'Failed') return undefined;
+  return `download of ${T}'s packages failed before its turn (nothing was disrupted): ${node.prestaged.message ?? 'no reason given'}`;
+}
+
 export interface VerdictActions {
   bootstrap?: boolean;
   uncordon?: UncordonReason;
@@ -186,6 +206,16 @@ export function judgeNode(
     };
   }
   if (node.cordonedByUs && !actions.uncordon) actions.uncordon = healthy ? 'Healthy' : 'Idle';
+  const downloadFailure = prestageFailure(node, input);
+  if (downloadFailure !== undefined) {
+    // Told during this rollout, so the rollout's failure; nothing was disrupted, so it stays available.
+    const failure = { reason: 'DownloadFailed' as const, message: downloadFailure };
+    const touchedByAsk = episodeStart !== undefined;
+    return {
+      verdict: verdict(node, 'Failed', touchedByAsk, { available: true, failure, detail: downloadFailure }),
+      actions,
+    };
+  }
   if (healthy && !node.cordoned)
     return {
       verdict: verdict(node, 'Pending', touched, wantsReboot ? { detail: 'waiting for a reboot' } : {}),

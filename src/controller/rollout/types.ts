@@ -1,6 +1,7 @@
 // The inputs and outputs of the rollout decision. Everything here is plain data: the reconciler builds
 // the inputs from the API objects, the pure decision function turns them into what to do.
 
+import type { PrestageReport } from '../../api/node-protocol.ts';
 import type { IntOrPercent } from './int-or-percent.ts';
 import type { MaintenanceWindowSpec, WindowStatus } from './maintenance-windows.ts';
 
@@ -70,6 +71,12 @@ export interface NodeSnapshot {
    * package-manager-fit.ts): it is not started, and not counted or failed for it.
    */
   refused?: string;
+  /** The plan from the node's current revision to the target installs packages (something to download). */
+  needsDownload?: boolean;
+  /** nodeherd.io/prestage-revision: the revision the controller told the node to pre-stage. */
+  prestageRevision?: string;
+  /** nodeherd.io/prestaged: the agent's answer (never trusted beyond its revision and outcome). */
+  prestaged?: PrestageReport;
 }
 
 /** A pool's revision by name and number (the agent's RevisionRef carries its hash and spec instead). */
@@ -115,6 +122,12 @@ export interface RolloutInput {
    * node that is not on the target.
    */
   osReboots?: boolean;
+  /**
+   * spec.prestage: the nodes next in line download the target's packages before their turn (at most
+   * maxConcurrent downloading at once); a node that needs a download starts only once it succeeded,
+   * and a failed download fails it before anything is disrupted.
+   */
+  prestage?: { maxConcurrent: number };
 }
 
 /** A health gate that holds the rollout, or fails it (metric or alert gates). */
@@ -149,7 +162,13 @@ export type NodePhase =
   /** Failed the target: the agent said so, the deadline passed, or it turned unhealthy after its update. */
   | 'Failed';
 
-export type FailureReason = 'AgentFailed' | 'ProgressDeadlineExceeded' | 'BecameUnhealthy' | 'DrainTimeout';
+export type FailureReason =
+  | 'AgentFailed'
+  | 'ProgressDeadlineExceeded'
+  | 'BecameUnhealthy'
+  | 'DrainTimeout'
+  /** The pre-stage's download failed (a version the repositories do not have): nothing was disrupted. */
+  | 'DownloadFailed';
 
 export interface NodeVerdict {
   name: string;
@@ -189,7 +208,9 @@ export type BlockReason =
   | 'WaitingForCanary'
   | 'BudgetExhausted'
   | 'ZoneBudgetExhausted'
-  | 'HealthGate';
+  | 'HealthGate'
+  /** The nodes whose turn it is are still downloading their packages (spec.prestage). */
+  | 'Prestaging';
 
 export interface FailureAction {
   action: 'Pause' | 'Rollback';
@@ -219,6 +240,11 @@ export interface RolloutDecision {
   drain: string[];
   /** Of the nodes draining (drain and starts), those to be asked for a reboot once drained. */
   rebootAfterDrain: string[];
+  /**
+   * The nodes that carry nodeherd.io/prestage-revision (the target) after this decision, in rollout
+   * order; every other node of the pool has it removed. Empty without spec.prestage.
+   */
+  prestage: string[];
   failures: NodeVerdict[];
   failureAction?: FailureAction;
   /** Every node is on the target and available (Skipped nodes aside). */

@@ -4,6 +4,7 @@
 // A strategy with annotations of its own: one line below. (Not in registry.ts: the strategies'
 // decision code imports StrategyNode, so the registry cannot be beneath it.)
 
+import { rollingUpdateAnnotations } from './rolling-update/rolling-update-annotations.ts';
 import { serialAnnotations } from './serial/serial-annotations.ts';
 
 export interface StrategyAnnotation {
@@ -12,7 +13,10 @@ export interface StrategyAnnotation {
   gate: boolean;
 }
 
-const STRATEGY_ANNOTATIONS: readonly StrategyAnnotation[] = [...serialAnnotations];
+const STRATEGY_ANNOTATIONS: readonly StrategyAnnotation[] = [
+  ...serialAnnotations,
+  ...rollingUpdateAnnotations,
+];
 
 export const STRATEGY_ANNOTATION_KEYS: readonly string[] = STRATEGY_ANNOTATIONS.map((a) => a.key);
 export const STRATEGY_GATE_KEYS: readonly string[] = STRATEGY_ANNOTATIONS.filter((a) => a.gate).map(

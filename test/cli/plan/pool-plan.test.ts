@@ -10,6 +10,7 @@ import type {
   NodeConfigRevision,
   NodeConfigSpec,
 } from '../../../src/api/types.ts';
+import { renderPoolPlan } from '../../../src/cli/plan/plan-render.ts';
 import { planPool } from '../../../src/cli/plan/pool-plan.ts';
 import type { Node } from '../../../src/kube/types.ts';
 
@@ -254,4 +255,48 @@ test('a node whose OS asks for a reboot, in a pool that reboots them, gets the r
   const report = planned('Report');
   assert.equal(report.nodes.find((n) => n.name === 'n2')?.action, 'none');
   assert.doesNotMatch(report.strategyNotes.join('\n'), /reboot the OS asks/);
+});
+
+test('a pool that pre-stages says so, and shows which nodes have downloaded the new revision’s packages', () => {
+  const newName = planPool({
+    pool: pool({ type: 'RollingUpdate' }, r1.metadata.name),
+    configs: [base],
+    fileConfigs: [change],
+    revisions: [r1],
+    nodes: [],
+  }).revision?.name;
+  assert.ok(newName);
+  const told = (name: string, report?: object): Node => {
+    const n = node(name, r1.metadata.name);
+    n.metadata.annotations = {
+      ...n.metadata.annotations,
+      'nodeherd.io/prestage-revision': newName,
+      ...(report ? { 'nodeherd.io/prestaged': JSON.stringify({ revision: newName, ...report }) } : {}),
+    };
+    return n;
+  };
+  const members = [
+    told('n1', { outcome: 'Downloaded' }),
+    told('n2'),
+    told('n3', { outcome: 'Failed', message: 'E: x' }),
+    node('n4', r1.metadata.name),
+  ];
+  const planned = planPool({
+    pool: pool({ type: 'RollingUpdate' }, r1.metadata.name, { prestage: { maxConcurrent: 2 } } as never),
+    configs: [base],
+    fileConfigs: [change],
+    revisions: [r1],
+    nodes: members,
+  });
+  assert.deepEqual(
+    planned.nodes.map((n) => [n.name, n.prestage]),
+    [
+      ['n1', 'pre-staged'],
+      ['n2', 'downloading'],
+      ['n3', 'download failed'],
+      ['n4', undefined],
+    ],
+  );
+  assert.match(planned.strategyNotes.join('\n'), /pre-staging: .*at most 2 at once.*before any drain/);
+  assert.match(renderPoolPlan(planned, { color: false, width: 0 }), /n1 .*\(pre-staged\)/);
 });

@@ -175,3 +175,38 @@ test('nodes waiting for a reboot are counted, named in the detail, with what the
   assert.doesNotMatch(detail, /reboot b:/);
   assert.match(render(pool, false), /policy Report: reboot them yourself/);
 });
+
+test('nodes pre-staging the target are counted by state; a failed download is named with its reason', () => {
+  const told = (name: string, report?: object): Node => {
+    const n = node(name, 'web-2');
+    n.metadata.annotations = {
+      ...n.metadata.annotations,
+      'nodeherd.io/prestage-revision': 'web-3',
+      ...(report ? { 'nodeherd.io/prestaged': JSON.stringify({ revision: 'web-3', ...report }) } : {}),
+    };
+    return n;
+  };
+  const nodes = [
+    told('a', { outcome: 'Downloaded', message: 'htop=3.2.2: Need to get 92 kB of archives.' }),
+    told('b'),
+    told('c', { outcome: 'Failed', message: "E: Version '9.9' for 'htop' was not found" }),
+    node('d', 'web-2'),
+  ];
+  const render = (detail: boolean) =>
+    renderFleetStatus(
+      buildFleetStatus(
+        { pools: [pool], revisions: [], nodes },
+        { server: 's', observedAt: 't' },
+        detail ? 'web' : undefined,
+      ),
+      { color: false, width: 0, bars: false, detail },
+    );
+  const text = render(false);
+  assert.match(
+    text,
+    /prestage 3 nodes next in line pre-staging packages \(1 downloaded, 1 downloading, 1 failed\)/,
+  );
+  assert.match(text, /prestage c failed: E: Version '9\.9' for 'htop' was not found/);
+  assert.doesNotMatch(text, /prestage a /, 'the others only with --detail');
+  assert.match(render(true), /prestage a downloaded: htop=3\.2\.2: Need to get 92 kB/);
+});

@@ -65,6 +65,69 @@ export function aptInstallArgs(name: string, version?: string): string[] {
 }
 
 /**
+ * Where a pre-stage's private apt configuration lives (under the root): its own source parts, lists
+ * and keyrings, so reading the revision's repositories changes neither the node's sources nor the
+ * index its apt-get uses. apt drops privileges to _apt for downloads, so it is not in the agent's
+ * root-only state directory.
+ */
+export const PRESTAGE_DIR = '/var/cache/apt/nodeherd-prestage';
+
+/**
+ * apt-get options that read sources and lists from `dir` (PRESTAGE_DIR as the live system sees it)
+ * and write no package cache file the node's own apt would use; downloads still go to `archives`
+ * (the node's /var/cache/apt/archives/), where the later install finds them.
+ */
+export function aptPrivateConfigArgs(dir: string, archives: string): string[] {
+  return [
+    '-o',
+    `Dir::Etc::sourcelist=${dir}/sources.list`,
+    '-o',
+    `Dir::Etc::sourceparts=${dir}/sources.list.d`,
+    '-o',
+    `Dir::State::Lists=${dir}/lists`,
+    '-o',
+    'Dir::Cache::pkgcache=',
+    '-o',
+    'Dir::Cache::srcpkgcache=',
+    '-o',
+    `Dir::Cache::Archives=${archives}`,
+  ];
+}
+
+/** apt-get update of the private configuration's lists (aptPrivateConfigArgs). */
+export function aptPrivateUpdateArgs(config: readonly string[]): string[] {
+  return ['-q', ...config, '-o', 'APT::Update::Error-Mode=any', 'update'];
+}
+
+/**
+ * Downloads what installing the packages (at their pinned versions) needs, installing nothing
+ * (--download-only): the same resolution as aptInstallArgs, so a missing package or version fails
+ * here, before the node's turn. No DPkg lock wait: a download takes no dpkg lock.
+ */
+export function aptDownloadArgs(
+  config: readonly string[],
+  packages: readonly { name: string; version?: string }[],
+): string[] {
+  if (packages.length === 0) throw new Error('nothing to download');
+  const specs = packages.map(({ name, version }) => {
+    assertPackageName(name);
+    if (version !== undefined) assertPackageVersion(version);
+    return version === undefined ? name : `${name}=${version}`;
+  });
+  return [
+    '-q',
+    '-y',
+    '--no-install-recommends',
+    '--allow-downgrades',
+    MOVE_HELD,
+    '--download-only',
+    ...config,
+    'install',
+    ...specs,
+  ];
+}
+
+/**
  * Removes a package but not its conffiles (remove, not purge): an admin's edits survive, and a
  * rollback that installs it again gets the same configuration back.
  */

@@ -2,21 +2,26 @@
 // packages are installed with apt-get, held with apt-mark and queried with dpkg-query, which act on
 // the live system (see live-system-guard.ts for why they are refused when the root is not '/').
 
-import { resolve } from 'node:path';
+import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import type { RenderedRepository } from '../../../api/types.ts';
 import { CommandError, type CommandRunner, execFileRunner } from '../command-runner.ts';
 import { assertLiveCommandsAllowed } from '../live-system-guard.ts';
 import { LocalFileExecutor } from '../local-file-executor.ts';
-import type { FileExecutor, PackageExecutor } from '../types.ts';
+import type { FileExecutor, PackageExecutor, PackageRequest } from '../types.ts';
 import {
+  aptDownloadArgs,
   aptEnvironment,
   aptInstallArgs,
   aptMarkArgs,
+  aptPrivateConfigArgs,
+  aptPrivateUpdateArgs,
   aptRemoveArgs,
   aptUpdateArgs,
   dpkgQueryArgs,
   isAptLockContention,
   LOCK_WAIT_SECONDS,
+  PRESTAGE_DIR,
   parseDpkgQueryHeld,
   parseDpkgQueryOutput,
 } from './apt-commands.ts';
@@ -131,6 +136,65 @@ export class AptPackageExecutor implements PackageExecutor {
     return stdout !== undefined && parseDpkgQueryHeld(stdout);
   }
 
+  /**
+   * apt-get --download-only through a private configuration (PRESTAGE_DIR): the node's own sources
+   * besides nodeherd's (sources.list and sources.list.d, copied), plus the revision's repositories
+   * with their keyrings; its own lists, refreshed first. The .debs land in the node's
+   * /var/cache/apt/archives, where the revision's install takes them without a download.
+   */
+  async download(
+    packages: readonly PackageRequest[],
+    repositories: readonly RenderedRepository[],
+  ): Promise<string> {
+    if (packages.length === 0) return 'nothing to download';
+    const dir = join(this.rootDir, PRESTAGE_DIR);
+    const parts = join(dir, 'sources.list.d');
+    // Sources and keyrings are written afresh for every pre-stage; the lists are kept (apt then asks
+    // the mirror only for what changed).
+    await rm(parts, { recursive: true, force: true });
+    await rm(join(dir, 'keyrings'), { recursive: true, force: true });
+    await rm(join(dir, 'sources.list'), { force: true });
+    await mkdir(join(dir, 'lists', 'partial'), { recursive: true, mode: 0o755 });
+    await mkdir(parts, { recursive: true, mode: 0o755 });
+    await this.copySystemSources(dir);
+    for (const rendered of repositories) {
+      const repository = aptRepository(rendered);
+      const keyring = keyringFile(repository);
+      const keyringPath = keyring ? `${PRESTAGE_DIR}/keyrings/${basename(keyring.path)}` : undefined;
+      if (keyring && keyringPath)
+        await this.files.write(keyringPath, keyring.content, { mode: PUBLIC_FILE_MODE });
+      const sources = renderSources(repository, keyringPath ? join(this.rootDir, keyringPath) : undefined);
+      await this.files.write(
+        `${PRESTAGE_DIR}/sources.list.d/${basename(sourcesPath(repository.name))}`,
+        Buffer.from(sources),
+        {
+          mode: PUBLIC_FILE_MODE,
+        },
+      );
+    }
+    const config = aptPrivateConfigArgs(dir, `${join(this.rootDir, '/var/cache/apt/archives')}/`);
+    await this.aptGet(aptPrivateUpdateArgs(config));
+    const stdout = await this.aptGet(aptDownloadArgs(config, packages));
+    const need = /^Need to get .*$/m.exec(stdout)?.[0];
+    return need ? need.slice(0, 200) : 'already in the cache';
+  }
+
+  /** The node's own sources, nodeherd's files aside (the revision's replace them). */
+  private async copySystemSources(dir: string): Promise<void> {
+    const etc = join(this.rootDir, '/etc/apt');
+    await copyFile(join(etc, 'sources.list'), join(dir, 'sources.list')).catch((error) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    });
+    const names = await readdir(join(etc, 'sources.list.d')).catch((error) => {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [] as string[];
+      throw error;
+    });
+    for (const name of names) {
+      if (name.startsWith('nodeherd-') || !/\.(list|sources)$/.test(name)) continue;
+      await copyFile(join(etc, 'sources.list.d', name), join(dir, 'sources.list.d', name));
+    }
+  }
+
   /** dpkg-query's `${Status} ${Version}` for the package, or undefined when dpkg knows no such package. */
   private async dpkgQuery(name: string): Promise<string | undefined> {
     const args = dpkgQueryArgs(name);
@@ -141,12 +205,12 @@ export class AptPackageExecutor implements PackageExecutor {
     return result.stdout;
   }
 
-  private async aptGet(args: string[]): Promise<void> {
-    await this.apt(this.aptGetPath, args);
+  private async aptGet(args: string[]): Promise<string> {
+    return this.apt(this.aptGetPath, args);
   }
 
   /** Runs apt-get or apt-mark; while another apt holds a lock it does not wait for, tries again. */
-  private async apt(file: string, args: string[]): Promise<void> {
+  private async apt(file: string, args: string[]): Promise<string> {
     assertLiveCommandsAllowed(
       file === this.aptMarkPath ? 'apt-mark' : 'apt-get',
       this.rootDir,
@@ -158,7 +222,7 @@ export class AptPackageExecutor implements PackageExecutor {
         env: this.env,
         timeoutMs: this.timeoutMs,
       });
-      if (result.code === 0) return;
+      if (result.code === 0) return result.stdout;
       if (!isAptLockContention(result.stderr) || Date.now() >= deadline) {
         throw new CommandError(file, args, result);
       }

@@ -25,7 +25,7 @@ export interface DnfTarget {
 }
 
 /** Options every dnf command gets: never ask, and act on the target. */
-export function dnfBaseArgs(target: DnfTarget): string[] {
+export function dnfBaseArgs(target: DnfTarget, reposdir?: string): string[] {
   const args = ['-y'];
   if (target.installroot !== undefined) {
     const root = target.installroot;
@@ -33,9 +33,11 @@ export function dnfBaseArgs(target: DnfTarget): string[] {
       `--installroot=${root}`,
       // dnf 4 falls back to the host's reposdir and plugin configuration when the installroot has none;
       // naming the root's keeps a test (or an image build) from touching the host's versionlock.list.
-      `--setopt=reposdir=${root}/etc/yum.repos.d`,
+      `--setopt=reposdir=${reposdir ?? `${root}/etc/yum.repos.d`}`,
       `--setopt=pluginconfpath=${root}/etc/dnf/plugins`,
     );
+  } else if (reposdir !== undefined) {
+    args.push(`--setopt=reposdir=${reposdir}`);
   }
   if (target.releasever !== undefined) {
     if (!/^[A-Za-z0-9._-]+$/.test(target.releasever)) {
@@ -69,6 +71,31 @@ export function dnfInstallArgs(target: DnfTarget, name: string, version?: string
     '--setopt=install_weak_deps=False',
     'install',
     version === undefined ? name : `${name}-${version}`,
+  ];
+}
+
+/**
+ * Pre-staging: downloads what installing the packages at their versions needs into dnf's cache
+ * (`--downloadonly`; the packages stay there until the install takes them), through the repositories
+ * of `reposdir` alone, past the locks as the install will be.
+ */
+export function dnfDownloadArgs(
+  target: DnfTarget,
+  reposdir: string,
+  packages: readonly { name: string; version?: string }[],
+): string[] {
+  const specs = packages.map(({ name, version }) => {
+    assertRpmName(name);
+    if (version !== undefined) assertRpmVersion(version);
+    return version === undefined ? name : `${name}-${version}`;
+  });
+  return [
+    ...dnfBaseArgs(target, reposdir),
+    MOVE_LOCKED,
+    '--setopt=install_weak_deps=False',
+    '--downloadonly',
+    'install',
+    ...specs,
   ];
 }
 

@@ -4,14 +4,17 @@
 // live-system-guard.ts for why they are refused when the root is not '/'); with `installroot` they act
 // on the root itself (--installroot, rpm --root), which is how the tests run them on a Debian host.
 
-import { resolve } from 'node:path';
+import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { DNF_REPOS_DIR } from '../../../api/packages/dnf/dnf-rules.ts';
 import type { RenderedRepository } from '../../../api/types.ts';
 import { CommandError, type CommandRunner, execFileRunner } from '../command-runner.ts';
 import { assertLiveCommandsAllowed } from '../live-system-guard.ts';
 import { LocalFileExecutor } from '../local-file-executor.ts';
-import type { FileExecutor, PackageExecutor } from '../types.ts';
+import type { FileExecutor, PackageExecutor, PackageRequest } from '../types.ts';
 import {
   type DnfTarget,
+  dnfDownloadArgs,
   dnfInstallArgs,
   dnfRemoveArgs,
   isVersionlockMissing,
@@ -24,6 +27,8 @@ import {
 import { dnfRepository, keyFile, keyPath, renderRepoFile, repoFilePath } from './dnf-repo-file.ts';
 
 const PUBLIC_FILE_MODE = 0o644;
+/** Pre-staging's own reposdir and keys: the node's repositories are not changed before its turn. */
+export const DNF_PRESTAGE_DIR = '/var/lib/nodeherd/prestage/dnf';
 const DEFAULT_TIMEOUT_MS = 30 * 60_000; // a big install on a slow mirror
 
 export interface DnfPackageExecutorOptions {
@@ -94,6 +99,50 @@ export class DnfPackageExecutor implements PackageExecutor {
 
   async install(name: string, version?: string): Promise<void> {
     await this.dnf(dnfInstallArgs(this.target, name, version));
+  }
+
+  /**
+   * dnf install --downloadonly through a private reposdir (DNF_PRESTAGE_DIR): the node's own .repo
+   * files besides nodeherd's (copied), plus the revision's repositories with their keys. The packages
+   * land in dnf's cache under the same repository ids and URLs the revision's install will use, so the
+   * install takes them from there.
+   */
+  async download(
+    packages: readonly PackageRequest[],
+    repositories: readonly RenderedRepository[],
+  ): Promise<string> {
+    if (packages.length === 0) return 'nothing to download';
+    const reposdir = `${DNF_PRESTAGE_DIR}/yum.repos.d`;
+    await rm(join(this.rootDir, DNF_PRESTAGE_DIR), { recursive: true, force: true });
+    await mkdir(join(this.rootDir, reposdir), { recursive: true, mode: 0o755 });
+    await this.copySystemRepos(reposdir);
+    const keyRoot = this.target.installroot ?? '';
+    for (const rendered of repositories) {
+      const repository = dnfRepository(rendered);
+      const key = keyFile(repository);
+      const keyAt = key ? `${DNF_PRESTAGE_DIR}/keys/${basename(key.path)}` : undefined;
+      if (key && keyAt) await this.files.write(keyAt, key.content, { mode: PUBLIC_FILE_MODE });
+      const repo = renderRepoFile(repository, keyRoot, keyAt);
+      await this.files.write(`${reposdir}/${basename(repoFilePath(repository.name))}`, Buffer.from(repo), {
+        mode: PUBLIC_FILE_MODE,
+      });
+    }
+    const stdout = await this.dnf(dnfDownloadArgs(this.target, join(this.rootDir, reposdir), packages));
+    const total = /^Total download size: .*$/m.exec(stdout)?.[0];
+    return total ? total.slice(0, 200) : 'already in the cache';
+  }
+
+  /** The node's own .repo files, nodeherd's aside (the revision's replace them). */
+  private async copySystemRepos(reposdir: string): Promise<void> {
+    const own = join(this.rootDir, DNF_REPOS_DIR);
+    const names = await readdir(own).catch((error) => {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [] as string[];
+      throw error;
+    });
+    for (const name of names) {
+      if (!name.endsWith('.repo') || name.startsWith('nodeherd-')) continue;
+      await copyFile(join(own, name), join(this.rootDir, reposdir, name));
+    }
   }
 
   /** Releases a lock first: a removed package left locked would stay locked when installed again. */

@@ -78,10 +78,15 @@ export function keyFile(repository: DnfRepository): { path: string; content: Buf
 /**
  * The .repo file. `keyUrlRoot` is where dnf finds the node's root when it reads gpgkey= ('' on the node
  * itself; the installroot when dnf runs with --installroot, which reads gpgkey from the host's paths).
+ * `keyAt`: where the key file is under that root (pre-staging keeps its own copy).
  * skip_if_unavailable=0: a repository that cannot be fetched fails `dnf makecache`, and so the apply,
  * whatever the node's dnf.conf says (Debian's ships skip_if_unavailable=True).
  */
-export function renderRepoFile(repository: DnfRepository, keyUrlRoot = ''): string {
+export function renderRepoFile(
+  repository: DnfRepository,
+  keyUrlRoot = '',
+  keyAt = keyFile(repository)?.path,
+): string {
   assertRepositoryName(repository.name);
   if (!URI.test(repository.baseurl)) {
     throw new Error(`repository ${repository.name}: invalid uri ${JSON.stringify(repository.baseurl)}`);
@@ -90,7 +95,7 @@ export function renderRepoFile(repository: DnfRepository, keyUrlRoot = ''): stri
   if (key !== undefined && !repository.gpgcheck) {
     throw new Error(`repository ${repository.name}: a key is pointless with gpgcheck off`);
   }
-  const keyUrl = key === undefined ? undefined : `file://${keyUrlRoot}${key.path}`;
+  const keyUrl = key === undefined ? undefined : `file://${keyUrlRoot}${keyAt ?? key.path}`;
   if (keyUrl !== undefined && !URI.test(keyUrl)) {
     throw new Error(`repository ${repository.name}: invalid key path ${JSON.stringify(keyUrl)}`);
   }

@@ -24,6 +24,7 @@ function rolloutInput(s: StrategySnapshot): RolloutInput {
     ...(s.gate ? { gate: s.gate } : {}),
     ...(s.holdsBatch ? { holdsBatch: s.holdsBatch } : {}),
     ...(s.spec.reboots?.osRequested?.policy === 'Reboot' ? { osReboots: true } : {}),
+    ...(s.spec.prestage ? { prestage: { maxConcurrent: s.spec.prestage.maxConcurrent } } : {}),
   };
 }
 
@@ -34,7 +35,7 @@ export const rollingUpdate: RolloutStrategy = {
   decide(s: StrategySnapshot): StrategyDecision {
     const rollout = decideRollout(rolloutInput(s));
     return {
-      marks: planNodeMarks(marksInput(s), rollingUpdateMarks),
+      marks: planNodeMarks({ ...marksInput(s), prestage: new Set(rollout.prestage) }, rollingUpdateMarks),
       rollout,
       ...(rollout.requeueAfterMs !== undefined ? { requeueAfterMs: rollout.requeueAfterMs } : {}),
     };

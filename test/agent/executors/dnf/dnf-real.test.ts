@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -237,6 +237,36 @@ describe('dnf on an installroot with a signed local repository', { skip, timeout
     await dnf.removeRepository('test');
     assert.equal(await fileOrUndefined(join(root, 'etc/yum.repos.d/nodeherd-gone.repo')), undefined);
     assert.equal(await fileOrUndefined(join(root, 'etc/pki/rpm-gpg/nodeherd-test.asc')), undefined);
+  });
+
+  test('pre-staging downloads into the cache through its own repositories, installing nothing; a missing version fails', async () => {
+    const rpmsIn = async (path: string): Promise<string[]> => {
+      const entries = await readdir(path, { withFileTypes: true }).catch(() => []);
+      const found: string[] = [];
+      for (const entry of entries) {
+        const at = join(path, entry.name);
+        if (entry.isDirectory()) found.push(...(await rpmsIn(at)));
+        else if (entry.name.endsWith('.rpm')) found.push(entry.name);
+      }
+      return found;
+    };
+    const staged = repository({ name: 'staged', signingKey: { data: goodKey, encoding: 'armored' } });
+    const said = await dnf.download([{ name: 'nhhello', version: '2.0' }], [staged]);
+    assert.match(said, /download size|already in the cache/i);
+    assert.ok(
+      (await rpmsIn(join(root, 'var/cache/dnf'))).includes('nhhello-2.0-1.noarch.rpm'),
+      'the package is in the cache',
+    );
+    assert.equal(await dnf.installedVersion('nhhello'), undefined, 'nothing installed');
+    assert.equal(
+      await fileOrUndefined(join(root, 'etc/yum.repos.d/nodeherd-staged.repo')),
+      undefined,
+      "the node's repositories are not changed before its turn",
+    );
+    await assert.rejects(
+      dnf.download([{ name: 'nhhello', version: '9.9' }], [staged]),
+      /No match for argument|nhhello-9\.9/,
+    );
   });
 
   test('through the plan and the apply path; drift reports a held package moved by hand, and the repair puts it back', async () => {
