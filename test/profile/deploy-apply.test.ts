@@ -14,10 +14,42 @@ const root = join(import.meta.dirname, '../..');
 const overlays = readdirSync(join(root, 'examples/overlays')).map((name) => `examples/overlays/${name}`);
 const components = readdirSync(join(root, 'deploy/components')).map((name) => `deploy/components/${name}`);
 
+/**
+ * The two Prometheus Operator kinds the prometheus component uses, as the operator's CRDs serve them
+ * (its schemas are large; what matters here is that the kinds are served): a cluster with the operator
+ * installed, which is what that overlay is for.
+ */
+function operatorCrd(kind: string, plural: string): string {
+  return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ${plural}.monitoring.coreos.com
+spec:
+  group: monitoring.coreos.com
+  scope: Namespaced
+  names: { kind: ${kind}, listKind: ${kind}List, plural: ${plural}, singular: ${kind.toLowerCase()} }
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec: { type: object, x-kubernetes-preserve-unknown-fields: true }
+`;
+}
+
 describe('kubectl apply -k against the embedded API server', () => {
   let local: LocalApiServer;
   before(async () => {
     local = await startLocalApiServer();
+    const crds = [
+      operatorCrd('ServiceMonitor', 'servicemonitors'),
+      operatorCrd('PrometheusRule', 'prometheusrules'),
+    ];
+    const installed = await local.kubectl(['apply', '-f', '-'], { input: crds.join('---\n') });
+    assert.equal(installed.code, 0, installed.stderr);
   });
   after(() => local?.stop());
 

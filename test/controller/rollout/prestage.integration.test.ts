@@ -176,7 +176,13 @@ describe('pre-staging on the simulated fleet', () => {
     const revision = revisionNameFor(POOL, { [CONFIG]: packagesConfig('9.9') });
     watchFor(revision);
     await h.applyConfig(CONFIG, packagesConfig('9.9'), { pool: POOL });
-    const paused = await poolWhere('paused by the failure policy', (p) => p.spec?.paused === true);
+    // spec.paused and the status saying why are two writes: wait for both.
+    const paused = await poolWhere(
+      'paused by the failure policy, saying why',
+      (p) =>
+        p.spec?.paused === true &&
+        /download of .* packages failed before its turn/.test(JSON.stringify(p.status?.conditions ?? [])),
+    );
     const message = JSON.stringify(paused.status?.conditions ?? []);
     assert.match(message, /download of .* packages failed before its turn/);
     assert.match(message, /Version '9\.9' for 'htop' was not found/);
