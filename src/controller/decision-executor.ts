@@ -9,6 +9,7 @@ import type { Node } from '../kube/types.ts';
 import { DRAINING_FOR_ANNOTATION, UPDATE_STARTED_ANNOTATION } from './annotations.ts';
 import { nodePath } from './api-paths.ts';
 import { type ControllerContext, nodeSubject, runLimited } from './controller-context.ts';
+import { syncSkipMarks } from './drain/skip-marks.ts';
 import { agentReport } from './node-snapshot.ts';
 import {
   bootstrapPatch,
@@ -166,6 +167,7 @@ export class DecisionExecutor {
         ctx.drainer.ensure(start.node, start.revision);
       })),
     );
+    errors.push(...(await syncSkipMarks(ctx, decision.verdicts)));
     return errors;
   }
 }

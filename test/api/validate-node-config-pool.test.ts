@@ -16,6 +16,7 @@ describe('validateNodeConfigPool accepts', () => {
   const valid: [string, unknown][] = [
     ['the minimal pool', base],
     ['webhooks by name', { ...base, notifications: { webhooks: ['ops', 'on-call.slack'] } }],
+    ['a drain that skips', { ...base, drain: { timeoutSeconds: 120, onTimeout: 'Skip', maxSkipped: 3 } }],
     [
       'a full drain',
       {
@@ -434,8 +435,32 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
       [['spec.drain.timeoutSeconds', 'FieldValueInvalid']],
     ],
     [
-      'Skip, which is not there (yet)',
+      'Skip without a timeout',
       pool({ ...base, drain: { onTimeout: 'Skip' } }),
+      [['spec.drain.timeoutSeconds', 'FieldValueRequired']],
+    ],
+    [
+      'Skip with a timeout the progress deadline comes before',
+      pool({
+        ...base,
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { progressDeadlineSeconds: 60 } },
+        drain: { onTimeout: 'Skip', timeoutSeconds: 90, maxSkipped: 2 },
+      }),
+      [['spec.drain.timeoutSeconds', 'FieldValueInvalid']],
+    ],
+    [
+      'maxSkipped without Skip',
+      pool({ ...base, drain: { onTimeout: 'Force', timeoutSeconds: 5, maxSkipped: 3 } }),
+      [['spec.drain.maxSkipped', 'FieldValueForbidden']],
+    ],
+    [
+      'maxSkipped 0',
+      pool({ ...base, drain: { onTimeout: 'Skip', timeoutSeconds: 5, maxSkipped: 0 } }),
+      [['spec.drain.maxSkipped', 'FieldValueInvalid']],
+    ],
+    [
+      'an escalation that does not exist',
+      pool({ ...base, drain: { onTimeout: 'Ignore', timeoutSeconds: 5 } }),
       [['spec.drain.onTimeout', 'FieldValueNotSupported']],
     ],
     [

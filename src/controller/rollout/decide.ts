@@ -24,7 +24,7 @@
 import { plural } from '../plural.ts';
 import { resolveIntOrPercent } from './int-or-percent.ts';
 import { formatWallClock, maintenanceWindowStatus } from './maintenance-windows.ts';
-import { judgeNode, type VerdictActions } from './node-verdict.ts';
+import { drainSkipAt, judgeNode, type VerdictActions } from './node-verdict.ts';
 import { rolloutOrder } from './rollout-order.ts';
 import type {
   BlockReason,
@@ -231,12 +231,34 @@ function chooseStarts(c: StartChoice): {
 /** Every node judged (by name: a name given twice is judged as its last node, in the place of its first). */
 function judgeNodes(input: RolloutInput): { judged: Map<string, Judged>; inOrder: Judged[] } {
   const judged = new Map<string, Judged>();
+  const skipped = skippedDrains(input);
   for (const node of input.nodes) {
-    const { verdict, actions } = judgeNode(node, input);
+    const { verdict, actions } = judgeNode(node, input, skipped.has(node.name));
     judged.set(node.name, { name: node.name, zone: node.zone, node, verdict, actions });
   }
   // The verdict's name and zone are its node's: the same order as of the verdicts.
   return { judged, inOrder: rolloutOrder([...judged.values()]) };
+}
+
+/**
+ * The nodes skipped under spec.drain.onTimeout Skip: those draining for the target past the timeout,
+ * the earliest timed out first (then by name), at most maxSkipped. A skipped node keeps its place
+ * while it drains, so a later timeout beyond the bound waits for the deadline and fails as with Fail.
+ */
+function skippedDrains(input: RolloutInput): Set<string> {
+  const skip = input.drainSkip;
+  if (!skip) return new Set();
+  const timedOut: { name: string; at: number }[] = [];
+  for (const node of input.nodes) {
+    const at = drainSkipAt(node, input);
+    if (at === undefined || input.now < at) continue;
+    // Only a node still cordoned for its drain: one that failed (beyond the bound) was uncordoned.
+    if (!node.cordoned || (node.desiredRevision === input.target.name && node.rebootWanted !== true))
+      continue;
+    timedOut.push({ name: node.name, at });
+  }
+  timedOut.sort((a, b) => a.at - b.at || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return new Set(timedOut.slice(0, skip.maxSkipped).map((t) => t.name));
 }
 
 /** What the failure policy makes of the nodes' verdicts, before any decision is made from them. */

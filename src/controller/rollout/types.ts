@@ -65,6 +65,14 @@ export interface NodeSnapshot {
   rebooted?: string;
 }
 
+/** spec.drain.onTimeout Skip, as the decision applies it. */
+export interface DrainSkip {
+  /** After this long draining (from the update's start) the node is skipped. */
+  timeoutSeconds: number;
+  /** The most nodes skipped at once; a drain timing out beyond them fails at the progress deadline. */
+  maxSkipped: number;
+}
+
 /** A pool's revision by name and number (the agent's RevisionRef carries its hash and spec instead). */
 export interface NumberedRevision {
   name: string;
@@ -108,6 +116,12 @@ export interface RolloutInput {
    * node that is not on the target.
    */
   osReboots?: boolean;
+  /**
+   * spec.drain.onTimeout Skip: a drain that has not finished after timeoutSeconds leaves its node
+   * cordoned, counted as unavailable and still draining, and the rollout goes on without it (up to
+   * maxSkipped such nodes). Absent: a drain runs until the progress deadline fails the node.
+   */
+  drainSkip?: DrainSkip;
 }
 
 /** A health gate that holds the rollout, or fails it (metric or alert gates). */
@@ -131,6 +145,12 @@ export type NodePhase =
   | 'Busy'
   /** Cordoned and being drained for the target. */
   | 'Draining'
+  /**
+   * Draining past spec.drain.timeoutSeconds with onTimeout Skip: stays cordoned and unavailable (in
+   * the status's count, outside maxUnavailable: maxSkipped bounds it), its drain goes on, the rollout
+   * goes on without it; neither failed nor done.
+   */
+  | 'DrainSkipped'
   /** Given the target, not healthy yet. */
   | 'Updating'
   /** Healthy on the target, within minReadySeconds. */

@@ -1,13 +1,21 @@
 // The inputs the shared pure planners take (node marks, the strategies' report), filled from a
 // strategy snapshot: each strategy adds only what is its own (a hold, its window, its gate).
 
+import { drainSkipOf } from '../drain/drain-settings.ts';
 import { isHealthy } from '../rollout/node-verdict.ts';
+import type { DrainSkip } from '../rollout/types.ts';
 import type { MarksInput } from './node-marks.ts';
 import type { StrategySnapshot } from './strategy.ts';
 import type { StrategyStatusInput } from './strategy-status.ts';
 
 export function marksInput(s: StrategySnapshot): MarksInput {
   return { target: s.target, revisionNumbers: s.revisionNumbers, nodes: s.nodes, now: s.now };
+}
+
+/** The rollout decision's spec.drain.onTimeout Skip, for a RolloutInput ({} when the pool does not skip). */
+export function withDrainSkip(s: StrategySnapshot): { drainSkip?: DrainSkip } {
+  const drainSkip = drainSkipOf(s.spec.drain);
+  return drainSkip ? { drainSkip } : {};
 }
 
 /** Why nodes that have not started wait (gated strategies): the pool is paused. */
