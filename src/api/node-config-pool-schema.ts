@@ -15,6 +15,7 @@ import {
   PERCENT_1_TO_100,
 } from './patterns.ts';
 import { DRAIN_TIMEOUT_RULE, drainSchema } from './pool-drain-schema.ts';
+import { PREFER_NO_SCHEDULE_NEXT_RULE, rolloutOrderSchema } from './pool-order-schema.ts';
 import {
   array,
   boolean,
@@ -576,6 +577,7 @@ export const nodeConfigPoolSpecSchema = withRules(
         ),
       ),
       drain: optional(drainSchema),
+      rolloutOrder: optional(rolloutOrderSchema),
       notifications: optional(
         object(
           {
@@ -609,6 +611,7 @@ export const nodeConfigPoolSpecSchema = withRules(
       reason: 'FieldValueForbidden',
     },
     DRAIN_TIMEOUT_RULE,
+    PREFER_NO_SCHEDULE_NEXT_RULE,
   ],
 );
 

@@ -23,6 +23,7 @@ import {
 import { DRIFT_POLICIES, OS_REBOOT_POLICIES } from './node-protocol.ts';
 import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from './patterns.ts';
 import { DRAIN_TIMEOUT_ACTIONS } from './pool-drain-schema.ts';
+import { validateRolloutOrder } from './pool-order-schema.ts';
 import { secretNamespace } from './validate-node-config.ts';
 
 const PERCENT = /^([0-9]+)%$/;
@@ -467,6 +468,7 @@ export function validateNodeConfigPool(obj: unknown): FieldErrors['causes'] {
   validateReboots(errors, 'spec.reboots', spec.reboots);
   validateNotifications(errors, 'spec.notifications', spec.notifications);
   validateDrain(errors, 'spec.drain', spec.drain, spec);
+  validateRolloutOrder(errors, 'spec.rolloutOrder', spec.rolloutOrder, spec.updateStrategy?.type);
   // Reboot rounds run through RollingUpdate's batches (docs/controller.md, "Reboot rounds"); the
   // other strategies hand nodes out on their own terms (slots, a spread over time, node owners) and do
   // not reboot for the OS yet: refused rather than silently left to report only.

@@ -9,6 +9,7 @@ import type { Node } from '../kube/types.ts';
 import { DRAINING_FOR_ANNOTATION, UPDATE_STARTED_ANNOTATION } from './annotations.ts';
 import { nodePath } from './api-paths.ts';
 import { type ControllerContext, nodeSubject, runLimited } from './controller-context.ts';
+import { syncNextInLineTaints } from './drain/next-in-line-taint.ts';
 import { syncSkipMarks } from './drain/skip-marks.ts';
 import { agentReport } from './node-snapshot.ts';
 import {
@@ -125,6 +126,16 @@ export class DecisionExecutor {
       else this.rebootAfterDrain.delete(start.node);
     }
     for (const name of decision.drain) ctx.drainer.ensure(name, target.name);
+    // The next batch is tainted before this one's drains start, so their pods avoid it (and a taint
+    // left from when the pool asked for it goes once it no longer does).
+    errors.push(
+      ...(await syncNextInLineTaints(
+        ctx,
+        decision.verdicts.map((v) => v.name),
+        decision.taintNext ?? [],
+        poolName,
+      )),
+    );
 
     errors.push(
       ...(await runLimited(decision.bootstrap, ctx.writeConcurrency, async (name) => {

@@ -250,6 +250,19 @@ export const BAD_OBJECTS: BadObject[] = [
   pool('forceDeleteBudgetedPods with Skip', 'spec.drain.forceDeleteBudgetedPods', (o) => {
     o.spec.drain = { onTimeout: 'Skip', timeoutSeconds: 5, forceDeleteBudgetedPods: true };
   }),
+  pool('an order by label without the label', 'spec.rolloutOrder.label', (o) => {
+    o.spec.rolloutOrder = { by: 'Label' };
+  }),
+  pool('a label with an order by zone', 'spec.rolloutOrder.label', (o) => {
+    o.spec.rolloutOrder = { by: 'Zone', label: 'rank' };
+  }),
+  pool('an order that does not exist', 'spec.rolloutOrder.by', (o) => {
+    o.spec.rolloutOrder = { by: 'Random' };
+  }),
+  pool('the next batch tainted under Serial', 'spec.rolloutOrder.preferNoScheduleNext', (o) => {
+    o.spec.updateStrategy = { type: 'Serial' };
+    o.spec.rolloutOrder = { preferNoScheduleNext: true };
+  }),
   pool('serial settings on RollingUpdate', 'spec.updateStrategy.serial', (o) => {
     o.spec.updateStrategy.serial = { slots: 2 };
   }),
@@ -452,6 +465,7 @@ const skippingPool = (): Obj => {
   const pool = goodPool();
   pool.metadata.name = 'parity-skip';
   pool.spec.drain = { onTimeout: 'Skip', timeoutSeconds: 300, maxSkipped: 2 };
+  pool.spec.rolloutOrder = { by: 'Label', label: 'example.com/rank', preferNoScheduleNext: true };
   return pool;
 };
 

@@ -3,6 +3,7 @@
 
 import type { IntOrPercent } from './int-or-percent.ts';
 import type { MaintenanceWindowSpec, WindowStatus } from './maintenance-windows.ts';
+import type { NodeOrder } from './rollout-order.ts';
 
 /** What the decision needs to know about one node of the pool. */
 export interface NodeSnapshot {
@@ -122,6 +123,13 @@ export interface RolloutInput {
    * maxSkipped such nodes). Absent: a drain runs until the progress deadline fails the node.
    */
   drainSkip?: DrainSkip;
+  /** The pool's order (spec.rolloutOrder); absent: Interleaved. */
+  order?: NodeOrder;
+  /**
+   * spec.rolloutOrder.preferNoScheduleNext: while a batch drains, the next batch is tainted
+   * PreferNoSchedule (RolloutDecision.taintNext), so evicted pods land on nodes already done.
+   */
+  taintNext?: boolean;
 }
 
 /** A health gate that holds the rollout, or fails it (metric or alert gates). */
@@ -244,4 +252,9 @@ export interface RolloutDecision {
   window: WindowStatus;
   /** When something time-based changes (soak over, deadline, window opens). */
   requeueAfterMs?: number;
+  /**
+   * With RolloutInput.taintNext: the nodes that should carry the next-in-line PreferNoSchedule taint
+   * now (the next batch in line while a batch drains); every other node of the pool loses it.
+   */
+  taintNext?: string[];
 }

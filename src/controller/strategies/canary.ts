@@ -5,7 +5,7 @@
 // record (canaryPassedAt), so a canary passes once per rollout and a restart does not repeat it. Pure.
 
 import { isHealthy } from '../rollout/node-verdict.ts';
-import { nextInLine } from '../rollout/rollout-order.ts';
+import { type NodeOrder, nextInLine } from '../rollout/rollout-order.ts';
 import type { NodeSnapshot } from '../rollout/types.ts';
 import type { StrategyNode } from './strategy-node.ts';
 
@@ -21,6 +21,8 @@ export interface CanaryInput {
   passedAt?: number;
   minReadyMs: number;
   now: number;
+  /** The pool's order (spec.rolloutOrder); absent: Interleaved. */
+  order?: NodeOrder;
 }
 
 export interface CanaryProgress {
@@ -52,7 +54,7 @@ export function notReadyBeforeTurn(
 export function canaryProgress(input: CanaryInput): CanaryProgress {
   const { target: T, now, snapshots } = input;
   const size = Math.min(input.nodes.length, Math.max(0, input.size));
-  const canary = nextInLine(input.nodes, () => true, size);
+  const canary = nextInLine(input.nodes, () => true, size, input.order);
   const result: CanaryProgress = {
     size,
     nodes: canary.map((n) => n.name),

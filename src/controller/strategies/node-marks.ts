@@ -12,6 +12,7 @@ import {
   NOT_BEFORE_ANNOTATION,
   UPGRADE_REQUESTED_ANNOTATION,
 } from '../../api/node-protocol.ts';
+import type { NodeOrder } from '../rollout/rollout-order.ts';
 import type { NumberedRevision } from '../rollout/types.ts';
 import { STRATEGY_ANNOTATION_KEYS } from './strategy-annotations.ts';
 import type { StrategyNode, Taint } from './strategy-node.ts';
@@ -26,6 +27,8 @@ export interface MarksInput {
   nodes: readonly StrategyNode[];
   /** Why nodes that have not started must wait (paused, failure policy); gated strategies only. */
   hold?: string;
+  /** The pool's order (spec.rolloutOrder); absent: Interleaved. */
+  order?: NodeOrder;
   now: number;
 }
 

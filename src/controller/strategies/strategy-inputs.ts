@@ -3,19 +3,29 @@
 
 import { drainSkipOf } from '../drain/drain-settings.ts';
 import { isHealthy } from '../rollout/node-verdict.ts';
+import type { NodeOrder } from '../rollout/rollout-order.ts';
 import type { DrainSkip } from '../rollout/types.ts';
 import type { MarksInput } from './node-marks.ts';
 import type { StrategySnapshot } from './strategy.ts';
 import type { StrategyStatusInput } from './strategy-status.ts';
 
 export function marksInput(s: StrategySnapshot): MarksInput {
-  return { target: s.target, revisionNumbers: s.revisionNumbers, nodes: s.nodes, now: s.now };
+  return {
+    target: s.target,
+    revisionNumbers: s.revisionNumbers,
+    nodes: s.nodes,
+    ...(s.order ? { order: s.order } : {}),
+    now: s.now,
+  };
 }
 
-/** The rollout decision's spec.drain.onTimeout Skip, for a RolloutInput ({} when the pool does not skip). */
-export function withDrainSkip(s: StrategySnapshot): { drainSkip?: DrainSkip } {
+/**
+ * What a RolloutInput takes from the pool beyond the settings: the drain's onTimeout Skip and the
+ * order ({} when the pool sets neither).
+ */
+export function rolloutInputExtras(s: StrategySnapshot): { drainSkip?: DrainSkip; order?: NodeOrder } {
   const drainSkip = drainSkipOf(s.spec.drain);
-  return drainSkip ? { drainSkip } : {};
+  return { ...(drainSkip ? { drainSkip } : {}), ...(s.order ? { order: s.order } : {}) };
 }
 
 /** Why nodes that have not started wait (gated strategies): the pool is paused. */

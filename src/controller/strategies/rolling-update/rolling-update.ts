@@ -6,7 +6,7 @@ import { decideRollout, judgeRollout } from '../../rollout/decide.ts';
 import type { RolloutInput } from '../../rollout/types.ts';
 import { planNodeMarks } from '../node-marks.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategy.ts';
-import { marksInput, withDrainSkip } from '../strategy-inputs.ts';
+import { marksInput, rolloutInputExtras } from '../strategy-inputs.ts';
 import { rollingUpdateMarks } from './rolling-update-marks.ts';
 
 function rolloutInput(s: StrategySnapshot): RolloutInput {
@@ -24,7 +24,8 @@ function rolloutInput(s: StrategySnapshot): RolloutInput {
     ...(s.gate ? { gate: s.gate } : {}),
     ...(s.holdsBatch ? { holdsBatch: s.holdsBatch } : {}),
     ...(s.spec.reboots?.osRequested?.policy === 'Reboot' ? { osReboots: true } : {}),
-    ...withDrainSkip(s),
+    ...rolloutInputExtras(s),
+    ...(s.spec.rolloutOrder?.preferNoScheduleNext ? { taintNext: true } : {}),
   };
 }
 
