@@ -82,6 +82,20 @@ export class DecisionExecutor {
     });
   }
 
+  /**
+   * A pool with no rollout decision now (a strategy the agents or owners drive, OnDelete at rest):
+   * no node of it keeps the next-in-line taint or a drain-skipped mark (left from RollingUpdate).
+   */
+  async clearRolloutMarks(pool: NodeConfigPool, members: readonly string[]): Promise<unknown[]> {
+    return [
+      ...(await syncNextInLineTaints(this.ctx, members, [], pool.metadata.name)),
+      ...(await syncSkipMarks(
+        this.ctx,
+        members.map((name) => ({ name })),
+      )),
+    ];
+  }
+
   async execute(
     pool: NodeConfigPool,
     target: NumberedRevision,

@@ -20,7 +20,10 @@ export const DRAIN_SKIPPED_CONDITION = 'NodeConfigDrainSkipped';
 /** Annotation values are free text, but a budget's message need not be read in full on a Node. */
 const MAX_REASON_LENGTH = 1024;
 
-function reasonText(verdict: NodeVerdict): string {
+/** A node's verdict as far as the marks go (no phase: not skipped). */
+type SkipVerdict = Pick<NodeVerdict, 'name'> & Partial<Pick<NodeVerdict, 'phase' | 'detail'>>;
+
+function reasonText(verdict: SkipVerdict): string {
   const text = verdict.detail ?? 'skipped: its drain did not finish in time';
   return text.length > MAX_REASON_LENGTH ? `${text.slice(0, MAX_REASON_LENGTH - 1)}…` : text;
 }
@@ -40,7 +43,7 @@ function markPatch(reason: string | undefined) {
  */
 export async function syncSkipMarks(
   ctx: ControllerContext,
-  verdicts: readonly NodeVerdict[],
+  verdicts: readonly SkipVerdict[],
 ): Promise<unknown[]> {
   const changes: { name: string; reason: string | undefined }[] = [];
   for (const v of verdicts) {

@@ -184,4 +184,34 @@ describe('next in line', () => {
     assert.deepEqual(await tainted(pool), []);
     await h.admin.delete('/apis/policy/v1/namespaces/default/poddisruptionbudgets/back-db');
   });
+  test('a strategy whose batches are not the controller’s takes the taint off (switched to OnDelete)', async () => {
+    const pool = 'inline-switch';
+    const created = await Promise.all(
+      [0, 1, 2].map((i) => h.fleet.create({ name: `switch-${i}`, zone: 'zone-a', labels: { pool } })),
+    );
+    await h.fleet.startAll(created);
+    await h.applyConfig('switch-kubelet', drainingConfig('one'), { pool });
+    await h.createPool(pool, {
+      nodeSelector: { matchLabels: { pool } },
+      configSelector: { matchLabels: { pool } },
+      updateStrategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxUnavailable: 1, progressDeadlineSeconds: 300 },
+      },
+      rolloutOrder: { preferNoScheduleNext: true },
+    });
+    await poolWhere(pool, 'first revision', (p) => condition(p, 'Complete')?.status === 'True');
+    await podWithBudget('switch-db', 'switch-0');
+    await h.applyConfig('switch-kubelet', drainingConfig('two'), { pool });
+    await eventually('switch-1 tainted while switch-0 drains', async () =>
+      JSON.stringify(await tainted(pool)) === '["switch-1"]' ? true : undefined,
+    );
+    await h.patchPool(pool, {
+      spec: { updateStrategy: { type: 'OnDelete' }, rolloutOrder: { preferNoScheduleNext: false } },
+    });
+    await eventually('the taint goes with the switch', async () =>
+      (await tainted(pool)).length === 0 ? true : undefined,
+    );
+    await h.admin.delete('/apis/policy/v1/namespaces/default/poddisruptionbudgets/switch-db');
+  });
 });
