@@ -1,5 +1,5 @@
-// The canary of the gated strategies (Serial, and the rule Spread's hand-out follows): the first
-// `size` nodes in rollout order (rollout-order.ts) go first; the others get the target once each
+// The canary of the gated strategies (Serial's, and Spread's hand-out's): the first `size` nodes in
+// the pool's order (rollout-order.ts, nextInLine) go first; the others get the target once each
 // canary node is updated (healthy on the target for minReadySeconds), leaving out those NotReady
 // before their turn, and at least one is. The moment it passed is kept in the rollout's history
 // record (canaryPassedAt), so a canary passes once per rollout and a restart does not repeat it. Pure.
