@@ -224,6 +224,10 @@ export function planPool(input: PoolPlanInput): PoolPlan {
   }
   for (const c of rendered.conflicts) result.problems.push(`conflict: ${c.message}`);
   if (!rendered.config || !rendered.hash) return result;
+  if (spec.rolloutOrder?.by === 'FewestPods' && input.pods === undefined)
+    result.warnings.push(
+      'spec.rolloutOrder is FewestPods but the pods could not be read (not allowed to list pods?): the order below counts none, so it is the Interleaved one',
+    );
 
   const newName = revisionName(name, rendered.hash);
   const existing = numbers.get(newName);

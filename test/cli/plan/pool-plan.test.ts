@@ -304,6 +304,15 @@ test('the pool order: nodes listed and batched by a label value (or fewest pods)
     fewest.nodes.map((n) => n.name),
     ['n3', 'n5', 'n2', 'n1', 'n4'],
   );
+  const unread = planPool({
+    pool: pool({ type: 'RollingUpdate' }, r1.metadata.name, { rolloutOrder: { by: 'FewestPods' } }),
+    configs: [base],
+    fileConfigs: [change],
+    revisions: [r1],
+    nodes,
+  });
+  assert.ok(unread.warnings.some((w) => /FewestPods but the pods could not be read/.test(w)));
+  assert.ok(!fewest.warnings.some((w) => /FewestPods/.test(w)));
   const plain = planPool({
     pool: pool({ type: 'RollingUpdate' }, r1.metadata.name),
     configs: [base],
