@@ -9,6 +9,7 @@ import { NEXT_IN_LINE_TAINT_KEY } from '../../api/pool-order-schema.ts';
 import type { Node } from '../../kube/types.ts';
 import { nodePath } from '../api-paths.ts';
 import { type ControllerContext, nodeSubject, runLimited } from '../controller-context.ts';
+import { DRAIN_SKIPPED_LABEL } from './skip-marks.ts';
 
 export { NEXT_IN_LINE_TAINT_KEY };
 export const NEXT_IN_LINE_TAINT_EFFECT = 'PreferNoSchedule';
@@ -17,6 +18,11 @@ type TaintList = NonNullable<NonNullable<Node['spec']>['taints']>;
 
 export function hasNextInLineTaint(node: Node): boolean {
   return (node.spec?.taints ?? []).some((t) => t.key === NEXT_IN_LINE_TAINT_KEY);
+}
+
+/** The node carries a mark of one pool's rollout: the next-in-line taint or the drain-skipped label. */
+export function hasRolloutMarks(node: Node): boolean {
+  return hasNextInLineTaint(node) || node.metadata.labels?.[DRAIN_SKIPPED_LABEL] !== undefined;
 }
 
 /**

@@ -214,4 +214,35 @@ describe('next in line', () => {
     );
     await h.admin.delete('/apis/policy/v1/namespaces/default/poddisruptionbudgets/switch-db');
   });
+  test('a node that leaves the pool loses the taint', async () => {
+    const pool = 'inline-leave';
+    const created = await Promise.all(
+      [0, 1, 2].map((i) => h.fleet.create({ name: `leave-${i}`, zone: 'zone-a', labels: { pool } })),
+    );
+    await h.fleet.startAll(created);
+    await h.applyConfig('leave-kubelet', drainingConfig('one'), { pool });
+    await h.createPool(pool, {
+      nodeSelector: { matchLabels: { pool } },
+      configSelector: { matchLabels: { pool } },
+      updateStrategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxUnavailable: 1, progressDeadlineSeconds: 300 },
+      },
+      rolloutOrder: { preferNoScheduleNext: true },
+    });
+    await poolWhere(pool, 'first revision', (p) => condition(p, 'Complete')?.status === 'True');
+    await podWithBudget('leave-db', 'leave-0');
+    await h.applyConfig('leave-kubelet', drainingConfig('two'), { pool });
+    await eventually('leave-1 tainted while leave-0 drains', async () =>
+      JSON.stringify(await tainted(pool)) === '["leave-1"]' ? true : undefined,
+    );
+    await h.admin.patch('/api/v1/nodes/leave-1', { metadata: { labels: { pool: 'elsewhere' } } }, 'merge');
+    await eventually('the taint goes with the node', async () => {
+      const [left] = (await h.nodes('pool=elsewhere')) as unknown as Node[];
+      return left && !(left.spec?.taints ?? []).some((t) => t.key === NEXT_IN_LINE_TAINT_KEY)
+        ? true
+        : undefined;
+    });
+    await h.admin.delete('/apis/policy/v1/namespaces/default/poddisruptionbudgets/leave-db');
+  });
 });
