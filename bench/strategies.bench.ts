@@ -8,7 +8,8 @@
 //   `sleep $((RANDOM % 300))` before the apply).
 // - Spread (spread.maxUnavailable = the limit, so times are handed out just in time within it, which
 //   keeps the peak: windowSeconds = the window, without the 20 % slack that Spread without a budget
-//   needs, see REAL.spreadWindowS; a canary of 1 % of the nodes, after which the others' window opens), Serial (slots = the limit), RollingUpdate (maxUnavailable =
+//   needs, see REAL.spreadWindowS; a canary of 1 % of the nodes, after which the others' window opens), Serial (slots = the limit, the same
+//   canary: only the first 1 % in line have the target until they are updated), RollingUpdate (maxUnavailable =
 //   the limit, minReadySeconds 0, failurePolicy Pause: the defaults).
 //
 // Per strategy, on a fresh cluster and in a process of its own: every node bootstraps to revision v0; then a good change (a kubelet
@@ -143,7 +144,10 @@ const SPREAD_WINDOW_S = benchNumber(
   REAL.spreadBudgetWindowS,
 );
 
-/** Spread's canary (rollingUpdate.canary.nodes): the first 1 % of the schedule goes alone first. */
+/**
+ * The canary of Spread and Serial (rollingUpdate.canary.nodes): the first 1 % of the schedule (Spread)
+ * or of the line (Serial) goes alone first.
+ */
 const SPREAD_CANARY = '1%';
 
 /** In the kubelet drop-in of the breaking change: the simulated kubelet dies at start with it. */
@@ -706,7 +710,8 @@ function strategySpec(strategy: Exclude<Strategy, 'jitter'>): Record<string, unk
     case 'Serial':
       return {
         type: 'Serial',
-        rollingUpdate: null,
+        // Serial honours the canary as Spread does (issue 34): the first 1 % alone, then the slots.
+        rollingUpdate: { canary: { nodes: SPREAD_CANARY } },
         serial: { slots: LIMIT, leaseDurationSeconds: REAL.serialLeaseS / SCALE },
       };
     case 'RollingUpdate':
@@ -993,12 +998,13 @@ function startController(kubeconfig: string, metricsPort: number): ChildProcess 
 
 /**
  * Spread (issue 17): a breaking change stops after at most the canary plus one spacing's worth of
- * nodes (one node: the spacing is window ÷ nodes).
+ * nodes (one node: the spacing is window ÷ nodes). Serial (issue 34): at most the canary, which
+ * alone has the target (and so takes slots) until it is updated.
  */
 function hitTarget(strategy: Strategy): { target?: { op: '<='; value: number } } {
-  if (strategy !== 'Spread') return {};
+  if (strategy !== 'Spread' && strategy !== 'Serial') return {};
   const canary = Math.ceil((Number.parseInt(SPREAD_CANARY, 10) * NODES) / 100);
-  return { target: { op: '<=', value: canary + 1 } };
+  return { target: { op: '<=', value: strategy === 'Spread' ? canary + 1 : canary } };
 }
 
 const seconds = (ms: number) => (Number.isFinite(ms) ? `${realS(ms).toFixed(0)} s` : 'not finished');

@@ -14,6 +14,8 @@ import {
   NORMALISED_PATH,
   PERCENT_1_TO_100,
 } from './patterns.ts';
+import { DRAIN_TIMEOUT_RULE, drainSchema } from './pool-drain-schema.ts';
+import { PREFER_NO_SCHEDULE_NEXT_RULE, rolloutOrderSchema } from './pool-order-schema.ts';
 import { PRESTAGE_STRATEGY_RULE, prestageSchema } from './prestage-schema.ts';
 import {
   array,
@@ -403,47 +405,6 @@ export const rollingUpdateSchema = object(
   },
 );
 
-/** What a drain that cannot finish in drain.timeoutSeconds does (Skip is not there yet: docs/operations.md). */
-export const DRAIN_TIMEOUT_ACTIONS = ['Fail', 'Force'] as const;
-
-export const drainSchema = object(
-  {
-    timeoutSeconds: optional(
-      integer(
-        'Seconds a drain may try evictions before onTimeout acts (Force). Absent: the drain runs until progressDeadlineSeconds fails the node, as with Fail.',
-        { minimum: 1 },
-      ),
-    ),
-    gracePeriodSeconds: optional(
-      integer(
-        'Grace period given to each evicted (or, with Force, deleted) pod instead of its own terminationGracePeriodSeconds.',
-        { minimum: 0 },
-      ),
-    ),
-    skipPodSelector: optional(
-      describedSelector('Pods the drain leaves on the node (neither evicted nor waited for).'),
-    ),
-    deleteEmptyDirData: defaulted(
-      boolean(
-        'Evict pods with emptyDir volumes (their data is lost), like kubectl drain --delete-emptydir-data. False: such a pod blocks the drain (Force deletes it after the timeout).',
-      ),
-      true,
-    ),
-    onTimeout: defaulted(
-      stringEnum(
-        DRAIN_TIMEOUT_ACTIONS,
-        'Fail: keep trying; the node fails at progressDeadlineSeconds (the failure policy acts). Force: after timeoutSeconds, delete the pods whose eviction is refused, except pods a PodDisruptionBudget protects unless forceDeleteBudgetedPods.',
-      ),
-      'Fail',
-    ),
-    forceDeleteBudgetedPods: defaulted(
-      boolean('With Force, also delete pods a PodDisruptionBudget protects (the budget is then violated).'),
-      false,
-    ),
-  },
-  'How the controller drains this pool’s nodes (wherever the controller drains: a change whose plan says Drain or Reboot).',
-);
-
 /** Most webhooks one pool may name. */
 export const MAX_NOTIFICATION_WEBHOOKS = 8;
 
@@ -618,6 +579,7 @@ export const nodeConfigPoolSpecSchema = withRules(
         ),
       ),
       drain: optional(drainSchema),
+      rolloutOrder: optional(rolloutOrderSchema),
       notifications: optional(
         object(
           {
@@ -651,6 +613,8 @@ export const nodeConfigPoolSpecSchema = withRules(
       reason: 'FieldValueForbidden',
     },
     PRESTAGE_STRATEGY_RULE,
+    DRAIN_TIMEOUT_RULE,
+    PREFER_NO_SCHEDULE_NEXT_RULE,
   ],
 );
 

@@ -12,7 +12,6 @@ import {
   COMPARE_MARGIN_UNITS,
   COMPARE_NODES_PLACEHOLDER,
   COMPARE_WORSE_WHEN,
-  DRAIN_TIMEOUT_ACTIONS,
   MAX_NOTIFICATION_WEBHOOKS,
   MAX_SENTINEL_ARGUMENT_LENGTH,
   MAX_SENTINEL_ARGUMENTS,
@@ -23,6 +22,8 @@ import {
 } from './node-config-pool-schema.ts';
 import { DRIFT_POLICIES, OS_REBOOT_POLICIES } from './node-protocol.ts';
 import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from './patterns.ts';
+import { DRAIN_TIMEOUT_ACTIONS } from './pool-drain-schema.ts';
+import { validateRolloutOrder } from './pool-order-schema.ts';
 import { validatePrestage } from './prestage-schema.ts';
 import { secretNamespace } from './validate-node-config.ts';
 
@@ -372,28 +373,31 @@ function validateReboots(errors: FieldErrors, at: string, value: unknown): void 
   integerAt(errors, `${base}.timeoutSeconds`, os.timeoutSeconds, 1, 300);
 }
 
-/** spec.drain: Force needs a timeout shorter than the progress deadline, or it never acts. */
+/** spec.drain: Skip and Force need a timeout shorter than the progress deadline, or they never act. */
 function validateDrain(errors: FieldErrors, at: string, value: unknown, spec: Record<string, any>): void {
   const drain = objectAt(errors, at, value);
   if (!drain) return;
   const timeout = integerAt(errors, `${at}.timeoutSeconds`, drain.timeoutSeconds, 1);
   integerAt(errors, `${at}.gracePeriodSeconds`, drain.gracePeriodSeconds, 0);
+  const maxSkipped = integerAt(errors, `${at}.maxSkipped`, drain.maxSkipped, 1);
   if (drain.skipPodSelector !== undefined && drain.skipPodSelector !== null)
     validateLabelSelector(errors, `${at}.skipPodSelector`, drain.skipPodSelector);
   for (const field of ['deleteEmptyDirData', 'forceDeleteBudgetedPods'])
     if (drain[field] !== undefined && drain[field] !== null && typeof drain[field] !== 'boolean')
       errors.typeInvalid(`${at}.${field}`, drain[field], 'a boolean');
   const action = enumAt(errors, `${at}.onTimeout`, drain.onTimeout, DRAIN_TIMEOUT_ACTIONS);
-  if (action === 'Force') {
+  if (action === 'Force' || action === 'Skip') {
     const deadline = spec.updateStrategy?.rollingUpdate?.progressDeadlineSeconds ?? 600;
-    if (timeout === undefined) errors.required(`${at}.timeoutSeconds`, 'onTimeout Force needs a timeout');
+    if (timeout === undefined) errors.required(`${at}.timeoutSeconds`, `onTimeout ${action} needs a timeout`);
     else if (typeof deadline === 'number' && timeout >= deadline)
       errors.invalid(
         `${at}.timeoutSeconds`,
         timeout,
-        `must be less than rollingUpdate.progressDeadlineSeconds (${deadline}): the node fails at the deadline before Force could act`,
+        `must be less than rollingUpdate.progressDeadlineSeconds (${deadline}): the node fails at the deadline before ${action} could act`,
       );
   }
+  if (maxSkipped !== undefined && action !== 'Skip')
+    errors.forbidden(`${at}.maxSkipped`, 'may only be set when onTimeout is Skip');
   if (drain.forceDeleteBudgetedPods === true && action !== 'Force')
     errors.forbidden(`${at}.forceDeleteBudgetedPods`, 'may only be set when onTimeout is Force');
 }
@@ -466,6 +470,7 @@ export function validateNodeConfigPool(obj: unknown): FieldErrors['causes'] {
   validatePrestage(errors, spec);
   validateNotifications(errors, 'spec.notifications', spec.notifications);
   validateDrain(errors, 'spec.drain', spec.drain, spec);
+  validateRolloutOrder(errors, 'spec.rolloutOrder', spec.rolloutOrder, spec.updateStrategy?.type);
   // Reboot rounds run through RollingUpdate's batches (docs/controller.md, "Reboot rounds"); the
   // other strategies hand nodes out on their own terms (slots, a spread over time, node owners) and do
   // not reboot for the OS yet: refused rather than silently left to report only.

@@ -9,6 +9,8 @@ import type { Node } from '../kube/types.ts';
 import { DRAINING_FOR_ANNOTATION, UPDATE_STARTED_ANNOTATION } from './annotations.ts';
 import { nodePath } from './api-paths.ts';
 import { type ControllerContext, nodeSubject, runLimited } from './controller-context.ts';
+import { syncNextInLineTaints } from './drain/next-in-line-taint.ts';
+import { syncSkipMarks } from './drain/skip-marks.ts';
 import { agentReport } from './node-snapshot.ts';
 import {
   bootstrapPatch,
@@ -80,6 +82,20 @@ export class DecisionExecutor {
     });
   }
 
+  /**
+   * A pool with no rollout decision now (a strategy the agents or owners drive, OnDelete at rest):
+   * no node of it keeps the next-in-line taint or a drain-skipped mark (left from RollingUpdate).
+   */
+  async clearRolloutMarks(pool: NodeConfigPool, members: readonly string[]): Promise<unknown[]> {
+    return [
+      ...(await syncNextInLineTaints(this.ctx, members, [], pool.metadata.name)),
+      ...(await syncSkipMarks(
+        this.ctx,
+        members.map((name) => ({ name })),
+      )),
+    ];
+  }
+
   async execute(
     pool: NodeConfigPool,
     target: NumberedRevision,
@@ -124,6 +140,16 @@ export class DecisionExecutor {
       else this.rebootAfterDrain.delete(start.node);
     }
     for (const name of decision.drain) ctx.drainer.ensure(name, target.name);
+    // The next batch is tainted before this one's drains start, so their pods avoid it (and a taint
+    // left from when the pool asked for it goes once it no longer does).
+    errors.push(
+      ...(await syncNextInLineTaints(
+        ctx,
+        decision.verdicts.map((v) => v.name),
+        decision.taintNext ?? [],
+        poolName,
+      )),
+    );
 
     errors.push(
       ...(await runLimited(decision.bootstrap, ctx.writeConcurrency, async (name) => {
@@ -166,6 +192,7 @@ export class DecisionExecutor {
         ctx.drainer.ensure(start.node, start.revision);
       })),
     );
+    errors.push(...(await syncSkipMarks(ctx, decision.verdicts)));
     return errors;
   }
 }

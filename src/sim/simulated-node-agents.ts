@@ -26,6 +26,7 @@ export function simulatedNodeAgents(options: SimulatedNodeAgentsOptions): Simula
     const agent = new NodeAgent({
       // Simulated units come up at once; the default 250 ms between checks would dominate an apply.
       verifyIntervalMs: 50,
+      onHostRestart: context.onHostRestart,
       ...options.agent,
       nodeName: context.nodeName,
       client: context.client,

@@ -68,6 +68,13 @@ export interface SimulatedAgentContext {
   packages: SimulatedPackages;
   files: MemoryFileExecutor;
   host: HostControl;
+  /**
+   * What the agent does after asking for a restart while its process still runs: halt on a reboot
+   * (the host queues it and then stops the agent, as a real reboot ends the process; an agent that
+   * carried on would find the reboot not yet done and ask again, and the reboot would wait for it
+   * to stop forever), carry on after a self-restart (which does not concern this process).
+   */
+  onHostRestart(kind: 'reboot' | 'self'): Promise<'continue' | 'halt'>;
   /** Whether the simulated kubelet process is up (for its healthz probe). */
   kubeletRunning(): boolean;
   /** Where the machine has a program (for exec probes); undefined when it has none. */
@@ -325,6 +332,7 @@ export class SimulatedNode {
       packages: this.packages,
       files: this.files,
       host: this.host,
+      onHostRestart: async (kind) => (kind === 'reboot' ? 'halt' : 'continue'),
       kubeletRunning: () => this.kubelet.process === 'running' && this.kubelet.phase === 'running',
       locateExecutable: (program) => this.locateExecutable(program),
     });

@@ -97,6 +97,7 @@ export class SimulatedNodes {
           stateDir: join(state.node(context.nodeName), 'agent'),
           executors: { files: parts.files, systemd: parts.systemd, packages: context.packages },
           host: context.host,
+          onHostRestart: context.onHostRestart,
           probes: new SimulatedProbes({
             kubeletRunning: () => context.kubeletRunning(),
             locateExecutable: (program) => context.locateExecutable(program),

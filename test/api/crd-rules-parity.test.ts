@@ -303,6 +303,38 @@ export const BAD_OBJECTS: BadObject[] = [
   pool('a deadline not above the soak', 'spec.updateStrategy.rollingUpdate.progressDeadlineSeconds', (o) => {
     Object.assign(o.spec.updateStrategy.rollingUpdate, { minReadySeconds: 60, progressDeadlineSeconds: 60 });
   }),
+  pool('Skip without a timeout', 'spec.drain.timeoutSeconds', (o) => {
+    o.spec.drain = { onTimeout: 'Skip' };
+  }),
+  pool('Force with a timeout past the progress deadline', 'spec.drain.timeoutSeconds', (o) => {
+    o.spec.updateStrategy.rollingUpdate.progressDeadlineSeconds = 60;
+    o.spec.drain = { onTimeout: 'Force', timeoutSeconds: 60 };
+  }),
+  pool('Skip with a timeout past the default progress deadline', 'spec.drain.timeoutSeconds', (o) => {
+    o.spec.drain = { onTimeout: 'Skip', timeoutSeconds: 600 };
+  }),
+  pool('maxSkipped without Skip', 'spec.drain.maxSkipped', (o) => {
+    o.spec.drain = { onTimeout: 'Force', timeoutSeconds: 5, maxSkipped: 2 };
+  }),
+  pool('maxSkipped 0', 'spec.drain.maxSkipped', (o) => {
+    o.spec.drain = { onTimeout: 'Skip', timeoutSeconds: 5, maxSkipped: 0 };
+  }),
+  pool('forceDeleteBudgetedPods with Skip', 'spec.drain.forceDeleteBudgetedPods', (o) => {
+    o.spec.drain = { onTimeout: 'Skip', timeoutSeconds: 5, forceDeleteBudgetedPods: true };
+  }),
+  pool('an order by label without the label', 'spec.rolloutOrder.label', (o) => {
+    o.spec.rolloutOrder = { by: 'Label' };
+  }),
+  pool('a label with an order by zone', 'spec.rolloutOrder.label', (o) => {
+    o.spec.rolloutOrder = { by: 'Zone', label: 'rank' };
+  }),
+  pool('an order that does not exist', 'spec.rolloutOrder.by', (o) => {
+    o.spec.rolloutOrder = { by: 'Random' };
+  }),
+  pool('the next batch tainted under Serial', 'spec.rolloutOrder.preferNoScheduleNext', (o) => {
+    o.spec.updateStrategy = { type: 'Serial' };
+    o.spec.rolloutOrder = { preferNoScheduleNext: true };
+  }),
   pool('serial settings on RollingUpdate', 'spec.updateStrategy.serial', (o) => {
     o.spec.updateStrategy.serial = { slots: 2 };
   }),
@@ -501,8 +533,16 @@ const comparingPool = (): Obj => {
   return pool;
 };
 
+const skippingPool = (): Obj => {
+  const pool = goodPool();
+  pool.metadata.name = 'parity-skip';
+  pool.spec.drain = { onTimeout: 'Skip', timeoutSeconds: 300, maxSkipped: 2 };
+  pool.spec.rolloutOrder = { by: 'Label', label: 'example.com/rank', preferNoScheduleNext: true };
+  return pool;
+};
+
 test('the good objects of the corpus are accepted by both the full server and the CRDs alone', async () => {
-  for (const object of [goodConfig(), goodDnfConfig(), goodPool(), comparingPool()]) {
+  for (const object of [goodConfig(), goodDnfConfig(), goodPool(), comparingPool(), skippingPool()]) {
     assert.equal(await refusal(object, GROUP), undefined, `${object.kind} refused by nodeherd`);
     assert.equal(await refusal(object, CRD_ONLY_GROUP), undefined, `${object.kind} refused by the CRD`);
   }

@@ -16,6 +16,12 @@ describe('validateNodeConfigPool accepts', () => {
   const valid: [string, unknown][] = [
     ['the minimal pool', base],
     ['webhooks by name', { ...base, notifications: { webhooks: ['ops', 'on-call.slack'] } }],
+    ['a drain that skips', { ...base, drain: { timeoutSeconds: 120, onTimeout: 'Skip', maxSkipped: 3 } }],
+    [
+      'an order by label with the next batch tainted',
+      { ...base, rolloutOrder: { by: 'Label', label: 'example.com/rank', preferNoScheduleNext: true } },
+    ],
+    ['fewest pods first', { ...base, rolloutOrder: { by: 'FewestPods' } }],
     [
       'a full drain',
       {
@@ -454,8 +460,61 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
       [['spec.drain.timeoutSeconds', 'FieldValueInvalid']],
     ],
     [
-      'Skip, which is not there (yet)',
+      'Skip without a timeout',
       pool({ ...base, drain: { onTimeout: 'Skip' } }),
+      [['spec.drain.timeoutSeconds', 'FieldValueRequired']],
+    ],
+    [
+      'Skip with a timeout the progress deadline comes before',
+      pool({
+        ...base,
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { progressDeadlineSeconds: 60 } },
+        drain: { onTimeout: 'Skip', timeoutSeconds: 90, maxSkipped: 2 },
+      }),
+      [['spec.drain.timeoutSeconds', 'FieldValueInvalid']],
+    ],
+    [
+      'maxSkipped without Skip',
+      pool({ ...base, drain: { onTimeout: 'Force', timeoutSeconds: 5, maxSkipped: 3 } }),
+      [['spec.drain.maxSkipped', 'FieldValueForbidden']],
+    ],
+    [
+      'maxSkipped 0',
+      pool({ ...base, drain: { onTimeout: 'Skip', timeoutSeconds: 5, maxSkipped: 0 } }),
+      [['spec.drain.maxSkipped', 'FieldValueInvalid']],
+    ],
+    [
+      'an order by label without the label',
+      pool({ ...base, rolloutOrder: { by: 'Label' } }),
+      [['spec.rolloutOrder.label', 'FieldValueRequired']],
+    ],
+    [
+      'a label with another order',
+      pool({ ...base, rolloutOrder: { by: 'Zone', label: 'rank' } }),
+      [['spec.rolloutOrder.label', 'FieldValueForbidden']],
+    ],
+    [
+      'an order that does not exist',
+      pool({ ...base, rolloutOrder: { by: 'Random' } }),
+      [['spec.rolloutOrder.by', 'FieldValueNotSupported']],
+    ],
+    [
+      'a label key that is no label key',
+      pool({ ...base, rolloutOrder: { by: 'Label', label: 'no spaces' } }),
+      [['spec.rolloutOrder.label', 'FieldValueInvalid']],
+    ],
+    [
+      'the next batch tainted under Serial',
+      pool({
+        ...base,
+        updateStrategy: { type: 'Serial' },
+        rolloutOrder: { preferNoScheduleNext: true },
+      }),
+      [['spec.rolloutOrder.preferNoScheduleNext', 'FieldValueForbidden']],
+    ],
+    [
+      'an escalation that does not exist',
+      pool({ ...base, drain: { onTimeout: 'Ignore', timeoutSeconds: 5 } }),
       [['spec.drain.onTimeout', 'FieldValueNotSupported']],
     ],
     [

@@ -80,6 +80,7 @@ describe('pre-staging with real apt on a real node', { skip, timeout: 420_000 },
       50,
     );
   const installed = async () =>
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${Field} syntax
     (await node!.exec(['dpkg-query', '-W', '--showformat=${Version}', PACKAGE])).stdout.trim();
   const archives = async () => (await node!.execChecked(['ls', '/var/cache/apt/archives'])).split('\n');
 

@@ -10,7 +10,7 @@ import type { NodeConfig, NodeConfigPool, NodeConfigRevision } from '../../api/t
 import { PATHS } from '../../controller/api-paths.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
 import { isKubeError } from '../../kube/kube-error.ts';
-import type { Node, Secret } from '../../kube/types.ts';
+import type { Node, Pod, Secret } from '../../kube/types.ts';
 import { CliError } from '../cli-error.ts';
 import { addKubeOptions, type KubeOptions, withClient } from '../kube-options.ts';
 import { addOutputOption, type OutputFormat, terminalWidth, useColor } from '../output-options.ts';
@@ -134,6 +134,7 @@ export function planCommand(): Command {
         ]),
       );
       const secrets = await secretLookup(client, inPools);
+      const pods = await podsForOrder(client, chosen);
       const plans = chosen.map((pool) =>
         planPool({
           pool,
@@ -142,6 +143,7 @@ export function planCommand(): Command {
           revisions: revisions.items.filter((r) => r.spec?.pool === pool.metadata.name),
           nodes: poolMembers(pool, allPools, nodes.items),
           secrets,
+          ...(pods ? { pods } : {}),
           now: Date.now(),
         }),
       );
@@ -195,6 +197,7 @@ export async function pendingChangePlan(client: KubeClient, poolName: string): P
       poolName,
       pools.items.map((p) => p.metadata.name),
     );
+  const pods = await podsForOrder(client, [pool]);
   return planPool({
     pool,
     configs: configs.items,
@@ -202,6 +205,22 @@ export async function pendingChangePlan(client: KubeClient, poolName: string): P
     revisions: revisions.items.filter((r) => r.spec?.pool === poolName),
     nodes: poolMembers(pool, pools.items, nodes.items),
     secrets: await secretLookup(client, selectConfigs(pool, configs.items)),
+    ...(pods ? { pods } : {}),
     now: Date.now(),
   });
+}
+
+/** The cluster's pods, only when a pool's order counts them (spec.rolloutOrder by: FewestPods). */
+async function podsForOrder(
+  client: KubeClient,
+  pools: readonly NodeConfigPool[],
+): Promise<Pod[] | undefined> {
+  if (!pools.some((p) => p.spec?.rolloutOrder?.by === 'FewestPods')) return undefined;
+  try {
+    return (await client.list<Pod>('/api/v1/pods')).items;
+  } catch (err) {
+    // Not allowed to list pods: the plan says the order it shows counts none (planPool's warning).
+    if (isKubeError(err, 403)) return undefined;
+    throw err;
+  }
 }

@@ -16,15 +16,22 @@ import {
 } from '../../api/node-protocol.ts';
 import { defaultedPoolSpec } from '../../api/pool-defaults.ts';
 import { renderConfigs, type SecretLookup, selectConfigs } from '../../api/render.ts';
-import type { NodeConfig, NodeConfigPool, NodeConfigRevision, RenderedConfig } from '../../api/types.ts';
-import { rolloutOrder } from '../../controller/rollout/rollout-order.ts';
+import type {
+  LabelSelector,
+  NodeConfig,
+  NodeConfigPool,
+  NodeConfigRevision,
+  RenderedConfig,
+} from '../../api/types.ts';
+import { type NodeOrder, orderedNodes } from '../../controller/rollout/rollout-order.ts';
 import { strategyDescription } from '../../controller/strategies/descriptions.ts';
+import { poolOrder, type RolloutOrderSpec } from '../../controller/strategies/pool-order.ts';
 import type {
   PlannedBatch,
   PlannedNode,
   PlannedStep,
 } from '../../controller/strategies/strategy-description.ts';
-import type { Node } from '../../kube/types.ts';
+import type { Node, Pod } from '../../kube/types.ts';
 import { plan } from '../../plan/plan.ts';
 import type { Changes, Disruption } from '../../plan/types.ts';
 import { invokedCommand } from '../../util/invoked-command.ts';
@@ -100,6 +107,8 @@ export interface PoolPlanInput {
   /** The pool's member Nodes. */
   nodes: readonly Node[];
   secrets?: SecretLookup;
+  /** The pods bound to the members, for spec.rolloutOrder by: FewestPods (absent: none counted). */
+  pods?: readonly Pod[];
   /** The time the plan is made at (ms): maintenance windows say whether one is open and when the next opens. */
   now?: number;
 }
@@ -108,6 +117,38 @@ function merged(configs: readonly NodeConfig[], fileConfigs: readonly NodeConfig
   const byName = new Map(configs.map((c) => [c.metadata.name, c]));
   for (const c of fileConfigs) byName.set(c.metadata.name, c);
   return [...byName.values()];
+}
+
+/** The pool's order (spec.rolloutOrder) over its members, as the controller reads it. */
+function planOrder(spec: ReturnType<typeof defaultedPoolSpec>, input: PoolPlanInput): NodeOrder | undefined {
+  const podsByNode = new Map<string, Pod[]>();
+  for (const pod of input.pods ?? []) {
+    const node = pod.spec?.nodeName;
+    if (node) podsByNode.set(node, [...(podsByNode.get(node) ?? []), pod]);
+  }
+  return poolOrder(
+    spec.rolloutOrder,
+    input.nodes,
+    (node) => podsByNode.get(node) ?? [],
+    spec.drain?.skipPodSelector as LabelSelector | undefined,
+  );
+}
+
+/** The order the nodes go in (the table lists them in it), in words. */
+function orderNote(order: Partial<RolloutOrderSpec> | undefined): string {
+  const by = order?.by ?? 'Interleaved';
+  const what =
+    by === 'Zone'
+      ? 'zone after zone (zones and nodes by name)'
+      : by === 'Label'
+        ? `by the value of node label ${order?.label} (numbers as numbers; nodes without it last)`
+        : by === 'FewestPods'
+          ? 'the nodes with the fewest pods a drain would evict first (as counted now; the controller recounts at every step)'
+          : 'zones interleaved, node names within a zone';
+  const taint = order?.preferNoScheduleNext
+    ? '; while a batch drains, the next batch is tainted nodeherd.io/next-in-line:PreferNoSchedule'
+    : '';
+  return `order: ${what}${taint}`;
 }
 
 /** The OS asks the node for a reboot (RebootRequired True, not Rebooting) and none was asked of it unanswered. */
@@ -201,6 +242,10 @@ export function planPool(input: PoolPlanInput): PoolPlan {
   }
   for (const c of rendered.conflicts) result.problems.push(`conflict: ${c.message}`);
   if (!rendered.config || !rendered.hash) return result;
+  if (spec.rolloutOrder?.by === 'FewestPods' && input.pods === undefined)
+    result.warnings.push(
+      'spec.rolloutOrder is FewestPods but the pods could not be read (not allowed to list pods?): the order below counts none, so it is the Interleaved one',
+    );
 
   const newName = revisionName(name, rendered.hash);
   const existing = numbers.get(newName);
@@ -210,12 +255,13 @@ export function planPool(input: PoolPlanInput): PoolPlan {
   const desired = { config: rendered.config };
 
   const zoneLabel = spec.updateStrategy.rollingUpdate?.zoneLabel ?? 'topology.kubernetes.io/zone';
-  const ordered: PlannedNode[] = rolloutOrder(
+  const ordered: PlannedNode[] = orderedNodes(
     input.nodes.map((node) => ({
       name: node.metadata.name,
       zone: node.metadata.labels?.[zoneLabel] ?? '',
       node,
     })),
+    planOrder(spec, input),
   );
 
   // One plan per current revision: a pool of a thousand nodes has a handful of them.
@@ -271,17 +317,8 @@ export function planPool(input: PoolPlanInput): PoolPlan {
   if (result.unchanged) return result;
 
   const notes = result.strategyNotes;
-  if (waitingForReboot > 0)
-    notes.push(
-      `${waitingForReboot === 1 ? '1 node waits' : `${waitingForReboot} nodes wait`} for a reboot the OS asks for: drained, given the revision and the reboot in one step, rebooted once`,
-    );
+  notes.push(...leadingNotes(waitingForReboot, spec.updateStrategy.wave));
   const moving = result.nodes.filter((s) => s.note !== 'already on the new revision');
-  const wave = spec.updateStrategy.wave;
-  if (wave?.after.length) {
-    notes.push(
-      `starts only after ${wave.after.length === 1 ? 'pool' : 'pools'} ${wave.after.join(', ')} completed their current revision${wave.soakSeconds ? ` and soaked ${wave.soakSeconds}s` : ''}; a paused, failed or rolled-back one holds it`,
-    );
-  }
   if (description) {
     const planned = description.plan({
       pool,
@@ -295,7 +332,32 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     result.batches = planned.batches;
     notes.push(...planned.notes);
   }
-  if (spec.prestage && spec.updateStrategy.type === 'RollingUpdate') notes.push(prestageNote(spec.prestage));
-  if (spec.paused) notes.push(`the pool is paused: nothing starts until ${invokedCommand()} resume ${name}`);
+  notes.push(...trailingNotes(spec, name));
   return result;
+}
+
+type DefaultedSpec = ReturnType<typeof defaultedPoolSpec>;
+
+/** What the plan says before the strategy's own notes: reboots the OS asks for, the wave it waits on. */
+function leadingNotes(waitingForReboot: number, wave: DefaultedSpec['updateStrategy']['wave']): string[] {
+  const notes: string[] = [];
+  if (waitingForReboot > 0)
+    notes.push(
+      `${waitingForReboot === 1 ? '1 node waits' : `${waitingForReboot} nodes wait`} for a reboot the OS asks for: drained, given the revision and the reboot in one step, rebooted once`,
+    );
+  if (wave?.after.length) {
+    notes.push(
+      `starts only after ${wave.after.length === 1 ? 'pool' : 'pools'} ${wave.after.join(', ')} completed their current revision${wave.soakSeconds ? ` and soaked ${wave.soakSeconds}s` : ''}; a paused, failed or rolled-back one holds it`,
+    );
+  }
+  return notes;
+}
+
+/** What the plan says after the strategy's notes: pre-staging, the order, a pause. */
+function trailingNotes(spec: DefaultedSpec, name: string): string[] {
+  const notes: string[] = [];
+  if (spec.prestage && spec.updateStrategy.type === 'RollingUpdate') notes.push(prestageNote(spec.prestage));
+  notes.push(orderNote(spec.rolloutOrder));
+  if (spec.paused) notes.push(`the pool is paused: nothing starts until ${invokedCommand()} resume ${name}`);
+  return notes;
 }

@@ -9,6 +9,8 @@ import { CORDONED_BY_ANNOTATION, DRAINING_FOR_ANNOTATION, POOL_CONFLICT_CONDITIO
 import { nodePath } from '../api-paths.ts';
 import { type ControllerContext, type Informers, nodeSubject } from '../controller-context.ts';
 import type { DecisionExecutor } from '../decision-executor.ts';
+import { hasRolloutMarks, syncNextInLineTaints } from '../drain/next-in-line-taint.ts';
+import { syncSkipMarks } from '../drain/skip-marks.ts';
 import { uncordonPatch } from '../node-updates.ts';
 import { type KeyReconciler, poolsOfNode } from '../reconciler.ts';
 import { initialNodes, watchNodes } from './node-watches.ts';
@@ -55,6 +57,11 @@ export class NodeReconciler implements KeyReconciler {
           ? 'no NodeConfigPool selects this node any more'
           : `selected by several NodeConfigPools (${pools.join(', ')})`,
       );
+    }
+    // Nor a next-in-line taint or a drain-skipped mark (issue 34): they belong to one pool's rollout.
+    if (pools.length !== 1 && hasRolloutMarks(node)) {
+      await syncNextInLineTaints(ctx, [name], [], pools.length === 0 ? '(none)' : pools.join(', '));
+      await syncSkipMarks(ctx, [{ name }]);
     }
     await this.reportConflict(node, pools);
     return undefined;

@@ -5,6 +5,7 @@ import type { Node } from '../../kube/types.ts';
 import { jsonEqual } from '../../util/json-equal.ts';
 import { CORDONED_BY_ANNOTATION, DRAINING_FOR_ANNOTATION, POOL_CONFLICT_CONDITION } from '../annotations.ts';
 import type { Informers } from '../controller-context.ts';
+import { hasRolloutMarks } from '../drain/next-in-line-taint.ts';
 import { poolsOfNode } from '../reconciler.ts';
 
 /** Whether a node change needs the node reconciler's attention (cheap filter for event handlers). */
@@ -14,6 +15,7 @@ export function interesting(node: Node, poolCount: number): boolean {
     a[CORDONED_BY_ANNOTATION] !== undefined ||
     a[DRAINING_FOR_ANNOTATION] !== undefined ||
     (node.status?.conditions ?? []).some((c) => c.type === POOL_CONFLICT_CONDITION) ||
+    hasRolloutMarks(node) ||
     poolCount > 1
   );
 }

@@ -14,6 +14,7 @@ const PHASES = [
   'Waiting',
   'Busy',
   'Draining',
+  'DrainSkipped',
   'Updating',
   'Soaking',
   'Updated',

@@ -4,13 +4,14 @@
 // their results into the caches.
 
 import type { DefaultedPoolSpec } from '../../api/pool-defaults.ts';
-import type { NodeConfigPool } from '../../api/types.ts';
+import type { LabelSelector, NodeConfigPool } from '../../api/types.ts';
 import type { Node } from '../../kube/types.ts';
 import type { ControllerContext } from '../controller-context.ts';
 import { type SnapshotContext, snapshotNode } from '../node-snapshot.ts';
 import { type PoolSelector, poolsSelecting } from '../pool-membership.ts';
 import { packageManagerRefusal, revisionManagers } from '../rollout/package-manager-fit.ts';
 import type { FailureAction, NodeSnapshot, NumberedRevision } from '../rollout/types.ts';
+import { poolOrder } from '../strategies/pool-order.ts';
 import { rollingSettings, rollingUpdateOf } from '../strategies/rolling-settings.ts';
 import type { StrategyRuntime, StrategySnapshot } from '../strategies/strategy.ts';
 import { readStrategyNode } from '../strategies/strategy-node.ts';
@@ -140,6 +141,18 @@ export class PoolObserver {
       revisionNumbers: this.revisionNumbers,
       own: this.runtime?.observe(this.pool),
       now: this.now,
+      ...orderOf(this.spec, current, this.ctx),
     };
   }
+}
+
+/** spec.rolloutOrder with its keys, for the strategy snapshot ({} for the default order). */
+function orderOf(spec: DefaultedPoolSpec, nodes: readonly Node[], ctx: ControllerContext) {
+  const order = poolOrder(
+    spec.rolloutOrder,
+    nodes,
+    (node) => ctx.pods.on(node),
+    spec.drain?.skipPodSelector as LabelSelector | undefined,
+  );
+  return order ? { order } : {};
 }

@@ -263,7 +263,15 @@ export class PoolReconciler implements KeyReconciler {
         ...decision,
         requeueAfterMs: Math.min(decision.requeueAfterMs ?? Number.POSITIVE_INFINITY, gated.requeueAfterMs),
       };
-    errors.push(...(await this.execute(pool, strategy.type, state.target, decision)));
+    errors.push(
+      ...(await this.execute(
+        pool,
+        strategy.type,
+        state.target,
+        decision,
+        snapshot.nodes.map((n) => n.name),
+      )),
+    );
     if (decision.canaryPassedAt !== undefined)
       state = {
         ...state,
@@ -392,6 +400,7 @@ export class PoolReconciler implements KeyReconciler {
     type: StrategyType,
     target: NumberedRevision,
     decision: StrategyDecision,
+    members: readonly string[],
   ): Promise<unknown[]> {
     const { ctx } = this;
     const name = pool.metadata.name;
@@ -408,6 +417,12 @@ export class PoolReconciler implements KeyReconciler {
     errors.push(...(await this.marks.applyMarks(name, target.name, decision.marks, toWrite)));
     const starts = decision.rollout ?? decision.upgrades;
     if (starts) errors.push(...(await this.executor.execute(pool, target, starts)));
+    if (!decision.rollout) {
+      // No rollout of the controller's over the whole pool: the others keep no taint or mark of one.
+      const covered = new Set(decision.upgrades?.verdicts.map((v) => v.name));
+      const rest = members.filter((n) => !covered.has(n));
+      errors.push(...(await this.executor.clearRolloutMarks(pool, rest)));
+    }
     if (decision.rollout && decision.rollout.starts.length > 0) {
       const { starts: started, budget } = decision.rollout;
       const names = started.map((s) => s.node);

@@ -6,6 +6,7 @@
 
 import type { NodeConfigPoolStatus, RenderConflict } from '../../api/types.ts';
 import { findCondition, kubeTime, type StatusCondition, setCondition } from '../../kube/conditions.ts';
+import { skippedDegraded } from '../drain/skip-status.ts';
 import { plural } from '../plural.ts';
 import type { RolloutRecord } from '../revisions/rollout-history.ts';
 import type { RolloutPin } from '../revisions/rollout-target.ts';
@@ -159,7 +160,9 @@ function rollingProgress(
   const blocked = input.decision?.blocked;
   const inFlight = count(verdicts, (v) => IN_FLIGHT.has(v.phase));
   const progress = `${updated}/${input.nodes.length} nodes on ${T}, ${plural(inFlight, 'node')} in flight`;
-  const drainNote = verdicts.find((v) => v.phase === 'Draining' && v.detail && v.detail !== 'draining');
+  const drainNote = verdicts.find(
+    (v) => (v.phase === 'Draining' && v.detail && v.detail !== 'draining') || v.phase === 'DrainSkipped',
+  );
   const stopping =
     blocked && ['Paused', 'FailurePolicy', 'OutsideMaintenanceWindow', 'HealthGate'].includes(blocked.reason);
   // Failed nodes (within maxFailures) keep their place in the budget: with nothing in flight, nothing
@@ -235,6 +238,11 @@ function degradedCondition(input: PoolStatusInput, failedNames: readonly string[
       .slice(0, 5)
       .map((f) => `${f.name}: ${f.failure?.message ?? f.phase}`);
     degraded.push(`${plural(failedNames.length, 'node')} failed: ${details.join('; ')}`);
+  }
+  const skipped = skippedDegraded(decision?.verdicts ?? []);
+  if (skipped) {
+    degradedReason ||= 'DrainSkipped';
+    degraded.push(skipped);
   }
   if (input.nodeConflicts.size > 0) {
     degradedReason ||= 'NodeInMultiplePools';

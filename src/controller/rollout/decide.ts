@@ -24,8 +24,8 @@
 import { plural } from '../plural.ts';
 import { resolveIntOrPercent } from './int-or-percent.ts';
 import { formatWallClock, maintenanceWindowStatus } from './maintenance-windows.ts';
-import { judgeNode, prestaged, type VerdictActions } from './node-verdict.ts';
-import { rolloutOrder } from './rollout-order.ts';
+import { drainSkipAt, judgeNode, prestaged, type VerdictActions } from './node-verdict.ts';
+import { nextInLine, orderedNodes } from './rollout-order.ts';
 import type {
   BlockReason,
   FailureAction,
@@ -307,12 +307,34 @@ function prestageSet(
 /** Every node judged (by name: a name given twice is judged as its last node, in the place of its first). */
 function judgeNodes(input: RolloutInput): { judged: Map<string, Judged>; inOrder: Judged[] } {
   const judged = new Map<string, Judged>();
+  const skipped = skippedDrains(input);
   for (const node of input.nodes) {
-    const { verdict, actions } = judgeNode(node, input);
+    const { verdict, actions } = judgeNode(node, input, skipped.has(node.name));
     judged.set(node.name, { name: node.name, zone: node.zone, node, verdict, actions });
   }
   // The verdict's name and zone are its node's: the same order as of the verdicts.
-  return { judged, inOrder: rolloutOrder([...judged.values()]) };
+  return { judged, inOrder: orderedNodes([...judged.values()], input.order) };
+}
+
+/**
+ * The nodes skipped under spec.drain.onTimeout Skip: those draining for the target past the timeout,
+ * the earliest timed out first (then by name), at most maxSkipped. A skipped node keeps its place
+ * while it drains, so a later timeout beyond the bound waits for the deadline and fails as with Fail.
+ */
+function skippedDrains(input: RolloutInput): Set<string> {
+  const skip = input.drainSkip;
+  if (!skip) return new Set();
+  const timedOut: { name: string; at: number }[] = [];
+  for (const node of input.nodes) {
+    const at = drainSkipAt(node, input);
+    if (at === undefined || input.now < at) continue;
+    // Only a node still cordoned for its drain: one that failed (beyond the bound) was uncordoned.
+    if (!node.cordoned || (node.desiredRevision === input.target.name && node.rebootWanted !== true))
+      continue;
+    timedOut.push({ name: node.name, at });
+  }
+  timedOut.sort((a, b) => a.at - b.at || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return new Set(timedOut.slice(0, skip.maxSkipped).map((t) => t.name));
 }
 
 /** What the failure policy makes of the nodes' verdicts, before any decision is made from them. */
@@ -343,6 +365,40 @@ function chooseBatch(c: StartChoice): { chosen?: ReturnType<typeof chooseStarts>
   if (held) return { held };
   for (const [zone, count] of counted) c.zoneCounted.set(zone, count);
   return { chosen };
+}
+
+/** Why the next batch carries no taint now: the rollout stopped or goes backwards. */
+const UNTAINTED_WHEN: ReadonlySet<BlockReason> = new Set([
+  'Paused',
+  'FailurePolicy',
+  'OutsideMaintenanceWindow',
+]);
+
+/**
+ * The next batch in line (spec.rolloutOrder.preferNoScheduleNext): while a batch drains, the first
+ * maxUnavailable of the nodes still waiting, after this decision's starts, in the pool's order. None
+ * while the rollout is paused, stopped by the failure policy or outside its windows, and none in a
+ * rollback (the target is not newer than the last completed revision, and this is no reboot round):
+ * the taint goes then, as it goes from a node whose turn came. Recomputed at every decision, so a
+ * replanned rollout (a new target, another order) moves it.
+ */
+function nextBatch(
+  input: RolloutInput,
+  decision: RolloutDecision,
+  candidates: readonly Judged[],
+  size: number,
+): string[] {
+  if (input.paused || decision.failureAction) return [];
+  if (decision.blocked && UNTAINTED_WHEN.has(decision.blocked.reason)) return [];
+  const last = input.lastComplete;
+  if (last && input.target.number <= last.number && !isRebootRound(input)) return [];
+  const draining =
+    decision.starts.some((s) => s.drain) ||
+    decision.verdicts.some((v) => v.phase === 'Draining' || v.phase === 'DrainSkipped');
+  if (!draining) return [];
+  const started = new Set(decision.starts.map((s) => s.node));
+  const waiting = new Set(candidates.filter((j) => !started.has(j.name)).map((j) => j.name));
+  return nextInLine(candidates, (j) => waiting.has(j.name), size, input.order).map((j) => j.name);
 }
 
 export function decideRollout(input: RolloutInput): RolloutDecision {
@@ -494,6 +550,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     };
   }
 
+  if (input.taintNext) decision.taintNext = nextBatch(input, decision, candidates, maxUnavailable);
   wakeAt = Math.min(wakeAt, completeAndWake(decision, input, inOrder));
   // Windows wake the pool when one opens or closes, nodes waiting or not: status shows the next opening.
   if (window.nextOpening !== undefined) wakeAt = Math.min(wakeAt, window.nextOpening);

@@ -89,7 +89,9 @@ function verdict(
   extra: Partial<NodeVerdict> = {},
 ): NodeVerdict {
   const available = extra.available ?? (phase === 'Pending' || phase === 'Updated');
-  const counted = !available && phase !== 'Skipped' && phase !== 'Bootstrapping';
+  // A node skipped by its drain (onTimeout Skip) is unavailable but outside the budget: maxSkipped
+  // bounds those, so the rollout goes on without it (at most maxUnavailable + maxSkipped unavailable).
+  const counted = !available && phase !== 'Skipped' && phase !== 'Bootstrapping' && phase !== 'DrainSkipped';
   return { name: node.name, zone: node.zone, phase, available, counted, touched, ...extra };
 }
 
@@ -97,9 +99,25 @@ function failed(node: NodeSnapshot, touched: boolean, reason: FailureReason, mes
   return verdict(node, 'Failed', touched, { failure: { reason, message }, detail: message });
 }
 
+/**
+ * When a drain for the target times out under spec.drain.onTimeout Skip (ms), for a node draining
+ * for it; undefined when Skip is not set or the node is not draining for the target.
+ */
+export function drainSkipAt(node: NodeSnapshot, input: RolloutInput): number | undefined {
+  const skip = input.drainSkip;
+  const started = node.updateStartedAt;
+  if (!skip || node.drainingFor !== input.target.name || started === undefined) return undefined;
+  return Math.max(started, node.deadlineFrom ?? started) + skip.timeoutSeconds * 1000;
+}
+
+/**
+ * `skipped`: the node's drain timed out under onTimeout Skip and it is within maxSkipped (decide.ts
+ * chooses which): it is skipped instead of waiting for the progress deadline.
+ */
 export function judgeNode(
   node: NodeSnapshot,
   input: RolloutInput,
+  skipped = false,
 ): { verdict: NodeVerdict; actions: VerdictActions } {
   const { target, now, settings, episodeStart } = input;
   const T = target.name;
@@ -156,6 +174,17 @@ export function judgeNode(
   }
 
   if (drainingFor === T && (node.desiredRevision !== T || wantsReboot)) {
+    if (skipped) {
+      // Cordoned, counted, still draining (a budget that frees up lets it finish); no deadline.
+      actions.drain = true;
+      const why = node.drainBlocked ? `: ${node.drainBlocked}` : '';
+      return {
+        verdict: verdict(node, 'DrainSkipped', touched, {
+          detail: `skipped: drain did not finish within ${input.drainSkip?.timeoutSeconds}s (spec.drain.onTimeout Skip)${why}`,
+        }),
+        actions,
+      };
+    }
     if (overdue) {
       // The failure stays visible through draining-for; the cordon goes, as after any failure.
       if (node.cordonedByUs) actions.uncordon = 'Failed';
@@ -171,7 +200,8 @@ export function judgeNode(
       };
     }
     actions.drain = true;
-    actions.wakeAt = deadline;
+    const skipAt = drainSkipAt(node, input);
+    actions.wakeAt = skipAt !== undefined && skipAt > now ? Math.min(skipAt, deadline ?? skipAt) : deadline;
     return {
       verdict: verdict(node, 'Draining', touched, { detail: node.drainBlocked ?? 'draining' }),
       actions,

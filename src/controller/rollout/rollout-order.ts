@@ -1,12 +1,47 @@
-// The deterministic order in which nodes of a pool are updated: zones in name order, nodes within a
-// zone in name order, and the zones interleaved (a1, b1, c1, a2, b2, ...), so consecutive batches
-// spread over failure domains instead of emptying one zone first. The order depends only on names and
-// zones, never on state or timing, so a restarted controller continues exactly where it stopped and
-// `nodeherd plan` can show the order in advance.
+// The deterministic order in which nodes of a pool are updated. By default (Interleaved) zones in
+// name order, nodes within a zone in name order, and the zones interleaved (a1, b1, c1, a2, b2, ...),
+// so consecutive batches spread over failure domains instead of emptying one zone first. A pool may
+// choose another (spec.rolloutOrder): zone after zone, by a node label's value, or the nodes with the
+// fewest pods first; ties go by the Interleaved order. The order depends only on names, zones and the
+// keys the order is given (label values, pod counts), never on timing, so a restarted controller
+// continues where it stopped and `nodeherd plan` can show the order in advance.
+
+import type { RolloutOrderBy } from '../../api/pool-order-schema.ts';
 
 export interface Placed {
   name: string;
   zone: string;
+}
+
+/** A pool's order (spec.rolloutOrder) with what it sorts by, read from the caches at one moment. */
+export interface NodeOrder {
+  by: RolloutOrderBy;
+  /** Label: each node's value of the label (absent: last). FewestPods: its pods a drain would evict. */
+  keys?: ReadonlyMap<string, string | number>;
+}
+
+const INTEGER = /^-?\d{1,15}$/;
+
+/** Label values compare as numbers when both are integers, else as strings; a missing one goes last. */
+function compareKeys(a: string | number | undefined, b: string | number | undefined): number {
+  if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? 1 : -1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const sa = String(a);
+  const sb = String(b);
+  if (INTEGER.test(sa) && INTEGER.test(sb)) return Number(sa) - Number(sb);
+  return compare(sa, sb);
+}
+
+/** The nodes in the pool's order (Interleaved when `order` is absent). */
+export function orderedNodes<T extends Placed>(nodes: readonly T[], order: NodeOrder | undefined): T[] {
+  const interleaved = rolloutOrder(nodes);
+  if (!order || order.by === 'Interleaved') return interleaved;
+  const rank = new Map(interleaved.map((n, i) => [n, i]));
+  const byRank = (a: T, b: T) => rank.get(a)! - rank.get(b)!;
+  if (order.by === 'Zone')
+    return interleaved.sort((a, b) => compare(a.zone, b.zone) || compare(a.name, b.name));
+  const keys = order.keys ?? new Map<string, string | number>();
+  return interleaved.sort((a, b) => compareKeys(keys.get(a.name), keys.get(b.name)) || byRank(a, b));
 }
 
 function compare(a: string, b: string): number {
@@ -39,16 +74,18 @@ export function rolloutOrder<T extends Placed>(nodes: readonly T[]): T[] {
  * The one notion of "next" the strategies share: RollingUpdate's candidates (before its free-first and
  * budget rules), Serial's slot queue and canary, Spread's schedule, and whatever wants to act on the
  * next batch ahead of its turn (pre-staging packages, tainting the next batch). Pure: it depends only on
- * names, zones and the predicate, so every caller and a restarted controller agree on who is next.
+ * names, zones, the pool's order and the predicate, so every caller and a restarted controller agree on
+ * who is next.
  */
 export function nextInLine<T extends Placed>(
   nodes: readonly T[],
   waiting: (node: T) => boolean,
   count: number,
+  order?: NodeOrder,
 ): T[] {
   if (count <= 0) return [];
   const next: T[] = [];
-  for (const node of rolloutOrder(nodes)) {
+  for (const node of orderedNodes(nodes, order)) {
     if (!waiting(node)) continue;
     next.push(node);
     if (next.length >= count) break;

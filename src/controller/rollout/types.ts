@@ -4,6 +4,7 @@
 import type { PrestageReport } from '../../api/node-protocol.ts';
 import type { IntOrPercent } from './int-or-percent.ts';
 import type { MaintenanceWindowSpec, WindowStatus } from './maintenance-windows.ts';
+import type { NodeOrder } from './rollout-order.ts';
 
 /** What the decision needs to know about one node of the pool. */
 export interface NodeSnapshot {
@@ -79,6 +80,14 @@ export interface NodeSnapshot {
   prestaged?: PrestageReport;
 }
 
+/** spec.drain.onTimeout Skip, as the decision applies it. */
+export interface DrainSkip {
+  /** After this long draining (from the update's start) the node is skipped. */
+  timeoutSeconds: number;
+  /** The most nodes skipped at once; a drain timing out beyond them fails at the progress deadline. */
+  maxSkipped: number;
+}
+
 /** A pool's revision by name and number (the agent's RevisionRef carries its hash and spec instead). */
 export interface NumberedRevision {
   name: string;
@@ -128,6 +137,19 @@ export interface RolloutInput {
    * and a failed download fails it before anything is disrupted.
    */
   prestage?: { maxConcurrent: number };
+  /**
+   * spec.drain.onTimeout Skip: a drain that has not finished after timeoutSeconds leaves its node
+   * cordoned, counted as unavailable and still draining, and the rollout goes on without it (up to
+   * maxSkipped such nodes). Absent: a drain runs until the progress deadline fails the node.
+   */
+  drainSkip?: DrainSkip;
+  /** The pool's order (spec.rolloutOrder); absent: Interleaved. */
+  order?: NodeOrder;
+  /**
+   * spec.rolloutOrder.preferNoScheduleNext: while a batch drains, the next batch is tainted
+   * PreferNoSchedule (RolloutDecision.taintNext), so evicted pods land on nodes already done.
+   */
+  taintNext?: boolean;
 }
 
 /** A health gate that holds the rollout, or fails it (metric or alert gates). */
@@ -151,6 +173,12 @@ export type NodePhase =
   | 'Busy'
   /** Cordoned and being drained for the target. */
   | 'Draining'
+  /**
+   * Draining past spec.drain.timeoutSeconds with onTimeout Skip: stays cordoned and unavailable (in
+   * the status's count, outside maxUnavailable: maxSkipped bounds it), its drain goes on, the rollout
+   * goes on without it; neither failed nor done.
+   */
+  | 'DrainSkipped'
   /** Given the target, not healthy yet. */
   | 'Updating'
   /** Healthy on the target, within minReadySeconds. */
@@ -257,4 +285,9 @@ export interface RolloutDecision {
   window: WindowStatus;
   /** When something time-based changes (soak over, deadline, window opens). */
   requeueAfterMs?: number;
+  /**
+   * With RolloutInput.taintNext: the nodes that should carry the next-in-line PreferNoSchedule taint
+   * now (the next batch in line while a batch drains); every other node of the pool loses it.
+   */
+  taintNext?: string[];
 }

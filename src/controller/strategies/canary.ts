@@ -1,11 +1,11 @@
-// The canary of the gated strategies (Serial, and the rule Spread's hand-out follows): the first
-// `size` nodes in rollout order (rollout-order.ts) go first; the others get the target once each
+// The canary of the gated strategies (Serial's, and Spread's hand-out's): the first `size` nodes in
+// the pool's order (rollout-order.ts, nextInLine) go first; the others get the target once each
 // canary node is updated (healthy on the target for minReadySeconds), leaving out those NotReady
 // before their turn, and at least one is. The moment it passed is kept in the rollout's history
 // record (canaryPassedAt), so a canary passes once per rollout and a restart does not repeat it. Pure.
 
 import { isHealthy } from '../rollout/node-verdict.ts';
-import { nextInLine } from '../rollout/rollout-order.ts';
+import { type NodeOrder, nextInLine } from '../rollout/rollout-order.ts';
 import type { NodeSnapshot } from '../rollout/types.ts';
 import type { StrategyNode } from './strategy-node.ts';
 
@@ -21,6 +21,8 @@ export interface CanaryInput {
   passedAt?: number;
   minReadyMs: number;
   now: number;
+  /** The pool's order (spec.rolloutOrder); absent: Interleaved. */
+  order?: NodeOrder;
 }
 
 export interface CanaryProgress {
@@ -52,7 +54,7 @@ export function notReadyBeforeTurn(
 export function canaryProgress(input: CanaryInput): CanaryProgress {
   const { target: T, now, snapshots } = input;
   const size = Math.min(input.nodes.length, Math.max(0, input.size));
-  const canary = nextInLine(input.nodes, () => true, size);
+  const canary = nextInLine(input.nodes, () => true, size, input.order);
   const result: CanaryProgress = {
     size,
     nodes: canary.map((n) => n.name),

@@ -12,6 +12,7 @@ import {
   NOT_BEFORE_ANNOTATION,
   UPGRADE_REQUESTED_ANNOTATION,
 } from '../../api/node-protocol.ts';
+import type { NodeOrder } from '../rollout/rollout-order.ts';
 import type { NumberedRevision } from '../rollout/types.ts';
 import { STRATEGY_ANNOTATION_KEYS } from './strategy-annotations.ts';
 import type { StrategyNode, Taint } from './strategy-node.ts';
@@ -31,6 +32,8 @@ export interface MarksInput {
    * a strategy wants, they are neither handed nor offered it.
    */
   refused?: ReadonlySet<string>;
+  /** The pool's order (spec.rolloutOrder); absent: Interleaved. */
+  order?: NodeOrder;
   now: number;
 }
 

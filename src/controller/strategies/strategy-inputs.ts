@@ -1,7 +1,10 @@
 // The inputs the shared pure planners take (node marks, the strategies' report), filled from a
 // strategy snapshot: each strategy adds only what is its own (a hold, its window, its gate).
 
+import { drainSkipOf } from '../drain/drain-settings.ts';
 import { isHealthy } from '../rollout/node-verdict.ts';
+import type { NodeOrder } from '../rollout/rollout-order.ts';
+import type { DrainSkip } from '../rollout/types.ts';
 import type { MarksInput } from './node-marks.ts';
 import type { StrategySnapshot } from './strategy.ts';
 import type { StrategyStatusInput } from './strategy-status.ts';
@@ -12,9 +15,19 @@ export function marksInput(s: StrategySnapshot): MarksInput {
     target: s.target,
     revisionNumbers: s.revisionNumbers,
     nodes: s.nodes,
+    ...(s.order ? { order: s.order } : {}),
     now: s.now,
     ...(refused.length > 0 ? { refused: new Set(refused) } : {}),
   };
+}
+
+/**
+ * What a RolloutInput takes from the pool beyond the settings: the drain's onTimeout Skip and the
+ * order ({} when the pool sets neither).
+ */
+export function rolloutInputExtras(s: StrategySnapshot): { drainSkip?: DrainSkip; order?: NodeOrder } {
+  const drainSkip = drainSkipOf(s.spec.drain);
+  return { ...(drainSkip ? { drainSkip } : {}), ...(s.order ? { order: s.order } : {}) };
 }
 
 /** Why nodes that have not started wait (gated strategies): the pool is paused. */

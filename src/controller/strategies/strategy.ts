@@ -15,6 +15,7 @@ import type { ControllerContext, Informers } from '../controller-context.ts';
 import type { NodePatch } from '../node-updates.ts';
 import type { RolloutRecord } from '../revisions/rollout-history.ts';
 import type { RolloutJudgement } from '../rollout/decide.ts';
+import type { NodeOrder } from '../rollout/rollout-order.ts';
 import type {
   FailureAction,
   GateVerdict,
@@ -56,6 +57,8 @@ export interface StrategySnapshot<Own = unknown> {
   gate?: GateVerdict;
   /** The gates that look at the batch itself (blocking pods): a hold starts none of it. */
   holdsBatch?: (nodes: readonly string[]) => GateVerdict | undefined;
+  /** The pool's order (spec.rolloutOrder) with its keys; absent: Interleaved. */
+  order?: NodeOrder;
 }
 
 /** What the failure policy is to do, judged from a snapshot before the strategy decides from it. */

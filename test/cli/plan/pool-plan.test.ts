@@ -300,3 +300,69 @@ test('a pool that pre-stages says so, and shows which nodes have downloaded the 
   assert.match(planned.strategyNotes.join('\n'), /pre-staging: .*at most 2 at once.*before any drain/);
   assert.match(renderPoolPlan(planned, { color: false, width: 0 }), /n1 .*\(pre-staged\)/);
 });
+test('the pool order: nodes listed and batched by a label value (or fewest pods), and said in a note', () => {
+  const ranked = nodes.map((n, i) => ({
+    ...n,
+    metadata: { ...n.metadata, labels: { ...n.metadata.labels, rank: String(50 - i * 10) } },
+  }));
+  const byLabel = planPool({
+    pool: pool({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } }, r1.metadata.name, {
+      rolloutOrder: { by: 'Label', label: 'rank', preferNoScheduleNext: true },
+    }),
+    configs: [base],
+    fileConfigs: [change],
+    revisions: [r1],
+    nodes: ranked,
+  });
+  assert.deepEqual(
+    byLabel.nodes.map((n) => n.name),
+    ['n5', 'n4', 'n3', 'n2', 'n1'],
+  );
+  assert.ok(
+    byLabel.strategyNotes.some(
+      (n) => /^order: by the value of node label rank/.test(n) && /PreferNoSchedule/.test(n),
+    ),
+    byLabel.strategyNotes.join('\n'),
+  );
+  const pod = (name: string, nodeName: string) => ({
+    metadata: { name, namespace: 'default' },
+    spec: { nodeName, containers: [] },
+    status: { phase: 'Running' },
+  });
+  const fewest = planPool({
+    pool: pool({ type: 'RollingUpdate' }, r1.metadata.name, { rolloutOrder: { by: 'FewestPods' } }),
+    configs: [base],
+    fileConfigs: [change],
+    revisions: [r1],
+    nodes,
+    pods: [
+      pod('a', 'n1'),
+      pod('b', 'n1'),
+      pod('c', 'n2'),
+      pod('d', 'n4'),
+      pod('e', 'n4'),
+      pod('f', 'n4'),
+    ] as never,
+  });
+  assert.deepEqual(
+    fewest.nodes.map((n) => n.name),
+    ['n3', 'n5', 'n2', 'n1', 'n4'],
+  );
+  const unread = planPool({
+    pool: pool({ type: 'RollingUpdate' }, r1.metadata.name, { rolloutOrder: { by: 'FewestPods' } }),
+    configs: [base],
+    fileConfigs: [change],
+    revisions: [r1],
+    nodes,
+  });
+  assert.ok(unread.warnings.some((w) => /FewestPods but the pods could not be read/.test(w)));
+  assert.ok(!fewest.warnings.some((w) => /FewestPods/.test(w)));
+  const plain = planPool({
+    pool: pool({ type: 'RollingUpdate' }, r1.metadata.name),
+    configs: [base],
+    fileConfigs: [change],
+    revisions: [r1],
+    nodes,
+  });
+  assert.ok(plain.strategyNotes.includes('order: zones interleaved, node names within a zone'));
+});

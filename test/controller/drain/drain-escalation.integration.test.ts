@@ -1,6 +1,7 @@
 // A drain blocked by a PodDisruptionBudget under each of spec.drain's escalations, on the embedded API
 // server with real evictions (its disruption controller answers 429 with the budget in the causes):
-// Fail keeps trying until the progress deadline fails the node; Force deletes the refused pods after
+// Fail keeps trying until the progress deadline fails the node; Skip leaves the node cordoned,
+// marked and counted while the rollout goes on, and lets it finish once the budget allows; Force deletes the refused pods after
 // the timeout but never those a budget protects, unless forceDeleteBudgetedPods; a pod with emptyDir
 // data blocks when deleteEmptyDirData is false, and Force deletes it; pods the skip selector picks
 // are left on the node.
@@ -8,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { NodeConfigPoolSpec, NodeConfigSpec } from '../../../src/api/types.ts';
+import type { Node } from '../../../src/kube/types.ts';
 import {
   ClusterHarness,
   condition,
@@ -115,6 +117,85 @@ describe('drain escalations', () => {
       /esc-fail-0 \(drain did not finish within 4s: evicting default\/fail-db: PodDisruptionBudget default\/fail-db: The disruption budget fail-db needs 1 healthy pods/,
     );
     assert.deepEqual(await podsOn(node), ['fail-db']);
+  });
+
+  test('Skip: the node stays cordoned, marked and counted, the rollout goes on, and it finishes when the budget allows', async () => {
+    const name = 'esc-skipped';
+    const created = await Promise.all(
+      [0, 1, 2].map((i) => h.fleet.create({ name: `${name}-${i}`, zone: 'zone-a', labels: { pool: name } })),
+    );
+    await h.fleet.startAll(created);
+    await h.applyConfig(`${name}-kubelet`, drainingConfig('one'), { pool: name });
+    await h.createPool(name, {
+      nodeSelector: { matchLabels: { pool: name } },
+      configSelector: { matchLabels: { pool: name } },
+      updateStrategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxUnavailable: 1, progressDeadlineSeconds: 8 },
+      },
+      drain: { timeoutSeconds: 1, onTimeout: 'Skip', maxSkipped: 1 },
+    });
+    const first = await poolWhere(name, 'first revision', (p) => condition(p, 'Complete')?.status === 'True');
+    const stuck = `${name}-0`;
+    await pod('skipped-db', stuck, 'skipped-db');
+    await budget('skipped-db');
+    await h.applyConfig(`${name}-kubelet`, drainingConfig('two'), { pool: name });
+    const target = (
+      await poolWhere(
+        name,
+        'the new target',
+        (p) => p.status?.targetRevision !== first.status?.targetRevision,
+      )
+    ).status?.targetRevision;
+    // The rollout goes on without the skipped node: the other two get the target, one at a time.
+    const degraded = await poolWhere(
+      name,
+      'the others updated while the first is skipped',
+      (p) => condition(p, 'Degraded')?.reason === 'DrainSkipped' && (p.status?.updated ?? 0) >= 2,
+      60_000,
+    );
+    const message = condition(degraded, 'Degraded')?.message ?? '';
+    assert.match(message, new RegExp(`${stuck} \\(skipped: drain did not finish within 1s`));
+    assert.match(message, /evicting default\/skipped-db: PodDisruptionBudget default\/skipped-db/);
+    assert.equal(condition(degraded, 'Complete')?.status, 'False');
+    assert.equal(condition(degraded, 'Paused')?.status, 'False', 'a skip trips no failure policy');
+    const [skippedNode] = (await h.nodes(`pool=${name},nodeherd.io/drain-skipped=true`)) as Node[];
+    assert.equal(skippedNode?.metadata.name, stuck, 'marked with the label');
+    assert.equal(skippedNode?.spec?.unschedulable, true, 'still cordoned');
+    assert.match(
+      skippedNode?.metadata.annotations?.['nodeherd.io/drain-skipped'] ?? '',
+      /PodDisruptionBudget default\/skipped-db/,
+    );
+    const skipCondition = skippedNode?.status?.conditions?.find((c) => c.type === 'NodeConfigDrainSkipped');
+    assert.equal(skipCondition?.status, 'True');
+    assert.notEqual(skippedNode?.metadata.annotations?.['nodeherd.io/current-revision'], target);
+    assert.ok(
+      (await h.events('Node', stuck)).some((e) => e.reason === 'DrainSkipped' && e.type === 'Warning'),
+    );
+    // Past the progress deadline the skipped node has not failed.
+    await new Promise((resolve) => setTimeout(resolve, 9_000));
+    const later = await h.getPool(name);
+    assert.equal(condition(later, 'Degraded')?.reason, 'DrainSkipped');
+    assert.equal(later.status?.failed ?? 0, 0);
+    assert.deepEqual(await podsOn(stuck), ['skipped-db']);
+    // The budget lets go: the drain, still going, finishes; the node is updated and the marks go.
+    await h.admin.delete('/apis/policy/v1/namespaces/default/poddisruptionbudgets/skipped-db');
+    await poolWhere(
+      name,
+      'complete on the new revision',
+      (p) => p.status?.targetRevision === target && condition(p, 'Complete')?.status === 'True',
+      60_000,
+    );
+    const done = await h.getPool(name);
+    assert.equal(condition(done, 'Degraded')?.status, 'False');
+    const [after] = (await h.nodes(`pool=${name}`)).filter((n) => n.metadata.name === stuck) as Node[];
+    assert.equal(after?.metadata.labels?.['nodeherd.io/drain-skipped'], undefined);
+    assert.equal(after?.metadata.annotations?.['nodeherd.io/drain-skipped'], undefined);
+    assert.equal(
+      after?.status?.conditions?.find((c) => c.type === 'NodeConfigDrainSkipped')?.status,
+      'False',
+    );
+    assert.notEqual(after?.spec?.unschedulable, true);
   });
 
   test('Force: refused pods go after the timeout, but never those a budget protects', async () => {

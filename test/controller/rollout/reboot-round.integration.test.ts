@@ -3,6 +3,8 @@
 // maintenance window nothing happens; inside it they are drained and rebooted two at a time, each
 // once, come back with the condition cleared, and the round completes. Then one node asks again while
 // a config change rolls out: it gets the revision and the request in one write, and reboots once.
+// Last, one node asks while a revision whose disruption is Reboot rolls out (a sysctl drop-in): every
+// node reboots once for it, the one asking too (one reboot for both), two at a time.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -13,6 +15,7 @@ import {
   REBOOT_REQUIRED_CONDITION,
   REBOOTED_ANNOTATION,
 } from '../../../src/api/node-protocol.ts';
+import type { NodeConfigSpec } from '../../../src/api/types.ts';
 import { CORDONED_BY_ANNOTATION } from '../../../src/controller/annotations.ts';
 import type { Node } from '../../../src/kube/types.ts';
 import {
@@ -190,4 +193,44 @@ describe('reboot rounds on the simulated fleet', () => {
     assert.equal(requests.get(merged)?.size, 2);
     assert.deepEqual(await asking(), []);
   });
+
+  test('a node asking while a revision whose disruption is Reboot rolls out reboots once for both; the others once each, two at a time', async () => {
+    const names = h.fleet.names();
+    const merged = names[1]!;
+    const before = new Map(names.map((n) => [n, h.fleet.node(n)!.host.reboots]));
+    const asked = requests.get(merged)?.size ?? 0;
+    await h.patchPool(POOL, { spec: { paused: true } });
+    await h.fleet.requireReboot(merged);
+    await eventually('it asks', async () => ((await asking()).includes(merged) ? true : undefined), 30_000);
+    const spec = rebootingConfig('c');
+    await h.applyConfig('rebooting-kubelet', spec, { pool: POOL });
+    const revision = revisionNameFor(POOL, { 'rebooting-kubelet': spec });
+    await poolWhere('the new revision is the target', (p) => p.status?.targetRevision === revision);
+    maxDisrupted = 0;
+    await h.patchPool(POOL, { spec: { paused: false } });
+    await poolWhere(
+      'complete on the new revision',
+      (p) => p.status?.currentRevision === revision && condition(p, 'Complete')?.status === 'True',
+      120_000,
+    );
+    for (const name of names) {
+      const rebooted = h.fleet.node(name)!.host.reboots - before.get(name)!;
+      assert.equal(rebooted, 1, `${name} rebooted ${rebooted} times`);
+    }
+    assert.equal(requests.get(merged)?.size, asked + 1, 'asked once more, with the revision');
+    assert.equal(handedTogether.get(merged)?.at(-1), revision, 'revision and reboot request in one patch');
+    assert.deepEqual(await asking(), []);
+    assert.ok(maxDisrupted <= 2, `at most 2 nodes disrupted at once, saw ${maxDisrupted}`);
+  });
 });
+
+/** kubeletConfig plus a sysctl file whose change the agent applies with a reboot. */
+function rebootingConfig(value: string): NodeConfigSpec {
+  const spec = kubeletConfig(value);
+  spec.files!.push({
+    path: '/etc/sysctl.d/90-nodeherd.conf',
+    content: { inline: { data: `vm.swappiness=${value.length}\n` } },
+  });
+  spec.disruptionPolicies = { files: [{ path: '/etc/sysctl.d/**', action: 'Reboot' }] };
+  return spec;
+}

@@ -8,7 +8,7 @@ import { decideRollout, judgeRollout } from '../../rollout/decide.ts';
 import type { RolloutInput } from '../../rollout/types.ts';
 import { planNodeMarks } from '../node-marks.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategy.ts';
-import { marksInput, reportInput } from '../strategy-inputs.ts';
+import { marksInput, reportInput, rolloutInputExtras } from '../strategy-inputs.ts';
 import { strategyReport } from '../strategy-status.ts';
 import { onDeleteMarks } from './on-delete-marks.ts';
 import { onDeleteReport } from './on-delete-report.ts';
@@ -48,6 +48,7 @@ function upgradeInput(s: StrategySnapshot, plan: UpgradePlan): RolloutInput | un
     ...(start !== undefined ? { episodeStart: start } : {}),
     nodes: s.snapshots.filter((n) => subset.has(n.name)),
     now: s.now,
+    ...rolloutInputExtras(s),
   };
 }
 

@@ -6,7 +6,7 @@ import { decideRollout, judgeRollout } from '../../rollout/decide.ts';
 import type { RolloutInput } from '../../rollout/types.ts';
 import { planNodeMarks } from '../node-marks.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategy.ts';
-import { marksInput } from '../strategy-inputs.ts';
+import { marksInput, rolloutInputExtras } from '../strategy-inputs.ts';
 import { rollingUpdateMarks } from './rolling-update-marks.ts';
 
 function rolloutInput(s: StrategySnapshot): RolloutInput {
@@ -25,6 +25,8 @@ function rolloutInput(s: StrategySnapshot): RolloutInput {
     ...(s.holdsBatch ? { holdsBatch: s.holdsBatch } : {}),
     ...(s.spec.reboots?.osRequested?.policy === 'Reboot' ? { osReboots: true } : {}),
     ...(s.spec.prestage ? { prestage: { maxConcurrent: s.spec.prestage.maxConcurrent } } : {}),
+    ...rolloutInputExtras(s),
+    ...(s.spec.rolloutOrder?.preferNoScheduleNext ? { taintNext: true } : {}),
   };
 }
 

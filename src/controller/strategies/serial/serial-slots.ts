@@ -7,7 +7,7 @@
 
 import { SERIAL_HANDED_OVER_ANNOTATION, serialLeaseName } from '../../../api/node-protocol.ts';
 import type { Lease } from '../../../kube/types.ts';
-import { rolloutOrder } from '../../rollout/rollout-order.ts';
+import { type NodeOrder, orderedNodes } from '../../rollout/rollout-order.ts';
 import { type StrategyNode, startedOn } from '../strategy-node.ts';
 import { serialGateOf } from './serial-annotations.ts';
 
@@ -175,8 +175,10 @@ export function waitingForSlots(input: {
   nodes: readonly StrategyNode[];
   holders: ReadonlySet<string>;
   ready: (node: string) => boolean;
+  order?: NodeOrder;
 }): string[] {
-  return rolloutOrder(
+  return orderedNodes(
     input.nodes.filter((n) => waitsForSlot(n, input.target, input.holders, input.ready)),
+    input.order,
   ).map((n) => n.name);
 }

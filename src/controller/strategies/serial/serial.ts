@@ -66,6 +66,7 @@ function serialCanary(s: Snapshot): CanaryProgress | undefined {
     ...(Number.isNaN(passedAt) ? {} : { passedAt }),
     minReadyMs: s.settings.minReadySeconds * 1000,
     now: s.now,
+    ...(s.order ? { order: s.order } : {}),
   });
 }
 
@@ -124,7 +125,13 @@ export const serial: RolloutStrategy<SerialDecision, SlotView> = {
     const marked = withMarks(s.nodes, marks);
     const waiting = hold
       ? []
-      : waitingForSlots({ target: s.target.name, nodes: marked, holders, ready: (n) => ready.has(n) });
+      : waitingForSlots({
+          target: s.target.name,
+          nodes: marked,
+          holders,
+          ready: (n) => ready.has(n),
+          ...(s.order ? { order: s.order } : {}),
+        });
     const handOverSlots = hold
       ? []
       : slotHandovers({

@@ -9,9 +9,9 @@
 // their times once those are updated, in a window that opens then (the moment is kept in
 // status.history, so a restarted controller computes the same times). Pure.
 
-import { isHealthy } from '../../rollout/node-verdict.ts';
-import { rolloutOrder } from '../../rollout/rollout-order.ts';
+import { type NodeOrder, orderedNodes } from '../../rollout/rollout-order.ts';
 import type { NodeSnapshot } from '../../rollout/types.ts';
+import { canaryProgress } from '../canary.ts';
 import type { StrategyNode } from '../strategy-node.ts';
 import { HANDOUT_REACTION_MS, handoutLeadMs } from './spread-schedule.ts';
 
@@ -45,6 +45,8 @@ export interface SpreadHandoutInput {
   minReadyMs: number;
   paused: boolean;
   now: number;
+  /** The pool's order (spec.rolloutOrder); absent: Interleaved. */
+  order?: NodeOrder;
 }
 
 export interface SpreadHandout {
@@ -92,7 +94,10 @@ export function countsAgainstBudget(
   );
 }
 
-/** NotReady before its turn: it gets its time once Ready again (RollingUpdate's Skipped). */
+/**
+ * NotReady before its turn: it gets its time once Ready again (RollingUpdate's Skipped). Unlike the
+ * canary's (canary.ts), a node whose agent reports Failed counts as working here: it holds its place.
+ */
 function notReadyBeforeTurn(node: StrategyNode, snapshot: NodeSnapshot | undefined, target: string): boolean {
   return (
     snapshot !== undefined &&
@@ -105,7 +110,7 @@ function notReadyBeforeTurn(node: StrategyNode, snapshot: NodeSnapshot | undefin
 
 export function spreadHandout(input: SpreadHandoutInput): SpreadHandout {
   const { target: T, now, snapshots } = input;
-  const order = rolloutOrder(input.nodes);
+  const order = orderedNodes(input.nodes, input.order);
   const count = order.length;
   const windowMs = input.windowSeconds * 1000;
   const at = (start: number, index: number) => start + Math.floor((index * windowMs) / count);
@@ -113,30 +118,26 @@ export function spreadHandout(input: SpreadHandoutInput): SpreadHandout {
   let wakeAt = Number.POSITIVE_INFINITY;
 
   // The canary: the first nodes of the schedule; passed once each is updated (healthy on the target
-  // for minReadySeconds), leaving out those NotReady before their turn, and at least one is.
+  // for minReadySeconds), leaving out those NotReady before their turn, and at least one is. The rule
+  // Serial follows too (canary.ts).
   const size = input.canarySize === undefined ? 0 : Math.min(count, input.canarySize);
   let passedAt = input.canaryPassedAt;
   if (size > 0) {
-    const canary = order.slice(0, size);
-    let updated = 0;
-    let pending = false;
-    for (const node of canary) {
-      const snapshot = snapshots.get(node.name);
-      if (notReadyBeforeTurn(node, snapshot, T)) continue;
-      const healthy =
-        snapshot !== undefined && node.current === T && node.desired === T && isHealthy(snapshot);
-      // Healthy since an unknown moment (the conditions tell nothing): long enough.
-      const soakedAt = snapshot?.healthySince === undefined ? now : snapshot.healthySince + input.minReadyMs;
-      if (healthy && now >= soakedAt) updated++;
-      else {
-        pending = true;
-        if (healthy) wakeAt = Math.min(wakeAt, soakedAt);
-      }
-    }
-    result.canary = { size, passed: passedAt !== undefined };
-    if (passedAt === undefined && !pending && updated > 0) {
+    const canary = canaryProgress({
+      target: T,
+      nodes: input.nodes,
+      snapshots,
+      size,
+      ...(passedAt !== undefined ? { passedAt } : {}),
+      minReadyMs: input.minReadyMs,
+      now,
+      ...(input.order ? { order: input.order } : {}),
+    });
+    if (canary.wakeAt !== undefined) wakeAt = Math.min(wakeAt, canary.wakeAt);
+    result.canary = { size, passed: canary.passed };
+    if (canary.passedNow !== undefined) {
       // Whole seconds: what status.history keeps, so the next reconcile computes the same times.
-      passedAt = Math.floor(now / 1000) * 1000;
+      passedAt = canary.passedNow;
       result.canary = { size, passed: true, passedNow: passedAt };
     }
   }

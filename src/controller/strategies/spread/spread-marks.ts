@@ -36,7 +36,12 @@ export const spreadMarks: StrategyMarks<SpreadMarksInput> = (input) => {
   if (!input.spread) throw new Error('Spread marks need the window (SpreadMarksInput.spread)');
   const T = input.target.name;
   const { handOut, waitReason } = input.spread;
-  const schedule = spreadSchedule(input.nodes, input.spread.windowStart, input.spread.windowSeconds);
+  const schedule = spreadSchedule(
+    input.nodes,
+    input.spread.windowStart,
+    input.spread.windowSeconds,
+    input.order,
+  );
   const times = input.spread.times ?? schedule;
   // Handed out just in time, a node whose time passed waited for a place: it starts at once.
   const late = input.spread.budgeted ? new Map<string, number>() : lateHandouts(input, times, input.spread);

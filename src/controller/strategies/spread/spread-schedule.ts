@@ -5,7 +5,7 @@
 // keeps startedAt; the lead depends only on the number of nodes), so a restarted controller computes
 // the same times.
 
-import { type Placed, rolloutOrder } from '../../rollout/rollout-order.ts';
+import { type NodeOrder, orderedNodes, type Placed } from '../../rollout/rollout-order.ts';
 
 /** Writing one node's gate takes a few ms; the lead covers writing them all (earliest time first). */
 const HANDOUT_MS_PER_NODE = 5;
@@ -39,8 +39,9 @@ export function spreadSchedule(
   nodes: readonly Placed[],
   windowStart: number,
   windowSeconds: number,
+  nodeOrder?: NodeOrder,
 ): Map<string, number> {
-  const order = rolloutOrder(nodes);
+  const order = orderedNodes(nodes, nodeOrder);
   const count = order.length;
   const times = new Map<string, number>();
   order.forEach((node, index) => {

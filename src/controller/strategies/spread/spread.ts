@@ -78,6 +78,7 @@ function spreadPlan(
     minReadyMs: s.settings.minReadySeconds * 1000,
     paused: s.paused,
     now: s.now,
+    ...(s.order ? { order: s.order } : {}),
   });
 }
 
@@ -135,7 +136,7 @@ export const spread: RolloutStrategy = {
     // The times handed out (a late node's differs from the plan), the plan where none is written yet.
     const schedule = plan
       ? new Map(plan.times)
-      : spreadSchedule(after.nodes, window.windowStart, window.windowSeconds);
+      : spreadSchedule(after.nodes, window.windowStart, window.windowSeconds, after.order);
     for (const node of after.nodes) {
       const written =
         node.desired === after.target.name && node.notBefore ? Date.parse(node.notBefore) : Number.NaN;
