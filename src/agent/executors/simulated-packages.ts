@@ -30,6 +30,20 @@ export interface SimulatedPackagesOptions extends SimulationTiming<PackageOperat
   available?: PackageCatalogue;
   /** What each added repository offers (by repository name), visible after add + update(). */
   repositoryPackages?: Record<string, PackageCatalogue>;
+  /**
+   * What a repository offers by its definition (its URI, say), for those `repositoryPackages` does not
+   * name: a simulated mirror such as pkgs.k8s.io's. Visible after add + update(), like the others.
+   */
+  catalogueOf?: (repository: RenderedRepository) => PackageCatalogue | undefined;
+}
+
+/** Everything a SimulatedPackages holds, to keep it across runs (`nodeherd up`). */
+export interface SimulatedPackagesState {
+  installed: Record<string, string>;
+  held: string[];
+  repositories: RenderedRepository[];
+  /** The repositories as of the last update(). */
+  indexed: RenderedRepository[];
 }
 
 export class SimulatedPackages implements PackageExecutor {
@@ -39,15 +53,46 @@ export class SimulatedPackages implements PackageExecutor {
   private readonly heldPackages = new Set<string>();
   private readonly baseCatalogue: PackageCatalogue;
   private readonly repositoryPackages: Record<string, PackageCatalogue>;
+  private readonly catalogueOf: SimulatedPackagesOptions['catalogueOf'];
   private readonly addedRepositories = new Map<string, RenderedRepository>();
+  /** Told after every change of installed or held packages, repositories or index. */
+  private changed: (() => Promise<void> | void) | undefined;
   /** Repositories as of the last update(): apt only knows those lists. */
-  private indexedRepositories: string[] = [];
+  private indexedRepositories: RenderedRepository[] = [];
 
   constructor(options: SimulatedPackagesOptions = {}) {
     this.recorder = new SimulationRecorder(options);
     this.installedPackages = new Map(Object.entries(options.installed ?? {}));
     this.baseCatalogue = { ...options.available };
     this.repositoryPackages = { ...options.repositoryPackages };
+    this.catalogueOf = options.catalogueOf;
+  }
+
+  /** What it holds now: installed and held packages, repositories and the index (for a copy on disk). */
+  state(): SimulatedPackagesState {
+    return {
+      installed: this.installed(),
+      held: this.held(),
+      repositories: this.repositories().map((r) => structuredClone(r)),
+      indexed: this.indexedRepositories.map((r) => structuredClone(r)),
+    };
+  }
+
+  /** Calls `listener` after every operation that changed what state() gives (one listener). */
+  onChange(listener: (() => Promise<void> | void) | undefined): void {
+    this.changed = listener;
+  }
+
+  /** Puts back what state() gave (the machine's packages as a previous run left them); no operation runs. */
+  restore(state: SimulatedPackagesState): void {
+    this.installedPackages.clear();
+    for (const [name, version] of Object.entries(state.installed)) this.installedPackages.set(name, version);
+    this.heldPackages.clear();
+    for (const name of state.held) this.heldPackages.add(name);
+    this.addedRepositories.clear();
+    for (const repository of state.repositories)
+      this.addedRepositories.set(repository.name, structuredClone(repository));
+    this.indexedRepositories = state.indexed.map((r) => structuredClone(r));
   }
 
   get calls() {
@@ -69,58 +114,65 @@ export class SimulatedPackages implements PackageExecutor {
   async addRepository(repository: RenderedRepository): Promise<void> {
     const apt = aptRepository(repository);
     renderSources(apt, keyringFile(apt)?.path); // same validation as the real backend
-    return this.recorder.run('addRepository', repository.name, () => {
+    await this.recorder.run('addRepository', repository.name, () => {
       this.addedRepositories.set(repository.name, structuredClone(repository));
     });
+    await this.changed?.();
   }
 
   async removeRepository(name: string): Promise<void> {
-    return this.recorder.run('removeRepository', name, () => {
+    await this.recorder.run('removeRepository', name, () => {
       this.addedRepositories.delete(name);
     });
+    await this.changed?.();
   }
 
   async update(): Promise<void> {
-    return this.recorder.run('update', undefined, () => {
-      this.indexedRepositories = [...this.addedRepositories.keys()];
+    await this.recorder.run('update', undefined, () => {
+      this.indexedRepositories = [...this.addedRepositories.values()].map((r) => structuredClone(r));
     });
+    await this.changed?.();
   }
 
   async install(name: string, version?: string): Promise<void> {
     assertPackageName(name);
     if (version !== undefined) assertPackageVersion(version);
-    return this.recorder.run('install', name, () => {
+    await this.recorder.run('install', name, () => {
       const versions = this.versionsOf(name);
       if (versions.length === 0) throw new Error(`E: Unable to locate package ${name}`);
       const chosen = version ?? versions[versions.length - 1]!;
       if (!versions.includes(chosen)) throw new Error(`E: Version '${chosen}' for '${name}' was not found`);
       this.installedPackages.set(name, chosen);
     });
+    await this.changed?.();
   }
 
   async remove(name: string): Promise<void> {
     assertPackageName(name);
-    return this.recorder.run('remove', name, () => {
+    await this.recorder.run('remove', name, () => {
       this.installedPackages.delete(name); // removing an absent package is not an error in apt either
       this.heldPackages.delete(name);
     });
+    await this.changed?.();
   }
 
   async hold(name: string): Promise<void> {
     assertPackageName(name);
-    return this.recorder.run('hold', name, () => {
+    await this.recorder.run('hold', name, () => {
       if (!this.installedPackages.has(name) && this.versionsOf(name).length === 0) {
         throw new Error(`E: Unable to locate package ${name}`);
       }
       this.heldPackages.add(name);
     });
+    await this.changed?.();
   }
 
   async release(name: string): Promise<void> {
     assertPackageName(name);
-    return this.recorder.run('release', name, () => {
+    await this.recorder.run('release', name, () => {
       this.heldPackages.delete(name);
     });
+    await this.changed?.();
   }
 
   async isHeld(name: string): Promise<boolean> {
@@ -145,6 +197,7 @@ export class SimulatedPackages implements PackageExecutor {
       this.installedPackages.set(name, newest);
       moved.push(name);
     }
+    if (moved.length > 0) void this.changed?.();
     return moved.sort();
   }
 
@@ -156,7 +209,8 @@ export class SimulatedPackages implements PackageExecutor {
   private versionsOf(name: string): string[] {
     const versions = [...(this.baseCatalogue[name] ?? [])];
     for (const repository of this.indexedRepositories) {
-      for (const version of this.repositoryPackages[repository]?.[name] ?? []) {
+      const catalogue = this.repositoryPackages[repository.name] ?? this.catalogueOf?.(repository);
+      for (const version of catalogue?.[name] ?? []) {
         if (!versions.includes(version)) versions.push(version);
       }
     }
