@@ -13,6 +13,7 @@ import type { FailureAction, NodeSnapshot, NumberedRevision } from '../rollout/t
 import { rollingSettings, rollingUpdateOf } from '../strategies/rolling-settings.ts';
 import type { StrategyRuntime, StrategySnapshot } from '../strategies/strategy.ts';
 import { readStrategyNode } from '../strategies/strategy-node.ts';
+import { revisionKubeletPin } from './kubelet-skew.ts';
 import type { PoolState } from './pool-state.ts';
 
 export interface PoolMembers {
@@ -106,6 +107,7 @@ export class PoolObserver {
       needsDrain: (from, to) => ctx.planner.needsDrain(from, to),
       podsReady: podSelector ? (node) => ctx.pods.allReady(node, podSelector) : () => true,
       drainBlocked: (node) => ctx.drainer.blocked(node),
+      kubeletPin: (revision) => revisionKubeletPin(ctx, revision),
       health: ctx.health,
       now: this.now,
       healthFromNodeOnly: podSelector === undefined,

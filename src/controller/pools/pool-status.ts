@@ -51,7 +51,10 @@ export interface PoolStatusInput {
    * not evaluated, the last word stays; null: the pool has no such gates, the condition goes.
    */
   healthGate?: { passed: boolean; reason: string; message: string } | null;
-  /** The rollout of the target is held while the NodeConfigs do not render (render-hold.ts). */
+  /**
+   * The rollout of the target is held while the NodeConfigs do not render (render-hold.ts), or because
+   * its kubelet breaks the version skew policy (kubelet-skew.ts).
+   */
   held?: RenderHold;
   now: number;
 }
@@ -67,7 +70,7 @@ function withRenderHold(conds: Cond[], held: RenderHold, input: PoolStatusInput)
   const message = `${held.message}; ${on}/${input.nodes.length} nodes on ${held.revision}`;
   return conds.map((c) =>
     c.type === 'Complete' || c.type === 'Progressing'
-      ? { ...c, status: 'False', reason: HELD_REASON, message }
+      ? { ...c, status: 'False', reason: held.conditionReason ?? HELD_REASON, message }
       : c,
   );
 }
