@@ -162,6 +162,8 @@ function rollingProgress(
   const inFlight = count(verdicts, (v) => IN_FLIGHT.has(v.phase));
   const progress = `${updated}/${input.nodes.length} nodes on ${T}, ${plural(inFlight, 'node')} in flight`;
   const drainNote = verdicts.find((v) => v.phase === 'Draining' && v.detail && v.detail !== 'draining');
+  // A node waiting for its kubelet to report the pinned version (kubelet-skew.ts) says so.
+  const kubeletNote = verdicts.find((v) => v.phase === 'Updating' && v.detail?.startsWith('kubelet reports'));
   const stopping =
     blocked && ['Paused', 'FailurePolicy', 'OutsideMaintenanceWindow', 'HealthGate'].includes(blocked.reason);
   // Failed nodes (within maxFailures) keep their place in the budget: with nothing in flight, nothing
@@ -179,7 +181,7 @@ function rollingProgress(
       type: 'Progressing',
       status: stopping || stalled ? 'False' : 'True',
       reason: stalled ? 'Stalled' : (blocked?.reason ?? 'RollingUpdate'),
-      message: `${progress}${blocked ? `; ${blocked.message}` : ''}${stallNote}${drainNote ? `; ${drainNote.name}: ${drainNote.detail}` : ''}`,
+      message: `${progress}${blocked ? `; ${blocked.message}` : ''}${stallNote}${drainNote ? `; ${drainNote.name}: ${drainNote.detail}` : ''}${kubeletNote ? `; ${kubeletNote.name}: ${kubeletNote.detail}` : ''}`,
     },
     { type: 'Complete', status: 'False', reason: 'RolloutInProgress', message: progress },
   ];
