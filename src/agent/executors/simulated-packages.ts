@@ -138,7 +138,10 @@ export class SimulatedPackages implements PackageExecutor {
     assertPackageName(name);
     if (version !== undefined) assertPackageVersion(version);
     await this.recorder.run('install', name, () => {
+      // apt knows an installed package from dpkg's status even when no index offers it.
+      const installed = this.installedPackages.get(name);
       const versions = this.versionsOf(name);
+      if (installed !== undefined && !versions.includes(installed)) versions.unshift(installed);
       if (versions.length === 0) throw new Error(`E: Unable to locate package ${name}`);
       const chosen = version ?? versions[versions.length - 1]!;
       if (!versions.includes(chosen)) throw new Error(`E: Version '${chosen}' for '${name}' was not found`);
