@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { parse } from 'yaml';
 import {
+  CONFIG_DRIFT_CONDITION,
   CURRENT_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
   STATE_ANNOTATION,
@@ -274,4 +275,20 @@ test('the kubelet upgrade recipe: under management at 1.31, a kubelet newer than
   } finally {
     watch.abort();
   }
+
+  // A second run of `nodeherd up` resumes: the machines keep their packages (packages.json), so the
+  // kubelets come back at v1.32.9 and nothing drifted or rolls out again.
+  const target = (await pool(cluster.admin)).status?.targetRevision;
+  await cluster.stop();
+  cluster = await LocalCluster.start({ stateDir, nodes: NODES, port: 0 });
+  const resumed = cluster.admin;
+  assert.equal(await eventually('the pool as it was', () => complete(resumed)), target);
+  await eventually('the kubelets back at v1.32.9', async () => {
+    const list = await nodes(resumed);
+    return list.every((n) => ready(n) && n.status?.nodeInfo?.kubeletVersion === 'v1.32.9');
+  });
+  const drifted = (await nodes(resumed)).filter((n) =>
+    n.status?.conditions?.some((c) => c.type === CONFIG_DRIFT_CONDITION && c.status === 'True'),
+  );
+  assert.deepEqual(drifted, [], 'no package drifted across the restart');
 });
