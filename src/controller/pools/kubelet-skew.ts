@@ -45,7 +45,8 @@ export function revisionKubeletPin(ctx: ControllerContext, revision: string): Ku
 
 export class KubeletSkewCheck {
   private readonly ctx: ControllerContext;
-  private cached: { at: number; version: ServerVersion } | undefined;
+  /** The last answer (or, after a failed read, the one before it), asked again after the TTL. */
+  private cached: { at: number; version: ServerVersion | undefined } | undefined;
   private reading: Promise<ServerVersion | undefined> | undefined;
 
   constructor(ctx: ControllerContext) {
@@ -90,11 +91,12 @@ export class KubeletSkewCheck {
         return version;
       })
       .catch((error: Error) => {
-        this.ctx.logger.warn(
-          { err: error.message },
-          'cannot read the API server version: kubelet skew not judged',
-        );
-        return this.cached?.version;
+        // Logged once per TTL; the version read before, if any, stands meanwhile.
+        const version = this.cached?.version;
+        this.cached = { at: now, version };
+        const what = version ? 'judging kubelet skew by the last one read' : 'kubelet skew not judged';
+        this.ctx.logger.warn({ err: error.message }, `cannot read the API server version: ${what}`);
+        return version;
       })
       .finally(() => {
         this.reading = undefined;
