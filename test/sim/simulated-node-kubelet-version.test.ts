@@ -96,6 +96,11 @@ test("a version the repository does not have fails in apt's words; another minor
     undefined,
   );
   assert.deepEqual(kubernetesCatalogue(repository('1.99')), {}, 'a minor the mirror lacks: an empty index');
+  const rpm = kubernetesCatalogue({
+    ...repository('1.33'),
+    uri: kubernetesRepositoryUri('1.33', 'rpm'),
+  } as RenderedRepository);
+  assert.equal(rpm?.kubelet?.at(-1), '1.33.5-150500.1.1', "the RPM layout's packaging revision");
 });
 
 test('the packages are kept on disk and come back as they were (installed, held, repositories, index)', async () => {
