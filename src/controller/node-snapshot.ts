@@ -2,6 +2,7 @@
 // annotations and the controller's own), and combines it with what only the controller knows (health
 // gate pods, the plan's disruption, drain progress, observed health).
 
+import { type KubeletPin, kubeletVersionMatches } from '../api/kubelet-version.ts';
 import {
   CONFIG_DRIFT_CONDITION,
   CURRENT_REVISION_ANNOTATION,
@@ -39,10 +40,18 @@ export function kubeTimestamp(value: string | undefined): number | undefined {
 export interface NodeFacts
   extends Omit<
     NodeSnapshot,
-    'podsReady' | 'healthySince' | 'wasHealthy' | 'needsDrain' | 'drainBlocked' | 'needsDownload'
+    | 'podsReady'
+    | 'healthySince'
+    | 'wasHealthy'
+    | 'needsDrain'
+    | 'drainBlocked'
+    | 'needsDownload'
+    | 'kubeletWaiting'
   > {
   /** When the conditions behind health last turned True (Ready, NodeConfigReady). */
   conditionsSince?: number;
+  /** status.nodeInfo.kubeletVersion: the version the running kubelet reports. */
+  kubeletVersion?: string;
 }
 
 // A pool reconcile reads every member, and at 1,000 nodes most of them have not changed since the
@@ -121,6 +130,7 @@ function readFreshNodeFacts(node: Node, zoneLabel: string): NodeFacts {
           ? ready.reason || `Ready=${ready.status}`
           : 'no Ready condition',
     conditionsSince: times.length === 2 ? Math.max(...times) : undefined,
+    kubeletVersion: node.status?.nodeInfo?.kubeletVersion || undefined,
   };
   for (const [key, value] of Object.entries(optional))
     if (value !== undefined) Object.assign(facts, { [key]: value });
@@ -136,6 +146,8 @@ export interface SnapshotContext {
   needsDownload?(from: string | undefined, to: string): boolean;
   podsReady(node: string): boolean;
   drainBlocked(node: string): string | undefined;
+  /** The kubelet a revision pins (its package and version), if any: the node's Node must report it. */
+  kubeletPin?(revision: string): KubeletPin | undefined;
   health: NodeHealthTracker;
   now: number;
   /** No health-gate pods: a node's health changes only with its object (its change time is exact). */
@@ -172,6 +184,7 @@ interface KnownSnapshot {
   target: string | undefined;
   stale: boolean;
   podsReady: boolean;
+  kubeletWaiting: string | undefined;
   needsDrain: boolean;
   needsDownload: boolean;
   readinessSince: number | undefined;
@@ -180,6 +193,19 @@ interface KnownSnapshot {
   /** The tracker's record of the node after this snapshot's observe() (an immutable object). */
   seen: unknown;
   snapshot: NodeSnapshot;
+}
+
+/**
+ * Why the node's kubelet is not yet the one the revision it should run pins (the health gate on the
+ * kubelet version, issue 35): until its Node reports that version it is not healthy, so it neither
+ * soaks nor counts as updated, and its progress deadline runs.
+ */
+function kubeletWaitingOf(facts: NodeFacts, ctx: SnapshotContext): string | undefined {
+  const wanted = facts.desiredRevision ?? facts.currentRevision;
+  const pin = wanted === undefined ? undefined : ctx.kubeletPin?.(wanted);
+  if (!pin || kubeletVersionMatches(pin, facts.kubeletVersion)) return undefined;
+  const reported = facts.kubeletVersion ? `reports ${facts.kubeletVersion}` : 'reports no version';
+  return `kubelet ${reported}; ${wanted} pins ${pin.package} ${pin.version}`;
 }
 
 export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
@@ -193,6 +219,7 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
   known.report ??= agentReport(node);
   const stale = staleFailure || ctx.health.isStale(name, facts.desiredRevision, known.report);
   const podsReady = ctx.podsReady(name);
+  const kubeletWaiting = kubeletWaitingOf(facts, ctx);
   const needsDrain =
     ctx.target !== undefined && facts.currentRevision !== undefined && facts.currentRevision !== ctx.target
       ? ctx.needsDrain(facts.currentRevision, ctx.target)
@@ -220,6 +247,7 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
     kept.target === ctx.target &&
     kept.stale === stale &&
     kept.podsReady === podsReady &&
+    kept.kubeletWaiting === kubeletWaiting &&
     kept.needsDrain === needsDrain &&
     kept.needsDownload === needsDownload &&
     kept.readinessSince === readinessSince &&
@@ -229,10 +257,11 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
   )
     return kept.snapshot;
 
-  const { conditionsSince, ...rest } = facts;
+  const { conditionsSince, kubeletVersion: _version, ...rest } = facts;
   if (stale) delete rest.agentState;
   const base: NodeSnapshot = { ...rest, podsReady, wasHealthy: false, needsDrain };
   if (needsDownload) base.needsDownload = true;
+  if (kubeletWaiting !== undefined) base.kubeletWaiting = kubeletWaiting;
   if (readinessSince !== undefined) base.readyChangedAt = readinessSince;
   if (drainBlocked) base.drainBlocked = drainBlocked;
   if (deadlineFrom !== undefined) base.deadlineFrom = deadlineFrom;
@@ -254,6 +283,7 @@ export function snapshotNode(node: Node, ctx: SnapshotContext): NodeSnapshot {
     target: ctx.target,
     stale,
     podsReady,
+    kubeletWaiting,
     needsDrain,
     needsDownload,
     readinessSince,

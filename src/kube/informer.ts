@@ -49,15 +49,24 @@ export function withoutManagedFields<T extends KubeObject>(object: T): T {
   return { ...object, metadata };
 }
 
-/** What nodeherd's controllers read of a Node: metadata, spec, and the conditions of its status. */
+/** What nodeherd's controllers read of a Node: metadata, spec, the conditions of its status and its kubelet's version. */
 export function trimNode<T extends Node>(node: T): T {
   const { managedFields: _managedFields, ...metadata } = node.metadata;
+  const kubeletVersion = node.status?.nodeInfo?.kubeletVersion;
   return {
     ...(node.apiVersion ? { apiVersion: node.apiVersion } : {}),
     ...(node.kind ? { kind: node.kind } : {}),
     metadata,
     ...(node.spec ? { spec: node.spec } : {}),
-    ...(node.status?.conditions ? { status: { conditions: node.status.conditions } } : {}),
+    ...(node.status?.conditions || kubeletVersion
+      ? {
+          status: {
+            ...(node.status?.conditions ? { conditions: node.status.conditions } : {}),
+            // The kubelet's version: a revision pinning the kubelet waits for it (issue 35).
+            ...(kubeletVersion ? { nodeInfo: { kubeletVersion } } : {}),
+          },
+        }
+      : {}),
   } as T;
 }
 

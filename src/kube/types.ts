@@ -25,7 +25,7 @@ export interface NodeCondition {
 
 export interface Node extends KubeObject {
   spec?: { unschedulable?: boolean; taints?: { key: string; value?: string; effect: string }[] };
-  status?: { conditions?: NodeCondition[] };
+  status?: { conditions?: NodeCondition[]; nodeInfo?: { kubeletVersion?: string } };
 }
 
 export interface PodCondition {

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../kube/light/types.ts';
 import { kubeTime } from '../util/kube-time.ts';
+import { BASE_KUBELET_VERSION } from './kubernetes-repositories.ts';
 
 export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 export const OS_LABEL = 'kubernetes.io/os';
@@ -32,7 +33,7 @@ export interface NodeDescription {
   /** Each becomes a `node-role.kubernetes.io/<role>: ""` label. */
   roles?: string[];
   taints?: Taint[];
-  /** Default v1.31.4. */
+  /** Default BASE_KUBELET_VERSION (v1.31.4); a simulated node reports its kubelet package's version. */
   kubeletVersion?: string;
   /** Default amd64. */
   architecture?: string;
@@ -155,7 +156,7 @@ export function nodeStatus(
       kernelVersion: node.kernelVersion ?? '6.1.0-28-amd64',
       osImage: node.osImage ?? 'Debian GNU/Linux 12 (bookworm)',
       containerRuntimeVersion: node.containerRuntimeVersion ?? 'containerd://1.7.24',
-      kubeletVersion: node.kubeletVersion ?? 'v1.31.4',
+      kubeletVersion: node.kubeletVersion ?? BASE_KUBELET_VERSION,
       kubeProxyVersion: '',
       operatingSystem: 'linux',
       architecture: node.architecture ?? 'amd64',

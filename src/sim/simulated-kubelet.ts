@@ -47,6 +47,12 @@ export interface SimulatedKubeletOptions extends KubeletTiming {
   /** Failed requests (the kubelet retries on its own). */
   onError?: (error: Error, during: KubeletActivity) => void;
   now?: () => number;
+  /**
+   * The version of the kubelet binary on the machine (its installed package's), read when the process
+   * starts: a kubelet reports the version it runs, so an upgraded package shows once kubelet restarts.
+   * Default: the description's kubeletVersion.
+   */
+  version?: () => string | undefined;
 }
 
 export type KubeletActivity = 'register' | 'lease' | 'status';
@@ -103,6 +109,10 @@ export class SimulatedKubelet {
   private readonly onError: ((error: Error, during: KubeletActivity) => void) | undefined;
   private readonly now: () => number;
   private readonly bootId: (() => string) | undefined;
+  private readonly installedVersion: (() => string | undefined) | undefined;
+  /** The version the running process reports, read at its start; the last one accepted by the server. */
+  private runningVersion: string | undefined;
+  private postedVersion: string | undefined;
   private readonly nodePath: string;
   private readonly statusPath: string;
   private readonly counters: KubeletCounters = {
@@ -143,6 +153,7 @@ export class SimulatedKubelet {
     this.startupNotReadyMs = options.startupNotReadyMs ?? 5_000;
     this.onError = options.onError;
     this.bootId = options.bootId;
+    this.installedVersion = options.version;
     this.lease = new NodeLease(this.client, this.name, { leaseDurationSeconds: leaseSeconds, now: this.now });
     this.ownWheel = options.wheel === undefined;
     this.wheel = options.wheel ?? new HeartbeatWheel({ periodMs: this.renewIntervalMs });
@@ -207,6 +218,7 @@ export class SimulatedKubelet {
     const epoch = ++this.epoch;
     this.phaseValue = 'registering';
     this.processValue = 'running';
+    this.readVersion();
     this.nodeDeleted = false;
     // A booting kubelet registers NotReady until its runtime is up; a fleet start skips that
     // window (one status post fewer per node) unless asked.
@@ -267,6 +279,7 @@ export class SimulatedKubelet {
    */
   async started(): Promise<void> {
     this.processValue = 'running';
+    this.readVersion();
     this.setNotReady('starting', NOT_READY_STARTING, this.startupNotReadyMs);
     if (this.phaseValue === 'running') {
       void this.renewLease();
@@ -359,6 +372,23 @@ export class SimulatedKubelet {
     }
   }
 
+  /** The version the kubelet reports: its binary's, as installed when the process started. */
+  get version(): string | undefined {
+    return this.runningVersion ?? this.description.kubeletVersion;
+  }
+
+  private readVersion(): void {
+    const installed = this.installedVersion?.();
+    if (installed !== undefined) this.runningVersion = installed;
+    if (this.runningVersion !== this.postedVersion) this.statusDirty = true;
+  }
+
+  /** The description with the version the running kubelet reports. */
+  private get reported(): NodeDescription {
+    const version = this.version;
+    return version === undefined ? this.description : { ...this.description, kubeletVersion: version };
+  }
+
   private get partitioned(): boolean {
     return this.partitionedUntil > this.now();
   }
@@ -370,7 +400,7 @@ export class SimulatedKubelet {
     try {
       node = await this.client.create(
         '/api/v1/nodes',
-        nodeObject(this.description, ready, now, now, this.bootId?.()),
+        nodeObject(this.reported, ready, now, now, this.bootId?.()),
       );
     } catch (err) {
       if (!isKubeError(err, 409)) throw err;
@@ -379,7 +409,7 @@ export class SimulatedKubelet {
       await this.client.patch(this.nodePath, { metadata: { labels: nodeLabels(this.description) } }, 'merge');
       node = await this.client.patch(
         this.statusPath,
-        { status: nodeStatus(this.description, ready, now, now, this.bootId?.()) },
+        { status: nodeStatus(this.reported, ready, now, now, this.bootId?.()) },
         'strategic',
       );
     }
@@ -388,6 +418,7 @@ export class SimulatedKubelet {
     this.readySince = now;
     this.lastReady = ready;
     this.postedReady = ready;
+    this.postedVersion = this.runningVersion;
     const current = this.ready;
     this.statusDirty = current.ready !== ready.ready || current.reason !== ready.reason;
   }
@@ -441,15 +472,19 @@ export class SimulatedKubelet {
         this.statusDirty = false;
         const ready = this.ready;
         const now = this.now();
+        // A restarted kubelet of another version says so (kubelet sets nodeInfo in every status sync).
+        const version = this.runningVersion;
+        const nodeInfo = version !== this.postedVersion ? { nodeInfo: { kubeletVersion: version } } : {};
         try {
           await this.client.patch(
             this.statusPath,
-            { status: { conditions: nodeConditions(ready, now, this.readySince) } },
+            { status: { conditions: nodeConditions(ready, now, this.readySince), ...nodeInfo } },
             'strategic',
           );
           if (epoch !== this.epoch) return;
           this.counters.statusPosts++;
           this.postedReady = ready;
+          this.postedVersion = version;
           this.lastStatusPostAt = now;
         } catch (err) {
           if (epoch !== this.epoch) return;

@@ -10,6 +10,7 @@ import { MemoryFileExecutor } from '../agent/executors/memory-file-executor.ts';
 import { SimulatedPackages, type SimulatedPackagesOptions } from '../agent/executors/simulated-packages.ts';
 import type { SimulatedSystemdOptions } from '../agent/executors/simulated-systemd.ts';
 import type { HostControl } from '../agent/host/host-control.ts';
+import { KUBELET_PACKAGE, kubeletVersionOfPackage } from '../api/kubelet-version.ts';
 import { DEFAULT_REBOOT_SENTINEL_FILE, DESIRED_REVISION_ANNOTATION } from '../api/node-protocol.ts';
 import { resourcePath } from '../kube/light/api-paths.ts';
 import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
@@ -17,6 +18,11 @@ import type { KubeObject } from '../kube/light/types.ts';
 import type { HeartbeatWheel } from './heartbeat-wheel.ts';
 import { loadKubeletConfiguration } from './kubelet-configuration.ts';
 import { KUBELET_CONFIG_PATH, type KubeletStartContext, KubeletSystemd } from './kubelet-systemd.ts';
+import {
+  BASE_KUBELET_VERSION,
+  kubernetesCatalogue,
+  kubernetesPackageVersion,
+} from './kubernetes-repositories.ts';
 import { locateExecutable } from './machine-executables.ts';
 import type { NodeDescription } from './node-object.ts';
 import {
@@ -112,6 +118,10 @@ export interface SimulatedNodeOptions extends KubeletTiming {
   wheel?: HeartbeatWheel;
   /** Durations, failures and preinstalled units of the simulated systemd. */
   systemd?: SimulatedSystemdOptions;
+  /**
+   * The machine's packages. Default: the base image's kubelet package (the description's
+   * kubeletVersion, else BASE_KUBELET_VERSION) and pkgs.k8s.io's repositories (kubernetes-repositories.ts).
+   */
   packages?: SimulatedPackagesOptions;
   /** Default kubelet.service. */
   kubeletUnit?: string;
@@ -165,13 +175,25 @@ export class SimulatedNode {
     this.agentFactory = options.agent;
     this.onError = options.onError;
     this.rebootDownMs = options.rebootDownMs ?? 10_000;
+    this.packages = new SimulatedPackages({
+      catalogueOf: kubernetesCatalogue,
+      ...options.packages,
+      installed: {
+        [KUBELET_PACKAGE]: kubernetesPackageVersion(options.node.kubeletVersion ?? BASE_KUBELET_VERSION),
+        ...options.packages?.installed,
+      },
+    });
     this.kubelet = new SimulatedKubelet({
       ...options,
       client: this.kubeletClient,
       bootId: () => this.host.currentBoot,
       onError: (error, during) => this.onError?.(error, during),
+      // The kubelet runs its installed package's binary (read when it starts).
+      version: () => {
+        const installed = this.packages.installed()[KUBELET_PACKAGE];
+        return installed === undefined ? undefined : kubeletVersionOfPackage(installed);
+      },
     });
-    this.packages = new SimulatedPackages(options.packages);
     this.files = new MemoryFileExecutor();
     this.systemd = new KubeletSystemd({
       ...options.systemd,

@@ -16,6 +16,7 @@ import type { KubeClient } from '../kube/kube-client.ts';
 import { isKubeError } from '../kube/kube-error.ts';
 import type { LightKubeClient } from '../kube/light/light-kube-client.ts';
 import { DurableNodeFiles } from './durable-node-files.ts';
+import { DurableNodePackages } from './durable-node-packages.ts';
 import { Fleet, RPM_OS_IMAGE } from './fleet.ts';
 import { type KubeletSystemd, replayedBeforeBoot } from './kubelet-systemd.ts';
 import { embeddedKubeletIdentities, embeddedNodeIdentities } from './node-clients.ts';
@@ -50,6 +51,8 @@ export interface SimulatedNodesOptions {
 
 interface DurableParts {
   files: DurableNodeFiles;
+  /** Keeps node.packages on disk (the agent uses node.packages itself). */
+  packages: DurableNodePackages;
   systemd: DurableSimulatedSystemd<KubeletSystemd>;
 }
 
@@ -141,6 +144,7 @@ export class SimulatedNodes {
       const dir = state.node(name);
       durable.set(name, {
         files: await DurableNodeFiles.restore(node.files, join(dir, 'files.json')),
+        packages: await DurableNodePackages.restore(node.packages, join(dir, 'packages.json')),
         systemd: await DurableSimulatedSystemd.attach(
           node.systemd,
           join(dir, 'systemd.jsonl'),

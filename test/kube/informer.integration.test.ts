@@ -130,7 +130,7 @@ describe('informer', () => {
     assert.equal(informer.get('x', 'default')?.data?.v, 'newer');
   });
 
-  test('a transform trims what is cached and handed out: a Node keeps metadata, spec and conditions', async () => {
+  test('a transform trims what is cached and handed out: a Node keeps metadata, spec, conditions and its kubelet version', async () => {
     await client.create('/api/v1/nodes', {
       metadata: { name: 'trimmed', labels: { zone: 'a' }, annotations: { note: 'kept' } },
       spec: { unschedulable: true },
@@ -157,7 +157,12 @@ describe('informer', () => {
     assert.ok(cached.metadata.resourceVersion);
     assert.equal(cached.metadata.managedFields, undefined);
     assert.equal(cached.spec?.unschedulable, true);
-    assert.deepEqual(Object.keys(cached.status ?? {}), ['conditions']);
+    assert.deepEqual(Object.keys(cached.status ?? {}), ['conditions', 'nodeInfo']);
+    assert.deepEqual(
+      cached.status?.nodeInfo,
+      { kubeletVersion: 'v1.33.0' },
+      'of nodeInfo only the kubelet version',
+    );
     assert.equal(cached.status?.conditions?.[0]?.status, 'True');
     assert.equal(handed.at(-1), cached);
     await client.patch('/api/v1/nodes/trimmed', { metadata: { annotations: { note: 'changed' } } });

@@ -37,6 +37,20 @@ export interface SimulatedPackagesOptions extends SimulationTiming<PackageOperat
   repositoryPackages?: Record<string, PackageCatalogue>;
   /** The manager simulated (the node's OS family): names, versions and repositories follow its rules. Default apt. */
   manager?: PackageManagerName;
+  /**
+   * What a repository offers by its definition (its URI, say), for those `repositoryPackages` does not
+   * name: a simulated mirror such as pkgs.k8s.io's. Visible after add + update(), like the others.
+   */
+  catalogueOf?: (repository: RenderedRepository) => PackageCatalogue | undefined;
+}
+
+/** Everything a SimulatedPackages holds, to keep it across runs (`nodeherd up`). */
+export interface SimulatedPackagesState {
+  installed: Record<string, string>;
+  held: string[];
+  repositories: RenderedRepository[];
+  /** The repositories as of the last update(). */
+  indexed: RenderedRepository[];
 }
 
 /** Each simulated manager's checks: those of its real backend. */
@@ -71,7 +85,10 @@ export class SimulatedPackages implements PackageExecutor {
   private readonly repositoryPackages: Record<string, PackageCatalogue>;
   private readonly addedRepositories = new Map<string, RenderedRepository>();
   /** Repositories as of the last update(): apt only knows those lists. */
-  private indexedRepositories: string[] = [];
+  private indexedRepositories: RenderedRepository[] = [];
+  private readonly catalogueOf: SimulatedPackagesOptions['catalogueOf'];
+  /** Told after every change of installed or held packages, repositories or index. */
+  private changed: (() => Promise<void> | void) | undefined;
   /** name=version of the packages in the cache (downloaded, not installed yet): apt's archives. */
   private readonly cached = new Set<string>();
 
@@ -82,6 +99,34 @@ export class SimulatedPackages implements PackageExecutor {
     this.installedPackages = new Map(Object.entries(options.installed ?? {}));
     this.baseCatalogue = { ...options.available };
     this.repositoryPackages = { ...options.repositoryPackages };
+    this.catalogueOf = options.catalogueOf;
+  }
+
+  /** What it holds now: installed and held packages, repositories and the index (for a copy on disk). */
+  state(): SimulatedPackagesState {
+    return {
+      installed: this.installed(),
+      held: this.held(),
+      repositories: this.repositories().map((r) => structuredClone(r)),
+      indexed: this.indexedRepositories.map((r) => structuredClone(r)),
+    };
+  }
+
+  /** Calls `listener` after every operation that changed what state() gives (one listener). */
+  onChange(listener: (() => Promise<void> | void) | undefined): void {
+    this.changed = listener;
+  }
+
+  /** Puts back what state() gave (the machine's packages as a previous run left them); no operation runs. */
+  restore(state: SimulatedPackagesState): void {
+    this.installedPackages.clear();
+    for (const [name, version] of Object.entries(state.installed)) this.installedPackages.set(name, version);
+    this.heldPackages.clear();
+    for (const name of state.held) this.heldPackages.add(name);
+    this.addedRepositories.clear();
+    for (const repository of state.repositories)
+      this.addedRepositories.set(repository.name, structuredClone(repository));
+    this.indexedRepositories = state.indexed.map((r) => structuredClone(r));
   }
 
   get calls() {
@@ -102,21 +147,24 @@ export class SimulatedPackages implements PackageExecutor {
 
   async addRepository(repository: RenderedRepository): Promise<void> {
     this.check.repository(repository); // same validation as the real backend
-    return this.recorder.run('addRepository', repository.name, () => {
+    await this.recorder.run('addRepository', repository.name, () => {
       this.addedRepositories.set(repository.name, structuredClone(repository));
     });
+    await this.changed?.();
   }
 
   async removeRepository(name: string): Promise<void> {
-    return this.recorder.run('removeRepository', name, () => {
+    await this.recorder.run('removeRepository', name, () => {
       this.addedRepositories.delete(name);
     });
+    await this.changed?.();
   }
 
   async update(): Promise<void> {
-    return this.recorder.run('update', undefined, () => {
-      this.indexedRepositories = [...this.addedRepositories.keys()];
+    await this.recorder.run('update', undefined, () => {
+      this.indexedRepositories = [...this.addedRepositories.values()].map((r) => structuredClone(r));
     });
+    await this.changed?.();
   }
 
   /**
@@ -129,11 +177,16 @@ export class SimulatedPackages implements PackageExecutor {
     const wanted = this.resolve(version, this.versionsOf(name));
     if (wanted !== undefined && !this.cached.has(`${name}=${wanted}`))
       await sleep(this.recorder.durationOf('download', name));
-    return this.recorder.run('install', name, () => {
-      const chosen = this.choose(name, version, this.versionsOf(name));
+    await this.recorder.run('install', name, () => {
+      // The manager knows an installed package from its database even when no index offers it.
+      const installed = this.installedPackages.get(name);
+      const versions = this.versionsOf(name);
+      if (installed !== undefined && !versions.includes(installed)) versions.unshift(installed);
+      const chosen = this.choose(name, version, versions);
       this.installedPackages.set(name, chosen);
       this.cached.delete(`${name}=${chosen}`); // apt-get clean, as unattended-upgrades runs it
     });
+    await this.changed?.();
   }
 
   /**
@@ -152,7 +205,7 @@ export class SimulatedPackages implements PackageExecutor {
     if (packages.length === 0) return 'nothing to download';
     const names = packages.map((p) => p.name).join(' ');
     return this.recorder.run('download', names, () => {
-      const offered = repositories.map((r) => r.name);
+      const offered = repositories;
       const chosen = packages.map(
         ({ name, version }) => `${name}=${this.choose(name, version, this.versionsOf(name, offered))}`,
       );
@@ -182,27 +235,30 @@ export class SimulatedPackages implements PackageExecutor {
 
   async remove(name: string): Promise<void> {
     this.check.name(name);
-    return this.recorder.run('remove', name, () => {
+    await this.recorder.run('remove', name, () => {
       this.installedPackages.delete(name); // removing an absent package is not an error in apt either
       this.heldPackages.delete(name);
     });
+    await this.changed?.();
   }
 
   async hold(name: string): Promise<void> {
     this.check.name(name);
-    return this.recorder.run('hold', name, () => {
+    await this.recorder.run('hold', name, () => {
       if (!this.installedPackages.has(name) && this.versionsOf(name).length === 0) {
         throw new Error(`E: Unable to locate package ${name}`);
       }
       this.heldPackages.add(name);
     });
+    await this.changed?.();
   }
 
   async release(name: string): Promise<void> {
     this.check.name(name);
-    return this.recorder.run('release', name, () => {
+    await this.recorder.run('release', name, () => {
       this.heldPackages.delete(name);
     });
+    await this.changed?.();
   }
 
   async isHeld(name: string): Promise<boolean> {
@@ -227,6 +283,7 @@ export class SimulatedPackages implements PackageExecutor {
       this.installedPackages.set(name, newest);
       moved.push(name);
     }
+    if (moved.length > 0) void this.changed?.();
     return moved.sort();
   }
 
@@ -235,10 +292,14 @@ export class SimulatedPackages implements PackageExecutor {
     return this.recorder.run('installedVersion', name, () => this.installedPackages.get(name));
   }
 
-  private versionsOf(name: string, repositories: readonly string[] = this.indexedRepositories): string[] {
+  private versionsOf(
+    name: string,
+    repositories: readonly RenderedRepository[] = this.indexedRepositories,
+  ): string[] {
     const versions = [...(this.baseCatalogue[name] ?? [])];
     for (const repository of repositories) {
-      for (const version of this.repositoryPackages[repository]?.[name] ?? []) {
+      const catalogue = this.repositoryPackages[repository.name] ?? this.catalogueOf?.(repository);
+      for (const version of catalogue?.[name] ?? []) {
         if (!versions.includes(version)) versions.push(version);
       }
     }

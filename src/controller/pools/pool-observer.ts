@@ -15,6 +15,7 @@ import { poolOrder } from '../strategies/pool-order.ts';
 import { rollingSettings, rollingUpdateOf } from '../strategies/rolling-settings.ts';
 import type { StrategyRuntime, StrategySnapshot } from '../strategies/strategy.ts';
 import { readStrategyNode } from '../strategies/strategy-node.ts';
+import { revisionKubeletPin } from './kubelet-skew.ts';
 import type { PoolState } from './pool-state.ts';
 
 export interface PoolMembers {
@@ -114,6 +115,7 @@ export class PoolObserver {
       ...(this.spec.prestage ? { needsDownload: (from, to) => ctx.planner.needsDownload(from, to) } : {}),
       podsReady: podSelector ? (node) => ctx.pods.allReady(node, podSelector) : () => true,
       drainBlocked: (node) => ctx.drainer.blocked(node),
+      kubeletPin: (revision) => revisionKubeletPin(ctx, revision),
       health: ctx.health,
       now: this.now,
       healthFromNodeOnly: podSelector === undefined,

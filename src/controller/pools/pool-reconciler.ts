@@ -36,6 +36,7 @@ import type {
 import type { StrategyReport } from '../strategies/strategy-status.ts';
 import { WaveGate } from '../waves/wave-gate.ts';
 import { FailurePolicy, resumedAfterFailure } from './failure-policy.ts';
+import { KUBELET_SKEW_REASON, KubeletSkewCheck } from './kubelet-skew.ts';
 import { observeRolloutEnd, updatePoolMetrics } from './pool-metrics.ts';
 import { PoolObserver, poolMembers } from './pool-observer.ts';
 import type { PoolRenderer, PoolRendering } from './pool-render.ts';
@@ -80,6 +81,7 @@ export class PoolReconciler implements KeyReconciler {
   private readonly failurePolicy: FailurePolicy;
   private readonly waves: WaveGate;
   private readonly gates: HealthGates;
+  private readonly kubeletSkew: KubeletSkewCheck;
 
   constructor(
     ctx: ControllerContext,
@@ -96,6 +98,7 @@ export class PoolReconciler implements KeyReconciler {
     this.writer = new PoolWriter(ctx);
     this.failurePolicy = new FailurePolicy(ctx, this.writer, executor);
     this.waves = new WaveGate(ctx, renderer);
+    this.kubeletSkew = new KubeletSkewCheck(ctx);
     this.gates = new HealthGates({
       secret: (namespace, name) => ctx.informers.secrets.get(name, namespace),
       podsOn: (node) => ctx.pods.on(node),
@@ -145,7 +148,10 @@ export class PoolReconciler implements KeyReconciler {
 
     // While the NodeConfigs do not render, a target other than the last complete revision is held:
     // the strategy decides as if the pool were paused, and no hand-out of it survives (render-hold.ts).
-    const held = renderHold(rendering.outcome, initial.target?.name, initial.lastComplete?.name);
+    // So is a target whose kubelet the version skew policy refuses beside the API server (kubelet-skew.ts).
+    const held =
+      renderHold(rendering.outcome, initial.target?.name, initial.lastComplete?.name) ??
+      (await this.skewHold(pool, initial.target, initial.lastComplete, now));
 
     // Decide and execute (nothing to roll out before the first revision renders).
     const rollout: Rollout = initial.target
@@ -204,6 +210,21 @@ export class PoolReconciler implements KeyReconciler {
       rendering.settling?.waitMs ?? Number.POSITIVE_INFINITY,
     );
     return Number.isFinite(requeueAfterMs) ? { requeueAfterMs } : {};
+  }
+
+  /** The kubelet skew hold, with a Warning Event on the pool when it begins or its words change. */
+  private async skewHold(
+    pool: NodeConfigPool,
+    target: NumberedRevision | undefined,
+    lastComplete: NumberedRevision | undefined,
+    now: number,
+  ): Promise<RenderHold | undefined> {
+    const hold = await this.kubeletSkew.hold(target, lastComplete, now);
+    const previous = pool.status?.conditions?.find((c) => c.type === 'Progressing');
+    const known =
+      previous?.reason === KUBELET_SKEW_REASON && previous.message?.startsWith(hold?.message ?? '');
+    if (hold && !known) this.ctx.recorder.warning(poolSubject(pool), KUBELET_SKEW_REASON, hold.message);
+    return hold;
   }
 
   private async render(pool: NodeConfigPool, now: number): Promise<PoolRendering> {

@@ -53,7 +53,10 @@ export interface PoolStatusInput {
    * not evaluated, the last word stays; null: the pool has no such gates, the condition goes.
    */
   healthGate?: { passed: boolean; reason: string; message: string } | null;
-  /** The rollout of the target is held while the NodeConfigs do not render (render-hold.ts). */
+  /**
+   * The rollout of the target is held while the NodeConfigs do not render (render-hold.ts), or because
+   * its kubelet breaks the version skew policy (kubelet-skew.ts).
+   */
   held?: RenderHold;
   now: number;
 }
@@ -69,7 +72,7 @@ function withRenderHold(conds: Cond[], held: RenderHold, input: PoolStatusInput)
   const message = `${held.message}; ${on}/${input.nodes.length} nodes on ${held.revision}`;
   return conds.map((c) =>
     c.type === 'Complete' || c.type === 'Progressing'
-      ? { ...c, status: 'False', reason: HELD_REASON, message }
+      ? { ...c, status: 'False', reason: held.conditionReason ?? HELD_REASON, message }
       : c,
   );
 }
@@ -163,6 +166,8 @@ function rollingProgress(
   const drainNote = verdicts.find(
     (v) => (v.phase === 'Draining' && v.detail && v.detail !== 'draining') || v.phase === 'DrainSkipped',
   );
+  // A node waiting for its kubelet to report the pinned version (kubelet-skew.ts) says so.
+  const kubeletNote = verdicts.find((v) => v.phase === 'Updating' && v.detail?.startsWith('kubelet reports'));
   const stopping =
     blocked && ['Paused', 'FailurePolicy', 'OutsideMaintenanceWindow', 'HealthGate'].includes(blocked.reason);
   // Failed nodes (within maxFailures) keep their place in the budget: with nothing in flight, nothing
@@ -180,7 +185,7 @@ function rollingProgress(
       type: 'Progressing',
       status: stopping || stalled ? 'False' : 'True',
       reason: stalled ? 'Stalled' : (blocked?.reason ?? 'RollingUpdate'),
-      message: `${progress}${blocked ? `; ${blocked.message}` : ''}${stallNote}${drainNote ? `; ${drainNote.name}: ${drainNote.detail}` : ''}`,
+      message: `${progress}${blocked ? `; ${blocked.message}` : ''}${stallNote}${drainNote ? `; ${drainNote.name}: ${drainNote.detail}` : ''}${kubeletNote ? `; ${kubeletNote.name}: ${kubeletNote.detail}` : ''}`,
     },
     { type: 'Complete', status: 'False', reason: 'RolloutInProgress', message: progress },
   ];

@@ -20,6 +20,8 @@ export interface RenderHold {
   /** The revision nodes may still be given (the last complete one), if any. */
   allowed?: string;
   reason: string;
+  /** The reason of Progressing and Complete while held (default HELD_REASON, RenderHeld). */
+  conditionReason?: string;
   message: string;
 }
 

@@ -21,7 +21,7 @@ export function rebootPending(node: NodeSnapshot): boolean {
 
 /**
  * Healthy on the revision it was given: Ready, agent settled on it, NodeConfigReady, health-gate pods,
- * and no reboot asked of it still unanswered.
+ * its Node reporting the kubelet version the revision pins, and no reboot asked of it still unanswered.
  */
 export function isHealthy(node: NodeSnapshot): boolean {
   const wanted = node.desiredRevision ?? node.currentRevision;
@@ -33,7 +33,8 @@ export function isHealthy(node: NodeSnapshot): boolean {
     node.currentRevision === wanted &&
     SETTLED_STATES.has(node.agentState ?? '') &&
     node.configReady &&
-    node.podsReady
+    node.podsReady &&
+    node.kubeletWaiting === undefined
   );
 }
 
@@ -48,6 +49,7 @@ function unhealthyDetail(node: NodeSnapshot): string {
   if (!SETTLED_STATES.has(node.agentState ?? '')) return `agent ${node.agentState ?? 'not reporting'}`;
   if (!node.configReady) return 'NodeConfigReady is not True';
   if (!node.podsReady) return 'health-gate pods not Ready';
+  if (node.kubeletWaiting !== undefined) return node.kubeletWaiting;
   return 'healthy';
 }
 

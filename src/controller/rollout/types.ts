@@ -35,6 +35,11 @@ export interface NodeSnapshot {
   drifted?: boolean;
   /** The health gate's pods on the node are Ready (true when there is no gate). */
   podsReady: boolean;
+  /**
+   * Why the node's kubelet is not the one its revision pins (src/api/kubelet-version.ts): the Node's
+   * nodeInfo.kubeletVersion against the revision's kubelet package; absent when it is, or none is pinned.
+   */
+  kubeletWaiting?: string;
   /** Since when the node has been healthy, as far as known (ms). */
   healthySince?: number;
   /** The node was seen healthy on its desired revision after its update started: being unhealthy now is a regression. */
