@@ -13,6 +13,7 @@ import { isHealthy, rebootPending } from '../rollout/node-verdict.ts';
 import type { NodeSnapshot, NumberedRevision, RolloutDecision } from '../rollout/types.ts';
 import type { StrategyReport } from '../strategies/strategy-status.ts';
 import { KSTATUS_CONDITION_TYPES, kstatusConditions } from './kstatus-conditions.ts';
+import { recordEpisodes } from './pool-episodes.ts';
 import type { RenderHold } from './render-hold.ts';
 
 export interface RenderOutcome {
@@ -263,6 +264,13 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
   const ready = T
     ? count(nodes, (n) => n.currentRevision === T && n.desiredRevision === T && isHealthy(n))
     : 0;
+  const episodes = recordEpisodes({
+    previous: input.previous?.episodes,
+    nodes,
+    target: T,
+    rollingBack: input.pin !== undefined && input.pin.to === T,
+    now: input.now,
+  });
   const status: NodeConfigPoolStatus = {
     observedGeneration: input.generation,
     ...(T ? { targetRevision: T } : {}),
@@ -288,6 +296,8 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
       ? { windowClosesAt: kubeTime(decision.window.closesAt) }
       : {}),
     history: input.history,
+    // What happened to each node (pool-episodes.ts): omitted while nothing has.
+    ...(episodes.length > 0 ? { episodes } : {}),
     ...(input.render.conflicts.length > 0 ? { conflicts: input.render.conflicts } : {}),
   };
 
