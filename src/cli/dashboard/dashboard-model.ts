@@ -29,6 +29,7 @@ import {
   recordState,
   rolloutContext,
 } from './timeline.ts';
+import { episodesByNode, withArrivals, withEpisodes } from './timeline-episodes.ts';
 
 interface CoreEvent extends KubeObject, NodeEvent {
   metadata: KubeObject['metadata'];
@@ -186,11 +187,13 @@ export class DashboardModel {
     const recording = this.recording(pools[0]!, now);
     const track = recording.tracks.get(node.metadata.name);
     if (track) recordState(track, nodeState(node, recording.context, now), now);
-    else
+    else {
+      const times = withArrivals(this.eventTimes(), pools[0]!);
       recording.tracks.set(
         node.metadata.name,
-        reconstructTrack(node, recording.context, now, this.eventTimes().get(node.metadata.name)),
+        reconstructTrack(node, recording.context, now, times.get(node.metadata.name)),
       );
+    }
   }
 
   private eventTimes(): Map<string, NodeEventTimes> {
@@ -224,14 +227,19 @@ export class DashboardModel {
       }
       recordPaused(recording.paused, isPaused(pool), now);
       const target = recording.context.target;
+      const start = Math.min(recording.context.startedAt, now);
+      const episodes = episodesByNode(pool);
       views.push({
         name,
         timeline: {
           pool: name,
           ...(target ? { target } : {}),
-          start: Math.min(recording.context.startedAt, now),
+          start,
           end: now,
-          tracks: members.map((n) => recording.tracks.get(n.metadata.name)!),
+          // What the controller recorded (status.episodes) over what this process saw or reconstructed.
+          tracks: members.map((n) =>
+            withEpisodes(recording.tracks.get(n.metadata.name)!, episodes.get(n.metadata.name), start, now),
+          ),
           paused: recording.paused,
         },
         history: pool.status?.history ?? [],

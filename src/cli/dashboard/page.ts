@@ -3,6 +3,7 @@
 // secret: its requests carry the dashboard's cookie (request-guard.ts).
 
 const STYLE = `
+:root { --draining:#b8a27a; --rebooting:#c2577f; }
 :root { --waiting:#c9ced6; --applying:#f2b33d; --notready:#e8702a; --soaking:#7fb2e5; --done:#3fa66b;
   --failed:#d93a3a; --rolledback:#9b6bd6; --paused:rgba(60,70,90,.18); --fg:#1d232b; --muted:#67707c; --line:#e3e6ea; --bg:#f7f8fa; }
 * { box-sizing: border-box; }
