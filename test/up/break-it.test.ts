@@ -4,7 +4,9 @@
 // simulated kubelet refuses the configuration and exits, the kubelet unit fails with kubelet's own
 // message naming the field, the agent reports Failed, and the pool's failure policy rolls it back by
 // itself: every node ends on the previous revision, no other node ever got the bad one, and
-// `nodeherd status` shows the rollback.
+// `nodeherd status` shows the rollback. Issue 36: the kubelet's reason is where the operator looks —
+// the Event, `status` (its first line), `status --node` (the whole journal excerpt), the timeline's
+// failed mark, and the pool's recorded episodes — not only in up.log.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -177,9 +179,42 @@ test('break it on purpose: maxPods -1 fails the canary, the pool rolls back by i
       lines.join('\n'),
     );
 
-    // `nodeherd status` shows the rollback.
-    const status = await runCli(['status', 'workers'], { env: { KUBECONFIG: cluster.kubeconfigPath } });
+    // `nodeherd status` shows the rollback, and why the canary failed in the kubelet's own words.
+    const env = { env: { KUBECONFIG: cluster.kubeconfigPath } };
+    const status = await runCli(['status', 'workers'], env);
     assert.equal(status.code, 0, status.stderr);
+    assert.match(
+      status.stdout,
+      new RegExp(
+        `failed ${canary} \\(rolled back\\): revision ${bad} failed: unit kubelet\\.service failed \\(failed\\): .*maxPods \\(--max-pods\\) -1 must not be a negative number`,
+      ),
+      status.stdout,
+    );
+    const detail = await runCli(['status', 'workers', '--node', canary], env);
+    assert.equal(detail.code, 0, detail.stderr);
+    assert.match(detail.stdout, /journalctl -u kubelet\.service -n 20:/, detail.stdout);
+    assert.match(detail.stdout, /"command failed" err="failed to validate kubelet configuration/);
+    assert.match(detail.stdout, /kubelet\.service: Main process exited, code=exited, status=1\/FAILURE/);
+    const events = await client.list<{
+      reason?: string;
+      message?: string;
+      involvedObject?: { name?: string };
+    }>('/api/v1/events', { fieldSelector: `involvedObject.name=${canary}` });
+    const failedEvent = events.items.find((e) => e.reason === 'Failed');
+    assert.match(failedEvent?.message ?? '', /maxPods \(--max-pods\) -1 must not be a negative number/);
+    const episodes =
+      (
+        await client.get<{
+          status?: { episodes?: { node: string; kind: string; revision?: string; message?: string }[] };
+        }>(`${GROUP}/nodeconfigpools/workers`)
+      ).status?.episodes ?? [];
+    const failure = episodes.find((e) => e.node === canary && e.kind === 'Failed');
+    assert.equal(failure?.revision, bad);
+    assert.match(failure?.message ?? '', /must not be a negative number/);
+    const timeline = await runCli(['status', 'workers', '--timeline'], env);
+    assert.equal(timeline.code, 0, timeline.stderr);
+    const row = timeline.stdout.split('\n').find((l) => l.trimStart().startsWith(`${canary} `)) ?? '';
+    assert.match(row, /X/, `the canary's failed mark: ${timeline.stdout}`);
     assert.match(status.stdout, /pool workers/);
     assert.match(status.stdout, new RegExp(`target revision\\s+${good}`));
     assert.match(status.stdout, /RolledBack\s+True\s+FailurePolicy/);

@@ -11,6 +11,7 @@ import type { KubeClient } from '../../kube/kube-client.ts';
 import type { KubeObject, Node } from '../../kube/types.ts';
 import { kubeTime } from '../../util/kube-time.ts';
 import { poolMembers, poolsOfNode } from '../pool-objects.ts';
+import { type FailureExcerptView, failureExcerpts } from '../status/failure-view.ts';
 import { buildFleetStatus, type FleetStatus } from '../status/fleet-status.ts';
 import {
   eventTimeOf,
@@ -60,6 +61,8 @@ export interface PoolDashboard {
   revisions: RevisionView[];
   /** The latest Events of the pool's nodes, newest first. */
   events: EventView[];
+  /** Why its nodes failed, in their agents' words (the unit's journal lines): failed now, or behind the rollback. */
+  failures: FailureExcerptView[];
   /** The pool's rollbackTo, generation and observedGeneration: whether a request is still pending. */
   generation?: number;
   observedGeneration?: number;
@@ -243,6 +246,7 @@ export class DashboardModel {
           paused: recording.paused,
         },
         history: pool.status?.history ?? [],
+        failures: failureExcerpts(pool, members),
         revisions: revisions
           .filter((r) => r.spec?.pool === name)
           .map((r) => ({

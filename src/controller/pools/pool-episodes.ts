@@ -38,7 +38,11 @@ function ongoing(node: NodeSnapshot): Map<IntervalKind, Ongoing> {
   const now = new Map<IntervalKind, Ongoing>();
   if (node.agentState === 'Failed') {
     const revision = failedRevisionOf(node.agentMessage) ?? node.desiredRevision;
-    const message = node.failureDetail ?? node.agentMessage;
+    // The agent's one line (reason and cause) first, then the excerpt its condition carries.
+    const detail = node.failureDetail;
+    const excerpt = detail?.includes('\n') ? detail.slice(detail.indexOf('\n') + 1) : undefined;
+    const head = node.agentMessage ?? detail?.split('\n')[0];
+    const message = [head, excerpt].filter((part) => part !== undefined).join('\n') || undefined;
     now.set('Failed', { ...(revision ? { revision } : {}), ...(message ? { message } : {}) });
   }
   if (!node.ready && !node.deleting) {

@@ -57,7 +57,7 @@ describe('pool episodes', () => {
       e.map((x) => [x.node, x.kind, x.revision, x.to]),
       [['a', 'Failed', 'p-2', undefined]],
     );
-    assert.equal(e[0]?.message, detail);
+    assert.equal(e[0]?.message, `${failedMsg}\njournalctl -u kubelet.service -n 20:\n  …`);
     // The pool rolls back: the node is given p-1 again and is healthy on it.
     e = recordEpisodes({
       previous: e,
