@@ -20,10 +20,13 @@ import {
   DESIRED_REVISION_ANNOTATION,
   STATE_ANNOTATION,
 } from '../../src/api/node-protocol.ts';
+import type { RolloutEvent } from '../../src/controller/notifications/rollout-events.ts';
+import { WEBHOOK_LABEL } from '../../src/controller/notifications/webhook-config.ts';
 import type { KubeClient } from '../../src/kube/kube-client.ts';
 import { LocalCluster } from '../../src/up/local-cluster.ts';
 import { KUBE_YAML } from '../../src/util/kube-yaml.ts';
 import { REPO_ROOT, runCli } from '../cli/support/cli-cluster.ts';
+import { WebhookReceiver } from '../controller/notifications/receiver.ts';
 import { eventually as pollUntil } from '../support/eventually.ts';
 
 const GROUP = '/apis/nodeherd.io/v1alpha1';
@@ -32,8 +35,10 @@ const NODES = 3;
 
 const stateDir = mkdtempSync(join(tmpdir(), 'nodeherd-break-it-'));
 let cluster: LocalCluster | undefined;
+let receiver: WebhookReceiver | undefined;
 after(async () => {
   await cluster?.stop();
+  await receiver?.stop();
   rmSync(stateDir, { recursive: true, force: true });
 });
 
@@ -105,6 +110,16 @@ test('break it on purpose: maxPods -1 fails the canary, the pool rolls back by i
     const target = (await pool(client)).status?.targetRevision;
     return target && (await allOn(client, target)) ? target : undefined;
   });
+
+  // A webhook an administrator configured, named by the pool: the notifications carry the reason too.
+  receiver = await new WebhookReceiver().start();
+  await client.create('/api/v1/namespaces/nodeherd/secrets', {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'ops', namespace: 'nodeherd', labels: { [WEBHOOK_LABEL]: 'true' } },
+    stringData: { url: `${receiver.url}/hooks/ops`, format: 'json' },
+  });
+  await client.patch(`${GROUP}/nodeconfigpools/workers`, { spec: { notifications: { webhooks: ['ops'] } } });
 
   // Which revision each node is ever told to take, from the moment the bad change goes in.
   const told = new Map<string, Set<string>>();
@@ -211,6 +226,12 @@ test('break it on purpose: maxPods -1 fails the canary, the pool rolls back by i
     const failure = episodes.find((e) => e.node === canary && e.kind === 'Failed');
     assert.equal(failure?.revision, bad);
     assert.match(failure?.message ?? '', /must not be a negative number/);
+    const notified = await eventually('the RolledBack notification', async () =>
+      receiver!.received
+        .map((r) => r.body as RolloutEvent)
+        .find((e) => e.kind === 'RolledBack' && e.revision === bad),
+    );
+    assert.match(notified.message, /maxPods \(--max-pods\) -1 must not be a negative number/);
     const timeline = await runCli(['status', 'workers', '--timeline'], env);
     assert.equal(timeline.code, 0, timeline.stderr);
     const row = timeline.stdout.split('\n').find((l) => l.trimStart().startsWith(`${canary} `)) ?? '';
