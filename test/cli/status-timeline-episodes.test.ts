@@ -117,6 +117,12 @@ describe('status --timeline keeps what happened (issue 36)', () => {
         track('workers', 'w-2').some((s) => s.state === 'notready'),
         'NotReady mark',
       );
+      // The failure behind the rollback, in the agent's words, to unfold under the timeline.
+      const failures = pools.find((p) => p.name === 'workers')?.failures ?? [];
+      assert.deepEqual(
+        failures.map((f) => [f.node, f.current, f.summary, f.excerpt]),
+        [['w-1', false, 'revision failed: unit kubelet.service failed (failed)', 'journalctl …']],
+      );
       const applying = track('steady', 's-1').find((s) => s.state === 'applying');
       assert.ok(
         applying && (applying.to ?? now) - applying.from <= 6000,
