@@ -2,7 +2,7 @@
 // episodes of each node (pool-episodes-schema.ts). The spec's schema is node-config-pool-schema.ts.
 
 import { conditionsSchema } from './common-schemas.ts';
-import { poolEpisodesSchema } from './pool-episodes-schema.ts';
+import { episodesDroppedBeforeSchema, poolEpisodesSchema } from './pool-episodes-schema.ts';
 import { array, dateTime, integer, object, optional, string, stringEnum } from './schema-builder.ts';
 
 export const ROLLOUT_RESULTS = ['InProgress', 'Complete', 'RolledBack', 'Failed', 'Superseded'] as const;
@@ -77,6 +77,7 @@ export const nodeConfigPoolStatusSchema = object(
     conditions: optional(conditionsSchema),
     history: optional(array(rolloutRecordSchema, 'Rollouts, newest last.')),
     episodes: optional(poolEpisodesSchema),
+    episodesDroppedBefore: optional(episodesDroppedBeforeSchema),
     conflicts: optional(array(renderConflictSchema, 'Why the latest configs could not be rendered.')),
   },
   'Observed state, written by the controller.',

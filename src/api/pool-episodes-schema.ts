@@ -10,8 +10,12 @@ export type EpisodeKind = (typeof EPISODE_KINDS)[number];
 
 /** An episode's message (a failure's excerpt, a blocked drain's reason) is cut at this many UTF-8 bytes. */
 export const MAX_EPISODE_MESSAGE_BYTES = 4096;
-/** All episodes of a pool, as JSON, stay within this many bytes: the oldest finished ones go first. */
-export const MAX_EPISODES_BYTES = 64 * 1024;
+/**
+ * All episodes of a pool, as JSON, stay within this many bytes: arrivals go first, then the oldest
+ * finished episodes, failures last. Every status write carries the whole list (a merge patch replaces
+ * arrays), so it is kept small: 32 KiB holds a rollout of about 300 nodes' arrivals, or 7 excerpts.
+ */
+export const MAX_EPISODES_BYTES = 32 * 1024;
 /** And at most this many (the schema's maxItems). */
 export const MAX_EPISODES = 1000;
 
@@ -32,6 +36,10 @@ export const poolEpisodeSchema = object(
     ),
   },
   'One episode of one node.',
+);
+
+export const episodesDroppedBeforeSchema = dateTime(
+  'Episodes that began before this time may have been dropped to keep status.episodes within its bound (an arrival of a node whose update started earlier is not recorded again).',
 );
 
 export const poolEpisodesSchema = array(

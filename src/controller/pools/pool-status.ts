@@ -264,8 +264,9 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
   const ready = T
     ? count(nodes, (n) => n.currentRevision === T && n.desiredRevision === T && isHealthy(n))
     : 0;
-  const episodes = recordEpisodes({
+  const { episodes, droppedBefore } = recordEpisodes({
     previous: input.previous?.episodes,
+    droppedBefore: input.previous?.episodesDroppedBefore,
     nodes,
     target: T,
     rollingBack: input.pin !== undefined && input.pin.to === T,
@@ -298,6 +299,7 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
     history: input.history,
     // What happened to each node (pool-episodes.ts): omitted while nothing has.
     ...(episodes.length > 0 ? { episodes } : {}),
+    ...(droppedBefore !== undefined ? { episodesDroppedBefore: droppedBefore } : {}),
     ...(input.render.conflicts.length > 0 ? { conflicts: input.render.conflicts } : {}),
   };
 

@@ -29,7 +29,7 @@ function node(name: string, extra: Partial<NodeSnapshot> = {}): NodeSnapshot {
 }
 
 function step(previous: PoolEpisode[] | undefined, nodes: NodeSnapshot[], at: number, target = 'p-2') {
-  return recordEpisodes({ previous, nodes, target, rollingBack: false, now: T0 + at });
+  return recordEpisodes({ previous, nodes, target, rollingBack: false, now: T0 + at }).episodes;
 }
 
 describe('pool episodes', () => {
@@ -65,7 +65,7 @@ describe('pool episodes', () => {
       target: 'p-1',
       rollingBack: true,
       now: T0 + 4000,
-    });
+    }).episodes;
     assert.deepEqual(
       e.map((x) => [x.kind, x.revision, x.from, x.to]),
       [
@@ -80,8 +80,8 @@ describe('pool episodes', () => {
       target: 'p-1',
       rollingBack: true,
       now: T0 + 9000,
-    });
-    assert.deepEqual(again, e);
+    }).episodes;
+    assert.equal(again, e, 'the very same list');
   });
 
   it('records NotReady from the condition’s transition to its return, drains and reboots', () => {
@@ -137,5 +137,41 @@ describe('pool episodes', () => {
       e.some((x) => x.node === 'n59'),
       'the newest stayed',
     );
+  });
+
+  it('a large pool: arrivals give way first and, once dropped, are not recorded again', () => {
+    const nodes = Array.from({ length: 2000 }, (_, i) =>
+      node(`big-${i}`, { currentRevision: 'p-2', desiredRevision: 'p-2', updateStartedAt: T0 + i }),
+    );
+    const failed = node('sick', { agentState: 'Failed', agentMessage: 'revision p-2 failed: x' });
+    let record = recordEpisodes({
+      previous: undefined,
+      nodes: [failed],
+      target: 'p-2',
+      rollingBack: false,
+      now: T0,
+    });
+    record = recordEpisodes({
+      previous: record.episodes,
+      nodes: [node('sick'), ...nodes],
+      target: 'p-2',
+      rollingBack: false,
+      now: T0 + 5000,
+    });
+    assert.ok(Buffer.byteLength(JSON.stringify(record.episodes)) <= MAX_EPISODES_BYTES);
+    assert.ok(record.droppedBefore !== undefined, 'says that it dropped some');
+    assert.ok(
+      record.episodes.some((x) => x.kind === 'Failed'),
+      'the finished failure outlives the arrivals',
+    );
+    const again = recordEpisodes({
+      previous: record.episodes,
+      droppedBefore: record.droppedBefore,
+      nodes: [node('sick'), ...nodes],
+      target: 'p-2',
+      rollingBack: false,
+      now: T0 + 6000,
+    });
+    assert.equal(again.episodes, record.episodes, 'no churn: the dropped arrivals stay dropped');
   });
 });
