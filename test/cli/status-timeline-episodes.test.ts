@@ -58,6 +58,7 @@ before(async () => {
   await cluster.createPool('steady', {
     nodeSelector: { matchLabels: { pool: 'steady' } },
     configSelector: { matchLabels: { pool: 'steady' } },
+    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { minReadySeconds: 3 } },
   });
   const s1 = await cluster.createRevision('steady', 1, { c: fileConfig('/etc/s', '1\n') });
   await cluster.setPoolStatus('steady', {
@@ -123,6 +124,11 @@ describe('status --timeline keeps what happened (issue 36)', () => {
         failures.map((f) => [f.node, f.current, f.summary, f.excerpt]),
         [['w-1', false, 'revision failed: unit kubelet.service failed (failed)', 'journalctl …']],
       );
+      // Ready again just now (the restart): not soaking again, done since its recorded arrival.
+      const steady = track('steady', 's-1');
+      assert.equal(steady.at(-1)?.state, 'done', JSON.stringify(steady));
+      const soak = steady.find((s) => s.state === 'soaking');
+      assert.ok(!soak || (soak.to ?? now) - soak.from <= 3500, JSON.stringify(steady));
       const applying = track('steady', 's-1').find((s) => s.state === 'applying');
       assert.ok(
         applying && (applying.to ?? now) - applying.from <= 6000,

@@ -30,7 +30,7 @@ import {
   recordState,
   rolloutContext,
 } from './timeline.ts';
-import { episodesByNode, withArrivals, withEpisodes } from './timeline-episodes.ts';
+import { arrivalTimes, episodesByNode, withArrivals, withEpisodes } from './timeline-episodes.ts';
 
 interface CoreEvent extends KubeObject, NodeEvent {
   metadata: KubeObject['metadata'];
@@ -189,8 +189,13 @@ export class DashboardModel {
     if (pools.length !== 1) return;
     const recording = this.recording(pools[0]!, now);
     const track = recording.tracks.get(node.metadata.name);
-    if (track) recordState(track, nodeState(node, recording.context, now), now);
-    else {
+    if (track) {
+      const arrived = arrivalTimes(
+        episodesByNode(pools[0]!).get(node.metadata.name),
+        recording.context.target,
+      );
+      recordState(track, nodeState(node, recording.context, now, arrived.arrived), now);
+    } else {
       const times = withArrivals(this.eventTimes(), pools[0]!);
       recording.tracks.set(
         node.metadata.name,

@@ -65,14 +65,22 @@ export function paint(
   return out;
 }
 
-/** The episodes of one node, by node name. */
-export function episodesByNode(pool: NodeConfigPool): Map<string, PoolEpisode[]> {
+const byNodeCache = new WeakMap<readonly PoolEpisode[], Map<string, PoolEpisode[]>>();
+const NONE = new Map<string, PoolEpisode[]>();
+
+/** The pool's episodes by node name (kept per list: the dashboard asks on every Node event). */
+export function episodesByNode(pool: NodeConfigPool): ReadonlyMap<string, PoolEpisode[]> {
+  const episodes = pool.status?.episodes;
+  if (!episodes) return NONE;
+  const known = byNodeCache.get(episodes);
+  if (known) return known;
   const byNode = new Map<string, PoolEpisode[]>();
-  for (const e of pool.status?.episodes ?? []) {
+  for (const e of episodes) {
     const list = byNode.get(e.node) ?? [];
     list.push(e);
     byNode.set(e.node, list);
   }
+  byNodeCache.set(episodes, byNode);
   return byNode;
 }
 

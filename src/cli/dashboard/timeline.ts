@@ -148,8 +148,12 @@ function updateStartedInRollout(node: Node, context: RolloutContext): number | u
   return started !== undefined && started >= context.startedAt ? started : undefined;
 }
 
-/** The state `node` is in at `now`. */
-export function nodeState(node: Node, context: RolloutContext, now: number): TimelineState {
+/**
+ * The state `node` is in at `now`. `arrived`: when the controller saw it reach the target healthy (the
+ * pool's recorded episode), which a later Ready transition (a restart of the node or of `up`) does not
+ * move: its soak is counted from then.
+ */
+export function nodeState(node: Node, context: RolloutContext, now: number, arrived?: number): TimelineState {
   const a = node.metadata.annotations ?? {};
   const target = context.target;
   const current = a[CURRENT_REVISION_ANNOTATION];
@@ -173,7 +177,8 @@ export function nodeState(node: Node, context: RolloutContext, now: number): Tim
   if (!ready) return 'notready';
   const started = updateStartedInRollout(node, context);
   if (started !== undefined && context.minReadySeconds > 0) {
-    const healthySince = Math.max(started, since ?? started);
+    const healthySince =
+      arrived !== undefined && arrived >= started ? arrived : Math.max(started, since ?? started);
     if (now - healthySince < context.minReadySeconds * 1000) return 'soaking';
   }
   return started !== undefined && context.rollbackFrom !== undefined ? 'rolledback' : 'done';
@@ -237,7 +242,7 @@ export function reconstructTrack(
   const start = context.startedAt;
   const zone = zoneOf(node, context);
   const track: NodeTrack = { name: node.metadata.name, ...(zone ? { zone } : {}), segments: [] };
-  const state = nodeState(node, context, now);
+  const state = nodeState(node, context, now, events.arrived);
   const started = updateStartedInRollout(node, context);
   const push = (s: TimelineState, at: number) => recordState(track, s, Math.min(Math.max(at, start), now));
   if (started === undefined || started > now) {

@@ -11,15 +11,24 @@ function el(tag: string, attrs: Record<string, string>, ...children: (Node | str
   return node;
 }
 
+/** The excerpts unfolded, by pool and node: the page is redrawn on every snapshot, they stay open. */
+const unfolded = new Set<string>();
+
 export function failuresBlock(pool: PoolDashboard): HTMLElement | undefined {
   if (!pool.failures || pool.failures.length === 0) return undefined;
-  const items = pool.failures.map((f) =>
-    el(
+  const items = pool.failures.map((f) => {
+    const key = `${pool.name}/${f.node}`;
+    const details = el(
       'details',
-      { class: 'failure', 'data-node': f.node },
+      { class: 'failure', 'data-node': f.node, ...(unfolded.has(key) ? { open: '' } : {}) },
       el('summary', {}, el('b', {}, f.node), f.current ? ' ' : ' (rolled back) ', f.summary),
       el('pre', { class: 'excerpt' }, f.excerpt || 'the agent sent no journal lines or output'),
-    ),
-  );
+    );
+    details.addEventListener('toggle', () => {
+      if ((details as HTMLDetailsElement).open) unfolded.add(key);
+      else unfolded.delete(key);
+    });
+    return details;
+  });
   return el('div', { class: 'failures' }, el('h3', {}, 'Why it failed'), ...items);
 }
