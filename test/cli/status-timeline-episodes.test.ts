@@ -6,9 +6,16 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { REBOOT_REQUESTED_ANNOTATION } from '../../src/api/node-protocol.ts';
 import { DashboardModel } from '../../src/cli/dashboard/dashboard-model.ts';
-import { ROLLBACK_FROM_ANNOTATION, UPDATE_STARTED_ANNOTATION } from '../../src/controller/annotations.ts';
+import { nodeState } from '../../src/cli/dashboard/timeline.ts';
+import {
+  DRAINING_FOR_ANNOTATION,
+  ROLLBACK_FROM_ANNOTATION,
+  UPDATE_STARTED_ANNOTATION,
+} from '../../src/controller/annotations.ts';
 import { nodeConfigPoolPath } from '../../src/controller/api-paths.ts';
+import type { Node } from '../../src/kube/types.ts';
 import { CliCluster, fileConfig } from './support/cli-cluster.ts';
 
 let cluster: CliCluster;
@@ -48,11 +55,14 @@ before(async () => {
       },
       { node: 'w-1', kind: 'RolledBack', revision: r1, from: iso(80) },
       { node: 'w-2', kind: 'NotReady', from: iso(60), to: iso(50), message: 'KubeletNotReady' },
+      { node: 'w-3', kind: 'Drain', revision: r1, from: iso(75), to: iso(65), message: 'PDB web' },
+      { node: 'w-3', kind: 'Reboot', revision: r1, from: iso(60), to: iso(50) },
     ],
   });
   const labels = { pool: 'workers' };
   await cluster.createNode({ name: 'w-1', labels, current: r1, state: 'Done', annotations: started(85) });
   await cluster.createNode({ name: 'w-2', labels, current: r1, state: 'Done', annotations: started(3550) });
+  await cluster.createNode({ name: 'w-3', labels, current: r1, state: 'Done', annotations: started(3550) });
 
   // steady: s-1 finished at -95 s; then `up` restarted: its Ready condition turned True again just now.
   await cluster.createPool('steady', {
@@ -89,9 +99,11 @@ describe('status --timeline keeps what happened (issue 36)', () => {
     assert.match(row(result.stdout, 'w-1'), /\| rolled back$/);
   });
 
-  it('shows a NotReady episode after the node is Ready again', async () => {
+  it('shows a NotReady episode after the node is Ready again, and drains and reboots', async () => {
     const result = await cluster.cli(['status', 'workers', '--timeline']);
     assert.match(row(result.stdout, 'w-2'), /=+!+=+\| done$/, result.stdout);
+    assert.match(row(result.stdout, 'w-3'), /=+d+=*b+=+\| done$/, result.stdout);
+    assert.match(result.stdout, /d draining {2}b rebooting/);
   });
 
   it('does not repaint a node done before a restart as applying through the downtime', async () => {
@@ -137,5 +149,29 @@ describe('status --timeline keeps what happened (issue 36)', () => {
     } finally {
       await model.stop();
     }
+  });
+
+  it('classifies a node being drained or rebooted live (the dashboard records it as it happens)', () => {
+    const context = {
+      target: 'p-2',
+      startedAt: now - 60_000,
+      minReadySeconds: 0,
+      rollbackFrom: undefined,
+      zoneLabel: 'z',
+    };
+    const node = (annotations: Record<string, string>): Node =>
+      ({
+        metadata: { name: 'n', annotations: { 'nodeherd.io/current-revision': 'p-1', ...annotations } },
+        status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: iso(600) }] },
+      }) as unknown as Node;
+    assert.equal(nodeState(node({ [DRAINING_FOR_ANNOTATION]: 'p-2' }), context, now), 'draining');
+    assert.equal(
+      nodeState(
+        node({ 'nodeherd.io/desired-revision': 'p-2', [REBOOT_REQUESTED_ANNOTATION]: 'r1' }),
+        context,
+        now,
+      ),
+      'rebooting',
+    );
   });
 });
