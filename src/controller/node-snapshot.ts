@@ -114,6 +114,10 @@ function readFreshNodeFacts(node: Node, zoneLabel: string): NodeFacts {
     currentRevision: annotations[CURRENT_REVISION_ANNOTATION] || undefined,
     agentState: annotations[STATE_ANNOTATION] || undefined,
     agentMessage: annotations[MESSAGE_ANNOTATION] || undefined,
+    failureDetail:
+      annotations[STATE_ANNOTATION] === 'Failed' && configReady?.status === 'False'
+        ? configReady.message || undefined
+        : undefined,
     drainingFor: annotations[DRAINING_FOR_ANNOTATION] || undefined,
     rebootRequested: annotations[REBOOT_REQUESTED_ANNOTATION] || undefined,
     rebooted: annotations[REBOOTED_ANNOTATION] || undefined,

@@ -5,7 +5,8 @@
 // revision X is applied") the unit is failed, the kubelet stays down and its Lease goes stale.
 // Every unit, kubelet's included, fails to start when its ExecStart= names a program the machine does
 // not have, as systemd's does (status=203/EXEC). What systemd and the kubelet would log goes to a
-// per-unit journal, and to whoever listens (`nodeherd up` writes it to up.log).
+// per-unit journal (SimulatedSystemd's, which the agent reads as `journalctl -u <unit>` through the
+// executor seam), and to whoever listens (`nodeherd up` writes it to up.log).
 
 import type { SystemdChange } from '../agent/executors/durable-simulated-systemd.ts';
 import { SimulatedSystemd, type SimulatedSystemdOptions } from '../agent/executors/simulated-systemd.ts';
@@ -50,12 +51,7 @@ export interface KubeletSystemdOptions extends SimulatedSystemdOptions {
   locateExecutable?: (program: string) => Promise<string | undefined>;
   /** Reads an EnvironmentFile= of a unit (default: none exist). */
   readEnvironmentFile?: EnvironmentFileReader;
-  /** Each line the simulated journal gets. */
-  onJournal?: (unit: string, message: string) => void;
 }
-
-/** Journal lines kept per unit. */
-const JOURNAL_LINES = 50;
 
 export const KUBELET_UNIT = 'kubelet.service';
 
@@ -94,8 +90,6 @@ export class KubeletSystemd extends SimulatedSystemd {
   private readonly startFails: KubeletStartVerdict | undefined;
   private readonly locate: KubeletSystemdOptions['locateExecutable'];
   private readonly readEnvironmentFile: EnvironmentFileReader;
-  private readonly onJournal: KubeletSystemdOptions['onJournal'];
-  private readonly journals = new Map<string, string[]>();
   /** Why the kubelet last died in startup; undefined once it started cleanly. */
   lastFailure: string | undefined;
 
@@ -113,24 +107,6 @@ export class KubeletSystemd extends SimulatedSystemd {
     this.startFails = options.kubeletStartFails;
     this.locate = options.locateExecutable;
     this.readEnvironmentFile = options.readEnvironmentFile ?? (async () => undefined);
-    this.onJournal = options.onJournal;
-  }
-
-  /** The last lines the unit's journal got (`journalctl -u <unit>`). */
-  journal(unit: string): string[] {
-    return [...(this.journals.get(unit) ?? [])];
-  }
-
-  /** Appends a line to a unit's journal. */
-  log(unit: string, message: string): void {
-    let lines = this.journals.get(unit);
-    if (!lines) {
-      lines = [];
-      this.journals.set(unit, lines);
-    }
-    lines.push(message);
-    if (lines.length > JOURNAL_LINES) lines.shift();
-    this.onJournal?.(unit, message);
   }
 
   /** The command line systemd runs for the unit now (what it loaded, its environment expanded). */

@@ -387,6 +387,11 @@ describe('real nodes: nodeherd-init, then the agent on systemd and apt', { skip,
       60_000,
     );
     assert.match(node.metadata?.annotations?.['nodeherd.io/message'] ?? '', /e2e-broken\.service failed/);
+    // issue 36: the unit's own words, from real journald (journalctl -u through the agent's executor).
+    assert.match(node.metadata?.annotations?.['nodeherd.io/message'] ?? '', /: broken$/);
+    const excerpt = node.status?.conditions?.find((c) => c.type === 'NodeConfigReady')?.message ?? '';
+    assert.match(excerpt, /\njournalctl -u e2e-broken\.service -n 20:\n(.*\n)* {2}broken\n/);
+    assert.match(excerpt, /status=3/);
     assert.equal((await unitState(b, 'e2e-broken.service')).active, 'failed');
     await apply([b], baseSpec('v2\n', 'u2\n', { other: false }));
     const gone = await unitState(b, 'e2e-broken.service');

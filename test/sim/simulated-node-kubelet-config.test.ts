@@ -51,7 +51,7 @@ test('a bad drop-in fails the kubelet on restart, naming the field; fixed, it co
   const expected =
     'failed to validate kubelet configuration, error: invalid configuration: maxPods (--max-pods) -1 must not be a negative number';
   assert.equal(node.snapshot().kubeletFailure, expected);
-  assert.deepEqual(node.systemd.journal('kubelet.service'), [
+  assert.deepEqual(node.systemd.journalLines('kubelet.service'), [
     `"command failed" err="${expected}"`,
     'kubelet.service: Main process exited, code=exited, status=1/FAILURE',
     "kubelet.service: Failed with result 'exit-code'.",
@@ -102,7 +102,7 @@ test('a drop-in whose ExecStart names a missing kubelet binary: 203/EXEC, the ku
   assert.match(node.snapshot().kubeletFailure ?? '', /status=203\/EXEC/);
   assert.ok(
     node.systemd
-      .journal('kubelet.service')
+      .journalLines('kubelet.service')
       .includes('kubelet.service: Main process exited, code=exited, status=203/EXEC'),
   );
 });

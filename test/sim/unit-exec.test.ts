@@ -39,7 +39,7 @@ test('Type=exec: systemctl start fails with 203/EXEC and the unit is failed', as
   await systemd.daemonReload();
   await assert.rejects(systemd.start('app.service'), /Job for app\.service failed.*status=203\/EXEC/);
   assert.equal(await systemd.isFailed('app.service'), true);
-  assert.deepEqual(systemd.journal('app.service'), [
+  assert.deepEqual(systemd.journalLines('app.service'), [
     'app.service: Failed to locate executable /usr/bin/no-such-app: No such file or directory',
     'app.service: Failed at step EXEC spawning /usr/bin/no-such-app: No such file or directory',
     'app.service: Main process exited, code=exited, status=203/EXEC',

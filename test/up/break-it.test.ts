@@ -4,7 +4,9 @@
 // simulated kubelet refuses the configuration and exits, the kubelet unit fails with kubelet's own
 // message naming the field, the agent reports Failed, and the pool's failure policy rolls it back by
 // itself: every node ends on the previous revision, no other node ever got the bad one, and
-// `nodeherd status` shows the rollback.
+// `nodeherd status` shows the rollback. Issue 36: the kubelet's reason is where the operator looks —
+// the Event, `status` (its first line), `status --node` (the whole journal excerpt), the timeline's
+// failed mark, and the pool's recorded episodes — not only in up.log.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -18,10 +20,13 @@ import {
   DESIRED_REVISION_ANNOTATION,
   STATE_ANNOTATION,
 } from '../../src/api/node-protocol.ts';
+import type { RolloutEvent } from '../../src/controller/notifications/rollout-events.ts';
+import { WEBHOOK_LABEL } from '../../src/controller/notifications/webhook-config.ts';
 import type { KubeClient } from '../../src/kube/kube-client.ts';
 import { LocalCluster } from '../../src/up/local-cluster.ts';
 import { KUBE_YAML } from '../../src/util/kube-yaml.ts';
 import { REPO_ROOT, runCli } from '../cli/support/cli-cluster.ts';
+import { WebhookReceiver } from '../controller/notifications/receiver.ts';
 import { eventually as pollUntil } from '../support/eventually.ts';
 
 const GROUP = '/apis/nodeherd.io/v1alpha1';
@@ -30,8 +35,10 @@ const NODES = 3;
 
 const stateDir = mkdtempSync(join(tmpdir(), 'nodeherd-break-it-'));
 let cluster: LocalCluster | undefined;
+let receiver: WebhookReceiver | undefined;
 after(async () => {
   await cluster?.stop();
+  await receiver?.stop();
   rmSync(stateDir, { recursive: true, force: true });
 });
 
@@ -103,6 +110,16 @@ test('break it on purpose: maxPods -1 fails the canary, the pool rolls back by i
     const target = (await pool(client)).status?.targetRevision;
     return target && (await allOn(client, target)) ? target : undefined;
   });
+
+  // A webhook an administrator configured, named by the pool: the notifications carry the reason too.
+  receiver = await new WebhookReceiver().start();
+  await client.create('/api/v1/namespaces/nodeherd/secrets', {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'ops', namespace: 'nodeherd', labels: { [WEBHOOK_LABEL]: 'true' } },
+    stringData: { url: `${receiver.url}/hooks/ops`, format: 'json' },
+  });
+  await client.patch(`${GROUP}/nodeconfigpools/workers`, { spec: { notifications: { webhooks: ['ops'] } } });
 
   // Which revision each node is ever told to take, from the moment the bad change goes in.
   const told = new Map<string, Set<string>>();
@@ -177,9 +194,48 @@ test('break it on purpose: maxPods -1 fails the canary, the pool rolls back by i
       lines.join('\n'),
     );
 
-    // `nodeherd status` shows the rollback.
-    const status = await runCli(['status', 'workers'], { env: { KUBECONFIG: cluster.kubeconfigPath } });
+    // `nodeherd status` shows the rollback, and why the canary failed in the kubelet's own words.
+    const env = { env: { KUBECONFIG: cluster.kubeconfigPath } };
+    const status = await runCli(['status', 'workers'], env);
     assert.equal(status.code, 0, status.stderr);
+    assert.match(
+      status.stdout,
+      new RegExp(
+        `failed ${canary} \\(rolled back\\): revision ${bad} failed: unit kubelet\\.service failed \\(failed\\): .*maxPods \\(--max-pods\\) -1 must not be a negative number`,
+      ),
+      status.stdout,
+    );
+    const detail = await runCli(['status', 'workers', '--node', canary], env);
+    assert.equal(detail.code, 0, detail.stderr);
+    assert.match(detail.stdout, /journalctl -u kubelet\.service -n 20:/, detail.stdout);
+    assert.match(detail.stdout, /"command failed" err="failed to validate kubelet configuration/);
+    assert.match(detail.stdout, /kubelet\.service: Main process exited, code=exited, status=1\/FAILURE/);
+    const events = await client.list<{
+      reason?: string;
+      message?: string;
+      involvedObject?: { name?: string };
+    }>('/api/v1/events', { fieldSelector: `involvedObject.name=${canary}` });
+    const failedEvent = events.items.find((e) => e.reason === 'Failed');
+    assert.match(failedEvent?.message ?? '', /maxPods \(--max-pods\) -1 must not be a negative number/);
+    const episodes =
+      (
+        await client.get<{
+          status?: { episodes?: { node: string; kind: string; revision?: string; message?: string }[] };
+        }>(`${GROUP}/nodeconfigpools/workers`)
+      ).status?.episodes ?? [];
+    const failure = episodes.find((e) => e.node === canary && e.kind === 'Failed');
+    assert.equal(failure?.revision, bad);
+    assert.match(failure?.message ?? '', /must not be a negative number/);
+    const notified = await eventually('the RolledBack notification', async () =>
+      receiver!.received
+        .map((r) => r.body as RolloutEvent)
+        .find((e) => e.kind === 'RolledBack' && e.revision === bad),
+    );
+    assert.match(notified.message, /maxPods \(--max-pods\) -1 must not be a negative number/);
+    const timeline = await runCli(['status', 'workers', '--timeline'], env);
+    assert.equal(timeline.code, 0, timeline.stderr);
+    const row = timeline.stdout.split('\n').find((l) => l.trimStart().startsWith(`${canary} `)) ?? '';
+    assert.match(row, /X/, `the canary's failed mark: ${timeline.stdout}`);
     assert.match(status.stdout, /pool workers/);
     assert.match(status.stdout, new RegExp(`target revision\\s+${good}`));
     assert.match(status.stdout, /RolledBack\s+True\s+FailurePolicy/);

@@ -19,6 +19,10 @@ export interface FailureRecord {
   rollback: RollbackState;
   /** The revision restored by the rollback. */
   rolledBackTo?: string;
+  /** The failing program's line that says why (failure-excerpt.ts), redacted. */
+  cause?: string;
+  /** The failed unit's journal and the probe's or command's output, redacted and bounded. */
+  excerpt?: string;
 }
 
 function isFailureRecord(value: unknown): value is FailureRecord {

@@ -8,6 +8,8 @@ export interface ProbeResult {
   ok: boolean;
   /** Why it failed, or what it saw. */
   detail: string;
+  /** An exec probe's output (stderr, then stdout), for the failure excerpt. */
+  output?: string;
 }
 
 export interface ProbeRunner {
@@ -80,9 +82,16 @@ function execProbe(
     // Loaded on first use: most nodes never declare an exec probe.
     const { execFile } = process.getBuiltinModule('node:child_process') as ChildProcessModule;
     try {
-      execFile(file, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 }, (error) => {
+      execFile(file, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 }, (error, stdout, stderr) => {
         if (!error) resolve({ ok: true, detail: `${name} exited 0` });
-        else resolve({ ok: false, detail: `${name}: ${error.message.split('\n')[0]}` });
+        else {
+          const output = [String(stderr ?? ''), String(stdout ?? '')].filter((t) => t.trim()).join('\n');
+          resolve({
+            ok: false,
+            detail: `${name}: ${error.message.split('\n')[0]}`,
+            ...(output ? { output } : {}),
+          });
+        }
       });
     } catch (error) {
       // Invalid arguments throw instead of calling back: a failed probe, not a failed apply.

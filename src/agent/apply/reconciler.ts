@@ -26,7 +26,9 @@ import type { DesiredSnapshot } from '../watch/desired-revision-watcher.ts';
 import { laterNode, type NodeObject, type RevisionObject } from '../watch/kube-objects.ts';
 import type { ActionExecutors } from './action-executor.ts';
 import { type ApplyHooks, type ApplyRunResult, runPlan } from './apply-runner.ts';
+import { type FailureEvidence, gatherExcerpt, unitOfAction } from './failure-excerpt.ts';
 import { type FailureRecord, FailureStore } from './failure-record.ts';
+import { failedConditionMessage, failureMessage } from './failure-report.ts';
 import type { ProbeRunner } from './health-probe.ts';
 import { InFlightStore } from './in-flight-record.ts';
 import type { RollbackPolicy } from './pool-rollback-policy.ts';
@@ -267,7 +269,7 @@ export class Reconciler {
     recorded.catch(() => {}); // its failure fails runPlan; this only keeps it from counting as unhandled
     const run = await this.execute(steps, target, recovering, recorded);
     if (run === 'halted') return {};
-    if (run.outcome === 'failed') return this.fail(target, `${run.action.id}: ${run.error.message}`, started);
+    if (run.outcome === 'failed') return this.fail(target, actionFailure(run), started);
     passing.push(
       this.report({
         state: 'Verifying',
@@ -277,7 +279,7 @@ export class Reconciler {
       }),
     );
     const verified = await this.verify(target);
-    if (!verified.ok) return this.fail(target, verified.reason, started);
+    if (!verified.ok) return this.fail(target, verified, started);
     const cleanup = await this.commit(target);
     metrics.observeApply('success', (clock.now() - started) / 1000);
     logger.info({ revision: target.name, executed: run.executed, resumed: run.skipped }, 'applied');
@@ -395,10 +397,22 @@ export class Reconciler {
     ]).then(() => undefined);
   }
 
-  private async fail(target: RevisionRef, reason: string, started: number): Promise<ReconcileResult> {
+  private async fail(
+    target: RevisionRef,
+    failure: { reason: string; evidence: FailureEvidence },
+    started: number,
+  ): Promise<ReconcileResult> {
     const { clock, logger, metrics, reporter } = this.options;
     metrics.applyFailures.inc();
     metrics.observeApply('failure', (clock.now() - started) / 1000);
+    // Now, while the node's files still hold the failed revision's Secret values (to redact them).
+    const configs = [configOf(target), this.lastApplied && configOf(this.lastApplied)];
+    const { reason, cause, text } = await gatherExcerpt(
+      failure.reason,
+      failure.evidence,
+      this.options.executors,
+      configs,
+    );
     const previous = this.failures.current;
     const attempts =
       previous && sameRevision({ name: previous.revisionName, hash: previous.revisionHash }, target)
@@ -414,10 +428,12 @@ export class Reconciler {
       failedAt: clock.now(),
       attempts,
       rollback: rollBack ? 'in-progress' : 'none',
+      ...(cause !== undefined ? { cause } : {}),
+      ...(text !== '' ? { excerpt: text } : {}),
     };
     await this.failures.write(record);
-    logger.error({ revision: target.name, reason, attempts, rollBack }, 'apply failed');
-    await reporter.event('Warning', EVENT_REASONS.failed, `revision ${target.name} failed: ${reason}`);
+    logger.error({ revision: target.name, reason, cause, attempts, rollBack }, 'apply failed');
+    await reporter.event('Warning', EVENT_REASONS.failed, failureMessage(record, ''));
     if (rollBack) return this.rollBack(target, record, started);
     await this.report(this.failedReport(record));
     return { retryAt: record.failedAt + this.backoff(attempts) };
@@ -445,10 +461,14 @@ export class Reconciler {
     await this.inFlight.add(failed);
     await this.report({
       state: 'Failed',
-      message: `revision ${failed.name} failed: ${record.reason}; rolling back to ${last.name}`,
+      message: failureMessage(record, `; rolling back to ${last.name}`),
       stateRevision: failed.name,
       currentRevision: last.name,
-      condition: { status: 'False', reason: 'RollingBack', message: `rolling back to ${last.name}` },
+      condition: {
+        status: 'False',
+        reason: 'RollingBack',
+        message: failedConditionMessage(record, `; rolling back to ${last.name}`),
+      },
     });
     const { plan: restore, recovering } = this.planTo(last);
     // planTo(failed) is the failed apply's own plan (it is the one unfinished revision left out).
@@ -477,10 +497,11 @@ export class Reconciler {
     metrics.rollbacks.inc();
     metrics.observeApply('rollback', (clock.now() - started) / 1000);
     logger.warn({ from: failed.name, to: last.name }, 'rolled back');
+    const cause = record.cause !== undefined ? `: ${record.cause}` : '';
     await reporter.event(
       'Warning',
       EVENT_REASONS.rolledBack,
-      `revision ${failed.name} failed (${record.reason}); restored ${last.name}: ${steps.summary}`,
+      `revision ${failed.name} failed (${record.reason}${cause}); restored ${last.name}: ${steps.summary}`,
     );
     await this.report(this.failedReport(done));
     return {};
@@ -490,7 +511,7 @@ export class Reconciler {
     const rolledBack = record.rollback === 'done' ? `; rolled back to ${record.rolledBackTo}` : '';
     return {
       state: 'Failed',
-      message: `revision ${record.revisionName} failed: ${record.reason}${rolledBack}`,
+      message: failureMessage(record, rolledBack),
       stateRevision: record.revisionName,
       currentRevision: this.lastApplied?.name,
       condition: {
@@ -501,7 +522,7 @@ export class Reconciler {
             : record.rollback === 'failed'
               ? 'RollbackFailed'
               : 'ApplyFailed',
-        message: `revision ${record.revisionName} failed${rolledBack}`,
+        message: failedConditionMessage(record, rolledBack),
       },
     };
   }
@@ -599,6 +620,21 @@ function isRevisionSpec(spec: unknown): spec is RevisionSpec {
     Array.isArray(s.config.files) &&
     Array.isArray(s.config.units)
   );
+}
+
+/** A failed plan action as a failure: its error, and the unit it acted on (whose journal explains it). */
+function actionFailure(run: Extract<ApplyRunResult, { outcome: 'failed' }>): {
+  reason: string;
+  evidence: FailureEvidence;
+} {
+  const unit = unitOfAction(run.action as { kind: string; name?: string });
+  const message = run.error.message;
+  // The command's own output (systemctl's, apt's) is the error's text after its first line.
+  const output = message.includes('\n') ? { output: message, outputTitle: 'command output' } : {};
+  return {
+    reason: `${run.action.id}: ${message.split('\n')[0]}`,
+    evidence: { ...(unit !== undefined ? { unit } : {}), ...output },
+  };
 }
 
 // A recovery plan retires units an unfinished apply may never have created: stopping or disabling

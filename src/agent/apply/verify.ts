@@ -11,6 +11,7 @@ import type { RenderedConfig, RenderedUnit } from '../../api/types.ts';
 import { monotonicMs } from '../../util/monotonic.ts';
 import { sleep } from '../../util/sleep.ts';
 import type { SystemdExecutor, UnitStatus } from '../executors/types.ts';
+import type { FailureEvidence } from './failure-excerpt.ts';
 import type { ProbeRunner } from './health-probe.ts';
 
 export interface VerifyOptions {
@@ -27,20 +28,26 @@ export interface VerifyOptions {
 /** How long a unit must have stayed active before verification counts it as started. */
 export const UNIT_SETTLE_MS = 1000;
 
-export type VerifyResult = { ok: true; checked: number } | { ok: false; reason: string };
+export type VerifyResult =
+  | { ok: true; checked: number }
+  | { ok: false; reason: string; evidence: FailureEvidence };
 
 export async function verifyConfig(config: RenderedConfig, options: VerifyOptions): Promise<VerifyResult> {
   const running = config.units.filter((u) => u.state === 'running' && !isTemplateUnit(u.name));
   for (const unit of running) {
     const problem = await waitActive(unit, options);
-    if (problem) return { ok: false, reason: problem };
+    if (problem) return { ok: false, reason: problem, evidence: { unit: unit.name } };
   }
   const probed = config.units.filter(
     (u) => u.healthProbe && u.state !== 'stopped' && !isTemplateUnit(u.name),
   );
   for (const unit of probed) {
     const problem = await probeUntilHealthy(unit, options);
-    if (problem) return { ok: false, reason: problem };
+    if (problem) {
+      const output =
+        problem.output !== undefined ? { output: problem.output, outputTitle: 'probe output' } : {};
+      return { ok: false, reason: problem.reason, evidence: { unit: unit.name, ...output } };
+    }
   }
   return { ok: true, checked: running.length + probed.length };
 }
@@ -84,7 +91,10 @@ function activeForMs(status: UnitStatus): number {
 /** An attempt gets at least this long: a sliver of time left over would only report its own timeout. */
 const MIN_PROBE_ATTEMPT_MS = 200;
 
-async function probeUntilHealthy(unit: RenderedUnit, options: VerifyOptions): Promise<string | undefined> {
+async function probeUntilHealthy(
+  unit: RenderedUnit,
+  options: VerifyOptions,
+): Promise<{ reason: string; output?: string } | undefined> {
   const probe = unit.healthProbe!;
   const limitMs = (probe.timeoutSeconds ?? 10) * 1000;
   const deadline = monotonicMs() + limitMs;
@@ -92,7 +102,8 @@ async function probeUntilHealthy(unit: RenderedUnit, options: VerifyOptions): Pr
     const result = await options.probes.run(probe, Math.max(MIN_PROBE_ATTEMPT_MS, deadline - monotonicMs()));
     if (result.ok) return undefined;
     if (deadline - monotonicMs() < options.intervalMs + MIN_PROBE_ATTEMPT_MS) {
-      return `health probe of ${unit.name} failed within ${limitMs / 1000} s: ${result.detail}`;
+      const reason = `health probe of ${unit.name} failed within ${limitMs / 1000} s: ${result.detail}`;
+      return { reason, ...(result.output !== undefined ? { output: result.output } : {}) };
     }
     await sleep(options.intervalMs);
   }

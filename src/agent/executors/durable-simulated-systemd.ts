@@ -131,6 +131,9 @@ export class DurableSimulatedSystemd<S extends SimulatedSystemd = SimulatedSyste
   status(name: string): Promise<UnitStatus> {
     return this.simulation.status(name);
   }
+  journal(name: string, lines: number): Promise<string[]> {
+    return this.simulation.journal(name, lines);
+  }
 
   private async change(op: Change['op'], args: string[], run: () => Promise<void>): Promise<void> {
     await run();

@@ -44,7 +44,12 @@ export interface SimulatedUnit {
 export interface SimulatedSystemdOptions extends SimulationTiming<SystemdOperation> {
   /** Units present before the agent runs (vendor units, loaded; active ones are running). */
   units?: Record<string, { content?: string; enabled?: boolean; active?: boolean }>;
+  /** Each line the simulated journal gets. */
+  onJournal?: (unit: string, message: string) => void;
 }
+
+/** Journal lines kept per unit. */
+const JOURNAL_LINES = 50;
 
 export class UnitNotFoundError extends Error {
   constructor(name: string, why: string) {
@@ -56,9 +61,12 @@ export class UnitNotFoundError extends Error {
 export class SimulatedSystemd implements SystemdExecutor {
   readonly recorder: SimulationRecorder<SystemdOperation>;
   private readonly units = new Map<string, SimulatedUnit>();
+  private readonly journals = new Map<string, string[]>();
+  private readonly onJournal: SimulatedSystemdOptions['onJournal'];
 
   constructor(options: SimulatedSystemdOptions = {}) {
     this.recorder = new SimulationRecorder(options);
+    this.onJournal = options.onJournal;
     for (const [name, seed] of Object.entries(options.units ?? {})) {
       assertUnitName(name);
       const unit = this.entry(name);
@@ -86,6 +94,29 @@ export class SimulatedSystemd implements SystemdExecutor {
 
   unitNames(): string[] {
     return [...this.units.keys()].sort();
+  }
+
+  /** Every line the unit's journal keeps (the last 50), oldest first. */
+  journalLines(unit: string): string[] {
+    return [...(this.journals.get(unit) ?? [])];
+  }
+
+  /** Appends a line to a unit's journal (what the unit's program or systemd would log about it). */
+  log(unit: string, message: string): void {
+    let lines = this.journals.get(unit);
+    if (!lines) {
+      lines = [];
+      this.journals.set(unit, lines);
+    }
+    lines.push(message);
+    if (lines.length > JOURNAL_LINES) lines.shift();
+    this.onJournal?.(unit, message);
+  }
+
+  /** `journalctl -u <name> -n <lines> -o cat`. */
+  async journal(name: string, lines: number): Promise<string[]> {
+    assertUnitName(name);
+    return lines > 0 ? this.journalLines(name).slice(-lines) : [];
   }
 
   /** Successful restarts of `name` through this executor. */

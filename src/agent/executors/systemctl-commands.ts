@@ -34,6 +34,14 @@ export function unitVerbArgs(verb: UnitVerb, unit: string, options: { noBlock?: 
   return [...COMMON, ...noReload, ...(options.noBlock ? ['--no-block'] : []), verb, unit];
 }
 
+/** `journalctl -u <unit> -n <lines> --no-pager -o cat`: the unit's last lines, message text only. */
+export function journalArgs(unit: string, lines: number): string[] {
+  assertUnitName(unit);
+  if (!Number.isInteger(lines) || lines < 1)
+    throw new Error(`journal lines: ${lines} is not a positive integer`);
+  return ['-u', unit, '-n', String(lines), '--no-pager', '-o', 'cat'];
+}
+
 export function showArgs(unit: string): string[] {
   assertUnitName(unit);
   return [...COMMON, 'show', `--property=${SHOWN_PROPERTIES.join(',')}`, unit];

@@ -10,6 +10,7 @@ import { assertLiveCommandsAllowed } from './live-system-guard.ts';
 import { LocalFileExecutor } from './local-file-executor.ts';
 import {
   daemonReloadArgs,
+  journalArgs,
   parseShowOutput,
   showArgs,
   type UnitVerb,
@@ -20,6 +21,9 @@ import { dropInDirectory, dropInPath, unitFilePath } from './unit-names.ts';
 
 const UNIT_FILE_MODE = 0o644;
 const DEFAULT_TIMEOUT_MS = 5 * 60_000; // above systemd's default 90 s start timeout, with margin
+/** journalctl is asked only after a failure: it must not hold the report up for long. */
+const JOURNAL_TIMEOUT_MS = 10_000;
+const JOURNAL_MAX_OUTPUT_BYTES = 1024 * 1024;
 
 export interface SystemctlExecutorOptions {
   /** Default '/'. */
@@ -29,6 +33,8 @@ export interface SystemctlExecutorOptions {
   runner?: CommandRunner;
   /** Default 'systemctl' (looked up in PATH). */
   systemctlPath?: string;
+  /** Default 'journalctl' (looked up in PATH), run through the same runner (the node's namespaces). */
+  journalctlPath?: string;
   /** Run systemctl even though rootDir is not '/'; see the comment at the top. */
   allowLiveCommands?: boolean;
   timeoutMs?: number;
@@ -44,6 +50,7 @@ export class SystemctlExecutor implements SystemdExecutor {
   private readonly files: FileExecutor;
   private readonly runner: CommandRunner;
   private readonly systemctlPath: string;
+  private readonly journalctlPath: string;
   private readonly allowLiveCommands: boolean;
   private readonly timeoutMs: number;
   private readonly invocationId: string | undefined;
@@ -53,6 +60,7 @@ export class SystemctlExecutor implements SystemdExecutor {
     this.files = options.files ?? new LocalFileExecutor(this.rootDir);
     this.runner = options.runner ?? execFileRunner;
     this.systemctlPath = options.systemctlPath ?? 'systemctl';
+    this.journalctlPath = options.journalctlPath ?? 'journalctl';
     this.allowLiveCommands = options.allowLiveCommands ?? false;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.invocationId = 'invocationId' in options ? options.invocationId : process.env.INVOCATION_ID;
@@ -147,6 +155,23 @@ export class SystemctlExecutor implements SystemdExecutor {
     if (state) return state;
     if (/No such file|not found|does not exist/i.test(result.stderr)) return 'not-found';
     throw new CommandError(this.systemctlPath, args, result);
+  }
+
+  async journal(name: string, lines: number): Promise<string[]> {
+    assertLiveCommandsAllowed('journalctl', this.rootDir, this.allowLiveCommands);
+    const args = journalArgs(name, lines);
+    try {
+      // Bounded: -n caps the lines, maxOutputBytes a unit that logs enormous lines.
+      const result = await this.runner.run(this.journalctlPath, args, {
+        timeoutMs: JOURNAL_TIMEOUT_MS,
+        maxOutputBytes: JOURNAL_MAX_OUTPUT_BYTES,
+      });
+      if (result.code !== 0) return [];
+      return result.stdout.split('\n').filter((line, i, all) => line !== '' || i < all.length - 1);
+    } catch {
+      // No journalctl, or output past the cap: the failure is reported without its journal.
+      return [];
+    }
   }
 
   private async verb(verb: UnitVerb, name: string): Promise<void> {

@@ -98,6 +98,12 @@ export interface SystemdExecutor {
    * and enable/disable run without one.
    */
   unitFileState(name: string): Promise<string>;
+  /**
+   * The unit's last `lines` journal lines, oldest first, message text only
+   * (`journalctl -u <name> -n <lines> --no-pager -o cat`): why a unit failed, in its own words.
+   * Empty where the journal has nothing (or cannot be read: this only explains a failure).
+   */
+  journal(name: string, lines: number): Promise<string[]>;
 }
 
 /**

@@ -27,6 +27,11 @@ import { buildNodeEvent, type EventType } from './node-event.ts';
 
 /** Annotation values stay readable in `kubectl describe`; the full story is in the agent's log. */
 const MAX_MESSAGE_BYTES = 1024;
+/**
+ * A condition's message carries a failure's excerpt (the journal lines, failure-excerpt.ts): the API
+ * server takes up to 32 KiB (metav1.Condition's maxLength); nodeherd keeps it to 8 KiB.
+ */
+export const MAX_CONDITION_MESSAGE_BYTES = 8192;
 /** Undelivered events kept for retry; older ones are dropped first. */
 const MAX_PENDING_EVENTS = 20;
 
@@ -117,7 +122,7 @@ export class NodeReporter {
 
   /** Sets a condition of the agent's other than NodeConfigReady; resolves false if the write failed. */
   async condition(type: string, report: ConditionReport): Promise<boolean> {
-    this.conditions.set(type, { ...report, message: truncate(report.message) });
+    this.conditions.set(type, { ...report, message: truncateCondition(report.message) });
     return this.retry();
   }
 
@@ -253,7 +258,7 @@ export class NodeReporter {
     wanted: { status: ConditionStatus; reason: string; message: string },
   ): NodeCondition | undefined {
     const current = this.node?.status?.conditions?.find((c) => c.type === type);
-    const message = truncate(wanted.message);
+    const message = truncateCondition(wanted.message);
     if (
       current &&
       current.status === wanted.status &&
@@ -293,4 +298,8 @@ export class NodeReporter {
 /** The API server refuses Event messages over 1,024 bytes (kube's NoteLengthLimit). */
 function truncate(message: string): string {
   return truncateUtf8(message, MAX_MESSAGE_BYTES);
+}
+
+function truncateCondition(message: string): string {
+  return truncateUtf8(message, MAX_CONDITION_MESSAGE_BYTES);
 }

@@ -11,6 +11,7 @@ import type { KubeClient } from '../../kube/kube-client.ts';
 import type { KubeObject, Node } from '../../kube/types.ts';
 import { kubeTime } from '../../util/kube-time.ts';
 import { poolMembers, poolsOfNode } from '../pool-objects.ts';
+import { type FailureExcerptView, failureExcerpts } from '../status/failure-view.ts';
 import { buildFleetStatus, type FleetStatus } from '../status/fleet-status.ts';
 import {
   eventTimeOf,
@@ -29,6 +30,7 @@ import {
   recordState,
   rolloutContext,
 } from './timeline.ts';
+import { arrivalTimes, episodesByNode, withArrivals, withEpisodes } from './timeline-episodes.ts';
 
 interface CoreEvent extends KubeObject, NodeEvent {
   metadata: KubeObject['metadata'];
@@ -59,6 +61,8 @@ export interface PoolDashboard {
   revisions: RevisionView[];
   /** The latest Events of the pool's nodes, newest first. */
   events: EventView[];
+  /** Why its nodes failed, in their agents' words (the unit's journal lines): failed now, or behind the rollback. */
+  failures: FailureExcerptView[];
   /** The pool's rollbackTo, generation and observedGeneration: whether a request is still pending. */
   generation?: number;
   observedGeneration?: number;
@@ -185,12 +189,19 @@ export class DashboardModel {
     if (pools.length !== 1) return;
     const recording = this.recording(pools[0]!, now);
     const track = recording.tracks.get(node.metadata.name);
-    if (track) recordState(track, nodeState(node, recording.context, now), now);
-    else
+    if (track) {
+      const arrived = arrivalTimes(
+        episodesByNode(pools[0]!).get(node.metadata.name),
+        recording.context.target,
+      );
+      recordState(track, nodeState(node, recording.context, now, arrived.arrived), now);
+    } else {
+      const times = withArrivals(this.eventTimes(), pools[0]!);
       recording.tracks.set(
         node.metadata.name,
-        reconstructTrack(node, recording.context, now, this.eventTimes().get(node.metadata.name)),
+        reconstructTrack(node, recording.context, now, times.get(node.metadata.name)),
       );
+    }
   }
 
   private eventTimes(): Map<string, NodeEventTimes> {
@@ -224,17 +235,23 @@ export class DashboardModel {
       }
       recordPaused(recording.paused, isPaused(pool), now);
       const target = recording.context.target;
+      const start = Math.min(recording.context.startedAt, now);
+      const episodes = episodesByNode(pool);
       views.push({
         name,
         timeline: {
           pool: name,
           ...(target ? { target } : {}),
-          start: Math.min(recording.context.startedAt, now),
+          start,
           end: now,
-          tracks: members.map((n) => recording.tracks.get(n.metadata.name)!),
+          // What the controller recorded (status.episodes) over what this process saw or reconstructed.
+          tracks: members.map((n) =>
+            withEpisodes(recording.tracks.get(n.metadata.name)!, episodes.get(n.metadata.name), start, now),
+          ),
           paused: recording.paused,
         },
         history: pool.status?.history ?? [],
+        failures: failureExcerpts(pool, members),
         revisions: revisions
           .filter((r) => r.spec?.pool === name)
           .map((r) => ({

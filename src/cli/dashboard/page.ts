@@ -3,6 +3,9 @@
 // secret: its requests carry the dashboard's cookie (request-guard.ts).
 
 const STYLE = `
+:root { --draining:#b8a27a; --rebooting:#c2577f; }
+.failures details { margin:.2em 0; } .failures summary { cursor:pointer; }
+.failures pre.excerpt { margin:.3em 0 .6em 1.2em; padding:.5em; background:var(--bg); border:1px solid var(--line); overflow-x:auto; max-height:24em; }
 :root { --waiting:#c9ced6; --applying:#f2b33d; --notready:#e8702a; --soaking:#7fb2e5; --done:#3fa66b;
   --failed:#d93a3a; --rolledback:#9b6bd6; --paused:rgba(60,70,90,.18); --fg:#1d232b; --muted:#67707c; --line:#e3e6ea; --bg:#f7f8fa; }
 * { box-sizing: border-box; }

@@ -7,11 +7,17 @@
 import {
   CURRENT_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
+  REBOOT_REQUESTED_ANNOTATION,
+  REBOOTED_ANNOTATION,
   STATE_ANNOTATION,
   STATE_REVISION_ANNOTATION,
 } from '../../api/node-protocol.ts';
 import type { NodeConfigPool } from '../../api/types.ts';
-import { ROLLBACK_FROM_ANNOTATION, UPDATE_STARTED_ANNOTATION } from '../../controller/annotations.ts';
+import {
+  DRAINING_FOR_ANNOTATION,
+  ROLLBACK_FROM_ANNOTATION,
+  UPDATE_STARTED_ANNOTATION,
+} from '../../controller/annotations.ts';
 import { readyCondition } from '../../kube/conditions.ts';
 import type { Node } from '../../kube/types.ts';
 
@@ -24,12 +30,16 @@ export const TIMELINE_STATES = [
   'done',
   'failed',
   'rolledback',
+  'draining',
+  'rebooting',
 ] as const;
 export type TimelineState = (typeof TIMELINE_STATES)[number];
 
 export const STATE_LABELS: Record<TimelineState, string> = {
   waiting: 'waiting',
+  draining: 'draining',
   applying: 'applying',
+  rebooting: 'rebooting',
   notready: 'NotReady',
   soaking: 'soaking',
   done: 'done',
@@ -39,9 +49,11 @@ export const STATE_LABELS: Record<TimelineState, string> = {
 
 /** Which state a bucket shows when a node (or a group) was in several: problems first. */
 const SEVERITY: Record<TimelineState, number> = {
-  failed: 6,
-  notready: 5,
-  applying: 4,
+  failed: 8,
+  notready: 7,
+  rebooting: 6,
+  applying: 5,
+  draining: 4,
   soaking: 3,
   rolledback: 2,
   waiting: 1,
@@ -113,9 +125,17 @@ export function rolloutContext(pool: NodeConfigPool, fallbackStart: number): Rol
   const record = [...history].reverse().find((r) => r.name !== undefined && r.name === target);
   const rolling = pool.spec.updateStrategy?.rollingUpdate;
   const rollbackFrom = pool.metadata.annotations?.[ROLLBACK_FROM_ANNOTATION];
+  // A rollback's timeline begins with the rollout it undid: the failed node's mark is part of it.
+  const undone = rollbackFrom
+    ? [...history].reverse().find((r) => r.name === rollbackFrom && r.result !== 'InProgress')
+    : undefined;
+  const started = time(record?.startedAt);
+  const undoneStart = time(undone?.startedAt);
   return {
     target,
-    startedAt: time(record?.startedAt) ?? fallbackStart,
+    startedAt:
+      (started !== undefined && undoneStart !== undefined ? Math.min(started, undoneStart) : started) ??
+      fallbackStart,
     minReadySeconds: rolling?.minReadySeconds ?? 0,
     rollbackFrom: rollbackFrom || undefined,
     zoneLabel: rolling?.zoneLabel ?? DEFAULT_ZONE_LABEL,
@@ -128,8 +148,12 @@ function updateStartedInRollout(node: Node, context: RolloutContext): number | u
   return started !== undefined && started >= context.startedAt ? started : undefined;
 }
 
-/** The state `node` is in at `now`. */
-export function nodeState(node: Node, context: RolloutContext, now: number): TimelineState {
+/**
+ * The state `node` is in at `now`. `arrived`: when the controller saw it reach the target healthy (the
+ * pool's recorded episode), which a later Ready transition (a restart of the node or of `up`) does not
+ * move: its soak is counted from then.
+ */
+export function nodeState(node: Node, context: RolloutContext, now: number, arrived?: number): TimelineState {
   const a = node.metadata.annotations ?? {};
   const target = context.target;
   const current = a[CURRENT_REVISION_ANNOTATION];
@@ -139,6 +163,9 @@ export function nodeState(node: Node, context: RolloutContext, now: number): Tim
   const { ready, since } = readiness(node);
   if (target === undefined) return current ? 'done' : 'waiting';
   if (state === 'Failed' && (stateRevision === undefined || stateRevision === desired)) return 'failed';
+  const rebootRequested = a[REBOOT_REQUESTED_ANNOTATION];
+  if (rebootRequested !== undefined && a[REBOOTED_ANNOTATION] !== rebootRequested) return 'rebooting';
+  if (a[DRAINING_FOR_ANNOTATION] === target) return 'draining';
   const onTarget = current === target;
   if (!onTarget) {
     if (desired !== target || state === 'Waiting') return 'waiting';
@@ -150,7 +177,8 @@ export function nodeState(node: Node, context: RolloutContext, now: number): Tim
   if (!ready) return 'notready';
   const started = updateStartedInRollout(node, context);
   if (started !== undefined && context.minReadySeconds > 0) {
-    const healthySince = Math.max(started, since ?? started);
+    const healthySince =
+      arrived !== undefined && arrived >= started ? arrived : Math.max(started, since ?? started);
     if (now - healthySince < context.minReadySeconds * 1000) return 'soaking';
   }
   return started !== undefined && context.rollbackFrom !== undefined ? 'rolledback' : 'done';
@@ -164,6 +192,8 @@ export function zoneOf(node: Node, context: RolloutContext): string | undefined 
 export interface NodeEventTimes {
   applied?: number;
   failed?: number;
+  /** When the controller saw the node reach the target healthy (the pool's Updated or RolledBack episode). */
+  arrived?: number;
 }
 
 /** The fields of a core/v1 Event the timeline reads. */
@@ -212,7 +242,7 @@ export function reconstructTrack(
   const start = context.startedAt;
   const zone = zoneOf(node, context);
   const track: NodeTrack = { name: node.metadata.name, ...(zone ? { zone } : {}), segments: [] };
-  const state = nodeState(node, context, now);
+  const state = nodeState(node, context, now, events.arrived);
   const started = updateStartedInRollout(node, context);
   const push = (s: TimelineState, at: number) => recordState(track, s, Math.min(Math.max(at, start), now));
   if (started === undefined || started > now) {
@@ -227,6 +257,10 @@ export function reconstructTrack(
     case 'applying':
     case 'waiting':
       break;
+    case 'draining':
+    case 'rebooting':
+      push(state, started);
+      break;
     case 'notready':
       push('notready', after(since) ?? started);
       break;
@@ -234,7 +268,10 @@ export function reconstructTrack(
       push('failed', after(events.failed) ?? after(events.applied) ?? started);
       break;
     default: {
-      const healthy = Math.max(after(since) ?? started, after(events.applied) ?? started);
+      // The controller's record of the arrival, when the pool has one: a Ready condition that changed
+      // since (a restart of the node or of `up`) does not repaint the node as applying until then.
+      const healthy =
+        after(events.arrived) ?? Math.max(after(since) ?? started, after(events.applied) ?? started);
       const soakEnd = healthy + context.minReadySeconds * 1000;
       if (state === 'soaking' || (context.minReadySeconds > 0 && soakEnd > healthy)) push('soaking', healthy);
       if (state !== 'soaking') push(state, Math.max(soakEnd, healthy));

@@ -21,6 +21,7 @@ import {
 import type { NodeConfigPool, NodeConfigRevision } from '../../api/types.ts';
 import { strategyDescription } from '../../controller/strategies/descriptions.ts';
 import type { Node } from '../../kube/types.ts';
+import { type RecordedFailure, recordedFailures } from './failure-view.ts';
 
 export interface StateCounts {
   /** On the target revision (current-revision = target). */
@@ -73,6 +74,8 @@ export interface PoolView {
   conditions: ConditionView[];
   /** Nodes whose agent reported Failed, with its message. */
   failedNodes: NodeProblem[];
+  /** The failures behind the rollback that pins the pool, as its status recorded them (issue 36). */
+  recordedFailures: RecordedFailure[];
   /** Nodes with ConfigDrift True, with the condition's message. */
   driftedNodes: NodeProblem[];
   /**
@@ -247,6 +250,7 @@ function poolView(
       ...(c.message ? { message: c.message } : {}),
     })),
     failedNodes: failedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
+    recordedFailures: recordedFailures(pool, new Set(failedNodes.map((f) => f.name))),
     driftedNodes: driftedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
     rebootNodes: rebootNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
     rebootPolicy: pool.spec.reboots?.osRequested?.policy ?? 'Report',

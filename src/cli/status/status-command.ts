@@ -6,7 +6,10 @@ import { CliError, describeApiError } from '../cli-error.ts';
 import type { GroupBy } from '../dashboard/timeline.ts';
 import { addKubeOptions, connect, type KubeOptions } from '../kube-options.ts';
 import { addOutputOption, type OutputFormat, terminalWidth, useColor } from '../output-options.ts';
+import { palette } from '../text-table.ts';
+import { renderNodeDetail } from './failure-view.ts';
 import type { FleetStatus } from './fleet-status.ts';
+import { fetchNodeDetail } from './node-detail.ts';
 import { fetchTimelines } from './status-timeline.ts';
 import { fetchFleetStatus, renderFleetStatus } from './status-view.ts';
 import { watchFleetStatus } from './status-watch.ts';
@@ -20,6 +23,7 @@ interface StatusOptions extends KubeOptions {
   timeline?: boolean;
   groupBy: GroupBy;
   maxRows: number;
+  node?: string;
 }
 
 function rowCount(value: string): number {
@@ -51,14 +55,40 @@ export function statusCommand(): Command {
         .choices(['auto', 'node', 'zone', 'batch'])
         .default('auto'),
     )
-    .option('--max-rows <n>', 'with --timeline: group nodes when a pool has more (auto)', rowCount, 40);
+    .option('--max-rows <n>', 'with --timeline: group nodes when a pool has more (auto)', rowCount, 40)
+    .option(
+      '--node <node>',
+      "with a pool: one of its nodes — why it failed in its own words (its agent's excerpt of the unit's journal), its recorded episodes and Events",
+    );
   addOutputOption(command);
   addKubeOptions(command);
   return command.action(async (pool: string | undefined, opts: StatusOptions) => {
     if (opts.timeline && opts.watch) {
       throw new CliError('--timeline and --watch: a live timeline is the dashboard (nodeherd dashboard)');
     }
+    if (opts.node !== undefined && (pool === undefined || opts.timeline || opts.watch)) {
+      throw new CliError(
+        pool === undefined
+          ? '--node needs the pool: nodeherd status <pool> --node <node>'
+          : '--node shows one node once: not with --timeline or --watch',
+      );
+    }
     const { client, context } = await connect(opts);
+    if (opts.node !== undefined && pool !== undefined) {
+      try {
+        const detail = await fetchNodeDetail(client, pool, opts.node);
+        process.stdout.write(
+          opts.output === 'json'
+            ? `${JSON.stringify(detail, null, 2)}\n`
+            : renderNodeDetail(detail, palette(useColor(opts))),
+        );
+      } catch (error) {
+        throw new CliError(describeApiError(error, context));
+      } finally {
+        client.close();
+      }
+      return;
+    }
     if (opts.timeline) {
       try {
         const timelines = await fetchTimelines(client, pool);

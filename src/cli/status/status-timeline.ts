@@ -1,16 +1,13 @@
 // `nodeherd status --timeline`: reads pools, nodes and the agents' Events once and reconstructs each
-// pool's rollout timeline (dashboard/timeline.ts), drawn as text by timeline-text.ts.
+// pool's rollout timeline (dashboard/timeline.ts) with the episodes the pool's status recorded laid over
+// it (dashboard/timeline-episodes.ts), drawn as text by timeline-text.ts.
 
 import type { NodeConfigPool } from '../../api/types.ts';
 import { PATHS } from '../../controller/api-paths.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
 import type { Node } from '../../kube/types.ts';
-import {
-  eventTimesByNode,
-  type NodeEvent,
-  type PoolTimeline,
-  reconstructTimeline,
-} from '../dashboard/timeline.ts';
+import { eventTimesByNode, type NodeEvent, type PoolTimeline } from '../dashboard/timeline.ts';
+import { recordedTimeline } from '../dashboard/timeline-episodes.ts';
 import { unknownPoolError } from '../pool-lookup.ts';
 import { poolMembers } from '../pool-objects.ts';
 
@@ -34,5 +31,5 @@ export async function fetchTimelines(
   return pools.items
     .filter((p) => pool === undefined || p.metadata.name === pool)
     .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))
-    .map((p) => reconstructTimeline(p, poolMembers(p, pools.items, nodes.items), now, times));
+    .map((p) => recordedTimeline(p, poolMembers(p, pools.items, nodes.items), now, times));
 }

@@ -155,6 +155,15 @@ function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[
     lines.push(`  ${p.red('failed')} ${failed.name}: ${failed.message || 'no message'}`);
   }
   if (pool.failedNodes.length > 10) lines.push(`  …and ${pool.failedNodes.length - 10} more failed nodes`);
+  for (const failed of (pool.recordedFailures ?? []).slice(0, 10)) {
+    lines.push(`  ${p.red('failed')} ${failed.name} (rolled back): ${failed.message || 'no message'}`);
+  }
+  if (pool.failedNodes.length + (pool.recordedFailures?.length ?? 0) > 0) {
+    const node = pool.failedNodes[0]?.name ?? pool.recordedFailures[0]!.name;
+    lines.push(
+      `  ${p.dim(`why, in the node's own words: ${invokedCommand()} status ${pool.name} --node ${node}`)}`,
+    );
+  }
   if (options.detail) {
     for (const drifted of pool.driftedNodes)
       lines.push(`  ${p.yellow('drifted')} ${drifted.name}: ${drifted.message || 'no message'}`);

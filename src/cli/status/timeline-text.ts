@@ -22,7 +22,9 @@ const PAUSED_CHAR = '#';
 
 export const STATE_CHARS: Record<TimelineState, string> = {
   waiting: '.',
+  draining: 'd',
   applying: 'a',
+  rebooting: 'b',
   notready: '!',
   soaking: 's',
   done: '=',
@@ -35,6 +37,7 @@ function colourOf(p: Palette, state: TimelineState): (text: string) => string {
     case 'failed':
       return p.red;
     case 'notready':
+    case 'rebooting':
     case 'applying':
       return p.yellow;
     case 'done':

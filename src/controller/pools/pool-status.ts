@@ -15,6 +15,7 @@ import { PACKAGE_MANAGER_MISMATCH_CONDITION } from '../rollout/package-manager-f
 import type { NodeSnapshot, NumberedRevision, RolloutDecision } from '../rollout/types.ts';
 import type { StrategyReport } from '../strategies/strategy-status.ts';
 import { KSTATUS_CONDITION_TYPES, kstatusConditions } from './kstatus-conditions.ts';
+import { recordEpisodes } from './pool-episodes.ts';
 import type { RenderHold } from './render-hold.ts';
 
 export interface RenderOutcome {
@@ -277,6 +278,14 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
   const ready = T
     ? count(nodes, (n) => n.currentRevision === T && n.desiredRevision === T && isHealthy(n))
     : 0;
+  const { episodes, droppedBefore } = recordEpisodes({
+    previous: input.previous?.episodes,
+    droppedBefore: input.previous?.episodesDroppedBefore,
+    nodes,
+    target: T,
+    rollingBack: input.pin !== undefined && input.pin.to === T,
+    now: input.now,
+  });
   const status: NodeConfigPoolStatus = {
     observedGeneration: input.generation,
     ...(T ? { targetRevision: T } : {}),
@@ -302,6 +311,9 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
       ? { windowClosesAt: kubeTime(decision.window.closesAt) }
       : {}),
     history: input.history,
+    // What happened to each node (pool-episodes.ts): omitted while nothing has.
+    ...(episodes.length > 0 ? { episodes } : {}),
+    ...(droppedBefore !== undefined ? { episodesDroppedBefore: droppedBefore } : {}),
     ...(input.render.conflicts.length > 0 ? { conflicts: input.render.conflicts } : {}),
   };
 

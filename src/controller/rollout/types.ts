@@ -29,6 +29,8 @@ export interface NodeSnapshot {
   /** The agent's nodeherd.io/state. */
   agentState?: string;
   agentMessage?: string;
+  /** NodeConfigReady's message while the agent reports a failure: the reason and its excerpt (journal lines). */
+  failureDetail?: string;
   /** Node condition NodeConfigReady is True. */
   configReady: boolean;
   /** Node condition ConfigDrift is True: the agent found drift it did not repair. */

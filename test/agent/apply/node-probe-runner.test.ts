@@ -17,6 +17,16 @@ describe('NodeProbeRunner', () => {
     assert.match(failed.detail, /^false: /);
   });
 
+  it("keeps a failed exec probe's output for the failure excerpt (issue 36)", async () => {
+    const failed = await runner.run(
+      { exec: { command: ['sh', '-c', 'echo checked /healthz; echo "db: connection refused" >&2; exit 3'] } },
+      5000,
+    );
+    assert.equal(failed.ok, false);
+    assert.match(failed.output ?? '', /db: connection refused/);
+    assert.match(failed.output ?? '', /checked \/healthz/);
+  });
+
   it('reports a command that cannot run as a failed probe', async () => {
     const missing = await runner.run({ exec: { command: ['/nonexistent/nodeherd-probe'] } }, 1000);
     assert.equal(missing.ok, false);

@@ -45,6 +45,7 @@ test('a unit that has just become active is looked at again, and fails the apply
   assert.deepEqual(await verifyConfig(config, { ...options, systemd }), {
     ok: false,
     reason: 'unit app.service failed (failed)',
+    evidence: { unit: 'app.service' },
   });
   assert.equal(calls(), 2);
 });
@@ -74,6 +75,7 @@ test('a unit restarted by systemd over and over never settles and fails at the d
   assert.deepEqual(await verifyConfig(config, { ...options, unitTimeoutMs: 400, systemd }), {
     ok: false,
     reason: 'unit app.service did not stay active for 300 ms within 400 ms, 7 automatic restarts',
+    evidence: { unit: 'app.service' },
   });
 });
 

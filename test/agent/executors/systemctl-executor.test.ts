@@ -199,3 +199,30 @@ test('an enqueued restart of the own unit whose systemctl is killed by the stop 
   answer = { code: 1, stdout: '', stderr: 'Failed to restart nodeherd-agent.service: Access denied\n' };
   await assert.rejects(systemd.restart('nodeherd-agent.service'), /Access denied/);
 });
+
+test('journal runs journalctl -u <unit> -n <lines> --no-pager -o cat through the runner (issue 36)', async () => {
+  const calls: { file: string; args: readonly string[] }[] = [];
+  const runner: CommandRunner = {
+    async run(file, args) {
+      calls.push({ file, args });
+      if (args.includes('gone.service'))
+        return { code: 1, stdout: '', stderr: 'No journal files were found.' };
+      return { code: 0, stdout: 'first line\n"command failed" err="bad"\n', stderr: '' };
+    },
+  };
+  const systemd = new SystemctlExecutor({ rootDir: '/', runner, journalctlPath: '/usr/bin/journalctl' });
+  assert.deepEqual(await systemd.journal('kubelet.service', 20), [
+    'first line',
+    '"command failed" err="bad"',
+  ]);
+  assert.deepEqual(calls[0], {
+    file: '/usr/bin/journalctl',
+    args: ['-u', 'kubelet.service', '-n', '20', '--no-pager', '-o', 'cat'],
+  });
+  assert.deepEqual(await systemd.journal('gone.service', 20), [], 'an unreadable journal explains nothing');
+  await assert.rejects(systemd.journal('../etc/passwd', 20), /unit/i);
+  await assert.rejects(
+    new SystemctlExecutor({ rootDir: root, runner }).journal('a.service', 5),
+    LiveSystemRefusedError,
+  );
+});

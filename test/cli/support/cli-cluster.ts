@@ -65,6 +65,8 @@ export interface NodeFixture {
   message?: string;
   ready?: boolean;
   configReady?: boolean;
+  /** The message of NodeConfigReady (a failure's excerpt, issue 36). */
+  configMessage?: string;
   /** The agent's ConfigDrift condition is True with this message. */
   drifted?: string;
   annotations?: Record<string, string>;
@@ -187,7 +189,10 @@ export class CliCluster {
         status: {
           conditions: [
             condition('Ready', fixture.ready ?? true),
-            condition(NODE_CONFIG_READY_CONDITION, fixture.configReady ?? fixture.state !== 'Failed'),
+            {
+              ...condition(NODE_CONFIG_READY_CONDITION, fixture.configReady ?? fixture.state !== 'Failed'),
+              ...(fixture.configMessage !== undefined ? { message: fixture.configMessage } : {}),
+            },
             ...(fixture.drifted !== undefined
               ? [
                   {

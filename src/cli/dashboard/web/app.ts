@@ -17,6 +17,7 @@ import {
   type TimelineState,
   timelineRows,
 } from '../timeline.ts';
+import { failuresBlock } from './failures.ts';
 
 type PoolView = DashboardSnapshot['fleet']['pools'][number];
 
@@ -482,6 +483,7 @@ function render(): void {
         head(view),
         counts(view),
         timeline(pool, width),
+        ...[failuresBlock(pool)].filter((block): block is HTMLElement => block !== undefined),
         details(view, pool),
       ),
     );
