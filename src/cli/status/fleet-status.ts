@@ -18,6 +18,8 @@ import {
 import type { NodeConfigPool, NodeConfigRevision } from '../../api/types.ts';
 import { strategyDescription } from '../../controller/strategies/descriptions.ts';
 import type { Node } from '../../kube/types.ts';
+import type { EtaResult } from '../rollout-eta.ts';
+import { statusEta } from './status-eta.ts';
 
 export interface StateCounts {
   /** On the target revision (current-revision = target). */
@@ -26,9 +28,12 @@ export interface StateCounts {
   ready: number;
   /** The agent is applying or verifying. */
   applying: number;
-  /** The agent waits for its gate (Spread time, Serial slot). */
+  /**
+   * Not on the target and not started: waiting for their batch, a slot, a start time, a resume or a
+   * window (or the agent waits for its gate).
+   */
   waiting: number;
-  /** The agent reported Failed. */
+  /** The agent reported Failed, for the target revision (a failure of another revision is history). */
   failed: number;
   /** NotReady, cordoned or being deleted. */
   unavailable: number;
@@ -70,6 +75,11 @@ export interface PoolView {
   conditions: ConditionView[];
   /** Nodes whose agent reported Failed, with its message. */
   failedNodes: NodeProblem[];
+  /**
+   * Why the pool is paused: by a person (spec.paused), or by the failure policy with its message; and
+   * the nodes whose failure was of a revision that is no longer the target (message: that revision).
+   */
+  pause?: { by: 'user' | 'failure-policy'; message: string; earlierFailures: NodeProblem[] };
   /** Nodes with ConfigDrift True, with the condition's message. */
   driftedNodes: NodeProblem[];
   /**
@@ -83,6 +93,8 @@ export interface PoolView {
   conflictingNodes: string[];
   /** Pools with maintenance windows: the next opening, and when the window open now closes (RFC 3339). */
   maintenanceWindow?: { nextOpen?: string; closesAt?: string };
+  /** How long the rollout under way still takes (status-eta.ts); absent when nothing is left to do. */
+  eta?: EtaResult;
   /** Waves: the pools this one waits for before it starts a new revision, and their soak. */
   wave?: { after: string[]; soakSeconds: number };
 }
@@ -119,6 +131,18 @@ function conditionStatus(node: Node, type: string): string | undefined {
   return node.status?.conditions?.find((c) => c.type === type)?.status;
 }
 
+/**
+ * The agent reported Failed for the target: the revision it was given (desired) is the target, or no
+ * target is known. A node whose failed revision is no longer the target (the config was reverted, a
+ * rollback pinned the pool) runs what it ran before; its failure is not the target's.
+ */
+function failsTarget(node: Node, target: string | undefined): boolean {
+  const a = node.metadata.annotations ?? {};
+  if (a[STATE_ANNOTATION] !== 'Failed') return false;
+  const desired = a[DESIRED_REVISION_ANNOTATION];
+  return target === undefined || desired === undefined || desired === target;
+}
+
 function countStates(nodes: readonly Node[], target: string | undefined): StateCounts {
   const counts: StateCounts = {
     updated: 0,
@@ -141,13 +165,29 @@ function countStates(nodes: readonly Node[], target: string | undefined): StateC
       const configReady = conditionStatus(node, NODE_CONFIG_READY_CONDITION) === 'True';
       if (ready && configReady && settled && (desired === undefined || desired === target)) counts.ready++;
     }
-    if (state === 'Applying' || state === 'Verifying') counts.applying++;
-    if (state === 'Waiting') counts.waiting++;
-    if (state === 'Failed') counts.failed++;
+    const applying = state === 'Applying' || state === 'Verifying';
+    const failed = failsTarget(node, target);
+    if (applying) counts.applying++;
+    if (state === 'Waiting' || (target !== undefined && current !== target && !applying && !failed))
+      counts.waiting++;
+    if (failed) counts.failed++;
     if (!ready || node.spec?.unschedulable === true || node.metadata.deletionTimestamp) counts.unavailable++;
     if (conditionStatus(node, CONFIG_DRIFT_CONDITION) === 'True') counts.drifted++;
   }
   return counts;
+}
+
+function pauseView(pool: NodeConfigPool, earlierFailures: NodeProblem[]): Pick<PoolView, 'pause'> {
+  if (pool.spec.paused !== true) return {};
+  const paused = pool.status?.conditions?.find((c) => c.type === 'Paused');
+  const byPolicy = paused?.status === 'True' && paused.reason === 'FailurePolicy';
+  return {
+    pause: {
+      by: byPolicy ? 'failure-policy' : 'user',
+      message: byPolicy ? (paused.message ?? '') : 'spec.paused is true',
+      earlierFailures: earlierFailures.sort((a, b) => (a.name < b.name ? -1 : 1)),
+    },
+  };
 }
 
 function maintenanceWindowView(pool: NodeConfigPool): Pick<PoolView, 'maintenanceWindow'> {
@@ -166,7 +206,9 @@ function poolView(
   members: readonly Node[],
   conflicting: string[],
   revisions: readonly NodeConfigRevision[],
+  now: number,
 ): PoolView {
+  const eta = statusEta(pool, members, revisions, now);
   const numbers = new Map<string, number>();
   for (const r of revisions) {
     if (r.spec?.pool === pool.metadata.name) numbers.set(r.metadata.name, r.spec.revision);
@@ -177,6 +219,7 @@ function poolView(
   const failedNodes: NodeProblem[] = [];
   const driftedNodes: NodeProblem[] = [];
   const rebootNodes: NodeProblem[] = [];
+  const earlierFailures: NodeProblem[] = [];
   for (const node of members) {
     const reboot = node.status?.conditions?.find((c) => c.type === REBOOT_REQUIRED_CONDITION);
     const requested = node.metadata.annotations?.[REBOOT_REQUESTED_ANNOTATION];
@@ -190,8 +233,10 @@ function poolView(
     const a = node.metadata.annotations ?? {};
     const current = a[CURRENT_REVISION_ANNOTATION] || NO_REVISION;
     perRevision.set(current, (perRevision.get(current) ?? 0) + 1);
-    if (a[STATE_ANNOTATION] === 'Failed') {
+    if (failsTarget(node, targetName)) {
       failedNodes.push({ name: node.metadata.name, message: a[MESSAGE_ANNOTATION] ?? '' });
+    } else if (a[STATE_ANNOTATION] === 'Failed') {
+      earlierFailures.push({ name: node.metadata.name, message: a[DESIRED_REVISION_ANNOTATION] ?? '' });
     }
   }
   const revisionCounts: RevisionCount[] = [...perRevision.entries()]
@@ -219,11 +264,13 @@ function poolView(
       ...(c.message ? { message: c.message } : {}),
     })),
     failedNodes: failedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
+    ...pauseView(pool, earlierFailures),
     driftedNodes: driftedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
     rebootNodes: rebootNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
     rebootPolicy: pool.spec.reboots?.osRequested?.policy ?? 'Report',
     conflictingNodes: conflicting.sort(),
     ...maintenanceWindowView(pool),
+    ...(eta ? { eta } : {}),
     ...(pool.spec.updateStrategy?.wave?.after.length
       ? {
           wave: {
@@ -256,7 +303,13 @@ export function buildFleetStatus(
     server: meta.server,
     observedAt: meta.observedAt,
     pools: shown.map((p) =>
-      poolView(p, members.get(p.metadata.name)!, conflicts.get(p.metadata.name)!, objects.revisions),
+      poolView(
+        p,
+        members.get(p.metadata.name)!,
+        conflicts.get(p.metadata.name)!,
+        objects.revisions,
+        Number.isNaN(Date.parse(meta.observedAt)) ? Date.now() : Date.parse(meta.observedAt),
+      ),
     ),
     unpooledNodes: poolName === undefined ? unpooled : 0,
   };

@@ -8,6 +8,7 @@ import type { Node } from '../../kube/types.ts';
 import { invokedCommand } from '../../util/invoked-command.ts';
 import { kubeTime } from '../../util/kube-time.ts';
 import { unknownPoolError } from '../pool-lookup.ts';
+import { etaText } from '../rollout-eta.ts';
 import { bar, type Palette, palette, table, truncate } from '../text-table.ts';
 import { buildFleetStatus, type FleetStatus, type PoolView } from './fleet-status.ts';
 
@@ -88,6 +89,12 @@ function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[
     ? `${pool.target.name}${pool.target.number !== undefined ? ` (revision ${pool.target.number})` : ''}`
     : p.dim('none yet (the controller has not rendered this pool)');
   lines.push(`  target revision  ${target}`);
+  if (pool.eta) {
+    const eta = pool.eta;
+    lines.push(
+      `  ETA              ${'none' in eta ? etaText(eta) : pool.paused ? `none while paused; once resumed, ${etaText(eta)}` : etaText(eta)}`,
+    );
+  }
   if (pool.wave) {
     const soak = pool.wave.soakSeconds ? `, soaked ${pool.wave.soakSeconds}s` : '';
     lines.push(`  after            ${pool.wave.after.join(', ')} (completed${soak})`);
@@ -151,6 +158,7 @@ function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[
   } else {
     lines.push(`  ${p.dim('no conditions yet (is the controller running?)')}`);
   }
+  lines.push(...pauseLines(pool, p));
   for (const failed of pool.failedNodes.slice(0, 10)) {
     lines.push(`  ${p.red('failed')} ${failed.name}: ${failed.message || 'no message'}`);
   }
@@ -179,6 +187,26 @@ function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[
     lines.push(
       `  ${p.red('conflict')} ${plural(pool.conflictingNodes.length, 'node')} also selected by another pool (managed by none): ${pool.conflictingNodes.slice(0, 10).join(', ')}`,
     );
+  }
+  return lines;
+}
+
+/** Who paused the pool and how it resumes: the failure policy's pause is no person's spec.paused. */
+function pauseLines(pool: PoolView, p: Palette): string[] {
+  const pause = pool.pause;
+  if (!pause) return [];
+  const resume = `${invokedCommand()} resume ${pool.name}`;
+  if (pause.by === 'user') return [`  ${p.yellow('paused')} by spec.paused: nothing starts until ${resume}`];
+  const lines = [`  ${p.yellow('paused by the failure policy')}: ${pause.message}`];
+  const stale = pause.earlierFailures;
+  if (stale.length > 0) {
+    const failedRevisions = [...new Set(stale.map((f) => f.message).filter((m) => m !== ''))];
+    lines.push(
+      `  ${plural(stale.length, 'node')} failed ${failedRevisions.join(', ') || 'an earlier revision'}, no longer the target (${stale.map((f) => f.name).join(', ')}): ${stale.length === 1 ? 'it runs' : 'they run'} what ${stale.length === 1 ? 'it' : 'they'} ran before`,
+    );
+    lines.push(`  the change was reverted: ${resume} hands every node the target again`);
+  } else {
+    lines.push(`  fix the cause or revert the change, then: ${resume}`);
   }
   return lines;
 }
