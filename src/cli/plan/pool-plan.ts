@@ -14,17 +14,22 @@ import {
 import { defaultedPoolSpec } from '../../api/pool-defaults.ts';
 import { renderConfigs, type SecretLookup, selectConfigs } from '../../api/render.ts';
 import type { NodeConfig, NodeConfigPool, NodeConfigRevision, RenderedConfig } from '../../api/types.ts';
+import { readPin } from '../../controller/pools/pool-state.ts';
+import { resolveIntOrPercent } from '../../controller/rollout/int-or-percent.ts';
 import { rolloutOrder } from '../../controller/rollout/rollout-order.ts';
 import { strategyDescription } from '../../controller/strategies/descriptions.ts';
 import type {
   PlannedBatch,
   PlannedNode,
   PlannedStep,
+  StrategyDescription,
 } from '../../controller/strategies/strategy-description.ts';
 import type { Node } from '../../kube/types.ts';
 import { plan } from '../../plan/plan.ts';
 import type { Changes, Disruption } from '../../plan/types.ts';
 import { invokedCommand } from '../../util/invoked-command.ts';
+import { type EtaResult, estimateBatches, estimateOffsets } from '../rollout-eta.ts';
+import type { PoolChange } from './pool-change.ts';
 
 export type NodeAction = 'none' | 'reload' | 'restart' | 'drain' | 'reboot';
 
@@ -82,6 +87,17 @@ export interface PoolPlan {
   batches: Batch[];
   /** What the strategy does with the new revision, in words. */
   strategyNotes: string[];
+  /**
+   * A rollback pinned the pool to `to` while its NodeConfigs render `from`: the new revision is `from`,
+   * which the pin holds back, so no node changes (another configuration ends the pin).
+   */
+  heldByPin?: { to: string; toNumber?: number; from: string; fromNumber?: number };
+  /** The pool is in the file: its spec fields and members that change. */
+  poolChange?: PoolChange;
+  /** How long the rollout would take from now (rollout-eta.ts); absent when nothing rolls out. */
+  eta?: EtaResult;
+  /** The pool is pinned by a rollback, and the new revision (another than the one held back) ends it. */
+  endsPin?: { to: string; from: string };
 }
 
 export interface PoolPlanInput {
@@ -92,11 +108,15 @@ export interface PoolPlanInput {
   fileConfigs: readonly NodeConfig[];
   /** The pool's NodeConfigRevisions. */
   revisions: readonly NodeConfigRevision[];
+  /** Other pools' revisions: a node a selector change brings from another pool plans from its config. */
+  otherRevisions?: readonly NodeConfigRevision[];
   /** The pool's member Nodes. */
   nodes: readonly Node[];
   secrets?: SecretLookup;
   /** The time the plan is made at (ms): maintenance windows say whether one is open and when the next opens. */
   now?: number;
+  /** The pool itself is in the file (`pool` is its version): what changes. */
+  poolChange?: PoolChange;
 }
 
 function merged(configs: readonly NodeConfig[], fileConfigs: readonly NodeConfig[]): NodeConfig[] {
@@ -133,6 +153,58 @@ function configChangesOf(
   }));
 }
 
+/**
+ * As the controller chooses (rollout-target.ts): a rollback pin stays while the NodeConfigs render the
+ * revision it holds back (the new revision is held); any other rendering ends it.
+ */
+function pinOutcome(
+  pool: NodeConfigPool,
+  newName: string,
+  targetName: string | undefined,
+  numbers: ReadonlyMap<string, number>,
+): Pick<PoolPlan, 'heldByPin' | 'endsPin'> & { unchanged?: true } {
+  const pin = readPin(pool);
+  if (!pin || !numbers.has(pin.to)) return {};
+  if (newName !== pin.from || pin.to !== targetName) return { endsPin: { to: pin.to, from: pin.from } };
+  return {
+    unchanged: true,
+    heldByPin: {
+      to: pin.to,
+      toNumber: numbers.get(pin.to)!,
+      from: pin.from,
+      ...(numbers.has(pin.from) ? { fromNumber: numbers.get(pin.from)! } : {}),
+    },
+  };
+}
+
+/** The plan's batches (or start offsets) added up: the rollout's ETA from `now`. */
+function planEta(
+  result: PoolPlan,
+  spec: ReturnType<typeof defaultedPoolSpec>,
+  description: StrategyDescription,
+  now: number,
+): EtaResult {
+  if (description.updatesWhenAsked) return { none: 'nodes move when their owners take the update' };
+  const actionOf = new Map(result.nodes.map((s) => [s.name, s.action]));
+  if (description.column?.shows === 'offset') {
+    const moving = result.nodes.filter((s) => s.offsetSeconds !== undefined && s.note === undefined);
+    const canaryNodes = spec.updateStrategy.rollingUpdate?.canary?.nodes;
+    const canary =
+      canaryNodes === undefined ? [] : moving.slice(0, resolveIntOrPercent(canaryNodes, moving.length, 'up'));
+    return estimateOffsets(
+      moving.map((s) => ({ offsetSeconds: s.offsetSeconds!, action: s.action })),
+      canary.map((s) => s.action),
+      spec,
+      now,
+    );
+  }
+  return estimateBatches(
+    result.batches.map((b) => ({ actions: b.nodes.map((n) => actionOf.get(n) ?? 'none') })),
+    spec,
+    now,
+  );
+}
+
 export function planPool(input: PoolPlanInput): PoolPlan {
   const { pool } = input;
   const name = pool.metadata.name;
@@ -143,7 +215,7 @@ export function planPool(input: PoolPlanInput): PoolPlan {
   const configChanges = configChangesOf(input, selected);
   const numbers = new Map(input.revisions.map((r) => [r.metadata.name, r.spec.revision]));
   const configsByRevision = new Map<string, RenderedConfig>(
-    input.revisions.map((r) => [r.metadata.name, r.spec.config]),
+    [...(input.otherRevisions ?? []), ...input.revisions].map((r) => [r.metadata.name, r.spec.config]),
   );
   const targetName = pool.status?.targetRevision;
   const result: PoolPlan = {
@@ -163,6 +235,7 @@ export function planPool(input: PoolPlanInput): PoolPlan {
         }
       : {}),
     unchanged: false,
+    ...(input.poolChange ? { poolChange: input.poolChange } : {}),
     groups: [],
     nodes: [],
     batches: [],
@@ -189,6 +262,8 @@ export function planPool(input: PoolPlanInput): PoolPlan {
   const newNumber = existing ?? Math.max(0, ...numbers.values()) + 1;
   result.revision = { name: newName, number: newNumber, existing: existing !== undefined };
   result.unchanged = newName === targetName;
+  Object.assign(result, pinOutcome(pool, newName, targetName, numbers));
+  if (result.heldByPin) return result;
   const desired = { config: rendered.config };
 
   const zoneLabel = spec.updateStrategy.rollingUpdate?.zoneLabel ?? 'topology.kubernetes.io/zone';
@@ -248,7 +323,8 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     else candidates.push(n);
   }
   result.groups = [...groups.values()].sort((a, b) => (b.fromNumber ?? 0) - (a.fromNumber ?? 0));
-  if (result.unchanged) return result;
+  // A pool change moves nodes (joining ones) even when the revision stays the target.
+  if (result.unchanged && !(input.poolChange && groups.size > 0)) return result;
 
   const notes = result.strategyNotes;
   if (waitingForReboot > 0)
@@ -274,6 +350,7 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     });
     result.batches = planned.batches;
     notes.push(...planned.notes);
+    result.eta = planEta(result, spec, description, input.now ?? Date.now());
   }
   if (spec.paused) notes.push(`the pool is paused: nothing starts until ${invokedCommand()} resume ${name}`);
   return result;
