@@ -177,6 +177,14 @@ function pinOutcome(
   };
 }
 
+/** Who paused the pool, and what resumes it: the failure policy's pause is no person's spec.paused. */
+function pauseNote(pool: NodeConfigPool, resume: string): string {
+  const paused = pool.status?.conditions?.find((c) => c.type === 'Paused');
+  return paused?.status === 'True' && paused.reason === 'FailurePolicy'
+    ? `the failure policy paused the pool (${paused.message ?? 'a node failed'}): nothing starts until ${resume}`
+    : `the pool is paused: nothing starts until ${resume}`;
+}
+
 /** The plan's batches (or start offsets) added up: the rollout's ETA from `now`. */
 function planEta(
   result: PoolPlan,
@@ -352,6 +360,6 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     notes.push(...planned.notes);
     result.eta = planEta(result, spec, description, input.now ?? Date.now());
   }
-  if (spec.paused) notes.push(`the pool is paused: nothing starts until ${invokedCommand()} resume ${name}`);
+  if (spec.paused) notes.push(pauseNote(pool, `${invokedCommand()} resume ${name}`));
   return result;
 }
