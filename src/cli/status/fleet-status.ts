@@ -16,10 +16,18 @@ import {
   STATE_ANNOTATION,
 } from '../../api/node-protocol.ts';
 import type { NodeConfigPool, NodeConfigRevision } from '../../api/types.ts';
+import { UPDATE_STARTED_ANNOTATION } from '../../controller/annotations.ts';
 import { strategyDescription } from '../../controller/strategies/descriptions.ts';
 import type { Node } from '../../kube/types.ts';
 import type { EtaResult } from '../rollout-eta.ts';
-import { statusEta } from './status-eta.ts';
+
+/** status-eta.ts's statusEta, passed in: a `nodeherd status` with no rollout under way never loads it. */
+export type EtaEstimator = (
+  pool: NodeConfigPool,
+  members: readonly Node[],
+  revisions: readonly NodeConfigRevision[],
+  now: number,
+) => EtaResult | undefined;
 
 export interface StateCounts {
   /** On the target revision (current-revision = target). */
@@ -207,8 +215,9 @@ function poolView(
   conflicting: string[],
   revisions: readonly NodeConfigRevision[],
   now: number,
+  estimate: EtaEstimator | undefined,
 ): PoolView {
-  const eta = statusEta(pool, members, revisions, now);
+  const eta = estimate?.(pool, members, revisions, now);
   const numbers = new Map<string, number>();
   for (const r of revisions) {
     if (r.spec?.pool === pool.metadata.name) numbers.set(r.metadata.name, r.spec.revision);
@@ -287,6 +296,7 @@ export function buildFleetStatus(
   objects: FleetObjects,
   meta: { server: string; observedAt: string },
   poolName?: string,
+  estimate?: EtaEstimator,
 ): FleetStatus {
   const pools = [...objects.pools].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   const members = new Map<string, Node[]>(pools.map((p) => [p.metadata.name, []]));
@@ -309,6 +319,7 @@ export function buildFleetStatus(
         conflicts.get(p.metadata.name)!,
         objects.revisions,
         Number.isNaN(Date.parse(meta.observedAt)) ? Date.now() : Date.parse(meta.observedAt),
+        estimate,
       ),
     ),
     unpooledNodes: poolName === undefined ? unpooled : 0,
@@ -322,4 +333,21 @@ export function buildFleetStatus(
 function shownCondition(c: { type: string; status: string }): boolean {
   if (c.type === 'Ready' || c.type === 'Reconciling') return false;
   return c.type !== 'Stalled' || c.status === 'True';
+}
+
+/**
+ * Whether a pool may have a rollout under way (a member not given or not on the target, or updated in
+ * the last hour, maybe still soaking): only then is the ETA's code loaded.
+ */
+export function mayBeRollingOut(objects: FleetObjects, now: number): boolean {
+  const targets = new Set(objects.pools.map((p) => p.status?.targetRevision).filter((t) => t !== undefined));
+  return objects.nodes.some((node) => {
+    const a = node.metadata.annotations ?? {};
+    const current = a[CURRENT_REVISION_ANNOTATION];
+    const desired = a[DESIRED_REVISION_ANNOTATION];
+    if (desired !== undefined && desired !== current) return true;
+    if (current !== undefined && !targets.has(current)) return true;
+    const started = Date.parse(a[UPDATE_STARTED_ANNOTATION] ?? '');
+    return !Number.isNaN(started) && now - started < 3_600_000;
+  });
 }

@@ -10,7 +10,7 @@ import { kubeTime } from '../../util/kube-time.ts';
 import { unknownPoolError } from '../pool-lookup.ts';
 import { etaText } from '../rollout-eta.ts';
 import { bar, type Palette, palette, table, truncate } from '../text-table.ts';
-import { buildFleetStatus, type FleetStatus, type PoolView } from './fleet-status.ts';
+import { buildFleetStatus, type FleetStatus, mayBeRollingOut, type PoolView } from './fleet-status.ts';
 
 export type { FleetStatus, PoolView } from './fleet-status.ts';
 
@@ -39,10 +39,15 @@ export async function fetchFleetStatus(client: KubeClient, pool?: string): Promi
       pools.items.map((p) => p.metadata.name),
     );
   }
+  const objects = { pools: pools.items, revisions: revisions.items, nodes: nodes.items };
+  const now = Date.now();
+  // The ETA's code (the plan, the rollout order, cron) only when a rollout may be under way.
+  const estimate = mayBeRollingOut(objects, now) ? (await import('./status-eta.ts')).statusEta : undefined;
   const status = buildFleetStatus(
-    { pools: pools.items, revisions: revisions.items, nodes: nodes.items },
-    { server: client.server.origin, observedAt: kubeTime(Date.now()) },
+    objects,
+    { server: client.server.origin, observedAt: kubeTime(now) },
     pool,
+    estimate,
   );
   return storageAlarm === undefined ? status : { ...status, storageAlarm };
 }
