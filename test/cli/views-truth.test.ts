@@ -143,7 +143,7 @@ function withinQuarter(eta: number, measured: number, what: string): void {
 test('the ETA plan and status print at the start is within 25 % of the rolloutâ€™s duration', {
   skip: skip(),
   timeout: 300_000,
-}, async () => {
+}, async (t) => {
   await eventually('the sample on every node', settled);
   // Batches of two after the canary, each soaking 8 s: the rollout's time is mostly soaks and batches.
   await kubectlOk([
@@ -174,6 +174,9 @@ test('the ETA plan and status print at the start is within 25 % of the rolloutâ€
   const done = await eventually('the rollout to complete', settled, 240_000);
   const finished = Date.now();
   assert.notEqual(done, previous);
+  t.diagnostic(
+    `plan ETA ${planEta}s, rollout ${((finished - applied) / 1000).toFixed(1)}s; status ETA ${statusEta}s, rest ${((finished - started.at) / 1000).toFixed(1)}s`,
+  );
   withinQuarter(planEta, (finished - applied) / 1000, 'plan');
   withinQuarter(statusEta, (finished - started.at) / 1000, 'status');
   // Done: no ETA any more.
