@@ -327,6 +327,10 @@ test('plan previews a change to a pool from a file: selectors and strategy', {
   assert.match(out, /NodeConfigPool workers \(line 1\), NodeConfigPool others \(line 9\)/);
   assert.match(out, /NodeConfigPool workers \(line 1\): changes spec\.nodeSelector, spec\.updateStrategy/);
   assert.match(out, /nodes leaving the pool .*: sim-0002, sim-0003, sim-0005/);
+  // No node of workers moves now; its next rollout under the new strategy: both zone-a nodes at once.
+  assert.match(out, /the new updateStrategy applies from the next rollout/);
+  assert.match(out, /at most 2 nodes unavailable at once \(maxUnavailable 2 of 2\)/);
+  assert.match(out, /the next rollout of every node, each restarting: about 3s \(1 batch\)/);
   assert.match(out, /NodeConfigPool others \(line 9\): a new pool/);
   assert.match(out, /nodes joining the pool: sim-0002, sim-0003, sim-0005/);
   assert.match(out, /ETA {2}about 2\ds \(2 batches; each soaking 10s/);

@@ -127,10 +127,19 @@ function poolLines(plan: PoolPlan, p: Palette): string[] {
   }
   const joinersMove = plan.poolChange !== undefined && plan.groups.length > 0;
   if (plan.unchanged && !joinersMove) {
-    if (plan.poolChange?.fields.includes('updateStrategy'))
+    if (plan.poolChange?.fields.includes('updateStrategy')) {
       lines.push(
-        '  the new updateStrategy applies from the next rollout (every node runs the target already)',
+        '  the new updateStrategy applies from the next rollout (every node runs the target already):',
       );
+      const next = plan.nextRollout;
+      if (next) {
+        for (const note of next.notes) lines.push(`    ${note}`);
+        if (next.eta && !('none' in next.eta))
+          lines.push(
+            `    the next rollout of every node, each restarting: ${etaText(next.eta).replace(/; done by [^)]*/, '')}`,
+          );
+      }
+    }
     lines.push(
       `  no change: the target ${revisionText(plan.target?.name, plan.target?.number)} already has exactly this configuration${plan.endsPin ? '; the rollback pin ends' : ''}`,
     );

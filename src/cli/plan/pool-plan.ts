@@ -96,6 +96,11 @@ export interface PoolPlan {
   poolChange?: PoolChange;
   /** How long the rollout would take from now (rollout-eta.ts); absent when nothing rolls out. */
   eta?: EtaResult;
+  /**
+   * The pool's strategy changes and no node moves now: how its next rollout would go under the new
+   * strategy (every member, a restart assumed).
+   */
+  nextRollout?: { batches: number; notes: string[]; eta?: EtaResult };
   /** The pool is pinned by a rollback, and the new revision (another than the one held back) ends it. */
   endsPin?: { to: string; from: string };
 }
@@ -183,6 +188,81 @@ function pauseNote(pool: NodeConfigPool, resume: string): string {
   return paused?.status === 'True' && paused.reason === 'FailurePolicy'
     ? `the failure policy paused the pool (${paused.message ?? 'a node failed'}): nothing starts until ${resume}`
     : `the pool is paused: nothing starts until ${resume}`;
+}
+
+/** One plan per current revision (a pool of a thousand nodes has a handful of them), made on demand. */
+function changeGroups(
+  configsByRevision: ReadonlyMap<string, RenderedConfig>,
+  numbers: ReadonlyMap<string, number>,
+  desired: { config: RenderedConfig },
+): { groups: Map<string, ChangeGroup>; groupOf: (from: string | undefined) => ChangeGroup } {
+  const groups = new Map<string, ChangeGroup>();
+  const groupOf = (from: string | undefined): ChangeGroup => {
+    const key = from ?? '';
+    const known = groups.get(key);
+    if (known) return known;
+    const fromConfig = from ? configsByRevision.get(from) : undefined;
+    const p = plan(fromConfig ? { config: fromConfig } : undefined, desired);
+    const group: ChangeGroup = {
+      ...(from ? { from } : {}),
+      ...(from && numbers.has(from) ? { fromNumber: numbers.get(from)! } : {}),
+      fromMissing: from !== undefined && fromConfig === undefined,
+      nodes: 0,
+      action: ACTIONS[p.disruption],
+      summary: p.summary,
+      changes: p.changes,
+      notes: p.notes,
+    };
+    groups.set(key, group);
+    return group;
+  };
+  return { groups, groupOf };
+}
+
+/** The next rollout under a changed strategy: every member moving, each a restart. */
+function nextRolloutUnder(
+  pool: NodeConfigPool,
+  spec: ReturnType<typeof defaultedPoolSpec>,
+  description: StrategyDescription,
+  ordered: readonly PlannedNode[],
+  newNumber: number,
+  now: number,
+): NonNullable<PoolPlan['nextRollout']> {
+  const candidates = ordered.filter(
+    (n) =>
+      description.setAside?.(n.node, n.node.metadata.annotations?.[CURRENT_REVISION_ANNOTATION]) ===
+      undefined,
+  );
+  const moving: PlannedStep[] = candidates.map((n) => ({ name: n.name }));
+  const planned = description.plan({
+    pool,
+    spec,
+    ordered,
+    moving,
+    candidates,
+    newNumber: newNumber + 1,
+    now,
+  });
+  const steps: NodeStep[] = moving.map((m) => ({ ...m, zone: '', action: 'restart' }));
+  const shape: PoolPlan = {
+    pool: pool.metadata.name,
+    strategy: spec.updateStrategy.type,
+    paused: false,
+    configChanges: [],
+    sources: [],
+    problems: [],
+    warnings: [],
+    unchanged: false,
+    groups: [],
+    nodes: steps,
+    batches: planned.batches,
+    strategyNotes: [],
+  };
+  return {
+    batches: planned.batches.length,
+    notes: planned.notes,
+    eta: planEta(shape, spec, description, now),
+  };
 }
 
 /** The plan's batches (or start offsets) added up: the rollout's ETA from `now`. */
@@ -283,27 +363,7 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     })),
   );
 
-  // One plan per current revision: a pool of a thousand nodes has a handful of them.
-  const groups = new Map<string, ChangeGroup>();
-  const groupOf = (from: string | undefined): ChangeGroup => {
-    const key = from ?? '';
-    const known = groups.get(key);
-    if (known) return known;
-    const fromConfig = from ? configsByRevision.get(from) : undefined;
-    const p = plan(fromConfig ? { config: fromConfig } : undefined, desired);
-    const group: ChangeGroup = {
-      ...(from ? { from } : {}),
-      ...(from && numbers.has(from) ? { fromNumber: numbers.get(from)! } : {}),
-      fromMissing: from !== undefined && fromConfig === undefined,
-      nodes: 0,
-      action: ACTIONS[p.disruption],
-      summary: p.summary,
-      changes: p.changes,
-      notes: p.notes,
-    };
-    groups.set(key, group);
-    return group;
-  };
+  const { groups, groupOf } = changeGroups(configsByRevision, numbers, desired);
 
   const rebootsForOs =
     spec.reboots?.osRequested?.policy === 'Reboot' && spec.updateStrategy.type === 'RollingUpdate';
@@ -332,7 +392,18 @@ export function planPool(input: PoolPlanInput): PoolPlan {
   }
   result.groups = [...groups.values()].sort((a, b) => (b.fromNumber ?? 0) - (a.fromNumber ?? 0));
   // A pool change moves nodes (joining ones) even when the revision stays the target.
-  if (result.unchanged && !(input.poolChange && groups.size > 0)) return result;
+  if (result.unchanged && !(input.poolChange && groups.size > 0)) {
+    if (input.poolChange?.fields.includes('updateStrategy') && description)
+      result.nextRollout = nextRolloutUnder(
+        pool,
+        spec,
+        description,
+        ordered,
+        newNumber,
+        input.now ?? Date.now(),
+      );
+    return result;
+  }
 
   const notes = result.strategyNotes;
   if (waitingForReboot > 0)
