@@ -201,7 +201,12 @@ function pauseLines(pool: PoolView, p: Palette): string[] {
   const pause = pool.pause;
   if (!pause) return [];
   const resume = `${invokedCommand()} resume ${pool.name}`;
-  if (pause.by === 'user') return [`  ${p.yellow('paused')} by spec.paused: nothing starts until ${resume}`];
+  if (pause.by === 'user')
+    return [
+      pool.strategy === 'OTA'
+        ? `  ${p.yellow('paused')} by spec.paused, which changes nothing for OTA: the nodes' owners take updates`
+        : `  ${p.yellow('paused')} by spec.paused: nothing starts until ${resume}`,
+    ];
   const lines = [`  ${p.yellow('paused by the failure policy')}: ${pause.message}`];
   const stale = pause.earlierFailures;
   if (stale.length > 0) {
