@@ -182,12 +182,19 @@ function pinOutcome(
   };
 }
 
-/** Who paused the pool, and what resumes it: the failure policy's pause is no person's spec.paused. */
-function pauseNote(pool: NodeConfigPool, resume: string): string {
+/** A pool in a wave: whom it waits for. */
+function waveNote(spec: ReturnType<typeof defaultedPoolSpec>): string | undefined {
+  const wave = spec.updateStrategy.wave;
+  if (!wave?.after.length) return undefined;
+  return `starts only after ${wave.after.length === 1 ? 'pool' : 'pools'} ${wave.after.join(', ')} completed their current revision${wave.soakSeconds ? ` and soaked ${wave.soakSeconds}s` : ''}; a paused, failed or rolled-back one holds it`;
+}
+
+/** When the failure policy, not a person, paused the pool: what failed. */
+function failurePauseNote(pool: NodeConfigPool): string | undefined {
   const paused = pool.status?.conditions?.find((c) => c.type === 'Paused');
-  return paused?.status === 'True' && paused.reason === 'FailurePolicy'
-    ? `the failure policy paused the pool (${paused.message ?? 'a node failed'}): nothing starts until ${resume}`
-    : `the pool is paused: nothing starts until ${resume}`;
+  return pool.spec.paused === true && paused?.status === 'True' && paused.reason === 'FailurePolicy'
+    ? `the failure policy paused it: ${paused.message ?? 'a node failed'}`
+    : undefined;
 }
 
 /** One plan per current revision (a pool of a thousand nodes has a handful of them), made on demand. */
@@ -411,12 +418,8 @@ export function planPool(input: PoolPlanInput): PoolPlan {
       `${waitingForReboot === 1 ? '1 node waits' : `${waitingForReboot} nodes wait`} for a reboot the OS asks for: drained, given the revision and the reboot in one step, rebooted once`,
     );
   const moving = result.nodes.filter((s) => s.note !== 'already on the new revision');
-  const wave = spec.updateStrategy.wave;
-  if (wave?.after.length) {
-    notes.push(
-      `starts only after ${wave.after.length === 1 ? 'pool' : 'pools'} ${wave.after.join(', ')} completed their current revision${wave.soakSeconds ? ` and soaked ${wave.soakSeconds}s` : ''}; a paused, failed or rolled-back one holds it`,
-    );
-  }
+  const waveAfter = waveNote(spec);
+  if (waveAfter) notes.push(waveAfter);
   if (description) {
     const planned = description.plan({
       pool,
@@ -431,6 +434,8 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     notes.push(...planned.notes);
     result.eta = planEta(result, spec, description, input.now ?? Date.now());
   }
-  if (spec.paused) notes.push(pauseNote(pool, `${invokedCommand()} resume ${name}`));
+  if (spec.paused) notes.push(`the pool is paused: nothing starts until ${invokedCommand()} resume ${name}`);
+  const byPolicy = failurePauseNote(pool);
+  if (byPolicy) notes.push(byPolicy);
   return result;
 }
