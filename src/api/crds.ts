@@ -90,7 +90,7 @@ const KIND_DEFINITIONS: Record<Kind, KindDefinition> = {
         name: 'Waiting',
         type: 'integer',
         jsonPath: '.status.waiting',
-        description: 'Nodes gated by Serial or Spread.',
+        description: 'Nodes waiting for their turn (a batch, a slot, a start time, a resume or a window).',
         priority: 1,
       },
       {

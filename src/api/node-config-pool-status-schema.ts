@@ -62,7 +62,7 @@ export const nodeConfigPoolStatusSchema = object(
       'OTA: nodes with the target revision on offer (not on it, not applying it): they wait for their owner.',
     ),
     waiting: count(
-      'Serial, Spread: nodes given the target revision that are gated (waiting for a slot, their start time, or a hold) and have not started.',
+      'Nodes not on the target revision that have not started: waiting for their batch, a slot, their start time, a hold, a resume or a maintenance window.',
     ),
     drifted: count(
       'Nodes whose ConfigDrift condition is True: drift found and not repaired (policy Report, or the repair failed). Omitted when none.',

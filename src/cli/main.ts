@@ -41,8 +41,12 @@ export const COMPLETE_REQUEST = '__complete';
 
 export async function main(argv: string[]): Promise<void> {
   if (argv[2] === COMPLETE_REQUEST) {
-    const { kubectlCompletion } = await import('./completion-command.ts');
-    process.stdout.write(kubectlCompletion(await nodeherdProgram(), argv.slice(3)));
+    const { completeWithNames } = await import('./completion-command.ts');
+    const { listNames } = await import('./completion-names.ts');
+    const words = argv.slice(3);
+    // Past the command's name only that command's tree is needed (loading every command takes a second).
+    const program = await nodeherdProgram(words.length > 1 ? words[0] : undefined);
+    process.stdout.write(await completeWithNames(program, words, listNames));
     return;
   }
   await (await nodeherdProgram(argv[2])).parseAsync(argv);

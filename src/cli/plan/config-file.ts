@@ -6,8 +6,9 @@ import { LineCounter, parseAllDocuments } from 'yaml';
 import { API_VERSION } from '../../api/group.ts';
 import { nodeConfigSpecSchema } from '../../api/node-config-schema.ts';
 import { DNS1123_SUBDOMAIN } from '../../api/patterns.ts';
-import type { NodeConfig } from '../../api/types.ts';
+import type { NodeConfig, NodeConfigPool } from '../../api/types.ts';
 import { validateNodeConfig } from '../../api/validate-node-config.ts';
+import { validateNodeConfigPool } from '../../api/validate-node-config-pool.ts';
 import { KUBE_YAML } from '../../util/kube-yaml.ts';
 import { CliError } from '../cli-error.ts';
 import { lineOfField } from './field-lines.ts';
@@ -19,9 +20,17 @@ export interface FileConfig {
   line: number;
 }
 
+export interface FilePool {
+  pool: NodeConfigPool;
+  /** Line of the document's start. */
+  line: number;
+}
+
 export interface ConfigFile {
   path: string;
   configs: FileConfig[];
+  /** NodeConfigPools: a changed pool (selectors, strategy) previewed as applying it would change it. */
+  pools: FilePool[];
   /** Documents of other kinds, skipped: "NodeConfigPool web (line 20)". */
   skipped: string[];
   /** `file:line: field: problem` for what is legal but surely unintended (unknown fields). */
@@ -44,6 +53,8 @@ export function parseConfigFile(path: string, text: string): ConfigFile {
   const skipped: string[] = [];
   const warnings: string[] = [];
   const names = new Map<string, number>();
+  const pools: FilePool[] = [];
+  const poolNames = new Map<string, number>();
   for (const document of documents) {
     // The first line of content, not the `---` before it.
     const start = lineCounter.linePos(document.contents?.range?.[0] ?? document.range[0]).line;
@@ -62,6 +73,11 @@ export function parseConfigFile(path: string, text: string): ConfigFile {
     }
     const object = value as Record<string, unknown>;
     const metadata = (object.metadata ?? {}) as Record<string, unknown>;
+    if (object.kind === 'NodeConfigPool') {
+      const pool = poolDocument(object, at, start, poolNames, problems);
+      if (pool) pools.push(pool);
+      continue;
+    }
     if (object.kind !== 'NodeConfig') {
       skipped.push(
         `${String(object.kind ?? 'a document without kind')} ${String(metadata.name ?? '')} (line ${start})`.replace(
@@ -97,12 +113,39 @@ export function parseConfigFile(path: string, text: string): ConfigFile {
     configs.push({ config: object as unknown as NodeConfig, line: start });
   }
   if (problems.length > 0) throw new CliError(problems.join('\n'));
-  if (configs.length === 0) {
+  if (configs.length === 0 && pools.length === 0) {
     throw new CliError(
-      `${path}: no NodeConfig in the file${skipped.length > 0 ? ` (found ${skipped.join(', ')})` : ''}`,
+      `${path}: no NodeConfig or NodeConfigPool in the file${skipped.length > 0 ? ` (found ${skipped.join(', ')})` : ''}`,
     );
   }
-  return { path, configs, skipped, warnings };
+  return { path, configs, pools, skipped, warnings };
+}
+
+/** A NodeConfigPool document, validated as the API server would (its problems go to `problems`). */
+function poolDocument(
+  object: Record<string, unknown>,
+  at: (field: string) => string,
+  start: number,
+  names: Map<string, number>,
+  problems: string[],
+): FilePool | undefined {
+  const before = problems.length;
+  if (object.apiVersion !== API_VERSION)
+    problems.push(`${at('apiVersion')}: apiVersion: must be ${API_VERSION}`);
+  const name = ((object.metadata ?? {}) as Record<string, unknown>).name;
+  if (typeof name !== 'string' || name === '') {
+    problems.push(`${at('metadata.name')}: metadata.name: Required value`);
+  } else if (names.has(name)) {
+    problems.push(
+      `${at('metadata.name')}: metadata.name: NodeConfigPool ${name} is already defined on line ${names.get(name)}`,
+    );
+  } else {
+    names.set(name, start);
+  }
+  for (const cause of validateNodeConfigPool(object)) {
+    problems.push(`${at(cause.field)}: ${cause.field}: ${problemText(cause.message)}`);
+  }
+  return problems.length === before ? { pool: object as unknown as NodeConfigPool, line: start } : undefined;
 }
 
 export async function readConfigFile(path: string): Promise<ConfigFile> {

@@ -18,6 +18,7 @@ import { unknownPoolError } from '../pool-lookup.ts';
 import { poolMembers } from '../pool-objects.ts';
 import { readConfigFile } from './config-file.ts';
 import { type PlanReport, renderPlanReport } from './plan-render.ts';
+import { poolChangeOf, poolsAfter } from './pool-change.ts';
 import { planPoolOrder } from './pool-order.ts';
 import { type PoolPlan, planPool } from './pool-plan.ts';
 
@@ -90,15 +91,19 @@ function touches(
 export function planCommand(): Command {
   const command = new Command('plan')
     .description(
-      'preview what applying NodeConfigs would do: the new revision of every pool that selects them and, node by node in rollout order, the action and the file, unit and package changes (writes nothing)',
+      'preview what applying NodeConfigs (and NodeConfigPools) would do: the new revision of every pool that selects them and, node by node in rollout order, the action and the file, unit and package changes (writes nothing)',
     )
-    .requiredOption('-f, --filename <file>', 'YAML file with one or more NodeConfigs (- for stdin)')
+    .requiredOption(
+      '-f, --filename <file>',
+      'YAML file with NodeConfigs and/or NodeConfigPools (- for stdin): a pool in it previews its own changes (selectors, strategy)',
+    )
     .option('--pool <name>', 'only this pool');
   addOutputOption(command);
   addKubeOptions(command);
   return command.action(async (opts: PlanOptions) => {
     const file = await readConfigFile(opts.filename);
     const fileConfigs = file.configs.map((c) => c.config);
+    const filePools = new Set(file.pools.map((p) => p.pool.metadata.name));
     const report = await withClient(opts, async (client) => {
       const [pools, configs, revisions, nodes] = await Promise.all([
         client.list<NodeConfigPool>(PATHS.nodeConfigPools),
@@ -106,7 +111,13 @@ export function planCommand(): Command {
         client.list<NodeConfigRevision>(PATHS.revisions),
         client.list<Node>(PATHS.nodes),
       ]);
-      const allPools = [...pools.items].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+      // The pools as applying the file leaves them: its NodeConfigPools replace the server's.
+      const allPools = poolsAfter(
+        pools.items,
+        file.pools.map((p) => p.pool),
+      );
+      const involved = (p: NodeConfigPool) =>
+        filePools.has(p.metadata.name) || touches(p, fileConfigs, configs.items);
       let chosen: NodeConfigPool[];
       if (opts.pool !== undefined) {
         const pool = allPools.find((p) => p.metadata.name === opts.pool);
@@ -115,17 +126,15 @@ export function planCommand(): Command {
             opts.pool,
             allPools.map((p) => p.metadata.name),
           );
-        if (!touches(pool, fileConfigs, configs.items)) {
-          const selecting = allPools
-            .filter((p) => touches(p, fileConfigs, configs.items))
-            .map((p) => p.metadata.name);
+        if (!involved(pool)) {
+          const selecting = allPools.filter(involved).map((p) => p.metadata.name);
           throw new CliError(
             `pool ${opts.pool} selects none of the NodeConfigs in ${file.path} (its configSelector does not match their labels); ${selecting.length > 0 ? `pools that do: ${selecting.join(', ')}` : 'no pool does'}`,
           );
         }
         chosen = [pool];
       } else {
-        chosen = allPools.filter((p) => touches(p, fileConfigs, configs.items));
+        chosen = allPools.filter(involved);
       }
       const inPools = chosen.flatMap((pool) =>
         selectConfigs(pool, [
@@ -135,18 +144,21 @@ export function planCommand(): Command {
       );
       const secrets = await secretLookup(client, inPools);
       const pods = await podsForOrder(client, chosen);
-      const plans = chosen.map((pool) =>
-        planPool({
+      const plans = chosen.map((pool) => {
+        const inFile = file.pools.find((p) => p.pool.metadata.name === pool.metadata.name);
+        const poolChange = inFile ? poolChangeOf(inFile, pools.items, allPools, nodes.items) : undefined;
+        return planPool({
           pool,
           configs: configs.items,
           fileConfigs,
           revisions: revisions.items.filter((r) => r.spec?.pool === pool.metadata.name),
+          ...(poolChange ? { otherRevisions: revisions.items, poolChange } : {}),
           nodes: poolMembers(pool, allPools, nodes.items),
           secrets,
           ...(pods ? { pods } : {}),
           now: Date.now(),
-        }),
-      );
+        });
+      });
       const order = planPoolOrder(
         allPools,
         plans.filter((p) => p.revision && !p.unchanged).map((p) => p.pool),
@@ -154,6 +166,7 @@ export function planCommand(): Command {
       const result: PlanReport = {
         file: file.path,
         configs: file.configs.map((c) => ({ name: c.config.metadata.name, line: c.line })),
+        poolDocuments: file.pools.map((p) => ({ name: p.pool.metadata.name, line: p.line })),
         skipped: file.skipped,
         warnings: file.warnings,
         pools: plans,

@@ -3,13 +3,17 @@
 
 import { strategyDescription } from '../../controller/strategies/descriptions.ts';
 import type { ChangeSet } from '../../plan/types.ts';
+import { etaText } from '../rollout-eta.ts';
 import { type Palette, palette, table, truncate } from '../text-table.ts';
+import type { PoolChange } from './pool-change.ts';
 import type { PoolOrder } from './pool-order.ts';
 import type { ChangeGroup, NodeAction, PoolPlan } from './pool-plan.ts';
 
 export interface PlanReport {
   file: string;
   configs: { name: string; line: number }[];
+  /** The file's NodeConfigPools. */
+  poolDocuments: { name: string; line: number }[];
   skipped: string[];
   /** Problems of the file that do not stop the plan (unknown fields). */
   warnings: string[];
@@ -70,10 +74,34 @@ function changeLines(group: ChangeGroup): string[] {
   return lines;
 }
 
+/** "ETA  about 33s (…)", or what it would be once resumed. */
+function etaLine(plan: PoolPlan): string {
+  const eta = plan.eta!;
+  if ('none' in eta) return `ETA  ${etaText(eta)}`;
+  return plan.paused
+    ? `ETA  none while paused; once resumed, ${etaText(eta)}`
+    : `ETA  ${etaText(eta)} if applied now`;
+}
+
+function poolChangeLines(name: string, change: PoolChange): string[] {
+  const lines = [
+    change.created
+      ? `  NodeConfigPool ${name} (line ${change.line}): a new pool`
+      : `  NodeConfigPool ${name} (line ${change.line}): ${change.fields.length > 0 ? `changes spec.${change.fields.join(', spec.')}` : 'no change to its spec'}`,
+  ];
+  if (change.joining.length > 0) lines.push(`  nodes joining the pool: ${names(change.joining)}`);
+  if (change.leaving.length > 0)
+    lines.push(
+      `  nodes leaving the pool (they keep what they run; no pool manages them unless another selects them): ${names(change.leaving)}`,
+    );
+  return lines;
+}
+
 function poolLines(plan: PoolPlan, p: Palette): string[] {
   const lines = [
     `${p.bold(`pool ${plan.pool}`)}  ${plan.strategy}${plan.paused ? `  ${p.yellow('PAUSED')}` : ''}`,
   ];
+  if (plan.poolChange) lines.push(...poolChangeLines(plan.pool, plan.poolChange));
   for (const c of plan.configChanges) {
     const what = {
       added: 'added to the pool',
@@ -90,15 +118,42 @@ function poolLines(plan: PoolPlan, p: Palette): string[] {
   }
   for (const warning of plan.warnings) lines.push(`  ${p.yellow('warning')}: ${warning}`);
   const revision = plan.revision!;
-  if (plan.unchanged) {
+  if (plan.heldByPin) {
+    const pin = plan.heldByPin;
     lines.push(
-      `  no change: the target ${revisionText(plan.target?.name, plan.target?.number)} already has exactly this configuration`,
+      `  ${p.yellow('held')}: a rollback pinned the pool to ${revisionText(pin.to, pin.toNumber)}, holding back ${revisionText(pin.from, pin.fromNumber)}; these NodeConfigs render ${revisionText(pin.from, pin.fromNumber)}, so the pin stays and no node changes (another configuration ends the pin)`,
+    );
+    return lines;
+  }
+  const joinersMove = plan.poolChange !== undefined && plan.groups.length > 0;
+  if (plan.unchanged && !joinersMove) {
+    if (plan.poolChange?.fields.includes('updateStrategy')) {
+      lines.push(
+        '  the new updateStrategy applies from the next rollout (every node runs the target already):',
+      );
+      const next = plan.nextRollout;
+      if (next) {
+        for (const note of next.notes) lines.push(`    ${note}`);
+        if (next.eta && !('none' in next.eta))
+          lines.push(
+            `    the next rollout of every node, each restarting: ${etaText(next.eta).replace(/; done by [^)]*/, '')}`,
+          );
+      }
+    }
+    lines.push(
+      `  no change: the target ${revisionText(plan.target?.name, plan.target?.number)} already has exactly this configuration${plan.endsPin ? '; the rollback pin ends' : ''}`,
     );
     return lines;
   }
   lines.push(
-    `  new ${revisionText(revision.name, revision.number)}${revision.existing ? ' (exists already: re-used)' : ''} from NodeConfigs ${plan.sources.join(', ')}; current target: ${revisionText(plan.target?.name, plan.target?.number)}`,
+    plan.unchanged
+      ? `  the target ${revisionText(revision.name, revision.number)} stays; the nodes joining the pool get it`
+      : `  new ${revisionText(revision.name, revision.number)}${revision.existing ? ' (exists already: re-used)' : ''} from NodeConfigs ${plan.sources.join(', ')}; current target: ${revisionText(plan.target?.name, plan.target?.number)}`,
   );
+  if (plan.endsPin)
+    lines.push(
+      `  ends the rollback pin: the pool stays on ${plan.endsPin.to} only while its NodeConfigs render ${plan.endsPin.from}`,
+    );
   if (plan.groups.length > 0) lines.push('  changes:');
   for (const group of plan.groups) {
     const from = group.from
@@ -110,6 +165,7 @@ function poolLines(plan: PoolPlan, p: Palette): string[] {
     lines.push(...changeLines(group));
   }
   for (const note of plan.strategyNotes) lines.push(`  ${note}`);
+  if (plan.eta) lines.push(`  ${etaLine(plan)}`);
 
   const description = strategyDescription(plan.strategy);
   const column = description?.column;
@@ -150,7 +206,7 @@ export function renderPlanReport(report: PlanReport, options: { color: boolean; 
   const p = palette(options.color);
   const lines: string[] = [];
   lines.push(
-    `${report.file}: ${report.configs.map((c) => `NodeConfig ${c.name} (line ${c.line})`).join(', ')}${report.skipped.length > 0 ? `; skipped ${report.skipped.join(', ')}` : ''}`,
+    `${report.file}: ${[...report.configs.map((c) => `NodeConfig ${c.name} (line ${c.line})`), ...report.poolDocuments.map((c) => `NodeConfigPool ${c.name} (line ${c.line})`)].join(', ')}${report.skipped.length > 0 ? `; skipped ${report.skipped.join(', ')}` : ''}`,
   );
   for (const warning of report.warnings) lines.push(`${p.yellow('warning')}: ${warning}`);
   if (report.pools.length === 0) {

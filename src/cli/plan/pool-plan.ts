@@ -23,6 +23,8 @@ import type {
   NodeConfigRevision,
   RenderedConfig,
 } from '../../api/types.ts';
+import { readPin } from '../../controller/pools/pool-state.ts';
+import { resolveIntOrPercent } from '../../controller/rollout/int-or-percent.ts';
 import { type NodeOrder, orderedNodes } from '../../controller/rollout/rollout-order.ts';
 import { strategyDescription } from '../../controller/strategies/descriptions.ts';
 import { poolOrder, type RolloutOrderSpec } from '../../controller/strategies/pool-order.ts';
@@ -30,11 +32,14 @@ import type {
   PlannedBatch,
   PlannedNode,
   PlannedStep,
+  StrategyDescription,
 } from '../../controller/strategies/strategy-description.ts';
 import type { Node, Pod } from '../../kube/types.ts';
 import { plan } from '../../plan/plan.ts';
 import type { Changes, Disruption } from '../../plan/types.ts';
 import { invokedCommand } from '../../util/invoked-command.ts';
+import { type EtaResult, estimateBatches, estimateOffsets } from '../rollout-eta.ts';
+import type { PoolChange } from './pool-change.ts';
 
 export type NodeAction = 'none' | 'reload' | 'restart' | 'drain' | 'reboot';
 
@@ -94,6 +99,22 @@ export interface PoolPlan {
   batches: Batch[];
   /** What the strategy does with the new revision, in words. */
   strategyNotes: string[];
+  /**
+   * A rollback pinned the pool to `to` while its NodeConfigs render `from`: the new revision is `from`,
+   * which the pin holds back, so no node changes (another configuration ends the pin).
+   */
+  heldByPin?: { to: string; toNumber?: number; from: string; fromNumber?: number };
+  /** The pool is in the file: its spec fields and members that change. */
+  poolChange?: PoolChange;
+  /** How long the rollout would take from now (rollout-eta.ts); absent when nothing rolls out. */
+  eta?: EtaResult;
+  /**
+   * The pool's strategy changes and no node moves now: how its next rollout would go under the new
+   * strategy (every member, a restart assumed).
+   */
+  nextRollout?: { batches: number; notes: string[]; eta?: EtaResult };
+  /** The pool is pinned by a rollback, and the new revision (another than the one held back) ends it. */
+  endsPin?: { to: string; from: string };
 }
 
 export interface PoolPlanInput {
@@ -104,6 +125,8 @@ export interface PoolPlanInput {
   fileConfigs: readonly NodeConfig[];
   /** The pool's NodeConfigRevisions. */
   revisions: readonly NodeConfigRevision[];
+  /** Other pools' revisions: a node a selector change brings from another pool plans from its config. */
+  otherRevisions?: readonly NodeConfigRevision[];
   /** The pool's member Nodes. */
   nodes: readonly Node[];
   secrets?: SecretLookup;
@@ -111,6 +134,8 @@ export interface PoolPlanInput {
   pods?: readonly Pod[];
   /** The time the plan is made at (ms): maintenance windows say whether one is open and when the next opens. */
   now?: number;
+  /** The pool itself is in the file (`pool` is its version): what changes. */
+  poolChange?: PoolChange;
 }
 
 function merged(configs: readonly NodeConfig[], fileConfigs: readonly NodeConfig[]): NodeConfig[] {
@@ -192,6 +217,148 @@ function configChangesOf(
   }));
 }
 
+/**
+ * As the controller chooses (rollout-target.ts): a rollback pin stays while the NodeConfigs render the
+ * revision it holds back (the new revision is held); any other rendering ends it.
+ */
+function pinOutcome(
+  pool: NodeConfigPool,
+  newName: string,
+  targetName: string | undefined,
+  numbers: ReadonlyMap<string, number>,
+): Pick<PoolPlan, 'heldByPin' | 'endsPin'> & { unchanged?: true } {
+  const pin = readPin(pool);
+  if (!pin || !numbers.has(pin.to)) return {};
+  if (newName !== pin.from || pin.to !== targetName) return { endsPin: { to: pin.to, from: pin.from } };
+  return {
+    unchanged: true,
+    heldByPin: {
+      to: pin.to,
+      toNumber: numbers.get(pin.to)!,
+      from: pin.from,
+      ...(numbers.has(pin.from) ? { fromNumber: numbers.get(pin.from)! } : {}),
+    },
+  };
+}
+
+/** A pool in a wave: whom it waits for. */
+function waveNote(spec: ReturnType<typeof defaultedPoolSpec>): string | undefined {
+  const wave = spec.updateStrategy.wave;
+  if (!wave?.after.length) return undefined;
+  return `starts only after ${wave.after.length === 1 ? 'pool' : 'pools'} ${wave.after.join(', ')} completed their current revision${wave.soakSeconds ? ` and soaked ${wave.soakSeconds}s` : ''}; a paused, failed or rolled-back one holds it`;
+}
+
+/** When the failure policy, not a person, paused the pool: what failed. */
+function failurePauseNote(pool: NodeConfigPool): string | undefined {
+  const paused = pool.status?.conditions?.find((c) => c.type === 'Paused');
+  return pool.spec.paused === true && paused?.status === 'True' && paused.reason === 'FailurePolicy'
+    ? `the failure policy paused it: ${paused.message ?? 'a node failed'}`
+    : undefined;
+}
+
+/** One plan per current revision (a pool of a thousand nodes has a handful of them), made on demand. */
+function changeGroups(
+  configsByRevision: ReadonlyMap<string, RenderedConfig>,
+  numbers: ReadonlyMap<string, number>,
+  desired: { config: RenderedConfig },
+): { groups: Map<string, ChangeGroup>; groupOf: (from: string | undefined) => ChangeGroup } {
+  const groups = new Map<string, ChangeGroup>();
+  const groupOf = (from: string | undefined): ChangeGroup => {
+    const key = from ?? '';
+    const known = groups.get(key);
+    if (known) return known;
+    const fromConfig = from ? configsByRevision.get(from) : undefined;
+    const p = plan(fromConfig ? { config: fromConfig } : undefined, desired);
+    const group: ChangeGroup = {
+      ...(from ? { from } : {}),
+      ...(from && numbers.has(from) ? { fromNumber: numbers.get(from)! } : {}),
+      fromMissing: from !== undefined && fromConfig === undefined,
+      nodes: 0,
+      action: ACTIONS[p.disruption],
+      summary: p.summary,
+      changes: p.changes,
+      notes: p.notes,
+    };
+    groups.set(key, group);
+    return group;
+  };
+  return { groups, groupOf };
+}
+
+/** The next rollout under a changed strategy: every member moving, each a restart. */
+function nextRolloutUnder(
+  pool: NodeConfigPool,
+  spec: ReturnType<typeof defaultedPoolSpec>,
+  description: StrategyDescription,
+  ordered: readonly PlannedNode[],
+  newNumber: number,
+  now: number,
+): NonNullable<PoolPlan['nextRollout']> {
+  const candidates = ordered.filter(
+    (n) =>
+      description.setAside?.(n.node, n.node.metadata.annotations?.[CURRENT_REVISION_ANNOTATION]) ===
+      undefined,
+  );
+  const moving: PlannedStep[] = candidates.map((n) => ({ name: n.name }));
+  const planned = description.plan({
+    pool,
+    spec,
+    ordered,
+    moving,
+    candidates,
+    newNumber: newNumber + 1,
+    now,
+  });
+  const steps: NodeStep[] = moving.map((m) => ({ ...m, zone: '', action: 'restart' }));
+  const shape: PoolPlan = {
+    pool: pool.metadata.name,
+    strategy: spec.updateStrategy.type,
+    paused: false,
+    configChanges: [],
+    sources: [],
+    problems: [],
+    warnings: [],
+    unchanged: false,
+    groups: [],
+    nodes: steps,
+    batches: planned.batches,
+    strategyNotes: [],
+  };
+  return {
+    batches: planned.batches.length,
+    notes: planned.notes,
+    eta: planEta(shape, spec, description, now),
+  };
+}
+
+/** The plan's batches (or start offsets) added up: the rollout's ETA from `now`. */
+function planEta(
+  result: PoolPlan,
+  spec: ReturnType<typeof defaultedPoolSpec>,
+  description: StrategyDescription,
+  now: number,
+): EtaResult {
+  if (description.updatesWhenAsked) return { none: 'nodes move when their owners take the update' };
+  const actionOf = new Map(result.nodes.map((s) => [s.name, s.action]));
+  if (description.column?.shows === 'offset') {
+    const moving = result.nodes.filter((s) => s.offsetSeconds !== undefined && s.note === undefined);
+    const canaryNodes = spec.updateStrategy.rollingUpdate?.canary?.nodes;
+    const canary =
+      canaryNodes === undefined ? [] : moving.slice(0, resolveIntOrPercent(canaryNodes, moving.length, 'up'));
+    return estimateOffsets(
+      moving.map((s) => ({ offsetSeconds: s.offsetSeconds!, action: s.action })),
+      canary.map((s) => s.action),
+      spec,
+      now,
+    );
+  }
+  return estimateBatches(
+    result.batches.map((b) => ({ actions: b.nodes.map((n) => actionOf.get(n) ?? 'none') })),
+    spec,
+    now,
+  );
+}
+
 export function planPool(input: PoolPlanInput): PoolPlan {
   const { pool } = input;
   const name = pool.metadata.name;
@@ -202,7 +369,7 @@ export function planPool(input: PoolPlanInput): PoolPlan {
   const configChanges = configChangesOf(input, selected);
   const numbers = new Map(input.revisions.map((r) => [r.metadata.name, r.spec.revision]));
   const configsByRevision = new Map<string, RenderedConfig>(
-    input.revisions.map((r) => [r.metadata.name, r.spec.config]),
+    [...(input.otherRevisions ?? []), ...input.revisions].map((r) => [r.metadata.name, r.spec.config]),
   );
   const targetName = pool.status?.targetRevision;
   const result: PoolPlan = {
@@ -222,6 +389,7 @@ export function planPool(input: PoolPlanInput): PoolPlan {
         }
       : {}),
     unchanged: false,
+    ...(input.poolChange ? { poolChange: input.poolChange } : {}),
     groups: [],
     nodes: [],
     batches: [],
@@ -252,6 +420,8 @@ export function planPool(input: PoolPlanInput): PoolPlan {
   const newNumber = existing ?? Math.max(0, ...numbers.values()) + 1;
   result.revision = { name: newName, number: newNumber, existing: existing !== undefined };
   result.unchanged = newName === targetName;
+  Object.assign(result, pinOutcome(pool, newName, targetName, numbers));
+  if (result.heldByPin) return result;
   const desired = { config: rendered.config };
 
   const zoneLabel = spec.updateStrategy.rollingUpdate?.zoneLabel ?? 'topology.kubernetes.io/zone';
@@ -264,27 +434,7 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     planOrder(spec, input),
   );
 
-  // One plan per current revision: a pool of a thousand nodes has a handful of them.
-  const groups = new Map<string, ChangeGroup>();
-  const groupOf = (from: string | undefined): ChangeGroup => {
-    const key = from ?? '';
-    const known = groups.get(key);
-    if (known) return known;
-    const fromConfig = from ? configsByRevision.get(from) : undefined;
-    const p = plan(fromConfig ? { config: fromConfig } : undefined, desired);
-    const group: ChangeGroup = {
-      ...(from ? { from } : {}),
-      ...(from && numbers.has(from) ? { fromNumber: numbers.get(from)! } : {}),
-      fromMissing: from !== undefined && fromConfig === undefined,
-      nodes: 0,
-      action: ACTIONS[p.disruption],
-      summary: p.summary,
-      changes: p.changes,
-      notes: p.notes,
-    };
-    groups.set(key, group);
-    return group;
-  };
+  const { groups, groupOf } = changeGroups(configsByRevision, numbers, desired);
 
   const rebootsForOs =
     spec.reboots?.osRequested?.policy === 'Reboot' && spec.updateStrategy.type === 'RollingUpdate';
@@ -314,10 +464,22 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     if (prestaged) step.prestage = prestaged;
   }
   result.groups = [...groups.values()].sort((a, b) => (b.fromNumber ?? 0) - (a.fromNumber ?? 0));
-  if (result.unchanged) return result;
+  // A pool change moves nodes (joining ones) even when the revision stays the target.
+  if (result.unchanged && !(input.poolChange && groups.size > 0)) {
+    if (input.poolChange?.fields.includes('updateStrategy') && description)
+      result.nextRollout = nextRolloutUnder(
+        pool,
+        spec,
+        description,
+        ordered,
+        newNumber,
+        input.now ?? Date.now(),
+      );
+    return result;
+  }
 
   const notes = result.strategyNotes;
-  notes.push(...leadingNotes(waitingForReboot, spec.updateStrategy.wave));
+  notes.push(...leadingNotes(waitingForReboot, spec));
   const moving = result.nodes.filter((s) => s.note !== 'already on the new revision');
   if (description) {
     const planned = description.plan({
@@ -331,25 +493,25 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     });
     result.batches = planned.batches;
     notes.push(...planned.notes);
+    result.eta = planEta(result, spec, description, input.now ?? Date.now());
   }
   notes.push(...trailingNotes(spec, name));
+  const byPolicy = failurePauseNote(pool);
+  if (byPolicy) notes.push(byPolicy);
   return result;
 }
 
 type DefaultedSpec = ReturnType<typeof defaultedPoolSpec>;
 
 /** What the plan says before the strategy's own notes: reboots the OS asks for, the wave it waits on. */
-function leadingNotes(waitingForReboot: number, wave: DefaultedSpec['updateStrategy']['wave']): string[] {
+function leadingNotes(waitingForReboot: number, spec: DefaultedSpec): string[] {
   const notes: string[] = [];
   if (waitingForReboot > 0)
     notes.push(
       `${waitingForReboot === 1 ? '1 node waits' : `${waitingForReboot} nodes wait`} for a reboot the OS asks for: drained, given the revision and the reboot in one step, rebooted once`,
     );
-  if (wave?.after.length) {
-    notes.push(
-      `starts only after ${wave.after.length === 1 ? 'pool' : 'pools'} ${wave.after.join(', ')} completed their current revision${wave.soakSeconds ? ` and soaked ${wave.soakSeconds}s` : ''}; a paused, failed or rolled-back one holds it`,
-    );
-  }
+  const waveAfter = waveNote(spec);
+  if (waveAfter) notes.push(waveAfter);
   return notes;
 }
 

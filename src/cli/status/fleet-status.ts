@@ -19,9 +19,19 @@ import {
   STATE_ANNOTATION,
 } from '../../api/node-protocol.ts';
 import type { NodeConfigPool, NodeConfigRevision } from '../../api/types.ts';
+import { UPDATE_STARTED_ANNOTATION } from '../../controller/annotations.ts';
 import { strategyDescription } from '../../controller/strategies/descriptions.ts';
 import type { Node } from '../../kube/types.ts';
+import type { EtaResult } from '../rollout-eta.ts';
 import { type RecordedFailure, recordedFailures } from './failure-view.ts';
+
+/** status-eta.ts's statusEta, passed in: a `nodeherd status` with no rollout under way never loads it. */
+export type EtaEstimator = (
+  pool: NodeConfigPool,
+  members: readonly Node[],
+  revisions: readonly NodeConfigRevision[],
+  now: number,
+) => EtaResult | undefined;
 
 export interface StateCounts {
   /** On the target revision (current-revision = target). */
@@ -30,9 +40,12 @@ export interface StateCounts {
   ready: number;
   /** The agent is applying or verifying. */
   applying: number;
-  /** The agent waits for its gate (Spread time, Serial slot). */
+  /**
+   * Not on the target and not started: waiting for their batch, a slot, a start time, a resume or a
+   * window (or the agent waits for its gate).
+   */
   waiting: number;
-  /** The agent reported Failed. */
+  /** The agent reported Failed, for the target revision (a failure of another revision is history). */
   failed: number;
   /** NotReady, cordoned or being deleted. */
   unavailable: number;
@@ -76,6 +89,11 @@ export interface PoolView {
   failedNodes: NodeProblem[];
   /** The failures behind the rollback that pins the pool, as its status recorded them (issue 36). */
   recordedFailures: RecordedFailure[];
+  /**
+   * Why the pool is paused: by a person (spec.paused), or by the failure policy with its message; and
+   * the nodes whose failure was of a revision that is no longer the target (message: that revision).
+   */
+  pause?: { by: 'user' | 'failure-policy'; message: string; earlierFailures: NodeProblem[] };
   /** Nodes with ConfigDrift True, with the condition's message. */
   driftedNodes: NodeProblem[];
   /**
@@ -94,6 +112,8 @@ export interface PoolView {
   conflictingNodes: string[];
   /** Pools with maintenance windows: the next opening, and when the window open now closes (RFC 3339). */
   maintenanceWindow?: { nextOpen?: string; closesAt?: string };
+  /** How long the rollout under way still takes (status-eta.ts); absent when nothing is left to do. */
+  eta?: EtaResult;
   /** Waves: the pools this one waits for before it starts a new revision, and their soak. */
   wave?: { after: string[]; soakSeconds: number };
 }
@@ -130,6 +150,18 @@ function conditionStatus(node: Node, type: string): string | undefined {
   return node.status?.conditions?.find((c) => c.type === type)?.status;
 }
 
+/**
+ * The agent reported Failed for the target: the revision it was given (desired) is the target, or no
+ * target is known. A node whose failed revision is no longer the target (the config was reverted, a
+ * rollback pinned the pool) runs what it ran before; its failure is not the target's.
+ */
+function failsTarget(node: Node, target: string | undefined): boolean {
+  const a = node.metadata.annotations ?? {};
+  if (a[STATE_ANNOTATION] !== 'Failed') return false;
+  const desired = a[DESIRED_REVISION_ANNOTATION];
+  return target === undefined || desired === undefined || desired === target;
+}
+
 function countStates(nodes: readonly Node[], target: string | undefined): StateCounts {
   const counts: StateCounts = {
     updated: 0,
@@ -152,13 +184,29 @@ function countStates(nodes: readonly Node[], target: string | undefined): StateC
       const configReady = conditionStatus(node, NODE_CONFIG_READY_CONDITION) === 'True';
       if (ready && configReady && settled && (desired === undefined || desired === target)) counts.ready++;
     }
-    if (state === 'Applying' || state === 'Verifying') counts.applying++;
-    if (state === 'Waiting') counts.waiting++;
-    if (state === 'Failed') counts.failed++;
+    const applying = state === 'Applying' || state === 'Verifying';
+    const failed = failsTarget(node, target);
+    if (applying) counts.applying++;
+    if (state === 'Waiting' || (target !== undefined && current !== target && !applying && !failed))
+      counts.waiting++;
+    if (failed) counts.failed++;
     if (!ready || node.spec?.unschedulable === true || node.metadata.deletionTimestamp) counts.unavailable++;
     if (conditionStatus(node, CONFIG_DRIFT_CONDITION) === 'True') counts.drifted++;
   }
   return counts;
+}
+
+function pauseView(pool: NodeConfigPool, earlierFailures: NodeProblem[]): Pick<PoolView, 'pause'> {
+  if (pool.spec.paused !== true) return {};
+  const paused = pool.status?.conditions?.find((c) => c.type === 'Paused');
+  const byPolicy = paused?.status === 'True' && paused.reason === 'FailurePolicy';
+  return {
+    pause: {
+      by: byPolicy ? 'failure-policy' : 'user',
+      message: byPolicy ? (paused.message ?? '') : 'spec.paused is true',
+      earlierFailures: earlierFailures.sort((a, b) => (a.name < b.name ? -1 : 1)),
+    },
+  };
 }
 
 function maintenanceWindowView(pool: NodeConfigPool): Pick<PoolView, 'maintenanceWindow'> {
@@ -197,7 +245,10 @@ function poolView(
   members: readonly Node[],
   conflicting: string[],
   revisions: readonly NodeConfigRevision[],
+  now: number,
+  estimate: EtaEstimator | undefined,
 ): PoolView {
+  const eta = estimate?.(pool, members, revisions, now);
   const numbers = new Map<string, number>();
   for (const r of revisions) {
     if (r.spec?.pool === pool.metadata.name) numbers.set(r.metadata.name, r.spec.revision);
@@ -208,6 +259,7 @@ function poolView(
   const failedNodes: NodeProblem[] = [];
   const driftedNodes: NodeProblem[] = [];
   const rebootNodes: NodeProblem[] = [];
+  const earlierFailures: NodeProblem[] = [];
   for (const node of members) {
     const reboot = node.status?.conditions?.find((c) => c.type === REBOOT_REQUIRED_CONDITION);
     const requested = node.metadata.annotations?.[REBOOT_REQUESTED_ANNOTATION];
@@ -221,8 +273,10 @@ function poolView(
     const a = node.metadata.annotations ?? {};
     const current = a[CURRENT_REVISION_ANNOTATION] || NO_REVISION;
     perRevision.set(current, (perRevision.get(current) ?? 0) + 1);
-    if (a[STATE_ANNOTATION] === 'Failed') {
+    if (failsTarget(node, targetName)) {
       failedNodes.push({ name: node.metadata.name, message: a[MESSAGE_ANNOTATION] ?? '' });
+    } else if (a[STATE_ANNOTATION] === 'Failed') {
+      earlierFailures.push({ name: node.metadata.name, message: a[DESIRED_REVISION_ANNOTATION] ?? '' });
     }
   }
   const revisionCounts: RevisionCount[] = [...perRevision.entries()]
@@ -251,6 +305,7 @@ function poolView(
     })),
     failedNodes: failedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
     recordedFailures: recordedFailures(pool, new Set(failedNodes.map((f) => f.name))),
+    ...pauseView(pool, earlierFailures),
     driftedNodes: driftedNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
     rebootNodes: rebootNodes.sort((a, b) => (a.name < b.name ? -1 : 1)),
     rebootPolicy: pool.spec.reboots?.osRequested?.policy ?? 'Report',
@@ -260,6 +315,7 @@ function poolView(
       .sort((a, b) => (a.name < b.name ? -1 : 1)),
     conflictingNodes: conflicting.sort(),
     ...maintenanceWindowView(pool),
+    ...(eta ? { eta } : {}),
     ...(pool.spec.updateStrategy?.wave?.after.length
       ? {
           wave: {
@@ -276,6 +332,7 @@ export function buildFleetStatus(
   objects: FleetObjects,
   meta: { server: string; observedAt: string },
   poolName?: string,
+  estimate?: EtaEstimator,
 ): FleetStatus {
   const pools = [...objects.pools].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   const members = new Map<string, Node[]>(pools.map((p) => [p.metadata.name, []]));
@@ -292,7 +349,14 @@ export function buildFleetStatus(
     server: meta.server,
     observedAt: meta.observedAt,
     pools: shown.map((p) =>
-      poolView(p, members.get(p.metadata.name)!, conflicts.get(p.metadata.name)!, objects.revisions),
+      poolView(
+        p,
+        members.get(p.metadata.name)!,
+        conflicts.get(p.metadata.name)!,
+        objects.revisions,
+        Number.isNaN(Date.parse(meta.observedAt)) ? Date.now() : Date.parse(meta.observedAt),
+        estimate,
+      ),
     ),
     unpooledNodes: poolName === undefined ? unpooled : 0,
   };
@@ -305,4 +369,21 @@ export function buildFleetStatus(
 function shownCondition(c: { type: string; status: string }): boolean {
   if (c.type === 'Ready' || c.type === 'Reconciling') return false;
   return c.type !== 'Stalled' || c.status === 'True';
+}
+
+/**
+ * Whether a pool may have a rollout under way (a member not given or not on the target, or updated in
+ * the last hour, maybe still soaking): only then is the ETA's code loaded.
+ */
+export function mayBeRollingOut(objects: FleetObjects, now: number): boolean {
+  const targets = new Set(objects.pools.map((p) => p.status?.targetRevision).filter((t) => t !== undefined));
+  return objects.nodes.some((node) => {
+    const a = node.metadata.annotations ?? {};
+    const current = a[CURRENT_REVISION_ANNOTATION];
+    const desired = a[DESIRED_REVISION_ANNOTATION];
+    if (desired !== undefined && desired !== current) return true;
+    if (current !== undefined && !targets.has(current)) return true;
+    const started = Date.parse(a[UPDATE_STARTED_ANNOTATION] ?? '');
+    return !Number.isNaN(started) && now - started < 3_600_000;
+  });
 }

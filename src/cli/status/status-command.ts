@@ -144,7 +144,12 @@ export function statusCommand(): Command {
     // frame: a pipe would fill with copies, a terminal flicker.
     let shown: string | undefined;
     const draw = (status: FleetStatus) => {
-      const content = JSON.stringify({ ...status, observedAt: undefined });
+      // The ETA counts down with the clock: it is redrawn with the next change, not for itself.
+      const content = JSON.stringify({
+        ...status,
+        observedAt: undefined,
+        pools: status.pools.map((p) => ({ ...p, eta: undefined })),
+      });
       if (content === shown) return;
       shown = content;
       // On a terminal the frame replaces the last; in a pipe frames follow each other.

@@ -8,8 +8,9 @@ import type { Node } from '../../kube/types.ts';
 import { invokedCommand } from '../../util/invoked-command.ts';
 import { kubeTime } from '../../util/kube-time.ts';
 import { unknownPoolError } from '../pool-lookup.ts';
+import { etaText } from '../rollout-eta.ts';
 import { bar, type Palette, palette, table, truncate } from '../text-table.ts';
-import { buildFleetStatus, type FleetStatus, type PoolView } from './fleet-status.ts';
+import { buildFleetStatus, type FleetStatus, mayBeRollingOut, type PoolView } from './fleet-status.ts';
 
 export type { FleetStatus, PoolView } from './fleet-status.ts';
 
@@ -38,10 +39,15 @@ export async function fetchFleetStatus(client: KubeClient, pool?: string): Promi
       pools.items.map((p) => p.metadata.name),
     );
   }
+  const objects = { pools: pools.items, revisions: revisions.items, nodes: nodes.items };
+  const now = Date.now();
+  // The ETA's code (the plan, the rollout order, cron) only when a rollout may be under way.
+  const estimate = mayBeRollingOut(objects, now) ? (await import('./status-eta.ts')).statusEta : undefined;
   const status = buildFleetStatus(
-    { pools: pools.items, revisions: revisions.items, nodes: nodes.items },
-    { server: client.server.origin, observedAt: kubeTime(Date.now()) },
+    objects,
+    { server: client.server.origin, observedAt: kubeTime(now) },
     pool,
+    estimate,
   );
   return storageAlarm === undefined ? status : { ...status, storageAlarm };
 }
@@ -88,6 +94,12 @@ function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[
     ? `${pool.target.name}${pool.target.number !== undefined ? ` (revision ${pool.target.number})` : ''}`
     : p.dim('none yet (the controller has not rendered this pool)');
   lines.push(`  target revision  ${target}`);
+  if (pool.eta) {
+    const eta = pool.eta;
+    lines.push(
+      `  ETA              ${'none' in eta ? etaText(eta) : pool.paused ? `none while paused; once resumed, ${etaText(eta)}` : etaText(eta)}`,
+    );
+  }
   if (pool.wave) {
     const soak = pool.wave.soakSeconds ? `, soaked ${pool.wave.soakSeconds}s` : '';
     lines.push(`  after            ${pool.wave.after.join(', ')} (completed${soak})`);
@@ -151,6 +163,7 @@ function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[
   } else {
     lines.push(`  ${p.dim('no conditions yet (is the controller running?)')}`);
   }
+  lines.push(...pauseLines(pool, p));
   for (const failed of pool.failedNodes.slice(0, 10)) {
     lines.push(`  ${p.red('failed')} ${failed.name}: ${failed.message || 'no message'}`);
   }
@@ -189,6 +202,31 @@ function renderPool(pool: PoolView, options: RenderOptions, p: Palette): string[
     lines.push(
       `  ${p.red('conflict')} ${plural(pool.conflictingNodes.length, 'node')} also selected by another pool (managed by none): ${pool.conflictingNodes.slice(0, 10).join(', ')}`,
     );
+  }
+  return lines;
+}
+
+/** Who paused the pool and how it resumes: the failure policy's pause is no person's spec.paused. */
+function pauseLines(pool: PoolView, p: Palette): string[] {
+  const pause = pool.pause;
+  if (!pause) return [];
+  const resume = `${invokedCommand()} resume ${pool.name}`;
+  if (pause.by === 'user')
+    return [
+      pool.strategy === 'OTA'
+        ? `  ${p.yellow('paused')} by spec.paused, which changes nothing for OTA: the nodes' owners take updates`
+        : `  ${p.yellow('paused')} by spec.paused: nothing starts until ${resume}`,
+    ];
+  const lines = [`  ${p.yellow('paused by the failure policy')}: ${pause.message}`];
+  const stale = pause.earlierFailures;
+  if (stale.length > 0) {
+    const failedRevisions = [...new Set(stale.map((f) => f.message).filter((m) => m !== ''))];
+    lines.push(
+      `  ${plural(stale.length, 'node')} failed ${failedRevisions.join(', ') || 'an earlier revision'}, no longer the target (${stale.map((f) => f.name).join(', ')}): ${stale.length === 1 ? 'it runs' : 'they run'} what ${stale.length === 1 ? 'it' : 'they'} ran before`,
+    );
+    lines.push(`  the change was reverted: ${resume} hands every node the target again`);
+  } else {
+    lines.push(`  fix the cause or revert the change, then: ${resume}`);
   }
   return lines;
 }

@@ -8,7 +8,7 @@ import { Informer } from '../../kube/informer.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
 import type { Node } from '../../kube/types.ts';
 import { kubeTime } from '../../util/kube-time.ts';
-import { buildFleetStatus, type FleetStatus } from './fleet-status.ts';
+import { buildFleetStatus, type EtaEstimator, type FleetStatus } from './fleet-status.ts';
 
 export interface FleetWatchOptions {
   pool?: string;
@@ -35,6 +35,11 @@ export function watchFleetStatus(
   let ready = false;
   let timer: NodeJS.Timeout | undefined;
   let lastAt = 0;
+  // Loaded here, not imported above: `nodeherd status` without --watch loads it only when needed.
+  let estimate: EtaEstimator | undefined;
+  const loaded = import('./status-eta.ts').then((m) => {
+    estimate = m.statusEta;
+  });
 
   const emit = () => {
     timer = undefined;
@@ -44,6 +49,7 @@ export function watchFleetStatus(
         { pools: pools.list(), revisions: revisions.list(), nodes: nodes.list() },
         { server: client.server.origin, observedAt: kubeTime(lastAt) },
         options.pool,
+        estimate,
       ),
     );
   };
@@ -55,7 +61,7 @@ export function watchFleetStatus(
   revisions.on(schedule);
   nodes.on(schedule);
   for (const informer of informers) informer.start();
-  const synced = Promise.all(informers.map((i) => i.waitForSync())).then(() => {
+  const synced = Promise.all([...informers.map((i) => i.waitForSync()), loaded]).then(() => {
     ready = true;
     emit();
   });

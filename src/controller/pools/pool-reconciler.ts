@@ -22,6 +22,7 @@ import {
 import type { KeyReconciler } from '../reconciler.ts';
 import { revisionsOfPool } from '../revisions/revision-writer.ts';
 import { beginRollout, endRollout, isRolloutOpen, recordCanaryPassed } from '../revisions/rollout-history.ts';
+import { ranHealthyOnEveryNode } from '../revisions/rollout-target.ts';
 import type { NodeSnapshot, NumberedRevision } from '../rollout/types.ts';
 import { MarksWriter } from '../strategies/marks-writer.ts';
 import { strategyFor, strategyRuntimes } from '../strategies/registry.ts';
@@ -143,8 +144,18 @@ export class PoolReconciler implements KeyReconciler {
       name: r.metadata.name,
       number: r.spec.revision,
     }));
-    const initial = await resolveTarget(ctx, this.writer, pool, spec, rendering, revisions, now, this.waves);
     const observer = new PoolObserver(ctx, pool, spec, members.nodes, revisions, now, runtime);
+    const initial = await resolveTarget(
+      ctx,
+      this.writer,
+      pool,
+      spec,
+      rendering,
+      revisions,
+      now,
+      this.waves,
+      (r) => ranHealthyOnEveryNode(observer.nodeSnapshots(r), r),
+    );
 
     // While the NodeConfigs do not render, a target other than the last complete revision is held:
     // the strategy decides as if the pool were paused, and no hand-out of it survives (render-hold.ts).

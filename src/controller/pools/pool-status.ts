@@ -119,6 +119,8 @@ function count<T>(list: readonly T[], match: (item: T) => boolean): number {
 
 const IN_FLIGHT: ReadonlySet<string> = new Set(['Draining', 'Updating', 'Soaking', 'Busy']);
 const APPLYING: ReadonlySet<string> = new Set(['Draining', 'Updating', 'Busy', 'Bootstrapping']);
+/** RollingUpdate: not on the target and not started, waiting for their batch (or a resume, a window). */
+const WAITING: ReadonlySet<string> = new Set(['Pending', 'Waiting', 'Skipped']);
 
 function names(list: readonly string[], max = 5): string {
   return list.length > max
@@ -153,6 +155,16 @@ function revisionCounts(input: PoolStatusInput, failedNames: readonly string[]):
     .sort((a, b) => b.revision - a.revision || (a.name < b.name ? -1 : 1));
 }
 
+/** A pause the failure policy set says so, and how it ends (not "spec.paused", which reads as a person's). */
+function blockedMessage(input: PoolStatusInput, blocked: { reason: string; message: string }): string {
+  if (blocked.reason !== 'Paused' || !input.pausedByFailure) return blocked.message;
+  return `${FAILURE_PAUSE}: ${input.pausedByFailure}`;
+}
+
+/** How a pause the failure policy set reads, and how it ends. */
+export const FAILURE_PAUSE =
+  'paused by the failure policy (it set spec.paused); fix or revert the change, then resume (nodeherd resume <pool>, or spec.paused false)';
+
 /** Progressing and Complete of a RollingUpdate that is not complete: progress, what blocks it, stalls. */
 function rollingProgress(
   input: PoolStatusInput,
@@ -186,7 +198,7 @@ function rollingProgress(
       type: 'Progressing',
       status: stopping || stalled ? 'False' : 'True',
       reason: stalled ? 'Stalled' : (blocked?.reason ?? 'RollingUpdate'),
-      message: `${progress}${blocked ? `; ${blocked.message}` : ''}${stallNote}${drainNote ? `; ${drainNote.name}: ${drainNote.detail}` : ''}${kubeletNote ? `; ${kubeletNote.name}: ${kubeletNote.detail}` : ''}`,
+      message: `${progress}${blocked ? `; ${blockedMessage(input, blocked)}` : ''}${stallNote}${drainNote ? `; ${drainNote.name}: ${drainNote.detail}` : ''}${kubeletNote ? `; ${kubeletNote.name}: ${kubeletNote.detail}` : ''}`,
     },
     { type: 'Complete', status: 'False', reason: 'RolloutInProgress', message: progress },
   ];
@@ -300,7 +312,7 @@ export function buildPoolStatus(input: PoolStatusInput): NodeConfigPoolStatus {
     failed: input.strategy ? input.strategy.failed.length : failedNames.length,
     applying: input.strategy ? input.strategy.applying : count(verdicts, (v) => APPLYING.has(v.phase)),
     updateAvailable: input.strategy?.updateAvailable ?? 0,
-    waiting: input.strategy?.waiting ?? 0,
+    waiting: input.strategy ? input.strategy.waiting : count(verdicts, (v) => WAITING.has(v.phase)),
     // Omitted when none, so pools that never drift keep the status they had.
     ...(drifted > 0 ? { drifted } : {}),
     ...(rebootRequired > 0 ? { rebootRequired } : {}),

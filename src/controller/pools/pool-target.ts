@@ -6,8 +6,8 @@ import type { DefaultedPoolSpec } from '../../api/pool-defaults.ts';
 import type { NodeConfigPool } from '../../api/types.ts';
 import { findCondition, kubeTime, type StatusCondition } from '../../kube/conditions.ts';
 import { type ControllerContext, poolSubject } from '../controller-context.ts';
-import { beginRollout, type RolloutRecord } from '../revisions/rollout-history.ts';
-import { chooseTarget, type RolloutPin } from '../revisions/rollout-target.ts';
+import { beginRollout, endRollout, type RolloutRecord } from '../revisions/rollout-history.ts';
+import { chooseTarget, RAN_HEALTHY_MESSAGE, type RolloutPin } from '../revisions/rollout-target.ts';
 import type { NumberedRevision } from '../rollout/types.ts';
 import type { WaveGate } from '../waves/wave-gate.ts';
 import type { PoolRendering } from './pool-render.ts';
@@ -57,6 +57,7 @@ export async function resolveTarget(
   revisions: readonly NumberedRevision[],
   now: number,
   waves: WaveGate,
+  ranHealthy: (revision: string) => boolean,
 ): Promise<PoolState> {
   const name = pool.metadata.name;
   const subject = poolSubject(pool);
@@ -85,6 +86,24 @@ export async function resolveTarget(
   const wave = waves.gate(pool, choice, new Map(revisions.map((r) => [r.name, r])), now);
   const target = wave.target;
   let history: RolloutRecord[] = (status?.history as RolloutRecord[] | undefined) ?? [];
+  let lastComplete = status?.currentRevision
+    ? revisions.find((r) => r.name === status.currentRevision)
+    : undefined;
+  // A new rendering supersedes a rollout every node already runs healthy (its last soak still going):
+  // that revision completed in all but the soak, and a failure of the new one rolls back to it.
+  const previous = status?.targetRevision;
+  if (
+    target &&
+    previous &&
+    previous !== target.name &&
+    choice.source === 'Rendered' &&
+    history.at(-1)?.name === previous &&
+    history.at(-1)?.result === 'InProgress' &&
+    ranHealthy(previous)
+  ) {
+    history = endRollout(history, previous, 'Complete', kubeTime(now), RAN_HEALTHY_MESSAGE);
+    lastComplete = revisions.find((r) => r.name === previous) ?? lastComplete;
+  }
   if (target && status?.targetRevision !== target.name) {
     const byRollback = choice.source === 'RollbackRequested' || choice.source === 'Pinned';
     history = beginRollout(history, target, kubeTime(now), byRollback ? 'RolledBack' : 'Superseded', {
@@ -93,9 +112,6 @@ export async function resolveTarget(
     ctx.metrics.rolloutsStarted.inc({ pool: name });
     ctx.recorder.normal(subject, 'RolloutStarted', `rolling out ${target.name} (revision ${target.number})`);
   }
-  const lastComplete = status?.currentRevision
-    ? revisions.find((r) => r.name === status.currentRevision)
-    : undefined;
   return {
     ...(target ? { target } : {}),
     ...(lastComplete ? { lastComplete } : {}),

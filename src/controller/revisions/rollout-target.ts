@@ -1,9 +1,12 @@
 // Which revision a pool rolls out. Normally the one its NodeConfigs render to now. A rollback (by the
 // failure policy, or requested with spec.rollbackTo) pins the pool to an older revision for as long as
 // the NodeConfigs still render the revision it left: a new config change ends the pin. A rendering that
-// fails keeps the pool on its current target.
+// fails keeps the pool on its current target. A rollback goes to the last completed revision, and a
+// revision every node ran healthy counts as completed even when a new one superseded it during its
+// last soak (ranHealthyOnEveryNode): its soak only waited for a failure that did not come.
 
-import type { NumberedRevision } from '../rollout/types.ts';
+import { isHealthy } from '../rollout/node-verdict.ts';
+import type { NodeSnapshot, NumberedRevision } from '../rollout/types.ts';
 
 export interface RolloutPin {
   /** The revision the pool stays on. */
@@ -70,3 +73,15 @@ export function chooseTarget(input: TargetInput): TargetChoice {
     ? { target: kept, pin, clearRollbackTo: false, source: 'Kept' }
     : { pin, clearRollbackTo: false, source: 'None' };
 }
+
+/**
+ * Every member runs `revision`, settled and healthy: its rollout lacks nothing but the rest of its
+ * last soak. Superseded then, it is still a revision every node ran healthy, and so a rollback target.
+ */
+export function ranHealthyOnEveryNode(nodes: readonly NodeSnapshot[], revision: string): boolean {
+  return nodes.length > 0 && nodes.every((n) => n.currentRevision === revision && isHealthy(n));
+}
+
+/** What the superseded rollout's record says when it counts as complete. */
+export const RAN_HEALTHY_MESSAGE =
+  'every node ran it healthy; superseded before its last soak ended, it counts as completed (a rollback target)';

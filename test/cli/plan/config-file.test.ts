@@ -64,20 +64,38 @@ test('a missing name, a duplicate name, a wrong apiVersion and broken YAML are r
   assert.match(broken[0]!, /^c\.yaml:\d+: invalid YAML: /);
 });
 
-test('other kinds are skipped, unknown fields are warnings with lines, a file without NodeConfig is an error', () => {
+test('other kinds are skipped, NodeConfigPools are read and validated, unknown fields are warnings with lines, a file without either is an error', () => {
+  const pool =
+    'apiVersion: nodeherd.io/v1alpha1\nkind: NodeConfigPool\nmetadata: {name: web}\nspec:\n  nodeSelector: {matchLabels: {role: web}}\n  configSelector: {matchLabels: {role: web}}\n';
   const file = parseConfigFile(
     'c.yaml',
-    `kind: NodeConfigPool\nmetadata: {name: web}\n---\n${HEAD}metadata: {name: a}\nspec:\n  fles:\n    - path: /etc/x\n`,
+    `kind: Deployment\nmetadata: {name: web}\n---\n${HEAD}metadata: {name: a}\nspec:\n  fles:\n    - path: /etc/x\n---\n${pool}`,
   );
   assert.deepEqual(
     file.configs.map((c) => [c.config.metadata.name, c.line]),
     [['a', 4]],
   );
-  assert.deepEqual(file.skipped, ['NodeConfigPool web (line 1)']);
+  assert.deepEqual(
+    file.pools.map((p) => [p.pool.metadata.name, p.line]),
+    [['web', 11]],
+  );
+  assert.deepEqual(file.skipped, ['Deployment web (line 1)']);
   assert.deepEqual(file.warnings, ['c.yaml:8: spec.fles: unknown field: the API server drops it']);
-  assert.deepEqual(problems('kind: NodeConfigPool\nmetadata: {name: web}\n'), [
-    'c.yaml: no NodeConfig in the file (found NodeConfigPool web (line 1))',
+  // A pool alone is a preview of the pool's change.
+  assert.equal(parseConfigFile('c.yaml', pool).pools.length, 1);
+  assert.deepEqual(problems('kind: Deployment\nmetadata: {name: web}\n'), [
+    'c.yaml: no NodeConfig or NodeConfigPool in the file (found Deployment web (line 1))',
   ]);
+  // A pool the API server would refuse names the field and its line.
+  assert.deepEqual(
+    problems(
+      pool.replace('  configSelector: {matchLabels: {role: web}}\n', '  updateStrategy: {type: Nope}\n'),
+    ),
+    [
+      'c.yaml:4: spec.configSelector: Required value',
+      'c.yaml:6: spec.updateStrategy.type: Unsupported value: "Nope": supported values: "RollingUpdate", "Serial", "Spread", "OnDelete", "OTA"',
+    ],
+  );
 });
 
 test('YAML is read as kubectl reads it (YAML 1.1): mode 0644 is octal', () => {
