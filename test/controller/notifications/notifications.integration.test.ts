@@ -140,11 +140,15 @@ describe('notifications', () => {
       blocked.message,
       /^draining notify-0 is blocked: evicting default\/web-1, default\/web-2: PodDisruptionBudget default\/web: The disruption budget web needs 2 healthy pods/,
     );
-    const pool = await h.getPool('notify');
-    assert.match(
-      condition(pool, 'Progressing')?.message ?? '',
-      /notify-0.*evicting default\/web-1, default\/web-2: PodDisruptionBudget default\/web/,
-    );
+    // The notification and the pool's status are separate writes: the status may follow a moment later.
+    await eventually('the pool says which budget blocks', async () => {
+      const message = condition(await h.getPool('notify'), 'Progressing')?.message ?? '';
+      return /notify-0.*evicting default\/web-1, default\/web-2: PodDisruptionBudget default\/web/.test(
+        message,
+      )
+        ? message
+        : undefined;
+    });
     const nodeEvents = await h.events('Node', 'notify-0');
     assert.match(
       nodeEvents.find((e) => e.reason === 'DrainBlocked')?.message ?? '',
