@@ -7,7 +7,7 @@ import type { StatusCause } from '../../errors.ts';
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age } from '../shared/printing.ts';
-import { ALL_VERBS, builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+import { builtin, kindSchema, specStatus } from '../shared/schemas.ts';
 
 export const ADMISSION_GROUP = 'admissionregistration.k8s.io';
 
@@ -19,20 +19,15 @@ export const validatingAdmissionPolicyKind: BuiltinKind = {
       group: ADMISSION_GROUP,
       version: 'v1',
       resource: 'validatingadmissionpolicies',
-      singular: 'validatingadmissionpolicy',
       kind: 'ValidatingAdmissionPolicy',
-      listKind: 'ValidatingAdmissionPolicyList',
       namespaced: false,
-      shortNames: [],
       categories: ['api-extensions'],
-      verbs: [...ALL_VERBS],
       subresources: { status: true },
       schema: kindSchema(
         'ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it.',
         specStatus('ValidatingAdmissionPolicy'),
       ),
       printerColumns: [age],
-      selectableFields: {},
       patchMeta: builtinPatchMeta('ValidatingAdmissionPolicy'),
       tracksGeneration: true,
     }),

@@ -5,7 +5,7 @@ import type { StatusCause } from '../../errors.ts';
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age } from '../shared/printing.ts';
-import { ALL_VERBS, builtin, kindSchema, open } from '../shared/schemas.ts';
+import { builtin, kindSchema, open } from '../shared/schemas.ts';
 import { ADMISSION_GROUP } from './validatingadmissionpolicy.ts';
 
 const ACTIONS = ['Deny', 'Warn', 'Audit'];
@@ -16,20 +16,14 @@ export const validatingAdmissionPolicyBindingKind: BuiltinKind = {
       group: ADMISSION_GROUP,
       version: 'v1',
       resource: 'validatingadmissionpolicybindings',
-      singular: 'validatingadmissionpolicybinding',
       kind: 'ValidatingAdmissionPolicyBinding',
-      listKind: 'ValidatingAdmissionPolicyBindingList',
       namespaced: false,
-      shortNames: [],
       categories: ['api-extensions'],
-      verbs: [...ALL_VERBS],
-      subresources: {},
       schema: kindSchema(
         'ValidatingAdmissionPolicyBinding binds the ValidatingAdmissionPolicy with paramerized resources.',
         { spec: open('Specification of the desired behavior of ValidatingAdmissionPolicyBinding.') },
       ),
       printerColumns: [age],
-      selectableFields: {},
       patchMeta: builtinPatchMeta('ValidatingAdmissionPolicyBinding'),
       tracksGeneration: true,
     }),

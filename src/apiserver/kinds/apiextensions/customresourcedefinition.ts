@@ -125,7 +125,6 @@ export const customResourceDefinitionKind: BuiltinKind = {
           description: 'When the definition was created (RFC 3339), as kubectl shows it.',
         },
       ],
-      selectableFields: {},
       tracksGeneration: true,
     }),
   ],

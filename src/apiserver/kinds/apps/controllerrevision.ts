@@ -13,8 +13,6 @@ export const controllerRevisionKind: BuiltinKind = {
       resource: 'controllerrevisions',
       kind: 'ControllerRevision',
       namespaced: true,
-      shortNames: [],
-      subresources: {},
       schema: kindSchema('ControllerRevision implements an immutable snapshot of state data.', {
         data: open('Data is the serialized representation of the state.'),
         revision: {
@@ -34,9 +32,7 @@ export const controllerRevisionKind: BuiltinKind = {
         { name: 'Revision', type: 'integer', jsonPath: '.revision', description: 'The revision number.' },
         age,
       ],
-      selectableFields: {},
       patchMeta: builtinPatchMeta('ControllerRevision'),
-      tracksGeneration: false,
     }),
   ],
 };

@@ -88,7 +88,6 @@ export const daemonSetKind: BuiltinKind = {
           compute: (d) => labelSelectorText(d.spec?.selector),
         },
       ],
-      selectableFields: {},
       patchMeta: builtinPatchMeta('DaemonSet'),
       tracksGeneration: true,
     }),

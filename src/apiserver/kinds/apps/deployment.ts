@@ -6,7 +6,7 @@ import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import { CONDITION_TIMES } from '../../schema/builtin-decoding.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age, labelSelectorText, templateContainers } from '../shared/printing.ts';
-import { ALL_VERBS, builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+import { builtin, kindSchema, specStatus } from '../shared/schemas.ts';
 
 export const deploymentKind: BuiltinKind = {
   definitions: () => [
@@ -14,13 +14,10 @@ export const deploymentKind: BuiltinKind = {
       group: 'apps',
       version: 'v1',
       resource: 'deployments',
-      singular: 'deployment',
       kind: 'Deployment',
-      listKind: 'DeploymentList',
       namespaced: true,
       shortNames: ['deploy'],
       categories: ['all'],
-      verbs: [...ALL_VERBS],
       subresources: { status: true },
       schema: kindSchema(
         'Deployment enables declarative updates for Pods and ReplicaSets.',
@@ -74,7 +71,6 @@ export const deploymentKind: BuiltinKind = {
           compute: (d) => labelSelectorText(d.spec?.selector),
         },
       ],
-      selectableFields: {},
       patchMeta: builtinPatchMeta('Deployment'),
       tracksGeneration: true,
     }),

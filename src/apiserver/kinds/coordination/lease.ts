@@ -16,8 +16,6 @@ export const leaseKind: BuiltinKind = {
       resource: 'leases',
       kind: 'Lease',
       namespaced: true,
-      shortNames: [],
-      subresources: {},
       schema: kindSchema('Lease defines a lease concept.', {
         spec: open('spec contains the specification of the Lease.'),
       }),
@@ -30,9 +28,7 @@ export const leaseKind: BuiltinKind = {
         },
         age,
       ],
-      selectableFields: {},
       patchMeta: builtinPatchMeta('Lease'),
-      tracksGeneration: false,
     }),
   ],
   decoding: { times: [t('spec.acquireTime', 'MicroTime'), t('spec.renewTime', 'MicroTime')] },

@@ -19,7 +19,6 @@ export const configMapKind: BuiltinKind = {
       kind: 'ConfigMap',
       namespaced: true,
       shortNames: ['cm'],
-      subresources: {},
       schema: kindSchema('ConfigMap holds configuration data for pods to consume.', {
         binaryData: {
           type: 'object',
@@ -47,9 +46,7 @@ export const configMapKind: BuiltinKind = {
         },
         age,
       ],
-      selectableFields: {},
       patchMeta: builtinPatchMeta('ConfigMap'),
-      tracksGeneration: false,
     }),
   ],
   decoding: {

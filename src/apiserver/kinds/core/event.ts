@@ -94,12 +94,10 @@ export const coreEventKind: BuiltinKind = {
       kind: 'Event',
       namespaced: true,
       shortNames: ['ev'],
-      subresources: {},
       schema: kindSchema('Event is a report of an event somewhere in the cluster.', coreEventFields),
       printerColumns: eventColumns('involvedObject', 'message'),
       selectableFields: coreEventSelectors,
       patchMeta: builtinPatchMeta('Event'),
-      tracksGeneration: false,
     }),
   ],
   decoding: {

@@ -78,7 +78,6 @@ export const namespaceKind: BuiltinKind = {
       ],
       selectableFields: { 'status.phase': at('status', 'phase') },
       patchMeta: builtinPatchMeta('Namespace'),
-      tracksGeneration: false,
     }),
   ],
   decoding: { times: CONDITION_TIMES },

@@ -110,7 +110,6 @@ export const nodeKind: BuiltinKind = {
       ],
       selectableFields: { 'spec.unschedulable': (n) => String(n.spec?.unschedulable === true) },
       patchMeta: builtinPatchMeta('Node'),
-      tracksGeneration: false,
     }),
   ],
   decoding: {

@@ -206,7 +206,6 @@ export const podKind: BuiltinKind = {
         'status.nominatedNodeName': at('status', 'nominatedNodeName'),
       },
       patchMeta: builtinPatchMeta('Pod'),
-      tracksGeneration: false,
     }),
   ],
   decoding: {

@@ -18,8 +18,6 @@ export const secretKind: BuiltinKind = {
       resource: 'secrets',
       kind: 'Secret',
       namespaced: true,
-      shortNames: [],
-      subresources: {},
       schema: kindSchema('Secret holds secret data of a certain type.', {
         data: {
           type: 'object',
@@ -50,7 +48,6 @@ export const secretKind: BuiltinKind = {
       ],
       selectableFields: { type: at('type') },
       patchMeta: builtinPatchMeta('Secret'),
-      tracksGeneration: false,
     }),
   ],
   decoding: {

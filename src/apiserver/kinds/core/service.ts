@@ -4,7 +4,7 @@
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age, selectorText } from '../shared/printing.ts';
-import { ALL_VERBS, builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+import { builtin, kindSchema, specStatus } from '../shared/schemas.ts';
 
 function ports(service: Record<string, any>): string {
   const list: Record<string, any>[] = Array.isArray(service.spec?.ports) ? service.spec.ports : [];
@@ -18,13 +18,10 @@ export const serviceKind: BuiltinKind = {
       group: '',
       version: 'v1',
       resource: 'services',
-      singular: 'service',
       kind: 'Service',
-      listKind: 'ServiceList',
       namespaced: true,
       shortNames: ['svc'],
       categories: ['all'],
-      verbs: [...ALL_VERBS],
       subresources: { status: true },
       schema: kindSchema(
         'Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.',
@@ -66,9 +63,7 @@ export const serviceKind: BuiltinKind = {
           compute: (s) => selectorText(s.spec?.selector),
         },
       ],
-      selectableFields: {},
       patchMeta: builtinPatchMeta('Service'),
-      tracksGeneration: false,
     }),
   ],
 };

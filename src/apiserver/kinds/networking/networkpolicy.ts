@@ -4,7 +4,7 @@
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age, labelSelectorText } from '../shared/printing.ts';
-import { ALL_VERBS, builtin, kindSchema, open } from '../shared/schemas.ts';
+import { builtin, kindSchema, open } from '../shared/schemas.ts';
 
 export const networkPolicyKind: BuiltinKind = {
   definitions: () => [
@@ -12,14 +12,9 @@ export const networkPolicyKind: BuiltinKind = {
       group: 'networking.k8s.io',
       version: 'v1',
       resource: 'networkpolicies',
-      singular: 'networkpolicy',
       kind: 'NetworkPolicy',
-      listKind: 'NetworkPolicyList',
       namespaced: true,
       shortNames: ['netpol'],
-      categories: [],
-      verbs: [...ALL_VERBS],
-      subresources: {},
       schema: kindSchema('NetworkPolicy describes what network traffic is allowed for a set of Pods', {
         spec: open('spec represents the specification of the desired behavior for this NetworkPolicy.'),
       }),
@@ -33,7 +28,6 @@ export const networkPolicyKind: BuiltinKind = {
         },
         age,
       ],
-      selectableFields: {},
       patchMeta: builtinPatchMeta('NetworkPolicy'),
       tracksGeneration: true,
     }),

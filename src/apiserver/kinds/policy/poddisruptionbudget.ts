@@ -46,7 +46,6 @@ export const podDisruptionBudgetKind: BuiltinKind = {
         },
         age,
       ],
-      selectableFields: {},
       patchMeta: builtinPatchMeta('PodDisruptionBudget'),
       tracksGeneration: true,
     }),

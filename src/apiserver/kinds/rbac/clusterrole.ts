@@ -5,7 +5,7 @@
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import { ClusterRole } from '../../protobuf/rbac-v1.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
-import { ALL_VERBS, builtin, kindSchema, open } from '../shared/schemas.ts';
+import { builtin, kindSchema, open } from '../shared/schemas.ts';
 import { createdAt, RBAC_GROUP, rulesSchema, validateRules } from './rbac-validation.ts';
 
 export const clusterRoleKind: BuiltinKind = {
@@ -14,14 +14,8 @@ export const clusterRoleKind: BuiltinKind = {
       group: RBAC_GROUP,
       version: 'v1',
       resource: 'clusterroles',
-      singular: 'clusterrole',
       kind: 'ClusterRole',
-      listKind: 'ClusterRoleList',
       namespaced: false,
-      shortNames: [],
-      categories: [],
-      verbs: [...ALL_VERBS],
-      subresources: {},
       schema: kindSchema(
         'ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.',
         {
@@ -32,9 +26,7 @@ export const clusterRoleKind: BuiltinKind = {
         },
       ),
       printerColumns: [createdAt],
-      selectableFields: {},
       patchMeta: builtinPatchMeta('ClusterRole'),
-      tracksGeneration: false,
     }),
   ],
   strategies: () => [{ validate: (obj) => validateRules(obj.rules, true) }],

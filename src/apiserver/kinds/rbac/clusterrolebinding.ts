@@ -4,7 +4,7 @@
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import { ClusterRoleBinding } from '../../protobuf/rbac-v1.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
-import { ALL_VERBS, builtin, kindSchema } from '../shared/schemas.ts';
+import { builtin, kindSchema } from '../shared/schemas.ts';
 import { bindingSchema, createdAt, RBAC_GROUP, validateBinding } from './rbac-validation.ts';
 
 export const clusterRoleBindingKind: BuiltinKind = {
@@ -13,22 +13,14 @@ export const clusterRoleBindingKind: BuiltinKind = {
       group: RBAC_GROUP,
       version: 'v1',
       resource: 'clusterrolebindings',
-      singular: 'clusterrolebinding',
       kind: 'ClusterRoleBinding',
-      listKind: 'ClusterRoleBindingList',
       namespaced: false,
-      shortNames: [],
-      categories: [],
-      verbs: [...ALL_VERBS],
-      subresources: {},
       schema: kindSchema(
         'ClusterRoleBinding references a ClusterRole, but not contain it. It can reference a ClusterRole in the global namespace, and adds who information via Subject.',
         bindingSchema('ClusterRoleBinding'),
       ),
       printerColumns: [createdAt],
-      selectableFields: {},
       patchMeta: builtinPatchMeta('ClusterRoleBinding'),
-      tracksGeneration: false,
     }),
   ],
   strategies: () => [{ validate: (obj, old) => validateBinding(obj, old, ['ClusterRole'], false) }],

@@ -4,7 +4,7 @@
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import { Role } from '../../protobuf/rbac-v1.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
-import { ALL_VERBS, builtin, kindSchema } from '../shared/schemas.ts';
+import { builtin, kindSchema } from '../shared/schemas.ts';
 import { createdAt, RBAC_GROUP, rulesSchema, validateRules } from './rbac-validation.ts';
 
 export const roleKind: BuiltinKind = {
@@ -13,22 +13,14 @@ export const roleKind: BuiltinKind = {
       group: RBAC_GROUP,
       version: 'v1',
       resource: 'roles',
-      singular: 'role',
       kind: 'Role',
-      listKind: 'RoleList',
       namespaced: true,
-      shortNames: [],
-      categories: [],
-      verbs: [...ALL_VERBS],
-      subresources: {},
       schema: kindSchema(
         'Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.',
         { rules: rulesSchema('Role') },
       ),
       printerColumns: [createdAt],
-      selectableFields: {},
       patchMeta: builtinPatchMeta('Role'),
-      tracksGeneration: false,
     }),
   ],
   strategies: () => [{ validate: (obj) => validateRules(obj.rules, false) }],

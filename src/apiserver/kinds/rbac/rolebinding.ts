@@ -4,7 +4,7 @@
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import { RoleBinding } from '../../protobuf/rbac-v1.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
-import { ALL_VERBS, builtin, kindSchema } from '../shared/schemas.ts';
+import { builtin, kindSchema } from '../shared/schemas.ts';
 import { bindingSchema, createdAt, RBAC_GROUP, validateBinding } from './rbac-validation.ts';
 
 export const roleBindingKind: BuiltinKind = {
@@ -13,22 +13,14 @@ export const roleBindingKind: BuiltinKind = {
       group: RBAC_GROUP,
       version: 'v1',
       resource: 'rolebindings',
-      singular: 'rolebinding',
       kind: 'RoleBinding',
-      listKind: 'RoleBindingList',
       namespaced: true,
-      shortNames: [],
-      categories: [],
-      verbs: [...ALL_VERBS],
-      subresources: {},
       schema: kindSchema(
         'RoleBinding references a role, but does not contain it. It adds who information via Subjects and namespace information by which namespace it exists in.',
         bindingSchema('RoleBinding'),
       ),
       printerColumns: [createdAt],
-      selectableFields: {},
       patchMeta: builtinPatchMeta('RoleBinding'),
-      tracksGeneration: false,
     }),
   ],
   strategies: () => [{ validate: (obj, old) => validateBinding(obj, old, ['Role', 'ClusterRole'], true) }],

@@ -21,16 +21,11 @@ export function review(
     kind,
     listKind: `${kind}List`,
     namespaced: false,
-    shortNames: [],
-    categories: [],
     verbs: ['create'],
-    subresources: {},
     schema: kindSchema(description, {
       spec: open('Spec holds information about the request being evaluated.'),
       status: open('Status is filled in by the server.'),
     }),
     printerColumns: [],
-    selectableFields: {},
-    tracksGeneration: false,
   });
 }

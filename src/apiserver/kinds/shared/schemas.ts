@@ -21,25 +21,37 @@ export const ALL_VERBS: readonly Verb[] = [
   'watch',
 ];
 
-type Base = Omit<
-  ResourceDefinition,
-  'schema' | 'builtin' | 'singular' | 'listKind' | 'categories' | 'verbs'
-> &
-  Partial<Pick<ResourceDefinition, 'singular' | 'listKind' | 'categories' | 'verbs'>> & {
+type Defaulted =
+  | 'singular'
+  | 'listKind'
+  | 'shortNames'
+  | 'categories'
+  | 'verbs'
+  | 'subresources'
+  | 'selectableFields'
+  | 'tracksGeneration';
+
+type Base = Omit<ResourceDefinition, 'schema' | 'builtin' | Defaulted> &
+  Partial<Pick<ResourceDefinition, Defaulted>> & {
     schema: JSONSchemaProps;
   };
 
 /**
  * A built-in definition, marked built in. What most kinds share may be left out: the singular is the
- * kind in lower case, the list kind is the kind and `List`, no categories, every verb.
+ * kind in lower case, the list kind is the kind and `List`, no short names, no categories, every verb,
+ * no subresources, no field selectors beyond metadata's, and no generation tracking.
  */
 export function builtin(d: Base): ResourceDefinition {
   return {
     ...d,
     singular: d.singular ?? d.kind.toLowerCase(),
     listKind: d.listKind ?? `${d.kind}List`,
+    shortNames: d.shortNames ?? [],
     categories: d.categories ?? [],
     verbs: d.verbs ?? [...ALL_VERBS],
+    subresources: d.subresources ?? {},
+    selectableFields: d.selectableFields ?? {},
+    tracksGeneration: d.tracksGeneration ?? false,
     builtin: true,
   };
 }
