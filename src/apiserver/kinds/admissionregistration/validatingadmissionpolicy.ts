@@ -7,7 +7,7 @@ import type { StatusCause } from '../../errors.ts';
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age } from '../shared/printing.ts';
-import { builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+import { builtin, withStatus } from '../shared/schemas.ts';
 
 export const ADMISSION_GROUP = 'admissionregistration.k8s.io';
 
@@ -22,10 +22,9 @@ export const validatingAdmissionPolicyKind: BuiltinKind = {
       kind: 'ValidatingAdmissionPolicy',
       namespaced: false,
       categories: ['api-extensions'],
-      subresources: { status: true },
-      schema: kindSchema(
+      ...withStatus(
         'ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it.',
-        specStatus('ValidatingAdmissionPolicy'),
+        'ValidatingAdmissionPolicy',
       ),
       printerColumns: [age],
       patchMeta: builtinPatchMeta('ValidatingAdmissionPolicy'),

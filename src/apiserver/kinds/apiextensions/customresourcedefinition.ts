@@ -10,7 +10,7 @@ import { applyCustomResourceDefinitionDefaults } from '../../schema/crd-defaults
 import { validateCustomResourceDefinition } from '../../schema/crd-validation.ts';
 import type { KubeObject } from '../../storage/types.ts';
 import type { BuiltinKind, KindServices } from '../builtin-kind.ts';
-import { builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+import { builtin, withStatus } from '../shared/schemas.ts';
 
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 
@@ -112,10 +112,9 @@ export const customResourceDefinitionKind: BuiltinKind = {
       namespaced: false,
       shortNames: ['crd', 'crds'],
       categories: ['api-extensions'],
-      subresources: { status: true },
-      schema: kindSchema(
+      ...withStatus(
         'CustomResourceDefinition represents a resource that should be exposed on the API server. Its name MUST be in the format <.spec.name>.<.spec.group>.',
-        specStatus('CustomResourceDefinition'),
+        'CustomResourceDefinition',
       ),
       printerColumns: [
         {

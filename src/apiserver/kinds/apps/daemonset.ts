@@ -5,7 +5,7 @@ import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import { CONDITION_TIMES } from '../../schema/builtin-decoding.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age, labelSelectorText, selectorText, templateContainers } from '../shared/printing.ts';
-import { builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+import { builtin, withStatus } from '../shared/schemas.ts';
 
 export const daemonSetKind: BuiltinKind = {
   definitions: () => [
@@ -17,8 +17,7 @@ export const daemonSetKind: BuiltinKind = {
       namespaced: true,
       shortNames: ['ds'],
       categories: ['all'],
-      subresources: { status: true },
-      schema: kindSchema('DaemonSet represents the configuration of a daemon set.', specStatus('daemon set')),
+      ...withStatus('DaemonSet represents the configuration of a daemon set.', 'daemon set'),
       printerColumns: [
         {
           name: 'Desired',

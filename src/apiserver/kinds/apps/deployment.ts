@@ -6,7 +6,7 @@ import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import { CONDITION_TIMES } from '../../schema/builtin-decoding.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age, labelSelectorText, templateContainers } from '../shared/printing.ts';
-import { builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+import { builtin, withStatus } from '../shared/schemas.ts';
 
 export const deploymentKind: BuiltinKind = {
   definitions: () => [
@@ -18,11 +18,7 @@ export const deploymentKind: BuiltinKind = {
       namespaced: true,
       shortNames: ['deploy'],
       categories: ['all'],
-      subresources: { status: true },
-      schema: kindSchema(
-        'Deployment enables declarative updates for Pods and ReplicaSets.',
-        specStatus('Deployment'),
-      ),
+      ...withStatus('Deployment enables declarative updates for Pods and ReplicaSets.', 'Deployment'),
       printerColumns: [
         {
           name: 'Ready',

@@ -12,7 +12,7 @@ import { cloneJson } from '../../storage/json-clone.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age } from '../shared/printing.ts';
 import { at } from '../shared/readers.ts';
-import { builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+import { builtin, withStatus } from '../shared/schemas.ts';
 
 const NAMESPACE_VERBS: Verb[] = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -65,8 +65,7 @@ export const namespaceKind: BuiltinKind = {
       namespaced: false,
       shortNames: ['ns'],
       verbs: [...NAMESPACE_VERBS],
-      subresources: { status: true },
-      schema: kindSchema('Namespace provides a scope for Names.', specStatus('Namespace')),
+      ...withStatus('Namespace provides a scope for Names.', 'Namespace'),
       printerColumns: [
         {
           name: 'Status',

@@ -8,7 +8,7 @@ import type { BuiltinKind } from '../builtin-kind.ts';
 import { conditionMessageCauses } from '../shared/message-limits.ts';
 import { age } from '../shared/printing.ts';
 import { NONE } from '../shared/readers.ts';
-import { builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+import { builtin, withStatus } from '../shared/schemas.ts';
 
 function nodeStatus(node: KubeObject): string {
   const ready = (node.status?.conditions ?? []).find((c: KubeObject) => c?.type === 'Ready');
@@ -46,8 +46,7 @@ export const nodeKind: BuiltinKind = {
       kind: 'Node',
       namespaced: false,
       shortNames: ['no'],
-      subresources: { status: true },
-      schema: kindSchema('Node is a worker node in Kubernetes.', specStatus('node')),
+      ...withStatus('Node is a worker node in Kubernetes.', 'node'),
       printerColumns: [
         {
           name: 'Status',

@@ -4,7 +4,7 @@
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age, selectorText } from '../shared/printing.ts';
-import { builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+import { builtin, withStatus } from '../shared/schemas.ts';
 
 function ports(service: Record<string, any>): string {
   const list: Record<string, any>[] = Array.isArray(service.spec?.ports) ? service.spec.ports : [];
@@ -22,10 +22,9 @@ export const serviceKind: BuiltinKind = {
       namespaced: true,
       shortNames: ['svc'],
       categories: ['all'],
-      subresources: { status: true },
-      schema: kindSchema(
+      ...withStatus(
         'Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.',
-        specStatus('service'),
+        'service',
       ),
       printerColumns: [
         {

@@ -6,7 +6,7 @@ import { PodDisruptionBudget } from '../../protobuf/groups.ts';
 import { CONDITION_TIMES, t } from '../../schema/builtin-decoding.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
 import { age, intOrStringOrNA } from '../shared/printing.ts';
-import { builtin, kindSchema, specStatus } from '../shared/schemas.ts';
+import { builtin, withStatus } from '../shared/schemas.ts';
 
 export const podDisruptionBudgetKind: BuiltinKind = {
   definitions: () => [
@@ -17,10 +17,9 @@ export const podDisruptionBudgetKind: BuiltinKind = {
       kind: 'PodDisruptionBudget',
       namespaced: true,
       shortNames: ['pdb'],
-      subresources: { status: true },
-      schema: kindSchema(
+      ...withStatus(
         'PodDisruptionBudget is an object to define the max disruption that can be caused to a collection of pods',
-        specStatus('PodDisruptionBudget'),
+        'PodDisruptionBudget',
       ),
       printerColumns: [
         {

@@ -85,3 +85,11 @@ export const specStatus = (what: string): Record<string, JSONSchemaProps> => ({
   spec: open(`Spec defines the desired behavior of the ${what}.`),
   status: open(`Status is the most recently observed status of the ${what}. Populated by the system.`),
 });
+
+/**
+ * The parts of a kind with a spec/status split: a schema naming both, and a status subresource (writes to
+ * the main resource keep the stored status, writes to /status keep everything else).
+ */
+export function withStatus(description: string, what: string): Pick<Base, 'subresources' | 'schema'> {
+  return { subresources: { status: true }, schema: kindSchema(description, specStatus(what)) };
+}
