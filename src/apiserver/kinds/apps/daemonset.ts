@@ -4,7 +4,7 @@
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import { CONDITION_TIMES } from '../../schema/builtin-decoding.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
-import { age, labelSelectorText, selectorText, templateContainers } from '../shared/printing.ts';
+import { age, podTemplateColumns, selectorText, statusCount } from '../shared/printing.ts';
 import { builtin, withStatus } from '../shared/schemas.ts';
 
 export const daemonSetKind: BuiltinKind = {
@@ -19,41 +19,11 @@ export const daemonSetKind: BuiltinKind = {
       categories: ['all'],
       ...withStatus('DaemonSet represents the configuration of a daemon set.', 'daemon set'),
       printerColumns: [
-        {
-          name: 'Desired',
-          type: 'integer',
-          jsonPath: '.status.desiredNumberScheduled',
-          description: 'Nodes that should run the daemon pod.',
-          compute: (d) => d.status?.desiredNumberScheduled ?? 0,
-        },
-        {
-          name: 'Current',
-          type: 'integer',
-          jsonPath: '.status.currentNumberScheduled',
-          description: 'Nodes running at least one daemon pod.',
-          compute: (d) => d.status?.currentNumberScheduled ?? 0,
-        },
-        {
-          name: 'Ready',
-          type: 'integer',
-          jsonPath: '.status.numberReady',
-          description: 'Nodes with a ready daemon pod.',
-          compute: (d) => d.status?.numberReady ?? 0,
-        },
-        {
-          name: 'Up-to-date',
-          type: 'integer',
-          jsonPath: '.status.updatedNumberScheduled',
-          description: 'Nodes running the updated daemon pod.',
-          compute: (d) => d.status?.updatedNumberScheduled ?? 0,
-        },
-        {
-          name: 'Available',
-          type: 'integer',
-          jsonPath: '.status.numberAvailable',
-          description: 'Nodes with an available daemon pod.',
-          compute: (d) => d.status?.numberAvailable ?? 0,
-        },
+        statusCount('Desired', 'desiredNumberScheduled', 'Nodes that should run the daemon pod.'),
+        statusCount('Current', 'currentNumberScheduled', 'Nodes running at least one daemon pod.'),
+        statusCount('Ready', 'numberReady', 'Nodes with a ready daemon pod.'),
+        statusCount('Up-to-date', 'updatedNumberScheduled', 'Nodes running the updated daemon pod.'),
+        statusCount('Available', 'numberAvailable', 'Nodes with an available daemon pod.'),
         {
           name: 'Node Selector',
           type: 'string',
@@ -62,30 +32,7 @@ export const daemonSetKind: BuiltinKind = {
           compute: (d) => selectorText(d.spec?.template?.spec?.nodeSelector),
         },
         age,
-        {
-          name: 'Containers',
-          type: 'string',
-          priority: 1,
-          jsonPath: '.spec.template.spec.containers[*].name',
-          description: 'Container names.',
-          compute: templateContainers('name'),
-        },
-        {
-          name: 'Images',
-          type: 'string',
-          priority: 1,
-          jsonPath: '.spec.template.spec.containers[*].image',
-          description: 'Container images.',
-          compute: templateContainers('image'),
-        },
-        {
-          name: 'Selector',
-          type: 'string',
-          priority: 1,
-          jsonPath: '.spec.selector',
-          description: 'The pod label selector.',
-          compute: (d) => labelSelectorText(d.spec?.selector),
-        },
+        ...podTemplateColumns,
       ],
       patchMeta: builtinPatchMeta('DaemonSet'),
       tracksGeneration: true,

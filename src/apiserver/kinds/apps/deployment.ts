@@ -5,7 +5,7 @@
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import { CONDITION_TIMES } from '../../schema/builtin-decoding.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
-import { age, labelSelectorText, templateContainers } from '../shared/printing.ts';
+import { age, podTemplateColumns, statusCount } from '../shared/printing.ts';
 import { builtin, withStatus } from '../shared/schemas.ts';
 
 export const deploymentKind: BuiltinKind = {
@@ -27,45 +27,10 @@ export const deploymentKind: BuiltinKind = {
           description: 'Ready replicas of the desired ones.',
           compute: (d) => `${d.status?.readyReplicas ?? 0}/${d.spec?.replicas ?? 1}`,
         },
-        {
-          name: 'Up-to-date',
-          type: 'integer',
-          jsonPath: '.status.updatedReplicas',
-          description: 'Replicas updated to the template.',
-          compute: (d) => d.status?.updatedReplicas ?? 0,
-        },
-        {
-          name: 'Available',
-          type: 'integer',
-          jsonPath: '.status.availableReplicas',
-          description: 'Available replicas.',
-          compute: (d) => d.status?.availableReplicas ?? 0,
-        },
+        statusCount('Up-to-date', 'updatedReplicas', 'Replicas updated to the template.'),
+        statusCount('Available', 'availableReplicas', 'Available replicas.'),
         age,
-        {
-          name: 'Containers',
-          type: 'string',
-          priority: 1,
-          jsonPath: '.spec.template.spec.containers[*].name',
-          description: 'Container names.',
-          compute: templateContainers('name'),
-        },
-        {
-          name: 'Images',
-          type: 'string',
-          priority: 1,
-          jsonPath: '.spec.template.spec.containers[*].image',
-          description: 'Container images.',
-          compute: templateContainers('image'),
-        },
-        {
-          name: 'Selector',
-          type: 'string',
-          priority: 1,
-          jsonPath: '.spec.selector',
-          description: 'The pod label selector.',
-          compute: (d) => labelSelectorText(d.spec?.selector),
-        },
+        ...podTemplateColumns,
       ],
       patchMeta: builtinPatchMeta('Deployment'),
       tracksGeneration: true,

@@ -5,7 +5,7 @@ import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import { PodDisruptionBudget } from '../../protobuf/groups.ts';
 import { CONDITION_TIMES, t } from '../../schema/builtin-decoding.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
-import { age, intOrStringOrNA } from '../shared/printing.ts';
+import { age, intOrStringOrNA, statusCount } from '../shared/printing.ts';
 import { builtin, withStatus } from '../shared/schemas.ts';
 
 export const podDisruptionBudgetKind: BuiltinKind = {
@@ -36,13 +36,7 @@ export const podDisruptionBudgetKind: BuiltinKind = {
           description: 'Maximum unavailable pods.',
           compute: (p) => intOrStringOrNA(p.spec?.maxUnavailable),
         },
-        {
-          name: 'Allowed Disruptions',
-          type: 'integer',
-          jsonPath: '.status.disruptionsAllowed',
-          description: 'Pod disruptions currently allowed.',
-          compute: (p) => p.status?.disruptionsAllowed ?? 0,
-        },
+        statusCount('Allowed Disruptions', 'disruptionsAllowed', 'Pod disruptions currently allowed.'),
         age,
       ],
       patchMeta: builtinPatchMeta('PodDisruptionBudget'),

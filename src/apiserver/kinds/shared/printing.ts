@@ -55,10 +55,49 @@ export function labelSelectorText(selector: KubeObject | undefined): string {
   return parts.length === 0 ? NONE : parts.sort().join(',');
 }
 
-export function templateContainers(field: 'name' | 'image'): (obj: KubeObject) => string {
+function templateContainers(field: 'name' | 'image'): (obj: KubeObject) => string {
   return (obj) => {
     const containers: KubeObject[] = obj.spec?.template?.spec?.containers ?? [];
     return containers.map((c) => text(c?.[field])).join(',');
+  };
+}
+
+/** The wide (-o wide) columns of a workload with a pod template: its containers, images and selector. */
+export const podTemplateColumns: PrinterColumn[] = [
+  {
+    name: 'Containers',
+    type: 'string',
+    priority: 1,
+    jsonPath: '.spec.template.spec.containers[*].name',
+    description: 'Container names.',
+    compute: templateContainers('name'),
+  },
+  {
+    name: 'Images',
+    type: 'string',
+    priority: 1,
+    jsonPath: '.spec.template.spec.containers[*].image',
+    description: 'Container images.',
+    compute: templateContainers('image'),
+  },
+  {
+    name: 'Selector',
+    type: 'string',
+    priority: 1,
+    jsonPath: '.spec.selector',
+    description: 'The pod label selector.',
+    compute: (d) => labelSelectorText(d.spec?.selector),
+  },
+];
+
+/** An integer column showing one count of the object's status, 0 while the status has none. */
+export function statusCount(name: string, field: string, description: string): PrinterColumn {
+  return {
+    name,
+    type: 'integer',
+    jsonPath: `.status.${field}`,
+    description,
+    compute: (obj) => obj.status?.[field] ?? 0,
   };
 }
 
