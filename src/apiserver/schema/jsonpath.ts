@@ -49,21 +49,11 @@ class Parser {
       if (c === '.' && this.text[this.pos + 1] === '.') {
         this.pos += 2;
         steps.push({ kind: 'recursive' });
-        if (this.text[this.pos] === '*') {
-          this.pos++;
-          steps.push({ kind: 'wildcard' });
-        } else if (this.text[this.pos] !== '[') {
-          steps.push({ kind: 'field', name: this.name() });
-        }
+        this.afterDot(steps);
       } else if (c === '.') {
         this.pos++;
         if (this.pos >= this.text.length) break; // `.` alone is the whole object
-        if (this.text[this.pos] === '*') {
-          this.pos++;
-          steps.push({ kind: 'wildcard' });
-        } else if (this.text[this.pos] !== '[') {
-          steps.push({ kind: 'field', name: this.name() });
-        }
+        this.afterDot(steps);
       } else if (c === '[') {
         steps.push(this.bracket());
       } else {
@@ -71,6 +61,16 @@ class Parser {
       }
     }
     return steps;
+  }
+
+  /** What follows `.` or `..`: `*`, a field name, or nothing when a bracket comes next. */
+  private afterDot(steps: Step[]): void {
+    if (this.text[this.pos] === '*') {
+      this.pos++;
+      steps.push({ kind: 'wildcard' });
+    } else if (this.text[this.pos] !== '[') {
+      steps.push({ kind: 'field', name: this.name() });
+    }
   }
 
   /** A field name up to the next terminator; a backslash escapes (`app\.kubernetes\.io`). */
