@@ -71,12 +71,7 @@ class Pruner {
           continue;
         }
         if (embedded && typeAndObjectMeta.has(key)) continue;
-        const property = s.properties?.[key];
-        if (property)
-          this.prune(x[key], property, dotted(path, key), !!property['x-kubernetes-embedded-resource']);
-        else if (s.additionalProperties !== undefined)
-          this.prune(x[key], additionalSchema(s), dotted(path, key), false);
-        else {
+        if (!this.pruneDeclared(x, key, s, path)) {
           this.pruned.push(dotted(path, key));
           delete x[key];
         }
@@ -89,16 +84,23 @@ class Pruner {
     }
   }
 
+  /** Prunes inside x[key] by the schema s declares for it; false when s declares none (an unknown field). */
+  private pruneDeclared(x: Record<string, unknown>, key: string, s: JSONSchemaProps, path: string): boolean {
+    const property = s.properties?.[key];
+    if (property)
+      this.prune(x[key], property, dotted(path, key), !!property['x-kubernetes-embedded-resource']);
+    else if (s.additionalProperties !== undefined)
+      this.prune(x[key], additionalSchema(s), dotted(path, key), false);
+    else return false;
+    return true;
+  }
+
   /** Under x-kubernetes-preserve-unknown-fields unknown keys stay, but declared ones are still pruned inside. */
   private skip(x: unknown, s: JSONSchemaProps, path: string, embedded: boolean): void {
     if (isJsonObject(x)) {
       for (const key of Object.keys(x)) {
         if (embedded && typeAndObjectMeta.has(key)) continue;
-        const property = s.properties?.[key];
-        if (property)
-          this.prune(x[key], property, dotted(path, key), !!property['x-kubernetes-embedded-resource']);
-        else if (s.additionalProperties !== undefined)
-          this.prune(x[key], additionalSchema(s), dotted(path, key), false);
+        this.pruneDeclared(x, key, s, path);
       }
     } else if (Array.isArray(x) && s.items) {
       const items = s.items;
