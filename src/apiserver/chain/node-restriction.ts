@@ -3,7 +3,6 @@
 // (node-restriction.ts in auth/ has the rules; the profile adds its own for agents). An admission stage
 // adds a check to the request; the object service runs every check on each write the request makes.
 
-import { admissionDenied } from '../auth/denials.ts';
 import {
   type AdmissionAttributes,
   admitNodeIdentity,
@@ -11,6 +10,7 @@ import {
   type NodeAdmissionRules,
 } from '../auth/node-restriction.ts';
 import type { StoredObjectLookup } from '../profile.ts';
+import { refuseUnlessAllowed } from './refuse-write.ts';
 import type { RequestStage } from './request-chain.ts';
 
 export function nodeRestriction(
@@ -41,13 +41,7 @@ export function nodeRestriction(
           () => lookup('', 'v1', 'nodes', undefined, nodeName),
           rules ?? NO_NODE_ADMISSION_RULES,
         );
-        if (!decision.allowed) {
-          const name = (write.object ?? write.oldObject)?.metadata?.name;
-          throw admissionDenied(
-            { group: write.def.group, resource: write.def.resource, name },
-            decision.reason,
-          );
-        }
+        refuseUnlessAllowed(write, decision);
       });
       return next();
     },

@@ -3,11 +3,11 @@
 // kube's RBAC registry checks (auth/rbac-escalation.ts). Judged inside the write, on the object stored.
 
 import type { Decision, RequestAttributes } from '../auth/authorizer.ts';
-import { admissionDenied } from '../auth/denials.ts';
 import type { Identity } from '../auth/identities.ts';
 import { RBAC_GROUP } from '../auth/rbac-authorizer.ts';
 import { admitRbacWrite } from '../auth/rbac-escalation.ts';
 import type { StoredObjectLookup } from '../profile.ts';
+import { refuseUnlessAllowed } from './refuse-write.ts';
 import type { RequestStage } from './request-chain.ts';
 
 export function rbacEscalation(
@@ -33,13 +33,7 @@ export function rbacEscalation(
           (kind, namespace, name) =>
             lookup(RBAC_GROUP, 'v1', kind === 'Role' ? 'roles' : 'clusterroles', namespace, name),
         );
-        if (!decision.allowed) {
-          const name = (write.object ?? write.oldObject)?.metadata?.name;
-          throw admissionDenied(
-            { group: write.def.group, resource: write.def.resource, name },
-            decision.reason,
-          );
-        }
+        refuseUnlessAllowed(write, decision);
       });
       return next();
     },
