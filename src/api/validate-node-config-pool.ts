@@ -112,18 +112,27 @@ function validatePrometheus(errors: FieldErrors, at: string, value: unknown): vo
   integerAt(errors, `${at}.intervalSeconds`, prom.intervalSeconds, 1, 3600);
 }
 
-function validateMetricGate(errors: FieldErrors, at: string, value: unknown, seen: Set<string>): void {
+/** One gate of a list: an object (a null item is refused too, not skipped). */
+function gateAt(errors: FieldErrors, at: string, value: unknown): Record<string, any> | undefined {
   const gate = objectAt(errors, at, value);
-  if (!gate) {
-    if (value === null) errors.typeInvalid(at, value, 'an object');
-    return;
-  }
-  const name = stringAt(errors, `${at}.name`, gate.name);
-  if (name === undefined) errors.required(`${at}.name`);
+  if (!gate && value === null) errors.typeInvalid(at, value, 'an object');
+  return gate;
+}
+
+/** A gate's name: required, a DNS-1123 label, unique among the gates `seen` holds (it is added there). */
+function validateGateName(errors: FieldErrors, at: string, value: unknown, seen: Set<string>): void {
+  const name = stringAt(errors, at, value);
+  if (name === undefined) errors.required(at);
   else if (!new RegExp(DNS1123_LABEL).test(name) || name.length > 63)
-    errors.invalid(`${at}.name`, name, 'must be a DNS-1123 label (lower case alphanumerics or -)');
-  else if (seen.has(name)) errors.duplicate(`${at}.name`, name);
+    errors.invalid(at, name, 'must be a DNS-1123 label (lower case alphanumerics or -)');
+  else if (seen.has(name)) errors.duplicate(at, name);
   else seen.add(name);
+}
+
+function validateMetricGate(errors: FieldErrors, at: string, value: unknown, seen: Set<string>): void {
+  const gate = gateAt(errors, at, value);
+  if (!gate) return;
+  validateGateName(errors, `${at}.name`, gate.name, seen);
   const query = stringAt(errors, `${at}.query`, gate.query);
   if (query === undefined) errors.required(`${at}.query`);
   else if (query.trim() === '') errors.invalid(`${at}.query`, query, 'must be a PromQL expression');
@@ -142,17 +151,9 @@ function validateMetricGate(errors: FieldErrors, at: string, value: unknown, see
 }
 
 function validateCompareGate(errors: FieldErrors, at: string, value: unknown, seen: Set<string>): void {
-  const gate = objectAt(errors, at, value);
-  if (!gate) {
-    if (value === null) errors.typeInvalid(at, value, 'an object');
-    return;
-  }
-  const name = stringAt(errors, `${at}.name`, gate.name);
-  if (name === undefined) errors.required(`${at}.name`);
-  else if (!new RegExp(DNS1123_LABEL).test(name) || name.length > 63)
-    errors.invalid(`${at}.name`, name, 'must be a DNS-1123 label (lower case alphanumerics or -)');
-  else if (seen.has(name)) errors.duplicate(`${at}.name`, name);
-  else seen.add(name);
+  const gate = gateAt(errors, at, value);
+  if (!gate) return;
+  validateGateName(errors, `${at}.name`, gate.name, seen);
   const query = stringAt(errors, `${at}.query`, gate.query);
   if (query === undefined) errors.required(`${at}.query`);
   else if (query.length > 4096) errors.tooLong(`${at}.query`, 4096, query.length);
@@ -176,11 +177,8 @@ function validateCompareGate(errors: FieldErrors, at: string, value: unknown, se
 }
 
 function validateAlertGate(errors: FieldErrors, at: string, value: unknown): void {
-  const gate = objectAt(errors, at, value);
-  if (!gate) {
-    if (value === null) errors.typeInvalid(at, value, 'an object');
-    return;
-  }
+  const gate = gateAt(errors, at, value);
+  if (!gate) return;
   const alertname = stringAt(errors, `${at}.alertname`, gate.alertname);
   if (alertname !== undefined) {
     try {
