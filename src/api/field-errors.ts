@@ -72,6 +72,44 @@ export function arrayAt(errors: FieldErrors, field: string, value: unknown): unk
   return value;
 }
 
+/**
+ * Calls `each` with every object of an optional list field and its path (`field[i]`), in order; an item
+ * that is not an object is reported and skipped.
+ */
+export function eachObject(
+  errors: FieldErrors,
+  field: string,
+  value: unknown,
+  each: (item: Record<string, any>, at: string) => void,
+): void {
+  arrayAt(errors, field, value).forEach((item, i) => {
+    const at = `${field}[${i}]`;
+    if (isObject(item)) each(item, at);
+    else errors.typeInvalid(at, item, 'an object');
+  });
+}
+
+/**
+ * Reads a required string field in which `problem` finds nothing wrong (it returns what is wrong, or
+ * undefined). Returns undefined when absent, not a string, or wrong.
+ */
+export function requiredValid(
+  errors: FieldErrors,
+  field: string,
+  value: unknown,
+  problem: (value: string) => string | undefined,
+): string | undefined {
+  const text = stringAt(errors, field, value);
+  if (text === undefined) {
+    errors.required(field);
+    return undefined;
+  }
+  const wrong = problem(text);
+  if (wrong === undefined) return text;
+  errors.invalid(field, text, wrong);
+  return undefined;
+}
+
 /** Reads an optional object field, reporting a wrong type. */
 export function objectAt(
   errors: FieldErrors,

@@ -1,6 +1,6 @@
 // metav1.LabelSelector: validation with Kubernetes' rules and matching against a label set.
 
-import { arrayAt, type FieldErrors, isObject, objectAt, stringAt } from './field-errors.ts';
+import { arrayAt, eachObject, type FieldErrors, objectAt, requiredValid, stringAt } from './field-errors.ts';
 import type { LabelSelector } from './types.ts';
 
 const NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
@@ -42,15 +42,8 @@ export function validateLabelSelector(errors: FieldErrors, field: string, value:
     const valueProblem = v === undefined ? undefined : labelValueProblem(v);
     if (valueProblem) errors.invalid(`${field}.matchLabels[${key}]`, v, valueProblem);
   }
-  arrayAt(errors, `${field}.matchExpressions`, selector.matchExpressions).forEach((item, i) => {
-    const at = `${field}.matchExpressions[${i}]`;
-    if (!isObject(item)) {
-      errors.typeInvalid(at, item, 'an object');
-      return;
-    }
-    const key = stringAt(errors, `${at}.key`, item.key);
-    if (key === undefined) errors.required(`${at}.key`);
-    else if (labelKeyProblem(key)) errors.invalid(`${at}.key`, key, labelKeyProblem(key)!);
+  eachObject(errors, `${field}.matchExpressions`, selector.matchExpressions, (item, at) => {
+    requiredValid(errors, `${at}.key`, item.key, labelKeyProblem);
     const values = arrayAt(errors, `${at}.values`, item.values);
     if (!OPERATORS.includes(item.operator)) {
       errors.notSupported(`${at}.operator`, item.operator, OPERATORS);

@@ -11,6 +11,7 @@ import {
 } from './config-rules.ts';
 import {
   arrayAt,
+  eachObject,
   enumAt,
   FieldErrors,
   integerAt,
@@ -18,6 +19,7 @@ import {
   objectAt,
   patterned,
   requiredPatterned,
+  requiredValid,
   stringAt,
 } from './field-errors.ts';
 import { SECRETS_NAMESPACE } from './group.ts';
@@ -206,12 +208,7 @@ class ConfigValidator {
       e.forbidden(`${at}.state`, 'a template unit cannot run; declare an instance such as name@x.service');
     }
     const dropIns = new Set<string>();
-    arrayAt(e, `${at}.dropIns`, value.dropIns).forEach((d, i) => {
-      const dat = `${at}.dropIns[${i}]`;
-      if (!isObject(d)) {
-        e.typeInvalid(dat, d, 'an object');
-        return;
-      }
+    eachObject(e, `${at}.dropIns`, value.dropIns, (d, dat) => {
       const dropIn = requiredPatterned(
         e,
         `${dat}.name`,
@@ -317,38 +314,17 @@ class ConfigValidator {
     const policies = objectAt(e, at, value);
     if (!policies) return;
     const paths = new Set<string>();
-    arrayAt(e, `${at}.files`, policies.files).forEach((p, i) => {
-      const pat = `${at}.files[${i}]`;
-      if (!isObject(p)) {
-        e.typeInvalid(pat, p, 'an object');
-        return;
-      }
-      const path = stringAt(e, `${pat}.path`, p.path);
-      if (path === undefined) e.required(`${pat}.path`);
-      else if (policyPathProblem(path)) e.invalid(`${pat}.path`, path, policyPathProblem(path)!);
-      else unique(e, paths, `${pat}.path`, path);
+    eachObject(e, `${at}.files`, policies.files, (p, pat) => {
+      unique(e, paths, `${pat}.path`, requiredValid(e, `${pat}.path`, p.path, policyPathProblem));
       this.action(`${pat}.action`, p.action);
     });
     const units = new Set<string>();
-    arrayAt(e, `${at}.units`, policies.units).forEach((p, i) => {
-      const pat = `${at}.units[${i}]`;
-      if (!isObject(p)) {
-        e.typeInvalid(pat, p, 'an object');
-        return;
-      }
-      const name = stringAt(e, `${pat}.name`, p.name);
-      if (name === undefined) e.required(`${pat}.name`);
-      else if (unitNameProblem(name)) e.invalid(`${pat}.name`, name, unitNameProblem(name)!);
-      else unique(e, units, `${pat}.name`, name);
+    eachObject(e, `${at}.units`, policies.units, (p, pat) => {
+      unique(e, units, `${pat}.name`, requiredValid(e, `${pat}.name`, p.name, unitNameProblem));
       this.action(`${pat}.action`, p.action);
     });
     const packages = new Set<string>();
-    arrayAt(e, `${at}.packages`, policies.packages).forEach((p, i) => {
-      const pat = `${at}.packages[${i}]`;
-      if (!isObject(p)) {
-        e.typeInvalid(pat, p, 'an object');
-        return;
-      }
+    eachObject(e, `${at}.packages`, policies.packages, (p, pat) => {
       const name = requiredPatterned(e, `${pat}.name`, p.name, PACKAGE_NAME, 'a package name');
       unique(e, packages, `${pat}.name`, name);
       this.action(`${pat}.action`, p.action);

@@ -156,6 +156,20 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
       [['spec.configSelector.matchExpressions[0].values', 'FieldValueRequired']],
     ],
     [
+      'a requirement that is not an object, then one without a key and one with a bad key',
+      pool({
+        ...base,
+        configSelector: {
+          matchExpressions: ['a', { operator: 'Exists' }, { key: '-a', operator: 'Exists' }],
+        },
+      }),
+      [
+        ['spec.configSelector.matchExpressions[0]', 'FieldValueTypeInvalid'],
+        ['spec.configSelector.matchExpressions[1].key', 'FieldValueRequired'],
+        ['spec.configSelector.matchExpressions[2].key', 'FieldValueInvalid'],
+      ],
+    ],
+    [
       'Exists with values',
       pool({
         ...base,

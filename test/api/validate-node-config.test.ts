@@ -484,6 +484,29 @@ describe('validateNodeConfig refuses, with exact field paths', () => {
       ],
     ],
     [
+      'policy and drop-in items that are not objects, each at its index, the items after them still checked',
+      {
+        units: [{ name: 'a.service', dropIns: ['x', { name: 'bad' }] }],
+        disruptionPolicies: {
+          files: [null, { path: 'etc/a', action: 'None' }],
+          units: [7, { name: 7, action: 'None' }],
+          packages: [[], { action: 'None' }],
+        },
+      },
+      [
+        ['spec.units[0].dropIns[0]', 'FieldValueTypeInvalid'],
+        ['spec.units[0].dropIns[1].name', 'FieldValueInvalid'],
+        ['spec.units[0].dropIns[1].content', 'FieldValueRequired'],
+        ['spec.disruptionPolicies.files[0]', 'FieldValueTypeInvalid'],
+        ['spec.disruptionPolicies.files[1].path', 'FieldValueInvalid'],
+        ['spec.disruptionPolicies.units[0]', 'FieldValueTypeInvalid'],
+        ['spec.disruptionPolicies.units[1].name', 'FieldValueTypeInvalid'],
+        ['spec.disruptionPolicies.units[1].name', 'FieldValueRequired'],
+        ['spec.disruptionPolicies.packages[0]', 'FieldValueTypeInvalid'],
+        ['spec.disruptionPolicies.packages[1].name', 'FieldValueRequired'],
+      ],
+    ],
+    [
       'a default policy that needs a unit',
       { disruptionPolicies: { default: 'Restart' } },
       [['spec.disruptionPolicies.default', 'FieldValueNotSupported']],
