@@ -129,14 +129,29 @@ function validateGateName(errors: FieldErrors, at: string, value: unknown, seen:
   else seen.add(name);
 }
 
+/** A gate's PromQL query: required, at most 4096 characters, and nothing `problem` finds wrong with it. */
+function validateGateQuery(
+  errors: FieldErrors,
+  at: string,
+  value: unknown,
+  problem: (query: string) => string | undefined,
+): void {
+  const query = stringAt(errors, at, value);
+  if (query === undefined) errors.required(at);
+  else if (query.length > 4096) errors.tooLong(at, 4096, query.length);
+  else {
+    const wrong = problem(query);
+    if (wrong !== undefined) errors.invalid(at, query, wrong);
+  }
+}
+
 function validateMetricGate(errors: FieldErrors, at: string, value: unknown, seen: Set<string>): void {
   const gate = gateAt(errors, at, value);
   if (!gate) return;
   validateGateName(errors, `${at}.name`, gate.name, seen);
-  const query = stringAt(errors, `${at}.query`, gate.query);
-  if (query === undefined) errors.required(`${at}.query`);
-  else if (query.trim() === '') errors.invalid(`${at}.query`, query, 'must be a PromQL expression');
-  else if (query.length > 4096) errors.tooLong(`${at}.query`, 4096, query.length);
+  validateGateQuery(errors, `${at}.query`, gate.query, (query) =>
+    query.trim() === '' ? 'must be a PromQL expression' : undefined,
+  );
   const operator = enumAt(errors, `${at}.operator`, gate.operator, METRIC_GATE_OPERATORS);
   if (gate.operator === undefined || gate.operator === null) errors.required(`${at}.operator`);
   const threshold = gate.threshold;
@@ -154,15 +169,11 @@ function validateCompareGate(errors: FieldErrors, at: string, value: unknown, se
   const gate = gateAt(errors, at, value);
   if (!gate) return;
   validateGateName(errors, `${at}.name`, gate.name, seen);
-  const query = stringAt(errors, `${at}.query`, gate.query);
-  if (query === undefined) errors.required(`${at}.query`);
-  else if (query.length > 4096) errors.tooLong(`${at}.query`, 4096, query.length);
-  else if (!query.includes(COMPARE_NODES_PLACEHOLDER))
-    errors.invalid(
-      `${at}.query`,
-      query,
-      `must contain ${COMPARE_NODES_PLACEHOLDER} where the node matcher goes, e.g. rate(errors_total{${COMPARE_NODES_PLACEHOLDER}}[5m])`,
-    );
+  validateGateQuery(errors, `${at}.query`, gate.query, (query) =>
+    query.includes(COMPARE_NODES_PLACEHOLDER)
+      ? undefined
+      : `must contain ${COMPARE_NODES_PLACEHOLDER} where the node matcher goes, e.g. rate(errors_total{${COMPARE_NODES_PLACEHOLDER}}[5m])`,
+  );
   const label = stringAt(errors, `${at}.nodeLabel`, gate.nodeLabel);
   if (label !== undefined && (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(label) || label.length > 128))
     errors.invalid(`${at}.nodeLabel`, label, 'must be a Prometheus label name');

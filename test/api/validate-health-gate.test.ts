@@ -107,6 +107,27 @@ describe('health gate validation', () => {
       /must contain \$NODES/,
     ],
     [
+      'a comparison query over 4096 characters',
+      { prometheus, compare: [{ name: 'errors', query: `errors{$NODES}${' '.repeat(4090)}`, margin: 10 }] },
+      `${at}.compare[0].query`,
+      'FieldValueTooLong',
+      /4096/,
+    ],
+    [
+      'a metric query over 4096 characters',
+      { prometheus, metrics: [{ name: 'a', query: `up${' '.repeat(4095)}`, operator: 'NoSeries' }] },
+      `${at}.metrics[0].query`,
+      'FieldValueTooLong',
+      /4096/,
+    ],
+    [
+      'a comparison without a query',
+      { prometheus, compare: [{ name: 'errors', margin: 10 }] },
+      `${at}.compare[0].query`,
+      'FieldValueRequired',
+      /Required/,
+    ],
+    [
       'a comparison without a margin',
       { prometheus, compare: [{ name: 'errors', query: 'errors{$NODES}' }] },
       `${at}.compare[0].margin`,
