@@ -189,6 +189,37 @@ function patchBody(): OpenAPISchema {
 
 const body = (schema: OpenAPISchema): OpenAPISchema => ({ content: json(schema), required: true });
 
+/**
+ * Read, replace and patch of one object or one of its subresources (`id`: the operation ids' tail,
+ * `what`: the descriptions'), each where `has` allows its verb.
+ */
+function readReplacePatch(
+  def: ResourceDefinition,
+  id: string,
+  what: string,
+  object: OpenAPISchema,
+  has: (verb: string) => boolean,
+): Record<string, Operation> {
+  const ops: Record<string, Operation> = {};
+  const written = { 200: ok(object), 201: ok(object, 'Created') };
+  if (has('get')) ops.get = operation(def, 'get', `read${id}`, `read ${what}`, [], { 200: ok(object) });
+  if (has('update'))
+    ops.put = operation(def, 'put', `replace${id}`, `replace ${what}`, WRITE_PARAMS, written, body(object));
+  if (has('patch')) {
+    const params = [...WRITE_PARAMS, P.force];
+    ops.patch = operation(
+      def,
+      'patch',
+      `patch${id}`,
+      `partially update ${what}`,
+      params,
+      written,
+      patchBody(),
+    );
+  }
+  return ops;
+}
+
 function pathsFor(def: ResourceDefinition): Record<string, OpenAPISchema> {
   const prefix = operationPrefix(def);
   const scope = def.namespaced ? 'Namespaced' : '';
@@ -239,33 +270,10 @@ function pathsFor(def: ResourceDefinition): Record<string, OpenAPISchema> {
   }
   paths[collection] = collectionOps;
 
-  const itemOps: OpenAPISchema = { parameters: [P.name, ...scopeParams] };
-  if (has('get'))
-    itemOps.get = operation(def, 'get', `read${prefix}${kindName}`, `read the specified ${def.kind}`, [], {
-      200: ok(object),
-    });
-  if (has('update')) {
-    itemOps.put = operation(
-      def,
-      'put',
-      `replace${prefix}${kindName}`,
-      `replace the specified ${def.kind}`,
-      WRITE_PARAMS,
-      { 200: ok(object), 201: ok(object, 'Created') },
-      body(object),
-    );
-  }
-  if (has('patch')) {
-    itemOps.patch = operation(
-      def,
-      'patch',
-      `patch${prefix}${kindName}`,
-      `partially update the specified ${def.kind}`,
-      [...WRITE_PARAMS, P.force],
-      { 200: ok(object), 201: ok(object, 'Created') },
-      patchBody(),
-    );
-  }
+  const itemOps: OpenAPISchema = {
+    parameters: [P.name, ...scopeParams],
+    ...readReplacePatch(def, `${prefix}${kindName}`, `the specified ${def.kind}`, object, has),
+  };
   if (has('delete')) {
     itemOps.delete = operation(
       def,
@@ -312,31 +320,10 @@ function pathsFor(def: ResourceDefinition): Record<string, OpenAPISchema> {
         kind,
       );
     } else {
-      ops.get = operation(
-        def,
-        'get',
-        `read${prefix}${kindName}${Sub}`,
-        `read ${sub.name} of the specified ${def.kind}`,
-        [],
-        { 200: ok(object) },
-      );
-      ops.put = operation(
-        def,
-        'put',
-        `replace${prefix}${kindName}${Sub}`,
-        `replace ${sub.name} of the specified ${def.kind}`,
-        WRITE_PARAMS,
-        { 200: ok(object), 201: ok(object, 'Created') },
-        body(object),
-      );
-      ops.patch = operation(
-        def,
-        'patch',
-        `patch${prefix}${kindName}${Sub}`,
-        `partially update ${sub.name} of the specified ${def.kind}`,
-        [...WRITE_PARAMS, P.force],
-        { 200: ok(object), 201: ok(object, 'Created') },
-        patchBody(),
+      const what = `${sub.name} of the specified ${def.kind}`;
+      Object.assign(
+        ops,
+        readReplacePatch(def, `${prefix}${kindName}${Sub}`, what, object, () => true),
       );
     }
     paths[subPath] = ops;
