@@ -6,6 +6,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { constants, readFileSync } from 'node:fs';
 import { access, mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { processAlive } from '../util/process-alive.ts';
 
 /**
  * Everything kept between runs (the root filesystem, built agent artefacts) lives here, outside the
@@ -92,15 +93,6 @@ export async function runChecked(file: string, args: readonly string[], options:
   return result;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Runs fn while holding a lock file (O_EXCL). Test files run in parallel processes and share the
  * cache: one builds, the others wait. A lock whose holder died is taken over.
@@ -121,7 +113,7 @@ export async function withLock<T>(
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number(await readFile(lockPath, 'utf8').catch(() => ''));
-      if (holder > 0 && !pidAlive(holder)) {
+      if (holder > 0 && !processAlive(holder)) {
         await rm(lockPath, { force: true });
         continue;
       }

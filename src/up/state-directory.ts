@@ -4,6 +4,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { processAlive } from '../util/process-alive.ts';
 
 export class StateDirectory {
   readonly root: string;
@@ -56,7 +57,7 @@ export class StateDirectory {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
       const holder = Number((await readFile(this.lockFile, 'utf8').catch(() => '')).trim());
-      if (holder > 0 && holder !== process.pid && alive(holder)) {
+      if (holder > 0 && holder !== process.pid && processAlive(holder)) {
         throw new Error(
           `--state-dir ${this.root} is in use by another nodeherd up (pid ${holder}); stop it or choose another --state-dir`,
         );
@@ -64,14 +65,5 @@ export class StateDirectory {
       // Left behind by a run that was killed: take it over.
       await rm(this.lockFile, { force: true });
     }
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
