@@ -27,26 +27,22 @@ function namesOf(actions: Action[], kind: ActionKind): string[] {
   return actions.flatMap((a) => (a.kind === kind && 'name' in a ? [a.name] : []));
 }
 
+/** The actions counted by name, in the order the summary gives them: kind, noun, verb. */
+const NAMED_ACTIONS: [ActionKind, string, string][] = [
+  ['restart-unit', 'unit', 'restarted'],
+  ['reload-unit', 'unit', 'reloaded'],
+  ['start-unit', 'unit', 'started'],
+  ['stop-unit', 'unit', 'stopped'],
+  ['install-package', 'package', 'installed'],
+  ['remove-package', 'package', 'removed'],
+  ['release-package', 'package', 'released'],
+];
+
 export function summarize(changes: Changes, actions: Action[], disruption: Disruption): string {
   const parts = [...changeParts(changes.files, 'file'), ...changeParts(changes.units, 'unit')];
-  const unitOps: [ActionKind, string][] = [
-    ['restart-unit', 'restarted'],
-    ['reload-unit', 'reloaded'],
-    ['start-unit', 'started'],
-    ['stop-unit', 'stopped'],
-  ];
-  for (const [kind, verb] of unitOps) {
+  for (const [kind, noun, verb] of NAMED_ACTIONS) {
     const names = namesOf(actions, kind);
-    if (names.length > 0) parts.push(counted(names.length, 'unit', verb, names));
-  }
-  const packageOps: [ActionKind, string][] = [
-    ['install-package', 'installed'],
-    ['remove-package', 'removed'],
-    ['release-package', 'released'],
-  ];
-  for (const [kind, verb] of packageOps) {
-    const names = namesOf(actions, kind);
-    if (names.length > 0) parts.push(counted(names.length, 'package', verb, names));
+    if (names.length > 0) parts.push(counted(names.length, noun, verb, names));
   }
   parts.push(...changeParts(changes.repositories, 'repository'));
   if (actions.some((a) => a.kind === 'reboot')) parts.push('reboot');
