@@ -34,30 +34,28 @@ function copyFields(from: KubeObject, to: KubeObject, pairs: [string, string][])
   }
 }
 
-/** An events.k8s.io/v1 Event in core/v1 form (as stored). */
-export function eventsV1ToCore(event: KubeObject): KubeObject {
-  const core: KubeObject = { apiVersion: 'v1', kind: 'Event' };
+/** `event` as the view of `apiVersion` shows it: the shared fields, and the renamed ones as `renamed` maps them. */
+function converted(event: KubeObject, apiVersion: string, renamed: [string, string][]): KubeObject {
+  const out: KubeObject = { apiVersion, kind: 'Event' };
   copyFields(
     event,
-    core,
+    out,
     SHARED.map((f) => [f, f]),
   );
-  copyFields(event, core, RENAMED);
-  return core;
+  copyFields(event, out, renamed);
+  return out;
+}
+
+/** An events.k8s.io/v1 Event in core/v1 form (as stored). */
+export function eventsV1ToCore(event: KubeObject): KubeObject {
+  return converted(event, 'v1', RENAMED);
 }
 
 /** A stored core/v1 Event as events.k8s.io/v1 shows it. */
 export function coreToEventsV1(event: KubeObject): KubeObject {
-  const v1: KubeObject = { apiVersion: 'events.k8s.io/v1', kind: 'Event' };
-  copyFields(
+  return converted(
     event,
-    v1,
-    SHARED.map((f) => [f, f]),
+    'events.k8s.io/v1',
+    RENAMED.map(([v1, core]) => [core, v1]),
   );
-  copyFields(
-    event,
-    v1,
-    RENAMED.map(([a, b]) => [b, a]),
-  );
-  return v1;
 }
