@@ -71,19 +71,25 @@ const coreEventFields: Record<string, JSONSchemaProps> = {
   type: str('Type of this event (Normal, Warning), new types could be added in the future'),
 };
 
-/** The field selectors of the object an Event is about (core: involvedObject, events.k8s.io: regarding). */
-export function objectReferenceSelectors(field: string): ResourceDefinition['selectableFields'] {
+/**
+ * An Event's field selectors in one version's spelling: the object it is about (core: involvedObject,
+ * events.k8s.io: regarding), who reported it (reportingComponent, reportingController) and the old
+ * source (source, deprecatedSource); kube maps each version's spellings onto the same stored fields.
+ */
+export function eventSelectors(
+  regarding: string,
+  reporting: string,
+  source: string,
+): ResourceDefinition['selectableFields'] {
   const parts = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'];
-  return Object.fromEntries(parts.map((part) => [`${field}.${part}`, at(field, part)]));
+  return {
+    ...Object.fromEntries(parts.map((part) => [`${regarding}.${part}`, at(regarding, part)])),
+    reason: at('reason'),
+    [reporting]: at(reporting),
+    source: (e) => text(e[source]?.component) || text(e[reporting]),
+    type: at('type'),
+  };
 }
-
-const coreEventSelectors: ResourceDefinition['selectableFields'] = {
-  ...objectReferenceSelectors('involvedObject'),
-  reason: at('reason'),
-  reportingComponent: at('reportingComponent'),
-  source: (e) => text(e.source?.component) || text(e.reportingComponent),
-  type: at('type'),
-};
 
 export const coreEventKind: BuiltinKind = {
   definitions: () => [
@@ -96,7 +102,7 @@ export const coreEventKind: BuiltinKind = {
       shortNames: ['ev'],
       schema: kindSchema('Event is a report of an event somewhere in the cluster.', coreEventFields),
       printerColumns: eventColumns('involvedObject', 'message'),
-      selectableFields: coreEventSelectors,
+      selectableFields: eventSelectors('involvedObject', 'reportingComponent', 'source'),
       patchMeta: builtinPatchMeta('Event'),
     }),
   ],

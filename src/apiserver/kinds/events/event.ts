@@ -4,10 +4,9 @@
 
 import { builtinPatchMeta } from '../../patch/builtin-patch-meta.ts';
 import { Event } from '../../protobuf/groups.ts';
-import type { JSONSchemaProps, ResourceDefinition } from '../../registry/resource-definition.ts';
+import type { JSONSchemaProps } from '../../registry/resource-definition.ts';
 import type { BuiltinKind } from '../builtin-kind.ts';
-import { eventColumns, objectReferenceSelectors } from '../core/event.ts';
-import { at, text } from '../shared/readers.ts';
+import { eventColumns, eventSelectors } from '../core/event.ts';
 import { builtin, int, kindSchema, open, str } from '../shared/schemas.ts';
 import { coreToEventsV1, eventsV1ToCore } from './event-conversion.ts';
 
@@ -40,16 +39,6 @@ const eventsV1Fields: Record<string, JSONSchemaProps> = {
   type: str('type is the type of this event (Normal, Warning), new types could be added in the future.'),
 };
 
-// events.k8s.io/v1 accepts its own spellings (regarding.*, reportingController), mapped by kube onto
-// the core event's fields; it does not accept the core spellings.
-const eventsV1Selectors: ResourceDefinition['selectableFields'] = {
-  ...objectReferenceSelectors('regarding'),
-  reason: at('reason'),
-  reportingController: at('reportingController'),
-  source: (e) => text(e.deprecatedSource?.component) || text(e.reportingController),
-  type: at('type'),
-};
-
 export const eventsV1EventKind: BuiltinKind = {
   definitions: () => [
     builtin({
@@ -61,7 +50,8 @@ export const eventsV1EventKind: BuiltinKind = {
       shortNames: ['ev'],
       schema: kindSchema('Event is a report of an event somewhere in the cluster.', eventsV1Fields),
       printerColumns: eventColumns('regarding', 'note'),
-      selectableFields: eventsV1Selectors,
+      // events.k8s.io/v1 accepts its own spellings, not the core ones.
+      selectableFields: eventSelectors('regarding', 'reportingController', 'deprecatedSource'),
       patchMeta: builtinPatchMeta('Event'),
     }),
   ],
