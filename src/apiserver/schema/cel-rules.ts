@@ -371,15 +371,22 @@ interface Walk {
   causes: StatusCause[];
 }
 
-function evaluateRules(
-  s: JSONSchemaProps,
-  value: unknown,
-  old: { value: unknown } | undefined,
-  path: FieldPath,
-  isResource: boolean,
-  correlatable: boolean,
-  walk: Walk,
-): void {
+/**
+ * Where rules are evaluated: a value, its schema, the old value it corresponds to (on update, when one
+ * does), its path, whether it is a resource (its metadata is cut to name and generateName), and whether
+ * the values below it can still be correlated with old ones (transition rules need that).
+ */
+interface Place {
+  s: JSONSchemaProps;
+  value: unknown;
+  old: { value: unknown } | undefined;
+  path: FieldPath;
+  isResource: boolean;
+  correlatable: boolean;
+}
+
+function evaluateRules(place: Place, walk: Walk): void {
+  const { s, value, old, path, isResource, correlatable } = place;
   const rules = rulesOf(s, correlatable, isResource);
   if (rules.length === 0) return;
   const unchanged = old !== undefined && jsonEqual(value, old.value);
@@ -437,30 +444,20 @@ function correlatedItem(s: JSONSchemaProps, item: unknown, oldList: unknown): { 
   return undefined;
 }
 
-function visit(
-  s: JSONSchemaProps,
-  value: unknown,
-  old: { value: unknown } | undefined,
-  path: FieldPath,
-  isResource: boolean,
-  correlatable: boolean,
-  walk: Walk,
-): void {
+function visit(place: Place, walk: Walk): void {
+  const { s, value, old, path, correlatable } = place;
   if (value === null || value === undefined) return;
-  evaluateRules(s, value, old, path, isResource, correlatable, walk);
+  evaluateRules(place, walk);
   if (Array.isArray(value)) {
     if (!s.items) return;
     const items = s.items;
     const itemsCorrelate = correlatable && listCorrelates(s);
     value.forEach((item, i) => {
       const oldItem = itemsCorrelate && old ? correlatedItem(s, item, old.value) : undefined;
+      const isResource = !!items['x-kubernetes-embedded-resource'];
+      const itemPath = indexPath(path, i);
       visit(
-        items,
-        item,
-        oldItem,
-        indexPath(path, i),
-        !!items['x-kubernetes-embedded-resource'],
-        itemsCorrelate,
+        { s: items, value: item, old: oldItem, path: itemPath, isResource, correlatable: itemsCorrelate },
         walk,
       );
     });
@@ -474,7 +471,8 @@ function visit(
     if (!sub) continue;
     const oldChild = oldObject && Object.hasOwn(oldObject, name) ? { value: oldObject[name] } : undefined;
     const at = s.properties?.[name] ? childPath(path, name) : keyPath(path, name);
-    visit(sub, v, oldChild, at, !!sub['x-kubernetes-embedded-resource'], correlatable, walk);
+    const isResource = !!sub['x-kubernetes-embedded-resource'];
+    visit({ s: sub, value: v, old: oldChild, path: at, isResource, correlatable }, walk);
   }
 }
 
@@ -499,6 +497,7 @@ export function hasValidationRules(schema: JSONSchemaProps): boolean {
  */
 export function validateCelRules(obj: unknown, old: unknown, schema: JSONSchemaProps): StatusCause[] {
   const walk: Walk = { causes: [] };
-  visit(schema, obj, old === undefined ? undefined : { value: old }, '', true, true, walk);
+  const oldRoot = old === undefined ? undefined : { value: old };
+  visit({ s: schema, value: obj, old: oldRoot, path: '', isResource: true, correlatable: true }, walk);
   return walk.causes;
 }
