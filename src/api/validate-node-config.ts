@@ -100,33 +100,23 @@ class ConfigValidator {
       return;
     }
     const paths = new Set<string>();
-    arrayAt(this.errors, `${field}.files`, spec.files).forEach((f, i) => {
-      this.file(`${field}.files[${i}]`, f, paths);
-    });
+    eachObject(this.errors, `${field}.files`, spec.files, (f, at) => this.file(at, f, paths));
     const units = new Set<string>();
-    arrayAt(this.errors, `${field}.units`, spec.units).forEach((u, i) => {
-      this.unit(`${field}.units[${i}]`, u, units);
-    });
+    eachObject(this.errors, `${field}.units`, spec.units, (u, at) => this.unit(at, u, units));
     const repos = new Set<string>();
-    arrayAt(this.errors, `${field}.repositories`, spec.repositories).forEach((r, i) => {
-      this.repository(`${field}.repositories[${i}]`, r, repos);
-    });
+    eachObject(this.errors, `${field}.repositories`, spec.repositories, (r, at) =>
+      this.repository(at, r, repos),
+    );
     const packages = new Set<string>();
-    arrayAt(this.errors, `${field}.packages`, spec.packages).forEach((p, i) => {
-      this.package(`${field}.packages[${i}]`, p, packages);
-    });
+    eachObject(this.errors, `${field}.packages`, spec.packages, (p, at) => this.package(at, p, packages));
     this.policies(`${field}.disruptionPolicies`, spec.disruptionPolicies);
     if (this.contentBytes > MAX_CONTENT_BYTES_PER_OBJECT) {
       this.errors.tooLong(field, MAX_CONTENT_BYTES_PER_OBJECT, this.contentBytes);
     }
   }
 
-  private file(at: string, value: unknown, paths: Set<string>): void {
+  private file(at: string, value: Record<string, any>, paths: Set<string>): void {
     const e = this.errors;
-    if (!isObject(value)) {
-      e.typeInvalid(at, value, 'an object');
-      return;
-    }
     const path = stringAt(e, `${at}.path`, value.path);
     if (path === undefined || path === '') {
       if (value.path === undefined || value.path === '') e.required(`${at}.path`);
@@ -187,12 +177,8 @@ class ConfigValidator {
     }
   }
 
-  private unit(at: string, value: unknown, names: Set<string>): void {
+  private unit(at: string, value: Record<string, any>, names: Set<string>): void {
     const e = this.errors;
-    if (!isObject(value)) {
-      e.typeInvalid(at, value, 'an object');
-      return;
-    }
     const name = stringAt(e, `${at}.name`, value.name);
     if (name === undefined || name === '') {
       if (value.name === undefined || value.name === '') e.required(`${at}.name`);
@@ -270,12 +256,8 @@ class ConfigValidator {
     integerAt(e, `${at}.timeoutSeconds`, probe.timeoutSeconds, 1, MAX_PROBE_TIMEOUT_SECONDS);
   }
 
-  private repository(at: string, value: unknown, names: Set<string>): void {
+  private repository(at: string, value: Record<string, any>, names: Set<string>): void {
     const e = this.errors;
-    if (!isObject(value)) {
-      e.typeInvalid(at, value, 'an object');
-      return;
-    }
     const name = requiredPatterned(
       e,
       `${at}.name`,
@@ -288,12 +270,8 @@ class ConfigValidator {
     this.manager(at, value)?.validateRepository(e, at, value);
   }
 
-  private package(at: string, value: unknown, names: Set<string>): void {
+  private package(at: string, value: Record<string, any>, names: Set<string>): void {
     const e = this.errors;
-    if (!isObject(value)) {
-      e.typeInvalid(at, value, 'an object');
-      return;
-    }
     const { name, version } = this.manager(at, value)?.validatePackage(e, at, value) ?? {};
     unique(e, names, `${at}.name`, name);
     const state = enumAt(e, `${at}.state`, value.state, ['present', 'absent'] as const);

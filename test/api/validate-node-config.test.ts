@@ -507,6 +507,17 @@ describe('validateNodeConfig refuses, with exact field paths', () => {
       ],
     ],
     [
+      'files, units, repositories and packages that are not objects, each at its index',
+      { files: [3], units: [true], repositories: ['r'], packages: [null, []] },
+      [
+        ['spec.files[0]', 'FieldValueTypeInvalid'],
+        ['spec.units[0]', 'FieldValueTypeInvalid'],
+        ['spec.repositories[0]', 'FieldValueTypeInvalid'],
+        ['spec.packages[0]', 'FieldValueTypeInvalid'],
+        ['spec.packages[1]', 'FieldValueTypeInvalid'],
+      ],
+    ],
+    [
       'a default policy that needs a unit',
       { disruptionPolicies: { default: 'Restart' } },
       [['spec.disruptionPolicies.default', 'FieldValueNotSupported']],
