@@ -113,6 +113,26 @@ function resolveFieldPath(fieldPath: string, schema: JSONSchemaProps): { path: s
 }
 
 /**
+ * Compiles a rule's or message's expression and checks the fields it names against the schema. An
+ * unknown field is a compile error, but its AST is kept (whether the rule reads oldSelf still counts).
+ */
+function compileAgainst(
+  env: ReturnType<typeof celEnvironment>,
+  text: string,
+  schema: JSONSchemaProps,
+  isResource: boolean,
+): { program?: CompiledExpression; ast?: AstNode; error?: string } {
+  try {
+    const program = compileExpression(env, text);
+    const undefinedField = undefinedFields(program.ast, schema, isResource)[0];
+    return undefinedField ? { ast: program.ast, error: undefinedField } : { program, ast: program.ast };
+  } catch (err) {
+    if (!(err instanceof CelCompileError)) throw err;
+    return { error: err.message };
+  }
+}
+
+/**
  * Compiles one rule of the schema node `schema`; `at` is where the rule sits in the CRD
  * (`...x-kubernetes-validations[0]`). Causes are for a 422 on the CRD.
  */
@@ -126,38 +146,20 @@ function compileRule(
   const causes: StatusCause[] = [];
   // oldSelf.value() on a dyn oldSelf leaves the library unable to pick an operator overload.
   const env = celEnvironment(spec.optionalOldSelf ? ['self', ['oldSelf', 'optional<dyn>']] : RULE_VARIABLES);
-  let program: CompiledExpression | undefined;
-  let parsedAst: AstNode | undefined;
-  let compileError: string | undefined;
-  try {
-    program = compileExpression(env, spec.rule);
-    parsedAst = program.ast;
-    const undefinedField = undefinedFields(program.ast, schema, isResource)[0];
-    if (undefinedField) {
-      program = undefined;
-      throw new CelCompileError(undefinedField);
-    }
-  } catch (err) {
-    if (!(err instanceof CelCompileError)) throw err;
-    compileError = err.message;
-    causes.push(invalid(childPath(at, 'rule'), spec.rule, `compilation failed: ${err.message}`));
+  const { program, ast: parsedAst, error: compileError } = compileAgainst(env, spec.rule, schema, isResource);
+  if (compileError !== undefined) {
+    causes.push(invalid(childPath(at, 'rule'), spec.rule, `compilation failed: ${compileError}`));
   }
   let messageProgram: CompiledExpression | undefined;
   if (spec.messageExpression !== undefined && spec.messageExpression.trim() !== '') {
-    try {
-      messageProgram = compileExpression(env, spec.messageExpression);
-      const undefinedField = undefinedFields(messageProgram.ast, schema, isResource)[0];
-      if (undefinedField) {
-        messageProgram = undefined;
-        throw new CelCompileError(undefinedField);
-      }
-    } catch (err) {
-      if (!(err instanceof CelCompileError)) throw err;
+    const message = compileAgainst(env, spec.messageExpression, schema, isResource);
+    messageProgram = message.program;
+    if (message.error !== undefined) {
       causes.push(
         invalid(
           childPath(at, 'messageExpression'),
           spec.messageExpression,
-          `messageExpression compilation failed: ${err.message}`,
+          `messageExpression compilation failed: ${message.error}`,
         ),
       );
     }
