@@ -43,55 +43,36 @@ export function recoveryBase(
   const base = lastApplied ?? EMPTY_CONFIG;
   const all = [base, ...unfinished];
   return {
-    files: merge(
-      all,
-      (c) => c.files,
-      (f) => f.path,
-      target.files,
-      unknownFile,
-    ),
-    units: merge(
-      all,
-      (c) => c.units,
-      (u) => u.name,
-      target.units,
-      unknownUnit,
-    ),
-    repositories: merge(
-      all,
-      (c) => c.repositories,
-      (r) => r.name,
-      target.repositories,
-      unknownRepository,
-    ),
-    packages: merge(
-      all,
-      (c) => c.packages,
-      (p) => p.name,
-      target.packages,
-      unknownPackage,
-    ),
+    files: merge(all, target, 'files', (f) => f.path, unknownFile),
+    units: merge(all, target, 'units', (u) => u.name, unknownUnit),
+    repositories: merge(all, target, 'repositories', (r) => r.name, unknownRepository),
+    packages: merge(all, target, 'packages', (p) => p.name, unknownPackage),
     disruptionPolicies: base.disruptionPolicies,
   };
 }
 
+type Collection = 'files' | 'units' | 'repositories' | 'packages';
+type Item<K extends Collection> = RenderedConfig[K][number];
+
 /**
- * Items on which every config agrees stay as they are; any other item (changed, added or removed by
- * an unfinished apply) becomes `unknown(versions, targetItem)`.
+ * The items of one collection (`field`, keyed by `key`). Items on which every config agrees stay as
+ * they are; any other item (changed, added or removed by an unfinished apply) becomes
+ * `unknown(versions, targetItem)`.
  */
-function merge<T>(
+function merge<K extends Collection>(
   configs: readonly RenderedConfig[],
-  items: (config: RenderedConfig) => readonly T[],
-  key: (item: T) => string,
-  targetItems: readonly T[],
-  unknown: (versions: T[], target: T | undefined) => T,
-): T[] {
+  target: RenderedConfig,
+  field: K,
+  key: (item: Item<K>) => string,
+  unknown: (versions: Item<K>[], target: Item<K> | undefined) => Item<K>,
+): Item<K>[] {
+  const items = (config: RenderedConfig): readonly Item<K>[] => config[field];
   const maps = configs.map((c) => new Map(items(c).map((item) => [key(item), item])));
-  const targets = new Map(targetItems.map((item) => [key(item), item]));
+  const targets = new Map(items(target).map((item) => [key(item), item]));
   const keys = [...new Set(maps.flatMap((m) => [...m.keys()]))].sort();
   return keys.map((k) => {
     const versions = maps.map((m) => m.get(k));
-    const present = versions.filter((v): v is T => v !== undefined);
+    const present = versions.filter((v): v is Item<K> => v !== undefined);
     const first = canonicalJson(present[0]);
     const agreed = present.length === versions.length && present.every((v) => canonicalJson(v) === first);
     return agreed ? present[0]! : unknown(present, targets.get(k));
