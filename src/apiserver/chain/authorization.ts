@@ -6,6 +6,7 @@
 // reference; an agent's pods, node-bound-pods.ts). A server-side apply that would create its object
 // needs the create permission too, judged on the applied configuration, as in kube. Denied is 403.
 
+import { definedFields } from '../../util/defined-fields.ts';
 import {
   type AuthorizationRules,
   authorize,
@@ -62,11 +63,13 @@ async function authorizeResource(
     verb: info.verb,
     group: info.group,
     resource: info.resource,
-    ...(info.subresource !== undefined ? { subresource: info.subresource } : {}),
-    ...(info.namespace !== undefined ? { namespace: info.namespace } : {}),
-    ...(info.name !== undefined ? { name: info.name } : {}),
-    ...(pins.name !== undefined ? { fieldSelectorName: pins.name } : {}),
-    ...(pins.nodeName !== undefined ? { fieldSelectorNodeName: pins.nodeName } : {}),
+    ...definedFields({
+      subresource: info.subresource,
+      namespace: info.namespace,
+      name: info.name,
+      fieldSelectorName: pins.name,
+      fieldSelectorNodeName: pins.nodeName,
+    }),
   };
   let parsed: unknown;
   if (info.verb === 'create' || info.verb === 'update') {

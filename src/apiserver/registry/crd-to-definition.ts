@@ -3,6 +3,7 @@
 // with conversion strategy None: each keeps its own schema and printer columns, objects are the same
 // JSON whatever the version, and only apiVersion differs.
 
+import { definedFields } from '../../util/defined-fields.ts';
 import type { KubeObject } from '../storage/types.ts';
 import type { JSONSchemaProps, PrinterColumn, ResourceDefinition, Verb } from './resource-definition.ts';
 
@@ -86,9 +87,7 @@ function printerColumnsOf(version: KubeObject): PrinterColumn[] {
     name: c.name,
     type: c.type,
     jsonPath: c.jsonPath,
-    ...(c.format !== undefined ? { format: c.format } : {}),
-    ...(c.description !== undefined ? { description: c.description } : {}),
-    ...(c.priority !== undefined ? { priority: c.priority } : {}),
+    ...definedFields({ format: c.format, description: c.description, priority: c.priority }),
   }));
 }
 
