@@ -11,7 +11,7 @@ import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
 import { listPrefix, parseKey } from '../storage/keys.ts';
 import type { KubeObject, Store, StoreEvent } from '../storage/types.ts';
-import { DeferredQueue } from './keys.ts';
+import { StoreController } from './store-controller.ts';
 
 export type LabelSelectorMatch = (
   selector: KubeObject | undefined,
@@ -40,27 +40,22 @@ export function aggregatedRules(
   return rules;
 }
 
-export class ClusterRoleAggregationController {
-  private readonly store: Store;
-  private readonly objects: ObjectService;
+export class ClusterRoleAggregationController extends StoreController {
   private readonly clusterRoles: ResourceDefinition;
   private readonly matches: LabelSelectorMatch;
-  private readonly queue = new DeferredQueue();
-  private unsubscribe: (() => void) | undefined;
 
   constructor(store: Store, registry: ResourceRegistry, objects: ObjectService, matches: LabelSelectorMatch) {
-    this.store = store;
-    this.objects = objects;
+    super(store, objects);
     this.matches = matches;
     this.clusterRoles = registry.get(RBAC_GROUP, 'v1', 'clusterroles')!;
   }
 
   start(): void {
     this.aggregate();
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+    this.followStore();
   }
 
-  private onEvent(event: StoreEvent): void {
+  protected onEvent(event: StoreEvent): void {
     const key = parseKey(event.key);
     if (key?.group === RBAC_GROUP && key.resource === 'clusterroles') {
       this.queue.add('all', () => this.aggregate());
@@ -80,10 +75,5 @@ export class ClusterRoleAggregationController {
         if (!(err instanceof ApiError && (err.code === 409 || err.code === 404))) throw err;
       }
     }
-  }
-
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.close();
   }
 }

@@ -7,32 +7,28 @@ import { CRD_CLEANUP_FINALIZER } from '../kinds/apiextensions/customresourcedefi
 import type { ObjectService } from '../objects/object-service.ts';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
 import type { KubeObject, Store, StoreEvent } from '../storage/types.ts';
-import { DeferredQueue, definitionForKey } from './keys.ts';
+import { definitionForKey } from './keys.ts';
+import { StoreController } from './store-controller.ts';
 
 const CRD_PREFIX = '/apiextensions.k8s.io/customresourcedefinitions/';
 const RETRY_MS = 500;
 
-export class CrdController {
-  private readonly store: Store;
+export class CrdController extends StoreController {
   private readonly registry: ResourceRegistry;
-  private readonly objects: ObjectService;
-  private readonly queue = new DeferredQueue();
-  private unsubscribe: (() => void) | undefined;
   private retry: NodeJS.Timeout | undefined;
 
   constructor(store: Store, registry: ResourceRegistry, objects: ObjectService) {
-    this.store = store;
+    super(store, objects);
     this.registry = registry;
-    this.objects = objects;
   }
 
   /** Loads every stored CRD into the registry, then follows changes. */
   start(): void {
     for (const item of this.store.list(CRD_PREFIX).items) this.observe(item.object);
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+    this.followStore();
   }
 
-  private onEvent(event: StoreEvent): void {
+  protected onEvent(event: StoreEvent): void {
     if (!event.key.startsWith(CRD_PREFIX)) return;
     if (event.type === 'DELETED') {
       this.registry.removeCustomResourceDefinition(event.object.metadata.name);
@@ -97,9 +93,8 @@ export class CrdController {
     }
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.close();
+  override stop(): void {
+    super.stop();
     if (this.retry) clearTimeout(this.retry);
   }
 }

@@ -8,7 +8,7 @@ import type { ObjectService } from '../objects/object-service.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
 import type { KubeObject, Store, StoreEvent } from '../storage/types.ts';
-import { DeferredQueue } from './keys.ts';
+import { StoreController } from './store-controller.ts';
 
 /** Matches a metav1.LabelSelector against labels; an empty selector matches everything. */
 export type LabelSelectorMatcher = (
@@ -72,14 +72,10 @@ export function canIgnorePDB(pod: KubeObject): boolean {
   );
 }
 
-export class DisruptionController {
-  private readonly store: Store;
-  private readonly objects: ObjectService;
+export class DisruptionController extends StoreController {
   private readonly matches: LabelSelectorMatcher;
   private readonly pods: ResourceDefinition;
   private readonly budgets: ResourceDefinition;
-  private readonly queue = new DeferredQueue();
-  private unsubscribe: (() => void) | undefined;
 
   constructor(
     store: Store,
@@ -87,8 +83,7 @@ export class DisruptionController {
     objects: ObjectService,
     matches: LabelSelectorMatcher,
   ) {
-    this.store = store;
-    this.objects = objects;
+    super(store, objects);
     this.matches = matches;
     this.pods = registry.get('', 'v1', 'pods')!;
     this.budgets = registry.get('policy', 'v1', 'poddisruptionbudgets')!;
@@ -99,10 +94,10 @@ export class DisruptionController {
       const ns = item.object.metadata.namespace;
       this.queue.add(ns, () => this.refresh(ns));
     }
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+    this.followStore();
   }
 
-  private onEvent(event: StoreEvent): void {
+  protected onEvent(event: StoreEvent): void {
     if (!event.key.startsWith('/core/pods/') && !event.key.startsWith('/policy/poddisruptionbudgets/'))
       return;
     const ns: string | undefined = event.object.metadata?.namespace;
@@ -221,10 +216,5 @@ export class DisruptionController {
         ],
       },
     );
-  }
-
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.close();
   }
 }

@@ -7,21 +7,17 @@ import type { ObjectService } from '../objects/object-service.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
 import type { Store, StoreEvent } from '../storage/types.ts';
-import { DeferredQueue } from './keys.ts';
+import { StoreController } from './store-controller.ts';
 
 const NAMESPACE_PREFIX = '/core/namespaces/';
 const RETRY_MS = 500;
 /** The namespaces kube creates; the profile may add its own (ApiServerProfile.namespaces). */
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
-export class NamespaceController {
-  private readonly store: Store;
+export class NamespaceController extends StoreController {
   private readonly registry: ResourceRegistry;
-  private readonly objects: ObjectService;
   private readonly namespaces: ResourceDefinition;
-  private readonly queue = new DeferredQueue();
   private readonly retries = new Map<string, NodeJS.Timeout>();
-  private unsubscribe: (() => void) | undefined;
   private readonly initial: readonly string[];
 
   constructor(
@@ -30,10 +26,9 @@ export class NamespaceController {
     objects: ObjectService,
     extraNamespaces: readonly string[] = [],
   ) {
+    super(store, objects);
     this.initial = [...DEFAULT_NAMESPACES, ...extraNamespaces];
-    this.store = store;
     this.registry = registry;
-    this.objects = objects;
     this.namespaces = registry.get('', 'v1', 'namespaces')!;
   }
 
@@ -46,7 +41,7 @@ export class NamespaceController {
     for (const item of this.store.list(NAMESPACE_PREFIX).items) {
       if (item.object.metadata.deletionTimestamp !== undefined) this.schedule(item.object.metadata.name);
     }
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+    this.followStore();
   }
 
   /** Admission: objects may be created only in namespaces that exist and are not terminating. */
@@ -68,7 +63,7 @@ export class NamespaceController {
     }
   }
 
-  private onEvent(event: StoreEvent): void {
+  protected onEvent(event: StoreEvent): void {
     if (!event.key.startsWith(NAMESPACE_PREFIX) || event.type === 'DELETED') return;
     if (event.object.metadata.deletionTimestamp !== undefined) this.schedule(event.object.metadata.name);
   }
@@ -132,9 +127,8 @@ export class NamespaceController {
     return defs;
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.close();
+  override stop(): void {
+    super.stop();
     for (const t of this.retries.values()) clearTimeout(t);
   }
 }

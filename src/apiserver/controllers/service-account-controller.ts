@@ -8,31 +8,26 @@ import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
 import { parseKey } from '../storage/keys.ts';
 import type { Store, StoreEvent } from '../storage/types.ts';
-import { DeferredQueue } from './keys.ts';
+import { StoreController } from './store-controller.ts';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 
-export class ServiceAccountController {
-  private readonly store: Store;
-  private readonly objects: ObjectService;
+export class ServiceAccountController extends StoreController {
   private readonly namespaces: ResourceDefinition;
   private readonly serviceAccounts: ResourceDefinition;
-  private readonly queue = new DeferredQueue();
-  private unsubscribe: (() => void) | undefined;
 
   constructor(store: Store, registry: ResourceRegistry, objects: ObjectService) {
-    this.store = store;
-    this.objects = objects;
+    super(store, objects);
     this.namespaces = registry.get('', 'v1', 'namespaces')!;
     this.serviceAccounts = registry.get('', 'v1', 'serviceaccounts')!;
   }
 
   start(): void {
     for (const item of this.store.list('/core/namespaces/').items) this.ensure(item.object.metadata.name);
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+    this.followStore();
   }
 
-  private onEvent(event: StoreEvent): void {
+  protected onEvent(event: StoreEvent): void {
     const key = parseKey(event.key);
     if (key?.group !== '') return;
     if (key.resource === 'namespaces' && event.type !== 'DELETED') {
@@ -58,10 +53,5 @@ export class ServiceAccountController {
       // Created meanwhile, or the namespace began terminating: nothing to do.
       if (!(err instanceof ApiError && (err.code === 409 || err.code === 403 || err.code === 404))) throw err;
     }
-  }
-
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.close();
   }
 }
