@@ -9,6 +9,18 @@ import type { MarksInput } from './node-marks.ts';
 import type { StrategySnapshot } from './strategy.ts';
 import type { StrategyStatusInput } from './strategy-status.ts';
 
+/** The pool's node snapshots by node name, as the planners look them up. */
+export function snapshotsByName(s: StrategySnapshot): Map<string, StrategySnapshot['snapshots'][number]> {
+  return new Map(s.snapshots.map((n) => [n.name, n]));
+}
+
+/** When the target's canary passed, as the pool's history records it (undefined: not yet, or no canary). */
+export function canaryPassedAt(s: StrategySnapshot): number | undefined {
+  const record = s.history.findLast((r) => r.name === s.target.name);
+  const passedAt = record?.canaryPassedAt ? Date.parse(record.canaryPassedAt) : Number.NaN;
+  return Number.isNaN(passedAt) ? undefined : passedAt;
+}
+
 export function marksInput(s: StrategySnapshot): MarksInput {
   const refused = s.snapshots.filter((n) => n.refused !== undefined).map((n) => n.name);
   return {

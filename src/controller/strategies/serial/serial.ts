@@ -14,7 +14,7 @@ import { resolveIntOrPercent } from '../../rollout/int-or-percent.ts';
 import { type CanaryProgress, canaryProgress } from '../canary.ts';
 import { type NodeMarks, planNodeMarks } from '../node-marks.ts';
 import type { RolloutStrategy, StrategySnapshot } from '../strategy.ts';
-import { holdReason, marksInput, reportInput } from '../strategy-inputs.ts';
+import { canaryPassedAt, holdReason, marksInput, reportInput, snapshotsByName } from '../strategy-inputs.ts';
 import type { StrategyNode } from '../strategy-node.ts';
 import { strategyReport } from '../strategy-status.ts';
 import { serialGateOf } from './serial-annotations.ts';
@@ -56,14 +56,13 @@ type Snapshot = StrategySnapshot<SlotView>;
 function serialCanary(s: Snapshot): CanaryProgress | undefined {
   const canary = s.settings.canary;
   if (!canary) return undefined;
-  const record = s.history.findLast((r) => r.name === s.target.name);
-  const passedAt = record?.canaryPassedAt ? Date.parse(record.canaryPassedAt) : Number.NaN;
+  const passedAt = canaryPassedAt(s);
   return canaryProgress({
     target: s.target.name,
     nodes: s.nodes,
-    snapshots: new Map(s.snapshots.map((n) => [n.name, n])),
+    snapshots: snapshotsByName(s),
     size: resolveIntOrPercent(canary.nodes, s.nodes.length, 'up'),
-    ...(Number.isNaN(passedAt) ? {} : { passedAt }),
+    ...(passedAt === undefined ? {} : { passedAt }),
     minReadyMs: s.settings.minReadySeconds * 1000,
     now: s.now,
     ...(s.order ? { order: s.order } : {}),

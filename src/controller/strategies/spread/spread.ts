@@ -10,7 +10,7 @@ import { resolveIntOrPercent } from '../../rollout/int-or-percent.ts';
 import type { FailureAction, NodeVerdict } from '../../rollout/types.ts';
 import { planNodeMarks } from '../node-marks.ts';
 import type { RolloutStrategy, StrategyDecision, StrategySnapshot } from '../strategy.ts';
-import { holdReason, marksInput, reportInput } from '../strategy-inputs.ts';
+import { canaryPassedAt, holdReason, marksInput, reportInput, snapshotsByName } from '../strategy-inputs.ts';
 import { failedFor } from '../strategy-node.ts';
 import { strategyReport } from '../strategy-status.ts';
 import { type SpreadHandout, spreadHandout } from './spread-handout.ts';
@@ -65,16 +65,15 @@ function spreadPlan(
   const budget = s.spec.updateStrategy.spread?.maxUnavailable;
   const canary = s.settings.canary;
   if (budget === undefined && canary === undefined) return undefined;
-  const record = s.history.findLast((r) => r.name === s.target.name);
-  const passedAt = record?.canaryPassedAt ? Date.parse(record.canaryPassedAt) : Number.NaN;
+  const passedAt = canaryPassedAt(s);
   return spreadHandout({
     target: s.target.name,
     nodes: s.nodes,
-    snapshots: new Map(s.snapshots.map((n) => [n.name, n])),
+    snapshots: snapshotsByName(s),
     ...window,
     ...(budget !== undefined ? { maxUnavailable: resolveIntOrPercent(budget, total, 'down') } : {}),
     ...(canary ? { canarySize: resolveIntOrPercent(canary.nodes, total, 'up') } : {}),
-    ...(Number.isNaN(passedAt) ? {} : { canaryPassedAt: passedAt }),
+    ...(passedAt === undefined ? {} : { canaryPassedAt: passedAt }),
     minReadyMs: s.settings.minReadySeconds * 1000,
     paused: s.paused,
     now: s.now,
