@@ -55,7 +55,17 @@ import {
   unitAction,
 } from './policies.ts';
 import { summarize } from './summary.ts';
-import type { Action, ChangeSet, Changes, Disruption, Plan } from './types.ts';
+import type {
+  Action,
+  ChangeSet,
+  Changes,
+  DisableUnitAction,
+  Disruption,
+  EnableUnitAction,
+  Plan,
+  StartUnitAction,
+  StopUnitAction,
+} from './types.ts';
 
 export interface PlanInput {
   /** A rendered config (as in NodeConfigRevision.spec.config): defaulted and complete. */
@@ -91,6 +101,13 @@ type Phase = (typeof PHASES)[number];
 interface Trigger {
   action: DisruptionAction;
   reason: string;
+}
+
+type NamedUnitAction = EnableUnitAction | DisableUnitAction | StopUnitAction | StartUnitAction;
+
+/** An action on a unit that carries nothing but the unit's name; its id is `<kind>:<name>`. */
+function unitStep(kind: NamedUnitAction['kind'], name: string, reason: string): NamedUnitAction {
+  return { kind, id: `${kind}:${name}`, name, reason };
 }
 
 function emptyChangeSet(): ChangeSet {
@@ -452,15 +469,10 @@ class PlanBuilder {
     this.changes.units.removed.push(name);
     const created = old.content !== undefined;
     if (created && !isTemplateUnit(name) && old.state === 'running') {
-      this.push('retire-stop', { kind: 'stop-unit', id: `stop-unit:${name}`, name, reason: 'removed' });
+      this.push('retire-stop', unitStep('stop-unit', name, 'removed'));
     }
     if (created && old.enabled === true) {
-      this.push('retire-disable', {
-        kind: 'disable-unit',
-        id: `disable-unit:${name}`,
-        name,
-        reason: 'removed',
-      });
+      this.push('retire-disable', unitStep('disable-unit', name, 'removed'));
     }
     for (const dropIn of old.dropIns) {
       this.push('units', {
@@ -540,48 +552,29 @@ class PlanBuilder {
       if (unit.enabled === true) {
         const fileChanged = this.definitionChanged.get(name)?.includes('unit file changed') ?? false;
         if (old?.enabled !== true || fileChanged) {
-          this.push('enablement', {
-            kind: 'enable-unit',
-            id: `enable-unit:${name}`,
-            name,
-            reason: old?.enabled === true ? 'unit file changed' : 'enabled',
-          });
+          const reason = old?.enabled === true ? 'unit file changed' : 'enabled';
+          this.push('enablement', unitStep('enable-unit', name, reason));
         }
       } else if (unit.enabled === false && !brandNew && old?.enabled !== false) {
-        this.push('enablement', {
-          kind: 'disable-unit',
-          id: `disable-unit:${name}`,
-          name,
-          reason: 'disabled',
-        });
+        this.push('enablement', unitStep('disable-unit', name, 'disabled'));
       }
       if (isTemplateUnit(name)) continue;
       const triggers = this.triggers.get(name) ?? [];
       if (unit.state === 'stopped') {
         // A stopped unit is not restarted, reloaded, drained for or rebooted for.
         if (!brandNew && old?.state !== 'stopped') {
-          this.push('stop', {
-            kind: 'stop-unit',
-            id: `stop-unit:${name}`,
-            name,
-            reason: old ? 'state stopped' : 'should not run',
-          });
+          this.push('stop', unitStep('stop-unit', name, old ? 'state stopped' : 'should not run'));
         }
         continue;
       }
       if (unit.state === 'running' && ((created && !old) || old?.state === 'stopped')) {
         // Not running before: starting it loads its current definition.
-        this.push('start', {
-          kind: 'start-unit',
-          id: `start-unit:${name}`,
-          name,
-          reason: old ? 'state running' : 'added',
-        });
+        this.push('start', unitStep('start-unit', name, old ? 'state running' : 'added'));
         continue;
       }
       const restarted = this.runtimeChange(name, triggers, unit.state === undefined);
       if (!restarted && unit.state === 'running' && old?.state !== 'running') {
-        this.push('start', { kind: 'start-unit', id: `start-unit:${name}`, name, reason: 'should run' });
+        this.push('start', unitStep('start-unit', name, 'should run'));
       }
     }
   }
