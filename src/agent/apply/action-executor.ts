@@ -22,6 +22,18 @@ export interface ActionExecutors {
 /** What an executed action did that metrics count. */
 export type ActionEffect = 'restarted' | 'reloaded' | 'skipped-not-running' | undefined;
 
+/**
+ * The systemd call of each unit action that needs nothing but the unit's name. For enable-unit the plan
+ * asks for `systemctl reenable` when the unit file changed; the executor offers enable, which creates
+ * the links of the current [Install] section (stale ones stay).
+ */
+const SYSTEMD_VERB = {
+  'enable-unit': 'enable',
+  'disable-unit': 'disable',
+  'stop-unit': 'stop',
+  'start-unit': 'start',
+} as const;
+
 export async function executeAction(action: Action, executors: ActionExecutors): Promise<ActionEffect> {
   const { files, systemd, packages } = executors;
   switch (action.kind) {
@@ -53,18 +65,10 @@ export async function executeAction(action: Action, executors: ActionExecutors):
       await systemd.daemonReload();
       return undefined;
     case 'enable-unit':
-      // The plan asks for `systemctl reenable` when the unit file changed; the executor offers
-      // enable, which creates the links of the current [Install] section (stale ones stay).
-      await systemd.enable(action.name);
-      return undefined;
     case 'disable-unit':
-      await systemd.disable(action.name);
-      return undefined;
     case 'stop-unit':
-      await systemd.stop(action.name);
-      return undefined;
     case 'start-unit':
-      await systemd.start(action.name);
+      await systemd[SYSTEMD_VERB[action.kind]](action.name);
       return undefined;
     case 'restart-unit':
       // ifRunning is systemctl try-restart: a unit whose state nodeherd does not manage stays down.
