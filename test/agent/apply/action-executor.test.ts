@@ -78,3 +78,25 @@ test('a pinned install holds the package; a release and a removal let it go', as
   assert.deepEqual(packages.held(), []);
   assert.deepEqual(packages.installed(), { jq: '1.7' });
 });
+
+test('enable, start, stop and disable actions reach the systemd calls of the same name, in order', async () => {
+  const systemd = new SimulatedSystemd();
+  const own = { files: new MemoryFileExecutor(), systemd, packages: new SimulatedPackages() };
+  const unit = '[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n';
+  await executeAction(
+    { kind: 'write-unit', id: 'w', name: 'a.service', content: unit, reason: 'added' },
+    own,
+  );
+  await executeAction({ kind: 'daemon-reload', id: 'daemon-reload', reason: 'unit added' }, own);
+  const ops = () => systemd.calls.map((c) => c.op).slice(2);
+  for (const kind of ['enable-unit', 'start-unit', 'stop-unit', 'disable-unit'] as const) {
+    const effect = await executeAction(
+      { kind, id: `${kind}:a.service`, name: 'a.service', reason: 'test' },
+      own,
+    );
+    assert.equal(effect, undefined);
+  }
+  assert.deepEqual(ops(), ['enable', 'start', 'stop', 'disable']);
+  assert.equal(await systemd.isActive('a.service'), false);
+  assert.equal(await systemd.unitFileState('a.service'), 'disabled');
+});
