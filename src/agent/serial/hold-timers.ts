@@ -3,40 +3,30 @@
 // live controller to move on. Unref'd: they never keep the process up. Once closed (the agent stops)
 // no renewal is scheduled any more: the slot stays the node's for the next agent to re-adopt.
 
+import { OneShotTimer } from '../../util/one-shot-timer.ts';
+
 export class HoldTimers {
-  private renewal: NodeJS.Timeout | undefined;
-  private graceEnd: NodeJS.Timeout | undefined;
+  private readonly renewal = new OneShotTimer();
+  private readonly graceEnd = new OneShotTimer();
   private closed = false;
 
   /** Runs `renew` in `ms` (instead of any renewal scheduled before). */
   renewIn(ms: number, renew: () => void): void {
-    this.stopRenewing();
-    if (this.closed) return;
-    this.renewal = setTimeout(() => {
-      this.renewal = undefined;
-      renew();
-    }, ms);
-    this.renewal.unref?.();
+    if (this.closed) this.renewal.cancel();
+    else this.renewal.schedule(ms, renew);
   }
 
   stopRenewing(): void {
-    clearTimeout(this.renewal);
-    this.renewal = undefined;
+    this.renewal.cancel();
   }
 
   /** Runs `release` when the grace of `ms` ends. */
   releaseIn(ms: number, release: () => void): void {
-    this.stopRelease();
-    this.graceEnd = setTimeout(() => {
-      this.graceEnd = undefined;
-      release();
-    }, ms);
-    this.graceEnd.unref?.();
+    this.graceEnd.schedule(ms, release);
   }
 
   stopRelease(): void {
-    clearTimeout(this.graceEnd);
-    this.graceEnd = undefined;
+    this.graceEnd.cancel();
   }
 
   close(): void {
