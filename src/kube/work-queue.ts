@@ -186,3 +186,35 @@ export class WorkQueue {
     return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / this.qps) * 1000);
   }
 }
+
+/** What a worker did with a key: how long until it wants the key again, if it does. */
+export interface WorkOutcome {
+  requeueAfterMs?: number;
+}
+
+/**
+ * client-go's worker loop (processNextWorkItem): takes keys until the queue shuts down. A key handled
+ * is forgotten (its failures no longer delay it) and, when asked, queued again after the delay (5 ms
+ * late, so what it waits for has passed); a key whose handler threw goes to `failed`, then comes back
+ * rate-limited. Either way the key is done, so one added meanwhile is processed again.
+ */
+export async function runWorker(
+  queue: WorkQueue,
+  handle: (key: string) => Promise<WorkOutcome | undefined>,
+  failed: (key: string, err: unknown) => void,
+): Promise<void> {
+  for (;;) {
+    const key = await queue.get();
+    if (key === undefined) return;
+    try {
+      const outcome = await handle(key);
+      if (outcome?.requeueAfterMs !== undefined) queue.addAfter(key, outcome.requeueAfterMs + 5);
+      queue.forget(key);
+    } catch (err) {
+      failed(key, err);
+      queue.addRateLimited(key);
+    } finally {
+      queue.done(key);
+    }
+  }
+}

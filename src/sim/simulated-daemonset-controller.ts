@@ -31,7 +31,7 @@ import { Informer } from '../kube/informer.ts';
 import type { KubeClient } from '../kube/kube-client.ts';
 import { isKubeError } from '../kube/kube-error.ts';
 import type { Node, Pod } from '../kube/types.ts';
-import { WorkQueue } from '../kube/work-queue.ts';
+import { runWorker, WorkQueue } from '../kube/work-queue.ts';
 
 export interface SimulatedDaemonSetControllerOptions {
   /** A client allowed to write pods, ControllerRevisions and DaemonSet status (the admin's). */
@@ -108,7 +108,14 @@ export class SimulatedDaemonSetController {
     for (const informer of all) informer.start();
     await Promise.all(all.map((informer) => informer.waitForSync()));
     for (const ds of this.daemonSets.list()) this.queue.add(keyOf(ds));
-    this.workers = Array.from({ length: this.options.workers ?? 2 }, () => this.work());
+    this.workers = Array.from({ length: this.options.workers ?? 2 }, () =>
+      runWorker(
+        this.queue,
+        (key) => this.reconcile(key),
+        (key, err) =>
+          this.logger.warn({ err, daemonSet: key }, 'simulated DaemonSet controller: reconcile failed'),
+      ),
+    );
   }
 
   async stop(): Promise<void> {
@@ -141,23 +148,7 @@ export class SimulatedDaemonSetController {
     });
   }
 
-  private async work(): Promise<void> {
-    for (;;) {
-      const key = await this.queue.get();
-      if (key === undefined) return;
-      try {
-        await this.reconcile(key);
-        this.queue.forget(key);
-      } catch (err) {
-        this.logger.warn({ err, daemonSet: key }, 'simulated DaemonSet controller: reconcile failed');
-        this.queue.addRateLimited(key);
-      } finally {
-        this.queue.done(key);
-      }
-    }
-  }
-
-  private async reconcile(key: string): Promise<void> {
+  private async reconcile(key: string): Promise<undefined> {
     const slash = key.indexOf('/');
     const ds = this.daemonSets.get(key.slice(slash + 1), key.slice(0, slash));
     if (!ds || ds.metadata.deletionTimestamp !== undefined) return;

@@ -11,7 +11,7 @@ import { Informer } from '../kube/informer.ts';
 import type { KubeClient } from '../kube/kube-client.ts';
 import { isKubeError } from '../kube/kube-error.ts';
 import type { Node, Pod } from '../kube/types.ts';
-import { WorkQueue } from '../kube/work-queue.ts';
+import { runWorker, WorkQueue } from '../kube/work-queue.ts';
 
 export interface SimulatedPodStatusOptions {
   /** A client allowed to patch pods/status (the admin's). */
@@ -97,7 +97,13 @@ export class SimulatedPodStatus {
     this.pods.start();
     this.nodes.start();
     await Promise.all([this.pods.waitForSync(), this.nodes.waitForSync()]);
-    this.workers = Array.from({ length: this.options.workers ?? 8 }, () => this.work());
+    this.workers = Array.from({ length: this.options.workers ?? 8 }, () =>
+      runWorker(
+        this.queue,
+        (key) => this.sync(key),
+        (key, err) => this.logger.warn({ err, pod: key }, 'simulated pod status: write failed'),
+      ),
+    );
   }
 
   async stop(): Promise<void> {
@@ -107,23 +113,7 @@ export class SimulatedPodStatus {
     await Promise.all([this.pods.stop(), this.nodes.stop()]);
   }
 
-  private async work(): Promise<void> {
-    for (;;) {
-      const key = await this.queue.get();
-      if (key === undefined) return;
-      try {
-        await this.sync(key);
-        this.queue.forget(key);
-      } catch (err) {
-        this.logger.warn({ err, pod: key }, 'simulated pod status: write failed');
-        this.queue.addRateLimited(key);
-      } finally {
-        this.queue.done(key);
-      }
-    }
-  }
-
-  private async sync(key: string): Promise<void> {
+  private async sync(key: string): Promise<undefined> {
     const slash = key.indexOf('/');
     const pod = this.pods.get(key.slice(slash + 1), key.slice(0, slash));
     if (!pod || pod.metadata.deletionTimestamp !== undefined) return;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { WorkQueue, type WorkQueueMetrics } from '../../src/kube/work-queue.ts';
+import { runWorker, WorkQueue, type WorkQueueMetrics } from '../../src/kube/work-queue.ts';
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -140,5 +140,40 @@ describe('work queue', () => {
     q.addRateLimited('c');
     assert.equal(seen.retries, 1);
     q.shutDown();
+  });
+});
+
+describe('runWorker', () => {
+  test('handles each key; a failure is reported and retried, a requeue comes back; it ends at shut-down', async () => {
+    const q = new WorkQueue({ baseDelayMs: 1 });
+    const seen: string[] = [];
+    const failures: string[] = [];
+    let failOnce = true;
+    let againOnce = true;
+    const worker = runWorker(
+      q,
+      async (key) => {
+        seen.push(key);
+        if (key === 'bad' && failOnce) {
+          failOnce = false;
+          throw new Error('boom');
+        }
+        if (key === 'again' && againOnce) {
+          againOnce = false;
+          return { requeueAfterMs: 1 };
+        }
+        return undefined;
+      },
+      (key, err) => failures.push(`${key}: ${(err as Error).message}`),
+    );
+    q.add('good');
+    q.add('bad');
+    q.add('again');
+    for (let i = 0; i < 2000 && seen.length < 5; i++) await tick(5);
+    assert.deepEqual([...seen].sort(), ['again', 'again', 'bad', 'bad', 'good']);
+    assert.deepEqual(failures, ['bad: boom']);
+    assert.equal(q.numRequeues('bad'), 0, 'forgotten once handled');
+    q.shutDown();
+    await worker;
   });
 });

@@ -11,7 +11,7 @@ import type { EventRecorder } from '../../kube/event-recorder.ts';
 import { Informer } from '../../kube/informer.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
 import type { Node, Pod } from '../../kube/types.ts';
-import { WorkQueue, type WorkQueueMetrics } from '../../kube/work-queue.ts';
+import { runWorker, WorkQueue, type WorkQueueMetrics } from '../../kube/work-queue.ts';
 import { jsonEqual } from '../../util/json-equal.ts';
 import { isNodeReady } from './daemon-nodes.ts';
 import { DaemonSetIndex } from './daemonset-index.ts';
@@ -119,7 +119,17 @@ export class DaemonSetUpdater {
     this.synced = true;
     for (const daemonSet of this.daemonSets.list()) this.queue.add(keyOf(daemonSet));
     const workers = this.options.workers ?? 2;
-    this.workers = Array.from({ length: workers }, () => this.work());
+    this.workers = Array.from({ length: workers }, () =>
+      runWorker(
+        this.queue,
+        (key) => this.reconciler.reconcile(key),
+        (key, err) =>
+          this.logger.warn(
+            { err, daemonSet: key, retries: this.queue.numRequeues(key) },
+            'DaemonSet reconcile failed; retrying',
+          ),
+      ),
+    );
     this.logger.info({ workers }, 'DaemonSet updater started');
   }
 
@@ -159,26 +169,6 @@ export class DaemonSetUpdater {
         }
       }
     });
-  }
-
-  private async work(): Promise<void> {
-    for (;;) {
-      const key = await this.queue.get();
-      if (key === undefined) return;
-      try {
-        const outcome = await this.reconciler.reconcile(key);
-        if (outcome.requeueAfterMs !== undefined) this.queue.addAfter(key, outcome.requeueAfterMs + 5);
-        this.queue.forget(key);
-      } catch (err) {
-        this.logger.warn(
-          { err, daemonSet: key, retries: this.queue.numRequeues(key) },
-          'DaemonSet reconcile failed; retrying',
-        );
-        this.queue.addRateLimited(key);
-      } finally {
-        this.queue.done(key);
-      }
-    }
   }
 }
 
