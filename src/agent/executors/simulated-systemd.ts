@@ -208,15 +208,9 @@ export class SimulatedSystemd implements SystemdExecutor {
   }
 
   async start(name: string): Promise<void> {
-    return this.recorder.run(
-      'start',
-      name,
-      () => {
-        const unit = this.loadedUnit(name);
-        if (unit.activeState !== 'active') this.activate(unit);
-      },
-      () => this.markFailed(name),
-    );
+    return this.activating('start', name, (unit) => {
+      if (unit.activeState !== 'active') this.activate(unit);
+    });
   }
 
   async stop(name: string): Promise<void> {
@@ -228,16 +222,10 @@ export class SimulatedSystemd implements SystemdExecutor {
   }
 
   async restart(name: string): Promise<void> {
-    return this.recorder.run(
-      'restart',
-      name,
-      () => {
-        const unit = this.loadedUnit(name);
-        this.activate(unit);
-        unit.restarts += 1;
-      },
-      () => this.markFailed(name),
-    );
+    return this.activating('restart', name, (unit) => {
+      this.activate(unit);
+      unit.restarts += 1;
+    });
   }
 
   async reload(name: string): Promise<void> {
@@ -319,6 +307,20 @@ export class SimulatedSystemd implements SystemdExecutor {
     const unit = this.units.get(name);
     if (!unit || unit.loaded === undefined) throw new UnitNotFoundError(name, 'not found');
     return unit;
+  }
+
+  /** A start or restart job: `change` on the loaded unit; a job that fails leaves the unit failed. */
+  private activating(
+    op: 'start' | 'restart',
+    name: string,
+    change: (unit: SimulatedUnit) => void,
+  ): Promise<void> {
+    return this.recorder.run(
+      op,
+      name,
+      () => change(this.loadedUnit(name)),
+      () => this.markFailed(name),
+    );
   }
 
   private activate(unit: SimulatedUnit): void {
