@@ -68,6 +68,19 @@ function unique(errors: FieldErrors, seen: Set<string>, field: string, key: stri
   return true;
 }
 
+/** A required name matching `pattern` (at most `maxLength`), unique among those `seen` holds. */
+function uniqueName(
+  errors: FieldErrors,
+  seen: Set<string>,
+  field: string,
+  value: unknown,
+  pattern: string,
+  what: string,
+  maxLength?: number,
+): void {
+  unique(errors, seen, field, requiredPatterned(errors, field, value, pattern, what, maxLength));
+}
+
 function booleanAt(errors: FieldErrors, field: string, value: unknown): void {
   if (value !== undefined && value !== null && typeof value !== 'boolean')
     errors.typeInvalid(field, value, 'a boolean');
@@ -195,15 +208,7 @@ class ConfigValidator {
     }
     const dropIns = new Set<string>();
     eachObject(e, `${at}.dropIns`, value.dropIns, (d, dat) => {
-      const dropIn = requiredPatterned(
-        e,
-        `${dat}.name`,
-        d.name,
-        DROP_IN_NAME,
-        'a file name ending in .conf',
-        255,
-      );
-      unique(e, dropIns, `${dat}.name`, dropIn);
+      uniqueName(e, dropIns, `${dat}.name`, d.name, DROP_IN_NAME, 'a file name ending in .conf', 255);
       this.content(`${dat}.content`, d.content, true);
     });
     const filePaths = new Set<string>();
@@ -216,8 +221,7 @@ class ConfigValidator {
     });
     const packages = new Set<string>();
     arrayAt(e, `${at}.packages`, value.packages).forEach((p, i) => {
-      const pkg = requiredPatterned(e, `${at}.packages[${i}]`, p, PACKAGE_NAME, 'a package name');
-      unique(e, packages, `${at}.packages[${i}]`, pkg);
+      uniqueName(e, packages, `${at}.packages[${i}]`, p, PACKAGE_NAME, 'a package name');
     });
     enumAt(e, `${at}.disruption`, value.disruption, DISRUPTION_ACTIONS);
     if (value.healthProbe !== undefined && value.healthProbe !== null) {
@@ -258,15 +262,15 @@ class ConfigValidator {
 
   private repository(at: string, value: Record<string, any>, names: Set<string>): void {
     const e = this.errors;
-    const name = requiredPatterned(
+    uniqueName(
       e,
+      names,
       `${at}.name`,
       value.name,
       REPOSITORY_NAME,
       'lower case alphanumerics, ., _ or -',
       63,
     );
-    unique(e, names, `${at}.name`, name);
     this.manager(at, value)?.validateRepository(e, at, value);
   }
 
@@ -303,8 +307,7 @@ class ConfigValidator {
     });
     const packages = new Set<string>();
     eachObject(e, `${at}.packages`, policies.packages, (p, pat) => {
-      const name = requiredPatterned(e, `${pat}.name`, p.name, PACKAGE_NAME, 'a package name');
-      unique(e, packages, `${pat}.name`, name);
+      uniqueName(e, packages, `${pat}.name`, p.name, PACKAGE_NAME, 'a package name');
       this.action(`${pat}.action`, p.action);
     });
     enumAt(e, `${at}.default`, policies.default, DEFAULT_POLICY_ACTIONS);
