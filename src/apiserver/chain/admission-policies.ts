@@ -16,6 +16,7 @@ import { ApiError } from '../errors.ts';
 import type { AdmissionRequest } from '../objects/object-service.ts';
 import { listPrefix, objectKey } from '../storage/keys.ts';
 import type { Store } from '../storage/types.ts';
+import { admissionStage } from './admission-stage.ts';
 import type { RequestStage } from './request-chain.ts';
 
 const GROUP = 'admissionregistration.k8s.io';
@@ -77,12 +78,8 @@ export function admitByPolicies(write: AdmissionRequest, identity: Identity, sto
 }
 
 export function admissionPolicies(store: Store): RequestStage {
-  return {
-    name: 'admission policies',
-    async handle(request, next) {
-      const identity = request.authenticated;
-      request.admission.push((write) => admitByPolicies(write, identity, store));
-      return next();
-    },
-  };
+  return admissionStage('admission policies', (request) => {
+    const identity = request.authenticated;
+    return (write) => admitByPolicies(write, identity, store);
+  });
 }

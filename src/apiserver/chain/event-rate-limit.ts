@@ -9,6 +9,7 @@ import type { IdentityKind } from '../auth/identities.ts';
 import { ApiError } from '../errors.ts';
 import type { AdmissionRequest } from '../objects/types.ts';
 import type { KubeObject } from '../storage/types.ts';
+import { admissionStage } from './admission-stage.ts';
 import type { RequestStage } from './request-chain.ts';
 
 /** One bucket per key: `qps` tokens a second, at most `burst` saved up. */
@@ -126,40 +127,36 @@ export function eventRateLimit(
       key: (_user, event) => sourceAndObjectKey(event),
     });
   }
-  return {
-    name: 'event rate limit',
-    async handle(request, next) {
-      const { info } = request;
-      if (limits.length === 0 || !info.isResourceRequest || info.resource !== 'events') return next();
-      // Dry runs touch no storage: kube does not limit them.
-      if (request.url.searchParams.getAll('dryRun').includes('All')) return next();
-      const identity = request.authenticated;
-      const user = identity.name;
-      // The controller and administrators speak for the whole fleet: a 5,000-node rollout's Events
-      // pass the per-user bucket's 50 a second, so only their per-object limit applies (as kube's
-      // priority and fairness exempts system:masters).
-      const applicable = EXEMPT_FROM_USER_LIMIT.has(identity.kind)
-        ? limits.filter((limit) => limit.type !== 'User')
-        : limits;
-      request.admission.push((write) => {
-        if (!isEventWrite(write) || write.object === undefined) return;
-        const keys = applicable.map((limit) => limit.key(user, write.object!));
-        const refusals: string[] = [];
-        let retryAfterSeconds = 0;
-        for (const [i, limit] of applicable.entries()) {
-          const wait = limit.buckets.wait(keys[i]!);
-          if (wait === 0) continue;
-          refusals.push(`limit reached on type ${limit.type} for key ${keys[i]}`);
-          retryAfterSeconds = Math.max(retryAfterSeconds, wait);
-        }
-        if (refusals.length > 0) {
-          throw new ApiError(429, 'TooManyRequests', `Too many requests: ${refusals.join(', ')}`, {
-            retryAfterSeconds,
-          });
-        }
-        for (const [i, limit] of applicable.entries()) limit.buckets.take(keys[i]!);
-      });
-      return next();
-    },
-  };
+  return admissionStage('event rate limit', (request) => {
+    const { info } = request;
+    if (limits.length === 0 || !info.isResourceRequest || info.resource !== 'events') return undefined;
+    // Dry runs touch no storage: kube does not limit them.
+    if (request.url.searchParams.getAll('dryRun').includes('All')) return undefined;
+    const identity = request.authenticated;
+    const user = identity.name;
+    // The controller and administrators speak for the whole fleet: a 5,000-node rollout's Events
+    // pass the per-user bucket's 50 a second, so only their per-object limit applies (as kube's
+    // priority and fairness exempts system:masters).
+    const applicable = EXEMPT_FROM_USER_LIMIT.has(identity.kind)
+      ? limits.filter((limit) => limit.type !== 'User')
+      : limits;
+    return (write) => {
+      if (!isEventWrite(write) || write.object === undefined) return;
+      const keys = applicable.map((limit) => limit.key(user, write.object!));
+      const refusals: string[] = [];
+      let retryAfterSeconds = 0;
+      for (const [i, limit] of applicable.entries()) {
+        const wait = limit.buckets.wait(keys[i]!);
+        if (wait === 0) continue;
+        refusals.push(`limit reached on type ${limit.type} for key ${keys[i]}`);
+        retryAfterSeconds = Math.max(retryAfterSeconds, wait);
+      }
+      if (refusals.length > 0) {
+        throw new ApiError(429, 'TooManyRequests', `Too many requests: ${refusals.join(', ')}`, {
+          retryAfterSeconds,
+        });
+      }
+      for (const [i, limit] of applicable.entries()) limit.buckets.take(keys[i]!);
+    };
+  });
 }

@@ -10,6 +10,7 @@ import {
   type NodeAdmissionRules,
 } from '../auth/node-restriction.ts';
 import type { StoredObjectLookup } from '../profile.ts';
+import { admissionStage } from './admission-stage.ts';
 import { refuseUnlessAllowed } from './refuse-write.ts';
 import type { RequestStage } from './request-chain.ts';
 
@@ -17,33 +18,29 @@ export function nodeRestriction(
   rules: NodeAdmissionRules | undefined,
   lookup: StoredObjectLookup,
 ): RequestStage {
-  return {
-    name: 'node restriction',
-    async handle(request, next) {
-      const identity = request.authenticated;
-      if ((identity.kind !== 'node' && identity.kind !== 'kubelet') || identity.nodeName === undefined) {
-        return next();
-      }
-      const nodeName = identity.nodeName;
-      request.admission.push((write) => {
-        const attrs: AdmissionAttributes = {
-          operation: write.operation,
-          group: write.def.group,
-          resource: write.def.resource,
-          subresource: write.subresource,
-          namespace: write.namespace,
-          object: write.object,
-          oldObject: write.oldObject,
-        };
-        const decision = admitNodeIdentity(
-          identity,
-          attrs,
-          () => lookup('', 'v1', 'nodes', undefined, nodeName),
-          rules ?? NO_NODE_ADMISSION_RULES,
-        );
-        refuseUnlessAllowed(write, decision);
-      });
-      return next();
-    },
-  };
+  return admissionStage('node restriction', (request) => {
+    const identity = request.authenticated;
+    if ((identity.kind !== 'node' && identity.kind !== 'kubelet') || identity.nodeName === undefined) {
+      return undefined;
+    }
+    const nodeName = identity.nodeName;
+    return (write) => {
+      const attrs: AdmissionAttributes = {
+        operation: write.operation,
+        group: write.def.group,
+        resource: write.def.resource,
+        subresource: write.subresource,
+        namespace: write.namespace,
+        object: write.object,
+        oldObject: write.oldObject,
+      };
+      const decision = admitNodeIdentity(
+        identity,
+        attrs,
+        () => lookup('', 'v1', 'nodes', undefined, nodeName),
+        rules ?? NO_NODE_ADMISSION_RULES,
+      );
+      refuseUnlessAllowed(write, decision);
+    };
+  });
 }

@@ -7,6 +7,7 @@ import type { Identity } from '../auth/identities.ts';
 import { RBAC_GROUP } from '../auth/rbac-authorizer.ts';
 import { admitRbacWrite } from '../auth/rbac-escalation.ts';
 import type { StoredObjectLookup } from '../profile.ts';
+import { admissionStage } from './admission-stage.ts';
 import { refuseUnlessAllowed } from './refuse-write.ts';
 import type { RequestStage } from './request-chain.ts';
 
@@ -14,28 +15,24 @@ export function rbacEscalation(
   authorize: (identity: Identity, attrs: RequestAttributes) => Decision,
   lookup: StoredObjectLookup,
 ): RequestStage {
-  return {
-    name: 'RBAC escalation',
-    async handle(request, next) {
-      const identity = request.authenticated;
-      if (request.resource?.def.group !== RBAC_GROUP || identity.kind === 'admin') return next();
-      request.admission.push((write) => {
-        if (write.def.group !== RBAC_GROUP) return;
-        const decision = admitRbacWrite(
-          identity,
-          {
-            operation: write.operation,
-            resource: write.def.resource,
-            namespace: write.namespace,
-            object: write.object,
-          },
-          authorize,
-          (kind, namespace, name) =>
-            lookup(RBAC_GROUP, 'v1', kind === 'Role' ? 'roles' : 'clusterroles', namespace, name),
-        );
-        refuseUnlessAllowed(write, decision);
-      });
-      return next();
-    },
-  };
+  return admissionStage('RBAC escalation', (request) => {
+    const identity = request.authenticated;
+    if (request.resource?.def.group !== RBAC_GROUP || identity.kind === 'admin') return undefined;
+    return (write) => {
+      if (write.def.group !== RBAC_GROUP) return;
+      const decision = admitRbacWrite(
+        identity,
+        {
+          operation: write.operation,
+          resource: write.def.resource,
+          namespace: write.namespace,
+          object: write.object,
+        },
+        authorize,
+        (kind, namespace, name) =>
+          lookup(RBAC_GROUP, 'v1', kind === 'Role' ? 'roles' : 'clusterroles', namespace, name),
+      );
+      refuseUnlessAllowed(write, decision);
+    };
+  });
 }
