@@ -14,17 +14,7 @@ import { deleteCollection, deleteObject } from './delete.ts';
 import { get, list, tryGet } from './list.ts';
 import { patch } from './patch.ts';
 import type { StrategyLookup } from './strategy.ts';
-import type {
-  DeleteOptions,
-  DeleteResult,
-  ListPage,
-  ListQuery,
-  NameValidator,
-  ObjectFilter,
-  PatchApplier,
-  WriteOptions,
-  WriteResult,
-} from './types.ts';
+import type { ListPage, ListQuery, NameValidator, PatchApplier, WriteOptions, WriteResult } from './types.ts';
 import { update } from './update.ts';
 
 export { refOf } from './context.ts';
@@ -51,6 +41,11 @@ export interface ObjectServiceOptions {
   admitNamespace?: (namespace: string) => void;
   now?: () => Date;
 }
+
+/** A verb of objects/ without its first parameter, the context the service supplies. */
+type WithoutContext<F> = F extends (ctx: ObjectContext, ...args: infer A) => infer R
+  ? (...args: A) => R
+  : never;
 
 export class ObjectService {
   private readonly ctx: ObjectContext;
@@ -88,59 +83,24 @@ export class ObjectService {
     return createObject(this.ctx, def, namespace, body, options);
   }
 
+  // The verbs below are their files' functions with this service's context: their parameters are
+  // declared once, there.
+
   /**
    * Replaces an object. With a status subresource, main-resource writes keep the stored status and
    * /status writes keep everything but status.
    */
-  update(
-    def: ResourceDefinition,
-    namespace: string | undefined,
-    name: string,
-    body: KubeObject,
-    options: WriteOptions = {},
-  ): WriteResult {
-    return update(this.ctx, def, namespace, name, body, options);
-  }
+  readonly update: WithoutContext<typeof update> = (...args) => update(this.ctx, ...args);
 
   /** Server-side apply of `config` by `options.fieldManager` (apply.ts). */
-  apply(
-    def: ResourceDefinition,
-    namespace: string | undefined,
-    name: string,
-    config: KubeObject,
-    options: WriteOptions,
-  ): WriteResult {
-    return apply(this.ctx, def, namespace, name, config, options);
-  }
+  readonly apply: WithoutContext<typeof apply> = (...args) => apply(this.ctx, ...args);
 
   /** Applies a patch to the stored object and writes it (patch.ts). */
-  patch(
-    def: ResourceDefinition,
-    namespace: string | undefined,
-    name: string,
-    contentType: string,
-    body: Buffer,
-    options: WriteOptions = {},
-  ): WriteResult {
-    return patch(this.ctx, def, namespace, name, contentType, body, options);
-  }
+  readonly patch: WithoutContext<typeof patch> = (...args) => patch(this.ctx, ...args);
 
-  delete(
-    def: ResourceDefinition,
-    namespace: string | undefined,
-    name: string,
-    options: DeleteOptions = {},
-  ): DeleteResult {
-    return deleteObject(this.ctx, def, namespace, name, options);
-  }
+  readonly delete: WithoutContext<typeof deleteObject> = (...args) => deleteObject(this.ctx, ...args);
 
   /** Deletes every object a list would return; finalizers are honoured per object. */
-  deleteCollection(
-    def: ResourceDefinition,
-    namespace: string | undefined,
-    filter: ObjectFilter | undefined,
-    options: DeleteOptions = {},
-  ): KubeObject[] {
-    return deleteCollection(this.ctx, def, namespace, filter, options);
-  }
+  readonly deleteCollection: WithoutContext<typeof deleteCollection> = (...args) =>
+    deleteCollection(this.ctx, ...args);
 }
