@@ -15,7 +15,6 @@ const RETRY_MS = 500;
 
 export class CrdController extends StoreController {
   private readonly registry: ResourceRegistry;
-  private retry: NodeJS.Timeout | undefined;
 
   constructor(store: Store, registry: ResourceRegistry, objects: ObjectService) {
     super(store, objects);
@@ -70,13 +69,8 @@ export class CrdController extends StoreController {
     }
     if (remaining > 0 && this.store.count(prefix) > 0) {
       // Instances with finalizers of their own: look again shortly.
-      if (!this.retry) {
-        this.retry = setTimeout(() => {
-          this.retry = undefined;
-          this.queue.add(name, () => this.cleanup(name));
-        }, RETRY_MS);
-        this.retry.unref();
-      }
+      // One retry at a time for all CRDs: while it is pending, another CRD's cleanup gets none of its own.
+      this.retryLater('cleanup', RETRY_MS, () => this.queue.add(name, () => this.cleanup(name)));
       return;
     }
     const finalizers = (crd.metadata.finalizers ?? []).filter((f: string) => f !== CRD_CLEANUP_FINALIZER);
@@ -91,10 +85,5 @@ export class CrdController extends StoreController {
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }
-  }
-
-  override stop(): void {
-    super.stop();
-    if (this.retry) clearTimeout(this.retry);
   }
 }

@@ -17,7 +17,6 @@ export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kub
 export class NamespaceController extends StoreController {
   private readonly registry: ResourceRegistry;
   private readonly namespaces: ResourceDefinition;
-  private readonly retries = new Map<string, NodeJS.Timeout>();
   private readonly initial: readonly string[];
 
   constructor(
@@ -92,14 +91,7 @@ export class NamespaceController extends StoreController {
       (def) => this.store.count(`/${def.group || 'core'}/${def.resource}/${name}/`) > 0,
     );
     if (remaining > 0 && stillThere) {
-      if (!this.retries.has(name)) {
-        const timer = setTimeout(() => {
-          this.retries.delete(name);
-          this.schedule(name);
-        }, RETRY_MS);
-        timer.unref();
-        this.retries.set(name, timer);
-      }
+      this.retryLater(name, RETRY_MS, () => this.schedule(name));
       return;
     }
     // Empty: drop the lifecycle finalizer; the object service removes the namespace when none are left.
@@ -125,10 +117,5 @@ export class NamespaceController extends StoreController {
       defs.push(def);
     }
     return defs;
-  }
-
-  override stop(): void {
-    super.stop();
-    for (const t of this.retries.values()) clearTimeout(t);
   }
 }
