@@ -6,7 +6,8 @@ import { ApiError } from '../errors.ts';
 import type { ObjectService } from '../objects/object-service.ts';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
 import type { KubeObject, Store, StoreEvent } from '../storage/types.ts';
-import { DeferredQueue, definitionForKey } from './keys.ts';
+import { definitionForKey } from './keys.ts';
+import { StoreController } from './store-controller.ts';
 
 const RETRY_MS = 500;
 
@@ -24,30 +25,24 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((value, i) => value === b[i]);
 }
 
-export class GarbageCollector {
-  private readonly store: Store;
+export class GarbageCollector extends StoreController {
   private readonly registry: ResourceRegistry;
-  private readonly objects: ObjectService;
-  private readonly queue = new DeferredQueue();
   /** uid → key of every live object. */
   private readonly keyByUid = new Map<string, string>();
   /** owner uid → keys of objects naming it as owner. */
   private readonly dependents = new Map<string, Set<string>>();
   /** key → owner uids it was indexed under. */
   private readonly ownersByKey = new Map<string, string[]>();
-  private unsubscribe: (() => void) | undefined;
-  private readonly retries = new Map<string, NodeJS.Timeout>();
 
   constructor(store: Store, registry: ResourceRegistry, objects: ObjectService) {
-    this.store = store;
+    super(store, objects);
     this.registry = registry;
-    this.objects = objects;
   }
 
   start(): void {
     const all = this.store.list('/').items;
     for (const item of all) this.index(item.key, item.object);
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+    this.followStore();
     // Dependents whose owners vanished while the server was down (or mid-cascade) go now.
     for (const item of all) {
       const refs = ownerRefsOf(item.object);
@@ -92,7 +87,7 @@ export class GarbageCollector {
     if (uid && this.keyByUid.get(uid) === key) this.keyByUid.delete(uid);
   }
 
-  private onEvent(event: StoreEvent): void {
+  protected onEvent(event: StoreEvent): void {
     if (event.type === 'DELETED') {
       const uid = event.object.metadata?.uid;
       this.unindex(event.key, uid);
@@ -211,18 +206,6 @@ export class GarbageCollector {
   }
 
   private later(id: string, work: () => void): void {
-    if (this.retries.has(id)) return;
-    const timer = setTimeout(() => {
-      this.retries.delete(id);
-      this.queue.add(id, work);
-    }, RETRY_MS);
-    timer.unref();
-    this.retries.set(id, timer);
-  }
-
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.close();
-    for (const timer of this.retries.values()) clearTimeout(timer);
+    this.retryLater(id, RETRY_MS, () => this.queue.add(id, work));
   }
 }
