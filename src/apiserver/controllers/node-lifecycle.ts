@@ -14,6 +14,7 @@ import type { ObjectService } from '../objects/object-service.ts';
 import type { ResourceDefinition } from '../registry/resource-definition.ts';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
 import type { KubeObject, Store, StoreEvent } from '../storage/types.ts';
+import { StoreController } from './store-controller.ts';
 
 export interface NodeLifecycleOptions {
   gracePeriodMs: number;
@@ -60,16 +61,13 @@ function renewalOf(lease: KubeObject, before: LeaseRenewal | undefined, now: num
   return before !== undefined && renewTime <= before.renewTime ? before : { renewTime, heardAt: now };
 }
 
-export class NodeLifecycleController {
-  private readonly store: Store;
-  private readonly objects: ObjectService;
+export class NodeLifecycleController extends StoreController {
   private readonly nodeDef: ResourceDefinition;
   private readonly gracePeriodMs: number;
   private readonly now: () => number;
   private readonly nodes = new Map<string, NodeHealth>();
   private readonly leaseRenewals = new Map<string, LeaseRenewal>();
   private timer: NodeJS.Timeout | undefined;
-  private unsubscribe: (() => void) | undefined;
 
   constructor(
     store: Store,
@@ -77,8 +75,7 @@ export class NodeLifecycleController {
     objects: ObjectService,
     options: NodeLifecycleOptions,
   ) {
-    this.store = store;
-    this.objects = objects;
+    super(store, objects);
     this.nodeDef = registry.get('', 'v1', 'nodes')!;
     this.gracePeriodMs = options.gracePeriodMs;
     this.now = options.now ?? Date.now;
@@ -91,13 +88,13 @@ export class NodeLifecycleController {
       this.nodes.set(item.object.metadata.name, healthOf(item.object, undefined, startedAt));
     for (const item of this.store.list(LEASE_PREFIX).items)
       this.leaseRenewals.set(item.object.metadata.name, renewalOf(item.object, undefined, startedAt));
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+    this.followStore();
     const every = Math.max(250, Math.floor(this.gracePeriodMs / 4));
     this.timer = setInterval(() => this.check(), every);
     this.timer.unref();
   }
 
-  private onEvent(event: StoreEvent): void {
+  protected onEvent(event: StoreEvent): void {
     const name: string = event.object.metadata?.name;
     if (event.key.startsWith(NODE_PREFIX)) {
       if (event.type === 'DELETED') this.nodes.delete(name);
@@ -176,8 +173,8 @@ export class NodeLifecycleController {
     }
   }
 
-  stop(): void {
-    this.unsubscribe?.();
+  override stop(): void {
+    super.stop();
     if (this.timer) clearInterval(this.timer);
   }
 }
