@@ -73,6 +73,17 @@ export function arrayAt(errors: FieldErrors, field: string, value: unknown): unk
 }
 
 /**
+ * Reads a required string field in which an empty string counts as missing: undefined or '' is reported
+ * as required, another type as stringAt reports it. Returns the string when it is one and not empty.
+ */
+export function nonEmptyStringAt(errors: FieldErrors, field: string, value: unknown): string | undefined {
+  const text = stringAt(errors, field, value);
+  if (text !== undefined && text !== '') return text;
+  if (value === undefined || value === '') errors.required(field);
+  return undefined;
+}
+
+/**
  * Calls `each` with every object of an optional list field and its path (`field[i]`), in order; an item
  * that is not an object is reported and skipped.
  */

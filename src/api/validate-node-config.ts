@@ -16,6 +16,7 @@ import {
   FieldErrors,
   integerAt,
   isObject,
+  nonEmptyStringAt,
   objectAt,
   patterned,
   requiredPatterned,
@@ -130,10 +131,8 @@ class ConfigValidator {
 
   private file(at: string, value: Record<string, any>, paths: Set<string>): void {
     const e = this.errors;
-    const path = stringAt(e, `${at}.path`, value.path);
-    if (path === undefined || path === '') {
-      if (value.path === undefined || value.path === '') e.required(`${at}.path`);
-    } else {
+    const path = nonEmptyStringAt(e, `${at}.path`, value.path);
+    if (path !== undefined) {
       const problem = filePathProblem(path) ?? repositoryFileProblem(path);
       if (problem?.kind === 'invalid') e.invalid(`${at}.path`, path, problem.detail);
       else if (problem?.kind === 'forbidden') e.forbidden(`${at}.path`, problem.detail);
@@ -192,10 +191,8 @@ class ConfigValidator {
 
   private unit(at: string, value: Record<string, any>, names: Set<string>): void {
     const e = this.errors;
-    const name = stringAt(e, `${at}.name`, value.name);
-    if (name === undefined || name === '') {
-      if (value.name === undefined || value.name === '') e.required(`${at}.name`);
-    } else {
+    const name = nonEmptyStringAt(e, `${at}.name`, value.name);
+    if (name !== undefined) {
       const problem = unitNameProblem(name);
       if (problem) e.invalid(`${at}.name`, name, problem);
       else unique(e, names, `${at}.name`, name);

@@ -518,6 +518,19 @@ describe('validateNodeConfig refuses, with exact field paths', () => {
       ],
     ],
     [
+      'an empty file path or unit name is missing; one of another type is only that',
+      {
+        files: [file(''), file(7 as unknown as string)],
+        units: [{ name: '' }, { name: 7 }],
+      },
+      [
+        ['spec.files[0].path', 'FieldValueRequired'],
+        ['spec.files[1].path', 'FieldValueTypeInvalid'],
+        ['spec.units[0].name', 'FieldValueRequired'],
+        ['spec.units[1].name', 'FieldValueTypeInvalid'],
+      ],
+    ],
+    [
       'a default policy that needs a unit',
       { disruptionPolicies: { default: 'Restart' } },
       [['spec.disruptionPolicies.default', 'FieldValueNotSupported']],
