@@ -1,6 +1,6 @@
 // The strategies by the name a pool's spec.updateStrategy.type gives, and their runtimes (one each per
 // controller). Adding a strategy: its folder here, one line below, its description's line in
-// descriptions.ts, and its value in the API schema's enum (src/api/node-config-pool-schema.ts).
+// descriptions.ts, and its value in the API schema's enum (src/api/update-strategy-schema.ts).
 
 import { onDelete } from './on-delete/on-delete.ts';
 import { ota } from './ota/ota.ts';
