@@ -36,18 +36,19 @@ export interface CanaryProgress {
   wakeAt?: number;
 }
 
-/** A node NotReady that has not had its turn: it does not hold the canary back. */
+/** A node NotReady that has not had its turn (not working by `working`): it does not hold the canary back. */
 export function notReadyBeforeTurn(
   node: StrategyNode,
   snapshot: NodeSnapshot | undefined,
   target: string,
+  working: ReadonlySet<string> = WORKING,
 ): boolean {
   return (
     snapshot !== undefined &&
     !snapshot.ready &&
     node.desired !== target &&
     node.current !== target &&
-    !WORKING.has(node.state ?? '')
+    !working.has(node.state ?? '')
   );
 }
 

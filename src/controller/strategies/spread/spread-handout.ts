@@ -11,7 +11,7 @@
 
 import { type NodeOrder, orderedNodes } from '../../rollout/rollout-order.ts';
 import type { NodeSnapshot } from '../../rollout/types.ts';
-import { canaryProgress } from '../canary.ts';
+import { canaryProgress, notReadyBeforeTurn } from '../canary.ts';
 import type { StrategyNode } from '../strategy-node.ts';
 import { HANDOUT_REACTION_MS, handoutLeadMs } from './spread-schedule.ts';
 
@@ -94,20 +94,6 @@ export function countsAgainstBudget(
   );
 }
 
-/**
- * NotReady before its turn: it gets its time once Ready again (RollingUpdate's Skipped). Unlike the
- * canary's (canary.ts), a node whose agent reports Failed counts as working here: it holds its place.
- */
-function notReadyBeforeTurn(node: StrategyNode, snapshot: NodeSnapshot | undefined, target: string): boolean {
-  return (
-    snapshot !== undefined &&
-    !snapshot.ready &&
-    node.desired !== target &&
-    node.current !== target &&
-    !WORKING.has(node.state ?? '')
-  );
-}
-
 export function spreadHandout(input: SpreadHandoutInput): SpreadHandout {
   const { target: T, now, snapshots } = input;
   const order = orderedNodes(input.nodes, input.order);
@@ -179,7 +165,9 @@ export function spreadHandout(input: SpreadHandoutInput): SpreadHandout {
       break;
     }
     const snapshot = snapshots.get(node.name);
-    if (input.paused || notReadyBeforeTurn(node, snapshot, T)) continue;
+    // NotReady before its turn: it gets its time once Ready again (RollingUpdate's Skipped). Unlike the
+    // canary, a node whose agent reports Failed counts as working here: it holds its place.
+    if (input.paused || notReadyBeforeTurn(node, snapshot, T, WORKING)) continue;
     const cost = countsAgainstBudget(node, snapshot, T) ? 0 : 1;
     if (unavailable + cost > max) {
       waiting++;
