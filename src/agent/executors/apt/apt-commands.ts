@@ -45,23 +45,22 @@ export function aptUpdateArgs(): string[] {
 const MOVE_HELD = '--allow-change-held-packages';
 
 /**
- * Installs one package, `name=version` when pinned. Downgrades are allowed because rolling back a
- * revision means installing the older pinned version again; held packages may move (see MOVE_HELD).
+ * How the agent installs: no recommends; downgrades allowed because rolling back a revision means
+ * installing the older pinned version again; held packages may move (see MOVE_HELD).
  */
-export function aptInstallArgs(name: string, version?: string): string[] {
+const INSTALL_OPTIONS = ['-q', '-y', '--no-install-recommends', '--allow-downgrades', MOVE_HELD];
+
+/** A package as apt-get install names it: `name=version` when pinned; both checked first. */
+function installSpec(name: string, version: string | undefined): string {
   assertPackageName(name);
   if (version !== undefined) assertPackageVersion(version);
-  return [
-    '-q',
-    '-y',
-    '--no-install-recommends',
-    '--allow-downgrades',
-    MOVE_HELD,
-    ...LOCK_WAIT,
-    ...CONFFILE_POLICY,
-    'install',
-    version === undefined ? name : `${name}=${version}`,
-  ];
+  return version === undefined ? name : `${name}=${version}`;
+}
+
+/** Installs one package, `name=version` when pinned (INSTALL_OPTIONS). */
+export function aptInstallArgs(name: string, version?: string): string[] {
+  const spec = installSpec(name, version);
+  return [...INSTALL_OPTIONS, ...LOCK_WAIT, ...CONFFILE_POLICY, 'install', spec];
 }
 
 /**
@@ -109,22 +108,8 @@ export function aptDownloadArgs(
   packages: readonly { name: string; version?: string }[],
 ): string[] {
   if (packages.length === 0) throw new Error('nothing to download');
-  const specs = packages.map(({ name, version }) => {
-    assertPackageName(name);
-    if (version !== undefined) assertPackageVersion(version);
-    return version === undefined ? name : `${name}=${version}`;
-  });
-  return [
-    '-q',
-    '-y',
-    '--no-install-recommends',
-    '--allow-downgrades',
-    MOVE_HELD,
-    '--download-only',
-    ...config,
-    'install',
-    ...specs,
-  ];
+  const specs = packages.map(({ name, version }) => installSpec(name, version));
+  return [...INSTALL_OPTIONS, '--download-only', ...config, 'install', ...specs];
 }
 
 /**
