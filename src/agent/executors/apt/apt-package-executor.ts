@@ -2,9 +2,10 @@
 // packages are installed with apt-get, held with apt-mark and queried with dpkg-query, which act on
 // the live system (see live-system-guard.ts for why they are refused when the root is not '/').
 
-import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { RenderedRepository } from '../../../api/types.ts';
+import { readdirIfPresent } from '../../../util/read-if-present.ts';
 import { CommandError, type CommandRunner, execFileRunner } from '../command-runner.ts';
 import { assertLiveCommandsAllowed } from '../live-system-guard.ts';
 import { LocalFileExecutor } from '../local-file-executor.ts';
@@ -185,10 +186,7 @@ export class AptPackageExecutor implements PackageExecutor {
     await copyFile(join(etc, 'sources.list'), join(dir, 'sources.list')).catch((error) => {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     });
-    const names = await readdir(join(etc, 'sources.list.d')).catch((error) => {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [] as string[];
-      throw error;
-    });
+    const names = await readdirIfPresent(join(etc, 'sources.list.d'));
     for (const name of names) {
       if (name.startsWith('nodeherd-') || !/\.(list|sources)$/.test(name)) continue;
       await copyFile(join(etc, 'sources.list.d', name), join(dir, 'sources.list.d', name));

@@ -4,10 +4,11 @@
 // live-system-guard.ts for why they are refused when the root is not '/'); with `installroot` they act
 // on the root itself (--installroot, rpm --root), which is how the tests run them on a Debian host.
 
-import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { DNF_REPOS_DIR } from '../../../api/packages/dnf/dnf-rules.ts';
 import type { RenderedRepository } from '../../../api/types.ts';
+import { readdirIfPresent } from '../../../util/read-if-present.ts';
 import { CommandError, type CommandRunner, execFileRunner } from '../command-runner.ts';
 import { assertLiveCommandsAllowed } from '../live-system-guard.ts';
 import { LocalFileExecutor } from '../local-file-executor.ts';
@@ -135,10 +136,7 @@ export class DnfPackageExecutor implements PackageExecutor {
   /** The node's own .repo files, nodeherd's aside (the revision's replace them). */
   private async copySystemRepos(reposdir: string): Promise<void> {
     const own = join(this.rootDir, DNF_REPOS_DIR);
-    const names = await readdir(own).catch((error) => {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [] as string[];
-      throw error;
-    });
+    const names = await readdirIfPresent(own);
     for (const name of names) {
       if (!name.endsWith('.repo') || name.startsWith('nodeherd-')) continue;
       await copyFile(join(own, name), join(this.rootDir, reposdir, name));
