@@ -23,7 +23,7 @@ import type {
   NodeConfigRevision,
   RenderedConfig,
 } from '../../api/types.ts';
-import { readPin } from '../../controller/pools/pool-state.ts';
+import { failurePolicyPause, readPin } from '../../controller/pools/pool-state.ts';
 import { resolveIntOrPercent } from '../../controller/rollout/int-or-percent.ts';
 import { type NodeOrder, orderedNodes } from '../../controller/rollout/rollout-order.ts';
 import { strategyDescription } from '../../controller/strategies/descriptions.ts';
@@ -250,10 +250,8 @@ function waveNote(spec: ReturnType<typeof defaultedPoolSpec>): string | undefine
 
 /** When the failure policy, not a person, paused the pool: what failed. */
 function failurePauseNote(pool: NodeConfigPool): string | undefined {
-  const paused = pool.status?.conditions?.find((c) => c.type === 'Paused');
-  return pool.spec.paused === true && paused?.status === 'True' && paused.reason === 'FailurePolicy'
-    ? `the failure policy paused it: ${paused.message ?? 'a node failed'}`
-    : undefined;
+  const paused = failurePolicyPause(pool);
+  return paused ? `the failure policy paused it: ${paused.message ?? 'a node failed'}` : undefined;
 }
 
 /** One plan per current revision (a pool of a thousand nodes has a handful of them), made on demand. */

@@ -20,6 +20,7 @@ import {
 } from '../../api/node-protocol.ts';
 import type { NodeConfigPool, NodeConfigRevision } from '../../api/types.ts';
 import { UPDATE_STARTED_ANNOTATION } from '../../controller/annotations.ts';
+import { failurePolicyPause } from '../../controller/pools/pool-state.ts';
 import { strategyDescription } from '../../controller/strategies/descriptions.ts';
 import type { Node } from '../../kube/types.ts';
 import type { EtaResult } from '../rollout-eta.ts';
@@ -198,12 +199,11 @@ function countStates(nodes: readonly Node[], target: string | undefined): StateC
 
 function pauseView(pool: NodeConfigPool, earlierFailures: NodeProblem[]): Pick<PoolView, 'pause'> {
   if (pool.spec.paused !== true) return {};
-  const paused = pool.status?.conditions?.find((c) => c.type === 'Paused');
-  const byPolicy = paused?.status === 'True' && paused.reason === 'FailurePolicy';
+  const byPolicy = failurePolicyPause(pool);
   return {
     pause: {
       by: byPolicy ? 'failure-policy' : 'user',
-      message: byPolicy ? (paused.message ?? '') : 'spec.paused is true',
+      message: byPolicy ? (byPolicy.message ?? '') : 'spec.paused is true',
       earlierFailures: earlierFailures.sort((a, b) => (a.name < b.name ? -1 : 1)),
     },
   };

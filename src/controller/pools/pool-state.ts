@@ -22,6 +22,18 @@ export interface PoolState {
   wave?: WaveHold;
 }
 
+/**
+ * The Paused condition when the failure policy, not a person, paused the pool (spec.paused is true
+ * either way; the condition's reason tells them apart, and its message says what failed).
+ */
+export function failurePolicyPause(
+  pool: NodeConfigPool,
+): NonNullable<NonNullable<NodeConfigPool['status']>['conditions']>[number] | undefined {
+  if (pool.spec.paused !== true) return undefined;
+  const paused = pool.status?.conditions?.find((c) => c.type === 'Paused');
+  return paused?.status === 'True' && paused.reason === 'FailurePolicy' ? paused : undefined;
+}
+
 export function readPin(pool: NodeConfigPool): RolloutPin | undefined {
   const a = pool.metadata.annotations ?? {};
   const to = a[ROLLBACK_TO_ANNOTATION];
