@@ -5,20 +5,15 @@
 import { type KubeletPin, kubeletVersionMatches } from '../api/kubelet-version.ts';
 import {
   CONFIG_DRIFT_CONDITION,
-  CURRENT_REVISION_ANNOTATION,
-  DESIRED_REVISION_ANNOTATION,
-  MESSAGE_ANNOTATION,
   NODE_CONFIG_READY_CONDITION,
   PACKAGE_MANAGER_ANNOTATION,
   PRESTAGE_REVISION_ANNOTATION,
   PRESTAGED_ANNOTATION,
   parsePrestageReport,
   REBOOT_REQUESTED_ANNOTATION,
-  REBOOT_REQUIRED_CONDITION,
-  REBOOT_REQUIRED_REASONS,
   REBOOTED_ANNOTATION,
-  STATE_ANNOTATION,
 } from '../api/node-protocol.ts';
+import { osRebootRequest, readAgentReport } from '../api/node-report.ts';
 import { DEFAULT_PACKAGE_MANAGER } from '../api/packages/registry.ts';
 import type { Node } from '../kube/types.ts';
 import { CORDONED_BY_ANNOTATION, DRAINING_FOR_ANNOTATION, UPDATE_STARTED_ANNOTATION } from './annotations.ts';
@@ -100,22 +95,15 @@ function readFreshNodeFacts(node: Node, zoneLabel: string): NodeFacts {
   };
   if (conditions.some((c) => c.type === CONFIG_DRIFT_CONDITION && c.status === 'True')) facts.drifted = true;
   // The OS asks for a reboot (not one the agent is already doing for a request).
-  if (
-    conditions.some(
-      (c) =>
-        c.type === REBOOT_REQUIRED_CONDITION &&
-        c.status === 'True' &&
-        c.reason !== REBOOT_REQUIRED_REASONS.rebooting,
-    )
-  )
-    facts.rebootWanted = true;
+  if (osRebootRequest(node)) facts.rebootWanted = true;
+  const report = readAgentReport(node);
   const optional: Partial<NodeFacts> = {
-    desiredRevision: annotations[DESIRED_REVISION_ANNOTATION] || undefined,
-    currentRevision: annotations[CURRENT_REVISION_ANNOTATION] || undefined,
-    agentState: annotations[STATE_ANNOTATION] || undefined,
-    agentMessage: annotations[MESSAGE_ANNOTATION] || undefined,
+    desiredRevision: report.desiredRevision || undefined,
+    currentRevision: report.currentRevision || undefined,
+    agentState: report.state || undefined,
+    agentMessage: report.message || undefined,
     failureDetail:
-      annotations[STATE_ANNOTATION] === 'Failed' && configReady?.status === 'False'
+      report.state === 'Failed' && configReady?.status === 'False'
         ? configReady.message || undefined
         : undefined,
     drainingFor: annotations[DRAINING_FOR_ANNOTATION] || undefined,
@@ -162,8 +150,8 @@ export interface SnapshotContext {
 
 /** The agent's report as one string: state, current revision and message. */
 export function agentReport(node: Node): string {
-  const a = node.metadata.annotations ?? {};
-  return [a[STATE_ANNOTATION], a[CURRENT_REVISION_ANNOTATION], a[MESSAGE_ANNOTATION]].join('\u0000');
+  const { state, currentRevision, message } = readAgentReport(node);
+  return [state, currentRevision, message].join('\u0000');
 }
 
 /** The revision an agent's "revision X failed: ..." message names, if it names one. */

@@ -4,16 +4,8 @@
 // the objects, this decides, the renderer prints.
 
 import { revisionName } from '../../api/hash.ts';
-import {
-  CURRENT_REVISION_ANNOTATION,
-  PRESTAGE_REVISION_ANNOTATION,
-  PRESTAGED_ANNOTATION,
-  parsePrestageReport,
-  REBOOT_REQUESTED_ANNOTATION,
-  REBOOT_REQUIRED_CONDITION,
-  REBOOT_REQUIRED_REASONS,
-  REBOOTED_ANNOTATION,
-} from '../../api/node-protocol.ts';
+import { CURRENT_REVISION_ANNOTATION } from '../../api/node-protocol.ts';
+import { prestageProgress, waitingOsReboot } from '../../api/node-report.ts';
 import { defaultedPoolSpec } from '../../api/pool-defaults.ts';
 import { renderConfigs, type SecretLookup, selectConfigs } from '../../api/render.ts';
 import type {
@@ -176,23 +168,18 @@ function orderNote(order: Partial<RolloutOrderSpec> | undefined): string {
   return `order: ${what}${taint}`;
 }
 
-/** The OS asks the node for a reboot (RebootRequired True, not Rebooting) and none was asked of it unanswered. */
-function waitsForReboot(node: Node): boolean {
-  const c = node.status?.conditions?.find((x) => x.type === REBOOT_REQUIRED_CONDITION);
-  if (c?.status !== 'True' || c.reason === REBOOT_REQUIRED_REASONS.rebooting) return false;
-  const a = node.metadata.annotations ?? {};
-  const requested = a[REBOOT_REQUESTED_ANNOTATION];
-  return requested === undefined || a[REBOOTED_ANNOTATION] === requested;
-}
-
 /** The node is told to pre-stage this revision: how far it got (undefined when it is not told to). */
 function prestageOf(node: Node, revision: string): NodeStep['prestage'] {
-  const a = node.metadata.annotations ?? {};
-  if (a[PRESTAGE_REVISION_ANNOTATION] !== revision) return undefined;
-  const report = parsePrestageReport(a[PRESTAGED_ANNOTATION]);
-  if (report?.revision !== revision) return 'downloading';
-  return report.outcome === 'Downloaded' ? 'pre-staged' : 'download failed';
+  const progress = prestageProgress(node);
+  if (progress?.revision !== revision) return undefined;
+  return PRESTAGE_WORDS[progress.state];
 }
+
+const PRESTAGE_WORDS = {
+  downloading: 'downloading',
+  downloaded: 'pre-staged',
+  failed: 'download failed',
+} as const satisfies Record<string, NodeStep['prestage']>;
 
 function prestageNote(prestage: { maxConcurrent: number }): string {
   return `pre-staging: the next in line download the revision's packages before their turn (at most ${prestage.maxConcurrent} at once); a node starts once its download succeeded, and a failed download fails it before any drain`;
@@ -451,7 +438,7 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     step.action = group.action;
     // The OS asks this node for a reboot and the pool reboots such nodes: it gets the revision and
     // the reboot together (one reboot), drained first (docs/controller.md, Reboot rounds).
-    if (rebootsForOs && waitsForReboot(n.node)) {
+    if (rebootsForOs && waitingOsReboot(n.node)) {
       step.action = 'reboot';
       waitingForReboot++;
     }

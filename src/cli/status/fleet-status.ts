@@ -3,21 +3,8 @@
 // is current even while the controller is down or behind; conditions come from the controller.
 
 import { matchesLabelSelector } from '../../api/label-selector.ts';
-import {
-  CONFIG_DRIFT_CONDITION,
-  CURRENT_REVISION_ANNOTATION,
-  DESIRED_REVISION_ANNOTATION,
-  MESSAGE_ANNOTATION,
-  NODE_CONFIG_READY_CONDITION,
-  PRESTAGE_REVISION_ANNOTATION,
-  PRESTAGED_ANNOTATION,
-  parsePrestageReport,
-  REBOOT_REQUESTED_ANNOTATION,
-  REBOOT_REQUIRED_CONDITION,
-  REBOOT_REQUIRED_REASONS,
-  REBOOTED_ANNOTATION,
-  STATE_ANNOTATION,
-} from '../../api/node-protocol.ts';
+import { CONFIG_DRIFT_CONDITION, NODE_CONFIG_READY_CONDITION } from '../../api/node-protocol.ts';
+import { prestageProgress, readAgentReport, waitingOsReboot } from '../../api/node-report.ts';
 import type { NodeConfigPool, NodeConfigRevision } from '../../api/types.ts';
 import { UPDATE_STARTED_ANNOTATION } from '../../controller/annotations.ts';
 import { failurePolicyPause } from '../../controller/pools/pool-state.ts';
@@ -157,9 +144,8 @@ function conditionStatus(node: Node, type: string): string | undefined {
  * rollback pinned the pool) runs what it ran before; its failure is not the target's.
  */
 function failsTarget(node: Node, target: string | undefined): boolean {
-  const a = node.metadata.annotations ?? {};
-  if (a[STATE_ANNOTATION] !== 'Failed') return false;
-  const desired = a[DESIRED_REVISION_ANNOTATION];
+  const { state, desiredRevision: desired } = readAgentReport(node);
+  if (state !== 'Failed') return false;
   return target === undefined || desired === undefined || desired === target;
 }
 
@@ -174,11 +160,8 @@ function countStates(nodes: readonly Node[], target: string | undefined): StateC
     drifted: 0,
   };
   for (const node of nodes) {
-    const a = node.metadata.annotations ?? {};
-    const state = a[STATE_ANNOTATION];
+    const { state, currentRevision: current, desiredRevision: desired } = readAgentReport(node);
     const ready = conditionStatus(node, 'Ready') === 'True';
-    const current = a[CURRENT_REVISION_ANNOTATION];
-    const desired = a[DESIRED_REVISION_ANNOTATION];
     if (target !== undefined && current === target) {
       counts.updated++;
       const settled = state === 'Done' || state === 'Idle' || state === undefined;
@@ -226,18 +209,13 @@ export interface PrestagedNode extends NodeProblem {
 
 /** The node's pre-stage of the revision it is told to pre-stage, if it is told to. */
 function prestageOf(node: Node): PrestagedNode | undefined {
-  const a = node.metadata.annotations ?? {};
-  const ask = a[PRESTAGE_REVISION_ANNOTATION];
-  if (!ask) return undefined;
-  const report = parsePrestageReport(a[PRESTAGED_ANNOTATION]);
-  const name = node.metadata.name;
-  if (report?.revision !== ask)
-    return { name, state: 'downloading', message: `downloading ${ask}'s packages` };
-  return {
-    name,
-    state: report.outcome === 'Downloaded' ? 'downloaded' : 'failed',
-    message: report.message ?? '',
-  };
+  const progress = prestageProgress(node);
+  if (!progress) return undefined;
+  const message =
+    progress.state === 'downloading'
+      ? `downloading ${progress.revision}'s packages`
+      : (progress.message ?? '');
+  return { name: node.metadata.name, state: progress.state, message };
 }
 
 function poolView(
@@ -261,22 +239,18 @@ function poolView(
   const rebootNodes: NodeProblem[] = [];
   const earlierFailures: NodeProblem[] = [];
   for (const node of members) {
-    const reboot = node.status?.conditions?.find((c) => c.type === REBOOT_REQUIRED_CONDITION);
-    const requested = node.metadata.annotations?.[REBOOT_REQUESTED_ANNOTATION];
-    const answered =
-      requested === undefined || node.metadata.annotations?.[REBOOTED_ANNOTATION] === requested;
-    if (reboot?.status === 'True' && reboot.reason !== REBOOT_REQUIRED_REASONS.rebooting && answered)
-      rebootNodes.push({ name: node.metadata.name, message: reboot.message ?? '' });
+    const reboot = waitingOsReboot(node);
+    if (reboot) rebootNodes.push({ name: node.metadata.name, message: reboot.message ?? '' });
     const drift = node.status?.conditions?.find((c) => c.type === CONFIG_DRIFT_CONDITION);
     if (drift?.status === 'True')
       driftedNodes.push({ name: node.metadata.name, message: drift.message ?? '' });
-    const a = node.metadata.annotations ?? {};
-    const current = a[CURRENT_REVISION_ANNOTATION] || NO_REVISION;
+    const report = readAgentReport(node);
+    const current = report.currentRevision || NO_REVISION;
     perRevision.set(current, (perRevision.get(current) ?? 0) + 1);
     if (failsTarget(node, targetName)) {
-      failedNodes.push({ name: node.metadata.name, message: a[MESSAGE_ANNOTATION] ?? '' });
-    } else if (a[STATE_ANNOTATION] === 'Failed') {
-      earlierFailures.push({ name: node.metadata.name, message: a[DESIRED_REVISION_ANNOTATION] ?? '' });
+      failedNodes.push({ name: node.metadata.name, message: report.message ?? '' });
+    } else if (report.state === 'Failed') {
+      earlierFailures.push({ name: node.metadata.name, message: report.desiredRevision ?? '' });
     }
   }
   const revisionCounts: RevisionCount[] = [...perRevision.entries()]
@@ -378,12 +352,10 @@ function shownCondition(c: { type: string; status: string }): boolean {
 export function mayBeRollingOut(objects: FleetObjects, now: number): boolean {
   const targets = new Set(objects.pools.map((p) => p.status?.targetRevision).filter((t) => t !== undefined));
   return objects.nodes.some((node) => {
-    const a = node.metadata.annotations ?? {};
-    const current = a[CURRENT_REVISION_ANNOTATION];
-    const desired = a[DESIRED_REVISION_ANNOTATION];
+    const { currentRevision: current, desiredRevision: desired } = readAgentReport(node);
     if (desired !== undefined && desired !== current) return true;
     if (current !== undefined && !targets.has(current)) return true;
-    const started = Date.parse(a[UPDATE_STARTED_ANNOTATION] ?? '');
+    const started = Date.parse(node.metadata.annotations?.[UPDATE_STARTED_ANNOTATION] ?? '');
     return !Number.isNaN(started) && now - started < 3_600_000;
   });
 }
