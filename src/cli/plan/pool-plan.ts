@@ -24,6 +24,7 @@ import type {
   PlannedBatch,
   PlannedNode,
   PlannedStep,
+  RolloutPlanInput,
   StrategyDescription,
 } from '../../controller/strategies/strategy-description.ts';
 import type { Node, Pod } from '../../kube/types.ts';
@@ -270,30 +271,23 @@ function changeGroups(
   return { groups, groupOf };
 }
 
+/** What the strategy plans from, whichever nodes move: the pool, its order and the new number. */
+type FixedPlanInput = Omit<RolloutPlanInput, 'moving' | 'candidates'>;
+
 /** The next rollout under a changed strategy: every member moving, each a restart. */
 function nextRolloutUnder(
-  pool: NodeConfigPool,
-  spec: ReturnType<typeof defaultedPoolSpec>,
+  fixed: FixedPlanInput,
   description: StrategyDescription,
-  ordered: readonly PlannedNode[],
-  newNumber: number,
   now: number,
 ): NonNullable<PoolPlan['nextRollout']> {
+  const { pool, spec, ordered } = fixed;
   const candidates = ordered.filter(
     (n) =>
       description.setAside?.(n.node, n.node.metadata.annotations?.[CURRENT_REVISION_ANNOTATION]) ===
       undefined,
   );
   const moving: PlannedStep[] = candidates.map((n) => ({ name: n.name }));
-  const planned = description.plan({
-    pool,
-    spec,
-    ordered,
-    moving,
-    candidates,
-    newNumber: newNumber + 1,
-    now,
-  });
+  const planned = description.plan({ ...fixed, newNumber: fixed.newNumber + 1, now, moving, candidates });
   const steps: NodeStep[] = moving.map((m) => ({ ...m, zone: '', action: 'restart' }));
   const shape: PoolPlan = {
     pool: pool.metadata.name,
@@ -419,6 +413,13 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     planOrder(spec, input),
   );
 
+  const fixed: FixedPlanInput = {
+    pool,
+    spec,
+    ordered,
+    newNumber,
+    ...(input.now !== undefined ? { now: input.now } : {}),
+  };
   const { groups, groupOf } = changeGroups(configsByRevision, numbers, desired);
 
   const rebootsForOs =
@@ -452,14 +453,7 @@ export function planPool(input: PoolPlanInput): PoolPlan {
   // A pool change moves nodes (joining ones) even when the revision stays the target.
   if (result.unchanged && !(input.poolChange && groups.size > 0)) {
     if (input.poolChange?.fields.includes('updateStrategy') && description)
-      result.nextRollout = nextRolloutUnder(
-        pool,
-        spec,
-        description,
-        ordered,
-        newNumber,
-        input.now ?? Date.now(),
-      );
+      result.nextRollout = nextRolloutUnder(fixed, description, input.now ?? Date.now());
     return result;
   }
 
@@ -467,15 +461,7 @@ export function planPool(input: PoolPlanInput): PoolPlan {
   notes.push(...leadingNotes(waitingForReboot, spec));
   const moving = result.nodes.filter((s) => s.note !== 'already on the new revision');
   if (description) {
-    const planned = description.plan({
-      pool,
-      spec,
-      ordered,
-      moving,
-      candidates,
-      newNumber,
-      ...(input.now !== undefined ? { now: input.now } : {}),
-    });
+    const planned = description.plan({ ...fixed, moving, candidates });
     result.batches = planned.batches;
     notes.push(...planned.notes);
     result.eta = planEta(result, spec, description, input.now ?? Date.now());
