@@ -10,8 +10,9 @@ import {
 import { type DefaultedPoolSpec, defaultedPoolSpec } from '../../api/pool-defaults.ts';
 import type { NodeConfigPool, NodeConfigRevision } from '../../api/types.ts';
 import { UPDATE_STARTED_ANNOTATION } from '../../controller/annotations.ts';
-import { rolloutOrder } from '../../controller/rollout/rollout-order.ts';
+import { orderedNodes } from '../../controller/rollout/rollout-order.ts';
 import { strategyDescription } from '../../controller/strategies/descriptions.ts';
+import { poolOrder } from '../../controller/strategies/pool-order.ts';
 import type { PlannedNode, PlannedStep } from '../../controller/strategies/strategy-description.ts';
 import type { Node } from '../../kube/types.ts';
 import { plan } from '../../plan/plan.ts';
@@ -119,17 +120,21 @@ export function statusEta(
     batches.push({ actions: inFlightActions, elapsedSeconds: Math.max(0, longest - inFlightLeft) });
   }
   if (waiting.length > 0) {
-    const ordered = rolloutOrder(waiting);
+    // The pool's own order (spec.rolloutOrder). Status reads no pods: FewestPods counts none, so
+    // among equals it is the interleaved order, as the plan prints it when pods cannot be read.
+    const order = poolOrder(spec.rolloutOrder, members, () => []);
+    const ordered = orderedNodes(waiting, order);
     const moving: PlannedStep[] = ordered.map((n) => ({ name: n.name }));
     const planned = description.plan({
       pool,
       spec: started ? withoutCanary(spec) : spec,
-      ordered: rolloutOrder(
+      ordered: orderedNodes(
         members.map((node) => ({
           name: node.metadata.name,
           zone: node.metadata.labels?.[zoneLabel] ?? '',
           node,
         })),
+        order,
       ),
       moving,
       candidates: ordered,
