@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import { canonicalJson } from '../api/canonical-json.ts';
 import { isNodeReady, shouldRunOn } from '../controller/daemonsets/daemon-nodes.ts';
-import { DaemonSetIndex } from '../controller/daemonsets/daemonset-index.ts';
+import { DaemonSetCaches, daemonSetKey, podsByNode } from '../controller/daemonsets/daemonset-caches.ts';
 import {
   CONTROLLER_REVISION_HASH_LABEL,
   type ControllerRevision,
@@ -27,7 +27,6 @@ import {
   revisionHashOf,
 } from '../controller/daemonsets/daemonset-types.ts';
 import { resolveIntOrPercent } from '../controller/rollout/int-or-percent.ts';
-import { Informer } from '../kube/informer.ts';
 import type { KubeClient } from '../kube/kube-client.ts';
 import { isKubeError } from '../kube/kube-error.ts';
 import type { Node, Pod } from '../kube/types.ts';
@@ -55,10 +54,6 @@ export function templateHash(template: PodTemplate | undefined): string {
   return out;
 }
 
-function keyOf(object: { metadata: { namespace?: string; name: string } }): string {
-  return `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
-}
-
 function collection(namespace: string, resource: 'pods' | 'controllerrevisions' | 'daemonsets'): string {
   const root = resource === 'pods' ? '/api/v1' : '/apis/apps/v1';
   return `${root}/namespaces/${encodeURIComponent(namespace)}/${resource}`;
@@ -68,12 +63,7 @@ export class SimulatedDaemonSetController {
   private readonly client: KubeClient;
   private readonly logger: Logger;
   private readonly options: SimulatedDaemonSetControllerOptions;
-  private readonly daemonSets: Informer<DaemonSet>;
-  private readonly revisions: Informer<ControllerRevision>;
-  private readonly pods: Informer<Pod>;
-  private readonly nodes: Informer<Node>;
-  private readonly podIndex = new DaemonSetIndex<DaemonPod>();
-  private readonly revisionIndex = new DaemonSetIndex<ControllerRevision>();
+  private readonly caches: DaemonSetCaches;
   private readonly queue = new WorkQueue();
   /** Pods this controller deleted whose DELETED event has not arrived yet (by uid). */
   private readonly deleted = new Set<string>();
@@ -86,28 +76,22 @@ export class SimulatedDaemonSetController {
     this.options = options;
     this.client = options.client;
     this.logger = options.logger ?? pino({ level: 'silent' });
-    const logger = this.logger;
-    this.daemonSets = new Informer<DaemonSet>(this.client, { path: '/apis/apps/v1/daemonsets', logger });
-    this.revisions = new Informer<ControllerRevision>(this.client, {
-      path: '/apis/apps/v1/controllerrevisions',
-      logger,
+    this.caches = new DaemonSetCaches({
+      client: this.client,
+      logger: this.logger,
+      touched: (key) => this.queue.add(key),
+      podDeleted: (uid) => {
+        if (uid) this.deleted.delete(uid);
+      },
     });
-    this.pods = new Informer<Pod>(this.client, {
-      path: '/api/v1/pods',
-      labelSelector: CONTROLLER_REVISION_HASH_LABEL,
-      logger,
-    });
-    this.nodes = new Informer<Node>(this.client, { path: '/api/v1/nodes', logger });
     this.wire();
   }
 
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    const all = [this.daemonSets, this.revisions, this.pods, this.nodes] as const;
-    for (const informer of all) informer.start();
-    await Promise.all(all.map((informer) => informer.waitForSync()));
-    for (const ds of this.daemonSets.list()) this.queue.add(keyOf(ds));
+    await this.caches.start();
+    for (const ds of this.caches.daemonSets.list()) this.queue.add(daemonSetKey(ds));
     this.workers = Array.from({ length: this.options.workers ?? 2 }, () =>
       runWorker(
         this.queue,
@@ -122,21 +106,13 @@ export class SimulatedDaemonSetController {
     this.running = false;
     this.queue.shutDown();
     await Promise.all(this.workers);
-    await Promise.all([this.daemonSets, this.revisions, this.pods, this.nodes].map((i) => i.stop()));
+    await this.caches.stop();
   }
 
   private wire(): void {
-    this.daemonSets.on((_type, ds) => this.queue.add(keyOf(ds)));
-    this.revisions.on((type, revision, old) => {
-      for (const key of this.revisionIndex.apply(type, revision, old)) this.queue.add(key);
-    });
-    this.pods.on((type, pod, old) => {
-      if (type === 'delete' && pod.metadata.uid) this.deleted.delete(pod.metadata.uid);
-      for (const key of this.podIndex.apply(type, pod as DaemonPod, old as DaemonPod | undefined)) {
-        this.queue.add(key);
-      }
-    });
-    this.nodes.on((type, node, old) => {
+    const { daemonSets, nodes } = this.caches;
+    daemonSets.on((_type, ds) => this.queue.add(daemonSetKey(ds)));
+    nodes.on((type, node, old) => {
       // Membership changes with the node set and labels; readiness matters to RollingUpdate only.
       const changed =
         type !== 'update' ||
@@ -144,29 +120,25 @@ export class SimulatedDaemonSetController {
         isNodeReady(node) !== isNodeReady(old) ||
         node.metadata.deletionTimestamp !== old?.metadata.deletionTimestamp;
       if (!changed) return;
-      for (const ds of this.daemonSets.list()) this.queue.add(keyOf(ds));
+      for (const ds of daemonSets.list()) this.queue.add(daemonSetKey(ds));
     });
   }
 
   private async reconcile(key: string): Promise<undefined> {
-    const slash = key.indexOf('/');
-    const ds = this.daemonSets.get(key.slice(slash + 1), key.slice(0, slash));
+    const ds = this.caches.daemonSet(key);
     if (!ds || ds.metadata.deletionTimestamp !== undefined) return;
     const revision = await this.ensureRevision(key, ds);
     const hash = revisionHashOf(revision) ?? templateHash(ds.spec?.template);
     const now = this.options.now?.() ?? Date.now();
     const minReadySeconds = ds.spec?.minReadySeconds ?? 0;
 
-    const byNode = new Map<string, DaemonPod[]>();
-    for (const pod of this.podIndex.of(key)) {
-      if (!isControlledBy(pod, ds) || this.deleted.has(pod.metadata.uid ?? '')) continue;
-      const node = pod.spec?.nodeName ?? '';
-      byNode.set(node, [...(byNode.get(node) ?? []), pod]);
-    }
+    const byNode = podsByNode(
+      this.caches.controlledPods(key, ds).filter((pod) => !this.deleted.has(pod.metadata.uid ?? '')),
+    );
     const toCreate: string[] = [];
     const toDelete: DaemonPod[] = [];
     const eligible: { node: Node; pod: DaemonPod | undefined }[] = [];
-    for (const node of this.nodes.list()) {
+    for (const node of this.caches.nodes.list()) {
       const pods = byNode.get(node.metadata.name) ?? [];
       byNode.delete(node.metadata.name);
       const live = pods
@@ -229,7 +201,7 @@ export class SimulatedDaemonSetController {
   private async ensureRevision(key: string, ds: DaemonSet): Promise<ControllerRevision> {
     const namespace = ds.metadata.namespace ?? 'default';
     const hash = templateHash(ds.spec?.template);
-    const owned = this.revisionIndex.of(key).filter((r) => isControlledBy(r, ds));
+    const owned = this.caches.revisionIndex.of(key).filter((r) => isControlledBy(r, ds));
     const top = owned.reduce((max, r) => Math.max(max, r.revision), 0);
     const existing = owned.find((r) => revisionHashOf(r) === hash);
     if (existing && existing.revision === top) return existing;
@@ -238,8 +210,8 @@ export class SimulatedDaemonSetController {
         `${collection(namespace, 'controllerrevisions')}/${encodeURIComponent(existing.metadata.name)}`,
         { revision: top + 1 },
       );
-      this.revisions.upsert(moved);
-      this.revisionIndex.apply('update', moved, existing);
+      this.caches.revisions.upsert(moved);
+      this.caches.revisionIndex.apply('update', moved, existing);
       return moved;
     }
     const name = `${ds.metadata.name}-${hash}`;
@@ -280,9 +252,9 @@ export class SimulatedDaemonSetController {
       }
     }
     this.stats.revisions++;
-    this.revisions.upsert(created);
-    this.revisionIndex.apply('add', created, undefined);
-    return currentRevisionOf(ds, this.revisionIndex.of(key)) ?? created;
+    this.caches.revisions.upsert(created);
+    this.caches.revisionIndex.apply('add', created, undefined);
+    return currentRevisionOf(ds, this.caches.revisionIndex.of(key)) ?? created;
   }
 
   private async createPod(ds: DaemonSet, node: string, hash: string): Promise<void> {
@@ -316,7 +288,7 @@ export class SimulatedDaemonSetController {
     };
     const created = await this.client.create<Pod>(collection(namespace, 'pods'), pod);
     this.stats.created++;
-    this.pods.upsert(created);
+    this.caches.pods.upsert(created);
   }
 
   private async deletePod(pod: DaemonPod): Promise<void> {
@@ -369,6 +341,6 @@ export class SimulatedDaemonSetController {
       `${collection(ds.metadata.namespace ?? 'default', 'daemonsets')}/${encodeURIComponent(ds.metadata.name)}/status`,
       { status },
     );
-    this.daemonSets.upsert(written);
+    this.caches.daemonSets.upsert(written);
   }
 }

@@ -8,21 +8,18 @@
 import type { Logger } from 'pino';
 import { kubeTime } from '../../kube/conditions.ts';
 import type { EventRecorder, EventSubject } from '../../kube/event-recorder.ts';
-import type { Informer } from '../../kube/informer.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
 import { isKubeError } from '../../kube/kube-error.ts';
-import type { Node, Pod } from '../../kube/types.ts';
+import type { Pod } from '../../kube/types.ts';
 import { runLimited } from '../controller-context.ts';
 import { plural } from '../plural.ts';
 import { isNodeReady, shouldRunOn } from './daemon-nodes.ts';
-import type { DaemonSetIndex } from './daemonset-index.ts';
+import { type DaemonSetCaches, podsByNode } from './daemonset-caches.ts';
 import { daemonSetManagement } from './daemonset-strategy.ts';
 import {
-  type ControllerRevision,
   currentRevisionOf,
   type DaemonPod,
   type DaemonSet,
-  isControlledBy,
   isPodAvailable,
   msUntilAvailable,
   revisionHashOf,
@@ -37,11 +34,7 @@ import {
 export interface DaemonSetReconcilerContext {
   client: KubeClient;
   recorder: EventRecorder;
-  daemonSets: Informer<DaemonSet>;
-  nodes: Informer<Node>;
-  pods: Informer<Pod>;
-  podIndex: DaemonSetIndex<DaemonPod>;
-  revisionIndex: DaemonSetIndex<ControllerRevision>;
+  caches: DaemonSetCaches;
   logger: Logger;
   now(): number;
   writeConcurrency: number;
@@ -101,17 +94,16 @@ export class DaemonSetReconciler {
 
   async reconcile(key: string): Promise<DaemonSetOutcome> {
     const { ctx } = this;
-    const slash = key.indexOf('/');
-    const daemonSet = ctx.daemonSets.get(key.slice(slash + 1), key.slice(0, slash));
+    const daemonSet = ctx.caches.daemonSet(key);
     if (!daemonSet || daemonSet.metadata.deletionTimestamp !== undefined) {
       this.forget(key);
       return {};
     }
     const management = daemonSetManagement(daemonSet);
     this.pruneDeleted();
-    const pods = ctx.podIndex
-      .of(key)
-      .filter((pod) => isControlledBy(pod, daemonSet) && !this.deleted.has(pod.metadata.uid ?? ''));
+    const pods = ctx.caches
+      .controlledPods(key, daemonSet)
+      .filter((pod) => !this.deleted.has(pod.metadata.uid ?? ''));
     if (management.kind !== 'managed' || management.strategy !== 'OTA') {
       await this.writeConditions(pods, (pod) => withdrawnUpdateCondition(pod, key));
     }
@@ -124,7 +116,7 @@ export class DaemonSetReconciler {
       return {};
     }
     this.warned.delete(key);
-    const current = currentRevisionOf(daemonSet, ctx.revisionIndex.of(key));
+    const current = currentRevisionOf(daemonSet, ctx.caches.revisionIndex.of(key));
     // No ControllerRevision yet: the DaemonSet controller has not seen this template; its event requeues.
     if (!current) return {};
     const target = revisionHashOf(current) ?? current.metadata.name.slice(daemonSet.metadata.name.length + 1);
@@ -147,17 +139,10 @@ export class DaemonSetReconciler {
     const { ctx } = this;
     const now = ctx.now();
     const minReadySeconds = daemonSet.spec?.minReadySeconds ?? 0;
-    const byNode = new Map<string, DaemonPod[]>();
-    for (const pod of pods) {
-      const node = pod.spec?.nodeName;
-      if (node === undefined) continue;
-      const list = byNode.get(node);
-      if (list) list.push(pod);
-      else byNode.set(node, [pod]);
-    }
+    const byNode = podsByNode(pods);
     let requeueAfterMs: number | undefined;
     const slots: DaemonSlot[] = [];
-    for (const node of ctx.nodes.list()) {
+    for (const node of ctx.caches.nodes.list()) {
       if (!shouldRunOn(daemonSet, node)) continue;
       const onNode = byNode.get(node.metadata.name) ?? [];
       const pod = onNode.find((p) => p.metadata.deletionTimestamp === undefined) ?? onNode[0];
@@ -241,7 +226,7 @@ export class DaemonSetReconciler {
           },
           'strategic',
         );
-        ctx.pods.upsert(written);
+        ctx.caches.pods.upsert(written);
       } catch (err) {
         if (isKubeError(err, 404) || isKubeError(err, 409)) return;
         throw err;

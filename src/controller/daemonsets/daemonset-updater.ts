@@ -8,23 +8,14 @@
 import pino, { type Logger } from 'pino';
 import { DAEMONSET_STRATEGY_ANNOTATION } from '../../api/node-protocol.ts';
 import type { EventRecorder } from '../../kube/event-recorder.ts';
-import { Informer } from '../../kube/informer.ts';
+import type { Informer } from '../../kube/informer.ts';
 import type { KubeClient } from '../../kube/kube-client.ts';
 import type { Node, Pod } from '../../kube/types.ts';
 import { runWorker, WorkQueue, type WorkQueueMetrics } from '../../kube/work-queue.ts';
 import { jsonEqual } from '../../util/json-equal.ts';
 import { isNodeReady } from './daemon-nodes.ts';
-import { DaemonSetIndex } from './daemonset-index.ts';
+import { DaemonSetCaches, daemonSetKey } from './daemonset-caches.ts';
 import { DaemonSetReconciler } from './daemonset-reconciler.ts';
-import {
-  type ControllerRevision,
-  controllingDaemonSet,
-  type DaemonPod,
-  type DaemonSet,
-} from './daemonset-types.ts';
-
-const DAEMONSETS_PATH = '/apis/apps/v1/daemonsets';
-const CONTROLLER_REVISIONS_PATH = '/apis/apps/v1/controllerrevisions';
 
 export interface DaemonSetUpdaterOptions {
   client: KubeClient;
@@ -43,24 +34,10 @@ export interface DaemonSetUpdaterOptions {
   queueMetrics?: WorkQueueMetrics;
 }
 
-/** What start() and stop() need of an informer, whatever it caches. */
-interface CacheLifecycle {
-  start(): void;
-  stop(): Promise<void>;
-  waitForSync(): Promise<void>;
-}
-
 export class DaemonSetUpdater {
   private readonly options: DaemonSetUpdaterOptions;
   private readonly logger: Logger;
-  private readonly daemonSets: Informer<DaemonSet>;
-  private readonly revisions: Informer<ControllerRevision>;
-  private readonly nodes: Informer<Node>;
-  private readonly pods: Informer<Pod>;
-  /** The informers this updater started (and stops). */
-  private readonly owned: CacheLifecycle[];
-  private readonly podIndex = new DaemonSetIndex<DaemonPod>();
-  private readonly revisionIndex = new DaemonSetIndex<ControllerRevision>();
+  private readonly caches: DaemonSetCaches;
   private readonly queue: WorkQueue;
   private readonly reconciler: DaemonSetReconciler;
   private workers: Promise<void>[] = [];
@@ -73,24 +50,18 @@ export class DaemonSetUpdater {
     const logger = options.logger ?? pino({ level: 'silent' });
     this.logger = logger;
     const { client } = options;
-    this.daemonSets = new Informer<DaemonSet>(client, { path: DAEMONSETS_PATH, logger });
-    this.revisions = new Informer<ControllerRevision>(client, { path: CONTROLLER_REVISIONS_PATH, logger });
-    // Daemon pods carry controller-revision-hash: watching only those keeps other pods out of memory.
-    this.pods =
-      options.pods ??
-      new Informer<Pod>(client, { path: '/api/v1/pods', labelSelector: 'controller-revision-hash', logger });
-    this.nodes = options.nodes ?? new Informer<Node>(client, { path: '/api/v1/nodes', logger });
-    this.owned = [this.daemonSets, this.revisions];
-    if (!options.pods) this.owned.push(this.pods);
-    if (!options.nodes) this.owned.push(this.nodes);
+    this.caches = new DaemonSetCaches({
+      client,
+      logger,
+      ...(options.nodes ? { nodes: options.nodes } : {}),
+      ...(options.pods ? { pods: options.pods } : {}),
+      touched: (key) => this.queue.add(key),
+      podDeleted: (uid) => this.reconciler.podGone(uid),
+    });
     this.reconciler = new DaemonSetReconciler({
       client,
       recorder: options.recorder,
-      daemonSets: this.daemonSets,
-      nodes: this.nodes,
-      pods: this.pods,
-      podIndex: this.podIndex,
-      revisionIndex: this.revisionIndex,
+      caches: this.caches,
       logger,
       now: options.now ?? Date.now,
       writeConcurrency: options.writeConcurrency ?? 16,
@@ -106,18 +77,10 @@ export class DaemonSetUpdater {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    for (const informer of this.owned) informer.start();
-    await Promise.all(
-      ([this.daemonSets, this.revisions, this.nodes, this.pods] as CacheLifecycle[]).map((i) =>
-        i.waitForSync(),
-      ),
-    );
+    await this.caches.start();
     if (!this.running) return;
-    // A shared informer may have filled before our handlers saw it all: index from the caches.
-    this.podIndex.reset(this.pods.list() as DaemonPod[]);
-    this.revisionIndex.reset(this.revisions.list());
     this.synced = true;
-    for (const daemonSet of this.daemonSets.list()) this.queue.add(keyOf(daemonSet));
+    for (const daemonSet of this.caches.daemonSets.list()) this.queue.add(daemonSetKey(daemonSet));
     const workers = this.options.workers ?? 2;
     this.workers = Array.from({ length: workers }, () =>
       runWorker(
@@ -137,41 +100,27 @@ export class DaemonSetUpdater {
     this.running = false;
     this.queue.shutDown();
     await Promise.all(this.workers);
-    await Promise.all(this.owned.map((i) => i.stop()));
+    await this.caches.stop();
     this.synced = false;
   }
 
   private wire(): void {
-    this.daemonSets.on((type, daemonSet) => {
-      if (type === 'delete') this.reconciler.forget(keyOf(daemonSet));
-      this.queue.add(keyOf(daemonSet));
+    const { daemonSets, nodes } = this.caches;
+    daemonSets.on((type, daemonSet) => {
+      if (type === 'delete') this.reconciler.forget(daemonSetKey(daemonSet));
+      this.queue.add(daemonSetKey(daemonSet));
     });
-    this.revisions.on((type, revision, old) => {
-      for (const key of this.revisionIndex.apply(type, revision, old)) this.queue.add(key);
-    });
-    this.pods.on((type, pod, old) => {
-      if (controllingDaemonSet(pod) === undefined && (!old || controllingDaemonSet(old) === undefined))
-        return;
-      if (type === 'delete') this.reconciler.podGone(pod.metadata.uid);
-      for (const key of this.podIndex.apply(type, pod as DaemonPod, old as DaemonPod | undefined)) {
-        this.queue.add(key);
-      }
-    });
-    this.nodes.on((type, node, old) => {
+    nodes.on((type, node, old) => {
       const changed =
         type !== 'update' ||
         isNodeReady(node) !== isNodeReady(old) ||
         !jsonEqual(node.metadata.labels, old?.metadata.labels);
       if (!changed || !this.synced) return;
-      for (const daemonSet of this.daemonSets.list()) {
+      for (const daemonSet of daemonSets.list()) {
         if (daemonSet.metadata.annotations?.[DAEMONSET_STRATEGY_ANNOTATION] !== undefined) {
-          this.queue.add(keyOf(daemonSet));
+          this.queue.add(daemonSetKey(daemonSet));
         }
       }
     });
   }
-}
-
-function keyOf(daemonSet: DaemonSet): string {
-  return `${daemonSet.metadata.namespace ?? ''}/${daemonSet.metadata.name}`;
 }

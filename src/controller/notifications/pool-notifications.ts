@@ -48,39 +48,46 @@ export class PoolNotifications {
     }
     if (this.blockedTold.get(node) === reason || !this.options.active()) return;
     this.blockedTold.set(node, reason);
-    for (const name of pools) {
-      const pool = this.options.pools.get(name);
-      if (!pool?.spec.notifications?.webhooks?.length) continue;
-      this.send(pool, {
-        kind: 'DrainBlocked',
-        pool: name,
-        ...(pool.status?.targetRevision ? { revision: pool.status.targetRevision } : {}),
-        message: `draining ${node} is blocked: ${reason}`,
-        nodes: [node],
-        time: new Date(this.options.now()).toISOString(),
-      });
-    }
+    this.sendNodeEvent(node, pools, (pool) => ({
+      kind: 'DrainBlocked',
+      ...(pool.status?.targetRevision ? { revision: pool.status.targetRevision } : {}),
+      message: `draining ${node} is blocked: ${reason}`,
+    }));
   }
 
   /** A node of these pools reboots (its update's disruption is a reboot). */
   reboot(node: string, pools: readonly string[], revision: string): void {
     if (!this.options.active()) return;
-    for (const name of pools) {
-      const pool = this.options.pools.get(name);
-      if (!pool?.spec.notifications?.webhooks?.length) continue;
-      this.send(pool, {
-        kind: 'Reboot',
-        pool: name,
-        revision,
-        message: `${node} reboots to apply ${revision}`,
-        nodes: [node],
-        time: new Date(this.options.now()).toISOString(),
-      });
-    }
+    this.sendNodeEvent(node, pools, () => ({
+      kind: 'Reboot',
+      revision,
+      message: `${node} reboots to apply ${revision}`,
+    }));
   }
 
   stop(): Promise<void> {
     return this.notifier.stop();
+  }
+
+  /** A node's event, to each of its pools that names a webhook (with the pool, the node and the time). */
+  private sendNodeEvent(
+    node: string,
+    pools: readonly string[],
+    event: (pool: NodeConfigPool) => Omit<RolloutEvent, 'pool' | 'nodes' | 'time'>,
+  ): void {
+    for (const name of pools) {
+      const pool = this.options.pools.get(name);
+      if (!pool?.spec.notifications?.webhooks?.length) continue;
+      // Fields in the order the JSON body has always had them: kind, pool, revision, message, nodes, time.
+      const { kind, ...rest } = event(pool);
+      this.send(pool, {
+        kind,
+        pool: name,
+        ...rest,
+        nodes: [node],
+        time: new Date(this.options.now()).toISOString(),
+      });
+    }
   }
 
   private send(pool: NodeConfigPool, event: RolloutEvent): void {
