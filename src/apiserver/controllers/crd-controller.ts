@@ -68,9 +68,9 @@ export class CrdController extends StoreController {
       }
     }
     if (remaining > 0 && this.store.count(prefix) > 0) {
-      // Instances with finalizers of their own: look again shortly.
-      // One retry at a time for all CRDs: while it is pending, another CRD's cleanup gets none of its own.
-      this.retryLater('cleanup', RETRY_MS, () => this.queue.add(name, () => this.cleanup(name)));
+      // Instances with finalizers of their own: look again shortly. A retry per CRD: their instances'
+      // deletions are not events this controller follows, so a CRD without one would wait for ever.
+      this.retryLater(`cleanup/${name}`, RETRY_MS, () => this.queue.add(name, () => this.cleanup(name)));
       return;
     }
     const finalizers = (crd.metadata.finalizers ?? []).filter((f: string) => f !== CRD_CLEANUP_FINALIZER);
