@@ -4,19 +4,16 @@
 // patterns (src/agent/executors/dnf/dnf-repo-file.ts), so a config validated here is one it writes: no
 // value can end a line of the INI file or start an option of dnf's command line.
 
-import { signingKeyProblem } from '../../config-rules.ts';
+import { arrayAt, enumAt, type FieldErrors, objectAt } from '../../field-errors.ts';
+import { RPM_PACKAGE_NAME, RPM_PACKAGE_VERSION } from '../../patterns.ts';
+import { boolean, optional } from '../../schema-builder.ts';
+import type { PackageManagerRules } from '../package-manager.ts';
 import {
-  arrayAt,
-  enumAt,
-  type FieldErrors,
-  objectAt,
-  patterned,
-  requiredPatterned,
-  stringAt,
-} from '../../field-errors.ts';
-import { REPOSITORY_URI, RPM_PACKAGE_NAME, RPM_PACKAGE_VERSION, regex } from '../../patterns.ts';
-import { boolean, celString, optional } from '../../schema-builder.ts';
-import type { PackageManagerRules, ValidPackage } from '../package-manager.ts';
+  packageChecks,
+  validateRepositoryUri,
+  validateSigningKeyData,
+  versionGlob,
+} from '../package-rules.ts';
 
 /** Where the agent writes .repo files (dnf's default reposdir). */
 export const DNF_REPOS_DIR = '/etc/yum.repos.d';
@@ -46,14 +43,7 @@ function booleanAt(e: FieldErrors, field: string, value: unknown): boolean | und
 const APT_ONLY = ['suites', 'components', 'architectures'] as const;
 
 function validateRepository(e: FieldErrors, at: string, value: Record<string, unknown>): void {
-  const uri = stringAt(e, `${at}.uri`, value.uri);
-  if (uri === undefined) e.required(`${at}.uri`);
-  else if (!URL.canParse(uri) || !['http:', 'https:', 'file:'].includes(new URL(uri).protocol)) {
-    e.invalid(`${at}.uri`, uri, 'must be an http://, https:// or file:// URI');
-  } else if (!regex(REPOSITORY_URI).test(uri)) {
-    // The URL parser drops tabs and newlines; a newline would start a new line of the .repo file.
-    e.invalid(`${at}.uri`, uri, 'must not contain whitespace, control characters or #');
-  }
+  validateRepositoryUri(e, at, value.uri);
   for (const field of APT_ONLY) {
     const items = arrayAt(e, `${at}.${field}`, value[field]);
     if (
@@ -71,25 +61,7 @@ function validateRepository(e: FieldErrors, at: string, value: Record<string, un
   if (encoding === 'base64') {
     e.invalid(`${at}.signingKey.encoding`, encoding, 'dnf takes an ASCII-armored key only (armored)');
   }
-  const data = stringAt(e, `${at}.signingKey.data`, key.data);
-  if (data === undefined || data === '') e.required(`${at}.signingKey.data`);
-  else {
-    const problem = signingKeyProblem(data, 'armored');
-    if (problem !== undefined) e.invalid(`${at}.signingKey.data`, data, problem);
-  }
-}
-
-function validatePackage(e: FieldErrors, at: string, value: Record<string, unknown>): ValidPackage {
-  return {
-    name: requiredPatterned(e, `${at}.name`, value.name, RPM_PACKAGE_NAME, 'an RPM package name'),
-    version: patterned(
-      e,
-      `${at}.version`,
-      value.version,
-      RPM_PACKAGE_VERSION,
-      'an RPM [epoch:]version[-release]',
-    ),
-  };
+  validateSigningKeyData(e, at, key.data, 'armored');
 }
 
 export interface Evr {
@@ -111,14 +83,6 @@ export function parseEvr(text: string): Evr {
   return evr;
 }
 
-function glob(pattern: string, text: string): boolean {
-  const expression = pattern
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${expression}$`).test(text);
-}
-
 /**
  * dnf's matching of a pinned version against an installed `[epoch:]version-release`, as
  * `dnf install name-<pin>` resolves it: the version (and release, when the pin names one) must match,
@@ -132,9 +96,12 @@ export function dnfVersionMatches(pattern: string, installed: string): boolean {
   if (pinnedEpoch && pin.epoch !== have.epoch) return false;
   if (pin.release === undefined) {
     // `1.2.3` matches 1.2.3-<any release>; a pin whose glob spans the release (`1.33*`) matches the whole.
-    return glob(pin.version, have.version) || glob(pin.version, `${have.version}-${have.release ?? ''}`);
+    return (
+      versionGlob(pin.version, have.version) ||
+      versionGlob(pin.version, `${have.version}-${have.release ?? ''}`)
+    );
   }
-  return glob(pin.version, have.version) && glob(pin.release, have.release ?? '');
+  return versionGlob(pin.version, have.version) && versionGlob(pin.release, have.release ?? '');
 }
 
 export const dnfRules = {
@@ -174,21 +141,10 @@ export const dnfRules = {
       reason: 'FieldValueForbidden',
     },
   ],
-  packageRules: [
-    {
-      rule: `self.name.matches(${celString(RPM_PACKAGE_NAME)})`,
-      message: 'must be an RPM package name',
-      fieldPath: '.name',
-      reason: 'FieldValueInvalid',
-    },
-    {
-      rule: `!has(self.version) || self.version.matches(${celString(RPM_PACKAGE_VERSION)})`,
-      message: 'must be an RPM [epoch:]version[-release]',
-      fieldPath: '.version',
-      reason: 'FieldValueInvalid',
-    },
-  ],
+  ...packageChecks({
+    name: { pattern: RPM_PACKAGE_NAME, is: 'an RPM package name' },
+    version: { pattern: RPM_PACKAGE_VERSION, is: 'an RPM [epoch:]version[-release]' },
+  }),
   validateRepository,
-  validatePackage,
   versionMatches: dnfVersionMatches,
 } as const satisfies PackageManagerRules;
