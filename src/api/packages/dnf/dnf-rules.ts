@@ -40,17 +40,26 @@ function booleanAt(e: FieldErrors, field: string, value: unknown): boolean | und
   return value;
 }
 
-const APT_ONLY = ['suites', 'components', 'architectures'] as const;
+/**
+ * apt's fields, which a dnf repository may not have: an empty list of suites or components is allowed
+ * (it says nothing), architectures not at all. Validation and the CRD's rules both read this.
+ */
+const APT_ONLY = [
+  { field: 'suites', emptyAllowed: true },
+  { field: 'components', emptyAllowed: true },
+  { field: 'architectures', emptyAllowed: false },
+] as const;
+
+function aptOnly(field: string): string {
+  return `apt only: a dnf repository has no ${field}`;
+}
 
 function validateRepository(e: FieldErrors, at: string, value: Record<string, unknown>): void {
   validateRepositoryUri(e, at, value.uri);
-  for (const field of APT_ONLY) {
+  for (const { field, emptyAllowed } of APT_ONLY) {
     const items = arrayAt(e, `${at}.${field}`, value[field]);
-    if (
-      items.length > 0 ||
-      (field === 'architectures' && value[field] !== undefined && value[field] !== null)
-    ) {
-      e.forbidden(`${at}.${field}`, `apt only: a dnf repository has no ${field}`);
+    if (items.length > 0 || (!emptyAllowed && value[field] !== undefined && value[field] !== null)) {
+      e.forbidden(`${at}.${field}`, aptOnly(field));
     }
   }
   const gpgcheck = booleanAt(e, `${at}.gpgcheck`, value.gpgcheck);
@@ -110,24 +119,12 @@ export const dnfRules = {
   repositoryFields,
   repositoryDirs: [DNF_REPOS_DIR, DNF_KEY_DIR],
   repositoryRules: [
-    {
-      rule: '!has(self.suites) || size(self.suites) == 0',
-      message: 'apt only: a dnf repository has no suites',
-      fieldPath: '.suites',
-      reason: 'FieldValueForbidden',
-    },
-    {
-      rule: '!has(self.components) || size(self.components) == 0',
-      message: 'apt only: a dnf repository has no components',
-      fieldPath: '.components',
-      reason: 'FieldValueForbidden',
-    },
-    {
-      rule: '!has(self.architectures)',
-      message: 'apt only: a dnf repository has no architectures',
-      fieldPath: '.architectures',
-      reason: 'FieldValueForbidden',
-    },
+    ...APT_ONLY.map(({ field, emptyAllowed }) => ({
+      rule: emptyAllowed ? `!has(self.${field}) || size(self.${field}) == 0` : `!has(self.${field})`,
+      message: aptOnly(field),
+      fieldPath: `.${field}`,
+      reason: 'FieldValueForbidden' as const,
+    })),
     {
       rule: "!has(self.signingKey) || !has(self.signingKey.encoding) || self.signingKey.encoding == 'armored'",
       message: 'dnf takes an ASCII-armored key only (armored)',
