@@ -75,7 +75,10 @@ export function packageChecks({
   };
 }
 
-/** Whether `text` matches a pinned version's `pattern` as a whole, `*` matching anything. */
+/**
+ * Whether `text` matches a pinned version's `pattern` as a whole, `*` matching anything: apt's and dnf's
+ * pins, and the kubelet's version against its pin (kubelet-version.ts).
+ */
 export function versionGlob(pattern: string, text: string): boolean {
   const expression = pattern
     .split('*')
