@@ -77,6 +77,11 @@ export const labelSelectorSchema = object(
   { 'x-kubernetes-map-type': 'atomic' },
 );
 
+/** The label selector schema with a description of what this selector picks. */
+export function describedSelector(description: string): typeof labelSelectorSchema {
+  return { ...labelSelectorSchema, json: { ...labelSelectorSchema.json, description } };
+}
+
 /** metav1.Condition, with the constraints Kubernetes' own CRDs declare for it. */
 export const conditionSchema = object(
   {

@@ -9,6 +9,7 @@
 // `1.33.2-150500.1.1` from its RPM ones, `1:1.33.2-1.1` with an epoch. The kubelet's own version is the
 // upstream part: the epoch and the packaging revision (after the last `-`) removed.
 
+import { versionGlob } from './packages/package-rules.ts';
 import type { RenderedConfig } from './types.ts';
 
 /** The package whose pin is the kubelet's version (kubeadm's and pkgs.k8s.io's name). */
@@ -68,11 +69,7 @@ export function kubeletVersionMatches(pin: KubeletPin, reported: string | undefi
   if (core === undefined) return false;
   const upstream = pin.upstream.replace(/[-+~].*$/, '');
   if (!upstream.includes('*')) return core === upstream;
-  const expression = upstream
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${expression}$`).test(core);
+  return versionGlob(upstream, core);
 }
 
 /** The API server's version as /version gives it (apimachinery version.Info). */

@@ -1,6 +1,6 @@
 // NodeConfigPool: which nodes get which NodeConfigs, and how a new revision is rolled out across them.
 
-import { labelSelectorSchema } from './common-schemas.ts';
+import { describedSelector, labelSelectorSchema } from './common-schemas.ts';
 import { MAX_PATH_LENGTH, MAX_POOL_NAME_LENGTH, MAX_URL_LENGTH } from './limits.ts';
 import { secretNamespaceSchema } from './node-config-schema.ts';
 import { DEFAULT_REBOOT_SENTINEL_FILE, DRIFT_POLICIES, OS_REBOOT_POLICIES } from './node-protocol.ts';
@@ -274,11 +274,6 @@ export const maintenanceWindowSchema = object(
   },
   'A window in which batches may start; progress resumes in the next window. The duration is elapsed time.',
 );
-
-/** The label selector schema with a description of what this selector picks. */
-function describedSelector(description: string): typeof labelSelectorSchema {
-  return { ...labelSelectorSchema, json: { ...labelSelectorSchema.json, description } };
-}
 
 export const rollingUpdateSchema = object(
   {

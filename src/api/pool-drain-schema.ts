@@ -2,7 +2,7 @@
 // cannot finish does (docs/operations.md, "Drains"). Its own file: node-config-pool-schema.ts is at
 // its size cap.
 
-import { labelSelectorSchema } from './common-schemas.ts';
+import { describedSelector } from './common-schemas.ts';
 import { boolean, defaulted, integer, object, optional, type Rule, stringEnum } from './schema-builder.ts';
 
 /** What a drain that cannot finish in drain.timeoutSeconds does. */
@@ -13,10 +13,6 @@ export const DEFAULT_MAX_SKIPPED = 1;
 
 /** progressDeadlineSeconds when the pool sets none (the schema's default). */
 const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
-
-function describedSelector(description: string): typeof labelSelectorSchema {
-  return { ...labelSelectorSchema, json: { ...labelSelectorSchema.json, description } };
-}
 
 export const drainSchema = object(
   {

@@ -556,6 +556,111 @@ describe('cause messages', () => {
     assert.equal(proc?.message, 'Forbidden: nodeherd does not write under /proc');
   });
 
+  test('repositories and packages of apt and dnf: each cause’s field and text', () => {
+    const repositories = [
+      {
+        name: 'a',
+        uri: 'ftp://x.example/',
+        suites: ['stable'],
+        components: ['main'],
+        signingKey: { data: 'nope' },
+      },
+      {
+        name: 'b',
+        uri: 'https://x.example/a\tb',
+        suites: ['./'],
+        components: ['main'],
+        signingKey: { data: '', encoding: 'base64' },
+        gpgcheck: true,
+      },
+      {
+        name: 'c',
+        uri: 'https://x.example/',
+        suites: ['stable'],
+        signingKey: { data: '!!', encoding: 'base64' },
+      },
+      {
+        name: 'd',
+        manager: 'dnf',
+        suites: [],
+        components: ['main'],
+        architectures: [],
+        signingKey: { data: 'x', encoding: 'base64' },
+        gpgcheck: false,
+      },
+      {
+        name: 'e',
+        manager: 'dnf',
+        uri: 'https://x.example/\ngpgcheck=0',
+        suites: ['stable'],
+        architectures: ['amd64'],
+        signingKey: { data: KEY },
+      },
+    ];
+    const packages = [
+      { name: 'Bad Name', version: '1 2' },
+      { version: '1.0' },
+      { name: 'curl:amd64', manager: 'dnf', version: '7.76.1-26-el9' },
+      { name: '-y', manager: 'dnf' },
+    ];
+    const causes = validateNodeConfig(nodeConfig({ repositories, packages })).map((c) => [
+      c.field,
+      c.message,
+    ]);
+    assert.deepEqual(causes, [
+      [
+        'spec.repositories[0].uri',
+        'Invalid value: "ftp://x.example/": must be an http://, https:// or file:// URI',
+      ],
+      [
+        'spec.repositories[0].signingKey.data',
+        'Invalid value: "nope": must be an ASCII-armored OpenPGP public key block',
+      ],
+      [
+        'spec.repositories[1].uri',
+        'Invalid value: "https://x.example/a\\tb": must not contain whitespace, control characters or #',
+      ],
+      [
+        'spec.repositories[1].components',
+        'Forbidden: a flat repository (suite ending in /) has no components',
+      ],
+      ['spec.repositories[1].gpgcheck', 'Forbidden: dnf only: apt checks every repository’s signature'],
+      ['spec.repositories[1].signingKey.data', 'Required value'],
+      [
+        'spec.repositories[2].components',
+        'Required value: at least one component unless the suite ends in / (flat repository)',
+      ],
+      ['spec.repositories[2].signingKey.data', 'Invalid value: "!!": must be valid base64'],
+      ['spec.repositories[3].uri', 'Required value'],
+      ['spec.repositories[3].components', 'Forbidden: apt only: a dnf repository has no components'],
+      ['spec.repositories[3].architectures', 'Forbidden: apt only: a dnf repository has no architectures'],
+      ['spec.repositories[3].signingKey', 'Forbidden: a key is pointless with gpgcheck: false'],
+      [
+        'spec.repositories[3].signingKey.encoding',
+        'Invalid value: "base64": dnf takes an ASCII-armored key only (armored)',
+      ],
+      [
+        'spec.repositories[3].signingKey.data',
+        'Invalid value: "x": must be an ASCII-armored OpenPGP public key block',
+      ],
+      [
+        'spec.repositories[4].uri',
+        'Invalid value: "https://x.example/\\ngpgcheck=0": must not contain whitespace, control characters or #',
+      ],
+      ['spec.repositories[4].suites', 'Forbidden: apt only: a dnf repository has no suites'],
+      ['spec.repositories[4].architectures', 'Forbidden: apt only: a dnf repository has no architectures'],
+      ['spec.packages[0].name', 'Invalid value: "Bad Name": must be a Debian package name'],
+      ['spec.packages[0].version', 'Invalid value: "1 2": must be a Debian version'],
+      ['spec.packages[1].name', 'Required value'],
+      ['spec.packages[2].name', 'Invalid value: "curl:amd64": must be an RPM package name'],
+      [
+        'spec.packages[2].version',
+        'Invalid value: "7.76.1-26-el9": must be an RPM [epoch:]version[-release]',
+      ],
+      ['spec.packages[3].name', 'Invalid value: "-y": must be an RPM package name'],
+    ]);
+  });
+
   test('a path merely starting like a refused one is fine', () => {
     assert.deepEqual(causesOf({ files: [file('/procedures/a'), file('/runner/b'), file('/devices/c')] }), []);
   });

@@ -9,6 +9,7 @@ import { childPath, type FieldPath, indexPath, keyPath } from './field-path.ts';
 import { isJsonObject } from './json-value.ts';
 import { isDNS1035Label, validatePathSegmentName } from './names.ts';
 import { validateObjectMeta } from './object-meta-validation.ts';
+import type { SchemaValidator } from './structural-validation.ts';
 
 function validateEmbeddedResource(path: FieldPath, obj: Record<string, unknown>): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -77,10 +78,4 @@ function walk(path: FieldPath, value: unknown, s: JSONSchemaProps | undefined): 
 }
 
 /** Validates every embedded resource in obj (the root's own metadata is the server's job). */
-export function validateEmbeddedResources(
-  obj: unknown,
-  schema: JSONSchemaProps,
-  path: FieldPath = '',
-): StatusCause[] {
-  return walk(path, obj, schema);
-}
+export const validateEmbeddedResources: SchemaValidator = (obj, schema, path = '') => walk(path, obj, schema);

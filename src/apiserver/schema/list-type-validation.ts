@@ -8,6 +8,7 @@ import { duplicate, invalid } from './field-errors.ts';
 import { childPath, type FieldPath, indexPath, keyPath } from './field-path.ts';
 import { goJson } from './go-format.ts';
 import { isJsonObject } from './json-value.ts';
+import type { SchemaValidator } from './structural-validation.ts';
 
 // A key that is absent differs from every value, null included.
 const unspecified = Symbol('unspecified key');
@@ -97,10 +98,5 @@ function validateObject(path: FieldPath, s: JSONSchemaProps, obj: Record<string,
 }
 
 /** Uniqueness of set and map lists anywhere in obj. */
-export function validateListSetsAndMaps(
-  obj: unknown,
-  schema: JSONSchemaProps,
-  path: FieldPath = '',
-): StatusCause[] {
-  return isJsonObject(obj) ? validateObject(path, schema, obj) : [];
-}
+export const validateListSetsAndMaps: SchemaValidator = (obj, schema, path = '') =>
+  isJsonObject(obj) ? validateObject(path, schema, obj) : [];

@@ -58,9 +58,13 @@ export function emptyError(): string {
   return 'must be non-empty';
 }
 
+/**
+ * validation.RegexError: the message, examples, and the regex itself. Examples after the first follow
+ * ' or ' although each already ends in ', ', so kube's text has two spaces there: `'a',  or 'b', `.
+ */
 export function regexError(msg: string, fmt: string, ...examples: string[]): string {
   if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
-  const shown = examples.map((e) => `'${e}', `).join('or ');
+  const shown = examples.map((e) => `'${e}', `).join(' or ');
   return `${msg} (e.g. ${shown}regex used for validation is '${fmt}')`;
 }
 

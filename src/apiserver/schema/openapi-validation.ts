@@ -10,6 +10,7 @@ import { goFloat, goJson, goNumber, goQuote } from './go-format.ts';
 import { goRegexpMatches } from './go-regexp.ts';
 import { isJsonObject, type JsonType, jsonEqual, jsonTypeOf } from './json-value.ts';
 import { isSupportedFormat, matchesFormat } from './string-formats.ts';
+import type { SchemaValidator } from './structural-validation.ts';
 
 /** The types a node admits; int-or-string is kube's shorthand for integer or string. */
 export function schemaTypes(s: JSONSchemaProps): string[] {
@@ -293,10 +294,5 @@ class SchemaValidation {
  * with the prefix `…properties[x].default`); composite and root failures land on the prefix itself,
  * which prints as `<nil>` when empty, exactly as kube does.
  */
-export function validateAgainstSchema(
-  value: unknown,
-  schema: JSONSchemaProps,
-  fieldPrefix: FieldPath = '',
-): StatusCause[] {
-  return new SchemaValidation(fieldPrefix).validate(value, schema, '');
-}
+export const validateAgainstSchema: SchemaValidator = (value, schema, fieldPrefix = '') =>
+  new SchemaValidation(fieldPrefix).validate(value, schema, '');

@@ -6,7 +6,12 @@
 import { isPlainObject as isRecord } from '../../util/plain-object.ts';
 import type { StatusCause } from '../errors.ts';
 import { ApiError, badRequest } from '../errors.ts';
-import { invalidValue, labelValueErrors, qualifiedNameErrors } from './label-validation.ts';
+import { isQualifiedName, isValidLabelValue } from '../schema/names.ts';
+
+/** field.Invalid(...).Error(): `<path>: Invalid value: "<value>": <detail>`. */
+function invalidValue(path: string, value: string, detail: string): string {
+  return `${path}: Invalid value: ${JSON.stringify(value)}: ${detail}`;
+}
 
 /** selection.Operator values, as Kubernetes spells them. */
 export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
@@ -120,7 +125,7 @@ function requirementErrors(r: LabelRequirement, path: string): string[] {
   const errors: string[] = [];
   const keyPath = path ? `${path}.key` : 'key';
   const valuesPath = path ? `${path}.values` : 'values';
-  for (const message of qualifiedNameErrors(r.key)) errors.push(invalidValue(keyPath, r.key, message));
+  for (const message of isQualifiedName(r.key)) errors.push(invalidValue(keyPath, r.key, message));
   switch (r.operator) {
     case 'in':
     case 'notin':
@@ -160,7 +165,7 @@ function requirementErrors(r: LabelRequirement, path: string): string[] {
       break;
   }
   r.values.forEach((value, i) => {
-    for (const message of labelValueErrors(value))
+    for (const message of isValidLabelValue(value))
       errors.push(invalidValue(`${valuesPath}[${i}][${r.key}]`, value, message));
   });
   return errors;
@@ -296,7 +301,7 @@ class SelectorParser {
     }
     if (token.kind !== 'identifier') throw new Error(`found '${token.text}', expected: identifier`);
     const key = token.text;
-    const keyErrors = qualifiedNameErrors(key);
+    const keyErrors = isQualifiedName(key);
     if (keyErrors.length > 0) throw new Error(invalidValue('<nil>', key, keyErrors.join('; ')));
     const following = this.peek(true).kind;
     if (following === 'end' || following === ',') operator ??= 'exists';
@@ -435,7 +440,7 @@ export function validateLabelSelector(selector: unknown, path: string): StatusCa
       causes.push(cause('FieldValueInvalid', labelsPath, 'Invalid value: must be a map of strings'));
     } else {
       for (const [key, value] of Object.entries(matchLabels)) {
-        for (const message of qualifiedNameErrors(key)) {
+        for (const message of isQualifiedName(key)) {
           causes.push(
             cause('FieldValueInvalid', labelsPath, `Invalid value: ${JSON.stringify(key)}: ${message}`),
           );
@@ -444,7 +449,7 @@ export function validateLabelSelector(selector: unknown, path: string): StatusCa
           causes.push(cause('FieldValueInvalid', `${labelsPath}[${key}]`, 'Invalid value: must be a string'));
           continue;
         }
-        for (const message of labelValueErrors(value)) {
+        for (const message of isValidLabelValue(value)) {
           causes.push(
             cause('FieldValueInvalid', labelsPath, `Invalid value: ${JSON.stringify(value)}: ${message}`),
           );
@@ -506,7 +511,7 @@ function expressionCauses(expression: unknown, path: string): StatusCause[] {
   if (key !== undefined && typeof key !== 'string') {
     causes.push(cause('FieldValueInvalid', `${path}.key`, 'Invalid value: must be a string'));
   } else {
-    for (const message of qualifiedNameErrors(key ?? '')) {
+    for (const message of isQualifiedName(key ?? '')) {
       causes.push(
         cause('FieldValueInvalid', `${path}.key`, `Invalid value: ${JSON.stringify(key ?? '')}: ${message}`),
       );
@@ -518,7 +523,7 @@ function expressionCauses(expression: unknown, path: string): StatusCause[] {
         causes.push(cause('FieldValueInvalid', `${valuesPath}[${i}]`, 'Invalid value: must be a string'));
         return;
       }
-      for (const message of labelValueErrors(value)) {
+      for (const message of isValidLabelValue(value)) {
         causes.push(
           cause(
             'FieldValueInvalid',

@@ -277,7 +277,7 @@ test('embedded resources need apiVersion and kind, and valid metadata', () => {
       ['spec.template.metadata.name', 'Invalid value: "a/b": may not contain \'/\''],
       [
         'spec.template.metadata.labels',
-        "Invalid value: \"-x\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        "Invalid value: \"-x\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
       ],
     ],
   );
@@ -293,7 +293,7 @@ test('embedded resources need apiVersion and kind, and valid metadata', () => {
     }).map((c) => c.message),
     [
       'Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c',
-      "Invalid value: \"Bad_Kind\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name', or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+      "Invalid value: \"Bad_Kind\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
     ],
   );
 });

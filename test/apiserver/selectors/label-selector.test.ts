@@ -98,6 +98,15 @@ const syntaxErrors: [string, string][] = [
     `${'k'.repeat(64)}=v`,
     `unable to parse requirement: <nil>: Invalid value: "${'k'.repeat(64)}": name part must be no more than 63 characters`,
   ],
+  // Go's len() counts bytes: 32 two-byte characters are 64, over the limit as well as not matching.
+  [
+    `${'é'.repeat(32)}=v`,
+    `unable to parse requirement: <nil>: Invalid value: "${'é'.repeat(32)}": name part must be no more than 63 characters; ${KEY_RULE}`,
+  ],
+  [
+    `a=${'é'.repeat(32)}`,
+    `unable to parse requirement: [values[0][a]: Invalid value: "${'é'.repeat(32)}": must be no more than 63 characters, values[0][a]: Invalid value: "${'é'.repeat(32)}": ${VALUE_RULE}]`,
+  ],
   [
     'Example.com/a=b',
     `unable to parse requirement: <nil>: Invalid value: "Example.com/a": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,

@@ -3,16 +3,7 @@
 // writes repositories with the same patterns (src/agent/executors/apt/apt-sources.ts), so a config
 // validated here is one the agent writes.
 
-import { signingKeyProblem } from '../../config-rules.ts';
-import {
-  arrayAt,
-  enumAt,
-  type FieldErrors,
-  objectAt,
-  patterned,
-  requiredPatterned,
-  stringAt,
-} from '../../field-errors.ts';
+import { arrayAt, enumAt, type FieldErrors, objectAt, requiredPatterned } from '../../field-errors.ts';
 import { MAX_URL_LENGTH } from '../../limits.ts';
 import { APT_KEYRING_DIR, APT_SOURCES_DIR } from '../../paths.ts';
 import {
@@ -22,11 +13,16 @@ import {
   DEB_PACKAGE_NAME,
   DEB_PACKAGE_VERSION,
   REPOSITORY_URI,
-  regex,
   WORD,
 } from '../../patterns.ts';
-import { array, celString, defaulted, object, optional, string, stringEnum } from '../../schema-builder.ts';
-import type { PackageManagerRules, ValidPackage } from '../package-manager.ts';
+import { array, defaulted, object, optional, string, stringEnum } from '../../schema-builder.ts';
+import type { PackageManagerRules } from '../package-manager.ts';
+import {
+  packageChecks,
+  validateRepositoryUri,
+  validateSigningKeyData,
+  versionGlob,
+} from '../package-rules.ts';
 
 const signingKeySchema = object(
   {
@@ -72,14 +68,7 @@ const repositoryFields = {
 const A_WORD = 'a single word (no whitespace, control characters or #)';
 
 function validateRepository(e: FieldErrors, at: string, value: Record<string, unknown>): void {
-  const uri = stringAt(e, `${at}.uri`, value.uri);
-  if (uri === undefined) e.required(`${at}.uri`);
-  else if (!URL.canParse(uri) || !['http:', 'https:', 'file:'].includes(new URL(uri).protocol)) {
-    e.invalid(`${at}.uri`, uri, 'must be an http://, https:// or file:// URI');
-  } else if (!regex(REPOSITORY_URI).test(uri)) {
-    // The URL parser drops tabs and newlines; apt (and the agent) would not.
-    e.invalid(`${at}.uri`, uri, 'must not contain whitespace, control characters or #');
-  }
+  validateRepositoryUri(e, at, value.uri);
   const suites = arrayAt(e, `${at}.suites`, value.suites);
   if (suites.length === 0) e.required(`${at}.suites`);
   for (const [i, s] of suites.entries()) requiredPatterned(e, `${at}.suites[${i}]`, s, WORD, A_WORD);
@@ -102,30 +91,14 @@ function validateRepository(e: FieldErrors, at: string, value: Record<string, un
   const key = objectAt(e, `${at}.signingKey`, value.signingKey);
   if (key) {
     const encoding = enumAt(e, `${at}.signingKey.encoding`, key.encoding, ['armored', 'base64'] as const);
-    const data = stringAt(e, `${at}.signingKey.data`, key.data);
-    if (data === undefined || data === '') e.required(`${at}.signingKey.data`);
-    else {
-      const problem = signingKeyProblem(data, encoding === 'base64' ? 'base64' : 'armored');
-      if (problem !== undefined) e.invalid(`${at}.signingKey.data`, data, problem);
-    }
+    validateSigningKeyData(e, at, key.data, encoding === 'base64' ? 'base64' : 'armored');
   }
-}
-
-function validatePackage(e: FieldErrors, at: string, value: Record<string, unknown>): ValidPackage {
-  return {
-    name: requiredPatterned(e, `${at}.name`, value.name, DEB_PACKAGE_NAME, 'a Debian package name'),
-    version: patterned(e, `${at}.version`, value.version, DEB_PACKAGE_VERSION, 'a Debian version'),
-  };
 }
 
 /** apt's `=` version syntax: exact, with `*` matching anything (e.g. 1.28.*). */
 export function aptVersionMatches(pattern: string, installed: string): boolean {
   if (!pattern.includes('*')) return pattern === installed;
-  const expression = pattern
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${expression}$`).test(installed);
+  return versionGlob(pattern, installed);
 }
 
 export const aptRules = {
@@ -159,21 +132,10 @@ export const aptRules = {
       reason: 'FieldValueRequired',
     },
   ],
-  packageRules: [
-    {
-      rule: `self.name.matches(${celString(DEB_PACKAGE_NAME)})`,
-      message: 'must be a Debian package name',
-      fieldPath: '.name',
-      reason: 'FieldValueInvalid',
-    },
-    {
-      rule: `!has(self.version) || self.version.matches(${celString(DEB_PACKAGE_VERSION)})`,
-      message: 'must be a Debian version',
-      fieldPath: '.version',
-      reason: 'FieldValueInvalid',
-    },
-  ],
+  ...packageChecks({
+    name: { pattern: DEB_PACKAGE_NAME, is: 'a Debian package name' },
+    version: { pattern: DEB_PACKAGE_VERSION, is: 'a Debian version' },
+  }),
   validateRepository,
-  validatePackage,
   versionMatches: aptVersionMatches,
 } as const satisfies PackageManagerRules;

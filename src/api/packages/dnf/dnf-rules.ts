@@ -4,19 +4,16 @@
 // patterns (src/agent/executors/dnf/dnf-repo-file.ts), so a config validated here is one it writes: no
 // value can end a line of the INI file or start an option of dnf's command line.
 
-import { signingKeyProblem } from '../../config-rules.ts';
+import { arrayAt, enumAt, type FieldErrors, objectAt } from '../../field-errors.ts';
+import { RPM_PACKAGE_NAME, RPM_PACKAGE_VERSION } from '../../patterns.ts';
+import { boolean, optional } from '../../schema-builder.ts';
+import type { PackageManagerRules } from '../package-manager.ts';
 import {
-  arrayAt,
-  enumAt,
-  type FieldErrors,
-  objectAt,
-  patterned,
-  requiredPatterned,
-  stringAt,
-} from '../../field-errors.ts';
-import { REPOSITORY_URI, RPM_PACKAGE_NAME, RPM_PACKAGE_VERSION, regex } from '../../patterns.ts';
-import { boolean, celString, optional } from '../../schema-builder.ts';
-import type { PackageManagerRules, ValidPackage } from '../package-manager.ts';
+  packageChecks,
+  validateRepositoryUri,
+  validateSigningKeyData,
+  versionGlob,
+} from '../package-rules.ts';
 
 /** Where the agent writes .repo files (dnf's default reposdir). */
 export const DNF_REPOS_DIR = '/etc/yum.repos.d';
@@ -43,24 +40,26 @@ function booleanAt(e: FieldErrors, field: string, value: unknown): boolean | und
   return value;
 }
 
-const APT_ONLY = ['suites', 'components', 'architectures'] as const;
+/**
+ * apt's fields, which a dnf repository may not have: an empty list of suites or components is allowed
+ * (it says nothing), architectures not at all. Validation and the CRD's rules both read this.
+ */
+const APT_ONLY = [
+  { field: 'suites', emptyAllowed: true },
+  { field: 'components', emptyAllowed: true },
+  { field: 'architectures', emptyAllowed: false },
+] as const;
+
+function aptOnly(field: string): string {
+  return `apt only: a dnf repository has no ${field}`;
+}
 
 function validateRepository(e: FieldErrors, at: string, value: Record<string, unknown>): void {
-  const uri = stringAt(e, `${at}.uri`, value.uri);
-  if (uri === undefined) e.required(`${at}.uri`);
-  else if (!URL.canParse(uri) || !['http:', 'https:', 'file:'].includes(new URL(uri).protocol)) {
-    e.invalid(`${at}.uri`, uri, 'must be an http://, https:// or file:// URI');
-  } else if (!regex(REPOSITORY_URI).test(uri)) {
-    // The URL parser drops tabs and newlines; a newline would start a new line of the .repo file.
-    e.invalid(`${at}.uri`, uri, 'must not contain whitespace, control characters or #');
-  }
-  for (const field of APT_ONLY) {
+  validateRepositoryUri(e, at, value.uri);
+  for (const { field, emptyAllowed } of APT_ONLY) {
     const items = arrayAt(e, `${at}.${field}`, value[field]);
-    if (
-      items.length > 0 ||
-      (field === 'architectures' && value[field] !== undefined && value[field] !== null)
-    ) {
-      e.forbidden(`${at}.${field}`, `apt only: a dnf repository has no ${field}`);
+    if (items.length > 0 || (!emptyAllowed && value[field] !== undefined && value[field] !== null)) {
+      e.forbidden(`${at}.${field}`, aptOnly(field));
     }
   }
   const gpgcheck = booleanAt(e, `${at}.gpgcheck`, value.gpgcheck);
@@ -71,25 +70,7 @@ function validateRepository(e: FieldErrors, at: string, value: Record<string, un
   if (encoding === 'base64') {
     e.invalid(`${at}.signingKey.encoding`, encoding, 'dnf takes an ASCII-armored key only (armored)');
   }
-  const data = stringAt(e, `${at}.signingKey.data`, key.data);
-  if (data === undefined || data === '') e.required(`${at}.signingKey.data`);
-  else {
-    const problem = signingKeyProblem(data, 'armored');
-    if (problem !== undefined) e.invalid(`${at}.signingKey.data`, data, problem);
-  }
-}
-
-function validatePackage(e: FieldErrors, at: string, value: Record<string, unknown>): ValidPackage {
-  return {
-    name: requiredPatterned(e, `${at}.name`, value.name, RPM_PACKAGE_NAME, 'an RPM package name'),
-    version: patterned(
-      e,
-      `${at}.version`,
-      value.version,
-      RPM_PACKAGE_VERSION,
-      'an RPM [epoch:]version[-release]',
-    ),
-  };
+  validateSigningKeyData(e, at, key.data, 'armored');
 }
 
 export interface Evr {
@@ -111,14 +92,6 @@ export function parseEvr(text: string): Evr {
   return evr;
 }
 
-function glob(pattern: string, text: string): boolean {
-  const expression = pattern
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${expression}$`).test(text);
-}
-
 /**
  * dnf's matching of a pinned version against an installed `[epoch:]version-release`, as
  * `dnf install name-<pin>` resolves it: the version (and release, when the pin names one) must match,
@@ -132,9 +105,12 @@ export function dnfVersionMatches(pattern: string, installed: string): boolean {
   if (pinnedEpoch && pin.epoch !== have.epoch) return false;
   if (pin.release === undefined) {
     // `1.2.3` matches 1.2.3-<any release>; a pin whose glob spans the release (`1.33*`) matches the whole.
-    return glob(pin.version, have.version) || glob(pin.version, `${have.version}-${have.release ?? ''}`);
+    return (
+      versionGlob(pin.version, have.version) ||
+      versionGlob(pin.version, `${have.version}-${have.release ?? ''}`)
+    );
   }
-  return glob(pin.version, have.version) && glob(pin.release, have.release ?? '');
+  return versionGlob(pin.version, have.version) && versionGlob(pin.release, have.release ?? '');
 }
 
 export const dnfRules = {
@@ -143,24 +119,12 @@ export const dnfRules = {
   repositoryFields,
   repositoryDirs: [DNF_REPOS_DIR, DNF_KEY_DIR],
   repositoryRules: [
-    {
-      rule: '!has(self.suites) || size(self.suites) == 0',
-      message: 'apt only: a dnf repository has no suites',
-      fieldPath: '.suites',
-      reason: 'FieldValueForbidden',
-    },
-    {
-      rule: '!has(self.components) || size(self.components) == 0',
-      message: 'apt only: a dnf repository has no components',
-      fieldPath: '.components',
-      reason: 'FieldValueForbidden',
-    },
-    {
-      rule: '!has(self.architectures)',
-      message: 'apt only: a dnf repository has no architectures',
-      fieldPath: '.architectures',
-      reason: 'FieldValueForbidden',
-    },
+    ...APT_ONLY.map(({ field, emptyAllowed }) => ({
+      rule: emptyAllowed ? `!has(self.${field}) || size(self.${field}) == 0` : `!has(self.${field})`,
+      message: aptOnly(field),
+      fieldPath: `.${field}`,
+      reason: 'FieldValueForbidden' as const,
+    })),
     {
       rule: "!has(self.signingKey) || !has(self.signingKey.encoding) || self.signingKey.encoding == 'armored'",
       message: 'dnf takes an ASCII-armored key only (armored)',
@@ -174,21 +138,10 @@ export const dnfRules = {
       reason: 'FieldValueForbidden',
     },
   ],
-  packageRules: [
-    {
-      rule: `self.name.matches(${celString(RPM_PACKAGE_NAME)})`,
-      message: 'must be an RPM package name',
-      fieldPath: '.name',
-      reason: 'FieldValueInvalid',
-    },
-    {
-      rule: `!has(self.version) || self.version.matches(${celString(RPM_PACKAGE_VERSION)})`,
-      message: 'must be an RPM [epoch:]version[-release]',
-      fieldPath: '.version',
-      reason: 'FieldValueInvalid',
-    },
-  ],
+  ...packageChecks({
+    name: { pattern: RPM_PACKAGE_NAME, is: 'an RPM package name' },
+    version: { pattern: RPM_PACKAGE_VERSION, is: 'an RPM [epoch:]version[-release]' },
+  }),
   validateRepository,
-  validatePackage,
   versionMatches: dnfVersionMatches,
 } as const satisfies PackageManagerRules;
