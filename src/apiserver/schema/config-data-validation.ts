@@ -6,7 +6,7 @@ import type { StatusCause } from '../errors.ts';
 import type { KubeObject } from '../storage/types.ts';
 import { forbidden, invalid, tooLong } from './field-errors.ts';
 import { keyPath } from './field-path.ts';
-import { maxLenError, regexError } from './names.ts';
+import { byteLength, maxLenError, regexError } from './names.ts';
 
 /** corev1.MaxSecretSize, also the limit for a ConfigMap's data plus binaryData. */
 export const MAX_SECRET_SIZE = 1024 * 1024;
@@ -14,7 +14,7 @@ export const MAX_SECRET_SIZE = 1024 * 1024;
 /** validation.IsConfigMapKey. */
 export function isConfigMapKey(key: string): string[] {
   const errs: string[] = [];
-  if (key.length > 253) errs.push(maxLenError(253));
+  if (byteLength(key) > 253) errs.push(maxLenError(253));
   if (!/^[-._a-zA-Z0-9]+$/.test(key)) {
     errs.push(
       regexError(

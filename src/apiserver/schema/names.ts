@@ -46,7 +46,7 @@ const qualifiedNameRegexp = anchored(qualifiedNameFmt);
 const labelValueRegexp = anchored(labelValueFmt);
 
 /** Byte length, as Go's len() counts a string. */
-function byteLength(s: string): number {
+export function byteLength(s: string): number {
   return Buffer.byteLength(s, 'utf8');
 }
 
