@@ -2,27 +2,18 @@
 // keeps three besides the state component's files: what an interrupted apply may have touched, the
 // last failure, and a pending reboot or self-restart.
 
-import { join } from 'node:path';
-import { writeFileAtomic } from '../../util/atomic-write.ts';
-import { unlink } from '../../util/fs-async.ts';
 import { isPlainObject } from '../../util/plain-object.ts';
 import { readTextIfPresent } from '../../util/read-if-present.ts';
-import { syncDirectory } from '../executors/directory-sync.ts';
-import { removeStaleTemporaryFiles } from '../state/stale-temporary-files.ts';
-import { ensureStateDirectory } from '../state/state-directory.ts';
+import { StateFile } from '../state/state-file.ts';
 
 export { isPlainObject as isObject } from '../../util/plain-object.ts';
 
-export class JsonRecordFile<T> {
-  readonly stateDir: string;
-  readonly fileName: string;
-  readonly path: string;
+/** remove() (inherited) deletes the record; an absent one is left as it is, unsynced. */
+export class JsonRecordFile<T> extends StateFile {
   private readonly isValid: (value: unknown) => value is T;
 
   constructor(stateDir: string, fileName: string, isValid: (value: unknown) => value is T) {
-    this.stateDir = stateDir;
-    this.fileName = fileName;
-    this.path = join(stateDir, fileName);
+    super(stateDir, fileName);
     this.isValid = isValid;
   }
 
@@ -38,20 +29,8 @@ export class JsonRecordFile<T> {
     }
   }
 
-  async write(value: T): Promise<void> {
-    await ensureStateDirectory(this.stateDir);
-    await removeStaleTemporaryFiles(this.stateDir, this.fileName);
-    await writeFileAtomic(this.path, `${JSON.stringify(value)}\n`, { mode: 0o600 });
-  }
-
-  async remove(): Promise<void> {
-    try {
-      await unlink(this.path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error;
-    }
-    await syncDirectory(this.stateDir);
+  write(value: T): Promise<void> {
+    return this.replace(`${JSON.stringify(value)}\n`);
   }
 }
 

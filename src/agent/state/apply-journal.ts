@@ -16,14 +16,11 @@
 // planned differently) is discarded too: redoing idempotent actions is safe, skipping the wrong
 // ones is not.
 
-import { join } from 'node:path';
-import { writeFileAtomic } from '../../util/atomic-write.ts';
-import { type OpenFile, open, unlink } from '../../util/fs-async.ts';
+import { type OpenFile, open } from '../../util/fs-async.ts';
 import { readFileIfPresent } from '../../util/read-if-present.ts';
 import { isoTime } from '../../util/utc-time.ts';
-import { syncDirectory } from '../executors/directory-sync.ts';
-import { removeStaleTemporaryFiles } from './stale-temporary-files.ts';
 import { DEFAULT_STATE_DIR, ensureStateDirectory } from './state-directory.ts';
+import { StateFile } from './state-file.ts';
 
 const JOURNAL_FILE = 'apply-journal.jsonl';
 const JOURNAL_VERSION = 1;
@@ -45,14 +42,16 @@ export interface JournalStart {
 }
 
 export class ApplyJournal {
-  readonly stateDir: string;
-  readonly path: string;
+  private readonly file: StateFile;
   private current: JournalSnapshot | undefined;
   private handle: OpenFile | undefined;
 
   constructor(stateDir: string = DEFAULT_STATE_DIR) {
-    this.stateDir = stateDir;
-    this.path = join(stateDir, JOURNAL_FILE);
+    this.file = new StateFile(stateDir, JOURNAL_FILE);
+  }
+
+  get path(): string {
+    return this.file.path;
   }
 
   /**
@@ -74,12 +73,11 @@ export class ApplyJournal {
   async beginJournal(revisionHash: string, revisionName: string, actionIds: string[]): Promise<JournalStart> {
     if (new Set(actionIds).size !== actionIds.length) throw new Error('action ids must be unique');
     await this.closeHandle();
-    await ensureStateDirectory(this.stateDir);
+    await ensureStateDirectory(this.file.stateDir);
     const existing = await this.load();
     if (existing && existing.revisionHash === revisionHash && sameList(existing.actionIds, actionIds)) {
       this.current = existing;
     } else {
-      await removeStaleTemporaryFiles(this.stateDir, JOURNAL_FILE);
       this.current = {
         revisionHash,
         revisionName,
@@ -88,13 +86,7 @@ export class ApplyJournal {
         completed: [],
       };
       const { completed: _, ...header } = this.current;
-      await writeFileAtomic(
-        this.path,
-        `${JSON.stringify({ journalVersion: JOURNAL_VERSION, ...header })}\n`,
-        {
-          mode: 0o600,
-        },
-      );
+      await this.file.replace(`${JSON.stringify({ journalVersion: JOURNAL_VERSION, ...header })}\n`);
     }
     this.handle = await open(this.path, 'a');
     const completed = new Set(this.current.completed);
@@ -126,12 +118,7 @@ export class ApplyJournal {
   async finish(): Promise<void> {
     await this.closeHandle();
     this.current = undefined;
-    try {
-      await unlink(this.path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-    await syncDirectory(this.stateDir);
+    await this.file.remove({ syncIfAbsent: true });
   }
 
   /** Releases the file without deleting it (agent shutdown mid-apply): the next start resumes. */

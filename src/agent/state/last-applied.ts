@@ -12,12 +12,10 @@
 // JSON, not YAML: importing the `yaml` package costs the agent about 13 MB of RSS (49 → 62 MB
 // measured with node 24.21 after fs/child_process/crypto), a quarter of its 50 MB budget.
 
-import { join } from 'node:path';
-import { writeFileAtomic } from '../../util/atomic-write.ts';
 import { readTextIfPresent } from '../../util/read-if-present.ts';
 import { isoTime } from '../../util/utc-time.ts';
-import { removeStaleTemporaryFiles } from './stale-temporary-files.ts';
-import { DEFAULT_STATE_DIR, ensureStateDirectory } from './state-directory.ts';
+import { DEFAULT_STATE_DIR } from './state-directory.ts';
+import { StateFile } from './state-file.ts';
 
 const LAST_APPLIED_FILE = 'last-applied.json';
 const FORMAT_VERSION = 1;
@@ -39,12 +37,14 @@ export class CorruptStateError extends Error {
 }
 
 export class LastAppliedStore {
-  readonly stateDir: string;
-  readonly path: string;
+  private readonly file: StateFile;
 
   constructor(stateDir: string = DEFAULT_STATE_DIR) {
-    this.stateDir = stateDir;
-    this.path = join(stateDir, LAST_APPLIED_FILE);
+    this.file = new StateFile(stateDir, LAST_APPLIED_FILE);
+  }
+
+  get path(): string {
+    return this.file.path;
   }
 
   /**
@@ -71,10 +71,8 @@ export class LastAppliedStore {
       appliedAt: record.appliedAt ?? isoTime(),
       spec: record.spec,
     };
-    await ensureStateDirectory(this.stateDir);
-    await removeStaleTemporaryFiles(this.stateDir, LAST_APPLIED_FILE);
     const body = JSON.stringify({ formatVersion: FORMAT_VERSION, ...stored }, null, 2);
-    await writeFileAtomic(this.path, `${body}\n`, { mode: 0o600 });
+    await this.file.replace(`${body}\n`);
     return stored;
   }
 }
