@@ -2,7 +2,7 @@
 // units as the previous one left them; a torn last line is ignored.
 
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -44,5 +44,53 @@ describe('DurableSimulatedSystemd', () => {
     await second.restart('a.service');
     assert.ok(Date.now() - started >= 4, 'durations apply after the replay');
     assert.equal((await DurableSimulatedSystemd.open(log)).simulation.restarts('a.service'), 2);
+  });
+
+  it('logs each change as one {op, args} line, and replays reload, disable and the removals', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'durable-systemd-'));
+    dirs.push(dir);
+    const log = join(dir, 'systemd.jsonl');
+    const first = await DurableSimulatedSystemd.open(log);
+    await first.writeUnit('a.service', '[Service]\nExecStart=/bin/a\nExecReload=/bin/kill -HUP $MAINPID\n');
+    await first.writeDropIn('a.service', '10-x.conf', 'x');
+    await first.writeUnit('b.service', '[Service]\nExecStart=/bin/b\n');
+    await first.daemonReload();
+    await first.enable('a.service');
+    await first.start('a.service');
+    await first.reload('a.service');
+    await first.disable('a.service');
+    await first.removeDropIn('a.service', '10-x.conf');
+    await first.removeUnit('b.service');
+    const lines = (await readFile(log, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(lines, [
+      {
+        op: 'writeUnit',
+        args: ['a.service', '[Service]\nExecStart=/bin/a\nExecReload=/bin/kill -HUP $MAINPID\n'],
+      },
+      { op: 'writeDropIn', args: ['a.service', '10-x.conf', 'x'] },
+      { op: 'writeUnit', args: ['b.service', '[Service]\nExecStart=/bin/b\n'] },
+      { op: 'daemonReload', args: [] },
+      { op: 'enable', args: ['a.service'] },
+      { op: 'start', args: ['a.service'] },
+      { op: 'reload', args: ['a.service'] },
+      { op: 'disable', args: ['a.service'] },
+      { op: 'removeDropIn', args: ['a.service', '10-x.conf'] },
+      { op: 'removeUnit', args: ['b.service'] },
+    ]);
+
+    const second = await DurableSimulatedSystemd.open(log);
+    const a = second.simulation.unit('a.service');
+    assert.equal(a?.activeState, 'active');
+    assert.equal(a?.enabled, false, 'disabled after it was enabled');
+    assert.deepEqual(a?.dropIns, {}, 'the drop-in was removed');
+    assert.equal(second.simulation.unit('b.service')?.content, undefined, 'the unit file was removed');
+    assert.deepEqual(
+      second.simulation.calls.filter((c) => c.op === 'reload').map((c) => c.target),
+      ['a.service'],
+      'the reload was replayed',
+    );
   });
 });
