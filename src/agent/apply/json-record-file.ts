@@ -34,10 +34,33 @@ export class JsonRecordFile<T> extends StateFile {
   }
 }
 
-/** `value` is an object whose named fields have these types (as typeof says). */
+/** A field's type as typeof says it, or the strings it may be. */
+export type FieldType = 'string' | 'number' | 'boolean' | readonly string[];
+
+function isOfType(field: unknown, type: FieldType): boolean {
+  return typeof type === 'string' ? typeof field === type : type.includes(field as string);
+}
+
+/** `value` is an object whose named fields have these types. */
 export function hasFields(
   value: unknown,
-  fields: Record<string, 'string' | 'number' | 'boolean'>,
+  fields: Record<string, FieldType>,
 ): value is Record<string, unknown> {
-  return isPlainObject(value) && Object.entries(fields).every(([key, type]) => typeof value[key] === type);
+  return isPlainObject(value) && Object.entries(fields).every(([key, type]) => isOfType(value[key], type));
+}
+
+/** Each required field of T with its type: a record's table, checked against its interface. */
+export type FieldTypes<T> = {
+  [K in keyof T as undefined extends T[K] ? never : K]: T[K] extends boolean
+    ? 'boolean'
+    : T[K] extends number
+      ? 'number'
+      : T[K] extends string
+        ? 'string' | readonly T[K][]
+        : never;
+};
+
+/** The validator of a record whose required fields are `fields` (optional ones are not checked). */
+export function recordOf<T>(fields: FieldTypes<T>): (value: unknown) => value is T {
+  return (value): value is T => hasFields(value, fields as Record<string, FieldType>);
 }

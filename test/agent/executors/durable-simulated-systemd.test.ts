@@ -14,17 +14,27 @@ describe('DurableSimulatedSystemd', () => {
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   });
 
-  it('replays every successful change in a new instance', async () => {
+  const A_UNIT = '[Service]\nExecStart=/bin/a\nExecReload=/bin/kill -HUP $MAINPID\n';
+  const B_UNIT = '[Service]\nExecStart=/bin/b\n';
+  const DROP_IN = '[Service]\nEnvironment=X=1\n';
+
+  /** A wrapper on a new log, with a.service (a drop-in, enabled, started) and b.service written. */
+  async function withUnits(): Promise<{ log: string; first: DurableSimulatedSystemd }> {
     const dir = await mkdtemp(join(tmpdir(), 'durable-systemd-'));
     dirs.push(dir);
     const log = join(dir, 'systemd.jsonl');
     const first = await DurableSimulatedSystemd.open(log);
-    await first.writeUnit('a.service', '[Service]\nExecStart=/bin/a\n');
-    await first.writeDropIn('a.service', '10-x.conf', '[Service]\nEnvironment=X=1\n');
-    await first.writeUnit('b.service', '[Service]\nExecStart=/bin/b\n');
+    await first.writeUnit('a.service', A_UNIT);
+    await first.writeDropIn('a.service', '10-x.conf', DROP_IN);
+    await first.writeUnit('b.service', B_UNIT);
     await first.daemonReload();
     await first.enable('a.service');
     await first.start('a.service');
+    return { log, first };
+  }
+
+  it('replays every successful change in a new instance', async () => {
+    const { log, first } = await withUnits();
     await first.start('b.service');
     await first.restart('a.service');
     await first.stop('b.service');
@@ -47,16 +57,7 @@ describe('DurableSimulatedSystemd', () => {
   });
 
   it('logs each change as one {op, args} line, and replays reload, disable and the removals', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'durable-systemd-'));
-    dirs.push(dir);
-    const log = join(dir, 'systemd.jsonl');
-    const first = await DurableSimulatedSystemd.open(log);
-    await first.writeUnit('a.service', '[Service]\nExecStart=/bin/a\nExecReload=/bin/kill -HUP $MAINPID\n');
-    await first.writeDropIn('a.service', '10-x.conf', 'x');
-    await first.writeUnit('b.service', '[Service]\nExecStart=/bin/b\n');
-    await first.daemonReload();
-    await first.enable('a.service');
-    await first.start('a.service');
+    const { log, first } = await withUnits();
     await first.reload('a.service');
     await first.disable('a.service');
     await first.removeDropIn('a.service', '10-x.conf');
@@ -66,12 +67,9 @@ describe('DurableSimulatedSystemd', () => {
       .split('\n')
       .map((line) => JSON.parse(line));
     assert.deepEqual(lines, [
-      {
-        op: 'writeUnit',
-        args: ['a.service', '[Service]\nExecStart=/bin/a\nExecReload=/bin/kill -HUP $MAINPID\n'],
-      },
-      { op: 'writeDropIn', args: ['a.service', '10-x.conf', 'x'] },
-      { op: 'writeUnit', args: ['b.service', '[Service]\nExecStart=/bin/b\n'] },
+      { op: 'writeUnit', args: ['a.service', A_UNIT] },
+      { op: 'writeDropIn', args: ['a.service', '10-x.conf', DROP_IN] },
+      { op: 'writeUnit', args: ['b.service', B_UNIT] },
       { op: 'daemonReload', args: [] },
       { op: 'enable', args: ['a.service'] },
       { op: 'start', args: ['a.service'] },
