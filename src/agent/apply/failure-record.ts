@@ -1,6 +1,7 @@
 // The last failed apply, kept across restarts so that a revision that failed and was rolled back is
 // not applied again by a restarted agent (it would flap the node), and so retries back off.
 
+import type { StoredRevision } from '../state/state-directory.ts';
 import { JsonRecordFile, recordOf } from './json-record-file.ts';
 
 const FAILURE_FILE = 'last-failure.json';
@@ -9,9 +10,7 @@ const ROLLBACK_STATES = ['none', 'in-progress', 'done', 'failed'] as const;
 /** in-progress: the rollback was interrupted and must be finished; failed: it failed too (needs a human). */
 export type RollbackState = (typeof ROLLBACK_STATES)[number];
 
-export interface FailureRecord {
-  revisionName: string;
-  revisionHash: string;
+export interface FailureRecord extends StoredRevision {
   reason: string;
   /** Epoch ms of the latest failure. */
   failedAt: number;

@@ -8,7 +8,6 @@ import { StateFile } from '../state/state-file.ts';
 
 export { isPlainObject as isObject } from '../../util/plain-object.ts';
 
-/** remove() (inherited) deletes the record; an absent one is left as it is, unsynced. */
 export class JsonRecordFile<T> extends StateFile {
   private readonly isValid: (value: unknown) => value is T;
 
@@ -31,6 +30,11 @@ export class JsonRecordFile<T> extends StateFile {
 
   write(value: T): Promise<void> {
     return this.replace(`${JSON.stringify(value)}\n`);
+  }
+
+  /** Deletes the record; an absent one is left as it is (no directory sync). */
+  override remove(): Promise<void> {
+    return super.remove();
   }
 }
 

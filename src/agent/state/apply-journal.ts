@@ -19,15 +19,13 @@
 import { type OpenFile, open } from '../../util/fs-async.ts';
 import { readFileIfPresent } from '../../util/read-if-present.ts';
 import { isoTime } from '../../util/utc-time.ts';
-import { DEFAULT_STATE_DIR, ensureStateDirectory } from './state-directory.ts';
+import { DEFAULT_STATE_DIR, ensureStateDirectory, type StoredRevision } from './state-directory.ts';
 import { StateFile } from './state-file.ts';
 
 const JOURNAL_FILE = 'apply-journal.jsonl';
 const JOURNAL_VERSION = 1;
 
-export interface JournalSnapshot {
-  revisionHash: string;
-  revisionName: string;
+export interface JournalSnapshot extends StoredRevision {
   /** RFC 3339 time the apply of this revision first started. */
   startedAt: string;
   actionIds: string[];
@@ -41,17 +39,12 @@ export interface JournalStart {
   completed: Set<string>;
 }
 
-export class ApplyJournal {
-  private readonly file: StateFile;
+export class ApplyJournal extends StateFile {
   private current: JournalSnapshot | undefined;
   private handle: OpenFile | undefined;
 
   constructor(stateDir: string = DEFAULT_STATE_DIR) {
-    this.file = new StateFile(stateDir, JOURNAL_FILE);
-  }
-
-  get path(): string {
-    return this.file.path;
+    super(stateDir, JOURNAL_FILE);
   }
 
   /**
@@ -73,7 +66,7 @@ export class ApplyJournal {
   async beginJournal(revisionHash: string, revisionName: string, actionIds: string[]): Promise<JournalStart> {
     if (new Set(actionIds).size !== actionIds.length) throw new Error('action ids must be unique');
     await this.closeHandle();
-    await ensureStateDirectory(this.file.stateDir);
+    await ensureStateDirectory(this.stateDir);
     const existing = await this.load();
     if (existing && existing.revisionHash === revisionHash && sameList(existing.actionIds, actionIds)) {
       this.current = existing;
@@ -86,7 +79,7 @@ export class ApplyJournal {
         completed: [],
       };
       const { completed: _, ...header } = this.current;
-      await this.file.replace(`${JSON.stringify({ journalVersion: JOURNAL_VERSION, ...header })}\n`);
+      await this.replace(`${JSON.stringify({ journalVersion: JOURNAL_VERSION, ...header })}\n`);
     }
     this.handle = await open(this.path, 'a');
     const completed = new Set(this.current.completed);
@@ -118,7 +111,7 @@ export class ApplyJournal {
   async finish(): Promise<void> {
     await this.closeHandle();
     this.current = undefined;
-    await this.file.remove({ syncIfAbsent: true });
+    await this.remove({ syncIfAbsent: true });
   }
 
   /** Releases the file without deleting it (agent shutdown mid-apply): the next start resumes. */
@@ -182,12 +175,9 @@ function parseLine(line: string | undefined): unknown {
   }
 }
 
-interface JournalHeader {
+/** The journal's first line: the snapshot without what completed since. */
+interface JournalHeader extends Omit<JournalSnapshot, 'completed'> {
   journalVersion: number;
-  revisionHash: string;
-  revisionName: string;
-  startedAt: string;
-  actionIds: string[];
 }
 
 function isHeader(value: unknown): value is JournalHeader {

@@ -14,15 +14,13 @@
 
 import { readTextIfPresent } from '../../util/read-if-present.ts';
 import { isoTime } from '../../util/utc-time.ts';
-import { DEFAULT_STATE_DIR } from './state-directory.ts';
+import { DEFAULT_STATE_DIR, type StoredRevision } from './state-directory.ts';
 import { StateFile } from './state-file.ts';
 
 const LAST_APPLIED_FILE = 'last-applied.json';
 const FORMAT_VERSION = 1;
 
-export interface LastApplied {
-  revisionName: string;
-  revisionHash: string;
+export interface LastApplied extends StoredRevision {
   /** RFC 3339 time the apply completed. */
   appliedAt: string;
   /** The revision's spec as applied; opaque here (the plan function knows its shape). */
@@ -36,15 +34,9 @@ export class CorruptStateError extends Error {
   }
 }
 
-export class LastAppliedStore {
-  private readonly file: StateFile;
-
+export class LastAppliedStore extends StateFile {
   constructor(stateDir: string = DEFAULT_STATE_DIR) {
-    this.file = new StateFile(stateDir, LAST_APPLIED_FILE);
-  }
-
-  get path(): string {
-    return this.file.path;
+    super(stateDir, LAST_APPLIED_FILE);
   }
 
   /**
@@ -72,7 +64,7 @@ export class LastAppliedStore {
       spec: record.spec,
     };
     const body = JSON.stringify({ formatVersion: FORMAT_VERSION, ...stored }, null, 2);
-    await this.file.replace(`${body}\n`);
+    await this.replace(`${body}\n`);
     return stored;
   }
 }
