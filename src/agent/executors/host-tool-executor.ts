@@ -42,3 +42,27 @@ export abstract class HostToolExecutor {
     assertLiveCommandsAllowed(tool, this.rootDir, this.allowLiveCommands);
   }
 }
+
+type Environment = Record<string, string | undefined>;
+
+export interface PackageToolOptions extends HostToolOptions {
+  /** Base environment (default process.env); the package manager's own variables are added to it. */
+  env?: Environment;
+}
+
+/**
+ * A package manager's executor (apt, dnf): its tools run with the caller's environment plus the
+ * variables that make them non-interactive and their answers parseable.
+ */
+export abstract class PackageToolExecutor extends HostToolExecutor {
+  protected readonly env: Environment;
+
+  protected constructor(
+    options: PackageToolOptions,
+    defaultTimeoutMs: number,
+    withVariables: (base: Environment) => Environment,
+  ) {
+    super(options, defaultTimeoutMs);
+    this.env = withVariables(options.env ?? process.env);
+  }
+}

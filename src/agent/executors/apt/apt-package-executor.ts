@@ -7,7 +7,7 @@ import { basename, join } from 'node:path';
 import type { RenderedRepository } from '../../../api/types.ts';
 import { readdirIfPresent } from '../../../util/read-if-present.ts';
 import { CommandError } from '../command-runner.ts';
-import { HostToolExecutor, type HostToolOptions } from '../host-tool-executor.ts';
+import { PackageToolExecutor, type PackageToolOptions } from '../host-tool-executor.ts';
 import type { PackageExecutor, PackageRequest } from '../types.ts';
 import {
   aptDownloadArgs,
@@ -31,33 +31,30 @@ const PUBLIC_FILE_MODE = 0o644; // apt drops privileges to _apt, which must read
 const DEFAULT_TIMEOUT_MS = 30 * 60_000; // a big install on a slow mirror
 
 /** allowLiveCommands: run apt-get, apt-mark and dpkg-query even though rootDir is not '/'. */
-export interface AptPackageExecutorOptions extends HostToolOptions {
+export interface AptPackageExecutorOptions extends PackageToolOptions {
   aptGetPath?: string;
   aptMarkPath?: string;
   dpkgQueryPath?: string;
-  /** Base environment (default process.env); DEBIAN_FRONTEND and NEEDRESTART_MODE are added. */
-  env?: Record<string, string | undefined>;
   /** How long to keep retrying while another apt holds a lock apt-get does not wait for (default 300 s). */
   lockWaitMs?: number;
   /** Pause between those retries (default 2 s). */
   lockRetryIntervalMs?: number;
 }
 
-export class AptPackageExecutor extends HostToolExecutor implements PackageExecutor {
+/** Its tools run with DEBIAN_FRONTEND and NEEDRESTART_MODE added to the environment (aptEnvironment). */
+export class AptPackageExecutor extends PackageToolExecutor implements PackageExecutor {
   readonly manager = 'apt';
   private readonly aptGetPath: string;
   private readonly aptMarkPath: string;
   private readonly dpkgQueryPath: string;
-  private readonly env: Record<string, string | undefined>;
   private readonly lockWaitMs: number;
   private readonly lockRetryIntervalMs: number;
 
   constructor(options: AptPackageExecutorOptions = {}) {
-    super(options, DEFAULT_TIMEOUT_MS);
+    super(options, DEFAULT_TIMEOUT_MS, aptEnvironment);
     this.aptGetPath = options.aptGetPath ?? 'apt-get';
     this.aptMarkPath = options.aptMarkPath ?? 'apt-mark';
     this.dpkgQueryPath = options.dpkgQueryPath ?? 'dpkg-query';
-    this.env = aptEnvironment(options.env ?? process.env);
     this.lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_SECONDS * 1000;
     this.lockRetryIntervalMs = options.lockRetryIntervalMs ?? 2000;
   }

@@ -10,7 +10,7 @@ import { DNF_REPOS_DIR } from '../../../api/packages/dnf/dnf-rules.ts';
 import type { RenderedRepository } from '../../../api/types.ts';
 import { readdirIfPresent } from '../../../util/read-if-present.ts';
 import { CommandError } from '../command-runner.ts';
-import { HostToolExecutor, type HostToolOptions } from '../host-tool-executor.ts';
+import { PackageToolExecutor, type PackageToolOptions } from '../host-tool-executor.ts';
 import type { PackageExecutor, PackageRequest } from '../types.ts';
 import {
   type DnfTarget,
@@ -32,33 +32,30 @@ export const DNF_PRESTAGE_DIR = '/var/lib/nodeherd/prestage/dnf';
 const DEFAULT_TIMEOUT_MS = 30 * 60_000; // a big install on a slow mirror
 
 /** allowLiveCommands: run dnf and rpm on the live system even though rootDir is not '/'. */
-export interface DnfPackageExecutorOptions extends HostToolOptions {
+export interface DnfPackageExecutorOptions extends PackageToolOptions {
   dnfPath?: string;
   rpmPath?: string;
   /** Run dnf with --installroot=rootDir (and rpm --root): the commands act on the root, not the host. */
   installroot?: boolean;
   /** dnf's --releasever (default: dnf's own, from the node's release package). */
   releasever?: string;
-  /** Base environment (default process.env); LC_ALL=C is added so answers parse. */
-  env?: Record<string, string | undefined>;
 }
 
-export class DnfPackageExecutor extends HostToolExecutor implements PackageExecutor {
+/** Its tools run with LC_ALL=C added to the environment, so their answers parse. */
+export class DnfPackageExecutor extends PackageToolExecutor implements PackageExecutor {
   readonly manager = 'dnf';
   private readonly dnfPath: string;
   private readonly rpmPath: string;
   private readonly target: DnfTarget;
-  private readonly env: Record<string, string | undefined>;
 
   constructor(options: DnfPackageExecutorOptions = {}) {
-    super(options, DEFAULT_TIMEOUT_MS);
+    super(options, DEFAULT_TIMEOUT_MS, (base) => ({ ...base, LC_ALL: 'C' }));
     this.dnfPath = options.dnfPath ?? 'dnf';
     this.rpmPath = options.rpmPath ?? 'rpm';
     this.target = {
       ...(options.installroot ? { installroot: this.rootDir } : {}),
       ...(options.releasever !== undefined ? { releasever: options.releasever } : {}),
     };
-    this.env = { ...(options.env ?? process.env), LC_ALL: 'C' };
   }
 
   /** Writes the key first, so the .repo file never names a key that is not there yet. */
