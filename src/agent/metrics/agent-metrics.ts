@@ -8,19 +8,17 @@ import { buildInfoLabels } from '../../util/build-info.ts';
 import { counter, gauge, histogram, withProperties } from '../../util/metric-declarations.ts';
 import { MetricsRegistry } from './prometheus-text.ts';
 
-/** Seconds: a no-op apply takes milliseconds, a kubelet restart tens of seconds, a package upgrade minutes. */
-const APPLY_DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 120, 300, 600];
-
 export type ApplyResult = 'success' | 'failure' | 'rollback';
 
-/** The agent's series, in the order of the exposition. */
+/** The agent's series, in the order of the exposition: each one's whole declaration, buckets included. */
 const AGENT_SERIES = {
   unitRestarts: counter('nodeherd_agent_unit_restarts_total', 'Units restarted by the agent.', ['unit']),
   unitReloads: counter('nodeherd_agent_unit_reloads_total', 'Units reloaded by the agent.', ['unit']),
   applyDuration: histogram(
     'nodeherd_agent_apply_duration_seconds',
     'Time from starting to apply a revision to its result, verification included.',
-    APPLY_DURATION_BUCKETS,
+    // Seconds: a no-op apply takes milliseconds, a kubelet restart tens of seconds, a package upgrade minutes.
+    [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 120, 300, 600],
     ['result'],
   ),
   applyFailures: counter(
