@@ -4,7 +4,6 @@
 // After each change the whole set is written atomically to one JSON file: a node holds a handful
 // of managed files, and one file per node keeps the state directory easy to read.
 
-import { readFile } from 'node:fs/promises';
 import type { MemoryFileExecutor } from '../agent/executors/memory-file-executor.ts';
 import type {
   FileExecutor,
@@ -13,7 +12,7 @@ import type {
   Ownership,
   Principal,
 } from '../agent/executors/types.ts';
-import { writeFileAtomic } from '../util/atomic-write.ts';
+import { NodeSnapshotFile } from './durable-node-snapshot.ts';
 
 interface StoredFile {
   path: string;
@@ -26,35 +25,26 @@ interface StoredFile {
 
 export class DurableNodeFiles implements FileExecutor {
   private readonly files: MemoryFileExecutor;
-  private readonly snapshotPath: string;
-  /** Serialises snapshot writes, so an older set never overwrites a newer one. */
-  private saving: Promise<void> = Promise.resolve();
+  private readonly snapshot: NodeSnapshotFile<StoredFile[]>;
 
-  private constructor(files: MemoryFileExecutor, snapshotPath: string) {
+  private constructor(files: MemoryFileExecutor, snapshot: NodeSnapshotFile<StoredFile[]>) {
     this.files = files;
-    this.snapshotPath = snapshotPath;
+    this.snapshot = snapshot;
   }
 
   /** Loads what the node held at the end of the last run into `files`, and keeps saving it. */
   static async restore(files: MemoryFileExecutor, snapshotPath: string): Promise<DurableNodeFiles> {
-    let stored: StoredFile[] = [];
-    try {
-      stored = JSON.parse(await readFile(snapshotPath, 'utf8')) as StoredFile[];
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-        throw new Error(
-          `cannot read the simulated node's files from ${snapshotPath}: ${(error as Error).message}`,
-        );
+    const snapshot = new NodeSnapshotFile<StoredFile[]>(snapshotPath, 'files');
+    await snapshot.load(async (stored) => {
+      for (const file of stored) {
+        await files.write(file.path, Buffer.from(file.content, 'base64'), {
+          mode: file.mode,
+          owner: file.uid,
+          group: file.gid,
+        });
       }
-    }
-    for (const file of stored) {
-      await files.write(file.path, Buffer.from(file.content, 'base64'), {
-        mode: file.mode,
-        owner: file.uid,
-        group: file.gid,
-      });
-    }
-    return new DurableNodeFiles(files, snapshotPath);
+    });
+    return new DurableNodeFiles(files, snapshot);
   }
 
   read(path: string): Promise<FileState | undefined> {
@@ -80,7 +70,7 @@ export class DurableNodeFiles implements FileExecutor {
   }
 
   private save(): Promise<void> {
-    const next = this.saving.then(async () => {
+    return this.snapshot.save(async () => {
       const stored: StoredFile[] = [];
       for (const path of this.files.paths()) {
         const state = await this.files.read(path);
@@ -93,9 +83,7 @@ export class DurableNodeFiles implements FileExecutor {
           gid: state.gid,
         });
       }
-      await writeFileAtomic(this.snapshotPath, `${JSON.stringify(stored)}\n`, { mode: 0o600 });
+      return stored;
     });
-    this.saving = next.catch(() => {});
-    return next;
   }
 }

@@ -5,50 +5,27 @@
 // (installed and held packages, repositories, the index as of the last update) is written atomically
 // to one JSON file, like the node's files (durable-node-files.ts).
 
-import { mkdir, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import type { SimulatedPackages, SimulatedPackagesState } from '../agent/executors/simulated-packages.ts';
-import { writeFileAtomic } from '../util/atomic-write.ts';
+import { NodeSnapshotFile } from './durable-node-snapshot.ts';
 
 export class DurableNodePackages {
-  private readonly packages: SimulatedPackages;
-  private readonly snapshotPath: string;
-  /** Serialises snapshot writes, so an older state never overwrites a newer one. */
-  private saving: Promise<void> = Promise.resolve();
+  private readonly snapshot: NodeSnapshotFile<SimulatedPackagesState>;
 
-  private constructor(packages: SimulatedPackages, snapshotPath: string) {
-    this.packages = packages;
-    this.snapshotPath = snapshotPath;
+  private constructor(snapshot: NodeSnapshotFile<SimulatedPackagesState>) {
+    this.snapshot = snapshot;
   }
 
   /** Loads what the node had at the end of the last run into `packages` (before it boots), and keeps saving. */
   static async restore(packages: SimulatedPackages, snapshotPath: string): Promise<DurableNodePackages> {
-    try {
-      packages.restore(JSON.parse(await readFile(snapshotPath, 'utf8')) as SimulatedPackagesState);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-        throw new Error(
-          `cannot read the simulated node's packages from ${snapshotPath}: ${(error as Error).message}`,
-        );
-      }
-    }
-    const durable = new DurableNodePackages(packages, snapshotPath);
+    const snapshot = new NodeSnapshotFile<SimulatedPackagesState>(snapshotPath, 'packages');
+    await snapshot.load((state) => packages.restore(state));
     // Awaited by the operation: what the agent records as done is on disk.
-    packages.onChange(() => durable.save());
-    return durable;
+    packages.onChange(() => snapshot.save(() => packages.state()));
+    return new DurableNodePackages(snapshot);
   }
 
   /** Resolves once every change so far is on disk. */
   saved(): Promise<void> {
-    return this.saving;
-  }
-
-  private save(): Promise<void> {
-    const next = this.saving.then(async () => {
-      await mkdir(dirname(this.snapshotPath), { recursive: true, mode: 0o700 });
-      await writeFileAtomic(this.snapshotPath, `${JSON.stringify(this.packages.state())}\n`, { mode: 0o600 });
-    });
-    this.saving = next.catch(() => {});
-    return next;
+    return this.snapshot.saved();
   }
 }

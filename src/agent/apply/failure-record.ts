@@ -1,16 +1,16 @@
 // The last failed apply, kept across restarts so that a revision that failed and was rolled back is
 // not applied again by a restarted agent (it would flap the node), and so retries back off.
 
-import { hasFields, JsonRecordFile } from './json-record-file.ts';
+import type { StoredRevision } from '../state/state-directory.ts';
+import { JsonRecordFile, recordOf } from './json-record-file.ts';
 
 const FAILURE_FILE = 'last-failure.json';
 
+const ROLLBACK_STATES = ['none', 'in-progress', 'done', 'failed'] as const;
 /** in-progress: the rollback was interrupted and must be finished; failed: it failed too (needs a human). */
-export type RollbackState = 'none' | 'in-progress' | 'done' | 'failed';
+export type RollbackState = (typeof ROLLBACK_STATES)[number];
 
-export interface FailureRecord {
-  revisionName: string;
-  revisionHash: string;
+export interface FailureRecord extends StoredRevision {
   reason: string;
   /** Epoch ms of the latest failure. */
   failedAt: number;
@@ -25,21 +25,14 @@ export interface FailureRecord {
   excerpt?: string;
 }
 
-function isFailureRecord(value: unknown): value is FailureRecord {
-  return (
-    hasFields(value, {
-      revisionName: 'string',
-      revisionHash: 'string',
-      reason: 'string',
-      failedAt: 'number',
-      attempts: 'number',
-    }) &&
-    (value.rollback === 'none' ||
-      value.rollback === 'in-progress' ||
-      value.rollback === 'done' ||
-      value.rollback === 'failed')
-  );
-}
+const isFailureRecord = recordOf<FailureRecord>({
+  revisionName: 'string',
+  revisionHash: 'string',
+  reason: 'string',
+  failedAt: 'number',
+  attempts: 'number',
+  rollback: ROLLBACK_STATES,
+});
 
 export class FailureStore {
   private readonly file: JsonRecordFile<FailureRecord>;

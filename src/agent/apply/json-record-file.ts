@@ -2,27 +2,17 @@
 // keeps three besides the state component's files: what an interrupted apply may have touched, the
 // last failure, and a pending reboot or self-restart.
 
-import { join } from 'node:path';
-import { writeFileAtomic } from '../../util/atomic-write.ts';
-import { unlink } from '../../util/fs-async.ts';
 import { isPlainObject } from '../../util/plain-object.ts';
 import { readTextIfPresent } from '../../util/read-if-present.ts';
-import { syncDirectory } from '../executors/directory-sync.ts';
-import { removeStaleTemporaryFiles } from '../state/stale-temporary-files.ts';
-import { ensureStateDirectory } from '../state/state-directory.ts';
+import { StateFile } from '../state/state-file.ts';
 
 export { isPlainObject as isObject } from '../../util/plain-object.ts';
 
-export class JsonRecordFile<T> {
-  readonly stateDir: string;
-  readonly fileName: string;
-  readonly path: string;
+export class JsonRecordFile<T> extends StateFile {
   private readonly isValid: (value: unknown) => value is T;
 
   constructor(stateDir: string, fileName: string, isValid: (value: unknown) => value is T) {
-    this.stateDir = stateDir;
-    this.fileName = fileName;
-    this.path = join(stateDir, fileName);
+    super(stateDir, fileName);
     this.isValid = isValid;
   }
 
@@ -38,27 +28,43 @@ export class JsonRecordFile<T> {
     }
   }
 
-  async write(value: T): Promise<void> {
-    await ensureStateDirectory(this.stateDir);
-    await removeStaleTemporaryFiles(this.stateDir, this.fileName);
-    await writeFileAtomic(this.path, `${JSON.stringify(value)}\n`, { mode: 0o600 });
+  write(value: T): Promise<void> {
+    return this.replace(`${JSON.stringify(value)}\n`);
   }
 
-  async remove(): Promise<void> {
-    try {
-      await unlink(this.path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error;
-    }
-    await syncDirectory(this.stateDir);
+  /** Deletes the record; an absent one is left as it is (no directory sync). */
+  override remove(): Promise<void> {
+    return super.remove();
   }
 }
 
-/** `value` is an object whose named fields have these types (as typeof says). */
+/** A field's type as typeof says it, or the strings it may be. */
+export type FieldType = 'string' | 'number' | 'boolean' | readonly string[];
+
+function isOfType(field: unknown, type: FieldType): boolean {
+  return typeof type === 'string' ? typeof field === type : type.includes(field as string);
+}
+
+/** `value` is an object whose named fields have these types. */
 export function hasFields(
   value: unknown,
-  fields: Record<string, 'string' | 'number' | 'boolean'>,
+  fields: Record<string, FieldType>,
 ): value is Record<string, unknown> {
-  return isPlainObject(value) && Object.entries(fields).every(([key, type]) => typeof value[key] === type);
+  return isPlainObject(value) && Object.entries(fields).every(([key, type]) => isOfType(value[key], type));
+}
+
+/** Each required field of T with its type: a record's table, checked against its interface. */
+export type FieldTypes<T> = {
+  [K in keyof T as undefined extends T[K] ? never : K]: T[K] extends boolean
+    ? 'boolean'
+    : T[K] extends number
+      ? 'number'
+      : T[K] extends string
+        ? 'string' | readonly T[K][]
+        : never;
+};
+
+/** The validator of a record whose required fields are `fields` (optional ones are not checked). */
+export function recordOf<T>(fields: FieldTypes<T>): (value: unknown) => value is T {
+  return (value): value is T => hasFields(value, fields as Record<string, FieldType>);
 }

@@ -5,7 +5,7 @@
 // process is the restarted one (the unit file and binary were written before, so whatever process
 // runs now runs them).
 
-import { hasFields, JsonRecordFile } from './json-record-file.ts';
+import { JsonRecordFile, recordOf } from './json-record-file.ts';
 
 const RESTART_MARKER_FILE = 'restart-requested.json';
 
@@ -18,17 +18,13 @@ export interface RestartMarker {
   requestedAt: number;
 }
 
-function isRestartMarker(value: unknown): value is RestartMarker {
-  return (
-    hasFields(value, {
-      revisionHash: 'string',
-      actionId: 'string',
-      bootId: 'string',
-      requestedAt: 'number',
-    }) &&
-    (value.kind === 'reboot' || value.kind === 'self')
-  );
-}
+const isRestartMarker = recordOf<RestartMarker>({
+  revisionHash: 'string',
+  actionId: 'string',
+  kind: ['reboot', 'self'],
+  bootId: 'string',
+  requestedAt: 'number',
+});
 
 export class RestartMarkerStore {
   private readonly file: JsonRecordFile<RestartMarker>;

@@ -14,6 +14,8 @@ import {
 import type { SystemdExecutor, UnitStatus } from './types.ts';
 
 type Change = { op: Exclude<SystemdOperation, 'status'>; args: string[] };
+/** The changes that take a unit name only. */
+type UnitVerb = 'enable' | 'disable' | 'start' | 'stop' | 'restart' | 'reload';
 
 const CHANGES = new Set<string>([
   'writeUnit',
@@ -56,7 +58,7 @@ export class DurableSimulatedSystemd<S extends SimulatedSystemd = SimulatedSyste
     for (const change of readChanges(logPath)) {
       // A replayed call that fails failed the first time too (it was logged after succeeding, so
       // this only happens with a log from another build): the state stays as systemd left it.
-      if (replays(change)) await replay(simulation, change).catch(() => {});
+      if (replays(change)) await perform(simulation, change).catch(() => {});
     }
     return new DurableSimulatedSystemd(logPath, simulation);
   }
@@ -78,19 +80,24 @@ export class DurableSimulatedSystemd<S extends SimulatedSystemd = SimulatedSyste
     return durable;
   }
 
+  readonly enable = this.unitChange('enable');
+  readonly disable = this.unitChange('disable');
+  readonly start = this.unitChange('start');
+  readonly stop = this.unitChange('stop');
+  readonly restart = this.unitChange('restart');
+  readonly reload = this.unitChange('reload');
+
   writeUnit(name: string, content: string): Promise<void> {
-    return this.change('writeUnit', [name, content], () => this.simulation.writeUnit(name, content));
+    return this.change({ op: 'writeUnit', args: [name, content] });
   }
   removeUnit(name: string): Promise<void> {
-    return this.change('removeUnit', [name], () => this.simulation.removeUnit(name));
+    return this.change({ op: 'removeUnit', args: [name] });
   }
   writeDropIn(unit: string, dropIn: string, content: string): Promise<void> {
-    return this.change('writeDropIn', [unit, dropIn, content], () =>
-      this.simulation.writeDropIn(unit, dropIn, content),
-    );
+    return this.change({ op: 'writeDropIn', args: [unit, dropIn, content] });
   }
   removeDropIn(unit: string, dropIn: string): Promise<void> {
-    return this.change('removeDropIn', [unit, dropIn], () => this.simulation.removeDropIn(unit, dropIn));
+    return this.change({ op: 'removeDropIn', args: [unit, dropIn] });
   }
   unitFileState(name: string): Promise<string> {
     return this.simulation.unitFileState(name);
@@ -102,25 +109,7 @@ export class DurableSimulatedSystemd<S extends SimulatedSystemd = SimulatedSyste
     return this.simulation.readDropIn(unit, dropIn);
   }
   daemonReload(): Promise<void> {
-    return this.change('daemonReload', [], () => this.simulation.daemonReload());
-  }
-  enable(name: string): Promise<void> {
-    return this.change('enable', [name], () => this.simulation.enable(name));
-  }
-  disable(name: string): Promise<void> {
-    return this.change('disable', [name], () => this.simulation.disable(name));
-  }
-  start(name: string): Promise<void> {
-    return this.change('start', [name], () => this.simulation.start(name));
-  }
-  stop(name: string): Promise<void> {
-    return this.change('stop', [name], () => this.simulation.stop(name));
-  }
-  restart(name: string): Promise<void> {
-    return this.change('restart', [name], () => this.simulation.restart(name));
-  }
-  reload(name: string): Promise<void> {
-    return this.change('reload', [name], () => this.simulation.reload(name));
+    return this.change({ op: 'daemonReload', args: [] });
   }
   isActive(name: string): Promise<boolean> {
     return this.simulation.isActive(name);
@@ -135,11 +124,17 @@ export class DurableSimulatedSystemd<S extends SimulatedSystemd = SimulatedSyste
     return this.simulation.journal(name, lines);
   }
 
-  private async change(op: Change['op'], args: string[], run: () => Promise<void>): Promise<void> {
-    await run();
+  /** `systemctl <verb> <name>`, made and logged like any change. */
+  private unitChange(op: UnitVerb): (name: string) => Promise<void> {
+    return (name) => this.change({ op, args: [name] });
+  }
+
+  /** Makes the change in the simulation (as a replay would), then logs it: only what succeeded. */
+  private async change(change: Change): Promise<void> {
+    await perform(this.simulation, change);
     const fd = openSync(this.logPath, 'a', 0o600);
     try {
-      writeSync(fd, `${JSON.stringify({ op, args })}\n`);
+      writeSync(fd, `${JSON.stringify({ op: change.op, args: change.args })}\n`);
       fdatasyncSync(fd);
     } finally {
       closeSync(fd);
@@ -174,7 +169,8 @@ function readChanges(logPath: string): Change[] {
   return changes;
 }
 
-function replay(systemd: SimulatedSystemd, change: Change): Promise<void> {
+/** Makes `change` in `systemd`: a call through the wrapper, or one replayed from the log. */
+function perform(systemd: SimulatedSystemd, change: Change): Promise<void> {
   const [a = '', b = '', c = ''] = change.args;
   const call: Record<Change['op'], () => Promise<void>> = {
     writeUnit: () => systemd.writeUnit(a, b),

@@ -4,10 +4,8 @@
 // systemctl always acts on the live system it talks to over D-Bus, whatever directory the files
 // went to, so with a rootDir other than '/' commands are refused (see live-system-guard.ts).
 
-import { resolve } from 'node:path';
-import { CommandError, type CommandRunner, execFileRunner, runChecked } from './command-runner.ts';
-import { assertLiveCommandsAllowed } from './live-system-guard.ts';
-import { LocalFileExecutor } from './local-file-executor.ts';
+import { CommandError, runChecked } from './command-runner.ts';
+import { HostToolExecutor, type HostToolOptions } from './host-tool-executor.ts';
 import {
   daemonReloadArgs,
   journalArgs,
@@ -16,7 +14,7 @@ import {
   type UnitVerb,
   unitVerbArgs,
 } from './systemctl-commands.ts';
-import type { FileExecutor, SystemdExecutor, UnitStatus } from './types.ts';
+import type { SystemdExecutor, UnitStatus } from './types.ts';
 import { dropInDirectory, dropInPath, unitFilePath } from './unit-names.ts';
 
 const UNIT_FILE_MODE = 0o644;
@@ -25,19 +23,12 @@ const DEFAULT_TIMEOUT_MS = 5 * 60_000; // above systemd's default 90 s start tim
 const JOURNAL_TIMEOUT_MS = 10_000;
 const JOURNAL_MAX_OUTPUT_BYTES = 1024 * 1024;
 
-export interface SystemctlExecutorOptions {
-  /** Default '/'. */
-  rootDir?: string;
-  /** Default: a LocalFileExecutor on rootDir. */
-  files?: FileExecutor;
-  runner?: CommandRunner;
+/** allowLiveCommands: run systemctl even though rootDir is not '/'; see the comment at the top. */
+export interface SystemctlExecutorOptions extends HostToolOptions {
   /** Default 'systemctl' (looked up in PATH). */
   systemctlPath?: string;
   /** Default 'journalctl' (looked up in PATH), run through the same runner (the node's namespaces). */
   journalctlPath?: string;
-  /** Run systemctl even though rootDir is not '/'; see the comment at the top. */
-  allowLiveCommands?: boolean;
-  timeoutMs?: number;
   /**
    * systemd's $INVOCATION_ID of the unit this process runs in (default: from the environment), to
    * recognise a restart or stop of the agent's own unit.
@@ -45,24 +36,15 @@ export interface SystemctlExecutorOptions {
   invocationId?: string;
 }
 
-export class SystemctlExecutor implements SystemdExecutor {
-  private readonly rootDir: string;
-  private readonly files: FileExecutor;
-  private readonly runner: CommandRunner;
+export class SystemctlExecutor extends HostToolExecutor implements SystemdExecutor {
   private readonly systemctlPath: string;
   private readonly journalctlPath: string;
-  private readonly allowLiveCommands: boolean;
-  private readonly timeoutMs: number;
   private readonly invocationId: string | undefined;
 
   constructor(options: SystemctlExecutorOptions = {}) {
-    this.rootDir = resolve(options.rootDir ?? '/');
-    this.files = options.files ?? new LocalFileExecutor(this.rootDir);
-    this.runner = options.runner ?? execFileRunner;
+    super(options, DEFAULT_TIMEOUT_MS);
     this.systemctlPath = options.systemctlPath ?? 'systemctl';
     this.journalctlPath = options.journalctlPath ?? 'journalctl';
-    this.allowLiveCommands = options.allowLiveCommands ?? false;
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.invocationId = 'invocationId' in options ? options.invocationId : process.env.INVOCATION_ID;
   }
 
@@ -147,7 +129,7 @@ export class SystemctlExecutor implements SystemdExecutor {
   }
 
   async unitFileState(name: string): Promise<string> {
-    assertLiveCommandsAllowed('systemctl', this.rootDir, this.allowLiveCommands);
+    this.assertLiveCommandsAllowed('systemctl');
     const args = ['is-enabled', '--', name];
     // Exits non-zero for every state but enabled ones, and still prints the state.
     const result = await this.runner.run(this.systemctlPath, args, { timeoutMs: this.timeoutMs });
@@ -158,7 +140,7 @@ export class SystemctlExecutor implements SystemdExecutor {
   }
 
   async journal(name: string, lines: number): Promise<string[]> {
-    assertLiveCommandsAllowed('journalctl', this.rootDir, this.allowLiveCommands);
+    this.assertLiveCommandsAllowed('journalctl');
     const args = journalArgs(name, lines);
     try {
       // Bounded: -n caps the lines, maxOutputBytes a unit that logs enormous lines.
@@ -185,7 +167,7 @@ export class SystemctlExecutor implements SystemdExecutor {
    * by a signal here delivered its request.
    */
   private async enqueueForOwnUnit(verb: 'stop' | 'restart', name: string): Promise<void> {
-    assertLiveCommandsAllowed('systemctl', this.rootDir, this.allowLiveCommands);
+    this.assertLiveCommandsAllowed('systemctl');
     const args = unitVerbArgs(verb, name, { noBlock: true });
     const result = await this.runner.run(this.systemctlPath, args, { timeoutMs: this.timeoutMs });
     if (result.code !== 0 && result.code !== -1) throw new CommandError(this.systemctlPath, args, result);
@@ -198,7 +180,7 @@ export class SystemctlExecutor implements SystemdExecutor {
   }
 
   private async systemctl(args: string[]) {
-    assertLiveCommandsAllowed('systemctl', this.rootDir, this.allowLiveCommands);
+    this.assertLiveCommandsAllowed('systemctl');
     return runChecked(this.runner, this.systemctlPath, args, { timeoutMs: this.timeoutMs });
   }
 }

@@ -4,6 +4,8 @@
 // a dozen series. One registry per agent: no global state, so thousands of simulated agents can
 // live in one process.
 
+import { buildAll, type MetricDeclaration } from '../../util/metric-declarations.ts';
+
 export type Labels = Record<string, string>;
 
 interface Metric {
@@ -175,8 +177,29 @@ export class Histogram implements Metric {
   }
 }
 
+/** The metric each declaration of a table becomes in this registry. */
+export type Declared<D extends Record<string, MetricDeclaration>> = {
+  [K in keyof D]: D[K] extends MetricDeclaration<'counter'>
+    ? Counter
+    : D[K] extends MetricDeclaration<'gauge'>
+      ? Gauge
+      : Histogram;
+};
+
+function create(declaration: MetricDeclaration): Counter | Gauge | Histogram {
+  const { name, help, labelNames } = declaration;
+  if (declaration.type === 'counter') return new Counter(name, help, labelNames);
+  if (declaration.type === 'gauge') return new Gauge(name, help, labelNames);
+  return new Histogram(name, help, declaration.buckets ?? [], labelNames);
+}
+
 export class MetricsRegistry {
   private readonly metrics: Metric[] = [];
+
+  /** Creates and registers the metrics of `table`, in its order. */
+  declare<D extends Record<string, MetricDeclaration>>(table: D): Declared<D> {
+    return buildAll(table, (declaration) => this.register(create(declaration))) as Declared<D>;
+  }
 
   register<T extends Metric>(metric: T): T {
     if (this.metrics.some((m) => m.name === metric.name)) throw new Error(`metric ${metric.name} exists`);

@@ -15,7 +15,7 @@ import {
   REBOOT_REQUIRED_REASONS,
   REBOOTED_ANNOTATION,
 } from '../../api/node-protocol.ts';
-import { hasFields, JsonRecordFile } from '../apply/json-record-file.ts';
+import { JsonRecordFile, recordOf } from '../apply/json-record-file.ts';
 import type { RestartDecision } from '../apply/reconciler.ts';
 import type { Clock } from '../clock.ts';
 import type { CommandRunner } from '../executors/command-runner.ts';
@@ -45,15 +45,13 @@ interface RequestRecord {
   answered: boolean;
 }
 
-function isRequestRecord(value: unknown): value is RequestRecord {
-  return hasFields(value, {
-    request: 'string',
-    bootId: 'string',
-    seenAt: 'number',
-    asked: 'boolean',
-    answered: 'boolean',
-  });
-}
+const isRequestRecord = recordOf<RequestRecord>({
+  request: 'string',
+  bootId: 'string',
+  seenAt: 'number',
+  asked: 'boolean',
+  answered: 'boolean',
+});
 
 export interface OsRebootsOptions {
   stateDir: string;

@@ -16,21 +16,16 @@
 // planned differently) is discarded too: redoing idempotent actions is safe, skipping the wrong
 // ones is not.
 
-import { join } from 'node:path';
-import { writeFileAtomic } from '../../util/atomic-write.ts';
-import { type OpenFile, open, unlink } from '../../util/fs-async.ts';
+import { type OpenFile, open } from '../../util/fs-async.ts';
 import { readFileIfPresent } from '../../util/read-if-present.ts';
 import { isoTime } from '../../util/utc-time.ts';
-import { syncDirectory } from '../executors/directory-sync.ts';
-import { removeStaleTemporaryFiles } from './stale-temporary-files.ts';
-import { DEFAULT_STATE_DIR, ensureStateDirectory } from './state-directory.ts';
+import { DEFAULT_STATE_DIR, ensureStateDirectory, type StoredRevision } from './state-directory.ts';
+import { StateFile } from './state-file.ts';
 
 const JOURNAL_FILE = 'apply-journal.jsonl';
 const JOURNAL_VERSION = 1;
 
-export interface JournalSnapshot {
-  revisionHash: string;
-  revisionName: string;
+export interface JournalSnapshot extends StoredRevision {
   /** RFC 3339 time the apply of this revision first started. */
   startedAt: string;
   actionIds: string[];
@@ -44,15 +39,12 @@ export interface JournalStart {
   completed: Set<string>;
 }
 
-export class ApplyJournal {
-  readonly stateDir: string;
-  readonly path: string;
+export class ApplyJournal extends StateFile {
   private current: JournalSnapshot | undefined;
   private handle: OpenFile | undefined;
 
   constructor(stateDir: string = DEFAULT_STATE_DIR) {
-    this.stateDir = stateDir;
-    this.path = join(stateDir, JOURNAL_FILE);
+    super(stateDir, JOURNAL_FILE);
   }
 
   /**
@@ -79,7 +71,6 @@ export class ApplyJournal {
     if (existing && existing.revisionHash === revisionHash && sameList(existing.actionIds, actionIds)) {
       this.current = existing;
     } else {
-      await removeStaleTemporaryFiles(this.stateDir, JOURNAL_FILE);
       this.current = {
         revisionHash,
         revisionName,
@@ -88,13 +79,7 @@ export class ApplyJournal {
         completed: [],
       };
       const { completed: _, ...header } = this.current;
-      await writeFileAtomic(
-        this.path,
-        `${JSON.stringify({ journalVersion: JOURNAL_VERSION, ...header })}\n`,
-        {
-          mode: 0o600,
-        },
-      );
+      await this.replace(`${JSON.stringify({ journalVersion: JOURNAL_VERSION, ...header })}\n`);
     }
     this.handle = await open(this.path, 'a');
     const completed = new Set(this.current.completed);
@@ -126,12 +111,7 @@ export class ApplyJournal {
   async finish(): Promise<void> {
     await this.closeHandle();
     this.current = undefined;
-    try {
-      await unlink(this.path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-    await syncDirectory(this.stateDir);
+    await this.remove({ syncIfAbsent: true });
   }
 
   /** Releases the file without deleting it (agent shutdown mid-apply): the next start resumes. */
@@ -195,12 +175,9 @@ function parseLine(line: string | undefined): unknown {
   }
 }
 
-interface JournalHeader {
+/** The journal's first line: the snapshot without what completed since. */
+interface JournalHeader extends Omit<JournalSnapshot, 'completed'> {
   journalVersion: number;
-  revisionHash: string;
-  revisionName: string;
-  startedAt: string;
-  actionIds: string[];
 }
 
 function isHeader(value: unknown): value is JournalHeader {

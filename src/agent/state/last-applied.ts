@@ -12,19 +12,15 @@
 // JSON, not YAML: importing the `yaml` package costs the agent about 13 MB of RSS (49 → 62 MB
 // measured with node 24.21 after fs/child_process/crypto), a quarter of its 50 MB budget.
 
-import { join } from 'node:path';
-import { writeFileAtomic } from '../../util/atomic-write.ts';
 import { readTextIfPresent } from '../../util/read-if-present.ts';
 import { isoTime } from '../../util/utc-time.ts';
-import { removeStaleTemporaryFiles } from './stale-temporary-files.ts';
-import { DEFAULT_STATE_DIR, ensureStateDirectory } from './state-directory.ts';
+import { DEFAULT_STATE_DIR, type StoredRevision } from './state-directory.ts';
+import { StateFile } from './state-file.ts';
 
 const LAST_APPLIED_FILE = 'last-applied.json';
 const FORMAT_VERSION = 1;
 
-export interface LastApplied {
-  revisionName: string;
-  revisionHash: string;
+export interface LastApplied extends StoredRevision {
   /** RFC 3339 time the apply completed. */
   appliedAt: string;
   /** The revision's spec as applied; opaque here (the plan function knows its shape). */
@@ -38,13 +34,9 @@ export class CorruptStateError extends Error {
   }
 }
 
-export class LastAppliedStore {
-  readonly stateDir: string;
-  readonly path: string;
-
+export class LastAppliedStore extends StateFile {
   constructor(stateDir: string = DEFAULT_STATE_DIR) {
-    this.stateDir = stateDir;
-    this.path = join(stateDir, LAST_APPLIED_FILE);
+    super(stateDir, LAST_APPLIED_FILE);
   }
 
   /**
@@ -71,10 +63,8 @@ export class LastAppliedStore {
       appliedAt: record.appliedAt ?? isoTime(),
       spec: record.spec,
     };
-    await ensureStateDirectory(this.stateDir);
-    await removeStaleTemporaryFiles(this.stateDir, LAST_APPLIED_FILE);
     const body = JSON.stringify({ formatVersion: FORMAT_VERSION, ...stored }, null, 2);
-    await writeFileAtomic(this.path, `${body}\n`, { mode: 0o600 });
+    await this.replace(`${body}\n`);
     return stored;
   }
 }

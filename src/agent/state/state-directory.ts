@@ -6,6 +6,12 @@ import { chmod, mkdir } from '../../util/fs-async.ts';
 
 export const DEFAULT_STATE_DIR = '/var/lib/nodeherd';
 
+/** The revision a state record is about, under the names the records store it by. */
+export interface StoredRevision {
+  revisionName: string;
+  revisionHash: string;
+}
+
 export async function ensureStateDirectory(stateDir: string): Promise<void> {
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
   await chmod(stateDir, 0o700);

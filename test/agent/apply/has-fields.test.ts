@@ -16,3 +16,11 @@ test('hasFields: every named field present with its type', () => {
   assert.equal(hasFields(null, FIELDS), false);
   assert.equal(hasFields('r', FIELDS), false);
 });
+
+test('hasFields: a field given as a list of strings must be one of them', () => {
+  const KIND = { kind: ['reboot', 'self'], at: 'number' } as const;
+  assert.equal(hasFields({ kind: 'self', at: 1 }, KIND), true);
+  assert.equal(hasFields({ kind: 'halt', at: 1 }, KIND), false, 'another string');
+  assert.equal(hasFields({ at: 1 }, KIND), false, 'missing');
+  assert.equal(hasFields({ kind: ['self'], at: 1 }, KIND), false, 'a list holding one');
+});

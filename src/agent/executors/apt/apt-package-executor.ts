@@ -3,13 +3,12 @@
 // the live system (see live-system-guard.ts for why they are refused when the root is not '/').
 
 import { copyFile, mkdir, rm } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import type { RenderedRepository } from '../../../api/types.ts';
 import { readdirIfPresent } from '../../../util/read-if-present.ts';
-import { CommandError, type CommandRunner, execFileRunner } from '../command-runner.ts';
-import { assertLiveCommandsAllowed } from '../live-system-guard.ts';
-import { LocalFileExecutor } from '../local-file-executor.ts';
-import type { FileExecutor, PackageExecutor, PackageRequest } from '../types.ts';
+import { CommandError } from '../command-runner.ts';
+import { PackageToolExecutor, type PackageToolOptions } from '../host-tool-executor.ts';
+import type { PackageExecutor, PackageRequest } from '../types.ts';
 import {
   aptDownloadArgs,
   aptEnvironment,
@@ -31,50 +30,31 @@ import { aptRepository, keyringFile, keyringPaths, renderSources, sourcesPath } 
 const PUBLIC_FILE_MODE = 0o644; // apt drops privileges to _apt, which must read both files
 const DEFAULT_TIMEOUT_MS = 30 * 60_000; // a big install on a slow mirror
 
-export interface AptPackageExecutorOptions {
-  /** Default '/'. */
-  rootDir?: string;
-  /** Default: a LocalFileExecutor on rootDir. */
-  files?: FileExecutor;
-  runner?: CommandRunner;
+/** allowLiveCommands: run apt-get, apt-mark and dpkg-query even though rootDir is not '/'. */
+export interface AptPackageExecutorOptions extends PackageToolOptions {
   aptGetPath?: string;
   aptMarkPath?: string;
   dpkgQueryPath?: string;
-  /** Run apt-get, apt-mark and dpkg-query even though rootDir is not '/'. */
-  allowLiveCommands?: boolean;
-  /** Base environment (default process.env); DEBIAN_FRONTEND and NEEDRESTART_MODE are added. */
-  env?: Record<string, string | undefined>;
-  timeoutMs?: number;
   /** How long to keep retrying while another apt holds a lock apt-get does not wait for (default 300 s). */
   lockWaitMs?: number;
   /** Pause between those retries (default 2 s). */
   lockRetryIntervalMs?: number;
 }
 
-export class AptPackageExecutor implements PackageExecutor {
+/** Its tools run with DEBIAN_FRONTEND and NEEDRESTART_MODE added to the environment (aptEnvironment). */
+export class AptPackageExecutor extends PackageToolExecutor implements PackageExecutor {
   readonly manager = 'apt';
-  private readonly rootDir: string;
-  private readonly files: FileExecutor;
-  private readonly runner: CommandRunner;
   private readonly aptGetPath: string;
   private readonly aptMarkPath: string;
   private readonly dpkgQueryPath: string;
-  private readonly allowLiveCommands: boolean;
-  private readonly env: Record<string, string | undefined>;
-  private readonly timeoutMs: number;
   private readonly lockWaitMs: number;
   private readonly lockRetryIntervalMs: number;
 
   constructor(options: AptPackageExecutorOptions = {}) {
-    this.rootDir = resolve(options.rootDir ?? '/');
-    this.files = options.files ?? new LocalFileExecutor(this.rootDir);
-    this.runner = options.runner ?? execFileRunner;
+    super(options, DEFAULT_TIMEOUT_MS, aptEnvironment);
     this.aptGetPath = options.aptGetPath ?? 'apt-get';
     this.aptMarkPath = options.aptMarkPath ?? 'apt-mark';
     this.dpkgQueryPath = options.dpkgQueryPath ?? 'dpkg-query';
-    this.allowLiveCommands = options.allowLiveCommands ?? false;
-    this.env = aptEnvironment(options.env ?? process.env);
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_SECONDS * 1000;
     this.lockRetryIntervalMs = options.lockRetryIntervalMs ?? 2000;
   }
@@ -196,7 +176,7 @@ export class AptPackageExecutor implements PackageExecutor {
   /** dpkg-query's `${Status} ${Version}` for the package, or undefined when dpkg knows no such package. */
   private async dpkgQuery(name: string): Promise<string | undefined> {
     const args = dpkgQueryArgs(name);
-    assertLiveCommandsAllowed('dpkg-query', this.rootDir, this.allowLiveCommands);
+    this.assertLiveCommandsAllowed('dpkg-query');
     const result = await this.runner.run(this.dpkgQueryPath, args, { env: this.env });
     if (result.code === 1) return undefined; // dpkg knows no such package
     if (result.code !== 0) throw new CommandError(this.dpkgQueryPath, args, result);
@@ -209,11 +189,7 @@ export class AptPackageExecutor implements PackageExecutor {
 
   /** Runs apt-get or apt-mark; while another apt holds a lock it does not wait for, tries again. */
   private async apt(file: string, args: string[]): Promise<string> {
-    assertLiveCommandsAllowed(
-      file === this.aptMarkPath ? 'apt-mark' : 'apt-get',
-      this.rootDir,
-      this.allowLiveCommands,
-    );
+    this.assertLiveCommandsAllowed(file === this.aptMarkPath ? 'apt-mark' : 'apt-get');
     const deadline = Date.now() + this.lockWaitMs;
     for (;;) {
       const result = await this.runner.run(file, args, {

@@ -5,14 +5,13 @@
 // on the root itself (--installroot, rpm --root), which is how the tests run them on a Debian host.
 
 import { copyFile, mkdir, rm } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { DNF_REPOS_DIR } from '../../../api/packages/dnf/dnf-rules.ts';
 import type { RenderedRepository } from '../../../api/types.ts';
 import { readdirIfPresent } from '../../../util/read-if-present.ts';
-import { CommandError, type CommandRunner, execFileRunner } from '../command-runner.ts';
-import { assertLiveCommandsAllowed } from '../live-system-guard.ts';
-import { LocalFileExecutor } from '../local-file-executor.ts';
-import type { FileExecutor, PackageExecutor, PackageRequest } from '../types.ts';
+import { CommandError } from '../command-runner.ts';
+import { PackageToolExecutor, type PackageToolOptions } from '../host-tool-executor.ts';
+import type { PackageExecutor, PackageRequest } from '../types.ts';
 import {
   type DnfTarget,
   dnfDownloadArgs,
@@ -32,50 +31,31 @@ const PUBLIC_FILE_MODE = 0o644;
 export const DNF_PRESTAGE_DIR = '/var/lib/nodeherd/prestage/dnf';
 const DEFAULT_TIMEOUT_MS = 30 * 60_000; // a big install on a slow mirror
 
-export interface DnfPackageExecutorOptions {
-  /** Default '/'. */
-  rootDir?: string;
-  /** Default: a LocalFileExecutor on rootDir. */
-  files?: FileExecutor;
-  runner?: CommandRunner;
+/** allowLiveCommands: run dnf and rpm on the live system even though rootDir is not '/'. */
+export interface DnfPackageExecutorOptions extends PackageToolOptions {
   dnfPath?: string;
   rpmPath?: string;
-  /** Run dnf and rpm on the live system even though rootDir is not '/'. */
-  allowLiveCommands?: boolean;
   /** Run dnf with --installroot=rootDir (and rpm --root): the commands act on the root, not the host. */
   installroot?: boolean;
   /** dnf's --releasever (default: dnf's own, from the node's release package). */
   releasever?: string;
-  /** Base environment (default process.env); LC_ALL=C is added so answers parse. */
-  env?: Record<string, string | undefined>;
-  timeoutMs?: number;
 }
 
-export class DnfPackageExecutor implements PackageExecutor {
+/** Its tools run with LC_ALL=C added to the environment, so their answers parse. */
+export class DnfPackageExecutor extends PackageToolExecutor implements PackageExecutor {
   readonly manager = 'dnf';
-  private readonly rootDir: string;
-  private readonly files: FileExecutor;
-  private readonly runner: CommandRunner;
   private readonly dnfPath: string;
   private readonly rpmPath: string;
-  private readonly allowLiveCommands: boolean;
   private readonly target: DnfTarget;
-  private readonly env: Record<string, string | undefined>;
-  private readonly timeoutMs: number;
 
   constructor(options: DnfPackageExecutorOptions = {}) {
-    this.rootDir = resolve(options.rootDir ?? '/');
-    this.files = options.files ?? new LocalFileExecutor(this.rootDir);
-    this.runner = options.runner ?? execFileRunner;
+    super(options, DEFAULT_TIMEOUT_MS, (base) => ({ ...base, LC_ALL: 'C' }));
     this.dnfPath = options.dnfPath ?? 'dnf';
     this.rpmPath = options.rpmPath ?? 'rpm';
-    this.allowLiveCommands = options.allowLiveCommands ?? false;
     this.target = {
       ...(options.installroot ? { installroot: this.rootDir } : {}),
       ...(options.releasever !== undefined ? { releasever: options.releasever } : {}),
     };
-    this.env = { ...(options.env ?? process.env), LC_ALL: 'C' };
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
   /** Writes the key first, so the .repo file never names a key that is not there yet. */
@@ -178,7 +158,7 @@ export class DnfPackageExecutor implements PackageExecutor {
 
   private guard(tool: string): void {
     if (this.target.installroot === undefined) {
-      assertLiveCommandsAllowed(tool, this.rootDir, this.allowLiveCommands);
+      this.assertLiveCommandsAllowed(tool);
     }
   }
 
