@@ -97,8 +97,8 @@ export class DecisionExecutor {
   }
 
   /**
-   * A node that starts because its pre-stage ask went unanswered (spec.prestage.timeoutSeconds): a
-   * Warning Event on the Node and on the pool, naming the node and the bound.
+   * A node that started (its start written) because its pre-stage ask went unanswered
+   * (spec.prestage.timeoutSeconds): a Warning Event on the Node and on the pool, naming the node and the bound.
    */
   private reportPrestageTimeout(pool: NodeConfigPool, node: Node, start: NodeStart): void {
     const late = start.prestageTimedOut;
@@ -181,10 +181,10 @@ export class DecisionExecutor {
       ...(await runLimited(decision.starts, ctx.writeConcurrency, async (start) => {
         const node = nodes.get(start.node);
         if (!node) return;
-        this.reportPrestageTimeout(pool, node, start);
         if (!start.drain) {
           ctx.health.noteStart(start.node, start.revision, agentReport(node));
           const updated = await this.patchNode(start.node, startPatch(start.revision, now, now));
+          this.reportPrestageTimeout(pool, updated, start);
           ctx.recorder.normal(
             nodeSubject(updated),
             'UpdateStarted',
@@ -197,6 +197,7 @@ export class DecisionExecutor {
           start.node,
           drainPatch(start.revision, now, alreadyCordoned, node.metadata.resourceVersion),
         );
+        this.reportPrestageTimeout(pool, updated, start);
         ctx.recorder.normal(
           nodeSubject(updated),
           'DrainStarted',
