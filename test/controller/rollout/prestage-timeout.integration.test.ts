@@ -46,6 +46,8 @@ describe('an agent that never answers its pre-stage ask', () => {
   let watching = '';
   /** Per node: seen asked for the revision with a time; answered Downloaded (and when); first cordoned. */
   const asked = new Set<string>();
+  /** Per node: every time of its ask for the revision seen (one: it is kept while the ask stands). */
+  const askTimes = new Map<string, Set<string>>();
   const answered = new Map<string, number>();
   const cordoned = new Map<string, number>();
 
@@ -62,7 +64,11 @@ describe('an agent that never answers its pre-stage ask', () => {
       if (node.metadata.labels?.pool !== POOL || !watching) return;
       const name = node.metadata.name;
       const a = node.metadata.annotations ?? {};
-      if (a[PRESTAGE_REVISION_ANNOTATION] === watching && a[PRESTAGE_ASKED_AT_ANNOTATION]) asked.add(name);
+      const askedAt = a[PRESTAGE_ASKED_AT_ANNOTATION];
+      if (a[PRESTAGE_REVISION_ANNOTATION] === watching && askedAt) {
+        asked.add(name);
+        askTimes.set(name, (askTimes.get(name) ?? new Set()).add(askedAt));
+      }
       const report = parsePrestageReport(a[PRESTAGED_ANNOTATION]);
       if (report?.revision === watching && report.outcome === 'Downloaded' && !answered.has(name))
         answered.set(name, at);
@@ -123,6 +129,11 @@ describe('an agent that never answers its pre-stage ask', () => {
       assert.ok(asked.has(name), `${name} was asked to pre-stage, with the time of the ask`);
     }
     assert.equal(answered.has(old), false, `${old} never answered`);
+    assert.equal(
+      askTimes.get(old)?.size,
+      1,
+      `${old}'s ask kept its time while it waited: ${[...(askTimes.get(old) ?? [])]}`,
+    );
     for (const name of h.fleet.names().filter((n) => n !== old)) {
       const at = answered.get(name);
       assert.ok(at !== undefined && at < cordoned.get(name)!, `${name} downloaded before its cordon`);
