@@ -109,6 +109,11 @@ export interface NodeAgentOptions {
    * manager (the real backend says `dnf5` on a dnf5 node: executors/package-managers.ts).
    */
   packageManager?: string;
+  /**
+   * false: the agent does not answer pre-stage asks (nodeherd.io/prestage-revision), as an agent of a
+   * release before pre-staging does; simulated fleets use it for a mixed-release fleet. Default true.
+   */
+  prestage?: boolean;
 }
 
 export class NodeAgent {
@@ -453,6 +458,7 @@ export class NodeAgent {
   private async stepPrestage(): Promise<void> {
     const snapshot = this.watcher.snapshot();
     if (!snapshot.nodeSynced || this.reconciler.status.halted || this.dirty) return;
+    if (this.options.prestage === false) return;
     try {
       await this.prestager.step(snapshot.node);
     } catch (error) {

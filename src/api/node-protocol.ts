@@ -82,6 +82,13 @@ export const PACKAGE_MANAGER_ANNOTATION = 'nodeherd.io/package-manager';
  * when the node's turn comes, and when the rollout pauses, rolls back or its target changes.
  */
 export const PRESTAGE_REVISION_ANNOTATION = 'nodeherd.io/prestage-revision';
+/**
+ * Written by the controller (agents may not) beside PRESTAGE_REVISION_ANNOTATION, in the same patch:
+ * when it asked (RFC 3339), so spec.prestage.timeoutSeconds counts from the ask across controller
+ * restarts. Kept while the ask stands; removed with it. An agent that could write it could hold its
+ * node's turn back forever, hence the controller's alone.
+ */
+export const PRESTAGE_ASKED_AT_ANNOTATION = 'nodeherd.io/prestage-asked-at';
 /** Written by the agent: JSON of PrestageReport, its answer to PRESTAGE_REVISION_ANNOTATION. */
 export const PRESTAGED_ANNOTATION = 'nodeherd.io/prestaged';
 /** The outcomes of a pre-stage: everything downloaded (or nothing to download), or the download failed. */

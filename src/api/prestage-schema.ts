@@ -10,6 +10,14 @@ import { defaulted, integer, object, optional } from './schema-builder.ts';
 /** Default of spec.prestage.maxConcurrent: a few nodes at a time, so a mirror is not stampeded. */
 export const DEFAULT_PRESTAGE_MAX_CONCURRENT = 3;
 export const MAX_PRESTAGE_CONCURRENT = 1000;
+/**
+ * Default of spec.prestage.timeoutSeconds: 15 minutes, several times what a kubelet-sized download
+ * takes over a slow mirror, so only an agent that does not answer at all (an older release, hung)
+ * reaches it. docs/operations.md, "Pre-staging packages".
+ */
+export const DEFAULT_PRESTAGE_TIMEOUT_SECONDS = 900;
+/** A day: beyond it a node's turn would wait longer than any maintenance window lasts. */
+export const MAX_PRESTAGE_TIMEOUT_SECONDS = 86_400;
 
 export const prestageSchema = optional(
   object(
@@ -20,6 +28,13 @@ export const prestageSchema = optional(
           { minimum: 1, maximum: MAX_PRESTAGE_CONCURRENT },
         ),
         DEFAULT_PRESTAGE_MAX_CONCURRENT,
+      ),
+      timeoutSeconds: defaulted(
+        integer(
+          'How long the controller waits for a node whose turn it is to answer its pre-stage ask (from when it was asked, nodeherd.io/prestage-asked-at). An agent that has not answered by then (a release before pre-staging, a hung download) starts its turn anyway and downloads inside it, as without pre-staging; a Warning Event PrestageTimedOut names the node. An answer Failed is a failure whatever the time.',
+          { minimum: 1, maximum: MAX_PRESTAGE_TIMEOUT_SECONDS },
+        ),
+        DEFAULT_PRESTAGE_TIMEOUT_SECONDS,
       ),
     },
     'Pre-staging (RollingUpdate only): the nodes next in line download the target revision’s packages (apt-get --download-only) before their turn; a node starts only once its download succeeded, and a failed download fails it before it is cordoned or drained. Absent: packages download inside the node’s turn.',
@@ -39,6 +54,7 @@ export function validatePrestage(errors: FieldErrors, spec: Record<string, unkno
   const prestage = objectAt(errors, 'spec.prestage', spec.prestage);
   if (!prestage) return;
   integerAt(errors, 'spec.prestage.maxConcurrent', prestage.maxConcurrent, 1, MAX_PRESTAGE_CONCURRENT);
+  integerAt(errors, 'spec.prestage.timeoutSeconds', prestage.timeoutSeconds, 1, MAX_PRESTAGE_TIMEOUT_SECONDS);
   const type = isObject(spec.updateStrategy)
     ? (spec.updateStrategy.type ?? 'RollingUpdate')
     : 'RollingUpdate';

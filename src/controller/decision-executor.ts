@@ -8,7 +8,7 @@ import type { NodeConfigPool } from '../api/types.ts';
 import type { Node } from '../kube/types.ts';
 import { DRAINING_FOR_ANNOTATION, UPDATE_STARTED_ANNOTATION } from './annotations.ts';
 import { nodePath } from './api-paths.ts';
-import { type ControllerContext, nodeSubject, runLimited } from './controller-context.ts';
+import { type ControllerContext, nodeSubject, poolSubject, runLimited } from './controller-context.ts';
 import { syncNextInLineTaints } from './drain/next-in-line-taint.ts';
 import { syncSkipMarks } from './drain/skip-marks.ts';
 import { agentReport } from './node-snapshot.ts';
@@ -21,7 +21,7 @@ import {
   startPatch,
   uncordonPatch,
 } from './node-updates.ts';
-import type { NumberedRevision, RolloutDecision, UncordonReason } from './rollout/types.ts';
+import type { NodeStart, NumberedRevision, RolloutDecision, UncordonReason } from './rollout/types.ts';
 
 const UNCORDON_MESSAGES: Record<UncordonReason, string> = {
   Healthy: 'healthy on its revision',
@@ -94,6 +94,18 @@ export class DecisionExecutor {
         members.map((name) => ({ name })),
       )),
     ];
+  }
+
+  /**
+   * A node that started (its start written) because its pre-stage ask went unanswered
+   * (spec.prestage.timeoutSeconds): a Warning Event on the Node and on the pool, naming the node and the bound.
+   */
+  private reportPrestageTimeout(pool: NodeConfigPool, node: Node, start: NodeStart): void {
+    const late = start.prestageTimedOut;
+    if (!late) return;
+    const message = `${start.node} did not answer its pre-stage ask for ${start.revision} (asked ${new Date(late.askedAt).toISOString()}) within ${late.timeoutSeconds}s (spec.prestage.timeoutSeconds): its turn starts anyway and its packages download inside it; an agent of a release before pre-staging, or a hung download, does this`;
+    this.ctx.recorder.warning(nodeSubject(node), 'PrestageTimedOut', message);
+    this.ctx.recorder.warning(poolSubject(pool), 'PrestageTimedOut', message);
   }
 
   async execute(
@@ -172,6 +184,7 @@ export class DecisionExecutor {
         if (!start.drain) {
           ctx.health.noteStart(start.node, start.revision, agentReport(node));
           const updated = await this.patchNode(start.node, startPatch(start.revision, now, now));
+          this.reportPrestageTimeout(pool, updated, start);
           ctx.recorder.normal(
             nodeSubject(updated),
             'UpdateStarted',
@@ -184,6 +197,7 @@ export class DecisionExecutor {
           start.node,
           drainPatch(start.revision, now, alreadyCordoned, node.metadata.resourceVersion),
         );
+        this.reportPrestageTimeout(pool, updated, start);
         ctx.recorder.normal(
           nodeSubject(updated),
           'DrainStarted',

@@ -15,6 +15,11 @@ export interface SimulatedNodeAgentsOptions {
   probeRule?: ProbeRule;
   /** Anything else the agents should be configured with (timeouts, retries, logger, watch tuning). */
   agent?: Omit<NodeAgentOptions, 'nodeName' | 'client' | 'stateDir' | 'executors' | 'host' | 'probes'>;
+  /**
+   * Nodes whose agent is of a release before pre-staging: it does not answer nodeherd.io/prestage-revision
+   * (NodeAgentOptions.prestage false). Asked when the node's agent starts.
+   */
+  withoutPrestage?: (nodeName: string) => boolean;
 }
 
 /** The factory also finds the running agent of a node (its OTA update API, its Serial slot). */
@@ -28,6 +33,7 @@ export function simulatedNodeAgents(options: SimulatedNodeAgentsOptions): Simula
       verifyIntervalMs: 50,
       onHostRestart: context.onHostRestart,
       ...options.agent,
+      ...(options.withoutPrestage?.(context.nodeName) ? { prestage: false } : {}),
       nodeName: context.nodeName,
       client: context.client,
       stateDir: join(options.stateRoot, context.nodeName),

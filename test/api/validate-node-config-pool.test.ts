@@ -91,6 +91,7 @@ describe('validateNodeConfigPool accepts', () => {
     ['OS-requested reboots with the defaults', { ...base, reboots: { osRequested: {} } }],
     ['pre-staging with the default bound', { ...base, prestage: {} }],
     ['pre-staging ten nodes at a time', { ...base, prestage: { maxConcurrent: 10 } }],
+    ['pre-staging with a 2 s answer timeout', { ...base, prestage: { timeoutSeconds: 2 } }],
     [
       'OS-requested reboots by an RPM sentinel command',
       {
@@ -373,6 +374,21 @@ describe('validateNodeConfigPool refuses, with exact field paths', () => {
       'pre-staging no node at a time',
       pool({ ...base, prestage: { maxConcurrent: 0 } }),
       [['spec.prestage.maxConcurrent', 'FieldValueInvalid']],
+    ],
+    [
+      'a pre-stage timeout of zero',
+      pool({ ...base, prestage: { timeoutSeconds: 0 } }),
+      [['spec.prestage.timeoutSeconds', 'FieldValueInvalid']],
+    ],
+    [
+      'a pre-stage timeout beyond a day',
+      pool({ ...base, prestage: { timeoutSeconds: 86_401 } }),
+      [['spec.prestage.timeoutSeconds', 'FieldValueInvalid']],
+    ],
+    [
+      'a pre-stage timeout as a string',
+      pool({ ...base, prestage: { timeoutSeconds: '15m' } }),
+      [['spec.prestage.timeoutSeconds', 'FieldValueTypeInvalid']],
     ],
     ['pre-staging as a number', pool({ ...base, prestage: 3 }), [['spec.prestage', 'FieldValueTypeInvalid']]],
     ...(['Serial', 'Spread', 'OnDelete', 'OTA'] as const).map(

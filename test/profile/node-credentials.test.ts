@@ -21,6 +21,7 @@ import {
   MESSAGE_ANNOTATION,
   NOT_BEFORE_ANNOTATION,
   PACKAGE_MANAGER_ANNOTATION,
+  PRESTAGE_ASKED_AT_ANNOTATION,
   PRESTAGE_REVISION_ANNOTATION,
   PRESTAGED_ANNOTATION,
   REBOOT_REQUESTED_ANNOTATION,
@@ -255,6 +256,15 @@ const attempts: Attempt[] = [
     name: 'asks to be pre-staged (nodeherd.io/prestage-revision is the controller’s)',
     prepare: put(`/api/v1/nodes/${NODE}`, annotate({ [PRESTAGE_REVISION_ANNOTATION]: 'x' })),
     embedded: { ...FORBIDDEN, message: /nodeherd\.io\/prestage-revision/ },
+    cluster: 'denied',
+  },
+  {
+    name: 'resets the time of its pre-stage ask (nodeherd.io/prestage-asked-at is the controller’s: spec.prestage.timeoutSeconds counts from it)',
+    prepare: put(
+      `/api/v1/nodes/${NODE}`,
+      annotate({ [PRESTAGE_ASKED_AT_ANNOTATION]: '2099-01-01T00:00:00.000Z' }),
+    ),
+    embedded: { ...FORBIDDEN, message: /nodeherd\.io\/prestage-asked-at/ },
     cluster: 'denied',
   },
   {

@@ -7,6 +7,7 @@ import { revisionName } from '../../api/hash.ts';
 import { CURRENT_REVISION_ANNOTATION } from '../../api/node-protocol.ts';
 import { prestageProgress, waitingOsReboot } from '../../api/node-report.ts';
 import { defaultedPoolSpec } from '../../api/pool-defaults.ts';
+import { DEFAULT_PRESTAGE_TIMEOUT_SECONDS } from '../../api/prestage-schema.ts';
 import { renderConfigs, type SecretLookup, selectConfigs } from '../../api/render.ts';
 import type {
   LabelSelector,
@@ -182,8 +183,9 @@ const PRESTAGE_WORDS = {
   failed: 'download failed',
 } as const satisfies Record<string, NodeStep['prestage']>;
 
-function prestageNote(prestage: { maxConcurrent: number }): string {
-  return `pre-staging: the next in line download the revision's packages before their turn (at most ${prestage.maxConcurrent} at once); a node starts once its download succeeded, and a failed download fails it before any drain`;
+function prestageNote(prestage: { maxConcurrent: number; timeoutSeconds?: number }): string {
+  const bound = prestage.timeoutSeconds ?? DEFAULT_PRESTAGE_TIMEOUT_SECONDS;
+  return `pre-staging: the next in line download the revision's packages before their turn (at most ${prestage.maxConcurrent} at once); a node starts once its download succeeded, or unanswered after ${bound}s (downloading in its turn), and a failed download fails it before any drain`;
 }
 
 /** What the file does to each NodeConfig it names, for this pool: added, replaced, removed or not selected. */

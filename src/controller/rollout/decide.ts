@@ -221,8 +221,16 @@ function chooseStarts(c: StartChoice): {
       continue;
     }
     // Pre-staging: an available node whose plan installs packages starts once they are downloaded, so
-    // its disruptive part holds only install and restart (an unavailable one costs nothing to start).
-    if (cost > 0 && c.input.prestage && node.needsDownload && !prestaged(node, c.input.target.name)) {
+    // its disruptive part holds only install and restart (an unavailable one costs nothing to start),
+    // or once its ask went unanswered for spec.prestage.timeoutSeconds: it downloads inside its turn.
+    const timedOut = prestageTimedOut(node, c.input);
+    if (
+      cost > 0 &&
+      c.input.prestage &&
+      node.needsDownload &&
+      !prestaged(node, c.input.target.name) &&
+      !timedOut
+    ) {
       awaiting.push(v.name);
       kept += cost;
       continue;
@@ -236,9 +244,46 @@ function chooseStarts(c: StartChoice): {
       drain: node.needsDrain || actions.reboot === true,
       free: cost === 0,
       ...(actions.reboot ? { reboot: true } : {}),
+      ...(timedOut && cost > 0 && node.needsDownload ? { prestageTimedOut: timedOut } : {}),
     });
   }
   return { starts, awaiting, unavailable, budgetBlocked, zoneBlocked };
+}
+
+/**
+ * The node's ask to pre-stage the target went unanswered for spec.prestage.timeoutSeconds (an agent
+ * too old to know pre-staging, or hung): when it was asked and the bound; undefined otherwise (no ask
+ * for the target, no time for it, any answer for the target, or still within the bound). An answer
+ * Failed is judged by node-verdict.ts whatever the time.
+ */
+export function prestageTimedOut(
+  node: NodeSnapshot,
+  input: Pick<RolloutInput, 'prestage' | 'target' | 'now'>,
+): { askedAt: number; timeoutSeconds: number } | undefined {
+  const p = input.prestage;
+  const askedAt = node.prestageAskedAt;
+  if (!p || askedAt === undefined || node.prestageRevision !== input.target.name) return undefined;
+  if (node.prestaged?.revision === input.target.name) return undefined;
+  return input.now >= askedAt + p.timeoutSeconds * 1000
+    ? { askedAt, timeoutSeconds: p.timeoutSeconds }
+    : undefined;
+}
+
+/** When the first of the awaiting nodes' asks times out (+Infinity when none can: no time for it yet). */
+function prestageWake(
+  input: RolloutInput,
+  judged: ReadonlyMap<string, Judged>,
+  awaiting: readonly string[],
+): number {
+  let at = Number.POSITIVE_INFINITY;
+  const p = input.prestage;
+  if (!p) return at;
+  for (const name of awaiting) {
+    const node = judged.get(name)?.node;
+    if (node?.prestageAskedAt === undefined || node.prestageRevision !== input.target.name) continue;
+    at = Math.min(at, node.prestageAskedAt + p.timeoutSeconds * 1000);
+  }
+  return at;
 }
 
 /** Why the batch chosen leaves candidates unstarted, if it does. */
@@ -252,7 +297,7 @@ function batchBlock(
   if (chosen.awaiting.length > 0)
     return {
       reason: 'Prestaging',
-      message: `waiting for ${chosen.awaiting.join(', ')} to download ${input.target.name}'s packages (pre-staging) before ${chosen.awaiting.length === 1 ? 'its' : 'their'} turn`,
+      message: `waiting for ${chosen.awaiting.join(', ')} to download ${input.target.name}'s packages (pre-staging) before ${chosen.awaiting.length === 1 ? 'its' : 'their'} turn; a node that does not answer within ${input.prestage?.timeoutSeconds ?? '?'}s of its ask (spec.prestage.timeoutSeconds) starts anyway`,
     };
   if (chosen.starts.length >= candidates) return undefined;
   if (chosen.budgetBlocked)
@@ -539,6 +584,8 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
   if (input.prestage && !failureAction) {
     const room = Number.isFinite(canaryRoom) ? canaryRoom : maxUnavailable + input.prestage.maxConcurrent;
     decision.prestage = prestageSet(input, inOrder, chosen?.awaiting ?? [], room);
+    // A node kept for its download starts when its ask times out: the pool is looked at again then.
+    wakeAt = Math.min(wakeAt, prestageWake(input, judged, chosen?.awaiting ?? []));
   }
 
   decision.budget.maxUnavailable = maxUnavailable;

@@ -83,6 +83,8 @@ export interface NodeSnapshot {
   needsDownload?: boolean;
   /** nodeherd.io/prestage-revision: the revision the controller told the node to pre-stage. */
   prestageRevision?: string;
+  /** nodeherd.io/prestage-asked-at: when the controller asked (ms); spec.prestage.timeoutSeconds counts from it. */
+  prestageAskedAt?: number;
   /** nodeherd.io/prestaged: the agent's answer (never trusted beyond its revision and outcome). */
   prestaged?: PrestageReport;
 }
@@ -143,7 +145,14 @@ export interface RolloutInput {
    * maxConcurrent downloading at once); a node that needs a download starts only once it succeeded,
    * and a failed download fails it before anything is disrupted.
    */
-  prestage?: { maxConcurrent: number };
+  prestage?: {
+    maxConcurrent: number;
+    /**
+     * A node whose turn it is and that has not answered its ask (prestageAskedAt) within this long
+     * starts anyway (NodeStart.prestageTimedOut): its packages download inside its turn.
+     */
+    timeoutSeconds: number;
+  };
   /**
    * spec.drain.onTimeout Skip: a drain that has not finished after timeoutSeconds leaves its node
    * cordoned, counted as unavailable and still draining, and the rollout goes on without it (up to
@@ -232,6 +241,11 @@ export interface NodeStart {
    * in the same patch as its revision, so a revision that reboots anyway reboots once for both.
    */
   reboot?: boolean;
+  /**
+   * Pre-staging: the node was asked to download the target's packages and did not answer within
+   * spec.prestage.timeoutSeconds; it starts anyway and downloads inside its turn (a Warning Event says so).
+   */
+  prestageTimedOut?: { askedAt: number; timeoutSeconds: number };
 }
 
 export type UncordonReason = 'Healthy' | 'Failed' | 'Aborted' | 'Idle';

@@ -297,7 +297,10 @@ test('a pool that pre-stages says so, and shows which nodes have downloaded the 
       ['n4', undefined],
     ],
   );
-  assert.match(planned.strategyNotes.join('\n'), /pre-staging: .*at most 2 at once.*before any drain/);
+  assert.match(
+    planned.strategyNotes.join('\n'),
+    /pre-staging: .*at most 2 at once.*unanswered after 900s.*before any drain/,
+  );
   assert.match(renderPoolPlan(planned, { color: false, width: 0 }), /n1 .*\(pre-staged\)/);
 });
 test('the pool order: nodes listed and batched by a label value (or fewest pods), and said in a note', () => {

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import type { PrestageReport } from '../../../src/api/node-protocol.ts';
 import { decideRollout } from '../../../src/controller/rollout/decide.ts';
 import type { NodeSnapshot, RolloutInput } from '../../../src/controller/rollout/types.ts';
-import { input, node, settings, updating } from '../../support/rollout-fixtures.ts';
+import { input, NOW, node, settings, updating } from '../../support/rollout-fixtures.ts';
 
 /** A node on r1 whose plan to r2 installs packages. */
 const pending = (name: string, over: Partial<NodeSnapshot> = {}) =>
@@ -18,7 +18,7 @@ const answered = (revision: string, outcome: PrestageReport['outcome'], message?
   prestaged: { revision, outcome, ...(message ? { message } : {}) },
 });
 const prestaging = (nodes: NodeSnapshot[], over: Partial<RolloutInput> = {}): RolloutInput =>
-  input(nodes, { prestage: { maxConcurrent: 2 }, ...over });
+  input(nodes, { prestage: { maxConcurrent: 2, timeoutSeconds: 900 }, ...over });
 const phases = (d: ReturnType<typeof decideRollout>) =>
   Object.fromEntries(d.verdicts.map((v) => [v.name, v.phase]));
 
@@ -165,5 +165,73 @@ describe('pre-staging', () => {
       d.starts.map((s) => [s.node, s.free]),
       [['a', true]],
     );
+  });
+});
+
+describe('pre-staging: an ask left unanswered (spec.prestage.timeoutSeconds)', () => {
+  /** Asked `ago` ms before NOW (the fixture's clock) to pre-stage r2, and no answer for it. */
+  const asked = (ago: number, over: Partial<NodeSnapshot> = {}) => ({
+    prestageRevision: 'r2',
+    prestageAskedAt: NOW - ago,
+    ...over,
+  });
+  const timed = (nodes: NodeSnapshot[], over: Partial<RolloutInput> = {}) =>
+    input(nodes, { prestage: { maxConcurrent: 2, timeoutSeconds: 60 }, ...over });
+
+  test('past the timeout the node starts anyway, saying so; the next in line is asked', () => {
+    const d = decideRollout(
+      timed([pending('a', { needsDrain: true, ...asked(60_000) }), pending('b'), pending('c')]),
+    );
+    assert.deepEqual(
+      d.starts.map((s) => [s.node, s.drain, s.prestageTimedOut]),
+      [['a', true, { askedAt: NOW - 60_000, timeoutSeconds: 60 }]],
+    );
+    assert.equal(d.blocked?.reason, 'BudgetExhausted', 'a takes the budget: nothing waits for a download');
+    assert.deepEqual(d.prestage, ['b', 'c'], 'a started: its ask goes; b and c download');
+  });
+
+  test('within the timeout it waits, and the pool is looked at again when the timeout ends', () => {
+    const d = decideRollout(timed([pending('a', asked(59_000)), pending('b')]));
+    assert.deepEqual(d.starts, []);
+    assert.equal(d.blocked?.reason, 'Prestaging');
+    assert.match(d.blocked?.message ?? '', /within 60s of its ask \(spec\.prestage\.timeoutSeconds\)/);
+    assert.equal(d.requeueAfterMs, 1_000);
+  });
+
+  test('an ask with no time yet (written by an older controller) waits: its time comes with the next write', () => {
+    const d = decideRollout(timed([pending('a', { prestageRevision: 'r2' })]));
+    assert.deepEqual(d.starts, []);
+    assert.equal(d.blocked?.reason, 'Prestaging');
+  });
+
+  test('an answer Failed stays a failure past the timeout: nothing starts, the policy acts', () => {
+    const bad = pending('a', {
+      needsDrain: true,
+      ...asked(3_600_000, {
+        prestaged: { revision: 'r2', outcome: 'Failed', message: 'E: no such version' },
+      }),
+    });
+    const d = decideRollout(timed([bad, pending('b')]));
+    assert.equal(phases(d).a, 'Failed');
+    assert.equal(d.failures[0]?.failure?.reason, 'DownloadFailed');
+    assert.deepEqual(d.starts, []);
+    assert.equal(d.failureAction?.action, 'Pause');
+  });
+
+  test('an answer for another revision is none for this ask: past the timeout the node starts', () => {
+    const d = decideRollout(
+      timed([pending('a', asked(61_000, { prestaged: { revision: 'r1', outcome: 'Downloaded' } }))]),
+    );
+    assert.deepEqual(
+      d.starts.map((s) => s.node),
+      ['a'],
+    );
+    assert.ok(d.starts[0]?.prestageTimedOut);
+  });
+
+  test('an ask for an older target does not time out this one: the node waits for its new ask', () => {
+    const d = decideRollout(timed([pending('a', asked(3_600_000, { prestageRevision: 'r1' }))]));
+    assert.deepEqual(d.starts, []);
+    assert.deepEqual(d.prestage, ['a'], 'asked again, for r2 (the marks give it a new time)');
   });
 });

@@ -24,7 +24,14 @@ function rolloutInput(s: StrategySnapshot): RolloutInput {
     ...(s.gate ? { gate: s.gate } : {}),
     ...(s.holdsBatch ? { holdsBatch: s.holdsBatch } : {}),
     ...(s.spec.reboots?.osRequested?.policy === 'Reboot' ? { osReboots: true } : {}),
-    ...(s.spec.prestage ? { prestage: { maxConcurrent: s.spec.prestage.maxConcurrent } } : {}),
+    ...(s.spec.prestage
+      ? {
+          prestage: {
+            maxConcurrent: s.spec.prestage.maxConcurrent,
+            timeoutSeconds: s.spec.prestage.timeoutSeconds,
+          },
+        }
+      : {}),
     ...rolloutInputExtras(s),
     ...(s.spec.rolloutOrder?.preferNoScheduleNext ? { taintNext: true } : {}),
   };

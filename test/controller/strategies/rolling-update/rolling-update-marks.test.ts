@@ -6,12 +6,17 @@ import {
   AVAILABLE_REVISION_ANNOTATION,
   HOLD_ANNOTATION,
   NOT_BEFORE_ANNOTATION,
+  PRESTAGE_ASKED_AT_ANNOTATION,
+  PRESTAGE_REVISION_ANNOTATION,
   SERIAL_GATE_ANNOTATION,
   SERIAL_SLOT_ANNOTATION,
   UPGRADE_REQUESTED_ANNOTATION,
 } from '../../../../src/api/node-protocol.ts';
+import { planNodeMarks } from '../../../../src/controller/strategies/node-marks.ts';
+import { rollingUpdateMarks } from '../../../../src/controller/strategies/rolling-update/rolling-update-marks.ts';
 import type { StrategyNode } from '../../../../src/controller/strategies/strategy-node.ts';
-import { marks, type NodeOver, strategyNode } from '../../../support/strategy-fixtures.ts';
+import { NOW } from '../../../support/rollout-fixtures.ts';
+import { marks, marksDefaults, type NodeOver, strategyNode } from '../../../support/strategy-fixtures.ts';
 
 function n(name: string, over: NodeOver = {}): StrategyNode {
   return strategyNode(name, over);
@@ -44,5 +49,55 @@ describe('RollingUpdate marks', () => {
     });
     assert.equal(m.get('a')?.taint, null);
     assert.deepEqual(m.get('b')?.annotations, { [UPGRADE_REQUESTED_ANNOTATION]: null });
+  });
+});
+
+describe('RollingUpdate marks: the pre-stage ask and its time', () => {
+  const EARLIER = new Date(NOW - 30_000).toISOString();
+  const prestageMarks = (nodes: StrategyNode[], asked: string[]) =>
+    new Map(
+      planNodeMarks(
+        { ...marksDefaults({ nodes }), now: NOW, prestage: new Set(asked) },
+        rollingUpdateMarks,
+      ).map((m) => [m.node, m.annotations]),
+    );
+
+  test('a new ask carries the time it was made; one that stands keeps its time; an ask that goes takes its time along', () => {
+    const m = prestageMarks(
+      [
+        n('new'),
+        n('kept', {
+          annotations: { [PRESTAGE_REVISION_ANNOTATION]: 'r2', [PRESTAGE_ASKED_AT_ANNOTATION]: EARLIER },
+        }),
+        n('retarget', {
+          annotations: { [PRESTAGE_REVISION_ANNOTATION]: 'r1', [PRESTAGE_ASKED_AT_ANNOTATION]: EARLIER },
+        }),
+        n('untimed', { annotations: { [PRESTAGE_REVISION_ANNOTATION]: 'r2' } }),
+        n('gone', {
+          annotations: { [PRESTAGE_REVISION_ANNOTATION]: 'r2', [PRESTAGE_ASKED_AT_ANNOTATION]: EARLIER },
+        }),
+      ],
+      ['new', 'kept', 'retarget', 'untimed'],
+    );
+    const now = new Date(NOW).toISOString();
+    assert.deepEqual(m.get('new'), {
+      [PRESTAGE_REVISION_ANNOTATION]: 'r2',
+      [PRESTAGE_ASKED_AT_ANNOTATION]: now,
+    });
+    assert.equal(m.get('kept'), undefined, 'nothing to write: the ask and its time stand');
+    assert.deepEqual(
+      m.get('retarget'),
+      { [PRESTAGE_REVISION_ANNOTATION]: 'r2', [PRESTAGE_ASKED_AT_ANNOTATION]: now },
+      'an ask for another revision is a new ask: its clock starts again',
+    );
+    assert.deepEqual(
+      m.get('untimed'),
+      { [PRESTAGE_ASKED_AT_ANNOTATION]: now },
+      'an ask an older controller made gets its time',
+    );
+    assert.deepEqual(m.get('gone'), {
+      [PRESTAGE_REVISION_ANNOTATION]: null,
+      [PRESTAGE_ASKED_AT_ANNOTATION]: null,
+    });
   });
 });
