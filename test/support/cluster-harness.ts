@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { revisionName } from '../../src/api/hash.ts';
+import { CURRENT_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
 import { renderConfigs } from '../../src/api/render.ts';
 import type { NodeConfigPoolSpec, NodeConfigSpec, RollingUpdate } from '../../src/api/types.ts';
 import { RolloutController, type RolloutControllerOptions } from '../../src/controller/rollout-controller.ts';
@@ -15,7 +16,7 @@ import { KubeClient } from '../../src/kube/kube-client.ts';
 import { loadKubeConfig } from '../../src/kube/kube-config.ts';
 import { isKubeError } from '../../src/kube/kube-error.ts';
 import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
-import { Fleet, type FleetOptions } from '../../src/sim/fleet.ts';
+import { Fleet, type FleetOptions, type NodeTemplate } from '../../src/sim/fleet.ts';
 import {
   embeddedKubeletIdentities,
   embeddedNodeIdentities,
@@ -97,6 +98,11 @@ export class ClusterHarness {
     return new ClusterHarness(local, fleet, light, controllerKubeconfig, stateRoot);
   }
 
+  /** The admin's KubeConfig (the local API server's kubeconfig). */
+  adminConfig(): KubeConfig {
+    return loadKubeConfig({ kubeconfig: this.local.kubeconfigPath });
+  }
+
   controllerConfig(): KubeConfig {
     return loadKubeConfig({ kubeconfig: this.controllerKubeconfig });
   }
@@ -158,6 +164,26 @@ export class ClusterHarness {
     return nodes.map((n) => n.name);
   }
 
+  /** Adds `count` started simulated nodes (Fleet.add, `template` over pool=`pool`); their names, sorted. */
+  async addNodes(pool: string, count: number, template: NodeTemplate = {}): Promise<string[]> {
+    const nodes = await this.fleet.add(count, { ...template, labels: { pool, ...template.labels } });
+    return nodes.map((n) => n.name).sort();
+  }
+
+  /**
+   * Applies NodeConfig `configName` (labelled pool=`pool`) and creates pool `pool` over the nodes and
+   * configs so labelled (poolSelecting).
+   */
+  async labelledPool(
+    pool: string,
+    configName: string,
+    config: NodeConfigSpec,
+    spec: Partial<NodeConfigPoolSpec> = {},
+  ): Promise<void> {
+    await this.applyConfig(configName, config, { pool });
+    await this.createPool(pool, poolSelecting(pool, spec));
+  }
+
   /**
    * Applies NodeConfig `configName` (labelled pool=`pool`), creates pool `pool` over the nodes and
    * configs so labelled (poolSelecting), and waits until its first revision is complete.
@@ -169,8 +195,7 @@ export class ClusterHarness {
     spec: Partial<NodeConfigPoolSpec> = {},
     timeoutMs?: number,
   ): Promise<PoolObject> {
-    await this.applyConfig(configName, config, { pool });
-    await this.createPool(pool, poolSelecting(pool, spec));
+    await this.labelledPool(pool, configName, config, spec);
     return this.poolWhere(
       pool,
       'first revision',
@@ -209,6 +234,13 @@ export class ClusterHarness {
   async nodes(labelSelector: string): Promise<NodeObject[]> {
     return (await this.admin.list<never>('/api/v1/nodes', { labelSelector }))
       .items as unknown as NodeObject[];
+  }
+
+  /** How many of the nodes `labelSelector` picks report `revision` as their current one. */
+  async nodesOnRevision(labelSelector: string, revision: string): Promise<number> {
+    return (await this.nodes(labelSelector)).filter(
+      (n) => n.metadata.annotations?.[CURRENT_REVISION_ANNOTATION] === revision,
+    ).length;
   }
 
   async events(
