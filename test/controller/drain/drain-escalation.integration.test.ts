@@ -7,11 +7,11 @@
 // are left on the node.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { NodeConfigPoolSpec } from '../../../src/api/types.ts';
 import type { Node } from '../../../src/kube/types.ts';
 import {
-  ClusterHarness,
+  type ClusterHarness,
   completeAfter,
   condition,
   drainingConfig,
@@ -19,6 +19,7 @@ import {
   type PoolObject,
   rollingUpdate,
 } from '../../support/cluster-harness.ts';
+import { clusterPerSuite } from '../../support/suite-cluster.ts';
 import { deleteBudget, disruptionBudget, podsOn, runningPod } from '../../support/workloads.ts';
 
 describe('drain escalations', () => {
@@ -51,12 +52,8 @@ describe('drain escalations', () => {
     await disruptionBudget(h.admin, name);
   }
 
-  before(async () => {
-    h = await ClusterHarness.start();
-    await h.startController();
-  });
-  after(async () => {
-    await h?.stop();
+  clusterPerSuite((started) => {
+    h = started;
   });
 
   test('Fail: the budget holds the drain until the deadline fails the node', async () => {

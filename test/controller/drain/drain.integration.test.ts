@@ -3,26 +3,23 @@
 // healthy on the new revision; a drain that cannot finish in time fails the node and lifts the cordon.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { CORDONED_BY_ANNOTATION, DRAINING_FOR_ANNOTATION } from '../../../src/controller/annotations.ts';
 import {
-  ClusterHarness,
+  type ClusterHarness,
   completeAfter,
   condition,
   drainingConfig,
   eventually,
   rollingUpdate,
 } from '../../support/cluster-harness.ts';
+import { clusterPerSuite } from '../../support/suite-cluster.ts';
 import { disruptionBudget, podsOn, runningPod } from '../../support/workloads.ts';
 
 describe('drain', () => {
   let h: ClusterHarness;
-  before(async () => {
-    h = await ClusterHarness.start();
-    await h.startController();
-  });
-  after(async () => {
-    await h?.stop();
+  clusterPerSuite((started) => {
+    h = started;
   });
 
   test('cordon, evict through the Eviction API, wait for a PodDisruptionBudget, uncordon when healthy', async () => {

@@ -6,12 +6,12 @@
 // rollback takes it off too.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { NodeConfigPoolSpec } from '../../../src/api/types.ts';
 import { NEXT_IN_LINE_TAINT_KEY } from '../../../src/controller/drain/next-in-line-taint.ts';
 import type { Node } from '../../../src/kube/types.ts';
 import {
-  ClusterHarness,
+  type ClusterHarness,
   condition,
   drainingConfig,
   eventually,
@@ -19,6 +19,7 @@ import {
   rollingUpdate,
   type StartNodesOptions,
 } from '../../support/cluster-harness.ts';
+import { clusterPerSuite } from '../../support/suite-cluster.ts';
 import { deleteBudget, disruptionBudget, runningPod } from '../../support/workloads.ts';
 
 describe('next in line', () => {
@@ -64,12 +65,8 @@ describe('next in line', () => {
     );
   }
 
-  before(async () => {
-    h = await ClusterHarness.start();
-    await h.startController();
-  });
-  after(async () => {
-    await h?.stop();
+  clusterPerSuite((started) => {
+    h = started;
   });
 
   test('the next node in the label order is tainted while a batch drains, and not when paused, its turn come or done', async () => {

@@ -16,6 +16,7 @@ import {
   rollingUpdate,
 } from '../../support/cluster-harness.ts';
 import { freePort, prometheusMissing, TestExporter, TestPrometheus } from '../../support/prometheus.ts';
+import { clusterPerSuite } from '../../support/suite-cluster.ts';
 
 const RULES = `groups:
   - name: gates
@@ -303,12 +304,8 @@ describe('health gates with a real Prometheus', { skip: prometheusMissing }, () 
 
 describe('blocking pods', () => {
   let h: ClusterHarness;
-  before(async () => {
-    h = await ClusterHarness.start();
-    await h.startController();
-  });
-  after(async () => {
-    await h?.stop();
+  clusterPerSuite((started) => {
+    h = started;
   });
 
   test('no batch starts while a selected pod runs on the nodes it would take', async () => {

@@ -2,11 +2,11 @@
 // rollout and says why; Rollback returns every node to the last completed revision.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { CURRENT_REVISION_ANNOTATION } from '../../../src/api/node-protocol.ts';
 import {
   brokenConfig,
-  ClusterHarness,
+  type ClusterHarness,
   complete,
   condition,
   kubeletConfig,
@@ -14,6 +14,7 @@ import {
   revisionNameFor,
   rollingUpdate,
 } from '../../support/cluster-harness.ts';
+import { clusterPerSuite } from '../../support/suite-cluster.ts';
 
 const poolWhere = (
   h: ClusterHarness,
@@ -25,12 +26,8 @@ const poolWhere = (
 
 describe('failure policy', () => {
   let h: ClusterHarness;
-  before(async () => {
-    h = await ClusterHarness.start();
-    await h.startController();
-  });
-  after(async () => {
-    await h?.stop();
+  clusterPerSuite((started) => {
+    h = started;
   });
 
   test('Pause: a failed node stops the rollout, the pool says why, and a fixed config goes on', async () => {

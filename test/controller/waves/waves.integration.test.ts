@@ -4,18 +4,19 @@
 // the new revision and say why. A pool waiting for a pool that does not exist holds until it appears.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { DESIRED_REVISION_ANNOTATION } from '../../../src/api/node-protocol.ts';
 import type { NodeConfigPoolSpec, NodeConfigSpec } from '../../../src/api/types.ts';
 import {
   brokenConfig,
-  ClusterHarness,
+  type ClusterHarness,
   condition,
   eventually,
   kubeletConfig,
   type PoolObject,
   revisionNameFor,
 } from '../../support/cluster-harness.ts';
+import { clusterPerSuite } from '../../support/suite-cluster.ts';
 
 const seconds = (iso: string | undefined) => Date.parse(iso ?? '') / 1000;
 
@@ -68,12 +69,8 @@ describe('waves across pools', () => {
     return names;
   }
 
-  before(async () => {
-    h = await ClusterHarness.start();
-    await h.startController();
-  });
-  after(async () => {
-    await h?.stop();
+  clusterPerSuite((started) => {
+    h = started;
   });
 
   test('a change rolls canary, then a, then b: each after the one before completed and soaked', async () => {
