@@ -10,8 +10,8 @@ import type { NodeConfigPoolSpec, NodeConfigSpec } from '../../../src/api/types.
 import {
   brokenConfig,
   type ClusterHarness,
+  complete,
   condition,
-  eventually,
   kubeletConfig,
   type PoolObject,
   revisionNameFor,
@@ -24,20 +24,9 @@ describe('waves across pools', () => {
   let h: ClusterHarness;
 
   const poolWhere = (name: string, what: string, ok: (p: PoolObject) => boolean, ms = 30_000) =>
-    eventually(
-      `${name}: ${what}`,
-      async () => {
-        const p = await h.getPool(name);
-        return ok(p) ? p : undefined;
-      },
-      ms,
-    );
+    h.poolWhere(name, `${name}: ${what}`, ok, ms);
   const completeOn = (name: string, revision: string) =>
-    poolWhere(
-      name,
-      `complete on ${revision}`,
-      (p) => p.status?.targetRevision === revision && condition(p, 'Complete')?.status === 'True',
-    );
+    poolWhere(name, `complete on ${revision}`, complete(revision));
   /** Nodes of the pool told to apply `revision`. */
   const given = async (pool: string, revision: string) =>
     (await h.nodes(`pool=${pool}`)).filter(
