@@ -6,46 +6,26 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { DESIRED_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
-import type { NodeConfigSpec } from '../../src/api/types.ts';
 import { ControllerManager } from '../../src/controller/controller-manager.ts';
-import { loadKubeConfig } from '../../src/kube/kube-config.ts';
 import {
   ClusterHarness,
-  condition,
+  complete,
+  drainingConfig,
   eventually,
   kubeletConfig,
-  type PoolObject,
   revisionNameFor,
+  rollingUpdate,
 } from '../support/cluster-harness.ts';
 import { DisruptionInvariant } from './support/disruption-invariant.ts';
 import { NodeWatch } from './support/node-watch.ts';
-
-function drainingConfig(value: string): NodeConfigSpec {
-  return {
-    ...kubeletConfig(value),
-    disruptionPolicies: { files: [{ path: '/etc/kubernetes/kubelet-extra.conf', action: 'Drain' }] },
-  };
-}
 
 describe('high availability', () => {
   let h: ClusterHarness;
   let watch: NodeWatch;
 
-  async function poolWhere(name: string, what: string, ok: (p: PoolObject) => boolean, ms = 30_000) {
-    return eventually(
-      what,
-      async () => {
-        const p = await h.getPool(name);
-        return ok(p) ? p : undefined;
-      },
-      ms,
-    );
-  }
-
   before(async () => {
     h = await ClusterHarness.start();
-    watch = new NodeWatch(loadKubeConfig({ kubeconfig: h.local.kubeconfigPath }));
-    await watch.start();
+    watch = await NodeWatch.started(h.adminConfig());
   });
   after(async () => {
     await watch?.stop();
@@ -54,14 +34,11 @@ describe('high availability', () => {
 
   test('a restart mid-rollout continues it: every node updated once, the budget kept, no cordon left', async () => {
     const nodes = await h.fleet.add(6, { labels: { pool: 'restart' } });
-    await h.applyConfig('restart-kubelet', drainingConfig('one'), { pool: 'restart' });
-    await h.createPool('restart', {
-      nodeSelector: { matchLabels: { pool: 'restart' } },
-      configSelector: { matchLabels: { pool: 'restart' } },
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2, minReadySeconds: 1 } },
+    await h.labelledPool('restart', 'restart-kubelet', drainingConfig('one'), {
+      updateStrategy: rollingUpdate({ maxUnavailable: 2, minReadySeconds: 1 }),
     });
     let controller = await h.startController();
-    await poolWhere('restart', 'first revision', (p) => condition(p, 'Complete')?.status === 'True');
+    await h.poolWhere('restart', 'first revision', complete());
     const restartsBefore = new Map(nodes.map((n) => [n.name, n.systemd.restarts('kubelet.service')]));
 
     const check = new DisruptionInvariant({ maxUnavailable: 2, strict: true }, 6);
@@ -90,11 +67,7 @@ describe('high availability', () => {
     await new Promise((r) => setTimeout(r, 700));
     controller = await h.startController();
 
-    const done = await poolWhere(
-      'restart',
-      'second revision complete',
-      (p) => p.status?.targetRevision === two && condition(p, 'Complete')?.status === 'True',
-    );
+    const done = await h.poolWhere('restart', 'second revision complete', complete(two));
     stopChecking();
     assert.deepEqual(check.violations, []);
     assert.ok(check.maxObserved >= 1 && check.maxObserved <= 2, `max unavailable seen: ${check.maxObserved}`);
@@ -137,13 +110,9 @@ describe('high availability', () => {
     await new Promise((r) => setTimeout(r, lease.retryPeriodMs * 3));
     assert.equal(b.leading, false, 'only one leader');
 
-    await h.fleet.add(2, { labels: { pool: 'ha' } });
-    await h.applyConfig('ha-kubelet', kubeletConfig('one'), { pool: 'ha' });
-    await h.createPool('ha', {
-      nodeSelector: { matchLabels: { pool: 'ha' } },
-      configSelector: { matchLabels: { pool: 'ha' } },
-    });
-    await poolWhere('ha', 'rolled out by the leader', (p) => condition(p, 'Complete')?.status === 'True');
+    await h.addNodes('ha', 2);
+    await h.labelledPool('ha', 'ha-kubelet', kubeletConfig('one'));
+    await h.poolWhere('ha', 'rolled out by the leader', complete());
     const metrics = await (await fetch(`${a.metricsUrl}/metrics`)).text();
     assert.match(metrics, /nodeherd_controller_leader 1/);
     assert.match(metrics, /nodeherd_pool_status_updated_nodes\{pool="ha"\} 2/);
@@ -165,11 +134,7 @@ describe('high availability', () => {
     );
     const two = revisionNameFor('ha', { 'ha-kubelet': kubeletConfig('two') });
     await h.applyConfig('ha-kubelet', kubeletConfig('two'), { pool: 'ha' });
-    await poolWhere(
-      'ha',
-      'rolled out by the new leader',
-      (p) => p.status?.targetRevision === two && condition(p, 'Complete')?.status === 'True',
-    );
+    await h.poolWhere('ha', 'rolled out by the new leader', complete(two));
 
     // A clean stop releases the lease: the next standby does not wait for it to expire.
     const c = manager();

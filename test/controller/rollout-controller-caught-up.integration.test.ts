@@ -11,11 +11,13 @@ import { CORDONED_BY_ANNOTATION } from '../../src/controller/annotations.ts';
 import type { RolloutController } from '../../src/controller/rollout-controller.ts';
 import {
   ClusterHarness,
+  complete,
   condition,
   eventually,
   kubeletConfig,
   type PoolObject,
   revisionNameFor,
+  rollingUpdate,
 } from '../support/cluster-harness.ts';
 
 const POOL = 'caught-up';
@@ -46,26 +48,16 @@ describe('rollout controller: caught up with a pool', () => {
   }
 
   test('a Stalled status from before the stalled canary recovered is not the last word', async () => {
-    const names = ['cu-0', 'cu-1', 'cu-2'];
-    const created = [];
-    for (const [i, zone] of ['z1', 'z2', 'z3'].entries())
-      created.push(await h.fleet.create({ name: names[i]!, zone, labels: { pool: POOL } }));
-    await h.fleet.startAll(created);
-    await h.applyConfig(`${POOL}-config`, kubeletConfig('good'), { pool: POOL });
-    await h.createPool(POOL, {
-      nodeSelector: { matchLabels: { pool: POOL } },
-      configSelector: { matchLabels: { pool: POOL } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: {
-          maxUnavailable: 2,
-          canary: { nodes: 1 },
-          progressDeadlineSeconds: 8,
-          failurePolicy: { action: 'Pause', maxFailures: 1 },
-        },
-      },
+    await h.startNodes(POOL, 3, { prefix: 'cu', zones: ['z1', 'z2', 'z3'] });
+    await h.labelledPool(POOL, `${POOL}-config`, kubeletConfig('good'), {
+      updateStrategy: rollingUpdate({
+        maxUnavailable: 2,
+        canary: { nodes: 1 },
+        progressDeadlineSeconds: 8,
+        failurePolicy: { action: 'Pause', maxFailures: 1 },
+      }),
     });
-    await settledPool('first revision complete', (p) => condition(p, 'Complete')?.status === 'True');
+    await settledPool('first revision complete', complete());
 
     // The canary turns NotReady as soon as it is given the next revision, and stays so: it fails its
     // deadline, within maxFailures, and holds the canary's place: the pool stalls.

@@ -9,10 +9,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CONFIG_DRIFT_CONDITION } from '../../src/api/node-protocol.ts';
 import type { NodeConfigSpec } from '../../src/api/types.ts';
-import { Container } from '../../src/nspawn/container.ts';
-import { waitFor } from '../../src/nspawn/host.ts';
+import type { Container } from '../../src/nspawn/container.ts';
 import { freePort } from '../../src/nspawn/ports.ts';
-import { ensureRootfs } from '../../src/nspawn/rootfs.ts';
+import { bootstrappedNode, waitWithJournal } from './support/bootstrapped-node.ts';
 import { ControlPlane } from './support/control-plane.ts';
 import { e2eSkipReason } from './support/host.ts';
 import { serviceUnit, unitState } from './support/units.ts';
@@ -20,7 +19,6 @@ import { serviceUnit, unitState } from './support/units.ts';
 const skip = e2eSkipReason();
 if (skip) process.stderr.write(`drift e2e skipped: ${skip}\n`);
 
-const AGENT_UNIT = 'nodeherd-agent.service';
 const DRIFT_INTERVAL_SECONDS = 3;
 
 const SPEC: NodeConfigSpec = {
@@ -42,26 +40,16 @@ describe('drift on real systemd: detected within seconds and repaired', { skip, 
   let metricsUrl: string;
 
   before(async () => {
-    const rootfs = await ensureRootfs();
     cp = await ControlPlane.start();
-    node = await Container.boot({ name: 'nh-drift', rootfs: rootfs.path });
-    const token = await cp.registerNode(node.name);
     const port = await freePort();
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
-    const env = [
-      `NODEHERD_METRICS_ADDRESS=127.0.0.1:${port}`,
-      'NODEHERD_UNIT_TIMEOUT_SECONDS=30',
-      `NODEHERD_DRIFT_INTERVAL_SECONDS=${DRIFT_INTERVAL_SECONDS}`,
-    ];
-    const result = await cp.runInit(
-      node,
-      cp.initArgs(
-        node.name,
-        token,
-        env.flatMap((e) => ['--agent-env', e]),
-      ),
-    );
-    assert.equal(result.code, 0, `nodeherd-init: ${result.stderr}`);
+    node = await bootstrappedNode(cp, 'nh-drift', {
+      agentEnv: [
+        `NODEHERD_METRICS_ADDRESS=127.0.0.1:${port}`,
+        'NODEHERD_UNIT_TIMEOUT_SECONDS=30',
+        `NODEHERD_DRIFT_INTERVAL_SECONDS=${DRIFT_INTERVAL_SECONDS}`,
+      ],
+    });
     await cp.apply([node.name], 'drift', SPEC);
   });
 
@@ -85,22 +73,9 @@ describe('drift on real systemd: detected within seconds and repaired', { skip, 
     return Number(match?.[1] ?? 0);
   }
 
-  async function agentLog(): Promise<string> {
-    return (await node!.exec(['journalctl', '-u', AGENT_UNIT, '-n', '30', '-o', 'cat', '--no-pager'])).stdout;
-  }
-
   /** Waits for `what`, with the agent's log in the error. */
-  async function repaired<T>(
-    what: string,
-    check: () => Promise<T | undefined>,
-    timeoutMs = 15_000,
-  ): Promise<T> {
-    try {
-      return await waitFor(what, check, timeoutMs, 100);
-    } catch (error) {
-      throw new Error(`${(error as Error).message}\n${await agentLog()}`);
-    }
-  }
+  const repaired = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 15_000) =>
+    waitWithJournal(node!, what, check, timeoutMs, 100);
 
   test('a managed file replaced on the node: seen by inotify, written back, only its unit restarted', async () => {
     const app = await unitState(node!, 'e2e-app.service');

@@ -20,9 +20,9 @@ import type { NodeConfigSpec } from '../../src/api/types.ts';
 import { CORDONED_BY_ANNOTATION } from '../../src/controller/annotations.ts';
 import { ControllerManager } from '../../src/controller/controller-manager.ts';
 import { loadKubeConfig } from '../../src/kube/kube-config.ts';
-import { Container } from '../../src/nspawn/container.ts';
+import type { Container } from '../../src/nspawn/container.ts';
 import { waitFor } from '../../src/nspawn/host.ts';
-import { ensureRootfs } from '../../src/nspawn/rootfs.ts';
+import { agentJournal, bootstrappedNode } from './support/bootstrapped-node.ts';
 import { ControlPlane, type NodeObject } from './support/control-plane.ts';
 import { e2eSkipReason } from './support/host.ts';
 import { serviceUnit } from './support/units.ts';
@@ -30,7 +30,6 @@ import { serviceUnit } from './support/units.ts';
 const skip = e2eSkipReason();
 if (skip) process.stderr.write(`OS reboot round e2e skipped: ${skip}\n`);
 
-const AGENT_UNIT = 'nodeherd-agent.service';
 const POOL = 'osreboot-round';
 const GROUP = '/apis/nodeherd.io/v1alpha1';
 
@@ -89,27 +88,20 @@ describe('an OS-requested reboot as a rollout, on real systemd with the controll
   }
 
   before(async () => {
-    const rootfs = await ensureRootfs();
     cp = await ControlPlane.start();
     manager = new ControllerManager({
       kubeConfig: loadKubeConfig({ kubeconfig: cp.api.kubeconfigPath }),
       leaderElect: false,
     });
     await manager.start();
-    node = await Container.boot({ name: 'nh-osround', rootfs: rootfs.path, restartOnReboot: true });
-    const token = await cp.registerNode(node.name);
-    await cp.admin.patch(`/api/v1/nodes/${node.name}`, { metadata: { labels: { pool: POOL } } });
-    await markReady(node.name);
-    const env = ['NODEHERD_UNIT_TIMEOUT_SECONDS=30', 'NODEHERD_REBOOT_CHECK_INTERVAL_SECONDS=1'];
-    const result = await cp.runInit(
-      node,
-      cp.initArgs(
-        node.name,
-        token,
-        env.flatMap((e) => ['--agent-env', e]),
-      ),
-    );
-    assert.equal(result.code, 0, `nodeherd-init: ${result.stderr}`);
+    node = await bootstrappedNode(cp, 'nh-osround', {
+      restartOnReboot: true,
+      agentEnv: ['NODEHERD_UNIT_TIMEOUT_SECONDS=30', 'NODEHERD_REBOOT_CHECK_INTERVAL_SECONDS=1'],
+      registered: async (registered) => {
+        await cp.admin.patch(`/api/v1/nodes/${registered.name}`, { metadata: { labels: { pool: POOL } } });
+        await markReady(registered.name);
+      },
+    });
     await cp.admin.create(`${GROUP}/nodeconfigs`, {
       apiVersion: 'nodeherd.io/v1alpha1',
       kind: 'NodeConfig',
@@ -162,11 +154,6 @@ describe('an OS-requested reboot as a rollout, on real systemd with the controll
     await cp?.stop();
   });
 
-  async function agentLog(): Promise<string> {
-    const result = await node!.exec(['journalctl', '-u', AGENT_UNIT, '-n', '40', '-o', 'cat', '--no-pager']);
-    return result.stdout;
-  }
-
   test('the sentinel starts a round: cordon, drain, `systemctl reboot`, back with a new boot id, uncordoned, Complete', async () => {
     const bootBefore = (await node!.execChecked(['cat', '/proc/sys/kernel/random/boot_id'])).trim();
     await node!.execChecked([
@@ -179,7 +166,7 @@ describe('an OS-requested reboot as a rollout, on real systemd with the controll
     } catch (error) {
       const n = await cp.getNode(node!.name);
       throw new Error(
-        `${(error as Error).message}\nNode: ${JSON.stringify(n.metadata?.annotations)}\n${await agentLog()}`,
+        `${(error as Error).message}\nNode: ${JSON.stringify(n.metadata?.annotations)}\n${await agentJournal(node!, 40)}`,
       );
     }
     assert.notEqual(

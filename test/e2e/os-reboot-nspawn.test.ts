@@ -16,17 +16,14 @@ import {
   STATE_ANNOTATION,
 } from '../../src/api/node-protocol.ts';
 import type { NodeConfigSpec } from '../../src/api/types.ts';
-import { Container } from '../../src/nspawn/container.ts';
-import { waitFor } from '../../src/nspawn/host.ts';
-import { ensureRootfs } from '../../src/nspawn/rootfs.ts';
+import type { Container } from '../../src/nspawn/container.ts';
+import { AGENT_UNIT, bootstrappedNode, waitWithJournal } from './support/bootstrapped-node.ts';
 import { ControlPlane, type NodeObject } from './support/control-plane.ts';
 import { e2eSkipReason } from './support/host.ts';
 import { serviceUnit } from './support/units.ts';
 
 const skip = e2eSkipReason();
 if (skip) process.stderr.write(`OS reboot e2e skipped: ${skip}\n`);
-
-const AGENT_UNIT = 'nodeherd-agent.service';
 
 const SPEC: NodeConfigSpec = {
   files: [{ path: '/etc/os-reboot-e2e/app.conf', content: { inline: { data: 'value=1\n' } } }],
@@ -44,20 +41,11 @@ describe('OS-requested reboot on real systemd', { skip, timeout: 420_000 }, () =
   let node: Container | undefined;
 
   before(async () => {
-    const rootfs = await ensureRootfs();
     cp = await ControlPlane.start();
-    node = await Container.boot({ name: 'nh-osreboot', rootfs: rootfs.path, restartOnReboot: true });
-    const token = await cp.registerNode(node.name);
-    const env = ['NODEHERD_UNIT_TIMEOUT_SECONDS=30', 'NODEHERD_REBOOT_CHECK_INTERVAL_SECONDS=1'];
-    const result = await cp.runInit(
-      node,
-      cp.initArgs(
-        node.name,
-        token,
-        env.flatMap((e) => ['--agent-env', e]),
-      ),
-    );
-    assert.equal(result.code, 0, `nodeherd-init: ${result.stderr}`);
+    node = await bootstrappedNode(cp, 'nh-osreboot', {
+      restartOnReboot: true,
+      agentEnv: ['NODEHERD_UNIT_TIMEOUT_SECONDS=30', 'NODEHERD_REBOOT_CHECK_INTERVAL_SECONDS=1'],
+    });
     await cp.apply([node.name], 'osreboot', SPEC);
   });
 
@@ -68,33 +56,11 @@ describe('OS-requested reboot on real systemd', { skip, timeout: 420_000 }, () =
 
   const bootId = async () => (await node!.execChecked(['cat', '/proc/sys/kernel/random/boot_id'])).trim();
 
-  async function agentLog(): Promise<string> {
-    const result = await node!.exec([
-      'journalctl',
-      '-u',
-      AGENT_UNIT,
-      '-b',
-      '-n',
-      '30',
-      '-o',
-      'cat',
-      '--no-pager',
-    ]);
-    return result.stdout;
-  }
-
-  /** Waits for the Node to satisfy `check`, with the agent's log in the error. */
-  async function nodeUntil<T>(
-    what: string,
-    check: (n: NodeObject) => T | undefined,
-    timeoutMs = 30_000,
-  ): Promise<T> {
-    try {
-      return await waitFor(what, async () => check(await cp.getNode(node!.name)), timeoutMs, 200);
-    } catch (error) {
-      throw new Error(`${(error as Error).message}\n${await agentLog().catch(() => '')}`);
-    }
-  }
+  /** Waits for the Node to satisfy `check`, with the agent's log (of this boot) in the error. */
+  const nodeUntil = <T>(what: string, check: (n: NodeObject) => T | undefined, timeoutMs = 30_000) =>
+    waitWithJournal(node!, what, async () => check(await cp.getNode(node!.name)), timeoutMs, 200, {
+      thisBoot: true,
+    });
 
   const rebootCondition = (n: NodeObject) =>
     n.status?.conditions?.find((c) => c.type === REBOOT_REQUIRED_CONDITION);

@@ -8,14 +8,15 @@ import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { revisionName } from '../../src/api/hash.ts';
+import { CURRENT_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
 import { renderConfigs } from '../../src/api/render.ts';
-import type { NodeConfigPoolSpec, NodeConfigSpec } from '../../src/api/types.ts';
+import type { NodeConfigPoolSpec, NodeConfigSpec, RollingUpdate } from '../../src/api/types.ts';
 import { RolloutController, type RolloutControllerOptions } from '../../src/controller/rollout-controller.ts';
 import { KubeClient } from '../../src/kube/kube-client.ts';
 import { loadKubeConfig } from '../../src/kube/kube-config.ts';
 import { isKubeError } from '../../src/kube/kube-error.ts';
 import { LightKubeClient } from '../../src/kube/light/light-kube-client.ts';
-import { Fleet, type FleetOptions } from '../../src/sim/fleet.ts';
+import { Fleet, type FleetOptions, type NodeTemplate } from '../../src/sim/fleet.ts';
 import {
   embeddedKubeletIdentities,
   embeddedNodeIdentities,
@@ -97,6 +98,11 @@ export class ClusterHarness {
     return new ClusterHarness(local, fleet, light, controllerKubeconfig, stateRoot);
   }
 
+  /** The admin's KubeConfig (the local API server's kubeconfig). */
+  adminConfig(): KubeConfig {
+    return loadKubeConfig({ kubeconfig: this.local.kubeconfigPath });
+  }
+
   controllerConfig(): KubeConfig {
     return loadKubeConfig({ kubeconfig: this.controllerKubeconfig });
   }
@@ -138,6 +144,85 @@ export class ClusterHarness {
     });
   }
 
+  /**
+   * Creates and starts `count` simulated nodes `<prefix>-<i>` (prefix: the pool's name unless given),
+   * labelled pool=`pool` and with `labels(i)`, node i in zone `zones[i]` (round robin; zone-a unless
+   * given); returns their names.
+   */
+  async startNodes(pool: string, count: number, options: StartNodesOptions = {}): Promise<string[]> {
+    const zones = options.zones ?? ['zone-a'];
+    const nodes = [];
+    for (let i = 0; i < count; i++)
+      nodes.push(
+        await this.fleet.create({
+          name: `${options.prefix ?? pool}-${i}`,
+          zone: zones[i % zones.length] ?? 'zone-a',
+          labels: { pool, ...options.labels?.(i) },
+        }),
+      );
+    await this.fleet.startAll(nodes);
+    return nodes.map((n) => n.name);
+  }
+
+  /** Adds `count` started simulated nodes (Fleet.add, `template` over pool=`pool`); their names, sorted. */
+  async addNodes(pool: string, count: number, template: NodeTemplate = {}): Promise<string[]> {
+    const nodes = await this.fleet.add(count, { ...template, labels: { pool, ...template.labels } });
+    return nodes.map((n) => n.name).sort();
+  }
+
+  /**
+   * Applies NodeConfig `configName` (labelled pool=`pool`) and creates pool `pool` over the nodes and
+   * configs so labelled (poolSelecting).
+   */
+  async labelledPool(
+    pool: string,
+    configName: string,
+    config: NodeConfigSpec,
+    spec: Partial<NodeConfigPoolSpec> = {},
+  ): Promise<void> {
+    await this.applyConfig(configName, config, { pool });
+    await this.createPool(pool, poolSelecting(pool, spec));
+  }
+
+  /**
+   * Applies NodeConfig `configName` (labelled pool=`pool`), creates pool `pool` over the nodes and
+   * configs so labelled (poolSelecting), and waits until its first revision is complete.
+   */
+  async poolOnFirstRevision(
+    pool: string,
+    configName: string,
+    config: NodeConfigSpec,
+    spec: Partial<NodeConfigPoolSpec> = {},
+    timeoutMs?: number,
+  ): Promise<PoolObject> {
+    await this.labelledPool(pool, configName, config, spec);
+    return this.poolWhere(
+      pool,
+      'first revision',
+      (p) => condition(p, 'Complete')?.status === 'True',
+      timeoutMs,
+    );
+  }
+
+  /** Polls pool `name` until `ok` holds of it; returns it then. */
+  poolWhere(
+    name: string,
+    what: string,
+    ok: (p: PoolObject) => boolean,
+    timeoutMs = 30_000,
+    intervalMs = 50,
+  ): Promise<PoolObject> {
+    return eventually(
+      what,
+      async () => {
+        const p = await this.getPool(name);
+        return ok(p) ? p : undefined;
+      },
+      timeoutMs,
+      intervalMs,
+    );
+  }
+
   async patchPool(name: string, patch: unknown): Promise<void> {
     await this.admin.patch(`${GROUP_PATH}/nodeconfigpools/${name}`, patch, 'merge');
   }
@@ -149,6 +234,13 @@ export class ClusterHarness {
   async nodes(labelSelector: string): Promise<NodeObject[]> {
     return (await this.admin.list<never>('/api/v1/nodes', { labelSelector }))
       .items as unknown as NodeObject[];
+  }
+
+  /** How many of the nodes `labelSelector` picks report `revision` as their current one. */
+  async nodesOnRevision(labelSelector: string, revision: string): Promise<number> {
+    return (await this.nodes(labelSelector)).filter(
+      (n) => n.metadata.annotations?.[CURRENT_REVISION_ANNOTATION] === revision,
+    ).length;
   }
 
   async events(
@@ -170,6 +262,42 @@ export class ClusterHarness {
     rmSync(this.stateRoot, { recursive: true, force: true });
   }
 }
+
+export interface StartNodesOptions {
+  /** The nodes' name prefix; the pool's name unless given. */
+  prefix?: string;
+  /** Node i's zone is zones[i % zones.length]. */
+  zones?: string[];
+  /** Node i's labels besides pool. */
+  labels?: (i: number) => Record<string, string>;
+}
+
+/** A pool spec selecting the nodes and NodeConfigs labelled pool=`pool`, with the rest of `spec`. */
+export function poolSelecting(pool: string, spec: Partial<NodeConfigPoolSpec> = {}): NodeConfigPoolSpec {
+  return {
+    nodeSelector: { matchLabels: { pool } },
+    configSelector: { matchLabels: { pool } },
+    ...spec,
+  };
+}
+
+/** A RollingUpdate strategy, maxUnavailable 1 unless `settings` say otherwise. */
+export function rollingUpdate(settings: RollingUpdate): NonNullable<NodeConfigPoolSpec['updateStrategy']> {
+  return { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, ...settings } };
+}
+
+/** The pool's Complete condition is True (on `revision`, when given). */
+export const complete =
+  (revision?: string) =>
+  (p: PoolObject): boolean =>
+    condition(p, 'Complete')?.status === 'True' &&
+    (revision === undefined || p.status?.targetRevision === revision);
+
+/** Complete on a target other than `first` (a second revision rolled out). */
+export const completeAfter =
+  (first: string | undefined) =>
+  (p: PoolObject): boolean =>
+    p.status?.targetRevision !== first && condition(p, 'Complete')?.status === 'True';
 
 /** The revision name the controller will give these NodeConfigs (name → spec) in a pool. */
 export function revisionNameFor(pool: string, configs: Record<string, NodeConfigSpec>): string {
@@ -265,6 +393,14 @@ export function kubeletConfig(value: string): NodeConfigSpec {
         healthProbe: { http: { url: 'http://127.0.0.1:10248/healthz' }, timeoutSeconds: 1 },
       },
     ],
+  };
+}
+
+/** kubeletConfig whose change of the kubelet drop-in's file needs a drain (cordon and evict first). */
+export function drainingConfig(value: string): NodeConfigSpec {
+  return {
+    ...kubeletConfig(value),
+    disruptionPolicies: { files: [{ path: '/etc/kubernetes/kubelet-extra.conf', action: 'Drain' }] },
   };
 }
 

@@ -9,102 +9,48 @@
 // failed mark, and the pool's recorded episodes — not only in up.log.
 
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { parse } from 'yaml';
-import {
-  CURRENT_REVISION_ANNOTATION,
-  DESIRED_REVISION_ANNOTATION,
-  STATE_ANNOTATION,
-} from '../../src/api/node-protocol.ts';
 import type { RolloutEvent } from '../../src/controller/notifications/rollout-events.ts';
 import { WEBHOOK_LABEL } from '../../src/controller/notifications/webhook-config.ts';
 import type { KubeClient } from '../../src/kube/kube-client.ts';
-import { LocalCluster } from '../../src/up/local-cluster.ts';
 import { KUBE_YAML } from '../../src/util/kube-yaml.ts';
 import { REPO_ROOT, runCli } from '../cli/support/cli-cluster.ts';
 import { WebhookReceiver } from '../controller/notifications/receiver.ts';
 import { eventually as pollUntil } from '../support/eventually.ts';
+import {
+  everyNodeOn,
+  GROUP,
+  hasKubectl,
+  kubectl,
+  workersPool as pool,
+  poolCondition,
+  UpRun,
+  watchDesiredRevisions,
+} from '../support/up-cluster.ts';
 
-const GROUP = '/apis/nodeherd.io/v1alpha1';
 const BAD_CHANGE = 'examples/break-it/nodeconfig-bad-max-pods.yaml';
 const NODES = 3;
 
-const stateDir = mkdtempSync(join(tmpdir(), 'nodeherd-break-it-'));
-let cluster: LocalCluster | undefined;
+const up = new UpRun('nodeherd-break-it-');
 let receiver: WebhookReceiver | undefined;
 after(async () => {
-  await cluster?.stop();
   await receiver?.stop();
-  rmSync(stateDir, { recursive: true, force: true });
 });
-
-interface NodeObject {
-  metadata: { name: string; annotations?: Record<string, string> };
-  status?: { conditions?: { type: string; status: string }[] };
-}
-interface PoolObject {
-  metadata: { annotations?: Record<string, string> };
-  spec: { paused?: boolean };
-  status?: {
-    targetRevision?: string;
-    currentRevision?: string;
-    conditions?: { type: string; status: string; reason?: string; message?: string }[];
-  };
-}
-
-const ready = (node: NodeObject) =>
-  node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
-const pool = (client: KubeClient) => client.get<PoolObject>(`${GROUP}/nodeconfigpools/workers`);
-const nodes = async (client: KubeClient) =>
-  (await client.list<never>('/api/v1/nodes')).items as unknown as NodeObject[];
-const poolCondition = (p: PoolObject, type: string) => p.status?.conditions?.find((c) => c.type === type);
 
 function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 120_000) {
   return pollUntil(what, check, timeoutMs, 200);
 }
 
 /** Every node Ready and Done on `revision`. */
-async function allOn(client: KubeClient, revision: string) {
-  const list = await nodes(client);
-  return list.length === NODES &&
-    list.every(
-      (n) =>
-        ready(n) &&
-        n.metadata.annotations?.[CURRENT_REVISION_ANNOTATION] === revision &&
-        n.metadata.annotations?.[DESIRED_REVISION_ANNOTATION] === revision &&
-        n.metadata.annotations?.[STATE_ANNOTATION] === 'Done',
-    )
-    ? list
-    : undefined;
-}
-
-function kubectl(args: string[], kubeconfig: string): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      'kubectl',
-      args,
-      { cwd: REPO_ROOT, env: { ...process.env, KUBECONFIG: kubeconfig } },
-      (error, stdout, stderr) =>
-        resolve({
-          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
-          out: stdout + stderr,
-        }),
-    );
-  });
-}
-
-function hasKubectl(): Promise<boolean> {
-  return new Promise((resolve) => execFile('kubectl', ['version', '--client'], (error) => resolve(!error)));
-}
+const allOn = (client: KubeClient, revision: string) => everyNodeOn(client, revision, NODES);
 
 test('break it on purpose: maxPods -1 fails the canary, the pool rolls back by itself, every node ends on the previous revision', {
   timeout: 300_000,
 }, async () => {
-  cluster = await LocalCluster.start({ stateDir, nodes: NODES, port: 0 });
+  const cluster = await up.start(NODES);
   const client = cluster.admin;
   const good = await eventually('the sample on every node', async () => {
     const target = (await pool(client)).status?.targetRevision;
@@ -122,21 +68,7 @@ test('break it on purpose: maxPods -1 fails the canary, the pool rolls back by i
   await client.patch(`${GROUP}/nodeconfigpools/workers`, { spec: { notifications: { webhooks: ['ops'] } } });
 
   // Which revision each node is ever told to take, from the moment the bad change goes in.
-  const told = new Map<string, Set<string>>();
-  const { metadata } = await client.list<never>('/api/v1/nodes');
-  const watch = client.watch<NodeObject>(
-    '/api/v1/nodes',
-    { resourceVersion: metadata.resourceVersion },
-    {
-      onEvent: (event) => {
-        const desired = event.object.metadata.annotations?.[DESIRED_REVISION_ANNOTATION];
-        if (!desired) return;
-        const seen = told.get(event.object.metadata.name) ?? new Set<string>();
-        seen.add(desired);
-        told.set(event.object.metadata.name, seen);
-      },
-    },
-  );
+  const { told, watch } = await watchDesiredRevisions(client);
   try {
     // As the README says: kubectl apply -f examples/break-it/… (the API client where kubectl is absent).
     if (await hasKubectl()) {
@@ -173,7 +105,7 @@ test('break it on purpose: maxPods -1 fails the canary, the pool rolls back by i
     const log = await eventually(
       'the kubelet failure in up.log',
       async () => {
-        const text = readFileSync(cluster!.state.logFile, 'utf8');
+        const text = readFileSync(cluster.state.logFile, 'utf8');
         return text.includes('must not be a negative number') ? text : undefined;
       },
       10_000,

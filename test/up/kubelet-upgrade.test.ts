@@ -13,48 +13,38 @@
 //    node starts.
 
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { parse } from 'yaml';
 import {
   CONFIG_DRIFT_CONDITION,
   CURRENT_REVISION_ANNOTATION,
-  DESIRED_REVISION_ANNOTATION,
   STATE_ANNOTATION,
 } from '../../src/api/node-protocol.ts';
 import type { KubeClient } from '../../src/kube/kube-client.ts';
-import { LocalCluster } from '../../src/up/local-cluster.ts';
 import { KUBE_YAML } from '../../src/util/kube-yaml.ts';
 import { REPO_ROOT, runCli } from '../cli/support/cli-cluster.ts';
 import { eventually as pollUntil } from '../support/eventually.ts';
+import {
+  poolCondition as condition,
+  everyNodeOn,
+  GROUP,
+  hasKubectl,
+  kubectl,
+  upNodes as nodes,
+  type UpPool as PoolObject,
+  workersPool as pool,
+  ready,
+  UpRun,
+  watchDesiredRevisions,
+} from '../support/up-cluster.ts';
 
-const GROUP = '/apis/nodeherd.io/v1alpha1';
 const CONFIG = `${GROUP}/nodeconfigs/workers-kubelet`;
 const NODES = 3;
 
-const stateDir = mkdtempSync(join(tmpdir(), 'nodeherd-kubelet-upgrade-'));
-let cluster: LocalCluster | undefined;
-after(async () => {
-  await cluster?.stop();
-  rmSync(stateDir, { recursive: true, force: true });
-});
+const up = new UpRun('nodeherd-kubelet-upgrade-');
 
-interface NodeObject {
-  metadata: { name: string; annotations?: Record<string, string> };
-  status?: { conditions?: { type: string; status: string }[]; nodeInfo?: { kubeletVersion?: string } };
-}
-interface Condition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-}
-interface PoolObject {
-  status?: { targetRevision?: string; currentRevision?: string; ready?: number; conditions?: Condition[] };
-}
 interface EventObject {
   type?: string;
   reason?: string;
@@ -62,12 +52,6 @@ interface EventObject {
   involvedObject?: { kind?: string; name?: string };
 }
 
-const ready = (node: NodeObject) =>
-  node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
-const pool = (client: KubeClient) => client.get<PoolObject>(`${GROUP}/nodeconfigpools/workers`);
-const nodes = async (client: KubeClient) =>
-  (await client.list<never>('/api/v1/nodes')).items as unknown as NodeObject[];
-const condition = (p: PoolObject, type: string) => p.status?.conditions?.find((c) => c.type === type);
 const kubeletVersions = async (client: KubeClient) =>
   (await nodes(client)).map((n) => n.status?.nodeInfo?.kubeletVersion).sort();
 
@@ -80,39 +64,12 @@ async function complete(client: KubeClient, notTarget?: string): Promise<string 
   const p = await pool(client);
   const target = p.status?.targetRevision;
   if (!target || target === notTarget || condition(p, 'Complete')?.status !== 'True') return undefined;
-  const list = await nodes(client);
-  const on = list.every(
-    (n) =>
-      ready(n) &&
-      n.metadata.annotations?.[CURRENT_REVISION_ANNOTATION] === target &&
-      n.metadata.annotations?.[DESIRED_REVISION_ANNOTATION] === target &&
-      n.metadata.annotations?.[STATE_ANNOTATION] === 'Done',
-  );
-  return list.length === NODES && on ? target : undefined;
-}
-
-function kubectl(args: string[], kubeconfig: string): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      'kubectl',
-      args,
-      { cwd: REPO_ROOT, env: { ...process.env, KUBECONFIG: kubeconfig } },
-      (error, stdout, stderr) =>
-        resolve({
-          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
-          out: stdout + stderr,
-        }),
-    );
-  });
-}
-
-function hasKubectl(): Promise<boolean> {
-  return new Promise((resolve) => execFile('kubectl', ['version', '--client'], (error) => resolve(!error)));
+  return (await everyNodeOn(client, target, NODES)) ? target : undefined;
 }
 
 /** `kubectl apply -f <file>` as the recipe says (the API client where kubectl is absent). */
 async function apply(file: string): Promise<void> {
-  const c = cluster!;
+  const c = up.cluster!;
   if (await hasKubectl()) {
     const applied = await kubectl(['apply', '-f', file], c.kubeconfigPath);
     assert.equal(applied.code, 0, applied.out);
@@ -130,27 +87,13 @@ async function apply(file: string): Promise<void> {
 test('the kubelet upgrade recipe: under management at 1.31, a kubelet newer than the API server refused, 1.31 → 1.32 on every node, the gate waits for the reported version', {
   timeout: 600_000,
 }, async () => {
-  cluster = await LocalCluster.start({ stateDir, nodes: NODES, port: 0 });
+  let cluster = await up.start(NODES);
   const client = cluster.admin;
   const sample = await eventually('the sample on every node', () => complete(client));
   assert.deepEqual(await kubeletVersions(client), Array(NODES).fill('v1.31.4'), 'the base image kubelet');
 
   // The revision each node is ever told to take, from here on.
-  const told = new Map<string, Set<string>>();
-  const { metadata } = await client.list<never>('/api/v1/nodes');
-  const watch = client.watch<NodeObject>(
-    '/api/v1/nodes',
-    { resourceVersion: metadata.resourceVersion },
-    {
-      onEvent: (event) => {
-        const desired = event.object.metadata.annotations?.[DESIRED_REVISION_ANNOTATION];
-        if (!desired) return;
-        const seen = told.get(event.object.metadata.name) ?? new Set<string>();
-        seen.add(desired);
-        told.set(event.object.metadata.name, seen);
-      },
-    },
-  );
+  const { told, watch } = await watchDesiredRevisions(client);
   const startedOn = (revision: string) =>
     [...told].filter(([, revisions]) => revisions.has(revision)).map(([name]) => name);
   try {
@@ -277,8 +220,7 @@ test('the kubelet upgrade recipe: under management at 1.31, a kubelet newer than
   // A second run of `nodeherd up` resumes: the machines keep their packages (packages.json), so the
   // kubelets come back at v1.32.9 and nothing drifted or rolls out again.
   const target = (await pool(cluster.admin)).status?.targetRevision;
-  await cluster.stop();
-  cluster = await LocalCluster.start({ stateDir, nodes: NODES, port: 0 });
+  cluster = await up.restart(NODES);
   const resumed = cluster.admin;
   assert.equal(await eventually('the pool as it was', () => complete(resumed)), target);
   await eventually('the kubelets back at v1.32.9', async () => {

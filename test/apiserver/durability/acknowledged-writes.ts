@@ -84,3 +84,44 @@ export function checkKeyAfterKill(
   assert.deepEqual(stored.data, dataFor(pending!.seq), where);
   return 'committed';
 }
+
+/**
+ * A write's answer: a non-2xx one fails the writer; a create's or update's carries the revision it
+ * committed at (a ConfigMap DELETE answers a Status, as kube's registry does, which carries none).
+ * Returns the key's state as the writer now knows it.
+ */
+export function acknowledge(
+  write: AcknowledgedWrite & { key: string },
+  reply: { status: number; json: any },
+  who = '',
+): { exists: boolean; rv: string } {
+  if (reply.status < 200 || reply.status >= 300)
+    throw new Error(`${who}${write.op} ${write.key}: HTTP ${reply.status} ${JSON.stringify(reply.json)}`);
+  if (write.op === 'delete') return { exists: false, rv: '' };
+  write.rv = Number(reply.json.metadata.resourceVersion);
+  return { exists: true, rv: reply.json.metadata.resourceVersion };
+}
+
+/** Lets writes flow until `acks()` reaches `target` (or `withinMs` passes), then a random moment more. */
+export async function untilMidStream(
+  acks: () => number,
+  target: number,
+  withinMs: number,
+  pause: { minMs: number; jitterMs: number },
+): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (acks() < target && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, pause.minMs + Math.random() * pause.jitterMs));
+}
+
+/** The highest revision acknowledged; asserts the list read after the restart covers it. */
+export function assertCoversAcknowledged(
+  list: { status: number; json: any },
+  acked: AcknowledgedWrite[],
+  message: string,
+): number {
+  assert.equal(list.status, 200);
+  const maxAcked = Math.max(...acked.filter((w) => w.rv !== undefined).map((w) => w.rv!));
+  assert.ok(Number(list.json.metadata.resourceVersion) >= maxAcked, message);
+  return maxAcked;
+}

@@ -4,23 +4,17 @@
 // the only allowed difference is the one request each client had in flight when the server died.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import {
   type AcknowledgedWrite,
+  acknowledge,
+  assertCoversAcknowledged,
   checkKeyAfterKill,
   configMapWrite,
+  untilMidStream,
   type WriteOp,
 } from './acknowledged-writes.ts';
-import {
-  type AdminClient,
-  adminClient,
-  killServerProcess,
-  type ServerProcess,
-  startServerProcess,
-} from './server-process.ts';
+import { type AdminClient, adminClient, KilledServer } from './server-process.ts';
 
 const CLIENTS = 8;
 const KEYS_PER_CLIENT = 5;
@@ -71,29 +65,16 @@ async function runClient(
       return;
     }
     inFlight.delete(client);
-    if (res.status < 200 || res.status >= 300) {
-      throw new Error(`client ${client} ${op} ${key}: HTTP ${res.status} ${JSON.stringify(res.json)}`);
-    }
-    // Creates and updates answer the object, carrying the write's revision.
-    // A ConfigMap DELETE answers a Status (kube's registry), which carries no resourceVersion.
-    if (op !== 'delete') write.rv = Number(res.json.metadata.resourceVersion);
+    keys.set(key, acknowledge(write, res, `client ${client} `));
     acked.push(write);
-    if (op === 'delete') keys.set(key, { exists: false, rv: '' });
-    else keys.set(key, { exists: true, rv: res.json.metadata.resourceVersion });
   }
 }
 
-let dataDir: string | undefined;
-let server: ServerProcess | undefined;
-after(async () => {
-  await killServerProcess(server);
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
+const server = new KilledServer('nodeherd-durability-');
 
 test('every acknowledged write survives SIGKILL of the API server during concurrent writes', async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'nodeherd-durability-'));
-  server = await startServerProcess(dataDir);
-  const port = server.port;
+  const { dataDir } = server;
+  await server.start();
   const keys: Map<string, KeyState>[] = [];
   for (let c = 0; c < CLIENTS; c++) {
     const mine = new Map<string, KeyState>();
@@ -108,34 +89,27 @@ test('every acknowledged write survives SIGKILL of the API server during concurr
   for (let round = 0; round < ROUNDS; round++) {
     const ackedBefore = acked.length;
     const inFlight = new Map<number, Write>();
-    const clients = Array.from({ length: CLIENTS }, () => adminClient(dataDir!, server!.url));
+    const clients = Array.from({ length: CLIENTS }, () => adminClient(dataDir, server.process.url));
     const running = clients.map((http, c) => runClient(c, http, keys[c]!, acked, inFlight, () => ++seq));
 
     // Let the writes flow, then kill -9 in the middle of them.
-    const deadline = Date.now() + 10_000;
-    while (acked.length - ackedBefore < 300 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    await new Promise((r) => setTimeout(r, 50 + Math.random() * 200));
+    await untilMidStream(() => acked.length - ackedBefore, 300, 10_000, { minMs: 50, jitterMs: 200 });
     assert.equal(inFlight.size > 0, true, 'writes were in flight at the kill');
-    server.child.kill('SIGKILL');
-    assert.equal(await server.exited, 'SIGKILL');
+    await server.kill();
     await Promise.all(running);
     for (const http of clients) http.close();
     const roundAcks = acked.length - ackedBefore;
     assert.ok(roundAcks >= 300, `round ${round}: ${roundAcks} acknowledged writes before the kill`);
 
-    server = await startServerProcess(dataDir, port);
-    const http = adminClient(dataDir, server.url);
+    const http = adminClient(dataDir, (await server.start()).url);
     try {
       const list = await http.request('GET', BASE);
-      assert.equal(list.status, 200);
-      const stored = new Map<string, any>(list.json.items.map((i: any) => [i.metadata.name, i]));
-      const maxAcked = Math.max(...acked.filter((w) => w.rv !== undefined).map((w) => w.rv!));
-      assert.ok(
-        Number(list.json.metadata.resourceVersion) >= maxAcked,
+      const maxAcked = assertCoversAcknowledged(
+        list,
+        acked,
         'the revision after restart covers every acknowledged one',
       );
+      const stored = new Map<string, any>(list.json.items.map((i: any) => [i.metadata.name, i]));
 
       for (let c = 0; c < CLIENTS; c++) {
         const pending = inFlight.get(c);

@@ -5,23 +5,18 @@
 // by the one request that was in flight on it when the server died.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import {
   type AcknowledgedWrite,
+  acknowledge,
+  assertCoversAcknowledged,
   checkKeyAfterKill,
   configMapWrite,
+  untilMidStream,
   type WriteOp,
 } from './acknowledged-writes.ts';
 import { PipelinedConnection } from './pipelined-client.ts';
-import {
-  adminCredential,
-  killServerProcess,
-  type ServerProcess,
-  startServerProcess,
-} from './server-process.ts';
+import { adminCredential, KilledServer } from './server-process.ts';
 
 const CLIENTS = 4;
 /** Requests on the wire per connection: one per lane, each lane with keys of its own. */
@@ -72,30 +67,17 @@ async function runLane(
       return; // the server died with this request on the wire
     }
     state.inFlight = undefined;
-    if (reply.status < 200 || reply.status >= 300) {
-      throw new Error(`${op} ${key}: HTTP ${reply.status} ${JSON.stringify(reply.json)}`);
-    }
-    // A ConfigMap DELETE answers a Status (kube's registry), which carries no resourceVersion.
-    if (op !== 'delete') write.rv = Number(reply.json.metadata.resourceVersion);
+    Object.assign(state, acknowledge(write, reply));
     acked.push(write);
     state.last = write;
-    if (op === 'delete') Object.assign(state, { exists: false, rv: '' });
-    else Object.assign(state, { exists: true, rv: reply.json.metadata.resourceVersion });
   }
 }
 
-let dataDir: string | undefined;
-let server: ServerProcess | undefined;
-after(async () => {
-  await killServerProcess(server);
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
+const server = new KilledServer('nodeherd-pipelined-durability-');
 
 test('every acknowledged write survives SIGKILL while clients pipeline on one connection each', async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'nodeherd-pipelined-durability-'));
-  server = await startServerProcess(dataDir);
-  const port = server.port;
-  const { token, ca } = adminCredential(dataDir);
+  await server.start();
+  const { token, ca } = adminCredential(server.dataDir);
   const states = new Map<string, KeyState>();
   const lanes: string[][] = [];
   for (let c = 0; c < CLIENTS; c++) {
@@ -113,19 +95,17 @@ test('every acknowledged write survives SIGKILL while clients pipeline on one co
   for (let round = 0; round < ROUNDS; round++) {
     const ackedBefore = acked.length;
     const pipes = await Promise.all(
-      Array.from({ length: CLIENTS }, () => PipelinedConnection.connect(server!.url, token, ca)),
+      Array.from({ length: CLIENTS }, () => PipelinedConnection.connect(server.process.url, token, ca)),
     );
     const running = lanes.map((keys, i) =>
       runLane(pipes[Math.floor(i / DEPTH)]!, keys, states, acked, () => ++seq),
     );
-    const deadline = Date.now() + 30_000;
-    while (acked.length - ackedBefore < ACKS_PER_ROUND && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    await new Promise((r) => setTimeout(r, 30 + Math.random() * 150));
+    await untilMidStream(() => acked.length - ackedBefore, ACKS_PER_ROUND, 30_000, {
+      minMs: 30,
+      jitterMs: 150,
+    });
     const onTheWire = pipes.reduce((sum, pipe) => sum + pipe.inFlight, 0);
-    server.child.kill('SIGKILL');
-    assert.equal(await server.exited, 'SIGKILL');
+    await server.kill();
     await Promise.all(running);
     for (const pipe of pipes) pipe.close();
     const roundAcks = acked.length - ackedBefore;
@@ -135,14 +115,11 @@ test('every acknowledged write survives SIGKILL while clients pipeline on one co
     );
     assert.ok(onTheWire > CLIENTS, `requests were pipelined at the kill (${onTheWire} on the wire)`);
 
-    server = await startServerProcess(dataDir, port);
-    const check = await PipelinedConnection.connect(server.url, token, ca);
+    const check = await PipelinedConnection.connect((await server.start()).url, token, ca);
     try {
       const list = await check.request('GET', BASE);
-      assert.equal(list.status, 200);
+      assertCoversAcknowledged(list, acked, 'the revision covers every ack');
       const stored = new Map<string, any>(list.json.items.map((item: any) => [item.metadata.name, item]));
-      const maxAcked = Math.max(...acked.filter((w) => w.rv !== undefined).map((w) => w.rv!));
-      assert.ok(Number(list.json.metadata.resourceVersion) >= maxAcked, 'the revision covers every ack');
       // Acknowledged resourceVersions are unique across all connections.
       assert.equal(
         new Set(acked.filter((w) => w.rv !== undefined).map((w) => w.rv)).size,

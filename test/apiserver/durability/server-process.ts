@@ -1,9 +1,13 @@
 // Runs `nodeherd apiserver` as a separate process (so it can be SIGKILLed) and talks to it over HTTPS
 // with the admin credential from its data dir.
 
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -117,4 +121,41 @@ export function adminClient(dataDir: string, url: string): AdminClient {
       agent.destroy();
     },
   };
+}
+
+/**
+ * The server process of a kill test on a data dir of its own: started, SIGKILLed mid-stream and
+ * started again on the same dir and port; after the file's tests, killed and its dir removed.
+ */
+export class KilledServer {
+  readonly dataDir: string;
+  private current: ServerProcess | undefined;
+  private port = 0;
+
+  constructor(prefix: string) {
+    this.dataDir = mkdtempSync(join(tmpdir(), prefix));
+    after(async () => {
+      await killServerProcess(this.current);
+      rmSync(this.dataDir, { recursive: true, force: true });
+    });
+  }
+
+  /** The running process (start() first). */
+  get process(): ServerProcess {
+    if (!this.current) throw new Error('the server was not started');
+    return this.current;
+  }
+
+  /** Starts the server on the data dir, on the port of the first start (clients reconnect to it). */
+  async start(): Promise<ServerProcess> {
+    this.current = await startServerProcess(this.dataDir, this.port);
+    this.port = this.current.port;
+    return this.current;
+  }
+
+  /** SIGKILLs the server and checks it died of it. */
+  async kill(): Promise<void> {
+    this.process.child.kill('SIGKILL');
+    assert.equal(await this.process.exited, 'SIGKILL');
+  }
 }

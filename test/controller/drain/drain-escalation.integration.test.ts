@@ -7,105 +7,58 @@
 // are left on the node.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { NodeConfigPoolSpec, NodeConfigSpec } from '../../../src/api/types.ts';
+import { describe, test } from 'node:test';
+import type { NodeConfigPoolSpec } from '../../../src/api/types.ts';
 import type { Node } from '../../../src/kube/types.ts';
 import {
-  ClusterHarness,
+  type ClusterHarness,
+  completeAfter,
   condition,
+  drainingConfig,
   eventually,
-  kubeletConfig,
   type PoolObject,
+  rollingUpdate,
 } from '../../support/cluster-harness.ts';
-
-function drainingConfig(value: string): NodeConfigSpec {
-  return {
-    ...kubeletConfig(value),
-    disruptionPolicies: { files: [{ path: '/etc/kubernetes/kubelet-extra.conf', action: 'Drain' }] },
-  };
-}
+import { clusterPerSuite } from '../../support/suite-cluster.ts';
+import { deleteBudget, disruptionBudget, podsOn, runningPod } from '../../support/workloads.ts';
 
 describe('drain escalations', () => {
   let h: ClusterHarness;
+  const poolWhere = (name: string, what: string, ok: (p: PoolObject) => boolean, ms = 40_000) =>
+    h.poolWhere(name, what, ok, ms);
+  const podsOnNode = (node: string) => podsOn(h.admin, node);
 
-  async function pod(name: string, node: string, app: string, emptyDir = false): Promise<void> {
-    await h.admin.create('/api/v1/namespaces/default/pods', {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name, labels: { app } },
-      spec: {
-        nodeName: node,
-        containers: [{ name: 'main', image: 'registry.example/web:1' }],
-        ...(emptyDir ? { volumes: [{ name: 'scratch', emptyDir: {} }] } : {}),
-      },
-    });
-    await h.admin.patch(
-      `/api/v1/namespaces/default/pods/${name}/status`,
-      { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
-      'merge',
+  /** A pool of `count` nodes on its first revision (drainingConfig), draining as `spec` says. */
+  async function rollout(
+    name: string,
+    spec: Partial<NodeConfigPoolSpec>,
+    progressDeadlineSeconds: number,
+    count = 1,
+  ) {
+    await h.startNodes(name, count);
+    const first = await h.poolOnFirstRevision(
+      name,
+      `${name}-kubelet`,
+      drainingConfig('one'),
+      { updateStrategy: rollingUpdate({ progressDeadlineSeconds }), ...spec },
+      40_000,
     );
-  }
-
-  async function budget(app: string): Promise<void> {
-    await h.admin.create('/apis/policy/v1/namespaces/default/poddisruptionbudgets', {
-      apiVersion: 'policy/v1',
-      kind: 'PodDisruptionBudget',
-      metadata: { name: app },
-      spec: { minAvailable: 1, selector: { matchLabels: { app } } },
-    });
-  }
-
-  async function podsOn(node: string): Promise<string[]> {
-    const list = await h.admin.list<never>('/api/v1/namespaces/default/pods', {
-      fieldSelector: `spec.nodeName=${node}`,
-    });
-    return (list.items as { metadata: { name: string } }[]).map((p) => p.metadata.name).sort();
-  }
-
-  async function poolWhere(name: string, what: string, ok: (p: PoolObject) => boolean, ms = 40_000) {
-    return eventually(
-      what,
-      async () => {
-        const p = await h.getPool(name);
-        return ok(p) ? p : undefined;
-      },
-      ms,
-    );
-  }
-
-  /** A pool of one node on its first revision, then a change that drains it. */
-  async function rollout(name: string, spec: Partial<NodeConfigPoolSpec>, progressDeadlineSeconds: number) {
-    const node = await h.fleet.create({ name: `${name}-0`, zone: 'zone-a', labels: { pool: name } });
-    await h.fleet.startAll([node]);
-    await h.applyConfig(`${name}-kubelet`, drainingConfig('one'), { pool: name });
-    await h.createPool(name, {
-      nodeSelector: { matchLabels: { pool: name } },
-      configSelector: { matchLabels: { pool: name } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: { maxUnavailable: 1, progressDeadlineSeconds },
-      },
-      ...spec,
-    });
-    const first = await poolWhere(name, 'first revision', (p) => condition(p, 'Complete')?.status === 'True');
     return { node: `${name}-0`, first: first.status?.targetRevision };
   }
 
-  const changed = (first: string | undefined) => (p: PoolObject) =>
-    p.status?.targetRevision !== first && condition(p, 'Complete')?.status === 'True';
+  /** A running pod labelled app=`name` on `node`, and a budget over it that keeps it. */
+  async function budgetedPod(name: string, node: string): Promise<void> {
+    await runningPod(h.admin, name, node);
+    await disruptionBudget(h.admin, name);
+  }
 
-  before(async () => {
-    h = await ClusterHarness.start();
-    await h.startController();
-  });
-  after(async () => {
-    await h?.stop();
+  clusterPerSuite((started) => {
+    h = started;
   });
 
   test('Fail: the budget holds the drain until the deadline fails the node', async () => {
     const { node } = await rollout('esc-fail', { drain: { timeoutSeconds: 1, onTimeout: 'Fail' } }, 4);
-    await pod('fail-db', node, 'fail-db');
-    await budget('fail-db');
+    await budgetedPod('fail-db', node);
     await h.applyConfig('esc-fail-kubelet', drainingConfig('two'), { pool: 'esc-fail' });
     const paused = await poolWhere(
       'esc-fail',
@@ -116,37 +69,21 @@ describe('drain escalations', () => {
       condition(paused, 'Paused')?.message ?? '',
       /esc-fail-0 \(drain did not finish within 4s: evicting default\/fail-db: PodDisruptionBudget default\/fail-db: The disruption budget fail-db needs 1 healthy pods/,
     );
-    assert.deepEqual(await podsOn(node), ['fail-db']);
+    assert.deepEqual(await podsOnNode(node), ['fail-db']);
   });
 
   test('Skip: the node stays cordoned, marked and counted, the rollout goes on, and it finishes when the budget allows', async () => {
     const name = 'esc-skipped';
-    const created = await Promise.all(
-      [0, 1, 2].map((i) => h.fleet.create({ name: `${name}-${i}`, zone: 'zone-a', labels: { pool: name } })),
+    const { node: stuck, first } = await rollout(
+      name,
+      { drain: { timeoutSeconds: 1, onTimeout: 'Skip', maxSkipped: 1 } },
+      8,
+      3,
     );
-    await h.fleet.startAll(created);
-    await h.applyConfig(`${name}-kubelet`, drainingConfig('one'), { pool: name });
-    await h.createPool(name, {
-      nodeSelector: { matchLabels: { pool: name } },
-      configSelector: { matchLabels: { pool: name } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: { maxUnavailable: 1, progressDeadlineSeconds: 8 },
-      },
-      drain: { timeoutSeconds: 1, onTimeout: 'Skip', maxSkipped: 1 },
-    });
-    const first = await poolWhere(name, 'first revision', (p) => condition(p, 'Complete')?.status === 'True');
-    const stuck = `${name}-0`;
-    await pod('skipped-db', stuck, 'skipped-db');
-    await budget('skipped-db');
+    await budgetedPod('skipped-db', stuck);
     await h.applyConfig(`${name}-kubelet`, drainingConfig('two'), { pool: name });
-    const target = (
-      await poolWhere(
-        name,
-        'the new target',
-        (p) => p.status?.targetRevision !== first.status?.targetRevision,
-      )
-    ).status?.targetRevision;
+    const target = (await poolWhere(name, 'the new target', (p) => p.status?.targetRevision !== first)).status
+      ?.targetRevision;
     // The rollout goes on without the skipped node: the other two get the target, one at a time.
     const degraded = await poolWhere(
       name,
@@ -177,9 +114,9 @@ describe('drain escalations', () => {
     const later = await h.getPool(name);
     assert.equal(condition(later, 'Degraded')?.reason, 'DrainSkipped');
     assert.equal(later.status?.failed ?? 0, 0);
-    assert.deepEqual(await podsOn(stuck), ['skipped-db']);
+    assert.deepEqual(await podsOnNode(stuck), ['skipped-db']);
     // The budget lets go: the drain, still going, finishes; the node is updated and the marks go.
-    await h.admin.delete('/apis/policy/v1/namespaces/default/poddisruptionbudgets/skipped-db');
+    await deleteBudget(h.admin, 'skipped-db');
     await poolWhere(
       name,
       'complete on the new revision',
@@ -204,9 +141,8 @@ describe('drain escalations', () => {
       { drain: { timeoutSeconds: 1, onTimeout: 'Force', deleteEmptyDirData: false } },
       6,
     );
-    await pod('force-db', node, 'force-db');
-    await budget('force-db');
-    await pod('force-cache', node, 'force-cache', true); // emptyDir data, no budget
+    await budgetedPod('force-db', node);
+    await runningPod(h.admin, 'force-cache', node, { emptyDir: true }); // emptyDir data, no budget
     await h.applyConfig('esc-force-kubelet', drainingConfig('two'), { pool: 'esc-force' });
     const held = await poolWhere('esc-force', 'held by the budget alone', (p) =>
       /Force does not delete pods a PodDisruptionBudget protects/.test(
@@ -214,7 +150,10 @@ describe('drain escalations', () => {
       ),
     );
     assert.match(condition(held, 'Progressing')?.message ?? '', /PodDisruptionBudget default\/force-db/);
-    await eventually('the emptyDir pod deleted', async () => !(await podsOn(node)).includes('force-cache'));
+    await eventually(
+      'the emptyDir pod deleted',
+      async () => !(await podsOnNode(node)).includes('force-cache'),
+    );
     const forced = (await h.events('Node', node)).filter((e) => e.reason === 'ForceDeleted');
     assert.deepEqual(
       forced.map((e) => e.message.split(':')[0]),
@@ -232,7 +171,7 @@ describe('drain escalations', () => {
       (p) => condition(p, 'Paused')?.reason === 'FailurePolicy',
     );
     assert.match(condition(paused, 'Paused')?.message ?? '', /drain did not finish within 6s/);
-    assert.deepEqual(await podsOn(node), ['force-db']);
+    assert.deepEqual(await podsOnNode(node), ['force-db']);
   });
 
   test('Force with forceDeleteBudgetedPods: the protected pod goes too, and the rollout completes', async () => {
@@ -248,11 +187,10 @@ describe('drain escalations', () => {
       },
       30,
     );
-    await pod('override-db', node, 'override-db');
-    await budget('override-db');
+    await budgetedPod('override-db', node);
     await h.applyConfig('esc-override-kubelet', drainingConfig('two'), { pool: 'esc-override' });
-    await poolWhere('esc-override', 'second revision complete', changed(first));
-    assert.deepEqual(await podsOn(node), []);
+    await poolWhere('esc-override', 'second revision complete', completeAfter(first));
+    assert.deepEqual(await podsOnNode(node), []);
     const events = await h.events('Node', node);
     assert.ok(
       events.some(
@@ -268,11 +206,10 @@ describe('drain escalations', () => {
       { drain: { skipPodSelector: { matchLabels: { app: 'skip-db' } } } },
       30,
     );
-    await pod('skip-db', node, 'skip-db');
-    await budget('skip-db');
-    await pod('skip-web', node, 'skip-web');
+    await budgetedPod('skip-db', node);
+    await runningPod(h.admin, 'skip-web', node);
     await h.applyConfig('esc-skip-kubelet', drainingConfig('two'), { pool: 'esc-skip' });
-    await poolWhere('esc-skip', 'second revision complete', changed(first));
-    assert.deepEqual(await podsOn(node), ['skip-db']);
+    await poolWhere('esc-skip', 'second revision complete', completeAfter(first));
+    assert.deepEqual(await podsOnNode(node), ['skip-db']);
   });
 });

@@ -6,24 +6,21 @@
 // rollback takes it off too.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { NodeConfigSpec } from '../../../src/api/types.ts';
+import { describe, test } from 'node:test';
+import type { NodeConfigPoolSpec } from '../../../src/api/types.ts';
 import { NEXT_IN_LINE_TAINT_KEY } from '../../../src/controller/drain/next-in-line-taint.ts';
 import type { Node } from '../../../src/kube/types.ts';
 import {
-  ClusterHarness,
+  type ClusterHarness,
   condition,
+  drainingConfig,
   eventually,
-  kubeletConfig,
   type PoolObject,
+  rollingUpdate,
+  type StartNodesOptions,
 } from '../../support/cluster-harness.ts';
-
-function drainingConfig(value: string): NodeConfigSpec {
-  return {
-    ...kubeletConfig(value),
-    disruptionPolicies: { files: [{ path: '/etc/kubernetes/kubelet-extra.conf', action: 'Drain' }] },
-  };
-}
+import { clusterPerSuite } from '../../support/suite-cluster.ts';
+import { deleteBudget, disruptionBudget, runningPod } from '../../support/workloads.ts';
 
 describe('next in line', () => {
   let h: ClusterHarness;
@@ -35,71 +32,52 @@ describe('next in line', () => {
       .map((n) => n.metadata.name)
       .sort();
   }
-  async function poolWhere(name: string, what: string, ok: (p: PoolObject) => boolean, ms = 60_000) {
-    return eventually(
-      what,
-      async () => {
-        const p = await h.getPool(name);
-        return ok(p) ? p : undefined;
-      },
-      ms,
+  const poolWhere = (name: string, what: string, ok: (p: PoolObject) => boolean, ms = 60_000) =>
+    h.poolWhere(name, what, ok, ms);
+
+  /** Pool `pool` of three nodes `<prefix>-<i>` (drainingConfig `<prefix>-kubelet`) on its first revision. */
+  async function threeNodePool(
+    pool: string,
+    prefix: string,
+    rolloutOrder: NodeConfigPoolSpec['rolloutOrder'],
+    labels?: StartNodesOptions['labels'],
+  ): Promise<PoolObject> {
+    await h.startNodes(pool, 3, { prefix, ...(labels ? { labels } : {}) });
+    return h.poolOnFirstRevision(
+      pool,
+      `${prefix}-kubelet`,
+      drainingConfig('one'),
+      { updateStrategy: rollingUpdate({ progressDeadlineSeconds: 300 }), rolloutOrder },
+      60_000,
     );
-  }
-  async function podWithBudget(name: string, node: string): Promise<void> {
-    await h.admin.create('/api/v1/namespaces/default/pods', {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name, labels: { app: name } },
-      spec: { nodeName: node, containers: [{ name: 'main', image: 'registry.example/db:1' }] },
-    });
-    await h.admin.patch(
-      `/api/v1/namespaces/default/pods/${name}/status`,
-      { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
-      'merge',
-    );
-    await h.admin.create('/apis/policy/v1/namespaces/default/poddisruptionbudgets', {
-      apiVersion: 'policy/v1',
-      kind: 'PodDisruptionBudget',
-      metadata: { name },
-      spec: { minAvailable: 1, selector: { matchLabels: { app: name } } },
-    });
   }
 
-  before(async () => {
-    h = await ClusterHarness.start();
-    await h.startController();
-  });
-  after(async () => {
-    await h?.stop();
+  /**
+   * A pod on `held` under a budget that keeps it (`<prefix>-db`), then revision two: `held` drains
+   * first and stays draining; waits until `next` alone carries the taint.
+   */
+  async function holdDrain(pool: string, prefix: string, held: string, next: string): Promise<void> {
+    await runningPod(h.admin, `${prefix}-db`, held, { image: 'registry.example/db:1' });
+    await disruptionBudget(h.admin, `${prefix}-db`);
+    await h.applyConfig(`${prefix}-kubelet`, drainingConfig('two'), { pool });
+    await eventually(`${next} tainted while ${held} drains`, async () =>
+      JSON.stringify(await tainted(pool)) === JSON.stringify([next]) ? true : undefined,
+    );
+  }
+
+  clusterPerSuite((started) => {
+    h = started;
   });
 
   test('the next node in the label order is tainted while a batch drains, and not when paused, its turn come or done', async () => {
     const pool = 'inline';
     // rank: n-0 is last, n-2 first; the names would say the opposite.
-    const created = await Promise.all(
-      [0, 1, 2].map((i) =>
-        h.fleet.create({ name: `inline-${i}`, zone: 'zone-a', labels: { pool, rank: String(10 - i) } }),
-      ),
-    );
-    await h.fleet.startAll(created);
-    await h.applyConfig('inline-kubelet', drainingConfig('one'), { pool });
-    await h.createPool(pool, {
-      nodeSelector: { matchLabels: { pool } },
-      configSelector: { matchLabels: { pool } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: { maxUnavailable: 1, progressDeadlineSeconds: 300 },
-      },
-      rolloutOrder: { by: 'Label', label: 'rank', preferNoScheduleNext: true },
-    });
-    await poolWhere(pool, 'first revision', (p) => condition(p, 'Complete')?.status === 'True');
+    await threeNodePool(pool, 'inline', { by: 'Label', label: 'rank', preferNoScheduleNext: true }, (i) => ({
+      rank: String(10 - i),
+    }));
     assert.deepEqual(await tainted(pool), [], 'no rollout drains: nobody tainted');
-    await podWithBudget('inline-db', 'inline-2');
-    await h.applyConfig('inline-kubelet', drainingConfig('two'), { pool });
     // inline-2 (rank 8) goes first and is held by the budget; inline-1 (rank 9) is next.
-    await eventually('inline-1 tainted while inline-2 drains', async () =>
-      JSON.stringify(await tainted(pool)) === '["inline-1"]' ? true : undefined,
-    );
+    await holdDrain(pool, 'inline', 'inline-2', 'inline-1');
     const [first] = ((await h.nodes(`pool=${pool}`)) as unknown as Node[]).filter(
       (n) => n.metadata.name === 'inline-2',
     );
@@ -124,7 +102,7 @@ describe('next in line', () => {
       JSON.stringify(await tainted(pool)) === '["inline-0"]' ? true : undefined,
     );
 
-    await h.admin.delete('/apis/policy/v1/namespaces/default/poddisruptionbudgets/inline-db');
+    await deleteBudget(h.admin, 'inline-db');
     await poolWhere(
       pool,
       'complete',
@@ -145,26 +123,8 @@ describe('next in line', () => {
 
   test('a rollback takes the taint off', async () => {
     const pool = 'inline-back';
-    const created = await Promise.all(
-      [0, 1, 2].map((i) => h.fleet.create({ name: `back-${i}`, zone: 'zone-a', labels: { pool } })),
-    );
-    await h.fleet.startAll(created);
-    await h.applyConfig('back-kubelet', drainingConfig('one'), { pool });
-    await h.createPool(pool, {
-      nodeSelector: { matchLabels: { pool } },
-      configSelector: { matchLabels: { pool } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: { maxUnavailable: 1, progressDeadlineSeconds: 300 },
-      },
-      rolloutOrder: { preferNoScheduleNext: true },
-    });
-    const first = await poolWhere(pool, 'first revision', (p) => condition(p, 'Complete')?.status === 'True');
-    await podWithBudget('back-db', 'back-0');
-    await h.applyConfig('back-kubelet', drainingConfig('two'), { pool });
-    await eventually('back-1 tainted while back-0 drains', async () =>
-      JSON.stringify(await tainted(pool)) === '["back-1"]' ? true : undefined,
-    );
+    const first = await threeNodePool(pool, 'back', { preferNoScheduleNext: true });
+    await holdDrain(pool, 'back', 'back-0', 'back-1');
     await h.patchPool(pool, {
       spec: {
         rollbackTo: {
@@ -182,60 +142,24 @@ describe('next in line', () => {
       (p) => p.status?.targetRevision === first.status?.targetRevision,
     );
     assert.deepEqual(await tainted(pool), []);
-    await h.admin.delete('/apis/policy/v1/namespaces/default/poddisruptionbudgets/back-db');
+    await deleteBudget(h.admin, 'back-db');
   });
   test('a strategy whose batches are not the controller’s takes the taint off (switched to OnDelete)', async () => {
     const pool = 'inline-switch';
-    const created = await Promise.all(
-      [0, 1, 2].map((i) => h.fleet.create({ name: `switch-${i}`, zone: 'zone-a', labels: { pool } })),
-    );
-    await h.fleet.startAll(created);
-    await h.applyConfig('switch-kubelet', drainingConfig('one'), { pool });
-    await h.createPool(pool, {
-      nodeSelector: { matchLabels: { pool } },
-      configSelector: { matchLabels: { pool } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: { maxUnavailable: 1, progressDeadlineSeconds: 300 },
-      },
-      rolloutOrder: { preferNoScheduleNext: true },
-    });
-    await poolWhere(pool, 'first revision', (p) => condition(p, 'Complete')?.status === 'True');
-    await podWithBudget('switch-db', 'switch-0');
-    await h.applyConfig('switch-kubelet', drainingConfig('two'), { pool });
-    await eventually('switch-1 tainted while switch-0 drains', async () =>
-      JSON.stringify(await tainted(pool)) === '["switch-1"]' ? true : undefined,
-    );
+    await threeNodePool(pool, 'switch', { preferNoScheduleNext: true });
+    await holdDrain(pool, 'switch', 'switch-0', 'switch-1');
     await h.patchPool(pool, {
       spec: { updateStrategy: { type: 'OnDelete' }, rolloutOrder: { preferNoScheduleNext: false } },
     });
     await eventually('the taint goes with the switch', async () =>
       (await tainted(pool)).length === 0 ? true : undefined,
     );
-    await h.admin.delete('/apis/policy/v1/namespaces/default/poddisruptionbudgets/switch-db');
+    await deleteBudget(h.admin, 'switch-db');
   });
   test('a node that leaves the pool loses the taint', async () => {
     const pool = 'inline-leave';
-    const created = await Promise.all(
-      [0, 1, 2].map((i) => h.fleet.create({ name: `leave-${i}`, zone: 'zone-a', labels: { pool } })),
-    );
-    await h.fleet.startAll(created);
-    await h.applyConfig('leave-kubelet', drainingConfig('one'), { pool });
-    await h.createPool(pool, {
-      nodeSelector: { matchLabels: { pool } },
-      configSelector: { matchLabels: { pool } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: { maxUnavailable: 1, progressDeadlineSeconds: 300 },
-      },
-      rolloutOrder: { preferNoScheduleNext: true },
-    });
-    await poolWhere(pool, 'first revision', (p) => condition(p, 'Complete')?.status === 'True');
-    await podWithBudget('leave-db', 'leave-0');
-    await h.applyConfig('leave-kubelet', drainingConfig('two'), { pool });
-    await eventually('leave-1 tainted while leave-0 drains', async () =>
-      JSON.stringify(await tainted(pool)) === '["leave-1"]' ? true : undefined,
-    );
+    await threeNodePool(pool, 'leave', { preferNoScheduleNext: true });
+    await holdDrain(pool, 'leave', 'leave-0', 'leave-1');
     await h.admin.patch('/api/v1/nodes/leave-1', { metadata: { labels: { pool: 'elsewhere' } } }, 'merge');
     await eventually('the taint goes with the node', async () => {
       const [left] = (await h.nodes('pool=elsewhere')) as unknown as Node[];
@@ -243,6 +167,6 @@ describe('next in line', () => {
         ? true
         : undefined;
     });
-    await h.admin.delete('/apis/policy/v1/namespaces/default/poddisruptionbudgets/leave-db');
+    await deleteBudget(h.admin, 'leave-db');
   });
 });

@@ -8,13 +8,15 @@ import { after, before, describe, test } from 'node:test';
 import { CURRENT_REVISION_ANNOTATION } from '../../../src/api/node-protocol.ts';
 import {
   ClusterHarness,
+  complete,
   condition,
-  eventually,
   kubeletConfig,
   type PoolObject,
   revisionNameFor,
+  rollingUpdate,
 } from '../../support/cluster-harness.ts';
 import { freePort, prometheusMissing, TestExporter, TestPrometheus } from '../../support/prometheus.ts';
+import { clusterPerSuite } from '../../support/suite-cluster.ts';
 
 const RULES = `groups:
   - name: gates
@@ -28,29 +30,32 @@ const RULES = `groups:
           severity: critical
 `;
 
-async function poolWhere(
+const poolWhere = (h: ClusterHarness, name: string, what: string, ok: (p: PoolObject) => boolean) =>
+  h.poolWhere(name, what, ok, 40_000, 100);
+
+/** Pool `pool` of `count` nodes, its first revision (kubeletConfig good) complete, gated as `rolling` says. */
+async function gatedPool(
   h: ClusterHarness,
-  name: string,
-  what: string,
-  ok: (p: PoolObject) => boolean,
-  ms = 40_000,
-) {
-  return eventually(
-    what,
-    async () => {
-      const p = await h.getPool(name);
-      return ok(p) ? p : undefined;
-    },
-    ms,
-    100,
+  pool: string,
+  count: number,
+  rolling: Parameters<typeof rollingUpdate>[0],
+): Promise<PoolObject> {
+  await h.startNodes(pool, count);
+  return h.poolOnFirstRevision(
+    pool,
+    `${pool}-kubelet`,
+    kubeletConfig('good'),
+    { updateStrategy: rollingUpdate(rolling) },
+    40_000,
   );
 }
 
-async function fleetOf(h: ClusterHarness, pool: string, count: number): Promise<void> {
-  const nodes = [];
-  for (let i = 0; i < count; i++)
-    nodes.push(await h.fleet.create({ name: `${pool}-${i}`, zone: 'zone-a', labels: { pool } }));
-  await h.fleet.startAll(nodes);
+/** A gate on max(gate_errors_pause) < 1 asked of the Prometheus at `url`. */
+function errorsGate(url: string) {
+  return {
+    prometheus: { url, intervalSeconds: 1, timeoutSeconds: 1 },
+    metrics: [{ name: 'errors', query: 'max(gate_errors_pause)', operator: '<' as const, threshold: 1 }],
+  };
 }
 
 /** The pool stays this way for a while (a hold that holds). */
@@ -67,10 +72,6 @@ async function staysFor(
     await new Promise((r) => setTimeout(r, 250));
   }
 }
-
-const complete = (revision?: string) => (p: PoolObject) =>
-  condition(p, 'Complete')?.status === 'True' &&
-  (revision === undefined || p.status?.targetRevision === revision);
 
 describe('health gates with a real Prometheus', { skip: prometheusMissing }, () => {
   let h: ClusterHarness;
@@ -91,26 +92,15 @@ describe('health gates with a real Prometheus', { skip: prometheusMissing }, () 
   });
 
   test('a metric crossing its threshold mid-soak pauses the rollout; it resumes after it recovers and resume', async () => {
-    await fleetOf(h, 'metric', 2);
-    await h.applyConfig('metric-kubelet', kubeletConfig('good'), { pool: 'metric' });
-    await h.createPool('metric', {
-      nodeSelector: { matchLabels: { pool: 'metric' } },
-      configSelector: { matchLabels: { pool: 'metric' } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: {
-          maxUnavailable: 1,
-          minReadySeconds: 8,
-          progressDeadlineSeconds: 60,
-          failurePolicy: { action: 'Pause' },
-          healthGate: {
-            prometheus: { url: prometheus.url, intervalSeconds: 1, timeoutSeconds: 2 },
-            metrics: [{ name: 'errors', query: 'max(gate_errors_pause)', operator: '<', threshold: 1 }],
-          },
-        },
+    await gatedPool(h, 'metric', 2, {
+      minReadySeconds: 8,
+      progressDeadlineSeconds: 60,
+      failurePolicy: { action: 'Pause' },
+      healthGate: {
+        prometheus: { url: prometheus.url, intervalSeconds: 1, timeoutSeconds: 2 },
+        metrics: [{ name: 'errors', query: 'max(gate_errors_pause)', operator: '<', threshold: 1 }],
       },
     });
-    await poolWhere(h, 'metric', 'first revision complete', complete());
     const v2 = revisionNameFor('metric', { 'metric-kubelet': kubeletConfig('v2') });
     await h.applyConfig('metric-kubelet', kubeletConfig('v2'), { pool: 'metric' });
     const soaking = await poolWhere(
@@ -164,27 +154,17 @@ describe('health gates with a real Prometheus', { skip: prometheusMissing }, () 
   });
 
   test('Rollback: a failing gate rolls the pool back, and the rollback is not held by it', async () => {
-    await fleetOf(h, 'rollback', 2);
-    await h.applyConfig('rollback-kubelet', kubeletConfig('good'), { pool: 'rollback' });
-    await h.createPool('rollback', {
-      nodeSelector: { matchLabels: { pool: 'rollback' } },
-      configSelector: { matchLabels: { pool: 'rollback' } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: {
-          maxUnavailable: 1,
-          minReadySeconds: 8,
-          progressDeadlineSeconds: 60,
-          failurePolicy: { action: 'Rollback', maxFailures: 3 },
-          healthGate: {
-            prometheus: { url: prometheus.url, intervalSeconds: 1 },
-            metrics: [{ name: 'no-errors', query: 'gate_errors_rollback > 0', operator: 'NoSeries' }],
-          },
+    const good = (
+      await gatedPool(h, 'rollback', 2, {
+        minReadySeconds: 8,
+        progressDeadlineSeconds: 60,
+        failurePolicy: { action: 'Rollback', maxFailures: 3 },
+        healthGate: {
+          prometheus: { url: prometheus.url, intervalSeconds: 1 },
+          metrics: [{ name: 'no-errors', query: 'gate_errors_rollback > 0', operator: 'NoSeries' }],
         },
-      },
-    });
-    const good = (await poolWhere(h, 'rollback', 'first revision complete', complete())).status!
-      .targetRevision!;
+      })
+    ).status!.targetRevision!;
     const bad = revisionNameFor('rollback', { 'rollback-kubelet': kubeletConfig('bad') });
     await h.applyConfig('rollback-kubelet', kubeletConfig('bad'), { pool: 'rollback' });
     await poolWhere(
@@ -226,27 +206,16 @@ describe('health gates with a real Prometheus', { skip: prometheusMissing }, () 
       metadata: { name: 'prometheus-reader' },
       data: { token: Buffer.from('reader-token').toString('base64') },
     });
-    await fleetOf(h, 'alert', 2);
-    await h.applyConfig('alert-kubelet', kubeletConfig('good'), { pool: 'alert' });
-    await h.createPool('alert', {
-      nodeSelector: { matchLabels: { pool: 'alert' } },
-      configSelector: { matchLabels: { pool: 'alert' } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: {
-          maxUnavailable: 1,
-          healthGate: {
-            prometheus: {
-              url: prometheus.url,
-              intervalSeconds: 1,
-              credentialsSecretRef: { namespace: 'nodeherd', name: 'prometheus-reader' },
-            },
-            alerts: [{ alertname: 'GateTest.*', matchLabels: { severity: 'critical' } }],
-          },
+    await gatedPool(h, 'alert', 2, {
+      healthGate: {
+        prometheus: {
+          url: prometheus.url,
+          intervalSeconds: 1,
+          credentialsSecretRef: { namespace: 'nodeherd', name: 'prometheus-reader' },
         },
+        alerts: [{ alertname: 'GateTest.*', matchLabels: { severity: 'critical' } }],
       },
     });
-    await poolWhere(h, 'alert', 'first revision complete', complete());
     exporter.set('gate_alert_value', 1);
     await prometheus.waitForAlert('GateTestAlert', 'firing');
     const v2 = revisionNameFor('alert', { 'alert-kubelet': kubeletConfig('v2') });
@@ -271,28 +240,9 @@ describe('health gates with a real Prometheus', { skip: prometheusMissing }, () 
   });
 
   test('an unreachable Prometheus holds the rollout, and never lets it pass', async () => {
-    await fleetOf(h, 'down', 2);
-    await h.applyConfig('down-kubelet', kubeletConfig('good'), { pool: 'down' });
-    const spec = (url: string) => ({
-      nodeSelector: { matchLabels: { pool: 'down' } },
-      configSelector: { matchLabels: { pool: 'down' } },
-      updateStrategy: {
-        type: 'RollingUpdate' as const,
-        rollingUpdate: {
-          maxUnavailable: 1,
-          healthGate: {
-            prometheus: { url, intervalSeconds: 1, timeoutSeconds: 1 },
-            metrics: [
-              { name: 'errors', query: 'max(gate_errors_pause)', operator: '<' as const, threshold: 1 },
-            ],
-          },
-        },
-      },
-    });
     const nowhere = `http://127.0.0.1:${await freePort()}`;
-    await h.createPool('down', spec(nowhere));
     // New nodes get their first revision at once (bootstrap is not a batch).
-    await poolWhere(h, 'down', 'first revision complete', complete());
+    await gatedPool(h, 'down', 2, { healthGate: errorsGate(nowhere) });
     const v2 = revisionNameFor('down', { 'down-kubelet': kubeletConfig('v2') });
     await h.applyConfig('down-kubelet', kubeletConfig('v2'), { pool: 'down' });
     const held = await poolWhere(
@@ -305,7 +255,9 @@ describe('health gates with a real Prometheus', { skip: prometheusMissing }, () 
     assert.match(condition(held, 'Progressing')?.message ?? '', /health gate holds \(GateUnavailable\)/);
     await staysFor(h, 'down', 2_000, (p) => p.status?.updated === 0 && p.spec.paused !== true);
 
-    await h.patchPool('down', { spec: spec(prometheus.url) });
+    await h.patchPool('down', {
+      spec: { updateStrategy: rollingUpdate({ healthGate: errorsGate(prometheus.url) }) },
+    });
     await poolWhere(h, 'down', 'v2 complete once Prometheus answers', complete(v2));
   });
 
@@ -313,26 +265,7 @@ describe('health gates with a real Prometheus', { skip: prometheusMissing }, () 
     const doomed = await TestPrometheus.start({ targets: [exporter.address] });
     try {
       await doomed.waitForValue('gate_errors_pause', 0);
-      await fleetOf(h, 'outage', 1);
-      await h.applyConfig('outage-kubelet', kubeletConfig('good'), { pool: 'outage' });
-      const spec = (url: string) => ({
-        nodeSelector: { matchLabels: { pool: 'outage' } },
-        configSelector: { matchLabels: { pool: 'outage' } },
-        updateStrategy: {
-          type: 'RollingUpdate' as const,
-          rollingUpdate: {
-            minReadySeconds: 8,
-            healthGate: {
-              prometheus: { url, intervalSeconds: 1, timeoutSeconds: 1 },
-              metrics: [
-                { name: 'errors', query: 'max(gate_errors_pause)', operator: '<' as const, threshold: 1 },
-              ],
-            },
-          },
-        },
-      });
-      await h.createPool('outage', spec(doomed.url));
-      await poolWhere(h, 'outage', 'first revision complete', complete());
+      await gatedPool(h, 'outage', 1, { minReadySeconds: 8, healthGate: errorsGate(doomed.url) });
       const v2 = revisionNameFor('outage', { 'outage-kubelet': kubeletConfig('v2') });
       await h.applyConfig('outage-kubelet', kubeletConfig('v2'), { pool: 'outage' });
       await poolWhere(
@@ -356,7 +289,11 @@ describe('health gates with a real Prometheus', { skip: prometheusMissing }, () 
         10_000,
         (p) => condition(p, 'Complete')?.status === 'False' && p.spec.paused !== true,
       );
-      await h.patchPool('outage', { spec: spec(prometheus.url) });
+      await h.patchPool('outage', {
+        spec: {
+          updateStrategy: rollingUpdate({ minReadySeconds: 8, healthGate: errorsGate(prometheus.url) }),
+        },
+      });
       const done = await poolWhere(h, 'outage', 'v2 complete once Prometheus answers', complete(v2));
       assert.equal(condition(done, 'HealthGate')?.reason, 'GatesPassed');
     } finally {
@@ -367,29 +304,14 @@ describe('health gates with a real Prometheus', { skip: prometheusMissing }, () 
 
 describe('blocking pods', () => {
   let h: ClusterHarness;
-  before(async () => {
-    h = await ClusterHarness.start();
-    await h.startController();
-  });
-  after(async () => {
-    await h?.stop();
+  clusterPerSuite((started) => {
+    h = started;
   });
 
   test('no batch starts while a selected pod runs on the nodes it would take', async () => {
-    await fleetOf(h, 'blocked', 2);
-    await h.applyConfig('blocked-kubelet', kubeletConfig('good'), { pool: 'blocked' });
-    await h.createPool('blocked', {
-      nodeSelector: { matchLabels: { pool: 'blocked' } },
-      configSelector: { matchLabels: { pool: 'blocked' } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: {
-          maxUnavailable: 1,
-          healthGate: { blockingPodSelector: { matchLabels: { app: 'batch-job' } } },
-        },
-      },
+    await gatedPool(h, 'blocked', 2, {
+      healthGate: { blockingPodSelector: { matchLabels: { app: 'batch-job' } } },
     });
-    await poolWhere(h, 'blocked', 'first revision complete', complete());
     await h.admin.create('/api/v1/namespaces/default/pods', {
       apiVersion: 'v1',
       kind: 'Pod',

@@ -7,18 +7,17 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { NodeConfigSpec } from '../../../src/api/types.ts';
 import type { RolloutEvent } from '../../../src/controller/notifications/rollout-events.ts';
 import { WEBHOOK_LABEL } from '../../../src/controller/notifications/webhook-config.ts';
-import { ClusterHarness, condition, eventually, kubeletConfig } from '../../support/cluster-harness.ts';
+import {
+  ClusterHarness,
+  condition,
+  drainingConfig,
+  eventually,
+  rollingUpdate,
+} from '../../support/cluster-harness.ts';
+import { disruptionBudget, runningPod } from '../../support/workloads.ts';
 import { WebhookReceiver } from './receiver.ts';
-
-function drainingConfig(value: string): NodeConfigSpec {
-  return {
-    ...kubeletConfig(value),
-    disruptionPolicies: { files: [{ path: '/etc/kubernetes/kubelet-extra.conf', action: 'Drain' }] },
-  };
-}
 
 describe('notifications', () => {
   let h: ClusterHarness;
@@ -31,20 +30,6 @@ describe('notifications', () => {
       metadata: { name, namespace: 'nodeherd', ...(labelled ? { labels: { [WEBHOOK_LABEL]: 'true' } } : {}) },
       stringData: data,
     });
-  }
-
-  async function pod(name: string, node: string, labels: Record<string, string>): Promise<void> {
-    await h.admin.create('/api/v1/namespaces/default/pods', {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name, labels },
-      spec: { nodeName: node, containers: [{ name: 'main', image: 'registry.example/web:1' }] },
-    });
-    await h.admin.patch(
-      `/api/v1/namespaces/default/pods/${name}/status`,
-      { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
-      'merge',
-    );
   }
 
   /** What the webhook accepted (2xx), as generic JSON events. */
@@ -64,20 +49,10 @@ describe('notifications', () => {
   test('started, batch done, complete; a drain held by a budget; failed and paused', async () => {
     await secret('ops', { url: `${receiver.url}/hooks/T01/s3cret`, format: 'json' }, true);
     await secret('plain', { url: `${receiver.url}/elsewhere` }, false);
-    const nodes = [
-      await h.fleet.create({ name: 'notify-0', zone: 'zone-a', labels: { pool: 'notify' } }),
-      await h.fleet.create({ name: 'notify-1', zone: 'zone-b', labels: { pool: 'notify' } }),
-    ];
-    await h.fleet.startAll(nodes);
-    await h.applyConfig('notify-kubelet', drainingConfig('one'), { pool: 'notify' });
-    await h.createPool('notify', {
-      nodeSelector: { matchLabels: { pool: 'notify' } },
-      configSelector: { matchLabels: { pool: 'notify' } },
+    await h.startNodes('notify', 2, { zones: ['zone-a', 'zone-b'] });
+    await h.labelledPool('notify', 'notify-kubelet', drainingConfig('one'), {
       notifications: { webhooks: ['ops', 'plain'] },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: { maxUnavailable: 1, progressDeadlineSeconds: 8 },
-      },
+      updateStrategy: rollingUpdate({ progressDeadlineSeconds: 8 }),
     });
     const first = await eventually('first rollout complete, and told', async () => {
       const p = await h.getPool('notify');
@@ -123,14 +98,9 @@ describe('notifications', () => {
     assert.match(batch?.message ?? '', /^1 of 2 nodes on notify-/);
 
     // Two pods a budget keeps both of: the drain of notify-0 is blocked, and everyone is told which.
-    await pod('web-1', 'notify-0', { app: 'web' });
-    await pod('web-2', 'notify-0', { app: 'web' });
-    await h.admin.create('/apis/policy/v1/namespaces/default/poddisruptionbudgets', {
-      apiVersion: 'policy/v1',
-      kind: 'PodDisruptionBudget',
-      metadata: { name: 'web' },
-      spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } },
-    });
+    await runningPod(h.admin, 'web-1', 'notify-0', { labels: { app: 'web' } });
+    await runningPod(h.admin, 'web-2', 'notify-0', { labels: { app: 'web' } });
+    await disruptionBudget(h.admin, 'web', 2);
     await h.applyConfig('notify-kubelet', drainingConfig('three'), { pool: 'notify' });
     const blocked = await eventually('drain blocked, told', async () =>
       delivered().find((e) => e.kind === 'DrainBlocked'),

@@ -2,72 +2,44 @@
 // rollout and says why; Rollback returns every node to the last completed revision.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { CURRENT_REVISION_ANNOTATION } from '../../../src/api/node-protocol.ts';
 import {
   brokenConfig,
-  ClusterHarness,
+  type ClusterHarness,
+  complete,
   condition,
-  eventually,
   kubeletConfig,
   type PoolObject,
   revisionNameFor,
+  rollingUpdate,
 } from '../../support/cluster-harness.ts';
+import { clusterPerSuite } from '../../support/suite-cluster.ts';
 
-async function poolWhere(
+const poolWhere = (
   h: ClusterHarness,
   name: string,
   what: string,
   ok: (p: PoolObject) => boolean,
   ms = 30_000,
-) {
-  return eventually(
-    what,
-    async () => {
-      const p = await h.getPool(name);
-      return ok(p) ? p : undefined;
-    },
-    ms,
-  );
-}
+) => h.poolWhere(name, what, ok, ms);
 
 describe('failure policy', () => {
   let h: ClusterHarness;
-  before(async () => {
-    h = await ClusterHarness.start();
-    await h.startController();
-  });
-  after(async () => {
-    await h?.stop();
+  clusterPerSuite((started) => {
+    h = started;
   });
 
   test('Pause: a failed node stops the rollout, the pool says why, and a fixed config goes on', async () => {
     const bad = revisionNameFor('pausing', { 'pausing-kubelet': brokenConfig('bad') });
     // The first node in rollout order (zone-a, lowest name) is the first to fail with the bad revision.
-    const nodes = [];
-    for (const [i, zone] of ['zone-a', 'zone-b', 'zone-c', 'zone-a'].entries()) {
-      nodes.push(await h.fleet.create({ name: `pause-${i}`, zone, labels: { pool: 'pausing' } }));
-    }
-    await h.fleet.startAll(nodes);
-    await h.applyConfig('pausing-kubelet', kubeletConfig('good'), { pool: 'pausing' });
-    await h.createPool('pausing', {
-      nodeSelector: { matchLabels: { pool: 'pausing' } },
-      configSelector: { matchLabels: { pool: 'pausing' } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: {
-          maxUnavailable: 1,
-          progressDeadlineSeconds: 20,
-          failurePolicy: { action: 'Pause', maxFailures: 0 },
-        },
-      },
+    await h.startNodes('pausing', 4, { prefix: 'pause', zones: ['zone-a', 'zone-b', 'zone-c'] });
+    const good = await h.poolOnFirstRevision('pausing', 'pausing-kubelet', kubeletConfig('good'), {
+      updateStrategy: rollingUpdate({
+        progressDeadlineSeconds: 20,
+        failurePolicy: { action: 'Pause', maxFailures: 0 },
+      }),
     });
-    const good = await poolWhere(
-      h,
-      'pausing',
-      'first revision complete',
-      (p) => condition(p, 'Complete')?.status === 'True',
-    );
 
     await h.applyConfig('pausing-kubelet', brokenConfig('bad'), { pool: 'pausing' });
     const paused = await poolWhere(
@@ -97,12 +69,7 @@ describe('failure policy', () => {
     await h.applyConfig('pausing-kubelet', kubeletConfig('fixed'), { pool: 'pausing' });
     await h.patchPool('pausing', { spec: { paused: false } });
     const fixed = revisionNameFor('pausing', { 'pausing-kubelet': kubeletConfig('fixed') });
-    const done = await poolWhere(
-      h,
-      'pausing',
-      'fixed revision complete',
-      (p) => p.status?.targetRevision === fixed && condition(p, 'Complete')?.status === 'True',
-    );
+    const done = await poolWhere(h, 'pausing', 'fixed revision complete', complete(fixed));
     assert.equal(done.status?.updated, 4);
     assert.equal(condition(done, 'Paused')?.status, 'False');
     assert.equal(condition(done, 'Degraded')?.status, 'False');
@@ -110,37 +77,15 @@ describe('failure policy', () => {
 
   test('Rollback: every node returns to the last completed revision, and stays there', async () => {
     const bad = revisionNameFor('rollback', { 'rollback-kubelet': brokenConfig('bad') });
-    const nodes = [];
-    for (let i = 0; i < 5; i++) {
-      nodes.push(
-        await h.fleet.create({
-          name: `rb-${i}`,
-          zone: ['zone-a', 'zone-b'][i % 2]!,
-          labels: { pool: 'rollback' },
-        }),
-      );
-    }
-    await h.fleet.startAll(nodes);
-    await h.applyConfig('rollback-kubelet', kubeletConfig('good'), { pool: 'rollback' });
-    await h.createPool('rollback', {
-      nodeSelector: { matchLabels: { pool: 'rollback' } },
-      configSelector: { matchLabels: { pool: 'rollback' } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        // Two nodes at a time; one failure is tolerated, the second rolls the pool back.
-        rollingUpdate: {
-          maxUnavailable: 2,
-          progressDeadlineSeconds: 20,
-          failurePolicy: { action: 'Rollback', maxFailures: 1 },
-        },
-      },
+    await h.startNodes('rollback', 5, { prefix: 'rb', zones: ['zone-a', 'zone-b'] });
+    const good = await h.poolOnFirstRevision('rollback', 'rollback-kubelet', kubeletConfig('good'), {
+      // Two nodes at a time; one failure is tolerated, the second rolls the pool back.
+      updateStrategy: rollingUpdate({
+        maxUnavailable: 2,
+        progressDeadlineSeconds: 20,
+        failurePolicy: { action: 'Rollback', maxFailures: 1 },
+      }),
     });
-    const good = await poolWhere(
-      h,
-      'rollback',
-      'first revision complete',
-      (p) => condition(p, 'Complete')?.status === 'True',
-    );
     const goodRevision = good.status!.targetRevision!;
 
     await h.applyConfig('rollback-kubelet', brokenConfig('bad'), { pool: 'rollback' });
@@ -179,12 +124,7 @@ describe('failure policy', () => {
     // A new config ends the rollback.
     await h.applyConfig('rollback-kubelet', kubeletConfig('better'), { pool: 'rollback' });
     const better = revisionNameFor('rollback', { 'rollback-kubelet': kubeletConfig('better') });
-    const after = await poolWhere(
-      h,
-      'rollback',
-      'new revision complete',
-      (p) => p.status?.targetRevision === better && condition(p, 'Complete')?.status === 'True',
-    );
+    const after = await poolWhere(h, 'rollback', 'new revision complete', complete(better));
     assert.equal(condition(after, 'RolledBack')?.status, 'False');
     assert.equal(after.metadata.annotations?.['nodeherd.io/rollback-from'], undefined);
   });

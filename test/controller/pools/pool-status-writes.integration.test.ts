@@ -3,17 +3,20 @@
 // lastTransitionTime moves.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { ClusterHarness, condition, eventually, kubeletConfig } from '../../support/cluster-harness.ts';
+import { describe, test } from 'node:test';
+import {
+  type ClusterHarness,
+  condition,
+  eventually,
+  kubeletConfig,
+  rollingUpdate,
+} from '../../support/cluster-harness.ts';
+import { clusterPerSuite } from '../../support/suite-cluster.ts';
 
 describe('pool status writes', () => {
   let h: ClusterHarness;
-  before(async () => {
-    h = await ClusterHarness.start();
-    await h.startController();
-  });
-  after(async () => {
-    await h?.stop();
+  clusterPerSuite((started) => {
+    h = started;
   });
 
   test('a reconcile that changes nothing writes no status', async () => {
@@ -21,11 +24,8 @@ describe('pool status writes', () => {
     for (const i of [0, 1])
       nodes.push(await h.fleet.create({ name: `quiet-${i}`, labels: { pool: 'quiet' } }));
     await h.fleet.startAll(nodes);
-    await h.applyConfig('quiet-kubelet', kubeletConfig('v1'), { pool: 'quiet' });
-    await h.createPool('quiet', {
-      nodeSelector: { matchLabels: { pool: 'quiet' } },
-      configSelector: { matchLabels: { pool: 'quiet' } },
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
+    await h.labelledPool('quiet', 'quiet-kubelet', kubeletConfig('v1'), {
+      updateStrategy: rollingUpdate({ maxUnavailable: 1 }),
     });
     const settled = await eventually(
       'the rollout completes',

@@ -19,6 +19,7 @@ import type { FleetStatus } from '../../../src/cli/status/status-view.ts';
 import { fileConfig, runCli } from '../../cli/support/cli-cluster.ts';
 import {
   ClusterHarness,
+  complete,
   condition,
   eventually,
   type PoolObject,
@@ -54,25 +55,11 @@ function recordHandouts(watch: NodeWatch, pool: string): Set<string> {
   return seen;
 }
 
-function poolWhere(h: ClusterHarness, name: string, what: string, ok: (p: PoolObject) => boolean) {
-  return eventually(
-    `${name}: ${what}`,
-    async () => {
-      const p = await h.getPool(name);
-      return ok(p) ? p : undefined;
-    },
-    60_000,
-    100,
-  );
-}
+const poolWhere = (h: ClusterHarness, name: string, what: string, ok: (p: PoolObject) => boolean) =>
+  h.poolWhere(name, `${name}: ${what}`, ok, 60_000, 100);
 
 const completeOn = (h: ClusterHarness, name: string, revision: string) =>
-  poolWhere(
-    h,
-    name,
-    `complete on ${revision}`,
-    (p) => p.status?.targetRevision === revision && condition(p, 'Complete')?.status === 'True',
-  );
+  poolWhere(h, name, `complete on ${revision}`, complete(revision));
 
 describe('a conflicting kubectl apply -f reaches no node (default settling)', () => {
   let h: ClusterHarness;

@@ -7,10 +7,10 @@ import { DESIRED_REVISION_ANNOTATION } from '../../../src/api/node-protocol.ts';
 import {
   ClusterHarness,
   condition,
-  eventually,
   kubeletConfig,
   type PoolObject,
   revisionNameFor,
+  rollingUpdate,
 } from '../../support/cluster-harness.ts';
 
 describe('maintenance windows', () => {
@@ -21,16 +21,8 @@ describe('maintenance windows', () => {
     offset = Date.parse(iso) - Date.now();
   };
 
-  async function poolWhere(what: string, ok: (p: PoolObject) => boolean, ms = 20_000) {
-    return eventually(
-      what,
-      async () => {
-        const p = await h.getPool('windowed');
-        return ok(p) ? p : undefined;
-      },
-      ms,
-    );
-  }
+  const poolWhere = (what: string, ok: (p: PoolObject) => boolean, ms = 20_000) =>
+    h.poolWhere('windowed', what, ok, ms);
   async function onRevision(revision: string): Promise<string[]> {
     return (await h.nodes('pool=windowed'))
       .filter((n) => n.metadata.annotations?.[DESIRED_REVISION_ANNOTATION] === revision)
@@ -41,18 +33,11 @@ describe('maintenance windows', () => {
     h = await ClusterHarness.start();
     await h.startController({ now: () => Date.now() + offset });
     setClock('2030-01-07T02:59:57Z');
-    await h.fleet.add(3, { labels: { pool: 'windowed' } });
-    await h.applyConfig('windowed-kubelet', kubeletConfig('a'), { pool: 'windowed' });
-    await h.createPool('windowed', {
-      nodeSelector: { matchLabels: { pool: 'windowed' } },
-      configSelector: { matchLabels: { pool: 'windowed' } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: {
-          maxUnavailable: 1,
-          maintenanceWindows: [{ schedule: '0 3 * * *', duration: '1m', timeZone: 'UTC' }],
-        },
-      },
+    await h.addNodes('windowed', 3);
+    await h.labelledPool('windowed', 'windowed-kubelet', kubeletConfig('a'), {
+      updateStrategy: rollingUpdate({
+        maintenanceWindows: [{ schedule: '0 3 * * *', duration: '1m', timeZone: 'UTC' }],
+      }),
     });
   });
   after(async () => {

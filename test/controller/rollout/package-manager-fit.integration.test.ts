@@ -13,11 +13,13 @@ import {
 import type { NodeConfigSpec } from '../../../src/api/types.ts';
 import {
   ClusterHarness,
+  complete,
   condition,
   eventually,
   kubeletConfig,
   type PoolObject,
   revisionNameFor,
+  rollingUpdate,
 } from '../../support/cluster-harness.ts';
 
 const POOL = 'mixed';
@@ -25,40 +27,23 @@ const POOL = 'mixed';
 describe('a revision for dnf on a pool of apt and dnf nodes', () => {
   let h: ClusterHarness;
   let second = '';
-  const poolWhere = (what: string, ok: (p: PoolObject) => boolean) =>
-    eventually(
-      what,
-      async () => {
-        const p = await h.getPool(POOL);
-        return ok(p) ? p : undefined;
-      },
-      60_000,
-    );
+  const poolWhere = (what: string, ok: (p: PoolObject) => boolean) => h.poolWhere(POOL, what, ok, 60_000);
 
   before(async () => {
     h = await ClusterHarness.start({ fleet: { packages: { available: { htop: ['3.3.0-1.el9'] } } } });
     await h.startController();
-    await h.fleet.add(2, { labels: { pool: POOL }, namePrefix: 'deb-' });
-    await h.fleet.add(2, { labels: { pool: POOL }, namePrefix: 'rpm-', packageManager: 'dnf' });
-    await h.applyConfig('mixed-kubelet', kubeletConfig('a'), { pool: POOL });
-    await h.createPool(POOL, {
-      nodeSelector: { matchLabels: { pool: POOL } },
-      configSelector: { matchLabels: { pool: POOL } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: { maxUnavailable: 1, progressDeadlineSeconds: 60 },
-      },
-    } as never);
+    await h.addNodes(POOL, 2, { namePrefix: 'deb-' });
+    await h.addNodes(POOL, 2, { namePrefix: 'rpm-', packageManager: 'dnf' });
+    await h.labelledPool(POOL, 'mixed-kubelet', kubeletConfig('a'), {
+      updateStrategy: rollingUpdate({ progressDeadlineSeconds: 60 }),
+    });
   });
   after(async () => {
     await h?.stop();
   });
 
   test('the apt nodes are not started, neither failed nor counted, and the pool says why', async () => {
-    await poolWhere(
-      'bootstrapped',
-      (p) => condition(p, 'Complete')?.status === 'True' && p.status?.updated === 4,
-    );
+    await poolWhere('bootstrapped', (p) => complete()(p) && p.status?.updated === 4);
     await eventually('every node reports its package manager', async () => {
       const nodes = await h.nodes(`pool=${POOL}`);
       const reported = Object.fromEntries(

@@ -20,11 +20,13 @@ import { CORDONED_BY_ANNOTATION } from '../../../src/controller/annotations.ts';
 import type { Node } from '../../../src/kube/types.ts';
 import {
   ClusterHarness,
+  complete,
   condition,
   eventually,
   kubeletConfig,
   type PoolObject,
   revisionNameFor,
+  rollingUpdate,
 } from '../../support/cluster-harness.ts';
 import { NodeWatch } from '../support/node-watch.ts';
 
@@ -46,16 +48,8 @@ describe('reboot rounds on the simulated fleet', () => {
   const handedTogether = new Map<string, string[]>();
   const lastSeen = new Map<string, Record<string, string>>();
 
-  async function poolWhere(what: string, ok: (p: PoolObject) => boolean, ms = 60_000) {
-    return eventually(
-      what,
-      async () => {
-        const p = await h.getPool(POOL);
-        return ok(p) ? p : undefined;
-      },
-      ms,
-    );
-  }
+  const poolWhere = (what: string, ok: (p: PoolObject) => boolean, ms = 60_000) =>
+    h.poolWhere(POOL, what, ok, ms);
   const asking = async () =>
     (await h.nodes(`pool=${POOL}`))
       .filter((n) =>
@@ -99,21 +93,15 @@ describe('reboot rounds on the simulated fleet', () => {
       maxDisrupted = Math.max(maxDisrupted, disrupted.size);
     });
     await watch.start();
-    await h.fleet.add(10, { labels: { pool: POOL } });
-    await h.applyConfig('rebooting-kubelet', kubeletConfig('a'), { pool: POOL });
-    await h.createPool(POOL, {
-      nodeSelector: { matchLabels: { pool: POOL } },
-      configSelector: { matchLabels: { pool: POOL } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: {
-          maxUnavailable: 2,
-          progressDeadlineSeconds: 60,
-          maintenanceWindows: [{ schedule: '0 3 * * *', duration: '2h', timeZone: 'UTC' }],
-        },
-      },
+    await h.addNodes(POOL, 10);
+    await h.labelledPool(POOL, 'rebooting-kubelet', kubeletConfig('a'), {
+      updateStrategy: rollingUpdate({
+        maxUnavailable: 2,
+        progressDeadlineSeconds: 60,
+        maintenanceWindows: [{ schedule: '0 3 * * *', duration: '2h', timeZone: 'UTC' }],
+      }),
       reboots: { osRequested: { policy: 'Reboot' } },
-    } as never);
+    });
   });
   after(async () => {
     await watch?.stop();
@@ -121,10 +109,7 @@ describe('reboot rounds on the simulated fleet', () => {
   });
 
   test('outside the window the nodes only wait; inside it they reboot two at a time, once each', async () => {
-    await poolWhere(
-      'bootstrapped',
-      (p) => condition(p, 'Complete')?.status === 'True' && p.status?.updated === 10,
-    );
+    await poolWhere('bootstrapped', (p) => complete()(p) && p.status?.updated === 10);
     const names = [...h.fleet.names()];
     for (const name of names) await h.fleet.requireReboot(name);
     await eventually(

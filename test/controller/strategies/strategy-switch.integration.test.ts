@@ -25,20 +25,12 @@ describe('switching strategies', () => {
 
   before(async () => {
     h = await ClusterHarness.start();
-    await h.fleet.add(3, { labels: { pool: 'sw' } });
-    await h.applyConfig('sw-kubelet', kubeletConfig('one'), { pool: 'sw' });
-    await h.createPool('sw', {
-      nodeSelector: { matchLabels: { pool: 'sw' } },
-      configSelector: { matchLabels: { pool: 'sw' } },
+    await h.addNodes('sw', 3);
+    await h.labelledPool('sw', 'sw-kubelet', kubeletConfig('one'), {
       updateStrategy: { type: 'Spread', spread: { windowSeconds: 3600 } },
     });
     await h.startController();
-    await eventually(
-      'bootstrap',
-      async () =>
-        (await nodes()).filter((n) => a(n, CURRENT_REVISION_ANNOTATION) === rev('one')).length === 3,
-      60_000,
-    );
+    await eventually('bootstrap', async () => (await h.nodesOnRevision('pool=sw', rev('one'))) === 3, 60_000);
   });
   after(async () => {
     await h?.stop();

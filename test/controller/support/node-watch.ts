@@ -2,6 +2,7 @@
 // of tests (invariant checkers, recorders of what happened to which node).
 
 import type { KubeConfig } from '@kubernetes/client-node';
+import { DESIRED_REVISION_ANNOTATION } from '../../../src/api/node-protocol.ts';
 import { Informer } from '../../../src/kube/informer.ts';
 import { KubeClient } from '../../../src/kube/kube-client.ts';
 import type { Node } from '../../../src/kube/types.ts';
@@ -27,6 +28,28 @@ export class NodeWatch {
       const at = performance.now();
       for (const listener of this.listeners) listener(node, at);
     });
+  }
+
+  /** A watch over the Nodes `kubeConfig` may see, synced. */
+  static async started(kubeConfig: KubeConfig): Promise<NodeWatch> {
+    const watch = new NodeWatch(kubeConfig);
+    await watch.start();
+    return watch;
+  }
+
+  /**
+   * Per node, the first value annotation `key` was seen with while the node's desired revision was
+   * `revision` (filled in as changes come).
+   */
+  firstAnnotations(key: string, revision: string): Map<string, string> {
+    const first = new Map<string, string>();
+    this.on((node) => {
+      const a = node.metadata.annotations ?? {};
+      const value = a[key];
+      if (a[DESIRED_REVISION_ANNOTATION] === revision && value && !first.has(node.metadata.name))
+        first.set(node.metadata.name, value);
+    });
+    return first;
   }
 
   async start(): Promise<void> {

@@ -4,18 +4,19 @@
 // the new revision and say why. A pool waiting for a pool that does not exist holds until it appears.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { DESIRED_REVISION_ANNOTATION } from '../../../src/api/node-protocol.ts';
 import type { NodeConfigPoolSpec, NodeConfigSpec } from '../../../src/api/types.ts';
 import {
   brokenConfig,
-  ClusterHarness,
+  type ClusterHarness,
+  complete,
   condition,
-  eventually,
   kubeletConfig,
   type PoolObject,
   revisionNameFor,
 } from '../../support/cluster-harness.ts';
+import { clusterPerSuite } from '../../support/suite-cluster.ts';
 
 const seconds = (iso: string | undefined) => Date.parse(iso ?? '') / 1000;
 
@@ -23,20 +24,9 @@ describe('waves across pools', () => {
   let h: ClusterHarness;
 
   const poolWhere = (name: string, what: string, ok: (p: PoolObject) => boolean, ms = 30_000) =>
-    eventually(
-      `${name}: ${what}`,
-      async () => {
-        const p = await h.getPool(name);
-        return ok(p) ? p : undefined;
-      },
-      ms,
-    );
+    h.poolWhere(name, `${name}: ${what}`, ok, ms);
   const completeOn = (name: string, revision: string) =>
-    poolWhere(
-      name,
-      `complete on ${revision}`,
-      (p) => p.status?.targetRevision === revision && condition(p, 'Complete')?.status === 'True',
-    );
+    poolWhere(name, `complete on ${revision}`, complete(revision));
   /** Nodes of the pool told to apply `revision`. */
   const given = async (pool: string, revision: string) =>
     (await h.nodes(`pool=${pool}`)).filter(
@@ -68,12 +58,8 @@ describe('waves across pools', () => {
     return names;
   }
 
-  before(async () => {
-    h = await ClusterHarness.start();
-    await h.startController();
-  });
-  after(async () => {
-    await h?.stop();
+  clusterPerSuite((started) => {
+    h = started;
   });
 
   test('a change rolls canary, then a, then b: each after the one before completed and soaked', async () => {

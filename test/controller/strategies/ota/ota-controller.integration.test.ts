@@ -9,7 +9,6 @@ import {
   CURRENT_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
 } from '../../../../src/api/node-protocol.ts';
-import { loadKubeConfig } from '../../../../src/kube/kube-config.ts';
 import {
   ClusterHarness,
   condition,
@@ -31,20 +30,13 @@ describe('OTA (controller)', () => {
 
   before(async () => {
     h = await ClusterHarness.start();
-    names = (await h.fleet.add(3, { labels: { pool: 'ota' } })).map((n) => n.name).sort();
-    await h.applyConfig('ota-kubelet', kubeletConfig('one'), { pool: 'ota' });
-    await h.createPool('ota', {
-      nodeSelector: { matchLabels: { pool: 'ota' } },
-      configSelector: { matchLabels: { pool: 'ota' } },
-      updateStrategy: { type: 'OTA' },
-    });
-    watch = new NodeWatch(loadKubeConfig({ kubeconfig: h.local.kubeconfigPath }));
-    await watch.start();
+    names = await h.addNodes('ota', 3);
+    await h.labelledPool('ota', 'ota-kubelet', kubeletConfig('one'), { updateStrategy: { type: 'OTA' } });
+    watch = await NodeWatch.started(h.adminConfig());
     await h.startController();
     await eventually(
       'bootstrap on revision one',
-      async () =>
-        (await nodes()).filter((n) => a(n, CURRENT_REVISION_ANNOTATION) === rev('one')).length === 3,
+      async () => (await h.nodesOnRevision('pool=ota', rev('one'))) === 3,
       60_000,
     );
   });

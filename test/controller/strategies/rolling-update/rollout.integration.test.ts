@@ -6,15 +6,16 @@ import {
   CURRENT_REVISION_ANNOTATION,
   DESIRED_REVISION_ANNOTATION,
 } from '../../../../src/api/node-protocol.ts';
-import { loadKubeConfig } from '../../../../src/kube/kube-config.ts';
 import {
   ClusterHarness,
+  complete,
   condition,
   eventually,
   GROUP_PATH,
   kubeletConfig,
-  type PoolObject,
+  poolSelecting,
   revisionNameFor,
+  rollingUpdate,
 } from '../../../support/cluster-harness.ts';
 import { NodeWatch } from '../../support/node-watch.ts';
 
@@ -22,29 +23,14 @@ describe('rolling update', () => {
   let h: ClusterHarness;
   let watch: NodeWatch;
 
-  async function poolWhere(name: string, what: string, ok: (p: PoolObject) => boolean, ms = 30_000) {
-    return eventually(
-      what,
-      async () => {
-        const p = await h.getPool(name);
-        return ok(p) ? p : undefined;
-      },
-      ms,
-    );
-  }
-
   before(async () => {
     h = await ClusterHarness.start();
-    await h.fleet.add(6, { labels: { pool: 'basic' } });
-    await h.applyConfig('basic-kubelet', kubeletConfig('one'), { pool: 'basic' });
-    await h.createPool('basic', {
-      nodeSelector: { matchLabels: { pool: 'basic' } },
-      configSelector: { matchLabels: { pool: 'basic' } },
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } },
+    await h.addNodes('basic', 6);
+    await h.labelledPool('basic', 'basic-kubelet', kubeletConfig('one'), {
+      updateStrategy: rollingUpdate({ maxUnavailable: 2 }),
     });
     await h.startController();
-    watch = new NodeWatch(loadKubeConfig({ kubeconfig: h.local.kubeconfigPath }));
-    await watch.start();
+    watch = await NodeWatch.started(h.adminConfig());
   });
   after(async () => {
     await watch?.stop();
@@ -92,11 +78,7 @@ describe('rolling update', () => {
     const pool = await h.getPool('basic');
     const first = pool.status!.history![0]!.name!;
     await h.patchPool('basic', { spec: { rollbackTo: { revision: 1 } } });
-    const back = await poolWhere(
-      'basic',
-      'rolled back to revision 1',
-      (p) => p.status?.targetRevision === first && condition(p, 'Complete')?.status === 'True',
-    );
+    const back = await h.poolWhere('basic', 'rolled back to revision 1', complete(first));
     assert.equal(back.spec.rollbackTo, undefined, 'the request is cleared');
     assert.equal(condition(back, 'RolledBack')?.reason, 'RollbackRequested');
     assert.equal(back.metadata.annotations?.['nodeherd.io/rollback-to'], first);
@@ -115,7 +97,7 @@ describe('rolling update', () => {
       /rollback: rolled back to .* as spec.rollbackTo asked/,
     );
     await h.applyConfig('basic-kubelet', kubeletConfig('three'), { pool: 'basic' });
-    const three = await poolWhere(
+    const three = await h.poolWhere(
       'basic',
       'revision 3',
       (p) => p.status?.revisions?.[0]?.revision === 3 && condition(p, 'Complete')?.status === 'True',
@@ -130,7 +112,7 @@ describe('rolling update', () => {
       { files: [{ path: '/etc/kubernetes/kubelet-extra.conf', content: { inline: { data: 'other\n' } } }] },
       { pool: 'basic' },
     );
-    const degraded = await poolWhere(
+    const degraded = await h.poolWhere(
       'basic',
       'render degraded',
       (p) => condition(p, 'RenderDegraded')?.status === 'True',
@@ -143,7 +125,7 @@ describe('rolling update', () => {
       assert.equal(n.metadata.annotations?.[DESIRED_REVISION_ANNOTATION], before.status?.targetRevision);
     }
     await h.admin.delete(`${GROUP_PATH}/nodeconfigs/zz-conflict`);
-    const fine = await poolWhere(
+    const fine = await h.poolWhere(
       'basic',
       'rendered again',
       (p) => condition(p, 'RenderDegraded')?.status === 'False',
@@ -153,23 +135,19 @@ describe('rolling update', () => {
   });
 
   test('a node selected by two pools is managed by neither, says so, and joins once only one selects it', async () => {
-    await h.applyConfig('left-kubelet', kubeletConfig('left'), { pool: 'left' });
-    await h.createPool('left', {
-      nodeSelector: { matchLabels: { pool: 'left' } },
-      configSelector: { matchLabels: { pool: 'left' } },
-    });
+    await h.labelledPool('left', 'left-kubelet', kubeletConfig('left'));
     await h.createPool('right', {
       nodeSelector: { matchLabels: { tier: 'right' } },
       configSelector: { matchLabels: { pool: 'left' } },
     });
     const [node] = await h.fleet.add(1, { labels: { pool: 'left', tier: 'right' } });
-    const left = await poolWhere(
+    const left = await h.poolWhere(
       'left',
       'conflict reported',
       (p) => condition(p, 'Degraded')?.reason === 'NodeInMultiplePools',
     );
     assert.match(condition(left, 'Degraded')?.message ?? '', new RegExp(`${node!.name} \\(left, right\\)`));
-    await poolWhere(
+    await h.poolWhere(
       'right',
       'conflict reported on the other pool',
       (p) => condition(p, 'Degraded')?.reason === 'NodeInMultiplePools',
@@ -188,7 +166,7 @@ describe('rolling update', () => {
     assert.ok((await h.events('Node', node!.name)).some((e) => e.reason === 'NodeInMultiplePools'));
 
     await h.admin.patch(`/api/v1/nodes/${node!.name}`, { metadata: { labels: { tier: null } } });
-    const joined = await poolWhere(
+    const joined = await h.poolWhere(
       'left',
       'node joined left',
       (p) => p.status?.nodes === 1 && condition(p, 'Complete')?.status === 'True',
@@ -200,21 +178,10 @@ describe('rolling update', () => {
   });
 
   test('canary first, zones interleaved, then batches within the budget', async () => {
-    const nodes = [];
-    for (const [i, zone] of ['zone-a', 'zone-a', 'zone-b', 'zone-b', 'zone-c', 'zone-c'].entries()) {
-      nodes.push(await h.fleet.create({ name: `canary-${i}`, zone, labels: { pool: 'canary' } }));
-    }
-    await h.fleet.startAll(nodes);
-    await h.applyConfig('canary-kubelet', kubeletConfig('one'), { pool: 'canary' });
-    await h.createPool('canary', {
-      nodeSelector: { matchLabels: { pool: 'canary' } },
-      configSelector: { matchLabels: { pool: 'canary' } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: { maxUnavailable: 3, minReadySeconds: 1, canary: { nodes: 1 } },
-      },
+    await h.startNodes('canary', 6, { zones: ['zone-a', 'zone-a', 'zone-b', 'zone-b', 'zone-c', 'zone-c'] });
+    await h.poolOnFirstRevision('canary', 'canary-kubelet', kubeletConfig('one'), {
+      updateStrategy: rollingUpdate({ maxUnavailable: 3, minReadySeconds: 1, canary: { nodes: 1 } }),
     });
-    await poolWhere('canary', 'first revision', (p) => condition(p, 'Complete')?.status === 'True');
     const two = revisionNameFor('canary', { 'canary-kubelet': kubeletConfig('two') });
     const startedAt = new Map<string, number>();
     const healthyAt = new Map<string, number>();
@@ -232,11 +199,7 @@ describe('rolling update', () => {
       }
     });
     await h.applyConfig('canary-kubelet', kubeletConfig('two'), { pool: 'canary' });
-    await poolWhere(
-      'canary',
-      'second revision',
-      (p) => p.status?.targetRevision === two && condition(p, 'Complete')?.status === 'True',
-    );
+    await h.poolWhere('canary', 'second revision', complete(two));
     stop();
     const order = [...startedAt.entries()].sort((a, b) => a[1] - b[1]).map(([n]) => n);
     // zone-a, zone-b, zone-c interleaved: canary-0 (canary), then canary-2, canary-4 and canary-1.
@@ -251,21 +214,18 @@ describe('rolling update', () => {
   });
 
   test('old revisions are pruned beyond revisionHistoryLimit, never one in use; numbers never repeat', async () => {
-    await h.fleet.add(2, { labels: { pool: 'prune' } });
-    await h.createPool('prune', {
-      nodeSelector: { matchLabels: { pool: 'prune' } },
-      configSelector: { matchLabels: { pool: 'prune' } },
-      revisionHistoryLimit: 1,
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } },
-    });
+    await h.addNodes('prune', 2);
+    await h.createPool(
+      'prune',
+      poolSelecting('prune', {
+        revisionHistoryLimit: 1,
+        updateStrategy: rollingUpdate({ maxUnavailable: 2 }),
+      }),
+    );
     for (const value of ['p1', 'p2', 'p3', 'p4']) {
       await h.applyConfig('prune-kubelet', kubeletConfig(value), { pool: 'prune' });
       const name = revisionNameFor('prune', { 'prune-kubelet': kubeletConfig(value) });
-      await poolWhere(
-        'prune',
-        `${value} complete`,
-        (p) => p.status?.targetRevision === name && condition(p, 'Complete')?.status === 'True',
-      );
+      await h.poolWhere('prune', `${value} complete`, complete(name));
     }
     const revisions = await eventually('pruned', async () => {
       const list = await h.admin.list<never>(`${GROUP_PATH}/nodeconfigrevisions`, {

@@ -6,13 +6,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  DESIRED_REVISION_ANNOTATION,
   SERIAL_GATE_ANNOTATION,
   SERIAL_LEASE_NAMESPACE,
   SERIAL_POOL_LABEL,
   serialLeaseName,
 } from '../../../../src/api/node-protocol.ts';
-import { loadKubeConfig } from '../../../../src/kube/kube-config.ts';
 import { isKubeError } from '../../../../src/kube/kube-error.ts';
 import type { Lease } from '../../../../src/kube/types.ts';
 import {
@@ -31,7 +29,8 @@ describe('Serial (controller)', () => {
   let h: ClusterHarness;
   let watch: NodeWatch;
   let names: string[];
-  const gates = new Map<string, string>();
+  /** The first Serial gate each node was given for revision two. */
+  let gates: Map<string, string>;
   const two = revisionNameFor('ser', { 'ser-kubelet': brokenConfig('two') });
 
   async function holders(): Promise<string[]> {
@@ -53,24 +52,12 @@ describe('Serial (controller)', () => {
     } catch (err) {
       if (!isKubeError(err, 409)) throw err;
     }
-    names = (await h.fleet.add(3, { labels: { pool: 'ser' } })).map((n) => n.name).sort();
-    await h.applyConfig('ser-kubelet', kubeletConfig('one'), { pool: 'ser' });
-    await h.createPool('ser', {
-      nodeSelector: { matchLabels: { pool: 'ser' } },
-      configSelector: { matchLabels: { pool: 'ser' } },
+    names = await h.addNodes('ser', 3);
+    await h.labelledPool('ser', 'ser-kubelet', kubeletConfig('one'), {
       updateStrategy: { type: 'Serial', serial: { slots: 2 } },
     });
-    watch = new NodeWatch(loadKubeConfig({ kubeconfig: h.local.kubeconfigPath }));
-    await watch.start();
-    watch.on((node) => {
-      const a = node.metadata.annotations ?? {};
-      if (
-        a[DESIRED_REVISION_ANNOTATION] === two &&
-        a[SERIAL_GATE_ANNOTATION] &&
-        !gates.has(node.metadata.name)
-      )
-        gates.set(node.metadata.name, a[SERIAL_GATE_ANNOTATION]);
-    });
+    watch = await NodeWatch.started(h.adminConfig());
+    gates = watch.firstAnnotations(SERIAL_GATE_ANNOTATION, two);
     await h.startController();
     await eventually(
       'bootstrap complete',

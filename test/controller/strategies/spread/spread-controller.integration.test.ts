@@ -11,7 +11,6 @@ import {
 } from '../../../../src/api/node-protocol.ts';
 import type { RolloutController } from '../../../../src/controller/rollout-controller.ts';
 import { spreadWindowStart } from '../../../../src/controller/strategies/spread/spread-schedule.ts';
-import { loadKubeConfig } from '../../../../src/kube/kube-config.ts';
 import {
   brokenConfig,
   ClusterHarness,
@@ -30,7 +29,7 @@ describe('Spread (controller)', () => {
   let names: string[];
   let controller: RolloutController;
   /** The first not-before each node was given for revision two. */
-  const firstNotBefore = new Map<string, string>();
+  let firstNotBefore: Map<string, string>;
   const two = revisionNameFor('spr', { 'spr-kubelet': kubeletConfig('two') });
 
   const annotations = async (name: string) =>
@@ -38,24 +37,12 @@ describe('Spread (controller)', () => {
 
   before(async () => {
     h = await ClusterHarness.start();
-    names = (await h.fleet.add(4, { labels: { pool: 'spr' } })).map((n) => n.name).sort();
-    await h.applyConfig('spr-kubelet', kubeletConfig('one'), { pool: 'spr' });
-    await h.createPool('spr', {
-      nodeSelector: { matchLabels: { pool: 'spr' } },
-      configSelector: { matchLabels: { pool: 'spr' } },
+    names = await h.addNodes('spr', 4);
+    await h.labelledPool('spr', 'spr-kubelet', kubeletConfig('one'), {
       updateStrategy: { type: 'Spread', spread: { windowSeconds: WINDOW } },
     });
-    watch = new NodeWatch(loadKubeConfig({ kubeconfig: h.local.kubeconfigPath }));
-    await watch.start();
-    watch.on((node) => {
-      const a = node.metadata.annotations ?? {};
-      if (
-        a[DESIRED_REVISION_ANNOTATION] === two &&
-        a[NOT_BEFORE_ANNOTATION] &&
-        !firstNotBefore.has(node.metadata.name)
-      )
-        firstNotBefore.set(node.metadata.name, a[NOT_BEFORE_ANNOTATION]);
-    });
+    watch = await NodeWatch.started(h.adminConfig());
+    firstNotBefore = watch.firstAnnotations(NOT_BEFORE_ANNOTATION, two);
     controller = await h.startController();
     await eventually(
       'bootstrap on revision one',
