@@ -236,6 +236,22 @@ export class ClusterHarness {
       .items as unknown as NodeObject[];
   }
 
+  /** Waits until none of the nodes `labelSelector` picks carries any of `annotations`. */
+  async untilNoNodeCarries(
+    labelSelector: string,
+    annotations: readonly string[],
+    what: string,
+  ): Promise<void> {
+    await eventually(
+      what,
+      async () =>
+        (await this.nodes(labelSelector)).every((n) => annotations.every((a) => !n.metadata.annotations?.[a]))
+          ? true
+          : undefined,
+      30_000,
+    );
+  }
+
   /** How many of the nodes `labelSelector` picks report `revision` as their current one. */
   async nodesOnRevision(labelSelector: string, revision: string): Promise<number> {
     return (await this.nodes(labelSelector)).filter(
@@ -402,6 +418,15 @@ export function drainingConfig(value: string): NodeConfigSpec {
     ...kubeletConfig(value),
     disruptionPolicies: { files: [{ path: '/etc/kubernetes/kubelet-extra.conf', action: 'Drain' }] },
   };
+}
+
+/** kubeletConfig plus htop at `version`, whose change drains the node (pre-staging's disruptive part). */
+export function htopDrainingConfig(version: string): NodeConfigSpec {
+  return {
+    ...kubeletConfig('a'),
+    packages: [{ name: 'htop', version }],
+    disruptionPolicies: { packages: [{ name: 'htop', action: 'Drain' }] },
+  } as NodeConfigSpec;
 }
 
 /**

@@ -13,30 +13,21 @@ import {
   PRESTAGED_ANNOTATION,
   parsePrestageReport,
 } from '../../../src/api/node-protocol.ts';
-import type { NodeConfigSpec } from '../../../src/api/types.ts';
 import { CORDONED_BY_ANNOTATION } from '../../../src/controller/annotations.ts';
 import type { Node } from '../../../src/kube/types.ts';
 import {
   ClusterHarness,
-  condition,
-  eventually,
-  kubeletConfig,
-  type PoolObject,
+  complete,
+  htopDrainingConfig,
+  poolSelecting,
   revisionNameFor,
+  rollingUpdate,
 } from '../../support/cluster-harness.ts';
 import { NodeWatch } from '../support/node-watch.ts';
 
 const POOL = 'prestage-timeout';
 const CONFIG = 'prestage-timeout-packages';
 const NODES = 3;
-
-function packagesConfig(version: string): NodeConfigSpec {
-  return {
-    ...kubeletConfig('a'),
-    packages: [{ name: 'htop', version }],
-    disruptionPolicies: { packages: [{ name: 'htop', action: 'Drain' }] },
-  } as NodeConfigSpec;
-}
 
 describe('an agent that never answers its pre-stage ask', () => {
   let h: ClusterHarness;
@@ -82,28 +73,18 @@ describe('an agent that never answers its pre-stage ask', () => {
       h.fleet.names().includes(old),
       `the fleet names its nodes as expected (${h.fleet.names().join(', ')})`,
     );
-    await h.applyConfig(CONFIG, packagesConfig('3.2.1'), { pool: POOL });
-    await h.createPool(POOL, {
-      nodeSelector: { matchLabels: { pool: POOL } },
-      configSelector: { matchLabels: { pool: POOL } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: {
-          maxUnavailable: 1,
+    await h.applyConfig(CONFIG, htopDrainingConfig('3.2.1'), { pool: POOL });
+    await h.createPool(
+      POOL,
+      poolSelecting(POOL, {
+        updateStrategy: rollingUpdate({
           progressDeadlineSeconds: 60,
           failurePolicy: { action: 'Pause', maxFailures: 0 },
-        },
-      },
-      prestage: { maxConcurrent: 3, timeoutSeconds: 2 },
-    } as never);
-    await eventually(
-      'bootstrapped',
-      async () => {
-        const p = await h.getPool(POOL);
-        return condition(p, 'Complete')?.status === 'True' && p.status?.updated === NODES ? p : undefined;
-      },
-      60_000,
+        }),
+        prestage: { maxConcurrent: 3, timeoutSeconds: 2 },
+      } as never),
     );
+    await h.poolWhere(POOL, 'bootstrapped', (p) => complete()(p) && p.status?.updated === NODES, 60_000);
   });
   after(async () => {
     await watch?.stop();
@@ -111,17 +92,13 @@ describe('an agent that never answers its pre-stage ask', () => {
   });
 
   test('the node starts its turn after the timeout, a Warning Event says so, and the rollout completes', async () => {
-    const revision = revisionNameFor(POOL, { [CONFIG]: packagesConfig('3.2.2') });
+    const revision = revisionNameFor(POOL, { [CONFIG]: htopDrainingConfig('3.2.2') });
     watching = revision;
-    await h.applyConfig(CONFIG, packagesConfig('3.2.2'), { pool: POOL });
-    await eventually(
+    await h.applyConfig(CONFIG, htopDrainingConfig('3.2.2'), { pool: POOL });
+    await h.poolWhere(
+      POOL,
       'complete on the upgrade',
-      async () => {
-        const p: PoolObject = await h.getPool(POOL);
-        return p.status?.currentRevision === revision && condition(p, 'Complete')?.status === 'True'
-          ? p
-          : undefined;
-      },
+      (p) => p.status?.currentRevision === revision && complete()(p),
       60_000,
     );
     for (const name of h.fleet.names()) {
@@ -161,17 +138,10 @@ describe('an agent that never answers its pre-stage ask', () => {
     for (const name of h.fleet.names().filter((n) => n !== old))
       assert.equal(timedOut(await h.events('Node', name)), undefined, `${name} answered: no timeout`);
 
-    await eventually(
+    await h.untilNoNodeCarries(
+      `pool=${POOL}`,
+      [PRESTAGE_REVISION_ANNOTATION, PRESTAGE_ASKED_AT_ANNOTATION],
       'the asks and their times are gone',
-      async () =>
-        (await h.nodes(`pool=${POOL}`)).every(
-          (n) =>
-            !n.metadata.annotations?.[PRESTAGE_REVISION_ANNOTATION] &&
-            !n.metadata.annotations?.[PRESTAGE_ASKED_AT_ANNOTATION],
-        )
-          ? true
-          : undefined,
-      30_000,
     );
   });
 });

@@ -14,31 +14,23 @@ import {
   PRESTAGED_ANNOTATION,
   parsePrestageReport,
 } from '../../../src/api/node-protocol.ts';
-import type { NodeConfigSpec } from '../../../src/api/types.ts';
 import { CORDONED_BY_ANNOTATION } from '../../../src/controller/annotations.ts';
 import type { Node } from '../../../src/kube/types.ts';
 import {
   ClusterHarness,
   condition,
   eventually,
-  kubeletConfig,
+  htopDrainingConfig,
   type PoolObject,
+  poolSelecting,
   revisionNameFor,
+  rollingUpdate,
 } from '../../support/cluster-harness.ts';
 import { NodeWatch } from '../support/node-watch.ts';
 
 const POOL = 'prestaging';
 const CONFIG = 'prestaging-packages';
 const NODES = 5;
-/** htop at a version; its change drains the node (the disruptive part the download must stay out of). */
-function packagesConfig(version: string): NodeConfigSpec {
-  return {
-    ...kubeletConfig('a'),
-    packages: [{ name: 'htop', version }],
-    disruptionPolicies: { packages: [{ name: 'htop', action: 'Drain' }] },
-  } as NodeConfigSpec;
-}
-
 interface Seen {
   /** When (performance.now) the node was first seen with an answer Downloaded for the revision. */
   downloaded?: number;
@@ -59,16 +51,8 @@ describe('pre-staging on the simulated fleet', () => {
   /** Nodes cordoned by us or handed the watched revision at any time since it was set. */
   const cordonedEver = new Set<string>();
 
-  async function poolWhere(what: string, ok: (p: PoolObject) => boolean, ms = 90_000) {
-    return eventually(
-      what,
-      async () => {
-        const p = await h.getPool(POOL);
-        return ok(p) ? p : undefined;
-      },
-      ms,
-    );
-  }
+  const poolWhere = (what: string, ok: (p: PoolObject) => boolean, ms = 90_000) =>
+    h.poolWhere(POOL, what, ok, ms);
   function watchFor(revision: string) {
     watching = revision;
     seen = new Map();
@@ -105,21 +89,18 @@ describe('pre-staging on the simulated fleet', () => {
     });
     await watch.start();
     await h.fleet.add(NODES, { labels: { pool: POOL } });
-    await h.applyConfig(CONFIG, packagesConfig('3.2.1'), { pool: POOL });
-    await h.createPool(POOL, {
-      nodeSelector: { matchLabels: { pool: POOL } },
-      configSelector: { matchLabels: { pool: POOL } },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: {
-          maxUnavailable: 1,
+    await h.applyConfig(CONFIG, htopDrainingConfig('3.2.1'), { pool: POOL });
+    await h.createPool(
+      POOL,
+      poolSelecting(POOL, {
+        updateStrategy: rollingUpdate({
           canary: { nodes: 1 },
           progressDeadlineSeconds: 60,
           failurePolicy: { action: 'Pause', maxFailures: 0 },
-        },
-      },
-      prestage: { maxConcurrent: 2 },
-    } as never);
+        }),
+        prestage: { maxConcurrent: 2 },
+      } as never),
+    );
     await poolWhere(
       'bootstrapped',
       (p) => condition(p, 'Complete')?.status === 'True' && p.status?.updated === NODES,
@@ -131,9 +112,9 @@ describe('pre-staging on the simulated fleet', () => {
   });
 
   test('every node downloads before its turn, at most 2 at once, and is cordoned only after', async () => {
-    const revision = revisionNameFor(POOL, { [CONFIG]: packagesConfig('3.2.2') });
+    const revision = revisionNameFor(POOL, { [CONFIG]: htopDrainingConfig('3.2.2') });
     watchFor(revision);
-    await h.applyConfig(CONFIG, packagesConfig('3.2.2'), { pool: POOL });
+    await h.applyConfig(CONFIG, htopDrainingConfig('3.2.2'), { pool: POOL });
     await poolWhere(
       'complete on the upgrade',
       (p) => p.status?.currentRevision === revision && condition(p, 'Complete')?.status === 'True',
@@ -158,24 +139,17 @@ describe('pre-staging on the simulated fleet', () => {
       );
     }
     assert.ok(maxDownloading <= 2, `at most maxConcurrent (2) downloading at once, saw ${maxDownloading}`);
-    await eventually(
+    await h.untilNoNodeCarries(
+      `pool=${POOL}`,
+      [PRESTAGE_REVISION_ANNOTATION, PRESTAGED_ANNOTATION],
       'the asks and answers are gone',
-      async () =>
-        (await h.nodes(`pool=${POOL}`)).every(
-          (n) =>
-            !n.metadata.annotations?.[PRESTAGE_REVISION_ANNOTATION] &&
-            !n.metadata.annotations?.[PRESTAGED_ANNOTATION],
-        )
-          ? true
-          : undefined,
-      30_000,
     );
   });
 
   test('a version that does not exist fails the canary at download, before any drain', async () => {
-    const revision = revisionNameFor(POOL, { [CONFIG]: packagesConfig('9.9') });
+    const revision = revisionNameFor(POOL, { [CONFIG]: htopDrainingConfig('9.9') });
     watchFor(revision);
-    await h.applyConfig(CONFIG, packagesConfig('9.9'), { pool: POOL });
+    await h.applyConfig(CONFIG, htopDrainingConfig('9.9'), { pool: POOL });
     // spec.paused and the status saying why are two writes: wait for both.
     const paused = await poolWhere(
       'paused by the failure policy, saying why',
