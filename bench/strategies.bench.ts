@@ -21,7 +21,8 @@
 // stopped (no node started it for 80 s, longer than a broken node takes to report Failed). Beside them
 // (issue 17): the total time ÷ the physical limit ⌈N/B⌉ × T, the peak of NotReady nodes that were
 // updating (apart from nodes NotReady on their own), the API requests per second during the good change
-// and where they go (verb and resource), the controller's peak RSS and the API server's RSS, and for a
+// and where they go (verb and resource), the controller's peak RSS and the API server's RSS (with the most client
+// connections it had open: each TLS connection costs it ~60–75 KB), and for a
 // human: the controller's pool reconciles, the simulated nodes' event-loop delay, the median time from
 // a place freed in the budget to the next start, the watch events the simulated nodes received by kind,
 // and Spread's own schedule density.
@@ -629,6 +630,8 @@ interface StrategyResult {
   /** CPU of this process (the simulated nodes: agents, kubelets, the harness) during the good change. */
   simCpuS: number;
   serverPeakMb: number;
+  /** Client connections the API server had open at most (the simulated nodes' pools, the controller). */
+  serverPeakConnections: number;
 }
 
 function requestsBetween(
@@ -944,6 +947,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       serverCpuS,
       simCpuS,
       serverPeakMb: serverMemory.peakMb,
+      serverPeakConnections: serverMemory.peakConnections,
     };
   } finally {
     if (controller) {
@@ -1108,7 +1112,7 @@ function reportStrategy(r: StrategyResult): void {
     name: `${r.strategy}: API server RSS at the end`,
     value: r.serverRssMb,
     unit: 'MB',
-    note: `peak ${r.serverPeakMb.toFixed(0)} MB; ${note}`,
+    note: `peak ${r.serverPeakMb.toFixed(0)} MB, at most ${r.serverPeakConnections} client connections open (${(r.serverPeakConnections / NODES).toFixed(1)} per node; ~60–75 KB each); ${note}`,
   });
   reportFigure({
     bench: 'strategies',

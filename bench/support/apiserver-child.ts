@@ -20,6 +20,10 @@ export interface MemoryReport {
   externalMb: number;
   arrayBuffersMb: number;
   openWatches: number;
+  /** Client connections open now, and the most open at once since the server started: each TLS
+   * connection costs the server ~60–75 KB of RSS (docs/apiserver.md, Memory per watch). */
+  connections: number;
+  peakConnections: number;
   /** Event-loop delay since the previous report: how long the server was unable to react. */
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
@@ -48,7 +52,16 @@ process.stdout.write(`nodeherd API server listening on ${server.url}\n`);
  * race) once more as "… 409".
  */
 const requests = new Map<string, number>();
+// Connections, counted by their first request (a client connects to send one).
+const sockets = new Set<object>();
+let peakConnections = 0;
 server.onRequest((req, res) => {
+  const socket = req.socket;
+  if (!sockets.has(socket)) {
+    sockets.add(socket);
+    peakConnections = Math.max(peakConnections, sockets.size);
+    socket.once('close', () => sockets.delete(socket));
+  }
   const url = new URL(req.url ?? '/', 'https://server');
   const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
   const key = info.isResourceRequest
@@ -125,6 +138,8 @@ process.on('message', (message: Command) => {
     externalMb: mb(m.external),
     arrayBuffersMb: mb(m.arrayBuffers),
     openWatches: server.openWatches,
+    connections: sockets.size,
+    peakConnections,
     loopDelayP99Ms,
     loopDelayMaxMs,
   };
