@@ -93,8 +93,11 @@ function freePort(): Promise<number> {
   });
 }
 
-async function metric(url: string, name: string): Promise<number | undefined> {
-  const text = await (await fetch(url)).text();
+/** A metric's value from the controller's /metrics, which answers only authorized tokens (the admin's here). */
+async function metric(url: string, name: string, token: string): Promise<number | undefined> {
+  const response = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  const text = await response.text();
   const match = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
   return match ? Number(match[1]) : undefined;
 }
@@ -372,8 +375,13 @@ async function main(): Promise<void> {
     });
     clearInterval(sampler);
     const end = procStatus(controllerPid);
-    const heapMb = ((await metric(metricsUrl, 'nodejs_heap_size_used_bytes')) ?? 0) / 1024 / 1024;
-    const reconciles = await metric(metricsUrl, 'nodeherd_reconcile_duration_seconds_count\\{kind="pool"\\}');
+    const adminToken = loadKubeConfig({ kubeconfig }).getCurrentUser()?.token ?? '';
+    const heapMb = ((await metric(metricsUrl, 'nodejs_heap_size_used_bytes', adminToken)) ?? 0) / 1024 / 1024;
+    const reconciles = await metric(
+      metricsUrl,
+      'nodeherd_reconcile_duration_seconds_count\\{kind="pool"\\}',
+      adminToken,
+    );
     console.log(
       `controller RSS: ${end.rssMb.toFixed(1)} MB at the end, peak ${Math.max(peakMb, end.peakMb).toFixed(1)} MB; V8 heap used ${heapMb.toFixed(1)} MB; ` +
         `${reconciles} pool reconciles`,
