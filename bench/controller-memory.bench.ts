@@ -52,6 +52,7 @@ import { nodeObject, READY } from '../src/sim/node-object.ts';
 import { kubeTime } from '../src/util/kube-time.ts';
 import { startApiServerProcess } from './support/apiserver-process.ts';
 import { controllerBundle, SHIPPED_CONTROLLER_FLAGS } from './support/controller-bundle.ts';
+import { scrapeControllerMetrics } from './support/controller-metrics.ts';
 import { loadAverage, processCpuSeconds } from './support/proc.ts';
 import { benchNumber } from './support/quick.ts';
 import { reportFigure } from './support/report.ts';
@@ -92,8 +93,8 @@ function procStatus(pid: number): { rssMb: number; peakMb: number } {
   return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
 }
 
-async function metrics(url: string): Promise<Record<string, number>> {
-  const text = await (await fetch(url)).text();
+async function metrics(url: string, kubeconfig: string): Promise<Record<string, number>> {
+  const text = await scrapeControllerMetrics(url, kubeconfig);
   const out: Record<string, number> = {};
   for (const name of [
     'nodejs_heap_size_used_bytes',
@@ -313,7 +314,7 @@ async function main(): Promise<void> {
     let counted = { reconciles: 0, seconds: 0, cpu: processCpuSeconds(pid) };
     const measure = async (phase: string) => {
       const status = procStatus(pid);
-      const m = await metrics(metricsUrl);
+      const m = await metrics(metricsUrl, kubeconfig);
       const now = {
         reconciles: m.nodeherd_reconcile_duration_seconds_count ?? 0,
         seconds: m.nodeherd_reconcile_duration_seconds_sum ?? 0,

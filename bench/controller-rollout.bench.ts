@@ -48,6 +48,7 @@ import { Fleet } from '../src/sim/fleet.ts';
 import { sharedClient } from '../src/sim/node-clients.ts';
 import { simulatedNodeAgents } from '../src/sim/simulated-node-agents.ts';
 import { startApiServerProcess } from './support/apiserver-process.ts';
+import { scrapeControllerMetrics } from './support/controller-metrics.ts';
 import { benchNumber } from './support/quick.ts';
 import { reportFigure } from './support/report.ts';
 
@@ -93,11 +94,8 @@ function freePort(): Promise<number> {
   });
 }
 
-/** A metric's value from the controller's /metrics, which answers only authorized tokens (the admin's here). */
-async function metric(url: string, name: string, token: string): Promise<number | undefined> {
-  const response = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  const text = await response.text();
+async function metric(url: string, name: string, kubeconfig: string): Promise<number | undefined> {
+  const text = await scrapeControllerMetrics(url, kubeconfig);
   const match = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
   return match ? Number(match[1]) : undefined;
 }
@@ -375,12 +373,11 @@ async function main(): Promise<void> {
     });
     clearInterval(sampler);
     const end = procStatus(controllerPid);
-    const adminToken = loadKubeConfig({ kubeconfig }).getCurrentUser()?.token ?? '';
-    const heapMb = ((await metric(metricsUrl, 'nodejs_heap_size_used_bytes', adminToken)) ?? 0) / 1024 / 1024;
+    const heapMb = ((await metric(metricsUrl, 'nodejs_heap_size_used_bytes', kubeconfig)) ?? 0) / 1024 / 1024;
     const reconciles = await metric(
       metricsUrl,
       'nodeherd_reconcile_duration_seconds_count\\{kind="pool"\\}',
-      adminToken,
+      kubeconfig,
     );
     console.log(
       `controller RSS: ${end.rssMb.toFixed(1)} MB at the end, peak ${Math.max(peakMb, end.peakMb).toFixed(1)} MB; V8 heap used ${heapMb.toFixed(1)} MB; ` +

@@ -84,6 +84,7 @@ import {
   controllerBundle,
   SHIPPED_CONTROLLER_FLAGS,
 } from './support/controller-bundle.ts';
+import { scrapeControllerMetrics } from './support/controller-metrics.ts';
 import { diesWithParent } from './support/parent-death.ts';
 import { loadAverage, processCpuSeconds } from './support/proc.ts';
 import { benchNumber, benchSetting } from './support/quick.ts';
@@ -667,9 +668,10 @@ interface ControllerCounters {
 async function controllerCounters(
   port: number | undefined,
   pid: number | undefined,
+  kubeconfig: string,
 ): Promise<ControllerCounters | undefined> {
   if (port === undefined || pid === undefined) return undefined;
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const text = await scrapeControllerMetrics(`http://127.0.0.1:${port}/metrics`, kubeconfig);
   const value = (pattern: string) =>
     Number(new RegExp(`^${pattern} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? 0);
   return {
@@ -890,7 +892,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
     const requestsBefore = await server.requests();
-    const reconcilesBefore = await controllerCounters(metricsPort, controller?.pid);
+    const reconcilesBefore = await controllerCounters(metricsPort, controller?.pid, kubeconfig);
     const loadBefore = loadAverage();
     const serverCpuBefore = processCpuSeconds(server.pid);
     const simCpuBefore = processCpuSeconds(process.pid);
@@ -908,7 +910,7 @@ async function runStrategy(strategy: Strategy, run = 0): Promise<StrategyResult>
       good.finished ? good.totalMs : performance.now() - t0,
     );
     const reconciles = subtractCounters(
-      await controllerCounters(metricsPort, controller?.pid),
+      await controllerCounters(metricsPort, controller?.pid, kubeconfig),
       reconcilesBefore,
     );
     const load: [number, number] = [loadBefore, loadAverage()];
