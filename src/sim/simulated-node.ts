@@ -25,6 +25,7 @@ import {
 } from './kubernetes-repositories.ts';
 import { locateExecutable } from './machine-executables.ts';
 import type { NodeDescription } from './node-object.ts';
+import { PowerFence } from './power-fence.ts';
 import {
   type KubeletActivity,
   type KubeletSnapshot,
@@ -161,6 +162,8 @@ export class SimulatedNode {
   private readonly onError: SimulatedNodeOptions['onError'];
   private readonly rebootDownMs: number;
   private agent: SimulatedAgent | undefined;
+  /** The power of the running agent's process: cut by a kill, so nothing it had in flight carries on. */
+  private agentPower: PowerFence | undefined;
   /** kubeadm's files are on the machine (written at the first boot of this process). */
   private provisioned = false;
   private machine: MachineState = 'down';
@@ -255,6 +258,7 @@ export class SimulatedNode {
    */
   kill(): Promise<void> {
     this.machine = 'down';
+    this.agentPower?.cut();
     this.kubelet.stop();
     const agent = this.agent;
     this.agent = undefined;
@@ -347,13 +351,16 @@ export class SimulatedNode {
 
   private startAgent(): void {
     if (!this.agentFactory || this.agent) return;
+    // This agent's process lives on the machine's power: a kill cuts it (power-fence.ts).
+    const power = new PowerFence(this.name);
+    this.agentPower = power;
     const agent = this.agentFactory({
       nodeName: this.name,
-      client: this.client,
-      systemd: this.systemd,
-      packages: this.packages,
-      files: this.files,
-      host: this.host,
+      client: power.wrap(this.client),
+      systemd: power.wrap(this.systemd),
+      packages: power.wrap(this.packages),
+      files: power.wrap(this.files),
+      host: power.wrap(this.host),
       onHostRestart: async (kind) => (kind === 'reboot' ? 'halt' : 'continue'),
       kubeletRunning: () => this.kubelet.process === 'running' && this.kubelet.phase === 'running',
       locateExecutable: (program) => this.locateExecutable(program),
