@@ -5,30 +5,26 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
-import { json, kubectlApply, kubectlOk, raw, waitFor } from './support.ts';
+import { customResourceDefinition, json, kubectlApply, kubectlOk, raw, waitFor } from './support.ts';
 
 const GROUP = 'deletion.example.com';
 const HOLD = 'example.com/hold';
 
 function crd(plural: string, kind: string) {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${GROUP}` },
-    spec: {
-      group: GROUP,
-      scope: 'Namespaced',
-      names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-        },
-      ],
-    },
-  };
+  return customResourceDefinition({
+    group: GROUP,
+    scope: 'Namespaced',
+    plural,
+    kind,
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
+  });
 }
 
 const KINDS = [

@@ -6,49 +6,46 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiException, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { type LocalApiServer, startLocalApiServer } from '../../support/local-apiserver.ts';
-import { assertStatus, json, kubectlApply, kubectlOk, raw } from './support.ts';
+import { assertStatus, customResourceDefinition, json, kubectlApply, kubectlOk, raw } from './support.ts';
 
 const GROUP = 'conformance.example.com';
 
 function crd(scope: 'Namespaced' | 'Cluster', plural: string, kind: string, shortName: string) {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${GROUP}` },
-    spec: {
-      group: GROUP,
-      scope,
-      names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, shortNames: [shortName] },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'Size', type: 'integer', jsonPath: '.spec.size' },
-            { name: 'Ready', type: 'boolean', jsonPath: '.status.ready' },
-          ],
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: {
-                  type: 'object',
-                  required: ['size'],
-                  properties: {
-                    size: { type: 'integer', minimum: 1 },
-                    color: { type: 'string', default: 'blue', enum: ['blue', 'red'] },
-                  },
+  return customResourceDefinition({
+    group: GROUP,
+    scope,
+    plural,
+    kind,
+    shortNames: [shortName],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        additionalPrinterColumns: [
+          { name: 'Size', type: 'integer', jsonPath: '.spec.size' },
+          { name: 'Ready', type: 'boolean', jsonPath: '.status.ready' },
+        ],
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                required: ['size'],
+                properties: {
+                  size: { type: 'integer', minimum: 1 },
+                  color: { type: 'string', default: 'blue', enum: ['blue', 'red'] },
                 },
-                status: { type: 'object', properties: { ready: { type: 'boolean' } } },
               },
+              status: { type: 'object', properties: { ready: { type: 'boolean' } } },
             },
           },
         },
-      ],
-    },
-  };
+      },
+    ],
+  });
 }
 
 const widget = (name: string, spec: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({

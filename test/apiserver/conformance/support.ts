@@ -182,6 +182,35 @@ export function parseJsonStream(text: string): any[] {
 
 export const json = (value: unknown): string => JSON.stringify(value);
 
+/** A CustomResourceDefinition of `kind` (plural, singular, list kind) in `group`, serving `versions`. */
+export function customResourceDefinition(options: {
+  group: string;
+  scope: 'Namespaced' | 'Cluster';
+  plural: string;
+  kind: string;
+  shortNames?: string[];
+  versions: Record<string, unknown>[];
+}) {
+  const { group, scope, plural, kind, shortNames, versions } = options;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope,
+      names: {
+        plural,
+        singular: kind.toLowerCase(),
+        kind,
+        listKind: `${kind}List`,
+        ...(shortNames ? { shortNames } : {}),
+      },
+      versions,
+    },
+  };
+}
+
 /** A raw watch request: its status, headers and the events received so far. */
 export interface RawWatch {
   status: number;
