@@ -5,9 +5,6 @@
 // And the fence itself: methods run on the real object until the power is cut, then throw.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
   CURRENT_REVISION_ANNOTATION,
@@ -15,12 +12,11 @@ import {
   STATE_ANNOTATION,
 } from '../../src/api/node-protocol.ts';
 import type { NodeConfigSpec } from '../../src/api/types.ts';
-import { Fleet } from '../../src/sim/fleet.ts';
+import type { Fleet } from '../../src/sim/fleet.ts';
 import { PowerCut, PowerFence } from '../../src/sim/power-fence.ts';
-import { simulatedNodeAgents } from '../../src/sim/simulated-node-agents.ts';
 import { eventually } from '../support/eventually.ts';
 import { revisionOf } from '../support/nodeherd-objects.ts';
-import { GRACE_MS, type SimCluster, startSimCluster } from './sim-support.ts';
+import { type AgentFleet, type SimCluster, startAgentFleet } from './sim-support.ts';
 
 const RESTART_MS = 1_500;
 
@@ -65,29 +61,18 @@ test('a fence passes calls to the object until the power is cut, then refuses th
 describe('a machine killed mid-apply', () => {
   let cluster: SimCluster;
   let fleet: Fleet;
-  let stateRoot: string;
+  let running: AgentFleet;
 
   before(async () => {
-    cluster = await startSimCluster();
-    stateRoot = mkdtempSync(join(tmpdir(), 'nodeherd-power-cut-'));
-    fleet = new Fleet({
-      clientFor: cluster.nodeClients,
-      kubeletClientFor: cluster.kubeletClients,
-      adminClient: cluster.admin,
-      leaseDurationSeconds: GRACE_MS / 1000,
-      renewIntervalMs: GRACE_MS / 4,
-      startupNotReadyMs: 300,
-      agent: simulatedNodeAgents({ stateRoot, agent: { unitTimeoutMs: 10_000 } }),
+    running = await startAgentFleet(
+      1,
+      { agent: { unitTimeoutMs: 10_000 } },
       // A kubelet restart long enough that the kill lands inside it, however fast the machine.
-      systemd: { targetDurations: { 'kubelet.service': { restart: RESTART_MS } } },
-    });
-    await fleet.add(1);
+      { systemd: { targetDurations: { 'kubelet.service': { restart: RESTART_MS } } } },
+    );
+    ({ cluster, fleet } = running);
   });
-  after(async () => {
-    await fleet.close();
-    await cluster.stop();
-    rmSync(stateRoot, { recursive: true, force: true });
-  });
+  after(() => running.stop());
 
   test('reports nothing after the kill and sends no heartbeat', async () => {
     const [name] = fleet.names();

@@ -3,17 +3,13 @@
 // simulated kubelet (NotReady, then Ready); a kubelet that dies with a revision makes the apply fail.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { DESIRED_REVISION_ANNOTATION } from '../../src/api/node-protocol.ts';
 import type { NodeConfigRevision, NodeConfigSpec } from '../../src/api/types.ts';
-import { Fleet } from '../../src/sim/fleet.ts';
-import { simulatedNodeAgents } from '../../src/sim/simulated-node-agents.ts';
+import type { Fleet } from '../../src/sim/fleet.ts';
 import { eventually } from '../support/eventually.ts';
 import { revisionOf } from '../support/nodeherd-objects.ts';
-import { GRACE_MS, readyStatus, type SimCluster, startSimCluster } from './sim-support.ts';
+import { type AgentFleet, readyStatus, type SimCluster, startAgentFleet } from './sim-support.ts';
 
 const REVISIONS = '/apis/nodeherd.io/v1alpha1/nodeconfigrevisions';
 
@@ -36,7 +32,7 @@ function kubeletSpec(maxPods: number): NodeConfigSpec {
 describe('simulated nodes with agents', () => {
   let cluster: SimCluster;
   let fleet: Fleet;
-  let stateRoot: string;
+  let running: AgentFleet;
   let revisionNumber = 0;
 
   async function createRevision(spec: NodeConfigSpec): Promise<NodeConfigRevision> {
@@ -52,25 +48,14 @@ describe('simulated nodes with agents', () => {
   }
 
   before(async () => {
-    cluster = await startSimCluster();
-    stateRoot = mkdtempSync(join(tmpdir(), 'nodeherd-sim-agents-'));
-    fleet = new Fleet({
-      clientFor: cluster.nodeClients,
-      kubeletClientFor: cluster.kubeletClients,
-      adminClient: cluster.admin,
-      leaseDurationSeconds: GRACE_MS / 1000,
-      renewIntervalMs: GRACE_MS / 4,
-      startupNotReadyMs: 300,
-      agent: simulatedNodeAgents({ stateRoot, agent: { unitTimeoutMs: 1_000 } }),
-      systemd: { targetDurations: { 'kubelet.service': { restart: 100 } } },
-    });
-    await fleet.add(2);
+    running = await startAgentFleet(
+      2,
+      { agent: { unitTimeoutMs: 1_000 } },
+      { systemd: { targetDurations: { 'kubelet.service': { restart: 100 } } } },
+    );
+    ({ cluster, fleet } = running);
   });
-  after(async () => {
-    await fleet.close();
-    await cluster.stop();
-    rmSync(stateRoot, { recursive: true, force: true });
-  });
+  after(() => running.stop());
 
   test('a node applies the revision its annotation names, restarting its kubelet, and reports Done', async () => {
     const [name] = fleet.names();

@@ -4,9 +4,6 @@
 // the kubelet reports, /run is empty again, and the agent answers the request and clears the condition.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { NodeObject } from '../../src/agent/watch/kube-objects.ts';
 import {
@@ -14,36 +11,20 @@ import {
   REBOOT_REQUIRED_CONDITION,
   REBOOTED_ANNOTATION,
 } from '../../src/api/node-protocol.ts';
-import { Fleet } from '../../src/sim/fleet.ts';
-import { simulatedNodeAgents } from '../../src/sim/simulated-node-agents.ts';
+import type { Fleet } from '../../src/sim/fleet.ts';
 import { eventually } from '../support/eventually.ts';
-import { GRACE_MS, type SimCluster, startSimCluster } from './sim-support.ts';
+import { type AgentFleet, type SimCluster, startAgentFleet } from './sim-support.ts';
 
 describe('simulated nodes: reboots the OS asks for', () => {
   let cluster: SimCluster;
   let fleet: Fleet;
-  let stateRoot: string;
+  let running: AgentFleet;
 
   before(async () => {
-    cluster = await startSimCluster();
-    stateRoot = mkdtempSync(join(tmpdir(), 'nodeherd-sim-os-reboot-'));
-    fleet = new Fleet({
-      clientFor: cluster.nodeClients,
-      kubeletClientFor: cluster.kubeletClients,
-      adminClient: cluster.admin,
-      leaseDurationSeconds: GRACE_MS / 1000,
-      renewIntervalMs: GRACE_MS / 4,
-      startupNotReadyMs: 300,
-      rebootDownMs: 200,
-      agent: simulatedNodeAgents({ stateRoot, agent: { reboots: { intervalMs: 100 } } }),
-    });
-    await fleet.add(2);
+    running = await startAgentFleet(2, { agent: { reboots: { intervalMs: 100 } } }, { rebootDownMs: 200 });
+    ({ cluster, fleet } = running);
   });
-  after(async () => {
-    await fleet.close();
-    await cluster.stop();
-    rmSync(stateRoot, { recursive: true, force: true });
-  });
+  after(() => running.stop());
 
   const rebootCondition = async (name: string) =>
     ((await cluster.getNode(name)) as NodeObject | undefined)?.status?.conditions?.find(
