@@ -17,7 +17,7 @@
 //   node bench/prestage-apt.bench.ts
 
 import { execFile } from 'node:child_process';
-import { chmod, copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -28,7 +28,12 @@ import {
   parsePrestageReport,
 } from '../src/api/node-protocol.ts';
 import type { NodeConfigSpec, RenderedRepository } from '../src/api/types.ts';
-import { buildDeb, serveRepository, signRepository } from '../test/e2e/support/apt-repository.ts';
+import {
+  buildDeb,
+  privateAptRoot,
+  serveRepository,
+  signRepository,
+} from '../test/e2e/support/apt-repository.ts';
 import { Container } from '../test/e2e/support/container.ts';
 import { ControlPlane } from '../test/e2e/support/control-plane.ts';
 import { e2eSkipReason, waitFor } from '../test/e2e/support/host.ts';
@@ -196,22 +201,11 @@ async function onTheHost(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'nodeherd-prestage-bench-'));
   const { key, mirror } = await buildRepository(dir, 2);
   try {
-    const root = join(dir, 'root');
-    await mkdir(join(root, 'var/cache/apt/archives/partial'), { recursive: true });
-    await mkdir(join(root, 'etc/apt/sources.list.d'), { recursive: true });
-    const admin = join(dir, 'admin');
-    await mkdir(admin);
-    await copyFile('/var/lib/dpkg/status', join(admin, 'status'));
-    const aptGet = join(dir, 'apt-get');
-    await writeFile(
-      aptGet,
-      `#!/bin/sh\nexec apt-get -o Dir::State::status=${admin}/status -o Debug::NoLocking=true -o APT::Sandbox::User=root "$@"\n`,
-    );
-    await chmod(aptGet, 0o755);
+    const host = await privateAptRoot(dir);
     const apt = new AptPackageExecutor({
-      rootDir: root,
+      rootDir: host.rootDir,
       allowLiveCommands: true,
-      aptGetPath: aptGet,
+      aptGetPath: host.aptGetPath,
       lockWaitMs: 0,
     });
     const repository = {

@@ -1,12 +1,13 @@
-// A local apt repository for the e2e suite and benches: .debs built with dpkg-deb (a payload of random bytes, so the
+// A local apt repository for the e2e suite, the real-apt tests and benches: .debs built with dpkg-deb (a payload of random bytes, so the
 // download costs what its size says), a flat index from dpkg-scanpackages, a Release file signed with a
 // key made for the run, served over loopback HTTP at a bounded rate (a mirror that is not on this
-// machine). Needs dpkg-deb, dpkg-scanpackages (dpkg-dev) and gpg.
+// machine). Needs dpkg-deb, dpkg-scanpackages (dpkg-dev) and gpg. And the host's own apt-get pointed
+// at a private root, to fetch from it without changing the host.
 
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -109,4 +110,35 @@ export async function serveRepository(
     server,
     bytesServed: () => served,
   };
+}
+
+export interface PrivateAptRoot {
+  /** The executor's root: its archives and sources directories exist. */
+  rootDir: string;
+  aptGetPath: string;
+  dpkgQueryPath: string;
+}
+
+/**
+ * The host's real apt-get and dpkg-query for a private root under `dir`: they read a copy of the
+ * host's dpkg status instead of the host's and take none of its locks, so nothing of the host changes.
+ */
+export async function privateAptRoot(dir: string): Promise<PrivateAptRoot> {
+  const rootDir = join(dir, 'root');
+  await mkdir(join(rootDir, 'var/cache/apt/archives/partial'), { recursive: true });
+  await mkdir(join(rootDir, 'etc/apt/sources.list.d'), { recursive: true });
+  const admin = join(dir, 'admin');
+  await mkdir(join(admin, 'updates'), { recursive: true });
+  await mkdir(join(admin, 'info'));
+  await copyFile('/var/lib/dpkg/status', join(admin, 'status'));
+  const aptGetPath = join(dir, 'apt-get');
+  await writeFile(
+    aptGetPath,
+    `#!/bin/sh\nexec apt-get -o Dir::State::status=${admin}/status -o Debug::NoLocking=true -o APT::Sandbox::User=root "$@"\n`,
+  );
+  await chmod(aptGetPath, 0o755);
+  const dpkgQueryPath = join(dir, 'dpkg-query');
+  await writeFile(dpkgQueryPath, `#!/bin/sh\nexec /usr/bin/dpkg-query --admindir=${admin} "$@"\n`);
+  await chmod(dpkgQueryPath, 0o755);
+  return { rootDir, aptGetPath, dpkgQueryPath };
 }
